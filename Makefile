@@ -1,0 +1,52 @@
+# utarget front door. `make run` and `make test` are the two commands of the README.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+MESON_OPTS ?=
+
+.PHONY: all deps build asan run test unit bench fuzz format clean
+
+all: build
+
+deps:
+	@./scripts/deps.sh
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) --buildtype=debugoptimized --werror $(MESON_OPTS)
+
+$(ASAN_BUILD)/build.ninja:
+	meson setup $(ASAN_BUILD) --buildtype=debug --werror -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dc_args=-fno-sanitize-recover=undefined $(MESON_OPTS)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+asan: deps $(ASAN_BUILD)/build.ninja
+	ninja -C $(ASAN_BUILD)
+
+# Build and start utargetd in the foreground with the demo config:
+# iqn.2026-12.org.utarget:default, LUN 0 = 1 GiB thin file, 127.0.0.1:3260.
+run: build
+	./scripts/run-demo.sh $(BUILD)
+
+# Every test (unit, golden, conformance profiles, qemu-img, fuzz smoke, ...) on
+# the ASan+UBSan build; the last line is "N passed, N failed".
+test: asan build
+	./tests/run-all.sh $(ASAN_BUILD) $(BUILD)
+
+unit: asan
+	meson test -C $(ASAN_BUILD) --suite unit --print-errorlogs
+
+# utargetd vs tgtd side by side on loopback (see bench/README.md).
+bench: build
+	./bench/run.sh $(BUILD)
+
+# libFuzzer harnesses for FUZZ_SECONDS each (default 600).
+fuzz: deps
+	./tests/fuzz/run.sh $(FUZZ_BUILD) $${FUZZ_SECONDS:-600}
+
+format:
+	clang-format -i $$(git ls-files 'src/*.[ch]' 'tests/*.[ch]' 'bench/*.[ch]')
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* bs.h: the contract between the SCSI core and a back-store.
+ *
+ * A back-store offers I/O primitives over byte ranges and never sees a CDB.
+ * The core emulates everything else (WRITE SAME, COMPARE AND WRITE, VERIFY,
+ * EXTENDED COPY, ...) on top of these primitives.
+ *
+ * Rules:
+ *  - submit() is called on a reactor thread; io->done() runs later on that
+ *    same reactor thread, or synchronously inside submit() (ram, null). The
+ *    caller must cope with both.
+ *  - off and len are multiples of the logical unit's block size and lie
+ *    inside [0, size); the core checks ranges before calling.
+ *  - READ/WRITE move exactly len bytes through iov[0..iovcnt) (total == len).
+ *  - Errors are negative errno values: -EIO (medium error; set bad_off to
+ *    the first failing byte when known, else leave it at UINT64_MAX), -ENOSPC
+ *    (space allocation failed on a thin device), others (hardware error).
+ *  - A back-store declares what it can do in caps; the core does not call an
+ *    op whose cap is missing (it emulates or refuses instead).
+ */
+#ifndef UT_SCSI_BS_H
+#define UT_SCSI_BS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+enum bs_op {
+	BS_OP_READ,
+	BS_OP_WRITE,
+	BS_OP_FLUSH,        /* make every completed write durable (off/len ignored) */
+	BS_OP_DISCARD,      /* deallocate [off, off+len); reads return zeroes after (LBPRZ) */
+	BS_OP_WRITE_ZEROES, /* [off, off+len) reads back as zeroes; may stay allocated */
+	BS_OP_MAP_STATUS,   /* from off: out map_len bytes all mapped or all unmapped */
+};
+
+enum {
+	BS_IO_FUA = 1u << 0, /* WRITE: durable before done() */
+};
+
+enum {
+	BS_CAP_FLUSH = 1u << 0,
+	BS_CAP_DISCARD = 1u << 1,     /* thin: BS_OP_DISCARD deallocates */
+	BS_CAP_WRITE_ZEROES = 1u << 2,
+	BS_CAP_MAP_STATUS = 1u << 3,
+	BS_CAP_FUA = 1u << 4,         /* FUA natively (else the core adds a FLUSH) */
+	BS_CAP_READ_ONLY = 1u << 5,   /* opened read-only: writes would fail */
+	BS_CAP_WRITE_CACHE = 1u << 6, /* has a volatile cache: FLUSH is meaningful */
+};
+
+struct bs_dev;
+
+/* Back-store private scratch space in every request, so no back-store has to
+ * allocate per I/O (e.g. a struct reactor_uring_req or struct workq_item). */
+#define BS_IO_PRIV_SIZE 96
+
+struct bs_io {
+	uint8_t op;    /* enum bs_op */
+	uint8_t flags; /* BS_IO_* */
+	uint64_t off;  /* bytes */
+	uint64_t len;  /* bytes */
+	struct iovec *iov;
+	int iovcnt;
+	/* results */
+	uint64_t map_len; /* BS_OP_MAP_STATUS */
+	bool mapped;      /* BS_OP_MAP_STATUS */
+	uint64_t bad_off; /* -EIO: first failing byte, UINT64_MAX if unknown */
+	void (*done)(struct bs_io *io, int err);
+	_Alignas(16) unsigned char priv[BS_IO_PRIV_SIZE];
+};
+
+struct bs_ops {
+	const char *type;
+	void (*submit)(struct bs_dev *dev, struct bs_io *io);
+	/* Change the size (bytes); 0 or -errno. Optional (NULL: not resizable). */
+	int (*resize)(struct bs_dev *dev, uint64_t new_size);
+	void (*close)(struct bs_dev *dev); /* frees dev */
+};
+
+struct bs_dev {
+	const struct bs_ops *ops;
+	uint64_t size;     /* bytes */
+	uint32_t caps;     /* BS_CAP_* */
+	uint32_t opt_unit; /* preferred I/O granularity in bytes (0 = none) */
+	char type[16];
+	char name[64];
+	void *priv;
+};
+
+static inline void bs_submit(struct bs_dev *dev, struct bs_io *io)
+{
+	io->bad_off = UINT64_MAX;
+	dev->ops->submit(dev, io);
+}
+
+#endif

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cdb.h: the CDB table (after CTL's ctl_cmd_table.c). One descriptor per
+ * command: handler pair, CDB length, per-byte usage mask, flags, reservation
+ * conflict class and ordering class. Opcodes with service actions point to a
+ * sub-table. The same data answers REPORT SUPPORTED OPERATION CODES.
+ *
+ * Two tables, looked up in order: sbc_cdb_table (block commands, sbc_cmds.c)
+ * then spc_cdb_table (primary commands, spc_cmds.c). An opcode is defined in
+ * exactly one of them (a unit test checks). */
+#ifndef UT_SCSI_CDB_H
+#define UT_SCSI_CDB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scsi/sense.h"
+
+struct scsi_cmd;
+
+/* parse: decode the CDB (no I/O, no side effects on the LU): set
+ *   cmd->priv.data_dir and cmd->priv.data_len (bytes to move), check fields
+ *   and ranges. Returns SENSE_OK or the reason to fail with (use
+ *   cdb_invalid_field() to attach a field pointer).
+ * exec: carry the command out; finish with scsi_cmd_complete*() exactly once,
+ *   now or from an I/O completion. */
+typedef enum sense_reason (*cdb_parse_fn)(struct scsi_cmd *cmd);
+typedef void (*cdb_exec_fn)(struct scsi_cmd *cmd);
+
+enum cdb_flags {
+	CDB_F_UA_OK = 1u << 0,          /* not failed by a pending UA (SPC-4 5.14: INQUIRY, REPORT LUNS, REQUEST SENSE) */
+	CDB_F_NO_MEDIUM_OK = 1u << 1,   /* allowed with no medium / stopped unit */
+	CDB_F_WRITES = 1u << 2,         /* modifies the medium: refused when write protected */
+	CDB_F_SPC2_RESV_OK = 1u << 3,   /* allowed under another nexus' SPC-2 reservation */
+	CDB_F_ALUA_STANDBY_OK = 1u << 4,/* allowed in ALUA standby (SPC-4 5.15.2.4.4) */
+	CDB_F_ALUA_UNAVAIL_OK = 1u << 5,/* allowed in ALUA unavailable (SPC-4 5.15.2.4.5) */
+	CDB_F_SANITIZE_OK = 1u << 6,    /* allowed while a sanitize is in progress (SBC-4 4.11) */
+	CDB_F_NO_LUN_OK = 1u << 7,      /* allowed on an unmapped LUN (REPORT LUNS, INQUIRY, REQUEST SENSE) */
+};
+
+/* Persistent reservation conflict classes (SPC-4 5.13.1, table 58): how a
+ * command from a nexus that does not hold the reservation is treated. */
+enum cdb_pr_class {
+	PR_CLASS_ALLOWED = 0, /* never conflicts (INQUIRY, REPORT LUNS, ...) */
+	PR_CLASS_READ,        /* conflicts under Exclusive Access types only */
+	PR_CLASS_WRITE,       /* conflicts under Write Exclusive and Exclusive Access types */
+	PR_CLASS_CONFLICT,    /* conflicts under any persistent reservation */
+	PR_CLASS_PR_OUT,      /* PERSISTENT RESERVE OUT: decided by the PR code */
+	PR_CLASS_PR_IN,       /* PERSISTENT RESERVE IN: always allowed */
+};
+
+/* Ordering classes for the task-set ordering matrix (order.c). */
+enum cdb_order_class {
+	ORDER_NONE = 0, /* neither waits nor blocks (INQUIRY, REPORT LUNS, TEST UNIT READY, ...) */
+	ORDER_READ,     /* reads the medium */
+	ORDER_WRITE,    /* writes the medium */
+	ORDER_BARRIER,  /* changes LU state: waits for everything before, blocks everything after */
+};
+
+struct cdb_sa_table;
+
+struct cdb_desc {
+	const char *name;
+	cdb_parse_fn parse;
+	cdb_exec_fn exec;
+	const struct cdb_sa_table *sa; /* service action sub-table (then parse/exec unused) */
+	uint8_t len;                   /* CDB length in bytes */
+	uint8_t usage[16];             /* allowed bits per CDB byte (usage[0] = 0xff) */
+	uint16_t flags;                /* enum cdb_flags */
+	uint8_t pr_class;              /* enum cdb_pr_class */
+	uint8_t order_class;           /* enum cdb_order_class */
+	uint16_t timeout_s;            /* nominal command timeout for RSOC RCTD (0 = none) */
+};
+
+struct cdb_sa_table {
+	uint8_t byte;  /* CDB byte holding the service action */
+	uint8_t mask;  /* its bits */
+	uint16_t count;
+	const struct cdb_desc *v; /* indexed by service action, count entries */
+};
+
+extern const struct cdb_desc spc_cdb_table[256];
+extern const struct cdb_desc sbc_cdb_table[256];
+
+/* Finds the descriptor for the CDB's opcode/service action. NULL with
+ * *reason = SENSE_INVALID_OPCODE for an unsupported opcode, or
+ * SENSE_INVALID_FIELD_IN_CDB (field pointer to the service action in *sx) for
+ * an unsupported service action. */
+const struct cdb_desc *cdb_lookup(const uint8_t *cdb, size_t cdb_len, enum sense_reason *reason,
+				  struct sense_extra *sx);
+/* Checks every CDB byte against the usage mask; on a reserved bit set returns
+ * SENSE_INVALID_FIELD_IN_CDB with the field pointer (byte, highest offending
+ * bit) in *sx. */
+enum sense_reason cdb_check_usage(const struct cdb_desc *d, const uint8_t *cdb,
+				  struct sense_extra *sx);
+/* Top-level descriptor of an opcode (NULL if unsupported); may have sa. */
+const struct cdb_desc *cdb_opcode(uint8_t opcode);
+/* Service action value of entry i of a sub-table is its index. */
+
+#endif

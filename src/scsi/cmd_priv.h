@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd_priv.h: core-private state embedded in every struct scsi_cmd and
+ * struct scsi_tmf. Fabrics must not touch it; it is here only so that the
+ * fabric can embed the command without a separate allocation.
+ * Included from scsi.h. */
+#ifndef UT_SCSI_CMD_PRIV_H
+#define UT_SCSI_CMD_PRIV_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "lib/list.h"
+#include "lib/reactor.h"
+#include "scsi/bs.h"
+#include "scsi/sense.h"
+
+struct scsi_lu;
+struct cdb_desc;
+struct scsi_cmd;
+struct scsi_tmf;
+
+enum scsi_cmd_state {
+	SCSI_CMD_FREE = 0,
+	SCSI_CMD_SETUP,    /* set up; fabric collecting Data-Out */
+	SCSI_CMD_BLOCKED,  /* exec'd, waiting in the task set for ordering */
+	SCSI_CMD_RUNNING,  /* handler running / back-store I/O in flight */
+	SCSI_CMD_DONE,     /* cmd_done delivered, waiting for release */
+};
+
+struct scsi_cmd_priv {
+	struct scsi_lu *lu;          /* NULL when the LUN is not mapped */
+	const struct cdb_desc *desc; /* NULL when the opcode is not supported */
+	struct list_node task_node;  /* lu task set */
+	struct list_node wait_node;  /* ordering wait queue */
+	uint32_t buf_len;            /* bytes allocated at buf */
+	uint32_t data_len;           /* bytes the CDB asks to transfer */
+	uint8_t data_dir;            /* enum scsi_dir implied by the CDB */
+	uint8_t state;               /* enum scsi_cmd_state */
+	uint8_t order_class;         /* effective ordering class */
+	bool map_read_only;          /* the LUN mapping of this nexus is write protected */
+	uint16_t reason;             /* enum sense_reason decided before exec */
+	struct sense_extra sx;       /* INFORMATION / field pointer for reason */
+	atomic_bool aborted;
+	struct scsi_tmf *abort_tmf;  /* TMF waiting for this task to finish */
+	bool abort_other_nexus;      /* aborted on behalf of another I_T nexus (TAS) */
+	struct reactor_msg msg;      /* cross-thread notification of this command */
+	uint64_t start_ns;           /* for latency statistics */
+
+	/* decoded once by the handler's parse step (block commands) */
+	uint64_t lba;
+	uint32_t nblocks;
+	uint8_t io_flags; /* CMD_IOF_* in cmd.h */
+
+	/* one back-store request for the common single-I/O case */
+	struct bs_io io;
+	struct iovec iov[1];
+
+	/* per-command state of multi-step commands (WRITE SAME, COMPARE AND
+	 * WRITE, EXTENDED COPY, ...); op_free() is called at release */
+	void *op;
+	void (*op_free)(struct scsi_cmd *cmd);
+};
+
+struct scsi_tmf_priv {
+	atomic_uint pending; /* affected tasks still running, +1 while scanning */
+	struct reactor_msg msg;
+	struct scsi_lu *lu;
+};
+
+#endif

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* scsi.h: the SCSI target core's interface, for fabrics (iSCSI, loop, ...)
+ * and for the config layer. Fabrics move CDBs, data and status; they never
+ * interpret a CDB. The core never sees a PDU or a socket.
+ *
+ * Objects (see docs/architecture.md):
+ *   scsi_lu      logical unit: device server over one back-store (struct bs_dev)
+ *   scsi_target  SCSI target device: target ports, LUN maps, initiator ACLs
+ *   scsi_tport   target port (relative target port identifier, ALUA group)
+ *   scsi_lun_map LUN -> logical unit (+ per-mapping write protect)
+ *   scsi_nexus   I_T nexus: one initiator port through one target port
+ *   scsi_cmd     one task, embedded in the fabric's own task structure
+ *   scsi_tmf     one task management function
+ *
+ * Life of a command, as the fabric sees it:
+ *   fill the "fabric" fields; scsi_cmd_setup(cmd)
+ *     -> cmd->write_len bytes of Data-Out are wanted at cmd->buf (0: none;
+ *        then discard whatever Data-Out the initiator sends)
+ *   place the Data-Out at cmd->buf[0 .. write_len)
+ *   scsi_cmd_exec(cmd)
+ *   ... fops->cmd_done(cmd) on cmd->reactor: send buf[0 .. data_in_len)
+ *       as Data-In, then status/sense/residual (unless suppress_response)
+ *   scsi_cmd_release(cmd) once the fabric no longer needs buf.
+ * scsi_cmd_setup() never fails: an error found there (bad LUN, bad CDB,
+ * unit attention, reservation conflict, ...) sets write_len = 0 and the
+ * command completes with that error when the fabric calls scsi_cmd_exec().
+ */
+#ifndef UT_SCSI_H
+#define UT_SCSI_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/list.h"
+#include "lib/reactor.h"
+#include "scsi/bs.h"
+#include "scsi/sense.h"
+
+#define SCSI_MAX_CDB 32
+
+struct scsi_lu;
+struct scsi_target;
+struct scsi_tport;
+struct scsi_lun_map;
+struct scsi_nexus;
+struct scsi_cmd;
+struct scsi_tmf;
+
+/* SAM-5 task attributes (fabrics map their wire encoding onto these). */
+enum scsi_task_attr {
+	SCSI_ATTR_SIMPLE = 0,
+	SCSI_ATTR_ORDERED = 1,
+	SCSI_ATTR_HEAD_OF_QUEUE = 2,
+	SCSI_ATTR_ACA = 3,
+};
+
+/* Data direction, from the initiator's point of view of the data. */
+enum scsi_dir {
+	SCSI_DIR_NONE = 0,
+	SCSI_DIR_READ = 1,  /* Data-In: device -> initiator */
+	SCSI_DIR_WRITE = 2, /* Data-Out: initiator -> device */
+	SCSI_DIR_BIDI = 3,
+};
+
+enum scsi_resid {
+	SCSI_RESID_NONE = 0,
+	SCSI_RESID_UNDERFLOW, /* fewer bytes moved than Expected Data Transfer Length */
+	SCSI_RESID_OVERFLOW,  /* the command wanted more than Expected Data Transfer Length */
+};
+
+/* Hooks a fabric gives the core. All run on the reactor named in the
+ * command/TMF. */
+struct scsi_fabric_ops {
+	const char *name;
+	/* The command is finished: status, sense, resid and data_in_len are
+	 * valid. Send Data-In + status (collapsed where the protocol allows),
+	 * then call scsi_cmd_release(). With suppress_response set (aborted
+	 * task), send nothing and release. */
+	void (*cmd_done)(struct scsi_cmd *cmd);
+	/* The core aborted a command the fabric holds between scsi_cmd_setup()
+	 * and scsi_cmd_exec() (waiting for Data-Out). Stop collecting data and
+	 * call scsi_cmd_exec() (it completes as aborted). */
+	void (*cmd_abort_pending)(struct scsi_cmd *cmd);
+	/* The TMF finished; tmf->response is valid. */
+	void (*tmf_done)(struct scsi_tmf *tmf);
+};
+
+#include "scsi/cmd_priv.h"
+
+struct scsi_cmd {
+	/* ---- set by the fabric before scsi_cmd_setup() ---- */
+	struct scsi_nexus *nexus;
+	struct reactor *reactor; /* owner thread; every callback for this cmd runs here */
+	uint64_t lun;            /* SAM-5 8-byte LUN as one big-endian number */
+	uint64_t tag;            /* fabric task tag (iSCSI ITT), for ABORT TASK and logs */
+	uint32_t exp_len;        /* Expected Data Transfer Length (bytes) */
+	uint8_t cdb[SCSI_MAX_CDB];
+	uint8_t cdb_len;         /* bytes valid in cdb */
+	uint8_t attr;            /* enum scsi_task_attr */
+	uint8_t fabric_dir;      /* enum scsi_dir the initiator declared (R/W bits) */
+
+	/* ---- set by scsi_cmd_setup() ---- */
+	uint32_t write_len; /* bytes of Data-Out to place at buf before exec */
+	uint8_t *buf;       /* data buffer, owned by the core */
+
+	/* ---- result, valid in fops->cmd_done() ---- */
+	uint8_t status;          /* SAM status */
+	uint8_t sense_len;
+	uint8_t resid_kind;      /* enum scsi_resid */
+	bool suppress_response;  /* aborted: the fabric sends nothing */
+	uint32_t resid;          /* residual count (bytes) */
+	uint32_t data_in_len;    /* bytes of buf to send as Data-In (<= exp_len) */
+	uint8_t sense[SCSI_SENSE_MAX];
+
+	/* ---- core private ---- */
+	struct scsi_cmd_priv priv;
+};
+
+/* Prepare a command structure for (re)use; clears results and core state. */
+void scsi_cmd_init(struct scsi_cmd *cmd);
+void scsi_cmd_setup(struct scsi_cmd *cmd);
+void scsi_cmd_exec(struct scsi_cmd *cmd);
+void scsi_cmd_release(struct scsi_cmd *cmd);
+/* The fabric failed the command itself before exec (e.g. Data-Out digest
+ * error, data offset error): exec completes it with this reason instead. */
+void scsi_cmd_set_fabric_error(struct scsi_cmd *cmd, enum sense_reason r);
+
+/* ---- task management ---- */
+enum scsi_tmf_func {
+	SCSI_TMF_ABORT_TASK = 1,
+	SCSI_TMF_ABORT_TASK_SET,
+	SCSI_TMF_CLEAR_ACA,
+	SCSI_TMF_CLEAR_TASK_SET,
+	SCSI_TMF_LUN_RESET,
+	SCSI_TMF_TARGET_WARM_RESET,
+	SCSI_TMF_TARGET_COLD_RESET,
+	SCSI_TMF_QUERY_TASK,
+	SCSI_TMF_QUERY_TASK_SET,
+	SCSI_TMF_QUERY_ASYNC_EVENT,
+	SCSI_TMF_I_T_NEXUS_RESET,
+};
+
+enum scsi_tmf_response {
+	SCSI_TMF_RESP_COMPLETE = 0,        /* function complete */
+	SCSI_TMF_RESP_SUCCEEDED,           /* QUERY *: a task/UA exists */
+	SCSI_TMF_RESP_TASK_NOT_FOUND,
+	SCSI_TMF_RESP_LUN_NOT_FOUND,
+	SCSI_TMF_RESP_NOT_SUPPORTED,
+	SCSI_TMF_RESP_REJECTED,
+};
+
+struct scsi_tmf {
+	/* set by the fabric */
+	struct scsi_nexus *nexus;
+	struct reactor *reactor;
+	uint8_t func;     /* enum scsi_tmf_func */
+	uint64_t lun;     /* LUN (ignored for target resets) */
+	uint64_t ref_tag; /* ABORT TASK / QUERY TASK: the task's tag */
+	/* result */
+	uint8_t response; /* enum scsi_tmf_response */
+	/* core private */
+	struct scsi_tmf_priv priv;
+};
+
+/* Runs the TMF; fops->tmf_done() follows once every affected task has
+ * finished (SAM-5 7.1: the response is sent after the aborted tasks are
+ * gone). Tasks aborted on behalf of this TMF complete with
+ * suppress_response set (TASK ABORTED status instead for other nexuses when
+ * the Control mode page TAS bit is set). */
+void scsi_tmf_exec(struct scsi_tmf *tmf);
+
+/* ---- logical units ---- */
+struct scsi_lu_attrs {
+	uint32_t block_size; /* logical block size in bytes: 512, 1024, 2048 or 4096 */
+	bool read_only;      /* write protected medium */
+	bool removable;      /* RMB: PREVENT ALLOW MEDIUM REMOVAL, START STOP UNIT LOEJ */
+	bool thin;           /* logical block provisioning: UNMAP, WRITE SAME UNMAP, LBPRZ */
+	bool write_cache;    /* default WCE of the Caching mode page */
+	char vendor[9];      /* T10 vendor identification (space padded on the wire) */
+	char product[17];
+	char revision[5];
+	char serial[33];     /* unit serial number (VPD 80h) */
+	uint8_t naa[16];     /* NAA IEEE Registered Extended designator (NAA 6h) for VPD 83h */
+};
+
+/* The lu takes ownership of bs (closed in scsi_lu_put's last drop). */
+int scsi_lu_create(const char *name, struct bs_dev *bs, const struct scsi_lu_attrs *attrs,
+		   struct scsi_lu **out);
+void scsi_lu_get(struct scsi_lu *lu);
+void scsi_lu_put(struct scsi_lu *lu);
+const char *scsi_lu_name(const struct scsi_lu *lu);
+/* Resize the back-store and raise CAPACITY DATA HAS CHANGED. */
+int scsi_lu_resize(struct scsi_lu *lu, uint64_t new_size_bytes);
+
+/* ---- targets, ports, LUN maps, access ---- */
+struct scsi_target *scsi_target_create(const char *name);
+void scsi_target_destroy(struct scsi_target *t);
+const char *scsi_target_name(const struct scsi_target *t);
+
+/* port_name: the SCSI target port name (iSCSI: "<iqn>,t,0x<tpgt hex4>").
+ * rel_port_id: relative target port identifier (unique within the target,
+ * 1..65535); port_group: ALUA target port group it belongs to. */
+struct scsi_tport *scsi_tport_create(struct scsi_target *t, const char *port_name,
+				     uint16_t rel_port_id, uint16_t port_group);
+struct scsi_target *scsi_tport_target(const struct scsi_tport *tp);
+
+struct scsi_lun_map *scsi_lun_map_create(void);
+/* lun: 0..16383 (single level, peripheral/flat addressing chosen by the core).
+ * Returns 0, -EEXIST or -EINVAL. Takes a reference on lu. */
+int scsi_lun_map_add(struct scsi_lun_map *m, uint32_t lun, struct scsi_lu *lu, bool read_only);
+int scsi_lun_map_del(struct scsi_lun_map *m, uint32_t lun);
+void scsi_lun_map_get(struct scsi_lun_map *m);
+void scsi_lun_map_put(struct scsi_lun_map *m);
+
+/* The map given to initiators that have no ACL of their own; with demo set,
+ * any initiator may log in and gets it. Without demo and without an ACL the
+ * target admits nobody (deny by default). */
+void scsi_target_set_default_map(struct scsi_target *t, struct scsi_lun_map *m, bool demo);
+/* Per-initiator access (by SCSI initiator device name, e.g. an IQN). */
+int scsi_target_acl_set(struct scsi_target *t, const char *initiator_name,
+			struct scsi_lun_map *m);
+int scsi_target_acl_del(struct scsi_target *t, const char *initiator_name);
+/* The LUN map an initiator gets (a reference the caller puts), or -EACCES. */
+int scsi_target_access(struct scsi_target *t, const char *initiator_name,
+		       struct scsi_lun_map **out);
+
+/* ---- I_T nexus ---- */
+struct scsi_nexus_info {
+	const char *initiator_name;      /* SCSI initiator device name (iSCSI: IQN) */
+	const char *initiator_port_name; /* iSCSI: "<iqn>,i,0x<isid hex12>" */
+	const uint8_t *transport_id;     /* SPC-4 TransportID of the initiator port */
+	size_t transport_id_len;
+	const struct scsi_fabric_ops *ops;
+	void *fabric_priv;
+};
+/* Takes a reference on map. Returns NULL on allocation failure. */
+struct scsi_nexus *scsi_nexus_create(struct scsi_tport *tp, struct scsi_lun_map *map,
+				     const struct scsi_nexus_info *info);
+void *scsi_nexus_fabric_priv(const struct scsi_nexus *n);
+struct scsi_tport *scsi_nexus_tport(const struct scsi_nexus *n);
+/* I_T nexus loss (SAM-5 6.3.4): every task of the nexus is aborted (their
+ * cmd_done arrive with suppress_response), the nexus' SPC-2 reservation is
+ * released, I_T NEXUS LOSS unit attention is queued for the initiator port's
+ * next nexus. The fabric calls scsi_nexus_destroy() after it has released
+ * every command of the nexus. */
+void scsi_nexus_loss(struct scsi_nexus *n);
+void scsi_nexus_destroy(struct scsi_nexus *n);
+
+/* ---- module init ---- */
+int scsi_core_init(void);
+
+#endif

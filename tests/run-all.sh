@@ -1,0 +1,41 @@
+#!/bin/bash
+# run-all.sh ASAN_BUILD [RELEASE_BUILD]: runs every registered test (meson
+# suites unit, golden, integration, fuzz-smoke) on the ASan+UBSan build and
+# prints one final line "N passed, N failed" (", N skipped" when any).
+set -u
+asan=${1:-build-asan}
+cd "$(dirname "$0")/.."
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:halt_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+meson test -C "$asan" --num-processes 2 --print-errorlogs --timeout-multiplier 2 \
+	--no-rebuild 2>&1 | grep -vE '^ *[0-9]+/[0-9]+ .* OK ' || true
+log="$asan/meson-logs/testlog.json"
+if [ ! -s "$log" ]; then
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+python3 - "$log" <<'PY'
+import json, sys
+p = f = s = 0
+bad = []
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if not line:
+        continue
+    t = json.loads(line)
+    r = t.get("result", "")
+    if r == "OK" or r == "EXPECTEDFAIL":
+        p += 1
+    elif r == "SKIP":
+        s += 1
+        bad.append("SKIP " + t["name"])
+    else:
+        f += 1
+        bad.append(r + " " + t["name"])
+for b in bad:
+    print(b)
+print(f"{p} passed, {f} failed" + (f", {s} skipped" if s else ""))
+sys.exit(1 if f else 0)
+PY
