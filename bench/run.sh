@@ -1,0 +1,632 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench/run.sh [BUILD_DIR]: utargetd and tgtd side by side on loopback (see bench/README.md).
+#
+# Starts both targets on 127.0.0.1 with equal file LUNs, runs the same client against each in
+# turn (A B A B ...) for every case, samples each target's CPU time (utime+stime from
+# /proc/PID/stat) around every run, and prints a markdown table (also saved to
+# bench/results/<date>.md, with the raw runs in <date>.tsv). Both daemons and the temporary
+# files are removed on exit, whatever the exit path.
+#
+# Environment (defaults in brackets):
+#   BENCH_SECONDS [10]       measured seconds per run (integer)
+#   BENCH_WARMUP [2]         warm-up seconds per target and case (integer, not measured)
+#   BENCH_ROUNDS [2]         rounds per target and case; the summary shows the median
+#   BENCH_TARGETS ["utargetd tgtd"]  which targets, in run order (one alone: no ratios)
+#   BENCH_CASES [all]        comma-separated case ids (see `BENCH_CASES=list`)
+#   BENCH_LUN_MB [1024]      LUN size in MiB
+#   BENCH_PREFILL [random]   random: pre-write pseudo-random data; zero: pre-write zeros;
+#                            sparse: leave the files sparse (reads of holes)
+#   BENCH_BLOCK_SIZE [512]   logical block size of both LUNs (tgtd's default is 512)
+#   BENCH_TMPDIR [/var/tmp]  where the LUN files and logs live during the run
+#   BENCH_RESULTS [bench/results]
+#   BENCH_UT_PORT [3500] BENCH_TGT_PORT [3501] BENCH_TGT_CONTROL_PORT [3519]
+#   BENCH_TGT_BSTYPE [rdwr]  tgtd back-store type (rdwr or aio)
+#   BENCH_TGT_THREADS []     tgtd -t (I/O threads); empty: tgtd's default
+#   BENCH_KEEP [0]           1: keep the temporary directory (logs, config) for inspection
+#   UTARGETD, UT_LOAD        binaries (default BUILD_DIR/src/daemon/utargetd, .../bench/ut-load)
+set -euo pipefail
+export LC_ALL=C
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-build}
+case $BUILD in
+/*) ;;
+*) BUILD=$ROOT/$BUILD ;;
+esac
+
+SECS=${BENCH_SECONDS:-10}
+WARMUP=${BENCH_WARMUP:-2}
+ROUNDS=${BENCH_ROUNDS:-2}
+TARGETS=${BENCH_TARGETS:-"utargetd tgtd"}
+CASES=${BENCH_CASES:-all}
+LUN_MB=${BENCH_LUN_MB:-1024}
+PREFILL=${BENCH_PREFILL:-random}
+BLOCK_SIZE=${BENCH_BLOCK_SIZE:-512}
+TMP_PARENT=${BENCH_TMPDIR:-/var/tmp}
+RESULTS_DIR=${BENCH_RESULTS:-$ROOT/bench/results}
+UT_PORT=${BENCH_UT_PORT:-3500}
+TGT_PORT=${BENCH_TGT_PORT:-3501}
+TGT_CTL=${BENCH_TGT_CONTROL_PORT:-3519}
+TGT_BSTYPE=${BENCH_TGT_BSTYPE:-rdwr}
+TGT_THREADS=${BENCH_TGT_THREADS:-}
+KEEP=${BENCH_KEEP:-0}
+UTARGETD=${UTARGETD:-$BUILD/src/daemon/utargetd}
+UT_LOAD=${UT_LOAD:-$BUILD/bench/ut-load}
+
+UT_IQN=iqn.2026-12.org.utarget:bench
+TGT_IQN=iqn.2026-12.org.utarget:bench-tgt
+INITIATOR=iqn.2026-12.org.utarget:bench-client
+UT_LUN=0
+TGT_LUN=1 # tgtd reserves LUN 0 for its controller device
+
+# The cases: id | client | label | mode | pattern | size (bytes) | queue depth.
+# Each case runs with one client, the same binary for both targets.
+CASE_TABLE=(
+	"randread-4k-qd32|ut-load|4K QD32 random read|read|rand|4096|32"
+	"randread-4k-qd32|iscsi-perf|4K QD32 random read|read|rand|4096|32"
+	"randwrite-4k-qd32|ut-load|4K QD32 random write|write|rand|4096|32"
+	"seqread-4k-qd32|qemu-img|4K QD32 sequential read|read|seq|4096|32"
+	"seqwrite-4k-qd32|qemu-img|4K QD32 sequential write|write|seq|4096|32"
+	"read-4k-qd1|ut-load|4K QD1 random read (latency)|read|rand|4096|1"
+	"seqread-1m-qd8|qemu-img|1 MiB QD8 sequential read|read|seq|1048576|8"
+)
+
+log() { printf '[bench %s] %s\n' "$(date +%T)" "$*" >&2; }
+die() {
+	log "ERROR: $*"
+	exit 1
+}
+
+# ---------------------------------------------------------------- arguments
+
+if [ "$CASES" = list ]; then
+	for row in "${CASE_TABLE[@]}"; do
+		IFS='|' read -r id client label _ <<<"$row"
+		printf '%-20s %-11s %s\n' "$id" "$client" "$label"
+	done
+	exit 0
+fi
+
+for v in SECS WARMUP ROUNDS LUN_MB BLOCK_SIZE UT_PORT TGT_PORT TGT_CTL; do
+	[[ ${!v} =~ ^[0-9]+$ ]] || die "$v=${!v}: not a non-negative integer"
+done
+[ "$SECS" -ge 1 ] || die "BENCH_SECONDS must be >= 1"
+[ "$ROUNDS" -ge 1 ] || die "BENCH_ROUNDS must be >= 1"
+[ "$LUN_MB" -ge 64 ] || die "BENCH_LUN_MB must be >= 64"
+[ -z "$TGT_THREADS" ] || [[ $TGT_THREADS =~ ^[0-9]+$ ]] || die "BENCH_TGT_THREADS: not an integer"
+case $BLOCK_SIZE in 512 | 4096) ;; *) die "BENCH_BLOCK_SIZE must be 512 or 4096" ;; esac
+case $PREFILL in random | zero | sparse) ;; *) die "BENCH_PREFILL must be random, zero or sparse" ;; esac
+case $TGT_BSTYPE in rdwr | aio) ;; *) die "BENCH_TGT_BSTYPE must be rdwr or aio" ;; esac
+for t in $TARGETS; do
+	case $t in utargetd | tgtd) ;; *) die "BENCH_TARGETS: unknown target '$t'" ;; esac
+done
+
+SELECTED=()
+for row in "${CASE_TABLE[@]}"; do
+	IFS='|' read -r id _ <<<"$row"
+	if [ "$CASES" = all ] || [[ ",$CASES," == *",$id,"* ]]; then
+		SELECTED+=("$row")
+	fi
+done
+[ ${#SELECTED[@]} -gt 0 ] || die "BENCH_CASES=$CASES selects no case (BENCH_CASES=list shows them)"
+
+need() { command -v "$1" >/dev/null 2>&1 || die "$1 not found ($2)"; }
+need ss "apt-get install iproute2"
+need iscsi-readcapacity16 "apt-get install libiscsi-bin"
+for row in "${SELECTED[@]}"; do
+	IFS='|' read -r _ client _ <<<"$row"
+	case $client in
+	ut-load) [ -x "$UT_LOAD" ] || die "ut-load not built at $UT_LOAD (ninja -C $BUILD)" ;;
+	iscsi-perf) need iscsi-perf "apt-get install libiscsi-bin" ;;
+	qemu-img) need qemu-img "apt-get install qemu-utils" ;;
+	esac
+done
+for t in $TARGETS; do
+	case $t in
+	utargetd) [ -x "$UTARGETD" ] ||
+		die "utargetd not built at $UTARGETD (make build), or run BENCH_TARGETS=tgtd" ;;
+	tgtd)
+		need tgtd "apt-get install tgt"
+		need tgtadm "apt-get install tgt"
+		;;
+	esac
+done
+
+# ---------------------------------------------------------------- cleanup
+
+WORK=""
+UT_PID=""
+TGT_PID=""
+
+stop_pid() { # pid name
+	local pid=$1 i
+	kill -TERM "$pid" 2>/dev/null || return 0
+	for i in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		log "$2 (pid $pid) ignored SIGTERM; sending SIGKILL"
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+}
+
+stop_tgtd() {
+	local i
+	[ -n "$TGT_PID" ] || return 0
+	if kill -0 "$TGT_PID" 2>/dev/null; then
+		# The orderly way first (as tgt's own service file does: the system cannot be
+		# deleted while a target exists), then signals.
+		tgtadm -C "$TGT_CTL" --lld iscsi --op delete --mode target --tid 1 --force \
+			>/dev/null 2>&1 || true
+		tgtadm -C "$TGT_CTL" --op delete --mode system >/dev/null 2>&1 || true
+		for i in $(seq 30); do
+			kill -0 "$TGT_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		stop_pid "$TGT_PID" tgtd
+	fi
+	wait "$TGT_PID" 2>/dev/null || true
+	TGT_PID=""
+}
+
+stop_utargetd() {
+	[ -n "$UT_PID" ] || return 0
+	stop_pid "$UT_PID" utargetd
+	UT_PID=""
+}
+
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM HUP
+	stop_utargetd
+	stop_tgtd
+	if [ -n "$WORK" ] && [ -d "$WORK" ]; then
+		if [ "$KEEP" = 1 ]; then
+			log "kept $WORK (LUN files removed)"
+			rm -f "$WORK"/*.img
+		else
+			rm -rf "$WORK"
+		fi
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'log "interrupted"; exit 130' INT TERM HUP
+
+# ---------------------------------------------------------------- helpers
+
+port_in_use() { [ -n "$(ss -Hltn "( sport = :$1 )" 2>/dev/null)" ]; }
+
+# wait_listen pid name port log: until the port listens; die if the process exits or 15 s pass.
+wait_listen() {
+	local pid=$1 name=$2 port=$3 logf=$4 i
+	for i in $(seq 150); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			tail -n 20 "$logf" >&2 || true
+			die "$name exited during start-up (log above, $logf)"
+		fi
+		port_in_use "$port" && return 0
+		sleep 0.1
+	done
+	tail -n 20 "$logf" >&2 || true
+	die "$name did not listen on 127.0.0.1:$port within 15 s (log above)"
+}
+
+alive() { # name pid log
+	if ! kill -0 "$2" 2>/dev/null; then
+		tail -n 20 "$3" >&2 || true
+		die "$1 (pid $2) is gone (log above, $3)"
+	fi
+}
+
+# utime + stime of a whole process (all its threads, live and exited), in clock ticks.
+# Fields 14 and 15 of /proc/PID/stat, counted after the ")" that ends the command name.
+cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
+CLK_TCK=$(getconf CLK_TCK)
+
+kv() { # key line: the value of key=value in a client result line
+	local k=$1 w words
+	read -ra words <<<"$2"
+	for w in "${words[@]}"; do
+		case $w in "$k"=*) printf '%s' "${w#*=}" && return 0 ;; esac
+	done
+	return 1
+}
+
+url_of() {
+	case $1 in
+	utargetd) printf 'iscsi://127.0.0.1:%s/%s/%s' "$UT_PORT" "$UT_IQN" "$UT_LUN" ;;
+	tgtd) printf 'iscsi://127.0.0.1:%s/%s/%s' "$TGT_PORT" "$TGT_IQN" "$TGT_LUN" ;;
+	esac
+}
+pid_of() {
+	case $1 in
+	utargetd) printf '%s' "$UT_PID" ;;
+	tgtd) printf '%s' "$TGT_PID" ;;
+	esac
+}
+log_of() { printf '%s/%s.log' "$WORK" "$1"; }
+
+# ---------------------------------------------------------------- LUN files
+
+WORK=$(mktemp -d "$TMP_PARENT/utarget-bench.XXXXXX")
+CLIENT_LOG=$WORK/clients.log
+: >"$CLIENT_LOG"
+
+prefill() { # file
+	local f=$1 i
+	case $PREFILL in
+	sparse)
+		truncate -s "${LUN_MB}M" "$f"
+		;;
+	zero)
+		dd if=/dev/zero of="$f" bs=1M count="$LUN_MB" conv=fsync status=none
+		;;
+	random)
+		# A 16 MiB block from /dev/urandom repeated: real, incompressible data written
+		# in full (no holes) in a second rather than the ~8 s of a 1 GiB urandom read.
+		[ -f "$WORK/random.blk" ] || head -c 16M /dev/urandom >"$WORK/random.blk"
+		: >"$f"
+		for ((i = 0; i < LUN_MB / 16; i++)); do
+			cat "$WORK/random.blk"
+		done >>"$f"
+		if [ $((LUN_MB % 16)) -ne 0 ]; then
+			head -c "$((LUN_MB % 16))M" "$WORK/random.blk" >>"$f"
+		fi
+		;;
+	esac
+}
+
+log "work directory $WORK; LUNs of $LUN_MB MiB, prefill=$PREFILL"
+for t in $TARGETS; do
+	prefill "$WORK/$t.img"
+done
+rm -f "$WORK/random.blk"
+sync "$WORK"/*.img
+# Both files were just written: their pages are in the page cache for both targets alike
+# (24 GiB RAM on the reference machine). Read them once more in case memory was tight.
+cat "$WORK"/*.img >/dev/null
+
+# ---------------------------------------------------------------- targets
+
+start_tgtd() {
+	local i
+	port_in_use "$TGT_PORT" && die "TCP port $TGT_PORT is in use (set BENCH_TGT_PORT)"
+	if tgtadm -C "$TGT_CTL" --op show --mode sys >/dev/null 2>&1; then
+		die "a tgtd already answers on control port $TGT_CTL; stop it or set BENCH_TGT_CONTROL_PORT"
+	fi
+	# -f: foreground, so this script owns the process (and its pid) and can stop it.
+	tgtd -f -C "$TGT_CTL" ${TGT_THREADS:+-t "$TGT_THREADS"} \
+		--iscsi "portal=127.0.0.1:$TGT_PORT" >"$(log_of tgtd)" 2>&1 &
+	TGT_PID=$!
+	wait_listen "$TGT_PID" tgtd "$TGT_PORT" "$(log_of tgtd)"
+	for i in $(seq 50); do
+		tgtadm -C "$TGT_CTL" --op show --mode sys >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	local A=(tgtadm -C "$TGT_CTL" --lld iscsi)
+	"${A[@]}" --op new --mode target --tid 1 -T "$TGT_IQN" ||
+		die "tgtadm: cannot create the target"
+	"${A[@]}" --op new --mode logicalunit --tid 1 --lun "$TGT_LUN" -b "$WORK/tgtd.img" \
+		-E "$TGT_BSTYPE" --blocksize "$BLOCK_SIZE" || die "tgtadm: cannot create the LUN"
+	"${A[@]}" --op bind --mode target --tid 1 -I 127.0.0.1 ||
+		die "tgtadm: cannot bind the target to 127.0.0.1"
+	log "tgtd pid $TGT_PID on 127.0.0.1:$TGT_PORT (control port $TGT_CTL, bstype $TGT_BSTYPE)"
+}
+
+write_utargetd_config() { # file
+	cat >"$1" <<EOF
+{
+  "version": 1,
+  "state_dir": "$WORK/utargetd-state",
+  "backstores": [
+    {
+      "name": "bench0",
+      "type": "file",
+      "path": "$WORK/utargetd.img",
+      "block_size": $BLOCK_SIZE
+    }
+  ],
+  "targets": [
+    {
+      "name": "$UT_IQN",
+      "portal_groups": [ { "tag": 1, "portals": [ "127.0.0.1:$UT_PORT" ] } ],
+      "luns": [ { "lun": $UT_LUN, "backstore": "bench0" } ],
+      "demo_mode": { "enabled": true }
+    }
+  ]
+}
+EOF
+}
+
+start_utargetd() {
+	port_in_use "$UT_PORT" && die "TCP port $UT_PORT is in use (set BENCH_UT_PORT)"
+	mkdir -p "$WORK/utargetd-state"
+	write_utargetd_config "$WORK/utargetd.json"
+	"$UTARGETD" -f -c "$WORK/utargetd.json" --listen "127.0.0.1:$UT_PORT" \
+		>"$(log_of utargetd)" 2>&1 &
+	UT_PID=$!
+	wait_listen "$UT_PID" utargetd "$UT_PORT" "$(log_of utargetd)"
+	log "utargetd pid $UT_PID on 127.0.0.1:$UT_PORT"
+}
+
+declare -A LUN_BLOCK LUN_BYTES
+probe_lun() { # target
+	local t=$1 out
+	if ! out=$(iscsi-readcapacity16 -i "$INITIATOR" "$(url_of "$t")" 2>&1); then
+		printf '%s\n' "$out" >&2
+		tail -n 20 "$(log_of "$t")" >&2 || true
+		die "$t does not serve its LUN at $(url_of "$t") (READ CAPACITY(16) failed)"
+	fi
+	LUN_BLOCK[$t]=$(printf '%s\n' "$out" | sed -n 's/^LOGICAL BLOCK LENGTH IN BYTES:\([0-9]*\)/\1/p')
+	LUN_BYTES[$t]=$(printf '%s\n' "$out" | sed -n 's/^Total size:\([0-9]*\)/\1/p')
+	if [ -z "${LUN_BLOCK[$t]}" ] || [ -z "${LUN_BYTES[$t]}" ]; then
+		die "$t: cannot read block size and capacity from iscsi-readcapacity16"
+	fi
+	log "$t LUN: ${LUN_BYTES[$t]} bytes, block size ${LUN_BLOCK[$t]}"
+}
+
+for t in $TARGETS; do
+	"start_$t"
+done
+for t in $TARGETS; do
+	probe_lun "$t"
+done
+for t in $TARGETS; do
+	[ "${LUN_BYTES[$t]}" = $((LUN_MB * 1048576)) ] ||
+		die "$t LUN is ${LUN_BYTES[$t]} bytes, expected $((LUN_MB * 1048576))"
+	[ "${LUN_BLOCK[$t]}" = "$BLOCK_SIZE" ] ||
+		die "$t LUN block size is ${LUN_BLOCK[$t]}, expected $BLOCK_SIZE"
+done
+
+# ---------------------------------------------------------------- clients
+
+# Each run_<client> prints one line "ios=N seconds=S [lat_mean_us=.. lat_p50_us=..
+# lat_p99_us=..]" or returns non-zero with the reason in $CLIENT_LOG.
+# Arguments: target mode pattern size qd seconds.
+
+run_ut-load() {
+	local out
+	printf '\n== ut-load %s\n' "$*" >>"$CLIENT_LOG"
+	out=$("$UT_LOAD" -m "$2" -p "$3" -s "$4" -q "$5" -t "$6" -i "$INITIATOR" \
+		"$(url_of "$1")" 2>>"$CLIENT_LOG") || return 1
+	printf '%s\n' "$out" >>"$CLIENT_LOG"
+	printf '%s\n' "$out"
+}
+
+# iscsi-perf reads only; -t is whole seconds; it prints the average IOPS at the end.
+# Its random LBAs are any block (not aligned to the transfer size).
+run_iscsi-perf() {
+	local out iops blocks=$(($4 / LUN_BLOCK[$1])) opt=()
+	[ "$2" = read ] || return 1
+	[ "$3" = rand ] && opt=(-r)
+	printf '\n== iscsi-perf %s\n' "$*" >>"$CLIENT_LOG"
+	out=$(iscsi-perf -i "$INITIATOR" -m "$5" -b "$blocks" "${opt[@]}" -t "$6" \
+		"$(url_of "$1")" 2>&1 | tr '\r' '\n') || {
+		printf '%s\n' "$out" >>"$CLIENT_LOG"
+		return 1
+	}
+	printf '%s\n' "$out" | tail -n 4 >>"$CLIENT_LOG"
+	iops=$(printf '%s\n' "$out" | sed -n 's/^iops average \([0-9][0-9]*\).*/\1/p' | tail -n 1)
+	[ -n "$iops" ] || return 1
+	printf 'ios=%s seconds=%s\n' "$((iops * $6))" "$6"
+}
+
+# qemu-img bench issues a fixed count of requests, sequentially (step = size) from offset 0,
+# wrapping at the end; the count is derived from the rate of the warm-up (QEMU_RATE).
+declare -A QEMU_RATE
+qemu_once() { # target mode size qd count -> seconds
+	local out secs opt=()
+	[ "$2" = write ] && opt=(-w --pattern=165)
+	printf '\n== qemu-img bench %s\n' "$*" >>"$CLIENT_LOG"
+	out=$(qemu-img bench -f raw -t writeback -c "$5" -d "$4" -s "$3" -S "$3" "${opt[@]}" \
+		"$(url_of "$1")" 2>&1) || {
+		printf '%s\n' "$out" >>"$CLIENT_LOG"
+		return 1
+	}
+	printf '%s\n' "$out" >>"$CLIENT_LOG"
+	secs=$(printf '%s\n' "$out" | sed -n 's/^Run completed in \([0-9.]*\) seconds\./\1/p')
+	[ -n "$secs" ] || return 1
+	printf '%s' "$secs"
+}
+
+# count for a run of $2 seconds at the calibrated rate (at least 100 requests)
+qemu_count() { awk -v r="${QEMU_RATE[$1]}" -v s="$2" 'BEGIN { c = int(r * s); print c < 100 ? 100 : c }'; }
+
+run_qemu-img() {
+	local count secs
+	count=$(qemu_count "$1/$2/$4/$5" "$6")
+	secs=$(qemu_once "$1" "$2" "$4" "$5" "$count") || return 1
+	printf 'ios=%s seconds=%s\n' "$count" "$secs"
+}
+
+# warm-up (and, for qemu-img, calibration of the request count): results are not kept
+warmup() { # client target mode pattern size qd
+	local client=$1 t=$2 key="$2/$3/$5/$6" probe secs
+	shift
+	if [ "$client" != qemu-img ]; then
+		[ "$WARMUP" -eq 0 ] || "run_$client" "$@" "$WARMUP" >/dev/null
+		return
+	fi
+	probe=$(($4 >= 1048576 ? 100 : 5000))
+	secs=$(qemu_once "$t" "$2" "$4" "$5" "$probe") || return 1
+	QEMU_RATE[$key]=$(awk -v c="$probe" -v s="$secs" 'BEGIN { print c / (s > 0.001 ? s : 0.001) }')
+	if [ "$WARMUP" -gt 0 ]; then
+		secs=$(qemu_once "$t" "$2" "$4" "$5" "$(qemu_count "$key" "$WARMUP")") || return 1
+		QEMU_RATE[$key]=$(awk -v c="$(qemu_count "$key" "$WARMUP")" -v s="$secs" \
+			'BEGIN { print c / (s > 0.001 ? s : 0.001) }')
+	fi
+}
+
+# ---------------------------------------------------------------- runs
+
+STAMP=$(date +%Y%m%d-%H%M%S)
+RUNS=$WORK/runs.tsv
+printf 'case\tclient\ttarget\tround\tios\tseconds\tiops\tmbps\tlat_mean_us\tlat_p50_us\tlat_p99_us\tcpu_us_per_io\tstatus\n' >"$RUNS"
+FAILED=0
+ntargets=$(wc -w <<<"$TARGETS")
+est=$((${#SELECTED[@]} * ntargets * (ROUNDS * (SECS + 1) + WARMUP + 2)))
+log "${#SELECTED[@]} cases x $ntargets targets x $ROUNDS rounds of ${SECS}s (+${WARMUP}s warm-up): about $((est / 60)) min $((est % 60)) s"
+
+for row in "${SELECTED[@]}"; do
+	IFS='|' read -r id client label mode pattern size qd <<<"$row"
+	log "case $id ($label) with $client"
+	for t in $TARGETS; do
+		alive "$t" "$(pid_of "$t")" "$(log_of "$t")"
+		warmup "$client" "$t" "$mode" "$pattern" "$size" "$qd" ||
+			log "  warm-up of $t failed (see the run below and $CLIENT_LOG)"
+	done
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for t in $TARGETS; do
+			pid=$(pid_of "$t")
+			alive "$t" "$pid" "$(log_of "$t")"
+			# No write-back debt from one target's run may slow the other's.
+			sync "$WORK"/*.img
+			c0=$(cpu_ticks "$pid")
+			if res=$("run_$client" "$t" "$mode" "$pattern" "$size" "$qd" "$SECS"); then
+				status=ok
+			else
+				status=FAIL
+				FAILED=$((FAILED + 1))
+			fi
+			alive "$t" "$pid" "$(log_of "$t")"
+			c1=$(cpu_ticks "$pid")
+			if [ $status = ok ]; then
+				ios=$(kv ios "$res")
+				secs=$(kv seconds "$res")
+				mean=$(kv lat_mean_us "$res" || echo -)
+				p50=$(kv lat_p50_us "$res" || echo -)
+				p99=$(kv lat_p99_us "$res" || echo -)
+				line=$(awk -v n="$ios" -v s="$secs" -v sz="$size" -v dc=$((c1 - c0)) \
+					-v hz="$CLK_TCK" 'BEGIN {
+						iops = s > 0 ? n / s : 0
+						cpu = n > 0 ? dc * 1e6 / hz / n : 0
+						printf "%.1f\t%.1f\t%.2f", iops, iops * sz / 1e6, cpu }')
+			else
+				ios=0 secs=0 mean=- p50=- p99=- line=$(printf -- '-\t-\t-')
+			fi
+			IFS=$'\t' read -r iops mbps cpu <<<"$line"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$client" \
+				"$t" "$r" "$ios" "$secs" "$iops" "$mbps" "$mean" "$p50" "$p99" "$cpu" \
+				"$status" >>"$RUNS"
+			log "  round $r $t: $status IOPS $iops MB/s $mbps lat mean/p99 $mean/$p99 us CPU/IO $cpu us"
+		done
+	done
+done
+
+# ---------------------------------------------------------------- report
+
+stop_utargetd
+stop_tgtd
+
+mkdir -p "$RESULTS_DIR"
+REPORT=$RESULTS_DIR/$STAMP.md
+cp "$RUNS" "$RESULTS_DIR/$STAMP.tsv"
+
+commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=""
+if git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null | grep -q .; then
+	dirty=", working tree modified"
+fi
+buildtype=$(grep -o '"name": "buildtype", "value": "[a-z]*"' "$BUILD/meson-info/intro-buildoptions.json" 2>/dev/null | sed 's/.*"value": "//; s/"$//' || true)
+ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
+
+{
+	printf '# utarget bench: utargetd vs tgtd, %s\n\n' "$(date '+%Y-%m-%d %H:%M:%S %Z')"
+	printf -- '- host: Linux %s, nproc %s, %s, %s MiB RAM; nothing pinned\n' "$(uname -r)" \
+		"$(nproc)" "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)" \
+		"$(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo)"
+	printf -- '- utargetd: commit %s%s, build %s (%s), 127.0.0.1:%s LUN %s, file back-store\n' \
+		"$commit" "$dirty" "${BUILD#"$ROOT"/}" "${buildtype:-?}" "$UT_PORT" "$UT_LUN"
+	printf -- '- tgtd: tgt %s, bstype %s, I/O threads %s, 127.0.0.1:%s LUN %s (control port %s)\n' \
+		"$(ver tgt)" "$TGT_BSTYPE" "${TGT_THREADS:-default}" "$TGT_PORT" "$TGT_LUN" "$TGT_CTL"
+	printf -- '- LUNs: %s MiB files in %s, block size %s, prefill %s' "$LUN_MB" "$TMP_PARENT" \
+		"$BLOCK_SIZE" "$PREFILL"
+	case $PREFILL in
+	random) printf ' (every byte written with pseudo-random data, fsynced, in the page cache)\n' ;;
+	zero) printf ' (every byte written with zeros, fsynced, in the page cache)\n' ;;
+	sparse) printf ' (holes: reads return zeros without touching data pages)\n' ;;
+	esac
+	printf -- '- clients: ut-load (bench/ut-load.c, libiscsi %s), iscsi-perf (libiscsi-bin %s), qemu-img %s\n' \
+		"$(ver libiscsi7)" "$(ver libiscsi-bin)" "$(ver qemu-utils)"
+	printf -- '- runs: %s s measured per run after %s s warm-up per target and case; %s rounds, order %s\n' \
+		"$SECS" "$WARMUP" "$ROUNDS" \
+		"$(for ((r = 1; r <= ROUNDS; r++)); do printf '%s ' "$TARGETS"; done | sed 's/ $//')"
+	printf -- '- figures: median over rounds; MB/s = 10^6 B/s; latency from the client (ut-load only);\n'
+	printf '  CPU/IO = target utime+stime delta over the run (/proc/PID/stat, %s Hz) / IOs, in us\n' "$CLK_TCK"
+	printf '\n## Summary\n\n'
+	printf '| case | client | metric | utargetd | tgtd | utargetd/tgtd | goal | verdict |\n'
+	printf '|---|---|---|---:|---:|---:|---|---|\n'
+	for row in "${SELECTED[@]}"; do
+		IFS='|' read -r id client label mode pattern size qd <<<"$row"
+		awk -F '\t' -v id="$id" -v client="$client" -v label="$label" -v size="$size" \
+			-v qd="$qd" '
+		function median(key,   n, i, j, t, a) {
+			n = cnt[key]
+			if (n == 0) return ""
+			for (i = 1; i <= n; i++) a[i] = val[key, i]
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		function fmt(v, m) {
+			if (v == "") return "-"
+			if (m == "iops") return sprintf("%.0f", v)
+			return v >= 100 ? sprintf("%.0f", v) : sprintf("%.2f", v)
+		}
+		function row(m, name, goal, verdict,   u, g, ratio) {
+			u = median("utargetd" SUBSEP m); g = median("tgtd" SUBSEP m)
+			ratio = (u != "" && g != "" && g > 0) ? sprintf("%.2fx", u / g) : "-"
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", first ? label : "", first ? client : "", name, fmt(u, m), fmt(g, m), ratio, goal, verdict
+			first = 0
+		}
+		NR > 1 && $1 == id && $2 == client && $13 == "ok" {
+			t = $3
+			v["iops"] = $7; v["mbps"] = $8; v["mean"] = $9; v["p99"] = $11; v["cpu"] = $12
+			for (m in v)
+				if (v[m] != "-") { cnt[t, m]++; val[t, m, cnt[t, m]] = v[m] }
+			any = 1
+		}
+		NR > 1 && $1 == id && $2 == client && $13 != "ok" { failed[$3]++ }
+		END {
+			first = 1
+			ui = median("utargetd" SUBSEP "iops"); gi = median("tgtd" SUBSEP "iops")
+			uc = median("utargetd" SUBSEP "cpu"); um = median("utargetd" SUBSEP "mbps")
+			ul = median("utargetd" SUBSEP "mean")
+			g4 = (size == 4096 && qd == 32)
+			goal = g4 ? ">= 4x tgtd" : ""
+			verdict = !g4 ? "" : (ui == "" || gi == "" || gi == 0) ? "n/a" : (ui >= 4 * gi ? "met" : "missed")
+			row("iops", "IOPS", goal, verdict)
+			big = (size >= 1048576)
+			row("mbps", "MB/s", big ? ">= 2500" : "", !big ? "" : um == "" ? "n/a" : (um >= 2500 ? "met" : "missed"))
+			if (cnt["utargetd" SUBSEP "mean"] || cnt["tgtd" SUBSEP "mean"]) {
+				q1 = (qd == 1)
+				row("mean", "latency mean (us)", q1 ? "<= 25" : "", !q1 ? "" : ul == "" ? "n/a" : (ul <= 25 ? "met" : "missed"))
+				row("p99", "latency p99 (us)", "", "")
+			}
+			k4 = (size == 4096)
+			row("cpu", "target CPU/IO (us)", k4 ? "<= 3" : "", !k4 ? "" : uc == "" ? "n/a" : (uc <= 3 ? "met" : "missed"))
+			for (t in failed)
+				printf "| | | %s: %d failed run(s) | | | | | FAIL |\n", t, failed[t]
+		}' "$RUNS"
+	done
+	printf '\nutargetd/tgtd: above 1 is better for IOPS and MB/s, below 1 is better for latency and CPU/IO.\n'
+	printf '\n## Runs\n\n'
+	printf '| case | client | target | round | IOs | s | IOPS | MB/s | lat mean | p50 | p99 | CPU/IO | status |\n'
+	printf '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
+	awk -F '\t' 'NR > 1 { printf "| %s |", $1; for (i = 2; i <= 13; i++) printf " %s |", $i; printf "\n" }' "$RUNS"
+	if [ "$FAILED" -gt 0 ]; then
+		printf '\n%s run(s) failed; client output: see the clients log (BENCH_KEEP=1 keeps it).\n' "$FAILED"
+	fi
+} >"$REPORT"
+
+cat "$REPORT"
+log "report saved to $REPORT (raw runs: $RESULTS_DIR/$STAMP.tsv)"
+if [ "$FAILED" -gt 0 ]; then
+	tail -n 40 "$CLIENT_LOG" >&2 || true
+	die "$FAILED run(s) failed"
+fi
