@@ -134,6 +134,19 @@ for t in $TARGETS; do
 	esac
 done
 
+# Fail before writing any file when a port is taken.
+for t in $TARGETS; do
+	case $t in
+	utargetd) port=$UT_PORT ;;
+	tgtd) port=$TGT_PORT ;;
+	esac
+	[ -z "$(ss -Hltn "( sport = :$port )" 2>/dev/null)" ] ||
+		die "TCP port $port for $t is in use (BENCH_UT_PORT / BENCH_TGT_PORT)"
+	if [ "$t" = tgtd ] && tgtadm -C "$TGT_CTL" --op show --mode sys >/dev/null 2>&1; then
+		die "a tgtd already answers on control port $TGT_CTL; stop it or set BENCH_TGT_CONTROL_PORT"
+	fi
+done
+
 # ---------------------------------------------------------------- cleanup
 
 WORK=""
