@@ -336,12 +336,16 @@ write_utargetd_config() { # file
 {
   "version": 1,
   "state_dir": "$WORK/utargetd-state",
+  "log_level": "notice",
   "backstores": [
     {
       "name": "bench0",
       "type": "file",
       "path": "$WORK/utargetd.img",
-      "block_size": $BLOCK_SIZE
+      "create": false,
+      "block_size": $BLOCK_SIZE,
+      "thin": false,
+      "write_cache": true
     }
   ],
   "targets": [
