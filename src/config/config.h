@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* config.h: the config layer's interface for the daemon (and later the
+ * control plane): load a file into a verified tree (model.h), then build the
+ * running objects from it: back-stores, logical units, SCSI targets with
+ * their LUN maps and ACLs, iSCSI targets, portal groups and listeners.
+ *
+ * Everything here runs on the main thread. cfg_apply() runs after
+ * reactor_pool_start(), scsi_core_init() and iscsi_init().
+ */
+#ifndef UT_CONFIG_CONFIG_H
+#define UT_CONFIG_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/model.h"
+
+/* Largest config file read (bytes). */
+#define CFG_FILE_MAX (16u << 20)
+
+/* ---- load.c ---- */
+/* Read, parse and verify file. 0, or -errno with *err set: err->line 0 and
+ * err->path "" for file errors, else the line and JSON path of the first
+ * problem. */
+int cfg_load(const char *file, const struct iscsi_settings *iscsi_defaults, struct cfg **out,
+	     struct cfg_err *err);
+/* Checks that need the file system and that --check also performs: file
+ * back-stores without create exist (regular file or block device); the
+ * parent directory of those with create exists (or is the state directory,
+ * which cfg_apply() creates). 0 or -errno with *err set (line 0: the caller
+ * locates it with cfg_err_locate()). */
+int cfg_check_files(const struct cfg *c, struct cfg_err *err);
+/* Fill err->line from the file text for err->path (no-op when the file
+ * cannot be read again). */
+void cfg_err_locate(struct cfg_err *err, const char *file);
+/* "FILE:LINE: PATH: MSG" (parts that are unknown are left out). */
+void cfg_err_format(const struct cfg_err *err, const char *file, char *buf, size_t size);
+
+/* ---- apply.c ---- */
+struct cfg_overrides {
+	/* --listen: when nlisten > 0, these portals replace the portals of
+	 * every portal group of the config */
+	const char *const *listen;
+	size_t nlisten;
+};
+
+struct cfg_runtime;
+
+/* Build everything the config describes: create the state directory if
+ * missing, open every back-store, create the logical units, targets, LUN
+ * maps, ACLs, iSCSI targets and portal groups, and listen on every portal.
+ * All or nothing: on any failure what was built is torn down again and
+ * -errno returned with *err naming the field (err->line 0). */
+int cfg_apply(const struct cfg *c, const struct cfg_overrides *ov, struct cfg_runtime **out,
+	      struct cfg_err *err);
+/* Tear down in reverse order (iSCSI targets first: no new I/O; logical
+ * units last: their back-stores close on the last reference). NULL ok. */
+void cfg_runtime_destroy(struct cfg_runtime *rt);
+/* "N targets, N LUNs, portals A B ..." for the readiness log line. */
+void cfg_runtime_summary(const struct cfg_runtime *rt, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,946 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* json.c: the config file <-> the model tree (model.h), with jansson.
+ *
+ * Parsing is strict: every object accepts a fixed set of fields (an unknown
+ * field is an error, so a typo is never silently ignored), every field has
+ * one JSON type, integers are range-checked, duplicate keys are rejected.
+ * Errors name the field by its JSON path and carry its line
+ * (cfg_locate_line()). Cross-field rules live in verify.c.
+ *
+ * Dumping writes the same fields back (sorted, indent 2), omitting optional
+ * ones that were absent (identity strings, iSCSI settings left at their
+ * defaults), so parse(dump(tree)) == tree.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/model.h"
+#include "lib/compiler.h"
+#include "lib/log.h"
+
+/* ---- the "iscsi" section: one row per struct iscsi_settings field ---- */
+enum cfg_field_kind { CFG_F_BOOL, CFG_F_U16, CFG_F_U32 };
+
+struct cfg_iscsi_field {
+	const char *name;
+	size_t off;
+	enum cfg_field_kind kind;
+	uint32_t min, max;
+};
+
+#define ISF(name_, member_, kind_, min_, max_)                                                     \
+	{                                                                                          \
+		.name = (name_), .off = offsetof(struct iscsi_settings, member_), .kind = (kind_), \
+		.min = (min_), .max = (max_)                                                       \
+	}
+
+/* Ranges: RFC 7143 section 13 for the negotiated keys; our own bounds for
+ * the rest (docs/config.md). The index of a row is its bit in iscsi_set. */
+static const struct cfg_iscsi_field cfg_iscsi_fields[] = {
+    ISF("max_recv_data_segment_length", max_recv_data_segment_length, CFG_F_U32, 512,
+	16777215),							     /* 13.12 */
+    ISF("max_burst_length", max_burst_length, CFG_F_U32, 512, 16777215),     /* 13.13 */
+    ISF("first_burst_length", first_burst_length, CFG_F_U32, 512, 16777215), /* 13.14 */
+    ISF("initial_r2t", initial_r2t, CFG_F_BOOL, 0, 1),			     /* 13.10 */
+    ISF("immediate_data", immediate_data, CFG_F_BOOL, 0, 1),		     /* 13.11 */
+    ISF("max_outstanding_r2t", max_outstanding_r2t, CFG_F_U16, 1, 65535),    /* 13.17 */
+    ISF("max_connections", max_connections, CFG_F_U16, 1, 65535),	     /* 13.2 */
+    ISF("header_digest", header_digest, CFG_F_BOOL, 0, 1),		     /* 13.1 */
+    ISF("data_digest", data_digest, CFG_F_BOOL, 0, 1),
+    ISF("default_time2wait", default_time2wait, CFG_F_U32, 0, 3600),	 /* 13.15 */
+    ISF("default_time2retain", default_time2retain, CFG_F_U32, 0, 3600), /* 13.16 */
+    ISF("nop_in_interval", nop_in_interval_s, CFG_F_U32, 0, 3600),
+    ISF("nop_in_timeout", nop_in_timeout_s, CFG_F_U32, 1, 3600),
+    ISF("login_timeout", login_timeout_s, CFG_F_U32, 1, 3600),
+    ISF("max_sessions", max_sessions, CFG_F_U32, 0, 1000000),
+    ISF("max_logins_in_progress", max_logins_in_progress, CFG_F_U32, 1, 65535),
+    ISF("queue_depth", queue_depth, CFG_F_U32, 1, 1024),
+};
+static_assert(ARRAY_SIZE(cfg_iscsi_fields) <= 32, "iscsi_set is a 32-bit mask");
+
+bool cfg_iscsi_is_set(const struct cfg *c, const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cfg_iscsi_fields); i++)
+		if (strcmp(cfg_iscsi_fields[i].name, name) == 0)
+			return (c->iscsi_set >> i) & 1;
+	return false;
+}
+
+/* ---- parse context: the JSON path of the value being read ---- */
+struct cfg_pctx {
+	struct cfg_err *err;
+	char path[CFG_ERR_PATH_MAX];
+};
+
+UT_PRINTF(2, 3) static int cfg_perr(struct cfg_pctx *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	memcpy(x->err->path, x->path, sizeof(x->err->path));
+	va_start(ap, fmt);
+	vsnprintf(x->err->msg, sizeof(x->err->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static size_t cfg_push_key(struct cfg_pctx *x, const char *key)
+{
+	size_t old = strlen(x->path);
+
+	cfg_path_key(x->path, sizeof(x->path), key, strlen(key));
+	return old;
+}
+
+static size_t cfg_push_idx(struct cfg_pctx *x, size_t i)
+{
+	size_t old = strlen(x->path);
+
+	cfg_path_index(x->path, sizeof(x->path), i);
+	return old;
+}
+
+static void cfg_pop(struct cfg_pctx *x, size_t old)
+{
+	x->path[old] = '\0';
+}
+
+/* Levenshtein distance, bounded inputs (field names). */
+static size_t cfg_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[65];
+
+	if (la > 64 || lb > 64)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = UT_MIN(row[j] + 1, row[j - 1] + 1);
+			best = UT_MIN(best, diag + (a[i - 1] != b[j - 1]));
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* Every key of obj must be in allowed[] (NULL-terminated). */
+static int cfg_check_keys(struct cfg_pctx *x, json_t *obj, const char *const *allowed)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(obj, key, v)
+	{
+		const char *near = NULL;
+		size_t best = 3;
+		bool ok = false;
+
+		for (size_t i = 0; allowed[i]; i++) {
+			if (strcmp(key, allowed[i]) == 0) {
+				ok = true;
+				break;
+			}
+			size_t d = cfg_edit_distance(key, allowed[i]);
+			if (d < best) {
+				best = d;
+				near = allowed[i];
+			}
+		}
+		if (ok)
+			continue;
+		cfg_push_key(x, key);
+		if (near)
+			return cfg_perr(x, "unknown field (did you mean \"%s\"?)", near);
+		return cfg_perr(x, "unknown field");
+	}
+	return 0;
+}
+
+static const char *cfg_type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	case JSON_NULL:
+		return "null";
+	}
+	return "a value";
+}
+
+/* Field lookups. Each pushes the key onto the path while it reads the value;
+ * an absent optional field leaves *out unchanged and returns 0. */
+static int cfg_get_bool(struct cfg_pctx *x, json_t *obj, const char *key, bool *out)
+{
+	json_t *v = json_object_get(obj, key);
+	size_t old;
+
+	if (!v)
+		return 0;
+	old = cfg_push_key(x, key);
+	if (!json_is_boolean(v))
+		return cfg_perr(x, "expected true or false, found %s", cfg_type_name(v));
+	*out = json_is_true(v);
+	cfg_pop(x, old);
+	return 0;
+}
+
+static int cfg_get_uint(struct cfg_pctx *x, json_t *obj, const char *key, bool required,
+			uint64_t min, uint64_t max, uint64_t *out, bool *present)
+{
+	json_t *v = json_object_get(obj, key);
+	size_t old = cfg_push_key(x, key);
+	json_int_t n;
+
+	if (!v) {
+		if (required)
+			return cfg_perr(x, "required field missing");
+		cfg_pop(x, old);
+		return 0;
+	}
+	if (!json_is_integer(v))
+		return cfg_perr(x, "expected an integer, found %s", cfg_type_name(v));
+	n = json_integer_value(v);
+	if (n < 0 || (uint64_t)n < min || (uint64_t)n > max)
+		return cfg_perr(x, "%lld out of range %llu..%llu", (long long)n,
+				(unsigned long long)min, (unsigned long long)max);
+	*out = (uint64_t)n;
+	if (present)
+		*present = true;
+	cfg_pop(x, old);
+	return 0;
+}
+
+static int cfg_get_str(struct cfg_pctx *x, json_t *obj, const char *key, bool required,
+		       size_t maxlen, char **out)
+{
+	json_t *v = json_object_get(obj, key);
+	size_t old = cfg_push_key(x, key), len;
+	char *s;
+
+	if (!v) {
+		if (required)
+			return cfg_perr(x, "required field missing");
+		cfg_pop(x, old);
+		return 0;
+	}
+	if (!json_is_string(v))
+		return cfg_perr(x, "expected a string, found %s", cfg_type_name(v));
+	len = json_string_length(v);
+	if (len == 0)
+		return cfg_perr(x, "must not be empty");
+	if (memchr(json_string_value(v), '\0', len))
+		return cfg_perr(x, "contains a NUL character");
+	if (len > maxlen)
+		return cfg_perr(x, "too long (%zu bytes, at most %zu)", len, maxlen);
+	s = malloc(len + 1);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, json_string_value(v), len);
+	s[len] = '\0';
+	free(*out);
+	*out = s;
+	cfg_pop(x, old);
+	return 0;
+}
+
+int cfg_parse_size(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0, mult = 1;
+	size_t i = 0;
+
+	if (len == 0 || s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i < len) {
+		switch (s[i]) {
+		case 'k':
+		case 'K':
+			mult = 1ull << 10;
+			break;
+		case 'm':
+		case 'M':
+			mult = 1ull << 20;
+			break;
+		case 'g':
+		case 'G':
+			mult = 1ull << 30;
+			break;
+		case 't':
+		case 'T':
+			mult = 1ull << 40;
+			break;
+		default:
+			return -EINVAL;
+		}
+		if (++i != len)
+			return -EINVAL;
+	}
+	if (v == 0 || v > UINT64_MAX / mult)
+		return -EINVAL;
+	*out = v * mult;
+	return 0;
+}
+
+void cfg_format_size(uint64_t v, char *buf, size_t size)
+{
+	static const struct {
+		char suffix;
+		unsigned shift;
+	} units[] = {
+	    {.suffix = 'T', .shift = 40},
+	    {.suffix = 'G', .shift = 30},
+	    {.suffix = 'M', .shift = 20},
+	    {.suffix = 'K', .shift = 10},
+	};
+
+	for (size_t i = 0; v && i < ARRAY_SIZE(units); i++) {
+		if ((v & ((1ull << units[i].shift) - 1)) == 0) {
+			snprintf(buf, size, "%llu%c", (unsigned long long)(v >> units[i].shift),
+				 units[i].suffix);
+			return;
+		}
+	}
+	snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+/* A size: an integer number of bytes or a string with a K/M/G/T suffix. */
+static int cfg_get_size(struct cfg_pctx *x, json_t *obj, const char *key, uint64_t *out)
+{
+	json_t *v = json_object_get(obj, key);
+	size_t old;
+
+	if (!v)
+		return 0;
+	old = cfg_push_key(x, key);
+	if (json_is_integer(v)) {
+		if (json_integer_value(v) <= 0)
+			return cfg_perr(x, "size must be positive");
+		*out = (uint64_t)json_integer_value(v);
+	} else if (json_is_string(v)) {
+		if (cfg_parse_size(json_string_value(v), json_string_length(v), out))
+			return cfg_perr(x,
+					"bad size \"%.32s\" (bytes, or a number with K, M, G "
+					"or T: powers of 1024)",
+					json_string_value(v));
+	} else {
+		return cfg_perr(x, "expected a size (integer or string), found %s",
+				cfg_type_name(v));
+	}
+	cfg_pop(x, old);
+	return 0;
+}
+
+/* The value at key must be absent or of the given type (object/array). */
+static json_t *cfg_get_typed(struct cfg_pctx *x, json_t *obj, const char *key, json_type type,
+			     int *rc)
+{
+	json_t *v = json_object_get(obj, key);
+	size_t old;
+
+	*rc = 0;
+	if (!v || json_typeof(v) == type)
+		return v;
+	old = cfg_push_key(x, key);
+	*rc = cfg_perr(x, "expected %s, found %s", type == JSON_ARRAY ? "an array" : "an object",
+		       cfg_type_name(v));
+	cfg_pop(x, old);
+	return NULL;
+}
+
+/* Allocate n zeroed elements (n may be 0). */
+static void *cfg_calloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+/* ---- sections ---- */
+static int cfg_parse_iscsi(struct cfg_pctx *x, json_t *o, struct cfg *c)
+{
+	const char *allowed[ARRAY_SIZE(cfg_iscsi_fields) + 1];
+	int rc;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cfg_iscsi_fields); i++)
+		allowed[i] = cfg_iscsi_fields[i].name;
+	allowed[ARRAY_SIZE(cfg_iscsi_fields)] = NULL;
+	rc = cfg_check_keys(x, o, allowed);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < ARRAY_SIZE(cfg_iscsi_fields); i++) {
+		const struct cfg_iscsi_field *f = &cfg_iscsi_fields[i];
+		char *p = (char *)&c->iscsi + f->off;
+		bool present = false;
+		uint64_t v = 0;
+
+		if (f->kind == CFG_F_BOOL) {
+			bool b;
+			if (!json_object_get(o, f->name))
+				continue;
+			rc = cfg_get_bool(x, o, f->name, &b);
+			if (rc)
+				return rc;
+			memcpy(p, &b, sizeof(b));
+		} else {
+			rc = cfg_get_uint(x, o, f->name, false, f->min, f->max, &v, &present);
+			if (rc)
+				return rc;
+			if (!present)
+				continue;
+			if (f->kind == CFG_F_U16) {
+				uint16_t w = (uint16_t)v;
+				memcpy(p, &w, sizeof(w));
+			} else {
+				uint32_t w = (uint32_t)v;
+				memcpy(p, &w, sizeof(w));
+			}
+		}
+		c->iscsi_set |= 1u << i;
+	}
+	return 0;
+}
+
+static int cfg_parse_backstore(struct cfg_pctx *x, json_t *o, struct cfg_backstore *b)
+{
+	static const char *const allowed[] = {
+	    "name",	  "type",   "path",	 "size",	"create", "read_only",
+	    "block_size", "thin",   "removable", "write_cache", "vendor", "product",
+	    "revision",	  "serial", "naa",	 NULL,
+	};
+	uint64_t v;
+	int rc;
+
+	cfg_backstore_defaults(b);
+	if ((rc = cfg_check_keys(x, o, allowed)) ||
+	    (rc = cfg_get_str(x, o, "name", true, CFG_BS_NAME_MAX, &b->name)) ||
+	    (rc = cfg_get_str(x, o, "type", true, 15, &b->type)) ||
+	    (rc = cfg_get_str(x, o, "path", false, CFG_PATH_MAX, &b->path)) ||
+	    (rc = cfg_get_size(x, o, "size", &b->size)) ||
+	    (rc = cfg_get_bool(x, o, "create", &b->create)) ||
+	    (rc = cfg_get_bool(x, o, "read_only", &b->read_only)) ||
+	    (rc = cfg_get_bool(x, o, "thin", &b->thin)) ||
+	    (rc = cfg_get_bool(x, o, "removable", &b->removable)) ||
+	    (rc = cfg_get_bool(x, o, "write_cache", &b->write_cache)) ||
+	    (rc = cfg_get_str(x, o, "vendor", false, CFG_VENDOR_MAX, &b->vendor)) ||
+	    (rc = cfg_get_str(x, o, "product", false, CFG_PRODUCT_MAX, &b->product)) ||
+	    (rc = cfg_get_str(x, o, "revision", false, CFG_REVISION_MAX, &b->revision)) ||
+	    (rc = cfg_get_str(x, o, "serial", false, CFG_SERIAL_MAX, &b->serial)) ||
+	    (rc = cfg_get_str(x, o, "naa", false, CFG_NAA_HEX, &b->naa)))
+		return rc;
+	v = b->block_size;
+	rc = cfg_get_uint(x, o, "block_size", false, 1, 65536, &v, NULL);
+	b->block_size = (uint32_t)v;
+	return rc;
+}
+
+static int cfg_parse_luns(struct cfg_pctx *x, json_t *arr, struct cfg_lun_list *l)
+{
+	static const char *const allowed[] = {"lun", "backstore", "read_only", NULL};
+	size_t i;
+	json_t *e;
+
+	l->v = cfg_calloc(json_array_size(arr), sizeof(*l->v));
+	if (!l->v)
+		return -ENOMEM;
+	json_array_foreach(arr, i, e)
+	{
+		struct cfg_lun *lun = &l->v[l->n++];
+		size_t old = cfg_push_idx(x, i);
+		uint64_t v = 0;
+		int rc;
+
+		if (!json_is_object(e))
+			return cfg_perr(x, "expected an object, found %s", cfg_type_name(e));
+		if ((rc = cfg_check_keys(x, e, allowed)) ||
+		    (rc = cfg_get_uint(x, e, "lun", true, 0, CFG_MAX_LUN, &v, NULL)) ||
+		    (rc = cfg_get_str(x, e, "backstore", true, CFG_BS_NAME_MAX, &lun->backstore)) ||
+		    (rc = cfg_get_bool(x, e, "read_only", &lun->read_only)))
+			return rc;
+		lun->lun = (uint32_t)v;
+		cfg_pop(x, old);
+	}
+	return 0;
+}
+
+static int cfg_parse_tpg(struct cfg_pctx *x, json_t *o, struct cfg_portal_group *g)
+{
+	static const char *const allowed[] = {"tag", "portals", "rel_port_id", NULL};
+	uint64_t tag = 0, rpi = 0;
+	json_t *arr, *e;
+	size_t i, old;
+	int rc;
+
+	if ((rc = cfg_check_keys(x, o, allowed)) ||
+	    (rc = cfg_get_uint(x, o, "tag", true, 1, 65535, &tag, NULL)) ||
+	    (rc = cfg_get_uint(x, o, "rel_port_id", false, 1, 65535, &rpi, NULL)))
+		return rc;
+	g->tag = (uint16_t)tag;
+	g->rel_port_id = (uint16_t)rpi;
+	arr = cfg_get_typed(x, o, "portals", JSON_ARRAY, &rc);
+	if (rc)
+		return rc;
+	old = cfg_push_key(x, "portals");
+	if (!arr)
+		return cfg_perr(x, "required field missing");
+	g->portals = cfg_calloc(json_array_size(arr), sizeof(*g->portals));
+	if (!g->portals)
+		return -ENOMEM;
+	json_array_foreach(arr, i, e)
+	{
+		size_t o2 = cfg_push_idx(x, i);
+		size_t len;
+
+		if (!json_is_string(e))
+			return cfg_perr(x, "expected a string \"address:port\", found %s",
+					cfg_type_name(e));
+		len = json_string_length(e);
+		if (len == 0 || len > 64 || memchr(json_string_value(e), '\0', len))
+			return cfg_perr(x, "bad portal address");
+		g->portals[g->nportals] = strndup(json_string_value(e), len);
+		if (!g->portals[g->nportals])
+			return -ENOMEM;
+		g->nportals++;
+		cfg_pop(x, o2);
+	}
+	cfg_pop(x, old);
+	return 0;
+}
+
+static int cfg_parse_target(struct cfg_pctx *x, json_t *o, struct cfg_target *t)
+{
+	static const char *const allowed[] = {
+	    "name", "alias", "portal_groups", "luns", "acls", "demo_mode", NULL,
+	};
+	static const char *const acl_allowed[] = {"initiator", "luns", NULL};
+	static const char *const demo_allowed[] = {"enabled", "read_only", NULL};
+	json_t *arr, *e, *demo;
+	size_t i, old;
+	int rc;
+
+	if ((rc = cfg_check_keys(x, o, allowed)) ||
+	    (rc = cfg_get_str(x, o, "name", true, CFG_ISCSI_NAME_MAX, &t->name)) ||
+	    (rc = cfg_get_str(x, o, "alias", false, CFG_ALIAS_MAX, &t->alias)))
+		return rc;
+
+	arr = cfg_get_typed(x, o, "portal_groups", JSON_ARRAY, &rc);
+	if (rc)
+		return rc;
+	if (arr) {
+		old = cfg_push_key(x, "portal_groups");
+		t->tpgs = cfg_calloc(json_array_size(arr), sizeof(*t->tpgs));
+		if (!t->tpgs)
+			return -ENOMEM;
+		json_array_foreach(arr, i, e)
+		{
+			size_t o2 = cfg_push_idx(x, i);
+			if (!json_is_object(e))
+				return cfg_perr(x, "expected an object, found %s",
+						cfg_type_name(e));
+			rc = cfg_parse_tpg(x, e, &t->tpgs[t->ntpgs++]);
+			if (rc)
+				return rc;
+			cfg_pop(x, o2);
+		}
+		cfg_pop(x, old);
+	}
+
+	arr = cfg_get_typed(x, o, "luns", JSON_ARRAY, &rc);
+	if (rc)
+		return rc;
+	if (arr) {
+		old = cfg_push_key(x, "luns");
+		if ((rc = cfg_parse_luns(x, arr, &t->luns)))
+			return rc;
+		cfg_pop(x, old);
+	}
+
+	arr = cfg_get_typed(x, o, "acls", JSON_ARRAY, &rc);
+	if (rc)
+		return rc;
+	if (arr) {
+		old = cfg_push_key(x, "acls");
+		t->acls = cfg_calloc(json_array_size(arr), sizeof(*t->acls));
+		if (!t->acls)
+			return -ENOMEM;
+		json_array_foreach(arr, i, e)
+		{
+			struct cfg_acl *a = &t->acls[t->nacls++];
+			size_t o2 = cfg_push_idx(x, i);
+			json_t *luns;
+
+			if (!json_is_object(e))
+				return cfg_perr(x, "expected an object, found %s",
+						cfg_type_name(e));
+			if ((rc = cfg_check_keys(x, e, acl_allowed)) ||
+			    (rc = cfg_get_str(x, e, "initiator", true, CFG_ISCSI_NAME_MAX,
+					      &a->initiator)))
+				return rc;
+			luns = cfg_get_typed(x, e, "luns", JSON_ARRAY, &rc);
+			if (rc)
+				return rc;
+			if (luns) {
+				size_t o3 = cfg_push_key(x, "luns");
+				a->has_luns = true;
+				if ((rc = cfg_parse_luns(x, luns, &a->luns)))
+					return rc;
+				cfg_pop(x, o3);
+			}
+			cfg_pop(x, o2);
+		}
+		cfg_pop(x, old);
+	}
+
+	demo = cfg_get_typed(x, o, "demo_mode", JSON_OBJECT, &rc);
+	if (rc)
+		return rc;
+	if (demo) {
+		old = cfg_push_key(x, "demo_mode");
+		if ((rc = cfg_check_keys(x, demo, demo_allowed)) ||
+		    (rc = cfg_get_bool(x, demo, "enabled", &t->demo)) ||
+		    (rc = cfg_get_bool(x, demo, "read_only", &t->demo_read_only)))
+			return rc;
+		cfg_pop(x, old);
+	}
+	return 0;
+}
+
+static int cfg_parse_root(struct cfg_pctx *x, json_t *root, struct cfg *c)
+{
+	static const char *const allowed[] = {
+	    "version", "state_dir", "log_level", "iscsi", "backstores", "targets", NULL,
+	};
+	json_t *o, *e;
+	uint64_t version = 0;
+	size_t i, old;
+	int rc;
+
+	if (!json_is_object(root))
+		return cfg_perr(x, "the config must be a JSON object, found %s",
+				cfg_type_name(root));
+	if ((rc = cfg_check_keys(x, root, allowed)) ||
+	    (rc = cfg_get_uint(x, root, "version", true, 0, INT32_MAX, &version, NULL)))
+		return rc;
+	if (version != CFG_VERSION) {
+		old = cfg_push_key(x, "version");
+		return cfg_perr(x, "unsupported version %llu (this utargetd reads version %d)",
+				(unsigned long long)version, CFG_VERSION);
+	}
+	c->version = (int)version;
+	if ((rc = cfg_get_str(x, root, "state_dir", false, CFG_PATH_MAX, &c->state_dir)) ||
+	    (rc = cfg_get_str(x, root, "log_level", false, 16, &c->log_level)))
+		return rc;
+	if (c->log_level && log_level_parse(c->log_level) < 0) {
+		cfg_push_key(x, "log_level");
+		return cfg_perr(x, "unknown level \"%s\" (err, warn, notice, info, debug)",
+				c->log_level);
+	}
+
+	o = cfg_get_typed(x, root, "iscsi", JSON_OBJECT, &rc);
+	if (rc)
+		return rc;
+	if (o) {
+		old = cfg_push_key(x, "iscsi");
+		if ((rc = cfg_parse_iscsi(x, o, c)))
+			return rc;
+		cfg_pop(x, old);
+	}
+
+	o = cfg_get_typed(x, root, "backstores", JSON_ARRAY, &rc);
+	if (rc)
+		return rc;
+	if (o) {
+		old = cfg_push_key(x, "backstores");
+		c->bs = cfg_calloc(json_array_size(o), sizeof(*c->bs));
+		if (!c->bs)
+			return -ENOMEM;
+		json_array_foreach(o, i, e)
+		{
+			size_t o2 = cfg_push_idx(x, i);
+			if (!json_is_object(e))
+				return cfg_perr(x, "expected an object, found %s",
+						cfg_type_name(e));
+			rc = cfg_parse_backstore(x, e, &c->bs[c->nbs++]);
+			if (rc)
+				return rc;
+			cfg_pop(x, o2);
+		}
+		cfg_pop(x, old);
+	}
+
+	o = cfg_get_typed(x, root, "targets", JSON_ARRAY, &rc);
+	if (rc)
+		return rc;
+	if (o) {
+		old = cfg_push_key(x, "targets");
+		c->targets = cfg_calloc(json_array_size(o), sizeof(*c->targets));
+		if (!c->targets)
+			return -ENOMEM;
+		json_array_foreach(o, i, e)
+		{
+			size_t o2 = cfg_push_idx(x, i);
+			if (!json_is_object(e))
+				return cfg_perr(x, "expected an object, found %s",
+						cfg_type_name(e));
+			rc = cfg_parse_target(x, e, &c->targets[c->ntargets++]);
+			if (rc)
+				return rc;
+			cfg_pop(x, o2);
+		}
+		cfg_pop(x, old);
+	}
+	return 0;
+}
+
+int cfg_parse(const char *text, size_t len, const struct iscsi_settings *defaults, struct cfg **out,
+	      struct cfg_err *err)
+{
+	struct cfg_pctx x = {.err = err};
+	json_error_t jerr;
+	struct cfg *c;
+	json_t *root;
+	int rc;
+
+	*err = (struct cfg_err){0};
+	*out = NULL;
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		err->line = jerr.line > 0 ? jerr.line : 0;
+		snprintf(err->msg, sizeof(err->msg), "%s", jerr.text);
+		return -EINVAL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		json_decref(root);
+		return -ENOMEM;
+	}
+	if (defaults)
+		c->iscsi = *defaults;
+	rc = cfg_parse_root(&x, root, c);
+	json_decref(root);
+	if (rc) {
+		if (rc == -ENOMEM)
+			snprintf(err->msg, sizeof(err->msg), "out of memory");
+		else
+			err->line = cfg_locate_line(text, len, err->path);
+		cfg_free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+/* ---- dump ---- */
+static int cfg_put(json_t *o, const char *key, json_t *v)
+{
+	return (v && json_object_set_new(o, key, v) == 0) ? 0 : -1;
+}
+
+static int cfg_put_str(json_t *o, const char *key, const char *s)
+{
+	return s ? cfg_put(o, key, json_string(s)) : 0;
+}
+
+static int cfg_put_size(json_t *o, const char *key, uint64_t v)
+{
+	char buf[32];
+
+	if (!v)
+		return 0;
+	cfg_format_size(v, buf, sizeof(buf));
+	if (buf[strlen(buf) - 1] >= '0' && buf[strlen(buf) - 1] <= '9' && v <= INT64_MAX)
+		return cfg_put(o, key, json_integer((json_int_t)v));
+	return cfg_put(o, key, json_string(buf));
+}
+
+static json_t *cfg_dump_luns(const struct cfg_lun_list *l)
+{
+	json_t *arr = json_array();
+	int bad = !arr;
+
+	for (size_t i = 0; !bad && i < l->n; i++) {
+		json_t *o = json_object();
+		bad |= !o;
+		if (bad)
+			break;
+		bad |= cfg_put(o, "lun", json_integer(l->v[i].lun));
+		bad |= cfg_put_str(o, "backstore", l->v[i].backstore);
+		bad |= cfg_put(o, "read_only", json_boolean(l->v[i].read_only));
+		bad |= json_array_append_new(arr, o);
+	}
+	if (bad) {
+		json_decref(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+static json_t *cfg_dump_backstore(const struct cfg_backstore *b)
+{
+	json_t *o = json_object();
+	int bad = !o;
+
+	if (bad)
+		return NULL;
+	bad |= cfg_put_str(o, "name", b->name);
+	bad |= cfg_put_str(o, "type", b->type);
+	bad |= cfg_put_str(o, "path", b->path);
+	bad |= cfg_put_size(o, "size", b->size);
+	bad |= cfg_put(o, "create", json_boolean(b->create));
+	bad |= cfg_put(o, "read_only", json_boolean(b->read_only));
+	bad |= cfg_put(o, "block_size", json_integer(b->block_size));
+	bad |= cfg_put(o, "thin", json_boolean(b->thin));
+	bad |= cfg_put(o, "removable", json_boolean(b->removable));
+	bad |= cfg_put(o, "write_cache", json_boolean(b->write_cache));
+	bad |= cfg_put_str(o, "vendor", b->vendor);
+	bad |= cfg_put_str(o, "product", b->product);
+	bad |= cfg_put_str(o, "revision", b->revision);
+	bad |= cfg_put_str(o, "serial", b->serial);
+	bad |= cfg_put_str(o, "naa", b->naa);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *cfg_dump_target(const struct cfg_target *t)
+{
+	json_t *o = json_object(), *tpgs = json_array(), *acls = json_array(),
+	       *demo = json_object();
+	int bad = !o || !tpgs || !acls || !demo;
+
+	for (size_t i = 0; !bad && i < t->ntpgs; i++) {
+		const struct cfg_portal_group *g = &t->tpgs[i];
+		json_t *go = json_object(), *portals = json_array();
+		bad |= !go || !portals;
+		for (size_t j = 0; !bad && j < g->nportals; j++)
+			bad |= json_array_append_new(portals, json_string(g->portals[j]));
+		if (bad) {
+			json_decref(go);
+			json_decref(portals);
+			break;
+		}
+		bad |= cfg_put(go, "tag", json_integer(g->tag));
+		if (g->rel_port_id)
+			bad |= cfg_put(go, "rel_port_id", json_integer(g->rel_port_id));
+		bad |= cfg_put(go, "portals", portals);
+		bad |= json_array_append_new(tpgs, go);
+	}
+	for (size_t i = 0; !bad && i < t->nacls; i++) {
+		json_t *ao = json_object();
+		bad |= !ao;
+		if (bad)
+			break;
+		bad |= cfg_put_str(ao, "initiator", t->acls[i].initiator);
+		if (t->acls[i].has_luns)
+			bad |= cfg_put(ao, "luns", cfg_dump_luns(&t->acls[i].luns));
+		bad |= json_array_append_new(acls, ao);
+	}
+	if (!bad) {
+		bad |= cfg_put(demo, "enabled", json_boolean(t->demo));
+		bad |= cfg_put(demo, "read_only", json_boolean(t->demo_read_only));
+		bad |= cfg_put_str(o, "name", t->name);
+		bad |= cfg_put_str(o, "alias", t->alias);
+		bad |= cfg_put(o, "portal_groups", tpgs);
+		tpgs = NULL;
+		bad |= cfg_put(o, "luns", cfg_dump_luns(&t->luns));
+		bad |= cfg_put(o, "acls", acls);
+		acls = NULL;
+		bad |= cfg_put(o, "demo_mode", demo);
+		demo = NULL;
+	}
+	json_decref(tpgs);
+	json_decref(acls);
+	json_decref(demo);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+char *cfg_dump(const struct cfg *c)
+{
+	json_t *root = json_object(), *iscsi = json_object(), *bs = json_array(),
+	       *targets = json_array();
+	int bad = !root || !iscsi || !bs || !targets;
+	char *text = NULL, *out = NULL;
+
+	for (size_t i = 0; !bad && i < ARRAY_SIZE(cfg_iscsi_fields); i++) {
+		const struct cfg_iscsi_field *f = &cfg_iscsi_fields[i];
+		const char *p = (const char *)&c->iscsi + f->off;
+
+		if (!(c->iscsi_set & (1u << i)))
+			continue;
+		if (f->kind == CFG_F_BOOL) {
+			bool b;
+			memcpy(&b, p, sizeof(b));
+			bad |= cfg_put(iscsi, f->name, json_boolean(b));
+		} else if (f->kind == CFG_F_U16) {
+			uint16_t w;
+			memcpy(&w, p, sizeof(w));
+			bad |= cfg_put(iscsi, f->name, json_integer(w));
+		} else {
+			uint32_t w;
+			memcpy(&w, p, sizeof(w));
+			bad |= cfg_put(iscsi, f->name, json_integer(w));
+		}
+	}
+	for (size_t i = 0; !bad && i < c->nbs; i++)
+		bad |= json_array_append_new(bs, cfg_dump_backstore(&c->bs[i]));
+	for (size_t i = 0; !bad && i < c->ntargets; i++)
+		bad |= json_array_append_new(targets, cfg_dump_target(&c->targets[i]));
+	if (!bad) {
+		bad |= cfg_put(root, "version", json_integer(c->version));
+		bad |= cfg_put_str(root, "state_dir", c->state_dir);
+		bad |= cfg_put_str(root, "log_level", c->log_level);
+		if (c->iscsi_set)
+			bad |= cfg_put(root, "iscsi", iscsi);
+		else
+			json_decref(iscsi);
+		iscsi = NULL;
+		bad |= cfg_put(root, "backstores", bs);
+		bs = NULL;
+		bad |= cfg_put(root, "targets", targets);
+		targets = NULL;
+	}
+	json_decref(iscsi);
+	json_decref(bs);
+	json_decref(targets);
+	if (!bad)
+		text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(root);
+	if (text) {
+		size_t n = strlen(text);
+		out = malloc(n + 2);
+		if (out) {
+			memcpy(out, text, n);
+			out[n] = '\n';
+			out[n + 1] = '\0';
+		}
+		free(text);
+	}
+	return out;
+}

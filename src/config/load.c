@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* load.c: a config file -> a verified tree, and the error line
+ * "FILE:LINE: PATH: MESSAGE" the daemon prints for the first problem. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/config.h"
+#include "lib/compiler.h"
+
+/* The whole file, NUL-terminated (the NUL is not counted in *len). */
+static int cfg_read_file(const char *file, char **text, size_t *len)
+{
+	struct stat st;
+	size_t n = 0, cap;
+	char *buf;
+	int fd, rc;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	if (st.st_size > (off_t)CFG_FILE_MAX) {
+		close(fd);
+		return -EFBIG;
+	}
+	/* st_size is a hint (the file may change while read) */
+	cap = (size_t)st.st_size + 4096;
+	buf = malloc(cap + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			char *nb;
+			if (cap > CFG_FILE_MAX) {
+				free(buf);
+				close(fd);
+				return -EFBIG;
+			}
+			cap *= 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = -errno;
+			free(buf);
+			close(fd);
+			return rc;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > CFG_FILE_MAX) {
+		free(buf);
+		close(fd);
+		return -EFBIG;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+UT_PRINTF(2, 3) static void cfg_lmsg(struct cfg_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+static void cfg_file_err(struct cfg_err *err, int rc)
+{
+	*err = (struct cfg_err){0};
+	if (rc == -EFBIG)
+		cfg_lmsg(err, "larger than %u MiB", CFG_FILE_MAX >> 20);
+	else
+		cfg_lmsg(err, "%s", strerror(-rc));
+}
+
+int cfg_load(const char *file, const struct iscsi_settings *iscsi_defaults, struct cfg **out,
+	     struct cfg_err *err)
+{
+	struct cfg *c;
+	size_t len;
+	char *text;
+	int rc;
+
+	*out = NULL;
+	rc = cfg_read_file(file, &text, &len);
+	if (rc) {
+		cfg_file_err(err, rc);
+		return rc;
+	}
+	rc = cfg_parse(text, len, iscsi_defaults, &c, err);
+	if (rc == 0) {
+		rc = cfg_verify(c, err);
+		if (rc) {
+			err->line = cfg_locate_line(text, len, err->path);
+			cfg_free(c);
+		} else {
+			*out = c;
+		}
+	}
+	free(text);
+	return rc;
+}
+
+void cfg_err_locate(struct cfg_err *err, const char *file)
+{
+	size_t len;
+	char *text;
+
+	if (err->path[0] == '\0' || cfg_read_file(file, &text, &len))
+		return;
+	err->line = cfg_locate_line(text, len, err->path);
+	free(text);
+}
+
+int cfg_check_files(const struct cfg *c, struct cfg_err *err)
+{
+	char path[CFG_FULL_PATH_MAX], state[CFG_FULL_PATH_MAX];
+	struct stat st;
+
+	*err = (struct cfg_err){0};
+	if (cfg_state_dir_path(c, state, sizeof(state))) {
+		snprintf(err->path, sizeof(err->path), "state_dir");
+		cfg_lmsg(err, "path too long");
+		return -ENAMETOOLONG;
+	}
+	for (size_t i = 0; i < c->nbs; i++) {
+		const struct cfg_backstore *b = &c->bs[i];
+		int rc;
+
+		if (!b->path)
+			continue;
+		snprintf(err->path, sizeof(err->path), "backstores[%zu].path", i);
+		rc = cfg_bs_path(c, b, path, sizeof(path));
+		if (rc) {
+			cfg_lmsg(err, "path too long");
+			return rc;
+		}
+		if (stat(path, &st) == 0) {
+			if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+				cfg_lmsg(err, "%s: not a regular file or block device", path);
+				return -EINVAL;
+			}
+			continue;
+		}
+		rc = -errno;
+		if (rc != -ENOENT || !b->create) {
+			cfg_lmsg(err, "%s: %s", path, strerror(-rc));
+			return rc;
+		}
+		/* to be created: its directory must exist (or be the state
+		 * directory, which cfg_apply() creates) */
+		char *slash = strrchr(path, '/');
+		if (slash && slash != path) {
+			*slash = '\0';
+			if (strcmp(path, state) != 0 &&
+			    (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))) {
+				cfg_lmsg(err, "%s: no such directory to create the file in", path);
+				return -ENOENT;
+			}
+		}
+	}
+	*err = (struct cfg_err){0};
+	return 0;
+}
+
+void cfg_err_format(const struct cfg_err *err, const char *file, char *buf, size_t size)
+{
+	char where[64] = "";
+
+	if (err->line > 0)
+		snprintf(where, sizeof(where), ":%d", err->line);
+	if (err->path[0])
+		snprintf(buf, size, "%s%s: %s: %s", file, where, err->path, err->msg);
+	else
+		snprintf(buf, size, "%s%s: %s", file, where, err->msg);
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* model.h: the configuration as a plain tree (docs/config.md).
+ *
+ * Life of a config: text -> cfg_parse() (json.c: JSON syntax, types, known
+ * fields) -> cfg_verify() (verify.c: names, references, ranges, uniqueness)
+ * -> cfg_apply() (apply.c: back-stores, logical units, targets, portals).
+ * cfg_dump() (json.c) writes the tree back with sorted keys; parse(dump(c))
+ * yields the same tree, so the daemon can rewrite the file after a change.
+ *
+ * Every string in the tree is owned by it (malloc'ed, NUL-terminated, no
+ * embedded NUL); cfg_free() releases the whole tree. Optional strings are
+ * NULL when absent. Scalars always hold their value (the default when the
+ * field was absent).
+ */
+#ifndef UT_CONFIG_MODEL_H
+#define UT_CONFIG_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric/iscsi/iscsi.h"
+
+#define CFG_VERSION 1
+
+/* Lengths of names and identity fields (bytes, without the NUL). */
+#define CFG_BS_NAME_MAX	   63	  /* fits struct bs_dev.name */
+#define CFG_ISCSI_NAME_MAX 223	  /* RFC 7143 4.2.7.1 */
+#define CFG_ALIAS_MAX	   255	  /* RFC 7143 13.6: TargetAlias */
+#define CFG_VENDOR_MAX	   8	  /* SPC-4 6.6.2: T10 VENDOR IDENTIFICATION */
+#define CFG_PRODUCT_MAX	   16	  /* PRODUCT IDENTIFICATION */
+#define CFG_REVISION_MAX   4	  /* PRODUCT REVISION LEVEL */
+#define CFG_SERIAL_MAX	   32	  /* VPD 80h, as kept in struct scsi_lu_attrs */
+#define CFG_NAA_HEX	   32	  /* NAA 6h IEEE Registered Extended: 16 bytes */
+#define CFG_MAX_LUN	   16383u /* single level LUN, flat space addressing */
+#define CFG_PATH_MAX	   4096	  /* a path as written */
+#define CFG_FULL_PATH_MAX  4096	  /* a path as opened (PATH_MAX) */
+
+/* One back-store and the logical unit built over it. */
+struct cfg_backstore {
+	char *name;	/* unique; [A-Za-z0-9_.:-], 1..CFG_BS_NAME_MAX */
+	char *type;	/* "file", "ram", "null" */
+	char *path;	/* file: as written (relative: against state_dir) */
+	uint64_t size;	/* bytes; 0 = not given (file: the file's size) */
+	bool create;	/* file: create a sparse file of `size` if missing */
+	bool read_only; /* opened read-only; the medium is write protected */
+	uint32_t block_size;
+	bool thin;	/* logical block provisioning (UNMAP, LBPRZ) */
+	bool removable; /* RMB: PREVENT ALLOW MEDIUM REMOVAL, eject */
+	bool write_cache;
+	/* identity: NULL = default (cfg_default_identity()) */
+	char *vendor;
+	char *product;
+	char *revision;
+	char *serial;
+	char *naa; /* 32 hex digits, first digit 6 */
+};
+
+struct cfg_lun {
+	uint32_t lun;	 /* 0..CFG_MAX_LUN */
+	char *backstore; /* a cfg_backstore name */
+	bool read_only;	 /* write protect this mapping only */
+};
+
+struct cfg_lun_list {
+	struct cfg_lun *v;
+	size_t n;
+};
+
+struct cfg_acl {
+	char *initiator;	  /* iSCSI name of the initiator */
+	bool has_luns;		  /* false: the target's luns */
+	struct cfg_lun_list luns; /* own LUN map when has_luns */
+};
+
+struct cfg_portal_group {
+	uint16_t tag;	      /* TPGT, 1..65535, unique per target */
+	uint16_t rel_port_id; /* 0 = assigned (cfg_assign_port_ids) */
+	char **portals;	      /* "a.b.c.d:port" or "[v6]:port" */
+	size_t nportals;
+};
+
+struct cfg_target {
+	char *name;  /* iqn., eui. or naa. name (RFC 7143 4.2.7) */
+	char *alias; /* optional TargetAlias */
+	struct cfg_portal_group *tpgs;
+	size_t ntpgs;
+	struct cfg_lun_list luns;
+	struct cfg_acl *acls;
+	size_t nacls;
+	bool demo;	     /* demo_mode.enabled: admit any initiator */
+	bool demo_read_only; /* demo_mode.read_only: demo initiators get a write protected view */
+};
+
+struct cfg {
+	int version;
+	char *state_dir;	     /* as written; NULL = "." */
+	char *log_level;	     /* NULL = not set */
+	struct iscsi_settings iscsi; /* effective: defaults + the "iscsi" section */
+	uint32_t iscsi_set;	     /* bit i: the i-th iscsi field was in the file */
+	struct cfg_backstore *bs;
+	size_t nbs;
+	struct cfg_target *targets;
+	size_t ntargets;
+};
+
+/* A config error: where (file line, JSON path) and what. line 0 = unknown;
+ * path "" = the whole document. */
+#define CFG_ERR_PATH_MAX 256
+#define CFG_ERR_MSG_MAX	 512
+struct cfg_err {
+	int line;
+	char path[CFG_ERR_PATH_MAX]; /* e.g. "targets[0].luns[1].backstore" */
+	char msg[CFG_ERR_MSG_MAX];
+};
+
+/* Defaults of a back-store before its fields are read. */
+void cfg_backstore_defaults(struct cfg_backstore *b);
+void cfg_free(struct cfg *c);
+
+/* ---- model.c ---- */
+/* Where a file back-store lives: path if absolute, else state_dir/path
+ * (state_dir relative to the current directory, "." when absent), made
+ * absolute. 0 or -ENAMETOOLONG / -errno (getcwd). */
+int cfg_bs_path(const struct cfg *c, const struct cfg_backstore *b, char *buf, size_t size);
+/* The state directory, absolute (as cfg_bs_path()). */
+int cfg_state_dir_path(const struct cfg *c, char *buf, size_t size);
+
+/* ---- json.c ---- */
+/* Parse text (len bytes, need not be NUL-terminated) into a new tree: JSON
+ * syntax, field types and ranges, unknown fields. iscsi_defaults (NULL:
+ * zeroes) fill the settings the file leaves out. 0, or -EINVAL with *err set
+ * (err->line from the JSON parser or from cfg_locate_line()), or -ENOMEM. */
+int cfg_parse(const char *text, size_t len, const struct iscsi_settings *iscsi_defaults,
+	      struct cfg **out, struct cfg_err *err);
+/* The tree as JSON text (indent 2, sorted keys, trailing newline); malloc'ed,
+ * NULL on allocation failure. */
+char *cfg_dump(const struct cfg *c);
+/* Whether the "iscsi" section set the named field. */
+bool cfg_iscsi_is_set(const struct cfg *c, const char *name);
+/* "4096", "64K", "1G", "2T" (powers of 1024, case-insensitive suffix) ->
+ * bytes. 0 or -EINVAL (syntax, zero, overflow). */
+int cfg_parse_size(const char *s, size_t len, uint64_t *out);
+/* Bytes as the shortest exact form: "1G", "64K", "1000". */
+void cfg_format_size(uint64_t v, char *buf, size_t size);
+
+/* ---- locate.c ---- */
+/* Line (1-based) of the member or element `path` names in the JSON text
+ * (the key's line for an object member), or of its deepest existing
+ * ancestor; 0 when the text cannot be scanned. path syntax: members ".key"
+ * (or ["key"] with JSON escapes for keys outside [A-Za-z0-9_-]), elements
+ * "[n]", e.g. "targets[0].luns[1].backstore"; the leading "." is optional. */
+int cfg_locate_line(const char *text, size_t len, const char *path);
+/* Append one member to a path (in the form cfg_locate_line() reads). */
+void cfg_path_key(char *path, size_t size, const char *key, size_t keylen);
+void cfg_path_index(char *path, size_t size, size_t idx);
+
+/* ---- verify.c ---- */
+/* Check the whole tree (names, syntax of portals and iSCSI names, sizes,
+ * references, uniqueness). 0 or -EINVAL with err->path and err->msg set
+ * (err->line left 0: cfg_load() locates it). */
+int cfg_verify(const struct cfg *c, struct cfg_err *err);
+/* Relative target port identifiers, one per portal group in file order
+ * (targets in order, then their portal groups in order): an explicit
+ * rel_port_id is kept; the others get the smallest identifier not yet taken,
+ * in that order. ids[] has one slot per portal group of the whole config.
+ * 0, or -EINVAL when the explicit ones collide or 65535 are exhausted. */
+int cfg_assign_port_ids(const struct cfg *c, uint16_t *ids, size_t nids);
+size_t cfg_count_portal_groups(const struct cfg *c);
+/* RFC 7143 4.2.7: iqn./eui./naa. name syntax (lowercase normalized form). */
+bool cfg_iscsi_name_valid(const char *name, const char **why);
+/* "a.b.c.d:port" or "[v6]:port" (port 1..65535). */
+bool cfg_portal_valid(const char *addr, const char **why);
+/* A back-store's effective identity: the configured fields, else defaults
+ * (serial and NAA derived from the back-store name: stable across restarts).
+ * Buffers: vendor[9] product[17] revision[5] serial[33] naa[16]. */
+void cfg_default_identity(const struct cfg_backstore *b, char vendor[9], char product[17],
+			  char revision[5], char serial[33], uint8_t naa[16]);
+int cfg_parse_naa(const char *hex, uint8_t naa[16]);
+
+#endif

@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* main.c: utargetd, the utarget daemon.
+ *
+ * Start-up (nothing is announced before every step has succeeded; on any
+ * failure what was built is undone and the exit status is 1):
+ *   options -> load + verify the whole config (one error line naming the
+ *   file, the line and the field) -> [detach] -> block signals ->
+ *   reactor_pool_start -> scsi_core_init -> iscsi_init -> cfg_apply (every
+ *   back-store opened, every listener bound) -> "utargetd ready: ..." (and
+ *   READY=1 to $NOTIFY_SOCKET) -> reactor_pool_run.
+ * SIGINT/SIGTERM: graceful stop (iscsi_shutdown, back-stores closed, exit 0).
+ * SIGHUP: reload is not implemented yet; the daemon says so and keeps
+ * running unchanged. SIGPIPE is ignored (peer resets surface as EPIPE).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config/config.h"
+#include "fabric/iscsi/iscsi.h"
+#include "lib/compiler.h"
+#include "lib/log.h"
+#include "lib/reactor.h"
+#include "scsi/scsi.h"
+
+#ifndef UTARGET_VERSION
+#define UTARGET_VERSION "unknown"
+#endif
+
+#define UTD_DEFAULT_CONFIG "/etc/utarget/utarget.json"
+#define UTD_MAX_LISTEN	   16
+#define UTD_MAX_THREADS	   256
+
+struct utd_opts {
+	const char *config;
+	bool foreground;
+	bool check;
+	int log_level; /* -1: from the config, else notice */
+	unsigned threads;
+	const char *log_file;
+	const char *listen[UTD_MAX_LISTEN];
+	size_t nlisten;
+};
+
+enum utd_parse_result { UTD_RUN = 0, UTD_EXIT_OK = 1, UTD_EXIT_ERR = 2 };
+
+static void utd_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: utargetd [options]\n"
+		"A user-space SCSI target (iSCSI).\n\n"
+		"  -c, --config FILE      configuration file (default " UTD_DEFAULT_CONFIG ")\n"
+		"  -f, --foreground       stay in the foreground, log to stderr\n"
+		"      --listen ADDR:PORT listen here instead of the portals of every portal\n"
+		"                         group in the config (repeatable; IPv4 a.b.c.d:port,\n"
+		"                         IPv6 [addr]:port)\n"
+		"      --log-level LEVEL  err, warn, notice, info or debug (default: the\n"
+		"                         config's log_level, else notice)\n"
+		"      --log-file FILE    without -f: append the log to FILE (default: discarded)\n"
+		"      --threads N        reactor threads (default: online CPUs)\n"
+		"      --check            validate the configuration and exit (0 valid, 1 not)\n"
+		"  -h, --help             this text\n"
+		"  -V, --version          the version\n");
+}
+
+static unsigned utd_default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		return 1;
+	return n > UTD_MAX_THREADS ? UTD_MAX_THREADS : (unsigned)n;
+}
+
+/* Options -> o. Errors are one line on errf. */
+static enum utd_parse_result utd_parse_args(int argc, char **argv, struct utd_opts *o, FILE *errf)
+{
+	enum { OPT_LISTEN = 256, OPT_LOG_LEVEL, OPT_LOG_FILE, OPT_THREADS, OPT_CHECK };
+	static const struct option longopts[] = {
+	    {.name = "config", .has_arg = required_argument, .val = 'c'},
+	    {.name = "foreground", .has_arg = no_argument, .val = 'f'},
+	    {.name = "listen", .has_arg = required_argument, .val = OPT_LISTEN},
+	    {.name = "log-level", .has_arg = required_argument, .val = OPT_LOG_LEVEL},
+	    {.name = "log-file", .has_arg = required_argument, .val = OPT_LOG_FILE},
+	    {.name = "threads", .has_arg = required_argument, .val = OPT_THREADS},
+	    {.name = "check", .has_arg = no_argument, .val = OPT_CHECK},
+	    {.name = "help", .has_arg = no_argument, .val = 'h'},
+	    {.name = "version", .has_arg = no_argument, .val = 'V'},
+	    {0},
+	};
+	int ch;
+
+	*o = (struct utd_opts){
+	    .config = UTD_DEFAULT_CONFIG,
+	    .log_level = -1,
+	    .threads = utd_default_threads(),
+	};
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":c:fhV", longopts, NULL)) != -1) {
+		const char *why;
+		char *end;
+		unsigned long v;
+
+		switch (ch) {
+		case 'c':
+			o->config = optarg;
+			break;
+		case 'f':
+			o->foreground = true;
+			break;
+		case OPT_LISTEN:
+			if (!cfg_portal_valid(optarg, &why)) {
+				fprintf(errf, "utargetd: --listen %s: %s\n", optarg, why);
+				return UTD_EXIT_ERR;
+			}
+			if (o->nlisten == UTD_MAX_LISTEN) {
+				fprintf(errf, "utargetd: at most %d --listen addresses\n",
+					UTD_MAX_LISTEN);
+				return UTD_EXIT_ERR;
+			}
+			o->listen[o->nlisten++] = optarg;
+			break;
+		case OPT_LOG_LEVEL:
+			o->log_level = log_level_parse(optarg);
+			if (o->log_level < 0) {
+				fprintf(errf,
+					"utargetd: --log-level %s: use err, warn, notice, info "
+					"or debug\n",
+					optarg);
+				return UTD_EXIT_ERR;
+			}
+			break;
+		case OPT_LOG_FILE:
+			o->log_file = optarg;
+			break;
+		case OPT_THREADS:
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || v < 1 ||
+			    v > UTD_MAX_THREADS) {
+				fprintf(errf, "utargetd: --threads %s: a number from 1 to %d\n",
+					optarg, UTD_MAX_THREADS);
+				return UTD_EXIT_ERR;
+			}
+			o->threads = (unsigned)v;
+			break;
+		case OPT_CHECK:
+			o->check = true;
+			break;
+		case 'h':
+			utd_usage(stdout);
+			return UTD_EXIT_OK;
+		case 'V':
+			printf("utargetd " UTARGET_VERSION "\n");
+			return UTD_EXIT_OK;
+		case ':':
+			fprintf(errf, "utargetd: option %s needs an argument\n", argv[optind - 1]);
+			return UTD_EXIT_ERR;
+		default:
+			fprintf(errf, "utargetd: unknown option %s (see --help)\n",
+				argv[optind - 1]);
+			return UTD_EXIT_ERR;
+		}
+	}
+	if (optind < argc) {
+		fprintf(errf, "utargetd: unexpected argument %s (see --help)\n", argv[optind]);
+		return UTD_EXIT_ERR;
+	}
+	return UTD_RUN;
+}
+
+/* ---- readiness: sd_notify protocol and the detached parent ---- */
+
+/* systemd's notify protocol: one datagram to $NOTIFY_SOCKET (a path, or an
+ * abstract name written with a leading '@'). Best effort. */
+static void utd_sd_notify(const char *state)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	size_t len;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@'))
+		return;
+	len = strlen(path);
+	if (len >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, len);
+	if (sa.sun_path[0] == '@')
+		sa.sun_path[0] = '\0';
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
+		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
+		log_debug("sd_notify %s: %s", state, strerror(errno));
+	close(fd);
+}
+
+/* Detach: the parent waits on a pipe until the child reports readiness
+ * (exit 0) or fails (exit 1), so "utargetd -c x" without -f still returns
+ * the start-up result. The child keeps stderr until it is ready, so start-up
+ * errors reach the terminal. Returns the write end of the pipe (child). */
+static int utd_detach(void)
+{
+	int p[2];
+	pid_t pid;
+	char c = 0;
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		fprintf(stderr, "utargetd: pipe: %s\n", strerror(errno));
+		exit(1);
+	}
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "utargetd: fork: %s\n", strerror(errno));
+		exit(1);
+	}
+	if (pid > 0) {
+		close(p[1]);
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		/* the intermediate child exits at once; reap it */
+		waitpid(pid, NULL, 0);
+		_exit(c == 'R' ? 0 : 1);
+	}
+	close(p[0]);
+	if (setsid() < 0)
+		_exit(1);
+	/* a second fork: not a session leader, never gets a controlling tty */
+	pid = fork();
+	if (pid < 0)
+		_exit(1);
+	if (pid > 0)
+		_exit(0);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		close(null);
+	}
+	return p[1];
+}
+
+/* Ready: tell the waiting parent, move the log where it belongs. */
+static void utd_detached_ready(int fd, const char *log_file)
+{
+	int out =
+	    open(log_file ? log_file : "/dev/null",
+		 log_file ? O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC : O_WRONLY | O_CLOEXEC, 0640);
+
+	if (out < 0) {
+		log_err("cannot open log file %s: %s; logging discarded", log_file,
+			strerror(errno));
+		out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	}
+	if (out >= 0) {
+		dup2(out, STDOUT_FILENO);
+		dup2(out, STDERR_FILENO);
+		close(out);
+	}
+	if (write(fd, "R", 1) != 1)
+		log_warn("cannot notify the parent process: %s", strerror(errno));
+	close(fd);
+}
+
+/* ---- signals, on reactor 0 ---- */
+struct utd_signals {
+	struct reactor_fd h;
+	int stop_signal;
+};
+
+static void utd_signal_cb(struct reactor_fd *h, uint32_t revents)
+{
+	struct utd_signals *s = container_of(h, struct utd_signals, h);
+	struct signalfd_siginfo si;
+
+	while (read(h->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGHUP:
+			log_notice("SIGHUP: reload is not supported yet; configuration unchanged");
+			break;
+		case SIGINT:
+		case SIGTERM:
+			if (s->stop_signal)
+				break;
+			s->stop_signal = (int)si.ssi_signo;
+			log_notice("%s: stopping", strsignal((int)si.ssi_signo));
+			utd_sd_notify("STOPPING=1");
+			iscsi_shutdown();
+			reactor_pool_stop();
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void utd_print_cfg_err(struct cfg_err *err, const char *file)
+{
+	char line[CFG_ERR_PATH_MAX + CFG_ERR_MSG_MAX + 4200];
+
+	cfg_err_format(err, file, line, sizeof(line));
+	fprintf(stderr, "utargetd: %s\n", line);
+}
+
+int main(int argc, char **argv)
+{
+	struct iscsi_settings defaults;
+	struct utd_signals sigs = {.stop_signal = 0};
+	struct cfg_overrides ov;
+	struct cfg_runtime *rt = NULL;
+	struct cfg_err err;
+	struct utd_opts o;
+	struct cfg *cfg = NULL;
+	char summary[1024];
+	int ready_fd = -1, sfd, rc;
+	sigset_t mask;
+
+	switch (utd_parse_args(argc, argv, &o, stderr)) {
+	case UTD_RUN:
+		break;
+	case UTD_EXIT_OK:
+		return 0;
+	case UTD_EXIT_ERR:
+		return 1;
+	}
+	if (o.log_level >= 0)
+		log_set_level(o.log_level);
+
+	iscsi_settings_default(&defaults);
+	rc = cfg_load(o.config, &defaults, &cfg, &err);
+	if (rc == 0) {
+		rc = cfg_check_files(cfg, &err);
+		if (rc)
+			cfg_err_locate(&err, o.config);
+	}
+	if (rc) {
+		utd_print_cfg_err(&err, o.config);
+		cfg_free(cfg);
+		return 1;
+	}
+	if (o.check) {
+		printf("utargetd: %s: configuration OK (%zu back-store%s, %zu target%s)\n",
+		       o.config, cfg->nbs, cfg->nbs == 1 ? "" : "s", cfg->ntargets,
+		       cfg->ntargets == 1 ? "" : "s");
+		cfg_free(cfg);
+		return 0;
+	}
+	if (o.log_level < 0 && cfg->log_level)
+		log_set_level(log_level_parse(cfg->log_level));
+
+	if (!o.foreground)
+		ready_fd = utd_detach();
+
+	/* Before any thread exists, so every thread inherits the mask and the
+	 * signals arrive only through the signalfd. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ||
+	    (sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+		log_err("signalfd: %s", strerror(errno));
+		cfg_free(cfg);
+		return 1;
+	}
+
+	rc = reactor_pool_start(o.threads);
+	if (rc) {
+		log_err("cannot start %u reactor threads: %s", o.threads, strerror(-rc));
+		close(sfd);
+		cfg_free(cfg);
+		return 1;
+	}
+	rc = scsi_core_init();
+	if (rc) {
+		log_err("scsi_core_init: %s", strerror(-rc));
+		goto fail_pool;
+	}
+	rc = iscsi_init(&cfg->iscsi);
+	if (rc) {
+		log_err("iscsi_init: %s", strerror(-rc));
+		goto fail_pool;
+	}
+	rc = reactor_fd_add(reactor_pool_get(0), &sigs.h, sfd, REACTOR_IN, utd_signal_cb);
+	if (rc) {
+		log_err("cannot watch signals: %s", strerror(-rc));
+		goto fail_iscsi;
+	}
+	ov = (struct cfg_overrides){.listen = o.listen, .nlisten = o.nlisten};
+	rc = cfg_apply(cfg, &ov, &rt, &err);
+	if (rc) {
+		cfg_err_locate(&err, o.config);
+		utd_print_cfg_err(&err, o.config);
+		goto fail_sig;
+	}
+
+	cfg_runtime_summary(rt, summary, sizeof(summary));
+	log_notice("utargetd ready: %s", summary);
+	utd_sd_notify("READY=1");
+	if (ready_fd >= 0)
+		utd_detached_ready(ready_fd, o.log_file);
+
+	rc = reactor_pool_run();
+	if (rc)
+		log_err("reactor: %s", strerror(-rc));
+	cfg_runtime_destroy(rt);
+	reactor_fd_del(&sigs.h);
+	close(sfd);
+	reactor_pool_join();
+	cfg_free(cfg);
+	log_notice("utargetd stopped");
+	return rc ? 1 : 0;
+
+fail_sig:
+	reactor_fd_del(&sigs.h);
+fail_iscsi:
+	iscsi_shutdown();
+fail_pool:
+	reactor_pool_stop();
+	reactor_pool_join();
+	close(sfd);
+	cfg_free(cfg);
+	return 1;
+}
