@@ -29,6 +29,22 @@ enum scsi_cmd_state {
 	SCSI_CMD_DONE,     /* cmd_done delivered, waiting for release */
 };
 
+/* An LBA range lock of the block commands (sbc.c, SBC-4 5.3): COMPARE AND
+ * WRITE, ORWRITE and WRITE ATOMIC exclude every other medium access to an
+ * overlapping range; READ/WRITE/WRITE SAME/UNMAP take it shared. Embedded so
+ * that the fast path needs no allocation; the table is under lu->lock. */
+struct scsi_range_lock {
+	struct list_node node;   /* sbc_lu_state held or waiting list */
+	struct scsi_lu *lu;      /* LU whose table holds the lock */
+	struct reactor *reactor; /* granted() runs here (NULL: on the releasing thread) */
+	struct reactor_msg msg;
+	void (*granted)(struct scsi_range_lock *rl);
+	uint64_t lba;
+	uint64_t nblocks;
+	uint8_t state; /* 0 = free, 1 = waiting, 2 = held */
+	bool excl;
+};
+
 struct scsi_cmd_priv {
 	struct scsi_lu *lu;          /* NULL when the LUN is not mapped */
 	const struct cdb_desc *desc; /* NULL when the opcode is not supported */
@@ -56,6 +72,7 @@ struct scsi_cmd_priv {
 	/* one back-store request for the common single-I/O case */
 	struct bs_io io;
 	struct iovec iov[1];
+	struct scsi_range_lock range; /* LBA range lock of a block command */
 
 	/* per-command state of multi-step commands (WRITE SAME, COMPARE AND
 	 * WRITE, EXTENDED COPY, ...); op_free() is called at release */
