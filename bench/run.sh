@@ -479,6 +479,21 @@ warmup() { # client target mode pattern size qd
 	fi
 }
 
+# The command line of a case, for the report (URL: the target's LUN).
+cmd_of() { # client mode pattern size qd
+	case $1 in
+	ut-load) printf 'ut-load -m %s -p %s -s %s -q %s -t %s URL' "$2" "$3" "$4" "$5" "$SECS" ;;
+	iscsi-perf)
+		printf 'iscsi-perf -m %s -b %s%s -t %s URL' "$5" "$(($4 / BLOCK_SIZE))" \
+			"$([ "$3" = rand ] && echo ' -r')" "$SECS"
+		;;
+	qemu-img)
+		printf 'qemu-img bench -f raw -t writeback -c COUNT -d %s -s %s -S %s%s URL' "$5" "$4" \
+			"$4" "$([ "$2" = write ] && echo ' -w --pattern=165')"
+		;;
+	esac
+}
+
 # ---------------------------------------------------------------- runs
 
 STAMP=$(date +%Y%m%d-%H%M%S)
@@ -632,6 +647,15 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 		}' "$RUNS"
 	done
 	printf '\nutargetd/tgtd: above 1 is better for IOPS and MB/s, below 1 is better for latency and CPU/IO.\n'
+	printf '\n## Cases\n\n'
+	printf 'URL: iscsi://127.0.0.1:%s/%s/%s (utargetd), iscsi://127.0.0.1:%s/%s/%s (tgtd).\n' \
+		"$UT_PORT" "$UT_IQN" "$UT_LUN" "$TGT_PORT" "$TGT_IQN" "$TGT_LUN"
+	printf 'COUNT (qemu-img): the rate of the warm-up against that target x %s s.\n\n' "$SECS"
+	for row in "${SELECTED[@]}"; do
+		IFS='|' read -r id client label mode pattern size qd <<<"$row"
+		printf -- "- \`%s\` (%s): \`%s\`\n" "$id" "$label" \
+			"$(cmd_of "$client" "$mode" "$pattern" "$size" "$qd")"
+	done
 	printf '\n## Runs\n\n'
 	printf '| case | client | target | round | IOs | s | IOPS | MB/s | lat mean | p50 | p99 | CPU/IO | status |\n'
 	printf '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
