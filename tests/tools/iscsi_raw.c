@@ -491,6 +491,7 @@ void ir_close(struct ir_conn *c)
 	c->full_feature = false;
 	c->rbuf_pos = c->rbuf_len = 0;
 	ir_decoder_reset(&c->dec);
+	ir_text_free(&c->login_answers);
 }
 
 void ir_abort(struct ir_conn *c, bool rst)

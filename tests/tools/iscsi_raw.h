@@ -558,6 +558,12 @@ struct ir_login_opts {
 	bool skip_security; /* start in the operational stage */
 	const uint8_t *extra_keys; /* raw key=value\0 bytes added to the first op PDU */
 	size_t extra_keys_len;
+	const uint8_t *first_keys; /* raw key=value\0 bytes added to the first PDU */
+	size_t first_keys_len;
+	/* Non-zero: pad the first PDU with X-org.utarget.pad<N>=... keys (RFC
+	 * 7143 6.1 X- vendor-specific keys, answered NotUnderstood) to exactly this
+	 * many bytes of data (at most IR_LOGIN_DATA_MAX). */
+	uint32_t pad_first_to;
 	uint8_t isid[6]; /* all zero: a random one */
 	uint16_t tsih; /* 0: new session */
 	uint16_t cid;
@@ -589,9 +595,12 @@ struct ir_conn {
 	size_t rbuf_pos, rbuf_len;
 	/* Last login outcome */
 	uint8_t login_class, login_detail;
+	uint32_t login_rsp_max_dsl; /* largest Login Response data segment seen */
+	uint32_t login_rsp_pdus;
 	/* Counters of unsolicited traffic handled while waiting for a reply. */
 	uint32_t nopin_answered, async_seen, rejects_seen;
 	char err[256]; /* last error, for reports */
+	struct ir_text login_answers; /* every key=value the target sent in login */
 };
 
 /* Parses "host:port", "[v6]:port" or "host" (port 3260) into host/port. */
@@ -623,6 +632,9 @@ uint32_t ir_next_itt(struct ir_conn *c);
  * non-zero status (c->login_class/detail), -EPROTO on a protocol violation
  * by the target, or another -errno. */
 int ir_login(struct ir_conn *c, const struct ir_login_opts *o);
+/* Answer of the target to key in the last login (its value, NUL-terminated),
+ * or -ENOENT. */
+int ir_login_answer(const struct ir_conn *c, const char *key, char *val, size_t val_size);
 /* Builds a Login Request BHS (no data) for hand-made logins. */
 void ir_build_login_req(struct ir_conn *c, struct ir_pdu *p, int csg, int nsg, bool transit,
 			bool cont);

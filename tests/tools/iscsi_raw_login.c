@@ -447,6 +447,8 @@ static int login_round(struct ir_conn *c, int csg, int nsg, bool transit, const 
 		}
 		c->login_class = rsp->bhs.login_rsp.status_class;
 		c->login_detail = rsp->bhs.login_rsp.status_detail;
+		c->login_rsp_pdus++;
+		c->login_rsp_max_dsl = UT_MAX(c->login_rsp_max_dsl, rsp->data_len);
 		if (c->login_class) {
 			rc = -EACCES;
 			goto out;
@@ -476,6 +478,8 @@ static int login_round(struct ir_conn *c, int csg, int nsg, bool transit, const 
 			rc = -EPROTO;
 			goto out;
 		}
+		c->login_rsp_pdus++;
+		c->login_rsp_max_dsl = UT_MAX(c->login_rsp_max_dsl, rsp->data_len);
 		if (rsp->bhs.login_rsp.status_class) {
 			c->login_class = rsp->bhs.login_rsp.status_class;
 			c->login_detail = rsp->bhs.login_rsp.status_detail;
@@ -489,6 +493,43 @@ static int login_round(struct ir_conn *c, int csg, int nsg, bool transit, const 
 out:
 	ir_text_free(&acc);
 	return rc;
+}
+
+/* Appends X-org.utarget.padN=aaa... pairs (values <= 255 bytes, RFC 7143
+ * 6.1) so that t holds exactly want bytes. */
+static int pad_text(struct ir_text *t, size_t want)
+{
+	static const char prefix[] = "X-org.utarget.pad";
+	char key[32], val[256];
+	unsigned n = 0;
+
+	if (want > IR_LOGIN_DATA_MAX)
+		return -EINVAL;
+	while (t->len < want) {
+		size_t room = want - t->len;
+		int kl = snprintf(key, sizeof(key), "%s%u", prefix, n++);
+		size_t fixed = (size_t)kl + 2; /* '=' and NUL */
+		size_t vl;
+
+		if (room < fixed + 1)
+			return -EINVAL; /* cannot land exactly: caller's base too big */
+		if (room - fixed <= 255) {
+			vl = room - fixed; /* the last pair lands exactly */
+		} else {
+			/* leave at least one more whole pair (key <= 22 bytes + 1) */
+			vl = room - fixed - 255 >= 24 ? 255 : room - fixed - 24;
+		}
+		memset(val, 'a', vl);
+		val[vl] = '\0';
+		if (ir_text_add(t, key, val))
+			return -ENOMEM;
+	}
+	return t->len == want ? 0 : -EINVAL;
+}
+
+int ir_login_answer(const struct ir_conn *c, const char *key, char *val, size_t val_size)
+{
+	return ir_text_get(c->login_answers.buf, c->login_answers.len, key, val, val_size);
 }
 
 int ir_login(struct ir_conn *c, const struct ir_login_opts *o)
@@ -526,6 +567,8 @@ int ir_login(struct ir_conn *c, const struct ir_login_opts *o)
 		c->cmdsn = 1;
 	c->itt_next = c->itt_next ? c->itt_next : 1;
 	c->login_class = c->login_detail = 0;
+	c->login_rsp_max_dsl = c->login_rsp_pdus = 0;
+	ir_text_free(&c->login_answers);
 
 	for (rounds = 0; rounds < 16; rounds++) {
 		struct ir_text t;
@@ -541,6 +584,8 @@ int ir_login(struct ir_conn *c, const struct ir_login_opts *o)
 			ir_text_add(&t, "SessionType", o->target_name ? "Normal" : "Discovery");
 			if (o->target_name)
 				ir_text_add(&t, "TargetName", o->target_name);
+			if (o->first_keys_len)
+				ir_text_add_raw(&t, o->first_keys, o->first_keys_len);
 		}
 		if (stage == IR_STAGE_SECURITY) {
 			nsg = IR_STAGE_OPERATIONAL;
@@ -587,6 +632,13 @@ int ir_login(struct ir_conn *c, const struct ir_login_opts *o)
 			}
 			transit = true;
 		}
+		if (first && o->pad_first_to) {
+			rc = pad_text(&t, o->pad_first_to);
+			if (rc) {
+				ir_text_free(&t);
+				goto out;
+			}
+		}
 		rc = login_round(c, stage, nsg, transit, t.buf, t.len, &rsp, &rdata, &rlen);
 		ir_text_free(&t);
 		if (rc)
@@ -609,6 +661,7 @@ int ir_login(struct ir_conn *c, const struct ir_login_opts *o)
 			chap_phase = 2;
 		}
 		ir_text_foreach(rdata, rlen, login_rsp_key, &ls);
+		ir_text_add_raw(&c->login_answers, rdata, rlen);
 		free(rdata);
 		if (ls.err) {
 			rc = ls.err;
