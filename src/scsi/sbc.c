@@ -1,0 +1,804 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* sbc.c: the block command set's common machinery and its data path
+ * (SBC-4): READ/WRITE (6/10/12/16), READ CAPACITY (10/16), SYNCHRONIZE
+ * CACHE (10/16), PRE-FETCH (10/16), WRITE ATOMIC (16); the LBA range lock
+ * that makes COMPARE AND WRITE atomic; the step engine of multi-step
+ * commands; the per-LU state hooks of sbc.h.
+ *
+ * The fast path (READ/WRITE) uses the command's embedded priv.io/priv.iov
+ * over cmd->buf: one back-store request, no allocation. Back-store
+ * completions may run synchronously inside bs_submit() (bs.h): nothing here
+ * recurses more than one level (a FLUSH after a WRITE). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/bufpool.h"
+#include "lib/compiler.h"
+#include "lib/endian.h"
+#include "lib/log.h"
+#include "scsi/limits.h"
+#include "scsi/sbc_internal.h"
+
+/* priv.io_flags bit private to this file: the write must be followed by a
+ * FLUSH (FUA emulated on a back-store without BS_CAP_FUA). */
+#define SBC_IOF_FLUSH (1u << 7)
+
+enum { RL_FREE = 0, RL_WAITING = 1, RL_HELD = 2 };
+
+/* ---- per-LU state ---- */
+
+int sbc_lu_init(struct scsi_lu *lu)
+{
+	struct sbc_lu_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	list_init(&s->held);
+	list_init(&s->waiting);
+	atomic_init(&s->san_state, SBC_SAN_IDLE);
+	atomic_init(&s->san_progress, 0);
+	lu->sbc = s;
+	return 0;
+}
+
+void sbc_lu_fini(struct scsi_lu *lu)
+{
+	/* the last reference is gone: no command and no job (each holds a
+	 * reference) can still use the state */
+	free(lu->sbc);
+	lu->sbc = NULL;
+}
+
+enum sense_reason sbc_check_range(const struct scsi_lu *lu, uint64_t lba, uint64_t nblocks)
+{
+	uint64_t cap = lu_nblocks(lu);
+
+	/* SBC-4 4.5: LBA OUT OF RANGE when the range is not inside the
+	 * capacity; written so that no sum can wrap around */
+	if (lba > cap || nblocks > cap - lba)
+		return SENSE_LBA_OUT_OF_RANGE;
+	return SENSE_OK;
+}
+
+/* ---- LBA range lock ---- */
+
+static bool rl_conflict(const struct scsi_range_lock *a, const struct scsi_range_lock *b)
+{
+	return (a->excl || b->excl) && a->lba < b->lba + b->nblocks && b->lba < a->lba + a->nblocks;
+}
+
+/* rl conflicts with a held lock or with a waiter queued before `stop` (NULL:
+ * any waiter). lu->lock held. */
+static bool rl_blocked_locked(struct sbc_lu_state *s, const struct scsi_range_lock *rl,
+			      const struct scsi_range_lock *stop)
+{
+	struct scsi_range_lock *o;
+
+	if (rl->excl || s->n_excl_held) {
+		list_for_each_entry(o, &s->held, node)
+			if (rl_conflict(rl, o))
+				return true;
+	}
+	if (s->n_waiting) {
+		list_for_each_entry(o, &s->waiting, node) {
+			if (o == stop)
+				break;
+			if (rl_conflict(rl, o))
+				return true;
+		}
+	}
+	return false;
+}
+
+static void rl_granted_msg(struct reactor_msg *m)
+{
+	struct scsi_range_lock *rl = container_of(m, struct scsi_range_lock, msg);
+
+	rl->granted(rl);
+}
+
+void sbc_range_init(struct scsi_range_lock *rl, struct reactor *reactor,
+		    void (*granted)(struct scsi_range_lock *rl))
+{
+	memset(rl, 0, sizeof(*rl));
+	list_init(&rl->node);
+	rl->reactor = reactor;
+	rl->granted = granted;
+	rl->msg.fn = rl_granted_msg;
+}
+
+bool sbc_range_lock(struct scsi_lu *lu, struct scsi_range_lock *rl, uint64_t lba,
+		    uint64_t nblocks, bool excl)
+{
+	struct sbc_lu_state *s = lu->sbc;
+	bool now;
+
+	rl->lu = lu;
+	rl->lba = lba;
+	rl->nblocks = nblocks;
+	rl->excl = excl;
+	pthread_mutex_lock(&lu->lock);
+	now = !rl_blocked_locked(s, rl, NULL);
+	if (now) {
+		list_add_tail(&s->held, &rl->node);
+		rl->state = RL_HELD;
+		if (excl)
+			s->n_excl_held++;
+	} else {
+		list_add_tail(&s->waiting, &rl->node);
+		rl->state = RL_WAITING;
+		s->n_waiting++;
+	}
+	pthread_mutex_unlock(&lu->lock);
+	return now;
+}
+
+void sbc_range_unlock(struct scsi_range_lock *rl)
+{
+	struct scsi_lu *lu = rl->lu;
+	struct sbc_lu_state *s;
+	struct scsi_range_lock *w, *tmp;
+	struct reactor_msg *direct = NULL;
+
+	if (rl->state != RL_HELD)
+		return;
+	s = lu->sbc;
+	pthread_mutex_lock(&lu->lock);
+	list_del(&rl->node);
+	rl->state = RL_FREE;
+	if (rl->excl)
+		s->n_excl_held--;
+	list_for_each_entry_safe(w, tmp, &s->waiting, node) {
+		if (rl_blocked_locked(s, w, w))
+			continue;
+		list_del(&w->node);
+		s->n_waiting--;
+		list_add_tail(&s->held, &w->node);
+		w->state = RL_HELD;
+		if (w->excl)
+			s->n_excl_held++;
+		if (w->reactor) {
+			reactor_post(w->reactor, &w->msg);
+		} else {
+			/* no reactor (tests): call it after the lock is dropped */
+			w->msg.next = direct;
+			direct = &w->msg;
+		}
+	}
+	pthread_mutex_unlock(&lu->lock);
+	while (direct) {
+		struct reactor_msg *m = direct;
+
+		direct = m->next;
+		m->fn(m);
+	}
+}
+
+/* ---- step engine ---- */
+
+static void op_io_done(struct bs_io *io, int err)
+{
+	struct sbc_op *op = container_of(io, struct sbc_op, io);
+
+	op->err = err;
+	if (op->in_submit) {
+		/* completed inside bs_submit(): sbc_op_run() loops on */
+		op->sync_done = true;
+		return;
+	}
+	sbc_op_run(op);
+}
+
+static void op_range_granted(struct scsi_range_lock *rl)
+{
+	sbc_op_run(container_of(rl, struct sbc_op, rl));
+}
+
+void sbc_op_init(struct sbc_op *op, struct scsi_cmd *cmd, struct reactor *r,
+		 enum sbc_step (*step)(struct sbc_op *op))
+{
+	op->cmd = cmd;
+	op->lu = cmd ? cmd->priv.lu : NULL;
+	op->step = step;
+	op->err = 0;
+	op->in_submit = false;
+	op->sync_done = false;
+	sbc_range_init(&op->rl, r, op_range_granted);
+}
+
+void sbc_op_run(struct sbc_op *op)
+{
+	for (;;) {
+		if (op->step(op) != SBC_STEP_IO)
+			return; /* done (op may be gone) or waiting */
+		op->in_submit = true;
+		op->sync_done = false;
+		bs_submit(op->lu->bs, &op->io);
+		op->in_submit = false;
+		if (!op->sync_done)
+			return; /* op_io_done() resumes it */
+	}
+}
+
+void sbc_op_io(struct sbc_op *op, enum bs_op bop, uint64_t off, uint64_t len, void *buf,
+	       uint8_t flags)
+{
+	struct bs_io *io = &op->io;
+
+	io->op = (uint8_t)bop;
+	io->flags = flags;
+	io->off = off;
+	io->len = len;
+	io->map_len = 0;
+	io->mapped = false;
+	if (bop == BS_OP_READ || bop == BS_OP_WRITE) {
+		op->iov[0].iov_base = buf;
+		op->iov[0].iov_len = len;
+		io->iov = op->iov;
+		io->iovcnt = 1;
+	} else {
+		io->iov = NULL;
+		io->iovcnt = 0;
+	}
+	io->done = op_io_done;
+}
+
+enum sbc_step sbc_op_finish(struct sbc_op *op, enum sense_reason r, const struct sense_extra *sx)
+{
+	sbc_range_unlock(&op->rl);
+	if (op->cmd)
+		scsi_cmd_complete_sx(op->cmd, r, sx);
+	return SBC_STEP_DONE;
+}
+
+enum sbc_step sbc_op_bs_error(struct sbc_op *op, bool is_write)
+{
+	sbc_range_unlock(&op->rl);
+	if (op->cmd)
+		scsi_cmd_complete_bs_error(op->cmd, op->err, op->io.bad_off, is_write);
+	return SBC_STEP_DONE;
+}
+
+const uint8_t *sbc_zero_chunk(void)
+{
+	static const uint8_t zero_chunk[SBC_CHUNK_BYTES] __attribute__((aligned(4096)));
+
+	return zero_chunk;
+}
+
+/* ---- helpers ---- */
+
+bool sbc_write_durable(struct scsi_lu *lu, uint8_t io_flags)
+{
+	/* SBC-4 4.15: FUA, or WCE=0 (every write reaches the medium before
+	 * completion) */
+	return (io_flags & CMD_IOF_FUA) || !lu_wce(lu);
+}
+
+uint8_t sbc_fua_flags(struct scsi_lu *lu, bool durable, bool *flush_after)
+{
+	*flush_after = false;
+	if (!durable)
+		return 0;
+	if (lu->bs->caps & BS_CAP_FUA)
+		return BS_IO_FUA;
+	*flush_after = (lu->bs->caps & BS_CAP_FLUSH) != 0;
+	return 0;
+}
+
+void sbc_data_in(struct scsi_cmd *cmd, uint32_t alloc_len, uint32_t cap)
+{
+	cmd->priv.data_len = UT_MIN(alloc_len, cap);
+	cmd->priv.data_dir = cmd->priv.data_len ? SCSI_DIR_READ : SCSI_DIR_NONE;
+}
+
+uint32_t sbc_blocks_received(const struct scsi_cmd *cmd)
+{
+	const struct scsi_cmd_priv *p = &cmd->priv;
+
+	return UT_MIN(p->nblocks, cmd->write_len >> p->lu->block_shift);
+}
+
+uint32_t sbc_max_xfer_blocks(const struct scsi_lu *lu)
+{
+	return SCSI_MAX_XFER_BYTES >> lu->block_shift;
+}
+
+uint64_t sbc_bytes_to_blocks(const struct scsi_lu *lu, uint64_t bytes)
+{
+	return bytes >> lu->block_shift;
+}
+
+size_t sbc_first_diff(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	size_t i = 0;
+
+	/* whole words first, then the differing word byte by byte */
+	while (i + 8 <= len && !memcmp(a + i, b + i, 8))
+		i += 8;
+	while (i < len && a[i] == b[i])
+		i++;
+	return i;
+}
+
+bool sbc_all_zero(const uint8_t *p, size_t len)
+{
+	return len == 0 || (p[0] == 0 && !memcmp(p, p + 1, len - 1));
+}
+
+/* ---- READ / WRITE (SBC-4 5.12-5.16, 5.38-5.42) ---- */
+
+/* Common decode: transfer length against the maximum, range against the
+ * capacity. tl_byte: the TRANSFER LENGTH field's first byte. */
+static enum sense_reason rw_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t nblocks,
+				  unsigned tl_byte, bool write, uint8_t flags_byte)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	enum sense_reason r;
+
+	/* VPD B0h MAXIMUM TRANSFER LENGTH */
+	if (nblocks > sbc_max_xfer_blocks(lu))
+		return cdb_invalid_field(cmd, tl_byte, -1);
+	r = sbc_check_range(lu, lba, nblocks);
+	if (r != SENSE_OK)
+		return r;
+	p->lba = lba;
+	p->nblocks = nblocks;
+	p->io_flags = (uint8_t)(((flags_byte & 0x08) ? CMD_IOF_FUA : 0) |
+				((flags_byte & 0x10) ? CMD_IOF_DPO : 0));
+	p->data_len = nblocks << lu->block_shift;
+	p->data_dir = nblocks ? (write ? SCSI_DIR_WRITE : SCSI_DIR_READ) : SCSI_DIR_NONE;
+	return SENSE_OK;
+}
+
+/* READ(6)/WRITE(6): 21-bit LBA; a TRANSFER LENGTH of 0 means 256 blocks
+ * (SBC-4 5.12, 5.38). */
+enum sense_reason sbc_parse_read6(struct scsi_cmd *cmd)
+{
+	uint32_t n = cmd->cdb[4] ? cmd->cdb[4] : 256;
+
+	return rw_setup(cmd, get_be24(cmd->cdb + 1) & 0x1fffff, n, 4, false, 0);
+}
+
+enum sense_reason sbc_parse_write6(struct scsi_cmd *cmd)
+{
+	uint32_t n = cmd->cdb[4] ? cmd->cdb[4] : 256;
+
+	return rw_setup(cmd, get_be24(cmd->cdb + 1) & 0x1fffff, n, 4, true, 0);
+}
+
+/* READ(10) 28h / WRITE(10) 2Ah: byte 1 RDPROTECT/WRPROTECT (refused by the
+ * usage mask: no protection information), DPO, FUA; LBA 2-5; TL 7-8. */
+enum sense_reason sbc_parse_rw10(struct scsi_cmd *cmd)
+{
+	return rw_setup(cmd, get_be32(cmd->cdb + 2), get_be16(cmd->cdb + 7), 7,
+			cmd->cdb[0] == 0x2a, cmd->cdb[1]);
+}
+
+/* READ(12) A8h / WRITE(12) AAh: LBA 2-5; TL 6-9. */
+enum sense_reason sbc_parse_rw12(struct scsi_cmd *cmd)
+{
+	return rw_setup(cmd, get_be32(cmd->cdb + 2), get_be32(cmd->cdb + 6), 6,
+			cmd->cdb[0] == 0xaa, cmd->cdb[1]);
+}
+
+/* READ(16) 88h / WRITE(16) 8Ah: LBA 2-9; TL 10-13. */
+enum sense_reason sbc_parse_rw16(struct scsi_cmd *cmd)
+{
+	return rw_setup(cmd, get_be64(cmd->cdb + 2), get_be32(cmd->cdb + 10), 10,
+			cmd->cdb[0] == 0x8a, cmd->cdb[1]);
+}
+
+static void read_done(struct bs_io *io, int err)
+{
+	struct scsi_cmd *cmd = container_of(io, struct scsi_cmd, priv.io);
+
+	sbc_range_unlock(&cmd->priv.range);
+	if (err) {
+		scsi_cmd_complete_bs_error(cmd, err, io->bad_off, false);
+		return;
+	}
+	cmd->data_in_len = (uint32_t)io->len;
+	scsi_cmd_complete(cmd, SENSE_OK);
+}
+
+static void read_submit(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	struct bs_io *io = &p->io;
+	uint64_t len = (uint64_t)p->nblocks << lu->block_shift;
+
+	io->op = BS_OP_READ;
+	io->flags = 0;
+	io->off = p->lba << lu->block_shift;
+	io->len = len;
+	p->iov[0].iov_base = cmd->buf;
+	p->iov[0].iov_len = len;
+	io->iov = p->iov;
+	io->iovcnt = 1;
+	io->done = read_done;
+	bs_submit(lu->bs, io);
+}
+
+static void read_granted(struct scsi_range_lock *rl)
+{
+	read_submit(container_of(rl, struct scsi_cmd, priv.range));
+}
+
+void sbc_exec_read(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+
+	/* SBC-4 5.13: a TRANSFER LENGTH of zero is not an error */
+	if (p->nblocks == 0) {
+		scsi_cmd_complete(cmd, SENSE_OK);
+		return;
+	}
+	if (((uint64_t)p->nblocks << p->lu->block_shift) > p->buf_len) {
+		scsi_cmd_complete(cmd, SENSE_INTERNAL_TARGET_FAILURE);
+		return;
+	}
+	sbc_range_init(&p->range, cmd->reactor, read_granted);
+	if (sbc_range_lock(p->lu, &p->range, p->lba, p->nblocks, false))
+		read_submit(cmd);
+}
+
+static void write_done(struct bs_io *io, int err)
+{
+	struct scsi_cmd *cmd = container_of(io, struct scsi_cmd, priv.io);
+	struct scsi_cmd_priv *p = &cmd->priv;
+
+	if (!err && (p->io_flags & SBC_IOF_FLUSH)) {
+		/* FUA without BS_CAP_FUA: the data is written, make it durable */
+		p->io_flags &= (uint8_t)~SBC_IOF_FLUSH;
+		io->op = BS_OP_FLUSH;
+		io->flags = 0;
+		io->off = 0;
+		io->len = 0;
+		io->iov = NULL;
+		io->iovcnt = 0;
+		io->done = write_done;
+		bs_submit(p->lu->bs, io);
+		return;
+	}
+	sbc_range_unlock(&p->range);
+	if (err) {
+		scsi_cmd_complete_bs_error(cmd, err, io->bad_off, true);
+		return;
+	}
+	scsi_cmd_complete(cmd, SENSE_OK);
+}
+
+static void write_submit(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	struct bs_io *io = &p->io;
+	uint64_t len = (uint64_t)p->range.nblocks << lu->block_shift;
+	bool flush;
+
+	io->op = BS_OP_WRITE;
+	io->flags = sbc_fua_flags(lu, sbc_write_durable(lu, p->io_flags), &flush);
+	if (flush)
+		p->io_flags |= SBC_IOF_FLUSH;
+	io->off = p->lba << lu->block_shift;
+	io->len = len;
+	p->iov[0].iov_base = cmd->buf;
+	p->iov[0].iov_len = len;
+	io->iov = p->iov;
+	io->iovcnt = 1;
+	io->done = write_done;
+	bs_submit(lu->bs, io);
+}
+
+static void write_granted(struct scsi_range_lock *rl)
+{
+	write_submit(container_of(rl, struct scsi_cmd, priv.range));
+}
+
+/* WRITE and WRITE ATOMIC: the blocks received, under a shared (WRITE) or
+ * exclusive (WRITE ATOMIC) range lock. */
+static void write_start(struct scsi_cmd *cmd, bool excl)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	uint32_t n = sbc_blocks_received(cmd);
+
+	/* SBC-4 5.39: a TRANSFER LENGTH of zero is not an error; with a
+	 * shorter Expected Data Transfer Length only the whole blocks
+	 * received are written (libiscsi Write10Residuals) */
+	if (n == 0) {
+		scsi_cmd_complete(cmd, SENSE_OK);
+		return;
+	}
+	sbc_range_init(&p->range, cmd->reactor, write_granted);
+	if (sbc_range_lock(p->lu, &p->range, p->lba, n, excl))
+		write_submit(cmd);
+}
+
+void sbc_exec_write(struct scsi_cmd *cmd)
+{
+	write_start(cmd, false);
+}
+
+/* ---- WRITE ATOMIC (16) (SBC-4 5.48) ----
+ * 9Ch: byte 1 WRPROTECT, DPO, FUA; LBA 2-9; bytes 10-11 ATOMIC BOUNDARY
+ * (reserved by the usage mask: no boundaries, VPD B0h MAXIMUM ATOMIC
+ * BOUNDARY SIZE 0); TL 12-13; GROUP NUMBER 14. Atomic against every other
+ * command through an exclusive range lock and one back-store request. */
+enum sense_reason sbc_parse_write_atomic16(struct scsi_cmd *cmd)
+{
+	struct scsi_lu *lu = cmd->priv.lu;
+	uint64_t lba = get_be64(cmd->cdb + 2);
+	uint32_t n = get_be16(cmd->cdb + 12);
+	uint64_t max = UT_MAX(sbc_bytes_to_blocks(lu, SBC_MAX_ATOMIC_BYTES), 1);
+	uint64_t align = UT_MAX(sbc_bytes_to_blocks(lu, SBC_ATOMIC_ALIGNMENT_BYTES), 1);
+	uint64_t gran = UT_MAX(sbc_bytes_to_blocks(lu, SBC_ATOMIC_GRANULARITY_BYTES), 1);
+	enum sense_reason r;
+
+	/* the range first: libiscsi WriteAtomic16.BeyondEol expects LBA OUT
+	 * OF RANGE for lengths above the atomic maximum too */
+	r = sbc_check_range(lu, lba, n);
+	if (r != SENSE_OK)
+		return r;
+	/* SBC-4 5.48: INVALID FIELD IN CDB beyond MAXIMUM ATOMIC TRANSFER
+	 * LENGTH, or not a multiple of ATOMIC TRANSFER LENGTH GRANULARITY, or
+	 * an LBA not a multiple of ATOMIC ALIGNMENT */
+	if (n > max || n % gran)
+		return cdb_invalid_field(cmd, 12, -1);
+	if (lba % align)
+		return cdb_invalid_field(cmd, 2, -1);
+	return rw_setup(cmd, lba, n, 12, true, cmd->cdb[1]);
+}
+
+void sbc_exec_write_atomic(struct scsi_cmd *cmd)
+{
+	write_start(cmd, true);
+}
+
+/* ---- READ CAPACITY (SBC-4 5.20, 5.21) ---- */
+
+/* Obsolete PMI/LBA: SBC-3 required the LBA to be zero when PMI is zero. */
+static enum sense_reason rc_check_pmi(struct scsi_cmd *cmd, bool pmi, uint64_t lba,
+				      unsigned lba_byte)
+{
+	if (!pmi && lba)
+		return cdb_invalid_field(cmd, lba_byte, -1);
+	return SENSE_OK;
+}
+
+enum sense_reason sbc_parse_read_capacity10(struct scsi_cmd *cmd)
+{
+	sbc_data_in(cmd, 8, 8);
+	return rc_check_pmi(cmd, cmd->cdb[8] & 0x01, get_be32(cmd->cdb + 2), 2);
+}
+
+void sbc_exec_read_capacity10(struct scsi_cmd *cmd)
+{
+	struct scsi_lu *lu = cmd->priv.lu;
+	uint64_t cap = lu_nblocks(lu);
+	uint64_t last = cap ? cap - 1 : 0;
+	uint8_t d[8];
+
+	/* SBC-4 5.20.2: FFFFFFFFh when the last LBA does not fit (READ
+	 * CAPACITY (16) is needed) */
+	put_be32(d, last > 0xfffffffeull ? 0xffffffffu : (uint32_t)last);
+	put_be32(d + 4, lu->block_size);
+	scsi_cmd_set_data_in(cmd, d, sizeof(d));
+	scsi_cmd_complete(cmd, SENSE_OK);
+}
+
+/* SERVICE ACTION IN (16) 9Eh / 10h: LBA 2-9 (obsolete), ALLOCATION LENGTH
+ * 10-13, PMI 14 (obsolete). An allocation length below 32 truncates the
+ * data and is not an error (libiscsi ReadCapacity16.Alloclen). */
+enum sense_reason sbc_parse_read_capacity16(struct scsi_cmd *cmd)
+{
+	sbc_data_in(cmd, get_be32(cmd->cdb + 10), 32);
+	return rc_check_pmi(cmd, cmd->cdb[14] & 0x01, get_be64(cmd->cdb + 2), 2);
+}
+
+void sbc_exec_read_capacity16(struct scsi_cmd *cmd)
+{
+	struct scsi_lu *lu = cmd->priv.lu;
+	uint64_t cap = lu_nblocks(lu);
+	uint8_t d[32];
+
+	memset(d, 0, sizeof(d));
+	put_be64(d, cap ? cap - 1 : 0);
+	put_be32(d + 8, lu->block_size);
+	/* byte 12: RC BASIS 01b (the LBA is the last of the LU); no
+	 * protection information (P_TYPE 0, PROT_EN 0) */
+	d[12] = 0x10;
+	/* byte 13: P_I_EXPONENT 0, LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT
+	 * 0: unmap and atomic granularities are reported in VPD B0h instead */
+	d[13] = 0;
+	/* byte 14: LBPME when thin provisioned; LBPRZ: a deallocated block
+	 * reads as zeroes (BS_OP_DISCARD contract, or written zeroes when the
+	 * back-store cannot deallocate). LOWEST ALIGNED LBA 0. */
+	if (lu->attrs.thin)
+		d[14] = 0x80 | 0x40;
+	scsi_cmd_set_data_in(cmd, d, sizeof(d));
+	scsi_cmd_complete(cmd, SENSE_OK);
+}
+
+/* ---- SYNCHRONIZE CACHE (SBC-4 5.26, 5.27) and PRE-FETCH (5.10, 5.11) ----
+ * A NUMBER OF LOGICAL BLOCKS / PREFETCH LENGTH of zero means "to the last
+ * LBA of the medium". */
+static enum sense_reason range_to_end(struct scsi_cmd *cmd, uint64_t lba, uint32_t n)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	uint64_t cap = lu_nblocks(p->lu);
+	uint64_t len = n;
+	enum sense_reason r;
+
+	if (n == 0)
+		len = lba <= cap ? cap - lba : 1;
+	r = sbc_check_range(p->lu, lba, len);
+	if (r != SENSE_OK)
+		return r;
+	p->lba = lba;
+	/* a to-the-end range of a huge LU is kept in the op, not nblocks */
+	p->nblocks = (uint32_t)UT_MIN(len, UINT32_MAX);
+	p->data_len = 0;
+	p->data_dir = SCSI_DIR_NONE;
+	return SENSE_OK;
+}
+
+enum sense_reason sbc_parse_sync_cache10(struct scsi_cmd *cmd)
+{
+	return range_to_end(cmd, get_be32(cmd->cdb + 2), get_be16(cmd->cdb + 7));
+}
+
+enum sense_reason sbc_parse_sync_cache16(struct scsi_cmd *cmd)
+{
+	return range_to_end(cmd, get_be64(cmd->cdb + 2), get_be32(cmd->cdb + 10));
+}
+
+/* SYNCHRONIZE CACHE with IMMED: the flush runs after GOOD was returned. */
+struct bg_flush {
+	struct bs_io io;
+	struct scsi_lu *lu;
+};
+
+static void bg_flush_done(struct bs_io *io, int err)
+{
+	struct bg_flush *f = container_of(io, struct bg_flush, io);
+
+	if (err)
+		log_warn("%s: background SYNCHRONIZE CACHE failed: %d", scsi_lu_name(f->lu), err);
+	scsi_lu_put(f->lu);
+	free(f);
+}
+
+static void sync_done(struct bs_io *io, int err)
+{
+	struct scsi_cmd *cmd = container_of(io, struct scsi_cmd, priv.io);
+
+	if (err) {
+		scsi_cmd_complete_bs_error(cmd, err, io->bad_off, true);
+		return;
+	}
+	scsi_cmd_complete(cmd, SENSE_OK);
+}
+
+void sbc_exec_sync_cache(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	struct bs_io *io = &p->io;
+
+	/* without a volatile cache every completed write is on the medium */
+	if (!(lu->bs->caps & BS_CAP_FLUSH)) {
+		scsi_cmd_complete(cmd, SENSE_OK);
+		return;
+	}
+	/* SBC-4 5.26: IMMED=1 returns status once the CDB is validated */
+	if (cmd->cdb[1] & 0x02) {
+		struct bg_flush *f = calloc(1, sizeof(*f));
+
+		if (f) {
+			scsi_lu_get(lu);
+			f->lu = lu;
+			f->io.op = BS_OP_FLUSH;
+			f->io.done = bg_flush_done;
+			scsi_cmd_complete(cmd, SENSE_OK);
+			bs_submit(lu->bs, &f->io);
+			return;
+		}
+		/* no memory: flush before answering instead */
+	}
+	memset(io, 0, offsetof(struct bs_io, priv));
+	io->op = BS_OP_FLUSH;
+	io->done = sync_done;
+	bs_submit(lu->bs, io);
+}
+
+enum sense_reason sbc_parse_prefetch10(struct scsi_cmd *cmd)
+{
+	return range_to_end(cmd, get_be32(cmd->cdb + 2), get_be16(cmd->cdb + 7));
+}
+
+enum sense_reason sbc_parse_prefetch16(struct scsi_cmd *cmd)
+{
+	return range_to_end(cmd, get_be64(cmd->cdb + 2), get_be32(cmd->cdb + 10));
+}
+
+struct prefetch_op {
+	struct sbc_op op;
+	uint64_t lba, end; /* blocks still to read: [lba, end) */
+	uint8_t *buf;
+	uint32_t buf_len;
+	bool reading;
+};
+
+static void prefetch_free(struct scsi_cmd *cmd)
+{
+	struct prefetch_op *po = cmd->priv.op;
+
+	buf_free(po->buf, po->buf_len);
+	free(po);
+}
+
+static enum sbc_step prefetch_step(struct sbc_op *op)
+{
+	struct prefetch_op *po = container_of(op, struct prefetch_op, op);
+	struct scsi_lu *lu = op->lu;
+	uint64_t n;
+
+	if (po->reading) {
+		if (op->err)
+			return sbc_op_bs_error(op, false);
+		po->reading = false;
+	}
+	if (po->lba == po->end)
+		return sbc_op_finish(op, SENSE_CONDITION_MET, NULL);
+	n = UT_MIN(po->end - po->lba, (uint64_t)(po->buf_len >> lu->block_shift));
+	sbc_op_io(op, BS_OP_READ, po->lba << lu->block_shift, n << lu->block_shift, po->buf, 0);
+	po->lba += n;
+	po->reading = true;
+	return SBC_STEP_IO;
+}
+
+/* SBC-4 5.10: CONDITION MET when the cache can hold every requested block
+ * (IMMED=0: once they are there), GOOD when it cannot. The range is read
+ * through the back-store, which warms its cache (page cache of a file);
+ * IMMED=1 answers at once. */
+void sbc_exec_prefetch(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	uint64_t cap = lu_nblocks(lu);
+	uint64_t n = p->nblocks;
+	struct prefetch_op *po;
+	uint32_t len;
+
+	/* PREFETCH LENGTH zero: to the end of the medium */
+	if ((cmd->cdb[0] == 0x34 ? get_be16(cmd->cdb + 7) : get_be32(cmd->cdb + 10)) == 0)
+		n = p->lba < cap ? cap - p->lba : 0;
+	if (n > (SBC_PREFETCH_CACHE_BYTES >> lu->block_shift)) {
+		scsi_cmd_complete(cmd, SENSE_OK);
+		return;
+	}
+	if (n == 0 || (cmd->cdb[1] & 0x02)) {
+		scsi_cmd_complete(cmd, SENSE_CONDITION_MET);
+		return;
+	}
+	len = (uint32_t)UT_MIN(n << lu->block_shift, (uint64_t)SBC_CHUNK_BYTES);
+	po = calloc(1, sizeof(*po));
+	if (po)
+		po->buf = buf_alloc(len);
+	if (!po || !po->buf) {
+		free(po);
+		scsi_cmd_complete(cmd, SENSE_BUSY);
+		return;
+	}
+	po->buf_len = len;
+	po->lba = p->lba;
+	po->end = p->lba + n;
+	p->op = po;
+	p->op_free = prefetch_free;
+	sbc_op_init(&po->op, cmd, cmd->reactor, prefetch_step);
+	sbc_op_run(&po->op);
+}

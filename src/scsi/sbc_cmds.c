@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* sbc_cmds.c: the CDB table of the block commands (SBC-4 5) and of EXTENDED
+ * COPY / RECEIVE COPY RESULTS (SPC-4 6.4, 6.23), whose copy manager lives
+ * with the block code (xcopy.c). Format and lookup: cdb.h, cdb_table.c.
+ *
+ * Usage masks list the bits a command accepts (REPORT SUPPORTED OPERATION
+ * CODES returns them as CDB USAGE DATA); every other bit is reserved and
+ * refused with INVALID FIELD IN CDB before parse(). RDPROTECT, WRPROTECT,
+ * VRPROTECT and ORPROTECT are left out: the device server has no protection
+ * information (SBC-4 4.22), so any non-zero value is refused that way. The
+ * obsolete FUA_NV (byte 1 bit 1) and SYNC_NV bits are accepted and ignored. */
+#include "scsi/cdb.h"
+#include "scsi/sbc_internal.h"
+
+/* CONTROL byte: NACA (no ACA support), LINK and the vendor bits are refused */
+#define CTL 0x00
+/* GROUP NUMBER (SBC-4 4.21): accepted, no grouping function */
+#define GRP 0x3f
+/* byte 1 of READ/WRITE(10/12/16): DPO, FUA, FUA_NV */
+#define DPOFUA 0x1a
+
+/* READ/WRITE: flags, no conflict under SPC-2 reservations */
+#define RD_CMD(nm, ps, ex, ln, ...)                                                      \
+	{                                                                                \
+		.name = (nm), .parse = (ps), .exec = (ex), .len = (ln),                   \
+		.usage = { __VA_ARGS__ }, .pr_class = PR_CLASS_READ,                      \
+		.order_class = ORDER_READ,                                                \
+	}
+#define WR_CMD(nm, ps, ex, ln, ...)                                                      \
+	{                                                                                \
+		.name = (nm), .parse = (ps), .exec = (ex), .len = (ln),                   \
+		.usage = { __VA_ARGS__ }, .flags = CDB_F_WRITES,                          \
+		.pr_class = PR_CLASS_WRITE, .order_class = ORDER_WRITE,                   \
+	}
+
+/* SERVICE ACTION IN (16) 9Eh */
+static const struct cdb_desc sai16_table[0x20] = {
+	[0x10] = {
+		.name = "READ CAPACITY(16)",
+		.parse = sbc_parse_read_capacity16,
+		.exec = sbc_exec_read_capacity16,
+		.len = 16,
+		.usage = { 0xff, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			   0xff, 0xff, 0xff, 0xff, 0x01, CTL },
+		/* SPC-2 5.5.1 and SPC-4 table 58: allowed under reservations;
+		 * no medium access (allowed when stopped) */
+		.flags = CDB_F_SPC2_RESV_OK | CDB_F_ALUA_STANDBY_OK,
+		.pr_class = PR_CLASS_ALLOWED,
+		.order_class = ORDER_NONE,
+	},
+};
+
+static const struct cdb_sa_table sai16_sa = {
+	.byte = 1,
+	.mask = 0x1f,
+	.count = 0x20,
+	.v = sai16_table,
+};
+
+const struct cdb_desc sbc_cdb_table[256] = {
+	[0x08] = RD_CMD("READ(6)", sbc_parse_read6, sbc_exec_read, 6,
+			0xff, 0x1f, 0xff, 0xff, 0xff, CTL),
+	[0x0a] = WR_CMD("WRITE(6)", sbc_parse_write6, sbc_exec_write, 6,
+			0xff, 0x1f, 0xff, 0xff, 0xff, CTL),
+	[0x25] = {
+		.name = "READ CAPACITY(10)",
+		.parse = sbc_parse_read_capacity10,
+		.exec = sbc_exec_read_capacity10,
+		.len = 10,
+		.usage = { 0xff, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x01, CTL },
+		.flags = CDB_F_SPC2_RESV_OK | CDB_F_ALUA_STANDBY_OK,
+		.pr_class = PR_CLASS_ALLOWED,
+		.order_class = ORDER_NONE,
+	},
+	[0x28] = RD_CMD("READ(10)", sbc_parse_rw10, sbc_exec_read, 10,
+			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CTL),
+	[0x2a] = WR_CMD("WRITE(10)", sbc_parse_rw10, sbc_exec_write, 10,
+			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CTL),
+	[0x34] = RD_CMD("PRE-FETCH(10)", sbc_parse_prefetch10, sbc_exec_prefetch, 10,
+			0xff, 0x02, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CTL),
+	/* SBC-4 table 13: SYNCHRONIZE CACHE conflicts like a write */
+	[0x35] = {
+		.name = "SYNCHRONIZE CACHE(10)",
+		.parse = sbc_parse_sync_cache10,
+		.exec = sbc_exec_sync_cache,
+		.len = 10,
+		.usage = { 0xff, 0x06, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CTL },
+		.pr_class = PR_CLASS_WRITE,
+		.order_class = ORDER_WRITE,
+	},
+	[0x88] = RD_CMD("READ(16)", sbc_parse_rw16, sbc_exec_read, 16,
+			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			0xff, 0xff, 0xff, 0xff, GRP, CTL),
+	[0x8a] = WR_CMD("WRITE(16)", sbc_parse_rw16, sbc_exec_write, 16,
+			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			0xff, 0xff, 0xff, 0xff, GRP, CTL),
+	[0x90] = RD_CMD("PRE-FETCH(16)", sbc_parse_prefetch16, sbc_exec_prefetch, 16,
+			0xff, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			0xff, 0xff, 0xff, 0xff, GRP, CTL),
+	[0x91] = {
+		.name = "SYNCHRONIZE CACHE(16)",
+		.parse = sbc_parse_sync_cache16,
+		.exec = sbc_exec_sync_cache,
+		.len = 16,
+		.usage = { 0xff, 0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			   0xff, 0xff, 0xff, 0xff, GRP, CTL },
+		.pr_class = PR_CLASS_WRITE,
+		.order_class = ORDER_WRITE,
+	},
+	/* byte 1: DPO, FUA; bytes 10-11 ATOMIC BOUNDARY reserved */
+	[0x9c] = WR_CMD("WRITE ATOMIC(16)", sbc_parse_write_atomic16, sbc_exec_write_atomic, 16,
+			0xff, 0x18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			0x00, 0x00, 0xff, 0xff, GRP, CTL),
+	[0x9e] = {
+		.name = "SERVICE ACTION IN(16)",
+		.sa = &sai16_sa,
+		.len = 16,
+	},
+	[0xa8] = RD_CMD("READ(12)", sbc_parse_rw12, sbc_exec_read, 12,
+			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GRP, CTL),
+	[0xaa] = WR_CMD("WRITE(12)", sbc_parse_rw12, sbc_exec_write, 12,
+			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GRP, CTL),
+};

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* sbc_internal.h: what the block command files (sbc.c, sbc_cmds.c, verify.c,
+ * caw.c, write_same.c, unmap.c, sanitize.c, xcopy.c, defect.c) share: the
+ * per-LU state, the LBA range lock, the step engine of multi-step commands,
+ * and the handlers the CDB table points to. Nothing outside sbc*.c and the
+ * files above includes it. */
+#ifndef UT_SCSI_SBC_INTERNAL_H
+#define UT_SCSI_SBC_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/list.h"
+#include "scsi/bs.h"
+#include "scsi/cmd.h"
+#include "scsi/lu.h"
+#include "scsi/sbc.h"
+
+/* Bounded buffers of the multi-step commands (WRITE SAME, VERIFY, EXTENDED
+ * COPY, SANITIZE, PRE-FETCH): the range is processed in chunks of at most
+ * this many bytes. */
+#define SBC_CHUNK_BYTES (1u << 20)
+/* PRE-FETCH: the "cache" the device server offers (SBC-4 5.9): a range up to
+ * this size is read through the back-store (warming its cache) and answered
+ * CONDITION MET; a larger one does not fit and is answered GOOD. */
+#define SBC_PREFETCH_CACHE_BYTES (32u << 20)
+/* GET LBA STATUS: bound on back-store MAP_STATUS queries per command. */
+#define SBC_LBA_STATUS_MAX_QUERIES 1024u
+/* EXTENDED COPY: remembered copy results (RECEIVE COPY RESULTS) per LU. */
+#define SBC_XCOPY_RESULTS 16u
+
+/* ---- per-LU state ---- */
+
+/* One EXTENDED COPY's results for RECEIVE COPY RESULTS COPY STATUS
+ * (SPC-4 6.23.3), keyed by I_T nexus and list identifier. */
+struct sbc_copy_result {
+	const void *nexus; /* issuing I_T nexus (compared, never dereferenced) */
+	uint8_t list_id;
+	bool valid;
+	uint8_t status;    /* COPY MANAGER STATUS: 00h in progress, 01h good, 02h error */
+	uint16_t segments; /* segments processed */
+	uint64_t bytes;    /* bytes transferred */
+	uint64_t seq;      /* age, for replacement */
+};
+
+enum sbc_sanitize_state {
+	SBC_SAN_IDLE = 0,
+	SBC_SAN_RUNNING, /* NOT READY / SANITIZE IN PROGRESS */
+	SBC_SAN_FAILED,  /* MEDIUM ERROR / MEDIUM FORMAT CORRUPTED */
+};
+
+struct sbc_lu_state {
+	/* LBA range locks (lu->lock): granted locks, and waiters in arrival
+	 * order. n_excl_held counts exclusive locks in `held`. */
+	struct list_node held;
+	struct list_node waiting;
+	unsigned n_excl_held;
+	unsigned n_waiting;
+
+	/* SANITIZE (sanitize.c, SBC-4 4.11) */
+	atomic_int san_state;    /* enum sbc_sanitize_state */
+	atomic_uint san_progress; /* 0..65535 while running */
+	bool san_failed_ause;    /* the failed sanitize allowed EXIT FAILURE MODE; lu->lock */
+
+	/* EXTENDED COPY (xcopy.c): results and concurrency; lu->lock */
+	struct sbc_copy_result copies[SBC_XCOPY_RESULTS];
+	uint64_t copy_seq;
+	unsigned copies_running;
+};
+
+/* ---- LBA range lock (sbc.c) ----
+ * Conflict: overlapping ranges of which at least one is exclusive. A request
+ * is granted when it conflicts with no held lock and no earlier waiter (FIFO
+ * per range, so an exclusive request is not starved by a stream of shared
+ * ones). A command holds at most one lock at a time and holds it only across
+ * back-store I/O, so waiting cannot deadlock. */
+
+/* Prepare rl for sbc_range_lock(): granted runs on `reactor` (reactor_post)
+ * when the lock is granted after waiting. */
+void sbc_range_init(struct scsi_range_lock *rl, struct reactor *reactor,
+		    void (*granted)(struct scsi_range_lock *rl));
+/* true: held now (granted() is not called). false: queued; granted() follows
+ * on rl->reactor once it is held. */
+bool sbc_range_lock(struct scsi_lu *lu, struct scsi_range_lock *rl, uint64_t lba,
+		    uint64_t nblocks, bool excl);
+/* Release a held lock (no-op when rl is not held); waiters now grantable are
+ * posted to their reactors. */
+void sbc_range_unlock(struct scsi_range_lock *rl);
+
+/* ---- step engine of multi-step commands (sbc.c) ----
+ * step() either prepares op->io and returns SBC_STEP_IO (the engine submits
+ * it; step() runs again with op->err once it completes, synchronously or
+ * not, without recursion), returns SBC_STEP_WAIT (something else resumes
+ * the op with sbc_op_run(), e.g. a range lock grant), or finishes and
+ * returns SBC_STEP_DONE (after which op may already be freed). */
+enum sbc_step { SBC_STEP_IO, SBC_STEP_WAIT, SBC_STEP_DONE };
+
+struct sbc_op {
+	struct scsi_cmd *cmd;  /* NULL for a job that outlives its command */
+	struct scsi_lu *lu;    /* where op->io goes (may differ from cmd's LU: XCOPY) */
+	enum sbc_step (*step)(struct sbc_op *op);
+	struct bs_io io;
+	struct iovec iov[1];
+	struct scsi_range_lock rl;
+	int err;               /* result of the last I/O */
+	bool in_submit;
+	bool sync_done;
+};
+
+/* Initialise op for cmd (may be NULL) on reactor r; the range lock resumes
+ * the op when granted. */
+void sbc_op_init(struct sbc_op *op, struct scsi_cmd *cmd, struct reactor *r,
+		 enum sbc_step (*step)(struct sbc_op *op));
+void sbc_op_run(struct sbc_op *op);
+/* Prepare op->io for a transfer of len bytes at byte offset off of op->lu
+ * through buf (READ/WRITE) or none (FLUSH, DISCARD, WRITE_ZEROES,
+ * MAP_STATUS). */
+void sbc_op_io(struct sbc_op *op, enum bs_op bop, uint64_t off, uint64_t len, void *buf,
+	       uint8_t flags);
+/* Release the op's range lock, then complete its command with r (sx may be
+ * NULL). Returns SBC_STEP_DONE. */
+enum sbc_step sbc_op_finish(struct sbc_op *op, enum sense_reason r, const struct sense_extra *sx);
+/* The same for a back-store error of the last I/O. */
+enum sbc_step sbc_op_bs_error(struct sbc_op *op, bool is_write);
+/* A zero-filled, page-aligned buffer of SBC_CHUNK_BYTES shared by every
+ * command that writes zeroes without BS_OP_WRITE_ZEROES (never written to). */
+const uint8_t *sbc_zero_chunk(void);
+
+/* ---- helpers (sbc.c) ---- */
+
+/* Writes must be durable before completion: FUA, or the write cache off. */
+bool sbc_write_durable(struct scsi_lu *lu, uint8_t io_flags);
+/* BS_IO_FUA when the back-store has it natively for a durable write; else 0
+ * and *flush_after tells whether a FLUSH must follow. */
+uint8_t sbc_fua_flags(struct scsi_lu *lu, bool durable, bool *flush_after);
+/* Data-In response of an allocation-length command: data_len = min(alloc,
+ * cap); data_dir READ (or NONE when 0). */
+void sbc_data_in(struct scsi_cmd *cmd, uint32_t alloc_len, uint32_t cap);
+/* Blocks a Data-Out block command actually received (the core trims nblocks
+ * to the Expected Data Transfer Length, libiscsi *Residuals). */
+uint32_t sbc_blocks_received(const struct scsi_cmd *cmd);
+/* Capacity limits in blocks of the LU, from limits.h (bytes). */
+uint32_t sbc_max_xfer_blocks(const struct scsi_lu *lu);
+uint64_t sbc_bytes_to_blocks(const struct scsi_lu *lu, uint64_t bytes);
+/* Offset of the first differing byte of a and b (len when equal). */
+size_t sbc_first_diff(const uint8_t *a, const uint8_t *b, size_t len);
+bool sbc_all_zero(const uint8_t *p, size_t len);
+
+/* ---- handlers (the CDB table, sbc_cmds.c) ---- */
+/* sbc.c */
+enum sense_reason sbc_parse_read6(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_write6(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_rw10(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_rw12(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_rw16(struct scsi_cmd *cmd);
+void sbc_exec_read(struct scsi_cmd *cmd);
+void sbc_exec_write(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_read_capacity10(struct scsi_cmd *cmd);
+void sbc_exec_read_capacity10(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_read_capacity16(struct scsi_cmd *cmd);
+void sbc_exec_read_capacity16(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_sync_cache10(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_sync_cache16(struct scsi_cmd *cmd);
+void sbc_exec_sync_cache(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_prefetch10(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_prefetch16(struct scsi_cmd *cmd);
+void sbc_exec_prefetch(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_write_atomic16(struct scsi_cmd *cmd);
+void sbc_exec_write_atomic(struct scsi_cmd *cmd);
+/* verify.c */
+enum sense_reason sbc_parse_verify10(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_verify12(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_verify16(struct scsi_cmd *cmd);
+void sbc_exec_verify(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_write_verify10(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_write_verify12(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_write_verify16(struct scsi_cmd *cmd);
+void sbc_exec_write_verify(struct scsi_cmd *cmd);
+/* caw.c */
+enum sense_reason sbc_parse_caw(struct scsi_cmd *cmd);
+void sbc_exec_caw(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_orwrite16(struct scsi_cmd *cmd);
+void sbc_exec_orwrite(struct scsi_cmd *cmd);
+/* write_same.c */
+enum sense_reason sbc_parse_write_same10(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_write_same16(struct scsi_cmd *cmd);
+void sbc_exec_write_same(struct scsi_cmd *cmd);
+/* unmap.c */
+enum sense_reason sbc_parse_unmap(struct scsi_cmd *cmd);
+void sbc_exec_unmap(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_get_lba_status(struct scsi_cmd *cmd);
+void sbc_exec_get_lba_status(struct scsi_cmd *cmd);
+/* sanitize.c */
+enum sense_reason sbc_parse_sanitize(struct scsi_cmd *cmd);
+void sbc_exec_sanitize(struct scsi_cmd *cmd);
+/* xcopy.c */
+enum sense_reason sbc_parse_xcopy(struct scsi_cmd *cmd);
+void sbc_exec_xcopy(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_rcr(struct scsi_cmd *cmd);
+void sbc_exec_rcr_copy_status(struct scsi_cmd *cmd);
+void sbc_exec_rcr_op_params(struct scsi_cmd *cmd);
+/* defect.c */
+enum sense_reason sbc_parse_read_defect10(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_read_defect12(struct scsi_cmd *cmd);
+void sbc_exec_read_defect(struct scsi_cmd *cmd);
+
+#endif
