@@ -128,7 +128,7 @@ static int cfg_open_lu(const struct cfg *c, size_t i, struct scsi_lu **out, stru
 		return cfg_aerr(err, rc, "cannot open %s back-store \"%s\"%s%s: %s", b->type,
 				b->name, p.path ? " at " : "", p.path ? p.path : "", strerror(-rc));
 	if (dev->size < b->block_size) {
-		dev->ops->close(dev);
+		bs_close(dev);
 		return cfg_aerr(err, -EINVAL,
 				"back-store \"%s\" is smaller than one block (%u bytes)", b->name,
 				b->block_size);
@@ -146,7 +146,7 @@ static int cfg_open_lu(const struct cfg *c, size_t i, struct scsi_lu **out, stru
 			     attrs.naa);
 	rc = scsi_lu_create(b->name, dev, &attrs, out);
 	if (rc) {
-		dev->ops->close(dev);
+		bs_close(dev);
 		return cfg_aerr(err, rc, "cannot create the logical unit of \"%s\": %s", b->name,
 				strerror(-rc));
 	}

@@ -150,6 +150,9 @@ static int cfg_check_keys(struct cfg_pctx *x, json_t *obj, const char *const *al
 				break;
 			}
 			size_t d = cfg_edit_distance(key, allowed[i]);
+			/* a truncated name ("max_burst") counts as close */
+			if (strlen(key) >= 4 && strncmp(allowed[i], key, strlen(key)) == 0)
+				d = UT_MIN(d, 2);
 			if (d < best) {
 				best = d;
 				near = allowed[i];
