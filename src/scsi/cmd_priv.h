@@ -17,6 +17,7 @@
 #include "scsi/sense.h"
 
 struct scsi_lu;
+struct lu_itn;
 struct cdb_desc;
 struct scsi_cmd;
 struct scsi_tmf;
@@ -25,6 +26,7 @@ enum scsi_cmd_state {
 	SCSI_CMD_FREE = 0,
 	SCSI_CMD_SETUP,    /* set up; fabric collecting Data-Out */
 	SCSI_CMD_BLOCKED,  /* exec'd, waiting in the task set for ordering */
+	SCSI_CMD_READY,    /* no longer blocked; its start is posted to its reactor */
 	SCSI_CMD_RUNNING,  /* handler running / back-store I/O in flight */
 	SCSI_CMD_DONE,     /* cmd_done delivered, waiting for release */
 };
@@ -63,6 +65,11 @@ struct scsi_cmd_priv {
 	bool abort_other_nexus;      /* aborted on behalf of another I_T nexus (TAS) */
 	struct reactor_msg msg;      /* cross-thread notification of this command */
 	uint64_t start_ns;           /* for latency statistics */
+	struct lu_itn *itn;          /* this I_T nexus' record at lu (UA, PREVENT, SPC-2 reservation) */
+	uint32_t cdb_xfer_len;       /* bytes the CDB asked for before trimming to exp_len (residuals) */
+	uint8_t order_kind;          /* order.c: row/column of the ordering matrix */
+	bool waiting;                /* order.c: must wait for older tasks (lu->lock) */
+	bool msg_posted;             /* msg queued on reactor (lu->lock) */
 
 	/* decoded once by the handler's parse step (block commands) */
 	uint64_t lba;

@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd.c: the life cycle of a command in the device server (SAM-5 5, SPC-4
+ * 5.14 order of checks), residuals against the fabric's Expected Data
+ * Transfer Length (RFC 7143 11.4.5.2), completion and release.
+ *
+ * Threading: every step of a command runs on cmd->reactor. State shared with
+ * other threads (task set, abort marks, posted messages) is under lu->lock;
+ * TMFs from other threads reach a command only by reactor_post of
+ * priv.msg, at most one in flight (priv.msg_posted). */
+#include <errno.h>
+#include <string.h>
+
+#include "lib/bufpool.h"
+#include "lib/log.h"
+#include "scsi/cmd.h"
+#include "scsi/core.h"
+#include "scsi/limits.h"
+#include "scsi/sbc.h"
+#include "scsi/ua.h"
+
+#define OP_TEST_UNIT_READY 0x00
+
+void scsi_cmd_init(struct scsi_cmd *cmd)
+{
+	cmd->write_len = 0;
+	cmd->buf = NULL;
+	cmd->status = 0;
+	cmd->sense_len = 0;
+	cmd->resid_kind = SCSI_RESID_NONE;
+	cmd->suppress_response = false;
+	cmd->resid = 0;
+	cmd->data_in_len = 0;
+	memset(&cmd->priv, 0, sizeof(cmd->priv));
+	list_init(&cmd->priv.task_node);
+	list_init(&cmd->priv.wait_node);
+	atomic_init(&cmd->priv.aborted, false);
+	cmd->priv.order_kind = ORDER_KIND_OUTSIDE;
+	cmd->priv.msg.fn = cmd_kick;
+}
+
+static void setup_fail(struct scsi_cmd *cmd, enum sense_reason r, const struct sense_extra *sx)
+{
+	cmd->priv.reason = (uint16_t)r;
+	if (sx)
+		cmd->priv.sx = *sx;
+	cmd->write_len = 0;
+}
+
+/* SPC-4 5.14 and SBC-4 4.x: the checks a command passes before its own
+ * parsing, in the order the standards give them precedence. */
+static enum sense_reason setup_checks(struct scsi_cmd *cmd, struct sense_extra *sx)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	uint16_t flags = p->desc->flags;
+	enum sense_reason r;
+	uint16_t progress;
+
+	if (!lu)
+		return SENSE_OK;
+	/* SPC-4 5.14: a pending unit attention fails every command but
+	 * INQUIRY, REPORT LUNS and REQUEST SENSE */
+	if (!(flags & CDB_F_UA_OK) && p->itn && ua_pending(p->itn)) {
+		r = ua_take(p->itn);
+		if (r != SENSE_OK)
+			return r;
+	}
+	/* SBC-4 4.11.2: sanitize in progress */
+	if (!(flags & CDB_F_SANITIZE_OK) && sbc_sanitize_blocks(lu, cmd, &r, &progress)) {
+		if (r == SENSE_NOT_READY_SANITIZE_IN_PROGRESS) {
+			sx->progress_valid = true;
+			sx->progress = progress;
+		}
+		return r;
+	}
+	/* medium removed or unit stopped (medium.c) */
+	if (!(flags & CDB_F_NO_MEDIUM_OK)) {
+		r = medium_check(lu, p->desc);
+		if (r != SENSE_OK)
+			return r;
+	}
+	/* SPC-2 5.5.1: RESERVE(6)/(10) held by another I_T nexus */
+	if (!(flags & CDB_F_SPC2_RESV_OK) && resv_conflict(lu, p->itn))
+		return SENSE_RESERVATION_CONFLICT;
+	/* persistent reservations: pr_check() goes here (PR commands are not
+	 * in the table yet and answer INVALID OPERATION CODE) */
+	if ((flags & CDB_F_WRITES) && lu_write_protected(lu, cmd))
+		return SENSE_WRITE_PROTECTED;
+	return SENSE_OK;
+}
+
+/* RFC 7143 11.4.5.2 / SAM-5 5.4.3: reconcile the CDB's transfer with the
+ * fabric's direction and Expected Data Transfer Length; decide write_len. */
+static enum sense_reason setup_transfer(struct scsi_cmd *cmd, struct sense_extra *sx)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	uint32_t len = p->data_len;
+
+	if (len > SCSI_MAX_XFER_BYTES)
+		return cdb_invalid_field(cmd, 0, -1);
+	p->cdb_xfer_len = len;
+	if (p->data_dir == SCSI_DIR_BIDI || cmd->fabric_dir == SCSI_DIR_BIDI)
+		return SENSE_ABORTED_INVALID_FIELD_IN_CIU; /* no bidirectional commands */
+	if (len == 0)
+		p->data_dir = SCSI_DIR_NONE;
+	/* a data phase the other way round than the CDB says */
+	if (len && cmd->exp_len && cmd->fabric_dir != p->data_dir)
+		return SENSE_ABORTED_INVALID_FIELD_IN_CIU;
+	if (p->data_dir != SCSI_DIR_WRITE)
+		return SENSE_OK;
+	if (cmd->exp_len >= len) {
+		/* underflow: the initiator offers more than the CDB says; the
+		 * fabric discards Data-Out beyond write_len */
+		cmd->write_len = len;
+		return SENSE_OK;
+	}
+	/* overflow: only Expected Data Transfer Length bytes will come. A
+	 * block transfer writes the whole blocks among them (libiscsi
+	 * Write*Residuals); a parameter list cannot be cut short. */
+	if (p->lu && p->nblocks && ((uint64_t)p->nblocks << p->lu->block_shift) == len) {
+		p->nblocks = cmd->exp_len >> p->lu->block_shift;
+		p->data_len = p->nblocks << p->lu->block_shift;
+		cmd->write_len = cmd->exp_len;
+		return SENSE_OK;
+	}
+	(void)sx;
+	return cdb_invalid_field(cmd, 0, -1);
+}
+
+void scsi_cmd_setup(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct sense_extra sx = { 0 };
+	const struct cdb_desc *desc;
+	enum sense_reason r = SENSE_OK;
+	struct scsi_lu *lu = NULL;
+	struct lu_itn *itn = NULL;
+	bool ro = false;
+	int rc;
+
+	p->state = SCSI_CMD_SETUP;
+	p->start_ns = reactor_now_ns();
+	cmd->write_len = 0;
+
+	desc = cdb_lookup(cmd->cdb, cmd->cdb_len, &r, &sx);
+	rc = nexus_resolve(cmd->nexus, cmd->lun, &lu, &itn, &ro);
+	if (rc == -ENOMEM) {
+		setup_fail(cmd, SENSE_BUSY, NULL);
+		return;
+	}
+	p->lu = lu;
+	p->itn = itn;
+	p->map_read_only = ro;
+	if (!lu) {
+		/* SPC-4 8.2: the REPORT LUNS well known LU also answers TEST
+		 * UNIT READY; other unmapped LUNs only the CDB_F_NO_LUN_OK
+		 * commands */
+		bool wlun_tur = cmd->lun == LUN_WLUN_REPORT_LUNS && cmd->cdb_len &&
+				cmd->cdb[0] == OP_TEST_UNIT_READY;
+		if (!wlun_tur && (!desc || !(desc->flags & CDB_F_NO_LUN_OK))) {
+			setup_fail(cmd, SENSE_LUN_NOT_SUPPORTED, NULL);
+			return;
+		}
+	}
+	if (!desc) {
+		setup_fail(cmd, r, &sx);
+		return;
+	}
+	p->desc = desc;
+	if (cmd->cdb_len < desc->len) {
+		setup_fail(cmd, SENSE_INVALID_OPCODE, NULL);
+		return;
+	}
+	r = cdb_check_usage(desc, cmd->cdb, &sx);
+	if (r == SENSE_OK)
+		r = setup_checks(cmd, &sx);
+	if (r == SENSE_OK)
+		r = desc->parse(cmd);
+	if (r == SENSE_OK)
+		r = setup_transfer(cmd, &sx);
+	if (r != SENSE_OK) {
+		/* parse-time field pointers were recorded in p->sx already */
+		if (sx.fp_valid || sx.progress_valid || sx.info_valid)
+			p->sx = sx;
+		setup_fail(cmd, r, NULL);
+		return;
+	}
+	cmd->buf = buf_alloc(p->cdb_xfer_len);
+	if (!cmd->buf) {
+		/* back-pressure, never a crash: the initiator retries */
+		setup_fail(cmd, SENSE_BUSY, NULL);
+		return;
+	}
+	p->buf_len = p->cdb_xfer_len;
+	if (lu) {
+		p->order_class = desc->order_class;
+		pthread_mutex_lock(&lu->lock);
+		order_enter_locked(lu, cmd);
+		pthread_mutex_unlock(&lu->lock);
+	}
+}
+
+void scsi_cmd_set_fabric_error(struct scsi_cmd *cmd, enum sense_reason r)
+{
+	if (cmd->priv.reason == SENSE_OK)
+		cmd->priv.reason = (uint16_t)r;
+}
+
+void scsi_cmd_exec(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+
+	if (p->reason != SENSE_OK) {
+		scsi_cmd_complete_sx(cmd, p->reason, &p->sx);
+		return;
+	}
+	if (p->order_kind != ORDER_KIND_OUTSIDE) {
+		pthread_mutex_lock(&lu->lock);
+		if (atomic_load(&p->aborted)) {
+			p->state = SCSI_CMD_RUNNING;
+			pthread_mutex_unlock(&lu->lock);
+			scsi_cmd_complete(cmd, SENSE_TASK_ABORTED);
+			return;
+		}
+		if (p->waiting) {
+			/* SAM-5 8.6: wait for older tasks; order.c starts it */
+			p->state = SCSI_CMD_BLOCKED;
+			pthread_mutex_unlock(&lu->lock);
+			return;
+		}
+		p->state = SCSI_CMD_RUNNING;
+		pthread_mutex_unlock(&lu->lock);
+	} else {
+		p->state = SCSI_CMD_RUNNING;
+	}
+	p->desc->exec(cmd);
+}
+
+/* RFC 7143 11.4.5.2: residuals. Data-In commands compare what was produced
+ * with the Expected Data Transfer Length; Data-Out commands what the CDB
+ * asked for. */
+static void cmd_residual(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	uint32_t want;
+
+	if (p->data_dir == SCSI_DIR_WRITE)
+		want = p->cdb_xfer_len;
+	else
+		want = cmd->data_in_len;
+	if (p->data_dir == SCSI_DIR_READ && cmd->data_in_len > cmd->exp_len)
+		cmd->data_in_len = cmd->exp_len;
+	if (want > cmd->exp_len) {
+		cmd->resid_kind = SCSI_RESID_OVERFLOW;
+		cmd->resid = want - cmd->exp_len;
+	} else if (want < cmd->exp_len) {
+		cmd->resid_kind = SCSI_RESID_UNDERFLOW;
+		cmd->resid = cmd->exp_len - want;
+	} else {
+		cmd->resid_kind = SCSI_RESID_NONE;
+		cmd->resid = 0;
+	}
+}
+
+static void cmd_count(struct scsi_cmd *cmd, struct scsi_stats *s)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	bool good = cmd->status == SAM_STAT_GOOD || cmd->status == SAM_STAT_CONDITION_MET;
+
+	stats_add(&s->cmds, 1);
+	if (cmd->data_in_len)
+		stats_add(&s->read_bytes, cmd->data_in_len);
+	if (p->data_dir == SCSI_DIR_WRITE && good)
+		stats_add(&s->write_bytes, cmd->write_len);
+	if (atomic_load_explicit(&p->aborted, memory_order_relaxed))
+		stats_add(&s->aborted, 1);
+	else if (!good)
+		stats_add(&s->errors, 1);
+	stats_add(&s->lat_ns_sum, reactor_now_ns() - p->start_ns);
+}
+
+/* Hand the finished command to the fabric, then let a waiting TMF go on.
+ * The fabric may release (and reuse) cmd inside cmd_done. */
+static void cmd_deliver(struct scsi_cmd *cmd, struct scsi_tmf *tmf)
+{
+	cmd->nexus->ops->cmd_done(cmd);
+	if (tmf)
+		tmf_task_done(tmf);
+}
+
+static void cmd_start_ready(struct list_node *ready)
+{
+	while (!list_empty(ready)) {
+		struct scsi_cmd *c = list_first_entry(ready, struct scsi_cmd, priv.wait_node);
+
+		list_del(&c->priv.wait_node);
+		reactor_post(c->reactor, &c->priv.msg);
+	}
+}
+
+void scsi_cmd_complete_sx(struct scsi_cmd *cmd, enum sense_reason r, const struct sense_extra *sx)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	struct scsi_tmf *tmf = NULL;
+	struct list_node ready;
+	bool deferred = false, aborted;
+
+	list_init(&ready);
+	if (p->order_kind != ORDER_KIND_OUTSIDE) {
+		pthread_mutex_lock(&lu->lock);
+		order_leave_locked(lu, cmd, &ready);
+		tmf = p->abort_tmf;
+		deferred = p->msg_posted;
+		p->state = SCSI_CMD_DONE;
+		pthread_mutex_unlock(&lu->lock);
+	} else {
+		p->state = SCSI_CMD_DONE;
+	}
+	aborted = atomic_load(&p->aborted);
+
+	cmd->sense_len = 0;
+	if (aborted) {
+		/* SAM-5 5.6 / Control page TAS: tasks of other nexuses end with
+		 * TASK ABORTED when TAS=1; otherwise nothing is sent */
+		cmd->data_in_len = 0;
+		if (p->abort_other_nexus && lu && lu_tas(lu))
+			cmd->status = SAM_STAT_TASK_ABORTED;
+		else
+			cmd->suppress_response = true;
+	} else {
+		if ((unsigned)r >= SENSE_REASON_COUNT)
+			r = SENSE_INTERNAL_TARGET_FAILURE;
+		cmd->status = sense_status(r);
+		if (cmd->status == SAM_STAT_CHECK_CONDITION) {
+			cmd->sense_len = (uint8_t)sense_build(cmd->sense, sizeof(cmd->sense), r,
+							      lu ? lu_d_sense(lu) : false, sx);
+		}
+		if (cmd->status != SAM_STAT_GOOD && cmd->status != SAM_STAT_CONDITION_MET)
+			cmd->data_in_len = 0;
+	}
+	cmd_residual(cmd);
+	if (lu)
+		cmd_count(cmd, &lu->core->stats);
+	cmd_count(cmd, &cmd->nexus->stats);
+	cmd_start_ready(&ready);
+	if (!deferred)
+		cmd_deliver(cmd, tmf);
+}
+
+void scsi_cmd_complete(struct scsi_cmd *cmd, enum sense_reason r)
+{
+	scsi_cmd_complete_sx(cmd, r, NULL);
+}
+
+void scsi_cmd_complete_info(struct scsi_cmd *cmd, enum sense_reason r, uint64_t info)
+{
+	struct sense_extra sx = { .info_valid = true, .info = info };
+
+	scsi_cmd_complete_sx(cmd, r, &sx);
+}
+
+void scsi_cmd_complete_bs_error(struct scsi_cmd *cmd, int err, uint64_t bad_off, bool is_write)
+{
+	struct scsi_lu *lu = cmd->priv.lu;
+	enum sense_reason r;
+
+	switch (err) {
+	case 0:
+		scsi_cmd_complete(cmd, SENSE_OK);
+		return;
+	case -EIO:
+		r = is_write ? SENSE_WRITE_ERROR : SENSE_UNRECOVERED_READ_ERROR;
+		if (bad_off != UINT64_MAX && lu) {
+			scsi_cmd_complete_info(cmd, r, bad_off >> lu->block_shift);
+			return;
+		}
+		break;
+	case -ENOSPC:
+		r = SENSE_SPACE_ALLOCATION_FAILED;
+		break;
+	case -EROFS:
+	case -EPERM:
+	case -EACCES:
+		r = SENSE_WRITE_PROTECTED;
+		break;
+	case -ENOMEM:
+	case -EAGAIN:
+		r = SENSE_BUSY;
+		break;
+	case -ENODEV:
+	case -ENXIO:
+		r = SENSE_LU_COMMUNICATION_FAILURE;
+		break;
+	default:
+		r = SENSE_INTERNAL_TARGET_FAILURE;
+		break;
+	}
+	scsi_cmd_complete(cmd, r);
+}
+
+enum sense_reason cdb_invalid_field(struct scsi_cmd *cmd, unsigned byte, int bit)
+{
+	struct sense_extra *sx = &cmd->priv.sx;
+
+	memset(sx, 0, sizeof(*sx));
+	sx->fp_valid = true;
+	sx->fp_cdb = true;
+	sx->fp_byte = (uint16_t)byte;
+	sx->fp_bit_valid = bit >= 0;
+	sx->fp_bit = bit >= 0 ? (uint8_t)bit : 0;
+	return SENSE_INVALID_FIELD_IN_CDB;
+}
+
+enum sense_reason param_invalid_field(struct scsi_cmd *cmd, unsigned byte, int bit)
+{
+	struct sense_extra *sx = &cmd->priv.sx;
+
+	memset(sx, 0, sizeof(*sx));
+	sx->fp_valid = true;
+	sx->fp_cdb = false;
+	sx->fp_byte = (uint16_t)byte;
+	sx->fp_bit_valid = bit >= 0;
+	sx->fp_bit = bit >= 0 ? (uint8_t)bit : 0;
+	return SENSE_INVALID_FIELD_IN_PARAM_LIST;
+}
+
+void scsi_cmd_set_data_in(struct scsi_cmd *cmd, const void *src, size_t len)
+{
+	if (len > cmd->priv.buf_len)
+		len = cmd->priv.buf_len;
+	if (len)
+		memcpy(cmd->buf, src, len);
+	cmd->data_in_len = (uint32_t)len;
+}
+
+/* Runs on cmd->reactor for every message posted to a command: a TMF's abort
+ * or the start of a task that no longer waits for older ones. */
+void cmd_kick(struct reactor_msg *m)
+{
+	struct scsi_cmd *cmd = container_of(m, struct scsi_cmd, priv.msg);
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	struct scsi_tmf *tmf;
+	uint8_t state;
+	bool aborted;
+
+	pthread_mutex_lock(&lu->lock);
+	p->msg_posted = false;
+	state = p->state;
+	aborted = atomic_load(&p->aborted);
+	tmf = p->abort_tmf;
+	if (state == SCSI_CMD_READY)
+		p->state = SCSI_CMD_RUNNING;
+	pthread_mutex_unlock(&lu->lock);
+
+	switch (state) {
+	case SCSI_CMD_SETUP:
+		/* the fabric holds it for Data-Out: it stops and calls exec */
+		if (!aborted)
+			break;
+		if (cmd->nexus->ops->cmd_abort_pending)
+			cmd->nexus->ops->cmd_abort_pending(cmd);
+		break;
+	case SCSI_CMD_BLOCKED:
+		if (aborted)
+			scsi_cmd_complete(cmd, SENSE_TASK_ABORTED);
+		break;
+	case SCSI_CMD_READY:
+		if (aborted)
+			scsi_cmd_complete(cmd, SENSE_TASK_ABORTED);
+		else
+			p->desc->exec(cmd);
+		break;
+	case SCSI_CMD_DONE:
+		/* completed while this message was in flight */
+		cmd_deliver(cmd, tmf);
+		break;
+	default:
+		break;
+	}
+}
+
+void scsi_cmd_release(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+
+	if (p->op_free)
+		p->op_free(cmd);
+	p->op = NULL;
+	p->op_free = NULL;
+	if (cmd->buf)
+		buf_free(cmd->buf, p->buf_len);
+	cmd->buf = NULL;
+	if (p->lu)
+		scsi_lu_put(p->lu);
+	p->lu = NULL;
+	p->itn = NULL;
+	p->state = SCSI_CMD_FREE;
+}

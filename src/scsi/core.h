@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* core.h: objects private to the target core (lu.c, target.c, nexus.c,
+ * cmd.c, ua.c, order.c, tmf.c and the SPC handlers). Fabrics and back-stores
+ * never include this file.
+ *
+ * Locking, outermost first:
+ *   target->lock   ports, ACLs, default map
+ *   map->lock      LUN entries, list of nexuses using the map
+ *   nexus->lock    the nexus' LUN cache
+ *   lu->lock       everything in struct lu_core_state that is not atomic
+ * A lock is held briefly and never across I/O or a fabric callback.
+ */
+#ifndef UT_SCSI_CORE_H
+#define UT_SCSI_CORE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/list.h"
+#include "scsi/lu.h"
+#include "scsi/mode.h"
+#include "scsi/order.h"
+#include "scsi/scsi.h"
+#include "scsi/ua.h"
+
+/* Per-LU and per-nexus counters (relaxed atomics; read by statistics). */
+struct scsi_stats {
+	_Atomic uint64_t cmds;
+	_Atomic uint64_t read_bytes;
+	_Atomic uint64_t write_bytes;
+	_Atomic uint64_t errors;     /* completed with a status other than GOOD/CONDITION MET */
+	_Atomic uint64_t aborted;
+	_Atomic uint64_t lat_ns_sum; /* setup to completion */
+};
+
+static inline void stats_add(_Atomic uint64_t *c, uint64_t v)
+{
+	atomic_fetch_add_explicit(c, v, memory_order_relaxed);
+}
+
+/* What a logical unit remembers about one I_T nexus (SAM-5 4.7: initiator
+ * port + target port). Keyed by the initiator port name and the relative
+ * target port identifier, so it outlives the nexus itself (the next nexus of
+ * the same initiator port finds its I_T NEXUS LOSS unit attention here).
+ * Owned by the LU, freed with it. */
+struct lu_itn {
+	struct list_node node; /* lu_core_state.itns */
+	char *port_name;       /* initiator port name */
+	uint16_t rel_port;     /* relative target port identifier */
+	atomic_uint ua;        /* pending unit attentions, bit (1u << enum ua_cond) */
+	struct scsi_nexus *nexus; /* the live nexus (NULL after its loss); lu->lock */
+	bool prevent;          /* PREVENT ALLOW MEDIUM REMOVAL state; lu->lock */
+	uint64_t last_used;    /* for eviction of idle records; lu->lock */
+};
+
+/* Bound on remembered I_T nexus records per LU: records without a live nexus
+ * are evicted, least recently used first, beyond it. */
+#define LU_MAX_ITNS 4096u
+
+struct lu_core_state {
+	struct list_node itns; /* struct lu_itn */
+	unsigned n_itns;
+	uint64_t itn_clock;
+
+	struct mode_state mode; /* mode.c */
+	struct order_state order; /* order.c: the task set */
+
+	/* SPC-2 RESERVE/RELEASE (reserve.c): the holder, or NULL */
+	_Atomic(struct lu_itn *) resv_holder;
+
+	/* medium state (medium.c) */
+	atomic_bool stopped;   /* START STOP UNIT START=0 */
+	atomic_bool no_medium; /* ejected (removable LU) */
+	unsigned prevent_count; /* I_T nexuses with PREVENT set; lu->lock */
+
+	struct scsi_stats stats;
+};
+
+/* ---- targets, ports, maps, nexus ---- */
+struct lun_entry {
+	uint32_t lun;
+	bool read_only;
+	struct scsi_lu *lu;
+};
+
+struct scsi_lun_map {
+	atomic_int refs;
+	atomic_uint gen; /* bumped on every change (nexus caches compare) */
+	pthread_mutex_t lock;
+	struct lun_entry *v; /* sorted by lun */
+	unsigned n, cap;
+	struct list_node nexuses; /* struct scsi_nexus.map_node */
+};
+
+struct tgt_acl {
+	struct list_node node;
+	char *initiator_name;
+	struct scsi_lun_map *map;
+};
+
+struct scsi_target {
+	char *name;
+	pthread_mutex_t lock;
+	struct list_node tports;
+	struct list_node acls;
+	struct scsi_lun_map *default_map;
+	bool demo;
+	struct list_node node; /* global target list */
+};
+
+struct scsi_tport {
+	struct list_node node; /* target->tports */
+	struct scsi_target *target;
+	char *name;
+	uint16_t rel_port_id;
+	uint16_t port_group;
+};
+
+/* one cached LUN of a nexus (nexus.c) */
+struct nexus_lun {
+	unsigned gen; /* map generation it was resolved in; 0 = empty */
+	bool read_only;
+	struct scsi_lu *lu;  /* reference held; NULL = not mapped */
+	struct lu_itn *itn;
+};
+
+struct scsi_nexus {
+	struct scsi_tport *tport;
+	struct scsi_lun_map *map;
+	struct list_node map_node; /* map->nexuses */
+	char *initiator_name;
+	char *port_name;
+	uint8_t *transport_id; /* SPC-4 7.6.4 TransportID, kept for PERSISTENT RESERVE */
+	size_t transport_id_len;
+	const struct scsi_fabric_ops *ops;
+	void *fabric_priv;
+	atomic_bool lost;
+
+	pthread_mutex_t lock; /* cache */
+	struct nexus_lun *cache; /* indexed by LUN (0..16383), grown on demand */
+	unsigned cache_n;
+
+	struct scsi_stats stats;
+};
+
+/* Resolve the LUN of a command for this nexus: LU reference (put by the
+ * caller), its I_T nexus record and the mapping's write protection. Returns
+ * -ENOENT (not mapped) or -ENOMEM. */
+int nexus_resolve(struct scsi_nexus *n, uint64_t lun, struct scsi_lu **lu, struct lu_itn **itn,
+		  bool *read_only);
+/* Map lookup (map->lock held): LU reference and the mapping's write
+ * protection, or NULL. */
+struct scsi_lu *lun_map_lookup_locked(struct scsi_lun_map *m, uint32_t lun, bool *read_only);
+/* Calls fn for every LU reachable through the target's LUN maps (default map
+ * and ACL maps), each once, with a reference held during the call. */
+void target_for_each_lu(struct scsi_target *t, void (*fn)(struct scsi_lu *lu, void *arg),
+			void *arg);
+/* The nexus' map entries: calls fn for every mapped LUN (map lock held: fn
+ * must not block or take target/map locks). */
+void lun_map_for_each(struct scsi_lun_map *m, void (*fn)(const struct lun_entry *e, void *arg),
+		      void *arg);
+/* LUN from the SAM-5 8-byte LUN field (peripheral or flat addressing, single
+ * level); -1 when not a supported encoding. And back. */
+int64_t lun_decode(uint64_t lun);
+uint64_t lun_encode(uint32_t lun);
+/* REPORT LUNS well-known LUN (SPC-4 8.2). */
+#define LUN_WLUN_REPORT_LUNS 0xc101000000000000ull
+
+/* lu.c */
+/* The I_T nexus record of (port name, rel port) at lu, created with a POWER
+ * ON unit attention if new. Call with lu->lock held. NULL on ENOMEM. */
+struct lu_itn *lu_itn_get_locked(struct scsi_lu *lu, const char *port_name, uint16_t rel_port);
+void lu_itn_attach(struct scsi_lu *lu, struct lu_itn *itn, struct scsi_nexus *n);
+void lu_itn_detach(struct scsi_lu *lu, struct lu_itn *itn, struct scsi_nexus *n);
+struct lu_core_state *lu_core(struct scsi_lu *lu);
+/* Effective write protection as seen by an I_T nexus mapping (for the MODE
+ * SENSE WP bit). */
+bool lu_wp(struct scsi_lu *lu, bool map_read_only);
+
+/* All live logical units, for tests and statistics. */
+unsigned scsi_lu_count(void);
+
+
+/* cmd.c: priv.msg handler (TMF aborts, start of unblocked tasks) */
+void cmd_kick(struct reactor_msg *m);
+
+/* tmf.c: an aborted task has finished (called by cmd.c on its reactor). */
+void tmf_task_done(struct scsi_tmf *tmf);
+/* Abort every task of the nexus at every LU of its map, as for I_T nexus loss
+ * (tmf may be NULL). */
+void tmf_abort_nexus_tasks(struct scsi_nexus *n, struct scsi_tmf *tmf);
+/* Logical unit reset (SAM-5 6.3.2) side effects: reservation, PREVENT, UA. */
+void tmf_lu_reset_state(struct scsi_lu *lu);
+
+/* reserve.c */
+/* SPC-2 reservation conflict check (SPC-2 5.5.1) for a command without
+ * CDB_F_SPC2_RESV_OK. */
+bool resv_conflict(struct scsi_lu *lu, const struct lu_itn *itn);
+/* Release the SPC-2 reservation (LU reset, target reset, holder's nexus
+ * loss); with lu->lock held. */
+void resv_clear_locked(struct scsi_lu *lu);
+void resv_release_itn_locked(struct scsi_lu *lu, struct lu_itn *itn);
+
+/* medium.c */
+/* NOT READY reason for command d (no medium, or stopped and d accesses the
+ * medium), or SENSE_OK. */
+enum sense_reason medium_check(struct scsi_lu *lu, const struct cdb_desc *d);
+/* I_T nexus loss / LU reset: clear PREVENT for itn (lu->lock held). */
+void medium_prevent_clear_locked(struct scsi_lu *lu, struct lu_itn *itn);
+
+#endif

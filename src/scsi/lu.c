@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* lu.c: logical units (the device server over one back-store): creation,
+ * reference counting, resize, the per-I_T nexus records and the mode page
+ * accessors the data path uses. */
+#include "scsi/lu.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scsi/core.h"
+#include "scsi/sbc.h"
+#include "scsi/ua.h"
+
+static atomic_uint live_lus;
+
+unsigned scsi_lu_count(void)
+{
+	return atomic_load(&live_lus);
+}
+
+static bool block_size_ok(uint32_t bs)
+{
+	return bs == 512 || bs == 1024 || bs == 2048 || bs == 4096;
+}
+
+int scsi_lu_create(const char *name, struct bs_dev *bs, const struct scsi_lu_attrs *attrs,
+		   struct scsi_lu **out)
+{
+	struct scsi_lu *lu;
+	int rc;
+
+	if (!name || !bs || !attrs || !block_size_ok(attrs->block_size))
+		return -EINVAL;
+	lu = calloc(1, sizeof(*lu));
+	if (!lu)
+		return -ENOMEM;
+	lu->core = calloc(1, sizeof(*lu->core));
+	lu->name = strdup(name);
+	if (!lu->core || !lu->name) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	lu->bs = bs;
+	lu->attrs = *attrs;
+	lu->attrs.vendor[sizeof(lu->attrs.vendor) - 1] = 0;
+	lu->attrs.product[sizeof(lu->attrs.product) - 1] = 0;
+	lu->attrs.revision[sizeof(lu->attrs.revision) - 1] = 0;
+	lu->attrs.serial[sizeof(lu->attrs.serial) - 1] = 0;
+	lu->block_size = attrs->block_size;
+	lu->block_shift = (uint32_t)__builtin_ctz(attrs->block_size);
+	atomic_init(&lu->nblocks, bs->size >> lu->block_shift);
+	atomic_init(&lu->refs, 1);
+	pthread_mutex_init(&lu->lock, NULL);
+	list_init(&lu->core->itns);
+	order_init(&lu->core->order);
+	mode_init(lu);
+	rc = sbc_lu_init(lu);
+	if (rc) {
+		pthread_mutex_destroy(&lu->lock);
+		goto fail;
+	}
+	atomic_fetch_add(&live_lus, 1);
+	*out = lu;
+	return 0;
+fail:
+	/* the back-store stays the caller's on failure */
+	free(lu->name);
+	free(lu->core);
+	free(lu);
+	return rc;
+}
+
+void scsi_lu_get(struct scsi_lu *lu)
+{
+	atomic_fetch_add_explicit(&lu->refs, 1, memory_order_relaxed);
+}
+
+void scsi_lu_put(struct scsi_lu *lu)
+{
+	struct lu_itn *itn, *tmp;
+
+	if (!lu || atomic_fetch_sub_explicit(&lu->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	sbc_lu_fini(lu);
+	list_for_each_entry_safe(itn, tmp, &lu->core->itns, node) {
+		free(itn->port_name);
+		free(itn);
+	}
+	if (lu->bs && lu->bs->ops && lu->bs->ops->close)
+		lu->bs->ops->close(lu->bs);
+	pthread_mutex_destroy(&lu->lock);
+	free(lu->core);
+	free(lu->name);
+	free(lu);
+	atomic_fetch_sub(&live_lus, 1);
+}
+
+const char *scsi_lu_name(const struct scsi_lu *lu)
+{
+	return lu->name;
+}
+
+int scsi_lu_resize(struct scsi_lu *lu, uint64_t new_size_bytes)
+{
+	int rc;
+
+	if (new_size_bytes & (lu->block_size - 1))
+		return -EINVAL;
+	if (!lu->bs->ops->resize)
+		return -EOPNOTSUPP;
+	rc = lu->bs->ops->resize(lu->bs, new_size_bytes);
+	if (rc)
+		return rc;
+	atomic_store(&lu->nblocks, new_size_bytes >> lu->block_shift);
+	/* SBC-4 4.6: CAPACITY DATA HAS CHANGED to every I_T nexus */
+	ua_set_all(lu, UA_CAPACITY_CHANGED, NULL);
+	return 0;
+}
+
+struct lu_core_state *lu_core(struct scsi_lu *lu)
+{
+	return lu->core;
+}
+
+/* Drop the least recently used record that no live nexus uses. */
+static void itn_evict_locked(struct scsi_lu *lu)
+{
+	struct lu_itn *itn, *victim = NULL;
+
+	list_for_each_entry(itn, &lu->core->itns, node) {
+		if (itn->nexus || itn->prevent || atomic_load(&lu->core->resv_holder) == itn)
+			continue;
+		if (!victim || itn->last_used < victim->last_used)
+			victim = itn;
+	}
+	if (!victim)
+		return;
+	list_del(&victim->node);
+	lu->core->n_itns--;
+	free(victim->port_name);
+	free(victim);
+}
+
+struct lu_itn *lu_itn_get_locked(struct scsi_lu *lu, const char *port_name, uint16_t rel_port)
+{
+	struct lu_core_state *c = lu->core;
+	struct lu_itn *itn;
+
+	list_for_each_entry(itn, &c->itns, node) {
+		if (itn->rel_port == rel_port && strcmp(itn->port_name, port_name) == 0) {
+			itn->last_used = ++c->itn_clock;
+			return itn;
+		}
+	}
+	if (c->n_itns >= LU_MAX_ITNS)
+		itn_evict_locked(lu);
+	if (c->n_itns >= LU_MAX_ITNS)
+		return NULL;
+	itn = calloc(1, sizeof(*itn));
+	if (!itn)
+		return NULL;
+	itn->port_name = strdup(port_name);
+	if (!itn->port_name) {
+		free(itn);
+		return NULL;
+	}
+	itn->rel_port = rel_port;
+	itn->last_used = ++c->itn_clock;
+	/* SAM-5 5.14: a nexus the logical unit has not seen gets POWER ON */
+	atomic_init(&itn->ua, 1u << UA_POWER_ON);
+	list_add_tail(&c->itns, &itn->node);
+	c->n_itns++;
+	return itn;
+}
+
+void lu_itn_attach(struct scsi_lu *lu, struct lu_itn *itn, struct scsi_nexus *n)
+{
+	pthread_mutex_lock(&lu->lock);
+	itn->nexus = n;
+	pthread_mutex_unlock(&lu->lock);
+}
+
+void lu_itn_detach(struct scsi_lu *lu, struct lu_itn *itn, struct scsi_nexus *n)
+{
+	pthread_mutex_lock(&lu->lock);
+	if (itn->nexus == n)
+		itn->nexus = NULL;
+	pthread_mutex_unlock(&lu->lock);
+}
+
+bool lu_wce(struct scsi_lu *lu)
+{
+	return atomic_load_explicit(&lu->core->mode.wce, memory_order_relaxed);
+}
+
+bool lu_d_sense(struct scsi_lu *lu)
+{
+	return atomic_load_explicit(&lu->core->mode.d_sense, memory_order_relaxed);
+}
+
+bool lu_swp(struct scsi_lu *lu)
+{
+	return atomic_load_explicit(&lu->core->mode.swp, memory_order_relaxed);
+}
+
+bool lu_tas(struct scsi_lu *lu)
+{
+	return atomic_load_explicit(&lu->core->mode.tas, memory_order_relaxed);
+}
+
+bool lu_wp(struct scsi_lu *lu, bool map_read_only)
+{
+	return lu->attrs.read_only || (lu->bs->caps & BS_CAP_READ_ONLY) || lu_swp(lu) ||
+	       map_read_only;
+}
+
+bool lu_write_protected(struct scsi_lu *lu, const struct scsi_cmd *cmd)
+{
+	return lu_wp(lu, cmd->priv.map_read_only);
+}

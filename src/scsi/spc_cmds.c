@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* spc_cmds.c: the CDB table of the SPC-4 primary commands (cdb.h). Usage
+ * masks list the bits each command uses (SPC-4 6.35.3 CDB USAGE DATA); the
+ * CONTROL byte allows none (NACA needs NormACA, LINK is obsolete). */
+#include "scsi/cdb.h"
+#include "scsi/spc.h"
+
+/* commands that inspect the device rather than its medium (SPC-4 5.14,
+ * 5.15.2.4, SBC-4 4.11) */
+#define INFO_FLAGS                                                                           \
+	(CDB_F_UA_OK | CDB_F_NO_MEDIUM_OK | CDB_F_SPC2_RESV_OK | CDB_F_ALUA_STANDBY_OK |     \
+	 CDB_F_ALUA_UNAVAIL_OK | CDB_F_SANITIZE_OK | CDB_F_NO_LUN_OK)
+
+static const struct cdb_desc maintenance_in_sa[0x0e] = {
+	[0x0c] = {
+		.name = "REPORT SUPPORTED OPERATION CODES",
+		.parse = spc_parse_rsoc, .exec = spc_exec_rsoc, .len = 12,
+		.usage = { 0xff, 0x1f, 0x87, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SPC2_RESV_OK | CDB_F_ALUA_STANDBY_OK |
+			 CDB_F_ALUA_UNAVAIL_OK | CDB_F_SANITIZE_OK,
+		.pr_class = PR_CLASS_ALLOWED, .order_class = ORDER_NONE, .timeout_s = 5,
+	},
+	[0x0d] = {
+		.name = "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS",
+		.parse = spc_parse_rstmf, .exec = spc_exec_rstmf, .len = 12,
+		.usage = { 0xff, 0x1f, 0x80, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SPC2_RESV_OK | CDB_F_ALUA_STANDBY_OK |
+			 CDB_F_ALUA_UNAVAIL_OK | CDB_F_SANITIZE_OK,
+		.pr_class = PR_CLASS_ALLOWED, .order_class = ORDER_NONE, .timeout_s = 5,
+	},
+};
+
+static const struct cdb_sa_table maintenance_in = {
+	.byte = 1, .mask = 0x1f, .count = 0x0e, .v = maintenance_in_sa,
+};
+
+const struct cdb_desc spc_cdb_table[256] = {
+	[0x00] = {
+		.name = "TEST UNIT READY",
+		.parse = spc_parse_no_data, .exec = spc_exec_test_unit_ready, .len = 6,
+		.usage = { 0xff, 0x00, 0x00, 0x00, 0x00, 0x00 },
+		.flags = CDB_F_ALUA_STANDBY_OK,
+		.pr_class = PR_CLASS_ALLOWED, .order_class = ORDER_NONE, .timeout_s = 5,
+	},
+	[0x03] = {
+		.name = "REQUEST SENSE",
+		.parse = spc_parse_request_sense, .exec = spc_exec_request_sense, .len = 6,
+		.usage = { 0xff, 0x01, 0x00, 0x00, 0xff, 0x00 },
+		.flags = INFO_FLAGS,
+		.pr_class = PR_CLASS_ALLOWED, .order_class = ORDER_NONE, .timeout_s = 5,
+	},
+	[0x12] = {
+		.name = "INQUIRY",
+		.parse = spc_parse_inquiry, .exec = spc_exec_inquiry, .len = 6,
+		.usage = { 0xff, 0x01, 0xff, 0xff, 0xff, 0x00 },
+		.flags = INFO_FLAGS,
+		.pr_class = PR_CLASS_ALLOWED, .order_class = ORDER_NONE, .timeout_s = 5,
+	},
+	[0x15] = {
+		.name = "MODE SELECT(6)",
+		.parse = spc_parse_mode_select6, .exec = spc_exec_mode_select, .len = 6,
+		.usage = { 0xff, 0x11, 0x00, 0x00, 0xff, 0x00 },
+		.flags = CDB_F_NO_MEDIUM_OK,
+		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_BARRIER, .timeout_s = 10,
+	},
+	[0x16] = {
+		.name = "RESERVE(6)",
+		.parse = spc_parse_no_data, .exec = spc_exec_reserve, .len = 6,
+		.usage = { 0xff, 0x00, 0x00, 0x00, 0x00, 0x00 },
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SANITIZE_OK,
+		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_BARRIER, .timeout_s = 5,
+	},
+	[0x17] = {
+		.name = "RELEASE(6)",
+		.parse = spc_parse_no_data, .exec = spc_exec_release, .len = 6,
+		.usage = { 0xff, 0x00, 0x00, 0x00, 0x00, 0x00 },
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SPC2_RESV_OK | CDB_F_SANITIZE_OK,
+		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_BARRIER, .timeout_s = 5,
+	},
+	[0x1a] = {
+		.name = "MODE SENSE(6)",
+		.parse = spc_parse_mode_sense6, .exec = spc_exec_mode_sense, .len = 6,
+		.usage = { 0xff, 0x08, 0xff, 0xff, 0xff, 0x00 },
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_ALUA_STANDBY_OK | CDB_F_SANITIZE_OK,
+		.pr_class = PR_CLASS_READ, .order_class = ORDER_NONE, .timeout_s = 5,
+	},
+	[0x1b] = {
+		.name = "START STOP UNIT",
+		.parse = spc_parse_start_stop_unit, .exec = spc_exec_start_stop_unit, .len = 6,
+		.usage = { 0xff, 0x01, 0x00, 0x0f, 0xf7, 0x00 },
+		.flags = CDB_F_NO_MEDIUM_OK,
+		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_BARRIER, .timeout_s = 30,
+	},
+	[0x1e] = {
+		.name = "PREVENT ALLOW MEDIUM REMOVAL",
+		.parse = spc_parse_prevent_allow, .exec = spc_exec_prevent_allow, .len = 6,
+		.usage = { 0xff, 0x00, 0x00, 0x00, 0x03, 0x00 },
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SANITIZE_OK,
+		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_NONE, .timeout_s = 5,
+	},
+	[0x55] = {
+		.name = "MODE SELECT(10)",
+		.parse = spc_parse_mode_select10, .exec = spc_exec_mode_select, .len = 10,
+		.usage = { 0xff, 0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0x00 },
+		.flags = CDB_F_NO_MEDIUM_OK,
+		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_BARRIER, .timeout_s = 10,
+	},
+	[0x56] = {
+		.name = "RESERVE(10)",
+		.parse = spc_parse_no_data, .exec = spc_exec_reserve, .len = 10,
+		/* no third-party reservations: 3RDPTY, LONGID and the
+		 * parameter list are not supported */
+		.usage = { 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 },
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SANITIZE_OK,
+		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_BARRIER, .timeout_s = 5,
+	},
+	[0x57] = {
+		.name = "RELEASE(10)",
+		.parse = spc_parse_no_data, .exec = spc_exec_release, .len = 10,
+		.usage = { 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 },
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SPC2_RESV_OK | CDB_F_SANITIZE_OK,
+		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_BARRIER, .timeout_s = 5,
+	},
+	[0x5a] = {
+		.name = "MODE SENSE(10)",
+		.parse = spc_parse_mode_sense10, .exec = spc_exec_mode_sense, .len = 10,
+		.usage = { 0xff, 0x18, 0xff, 0xff, 0x00, 0x00, 0x00, 0xff, 0xff, 0x00 },
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_ALUA_STANDBY_OK | CDB_F_SANITIZE_OK,
+		.pr_class = PR_CLASS_READ, .order_class = ORDER_NONE, .timeout_s = 5,
+	},
+	[0xa0] = {
+		.name = "REPORT LUNS",
+		.parse = spc_parse_report_luns, .exec = spc_exec_report_luns, .len = 12,
+		.usage = { 0xff, 0x00, 0xff, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
+		.flags = INFO_FLAGS,
+		.pr_class = PR_CLASS_ALLOWED, .order_class = ORDER_NONE, .timeout_s = 5,
+	},
+	[0xa3] = {
+		.name = "MAINTENANCE IN",
+		.sa = &maintenance_in, .len = 12,
+		.usage = { 0xff, 0x1f },
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SPC2_RESV_OK,
+		.pr_class = PR_CLASS_ALLOWED, .order_class = ORDER_NONE,
+	},
+};

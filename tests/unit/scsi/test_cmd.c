@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_cmd.c: the command life cycle (cmd.c) through the loop fabric: LUN
+ * lookup, CDB table checks, the order of pre-execution checks, residuals
+ * against Expected Data Transfer Length (libiscsi *Residuals semantics),
+ * direction mismatch, back-store errors and counters.
+ *
+ *   p1 "iqn.test:a" --\
+ *                      target --- LUN 0: lu (fake RAM, 2048 x 512)
+ *   p2 "iqn.test:b" --/                                               */
+#include "harness.h"
+
+#include <errno.h>
+
+#include "scsi/core.h"
+
+static int setup(void **state)
+{
+	struct harness *h = calloc(1, sizeof(*h));
+
+	h_setup(h);
+	h_clear_ua(h->p1, 0);
+	h_clear_ua(h->p2, 0);
+	*state = h;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct harness *h = *state;
+
+	h_teardown(h);
+	free(h);
+	return 0;
+}
+
+static void test_first_command_gets_power_on_ua(void **state)
+{
+	struct harness *h = *state;
+	struct loop_port *p3 = loop_create(h->t, 2, "iqn.test:c");
+	struct loop_result r;
+
+	assert_non_null(p3);
+	/* SAM-5 5.14: a nexus the LU has not seen gets POWER ON, RESET */
+	h_tur(p3, &r);
+	h_expect_sense(&r, 0x6, 0x29, 0x00);
+	h_tur(p3, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	loop_destroy(p3);
+}
+
+static void test_unmapped_lun(void **state)
+{
+	struct harness *h = *state;
+	uint8_t tur[6] = { 0 }, inq[6] = { 0x12, 0, 0, 0, 96, 0 }, buf[96];
+	struct loop_result r;
+	uint64_t lun5 = lun_encode(5);
+
+	h_cmd(h->p1, lun5, tur, 6, SCSI_DIR_NONE, NULL, 0, &r);
+	h_expect_sense(&r, 0x5, 0x25, 0x00);
+	/* INQUIRY is answered: qualifier 011b, device type 1Fh */
+	h_cmd(h->p1, lun5, inq, 6, SCSI_DIR_READ, buf, sizeof(buf), &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(buf[0], 0x7f);
+}
+
+static void test_invalid_opcode_and_reserved_bits(void **state)
+{
+	struct harness *h = *state;
+	uint8_t cdb[6] = { 0xff };
+	struct loop_result r;
+
+	h_cmd(h->p1, 0, cdb, 6, SCSI_DIR_NONE, NULL, 0, &r);
+	h_expect_sense(&r, 0x5, 0x20, 0x00);
+	/* TEST UNIT READY with a reserved bit in byte 1 */
+	uint8_t tur[6] = { 0x00, 0x20 };
+	h_cmd(h->p1, 0, tur, 6, SCSI_DIR_NONE, NULL, 0, &r);
+	h_expect_sense(&r, 0x5, 0x24, 0x00);
+	/* field pointer: SKSV, C/D, BPV, bit 5, byte 1 */
+	assert_int_equal(r.sense[15], 0x80 | 0x40 | 0x08 | 5);
+	assert_int_equal(get_be16(r.sense + 16), 1);
+	/* NACA in the control byte is not supported (NormACA 0) */
+	uint8_t tur2[6] = { 0x00, 0, 0, 0, 0, 0x04 };
+	h_cmd(h->p1, 0, tur2, 6, SCSI_DIR_NONE, NULL, 0, &r);
+	h_expect_sense(&r, 0x5, 0x24, 0x00);
+}
+
+static void test_read_residuals(void **state)
+{
+	struct harness *h = *state;
+	uint8_t cdb[10], buf[10000];
+	struct loop_result r;
+
+	h_cdb_rw10(cdb, 0x28, 0, 1);
+	/* EDTL 0: GOOD, overflow of one block */
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, NULL, 0, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.resid_kind, SCSI_RESID_OVERFLOW);
+	assert_int_equal(r.resid, H_BS);
+	/* EDTL 10000: underflow */
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, 10000, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.resid_kind, SCSI_RESID_UNDERFLOW);
+	assert_int_equal(r.resid, 10000 - H_BS);
+	assert_int_equal(r.data_in_len, H_BS);
+	/* EDTL 200: overflow, 200 bytes sent */
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, 200, &r);
+	assert_int_equal(r.resid_kind, SCSI_RESID_OVERFLOW);
+	assert_int_equal(r.resid, H_BS - 200);
+	assert_int_equal(r.data_in_len, 200);
+	/* exact */
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, H_BS, &r);
+	assert_int_equal(r.resid_kind, SCSI_RESID_NONE);
+	assert_int_equal(r.resid, 0);
+}
+
+static void test_write_residuals(void **state)
+{
+	struct harness *h = *state;
+	uint8_t cdb[10], buf[4 * H_BS], rd[2 * H_BS];
+	struct loop_result r;
+
+	memset(buf, 'a', sizeof(buf));
+	h_cdb_rw10(cdb, 0x2a, 10, 2);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, buf, 2 * H_BS, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.resid_kind, SCSI_RESID_NONE);
+
+	/* EDTL > transfer length: the CDB's amount is written, underflow */
+	memset(buf, 'b', sizeof(buf));
+	h_cdb_rw10(cdb, 0x2a, 10, 1);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, buf, 2 * H_BS, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.resid_kind, SCSI_RESID_UNDERFLOW);
+	assert_int_equal(r.resid, H_BS);
+	h_cdb_rw10(cdb, 0x28, 10, 2);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, rd, sizeof(rd), &r);
+	assert_int_equal(rd[0], 'b');
+	assert_int_equal(rd[H_BS], 'a');
+
+	/* EDTL < transfer length: only EDTL's whole blocks are written */
+	memset(buf, 'c', sizeof(buf));
+	h_cdb_rw10(cdb, 0x2a, 10, 2);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, buf, H_BS, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.resid_kind, SCSI_RESID_OVERFLOW);
+	assert_int_equal(r.resid, H_BS);
+	h_cdb_rw10(cdb, 0x28, 10, 2);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, rd, sizeof(rd), &r);
+	assert_int_equal(rd[0], 'c');
+	assert_int_equal(rd[H_BS], 'a');
+
+	/* EDTL 0 and EDTL 200: nothing written, overflow */
+	h_cdb_rw10(cdb, 0x2a, 10, 1);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, NULL, 0, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.resid_kind, SCSI_RESID_OVERFLOW);
+	assert_int_equal(r.resid, H_BS);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, buf, 200, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.resid_kind, SCSI_RESID_OVERFLOW);
+	assert_int_equal(r.resid, H_BS - 200);
+}
+
+static void test_direction_mismatch(void **state)
+{
+	struct harness *h = *state;
+	uint8_t cdb[10], buf[H_BS];
+	struct loop_result r;
+
+	/* READ(10) sent with the W bit */
+	h_cdb_rw10(cdb, 0x28, 0, 1);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, buf, H_BS, &r);
+	h_expect_sense(&r, 0xb, 0x0e, 0x03);
+	/* bidirectional */
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_BIDI, buf, H_BS, &r);
+	h_expect_sense(&r, 0xb, 0x0e, 0x03);
+	/* a parameter list cut short by EDTL is refused */
+	uint8_t ms[6] = { 0x15, 0x10, 0, 0, 24, 0 };
+	h_cmd(h->p1, 0, ms, 6, SCSI_DIR_WRITE, buf, 4, &r);
+	h_expect_sense(&r, 0x5, 0x24, 0x00);
+}
+
+static void test_no_data_underflow(void **state)
+{
+	struct harness *h = *state;
+	uint8_t tur[6] = { 0 }, buf[64];
+	struct loop_result r;
+
+	h_cmd(h->p1, 0, tur, 6, SCSI_DIR_READ, buf, 64, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.resid_kind, SCSI_RESID_UNDERFLOW);
+	assert_int_equal(r.resid, 64);
+}
+
+static void test_bs_error_medium_error(void **state)
+{
+	struct harness *h = *state;
+	uint8_t cdb[10], buf[H_BS];
+	struct loop_result r;
+
+	fake_bs_fail_next(h->bs, -EIO);
+	h_cdb_rw10(cdb, 0x28, 7, 1);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, H_BS, &r);
+	h_expect_sense(&r, 0x3, 0x11, 0x00);
+	assert_int_equal(r.data_in_len, 0);
+	fake_bs_fail_next(h->bs, -ENOSPC);
+	h_cdb_rw10(cdb, 0x2a, 7, 1);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, buf, H_BS, &r);
+	h_expect_sense(&r, 0x7, 0x27, 0x07);
+}
+
+static void test_descriptor_sense_follows_d_sense(void **state)
+{
+	struct harness *h = *state;
+	uint8_t cdb[6] = { 0xff };
+	struct loop_result r;
+
+	atomic_store(&lu_core(h->lu)->mode.d_sense, true);
+	h_cmd(h->p1, 0, cdb, 6, SCSI_DIR_NONE, NULL, 0, &r);
+	assert_int_equal(r.sense[0], 0x72);
+	h_expect_sense(&r, 0x5, 0x20, 0x00);
+	atomic_store(&lu_core(h->lu)->mode.d_sense, false);
+}
+
+static void test_counters(void **state)
+{
+	struct harness *h = *state;
+	struct scsi_stats *s = &lu_core(h->lu)->stats;
+	uint64_t c0 = atomic_load(&s->cmds), rb0 = atomic_load(&s->read_bytes);
+	uint8_t cdb[10], buf[2 * H_BS];
+
+	h_cdb_rw10(cdb, 0x28, 0, 2);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, sizeof(buf), NULL);
+	assert_int_equal(atomic_load(&s->cmds), c0 + 1);
+	assert_int_equal(atomic_load(&s->read_bytes), rb0 + 2 * H_BS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_first_command_gets_power_on_ua, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_unmapped_lun, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_invalid_opcode_and_reserved_bits, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_read_residuals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_residuals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_direction_mismatch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_data_underflow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bs_error_medium_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_descriptor_sense_follows_d_sense, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
