@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* backstore.c: the explicit table of back-store types and bs_open().
+ *
+ * Contract (backstore.h): bs_open() checks what every type shares (known
+ * type, a name that fits struct bs_dev, a power-of-two block size, a size
+ * rounded down to whole blocks), then calls the type's open with the checked
+ * copy of the parameters and names the dev. Errors are -errno and logged.
+ */
+#include "backstore.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/log.h"
+
+#define BS_DEFAULT_BLOCK_SIZE 512u
+#define BS_MIN_BLOCK_SIZE 512u
+#define BS_MAX_BLOCK_SIZE 65536u
+
+enum bs_type_id {
+	BS_TYPE_FILE,
+	BS_TYPE_RAM,
+	BS_TYPE_NULL,
+	BS_TYPE_COUNT,
+};
+
+static const struct bs_type *const bs_type_table[BS_TYPE_COUNT] = {
+	[BS_TYPE_FILE] = &bs_file_type,
+	[BS_TYPE_RAM] = &bs_ram_type,
+	[BS_TYPE_NULL] = &bs_null_type,
+};
+
+/* Same order as bs_type_table (a unit test checks that they agree). */
+static const char *const bs_type_names[BS_TYPE_COUNT + 1] = {
+	[BS_TYPE_FILE] = "file",
+	[BS_TYPE_RAM] = "ram",
+	[BS_TYPE_NULL] = "null",
+	[BS_TYPE_COUNT] = NULL,
+};
+
+const char *const *bs_types(void)
+{
+	return bs_type_names;
+}
+
+static const struct bs_type *bs_type_find(const char *name)
+{
+	for (size_t i = 0; i < BS_TYPE_COUNT; i++)
+		if (strcmp(bs_type_table[i]->name, name) == 0)
+			return bs_type_table[i];
+	return NULL;
+}
+
+int bs_open(const struct bs_params *p, struct bs_dev **out)
+{
+	struct bs_dev *dev = NULL;
+	struct bs_params q;
+	const struct bs_type *t;
+	char esc[96];
+	size_t name_len;
+	int rc;
+
+	*out = NULL;
+	if (!p || !p->type || !p->name) {
+		log_err("backstore: type and name are required");
+		return -EINVAL;
+	}
+	name_len = strnlen(p->name, sizeof(dev->name));
+	if (name_len == 0 || name_len >= sizeof(dev->name)) {
+		log_err("backstore %s: name must be 1..%zu bytes",
+			log_escape(esc, sizeof(esc), p->name, name_len), sizeof(dev->name) - 1);
+		return -EINVAL;
+	}
+	t = bs_type_find(p->type);
+	if (!t) {
+		log_err("backstore %.*s: unknown type '%s'", (int)name_len, p->name,
+			log_escape(esc, sizeof(esc), p->type, strnlen(p->type, 64)));
+		return -EINVAL;
+	}
+	q = *p;
+	if (q.block_size == 0)
+		q.block_size = BS_DEFAULT_BLOCK_SIZE;
+	if (q.block_size < BS_MIN_BLOCK_SIZE || q.block_size > BS_MAX_BLOCK_SIZE ||
+	    (q.block_size & (q.block_size - 1))) {
+		log_err("backstore %s: block size %u is not a power of two in %u..%u", p->name,
+			q.block_size, BS_MIN_BLOCK_SIZE, BS_MAX_BLOCK_SIZE);
+		return -EINVAL;
+	}
+	if (q.size % q.block_size) {
+		uint64_t rounded = q.size - q.size % q.block_size;
+
+		log_notice("backstore %s: size %llu is not a multiple of the block size %u; "
+			   "using %llu",
+			   p->name, (unsigned long long)q.size, q.block_size,
+			   (unsigned long long)rounded);
+		q.size = rounded;
+	}
+	rc = t->open(&q, &dev);
+	if (rc < 0)
+		return rc;
+	snprintf(dev->type, sizeof(dev->type), "%s", t->name);
+	memcpy(dev->name, p->name, name_len);
+	dev->name[name_len] = '\0';
+	log_info("backstore %s: %s, %llu bytes, caps 0x%x", dev->name, dev->type,
+		 (unsigned long long)dev->size, dev->caps);
+	*out = dev;
+	return 0;
+}
+
+void bs_iov_zero(const struct iovec *iov, int iovcnt)
+{
+	for (int i = 0; i < iovcnt; i++)
+		memset(iov[i].iov_base, 0, iov[i].iov_len);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* backstore.h: the registry of back-store types, for the config layer.
+ *
+ * bs_open() validates the parameters common to every type, finds the type in
+ * an explicit table (backstore.c) and opens a struct bs_dev (scsi/bs.h) that
+ * the caller hands to scsi_lu_create(), which takes ownership; a dev not
+ * handed over is released with bs_close().
+ *
+ * Types:
+ *  file  a regular file (created sparse when `create` and missing; grown to
+ *        `size` when smaller, never shrunk) or a block device node; I/O
+ *        through the submitting reactor's io_uring, else the worker pool.
+ *  ram   sparse memory of `size` bytes (required); contents die with it.
+ *  null  reads return zeroes, writes are discarded; `size` required. For
+ *        benchmarks.
+ */
+#ifndef UT_BACKSTORE_H
+#define UT_BACKSTORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scsi/bs.h"
+
+struct bs_params {
+	const char *type; /* "file", "ram", "null" */
+	const char *name; /* 1..63 bytes, kept in bs_dev.name for logs */
+	const char *path; /* file: path of the file or block device */
+	uint64_t size;    /* bytes; required for ram/null; file: size of a created
+			   * file (and the minimum size of an existing one) */
+	bool create;      /* file: create a sparse file of `size` if missing */
+	bool readonly;    /* open read-only; BS_CAP_READ_ONLY */
+	uint32_t block_size; /* logical block size: a power of two 512..65536
+			      * (0 = 512); the size is rounded down to it */
+};
+
+/* 0 or -errno (the reason is logged): -EINVAL bad parameters, -ENOENT
+ * missing file without `create`, -ENOMEM, or the error of open/ftruncate. */
+int bs_open(const struct bs_params *p, struct bs_dev **out);
+
+/* NULL-terminated list of registered type names. */
+const char *const *bs_types(void);
+
+static inline void bs_close(struct bs_dev *dev)
+{
+	if (dev)
+		dev->ops->close(dev);
+}
+
+/* ---- for the type implementations (backstore.c's table) ---- */
+
+struct bs_type {
+	const char *name;
+	/* Called with validated parameters: type matched, name set, block_size
+	 * a power of two in 512..65536, size a multiple of it (0 only for
+	 * file). dev->type and dev->name are filled in by bs_open. */
+	int (*open)(const struct bs_params *p, struct bs_dev **out);
+};
+
+extern const struct bs_type bs_file_type;
+extern const struct bs_type bs_ram_type;
+extern const struct bs_type bs_null_type;
+
+/* Helpers shared by the types. */
+/* Fill iov[0..iovcnt) with zeroes (len bytes in total). */
+void bs_iov_zero(const struct iovec *iov, int iovcnt);
+
+#endif

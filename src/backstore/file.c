@@ -1,0 +1,673 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* file.c: a back-store over a regular file or a block device node.
+ *
+ * Contract (scsi/bs.h): submit() on a reactor thread; done() later on that
+ * same thread. Submitted off any reactor (no reactor_self()), the request is
+ * carried out synchronously and done() runs inside submit().
+ *
+ * Paths:
+ *  - io_uring of the submitting reactor when it has one: READV/WRITEV
+ *    (RWF_DSYNC for BS_IO_FUA), FSYNC with IORING_FSYNC_DATASYNC for FLUSH,
+ *    FALLOCATE PUNCH_HOLE|KEEP_SIZE for DISCARD and ZERO_RANGE|KEEP_SIZE for
+ *    WRITE_ZEROES;
+ *  - else the worker pool: preadv2/pwritev2, fdatasync, fallocate;
+ *  - MAP_STATUS (lseek SEEK_DATA/SEEK_HOLE) always on the worker pool.
+ * A short transfer is continued until done; a read that reaches end of file
+ * is -EIO (the file shrank under us), never silence. When the file system
+ * refuses ZERO_RANGE, WRITE_ZEROES writes zeroes instead (from then on
+ * directly on the worker pool). Per-request state lives in bs_io.priv: no
+ * allocation and no lock on the I/O path.
+ *
+ * Capabilities: FLUSH, WRITE_CACHE (the page cache, or the device's), FUA,
+ * WRITE_ZEROES; MAP_STATUS for regular files; DISCARD when punching holes
+ * works (probed at open: on a regular file beyond its end, which changes
+ * nothing; on a block device from its queue limits); READ_ONLY when opened
+ * read-only (writes are then refused with -EROFS).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <liburing.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+
+#include "backstore/backstore.h"
+#include "lib/compiler.h"
+#include "lib/log.h"
+#include "lib/reactor.h"
+#include "lib/workq.h"
+
+/* Unit tests observe which path carried a request (see test_file.c). */
+#ifndef FILE_TRACE
+#define FILE_TRACE(io, path, rwflags) \
+	do {                          \
+	} while (0)
+#endif
+
+#define FILE_ZERO_BUF 65536
+#define FILE_ZERO_IOVS 16
+
+struct file_dev {
+	struct bs_dev dev;
+	int fd;
+	uint32_t block_size;
+	bool is_blk;
+	bool readonly;
+	atomic_bool no_zero_range; /* ZERO_RANGE refused: write zeroes instead */
+};
+
+/* Per-request state, in bs_io.priv. */
+struct file_req {
+	union {
+		struct reactor_uring_req ureq;
+		struct workq_item wq;
+	};
+	struct file_dev *f;
+	uint64_t xfer;    /* READ/WRITE: bytes done so far */
+	struct iovec tmp; /* the partly done iovec when a transfer resumes */
+	int err;          /* worker pool result */
+};
+static_assert(sizeof(struct file_req) <= BS_IO_PRIV_SIZE, "file_req must fit bs_io.priv");
+static_assert(_Alignof(struct file_req) <= 16, "bs_io.priv is 16-byte aligned");
+
+static inline struct file_req *file_req_of(struct bs_io *io)
+{
+	return (struct file_req *)(void *)io->priv;
+}
+
+static inline struct bs_io *file_io_of(struct file_req *rq)
+{
+	return (struct bs_io *)(void *)((unsigned char *)rq - offsetof(struct bs_io, priv));
+}
+
+static void file_finish(struct bs_io *io, int err)
+{
+	if (err == -EDQUOT)
+		err = -ENOSPC; /* thin provisioning ran out of space */
+	io->done(io, err);
+}
+
+/* The part of the transfer still to do, as an iovec array starting at *v. */
+static int file_iov_rest(struct bs_io *io, struct file_req *rq, const struct iovec **v)
+{
+	uint64_t skip = rq->xfer;
+	int i = 0;
+
+	while (i < io->iovcnt && skip >= io->iov[i].iov_len) {
+		skip -= io->iov[i].iov_len;
+		i++;
+	}
+	if (i >= io->iovcnt)
+		return 0; /* the iovecs hold less than len: caller's bug */
+	if (skip) {
+		rq->tmp.iov_base = (uint8_t *)io->iov[i].iov_base + skip;
+		rq->tmp.iov_len = io->iov[i].iov_len - skip;
+		*v = &rq->tmp;
+		return 1;
+	}
+	*v = &io->iov[i];
+	return UT_MIN(io->iovcnt - i, IOV_MAX);
+}
+
+/* ---- worker pool path ---- */
+
+static int file_write_zeroes(struct file_dev *f, uint64_t off, uint64_t len)
+{
+	static const uint8_t zeroes[FILE_ZERO_BUF];
+	struct iovec v[FILE_ZERO_IOVS];
+
+	while (len) {
+		uint64_t n = UT_MIN(len, (uint64_t)FILE_ZERO_BUF * FILE_ZERO_IOVS);
+		int cnt = 0;
+
+		for (uint64_t left = n; left; cnt++) {
+			v[cnt].iov_base = (void *)zeroes;
+			v[cnt].iov_len = (size_t)UT_MIN(left, (uint64_t)FILE_ZERO_BUF);
+			left -= v[cnt].iov_len;
+		}
+		ssize_t k = pwritev(f->fd, v, cnt, (off_t)off);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EIO;
+		off += (uint64_t)k;
+		len -= (uint64_t)k;
+	}
+	return 0;
+}
+
+/* SEEK_DATA/SEEK_HOLE from io->off, rounded to whole blocks: a block that
+ * holds any data counts as mapped. */
+static int file_map_status(struct file_dev *f, struct bs_io *io)
+{
+	uint64_t size = f->dev.size, off = io->off, bs = f->block_size, end, n;
+	bool mapped;
+	off_t d = lseek(f->fd, (off_t)off, SEEK_DATA);
+
+	if (d < 0) {
+		if (errno != ENXIO)
+			return -errno;
+		mapped = false; /* a hole up to the end of the file */
+		end = size;
+	} else if ((uint64_t)d > off) {
+		mapped = false;
+		end = (uint64_t)d;
+	} else {
+		off_t h = lseek(f->fd, (off_t)off, SEEK_HOLE);
+
+		if (h < 0)
+			return -errno;
+		mapped = true;
+		end = (uint64_t)h;
+	}
+	if (end > size)
+		end = size;
+	n = end > off ? end - off : 0;
+	if (mapped) {
+		n = UT_ALIGN_UP(n, bs);
+		if (n == 0)
+			n = bs;
+	} else {
+		n -= n % bs;
+		if (n == 0) { /* data inside the first block */
+			mapped = true;
+			n = bs;
+		}
+	}
+	io->mapped = mapped;
+	io->map_len = UT_MIN(n, size - off);
+	return 0;
+}
+
+static int file_rw_sync(struct file_dev *f, struct bs_io *io, struct file_req *rq)
+{
+	bool rd = io->op == BS_OP_READ;
+	int rwf = !rd && (io->flags & BS_IO_FUA) ? RWF_DSYNC : 0;
+
+	while (rq->xfer < io->len) {
+		const struct iovec *v;
+		int n = file_iov_rest(io, rq, &v);
+		off_t pos = (off_t)(io->off + rq->xfer);
+
+		if (n == 0)
+			return -EINVAL;
+		ssize_t k = rd ? preadv2(f->fd, v, n, pos, 0) : pwritev2(f->fd, v, n, pos, rwf);
+
+		if (k < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		if (k == 0) {
+			io->bad_off = io->off + rq->xfer;
+			return -EIO;
+		}
+		rq->xfer += (uint64_t)k;
+	}
+	return 0;
+}
+
+static void file_work(struct workq_item *w)
+{
+	struct file_req *rq = container_of(w, struct file_req, wq);
+	struct bs_io *io = file_io_of(rq);
+	struct file_dev *f = rq->f;
+	int rc = 0;
+
+	switch (io->op) {
+	case BS_OP_READ:
+	case BS_OP_WRITE:
+		rc = file_rw_sync(f, io, rq);
+		break;
+	case BS_OP_FLUSH:
+		rc = fdatasync(f->fd) < 0 ? -errno : 0;
+		break;
+	case BS_OP_DISCARD:
+		rc = fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)io->off,
+			       (off_t)io->len) < 0 ? -errno : 0;
+		break;
+	case BS_OP_WRITE_ZEROES:
+		if (!atomic_load_explicit(&f->no_zero_range, memory_order_relaxed)) {
+			if (fallocate(f->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+				      (off_t)io->off, (off_t)io->len) == 0)
+				break;
+			if (errno != EOPNOTSUPP) {
+				rc = -errno;
+				break;
+			}
+			atomic_store(&f->no_zero_range, true);
+		}
+		rc = file_write_zeroes(f, io->off, io->len);
+		break;
+	case BS_OP_MAP_STATUS:
+		rc = file_map_status(f, io);
+		break;
+	default:
+		rc = -EOPNOTSUPP;
+		break;
+	}
+	rq->err = rc;
+}
+
+static void file_work_done(struct workq_item *w)
+{
+	struct file_req *rq = container_of(w, struct file_req, wq);
+
+	file_finish(file_io_of(rq), rq->err);
+}
+
+static void file_queue_work(struct bs_io *io)
+{
+	struct file_req *rq = file_req_of(io);
+
+	FILE_TRACE(io, 'w', io->op == BS_OP_WRITE && (io->flags & BS_IO_FUA) ? RWF_DSYNC : 0);
+	rq->wq.work = file_work;
+	rq->wq.done = file_work_done;
+	workq_submit(&rq->wq);
+}
+
+/* ---- io_uring path ---- */
+
+static void file_uring_done(struct reactor_uring_req *req, int res);
+
+/* Queue the request (or the rest of a transfer) on r's ring; false when the
+ * ring has no free SQE. */
+static bool file_uring_issue(struct reactor *r, struct bs_io *io)
+{
+	struct file_req *rq = file_req_of(io);
+	struct file_dev *f = rq->f;
+	const struct iovec *v = NULL;
+	struct io_uring_sqe *sqe;
+	int n = 0;
+
+	if (io->op == BS_OP_READ || io->op == BS_OP_WRITE) {
+		n = file_iov_rest(io, rq, &v);
+		if (n == 0) {
+			file_finish(io, -EINVAL);
+			return true;
+		}
+	}
+	rq->ureq.cb = file_uring_done;
+	sqe = reactor_uring_sqe(r, &rq->ureq);
+	if (!sqe)
+		return false;
+	switch (io->op) {
+	case BS_OP_READ:
+		io_uring_prep_readv(sqe, f->fd, v, (unsigned)n, io->off + rq->xfer);
+		FILE_TRACE(io, 'u', 0);
+		break;
+	case BS_OP_WRITE:
+		io_uring_prep_writev(sqe, f->fd, v, (unsigned)n, io->off + rq->xfer);
+		if (io->flags & BS_IO_FUA)
+			sqe->rw_flags = RWF_DSYNC;
+		FILE_TRACE(io, 'u', (int)sqe->rw_flags);
+		break;
+	case BS_OP_FLUSH:
+		io_uring_prep_fsync(sqe, f->fd, IORING_FSYNC_DATASYNC);
+		FILE_TRACE(io, 'u', 0);
+		break;
+	case BS_OP_DISCARD:
+		io_uring_prep_fallocate(sqe, f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					(off_t)io->off, (off_t)io->len);
+		FILE_TRACE(io, 'u', 0);
+		break;
+	case BS_OP_WRITE_ZEROES:
+		io_uring_prep_fallocate(sqe, f->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+					(off_t)io->off, (off_t)io->len);
+		FILE_TRACE(io, 'u', 0);
+		break;
+	default: /* file_submit routes nothing else here */
+		io_uring_prep_nop(sqe);
+		break;
+	}
+	return true;
+}
+
+static void file_uring_done(struct reactor_uring_req *req, int res)
+{
+	struct file_req *rq = container_of(req, struct file_req, ureq);
+	struct bs_io *io = file_io_of(rq);
+
+	if (io->op == BS_OP_READ || io->op == BS_OP_WRITE) {
+		if (res == -EAGAIN || res == -EINTR) {
+			file_queue_work(io); /* let a worker retry it blocking */
+			return;
+		}
+		if (res < 0) {
+			file_finish(io, res);
+			return;
+		}
+		if (res == 0) { /* end of file inside the device: it shrank */
+			io->bad_off = io->off + rq->xfer;
+			file_finish(io, -EIO);
+			return;
+		}
+		rq->xfer += (uint64_t)res;
+		if (rq->xfer < io->len) { /* short: carry on from where it stopped */
+			if (!file_uring_issue(reactor_self(), io))
+				file_queue_work(io);
+			return;
+		}
+		file_finish(io, 0);
+		return;
+	}
+	if (io->op == BS_OP_WRITE_ZEROES && res == -EOPNOTSUPP) {
+		if (!atomic_exchange(&rq->f->no_zero_range, true))
+			log_info("backstore %s: no FALLOC_FL_ZERO_RANGE here; writing zeroes",
+				 rq->f->dev.name);
+		file_queue_work(io);
+		return;
+	}
+	file_finish(io, res < 0 ? res : 0);
+}
+
+/* ---- submit ---- */
+
+static void file_submit(struct bs_dev *dev, struct bs_io *io)
+{
+	struct file_dev *f = container_of(dev, struct file_dev, dev);
+	struct file_req *rq = file_req_of(io);
+	struct reactor *r;
+	uint64_t size = dev->size;
+
+	rq->f = f;
+	rq->xfer = 0;
+	rq->err = 0;
+	switch (io->op) {
+	case BS_OP_FLUSH:
+		break;
+	case BS_OP_READ:
+	case BS_OP_WRITE:
+	case BS_OP_DISCARD:
+	case BS_OP_WRITE_ZEROES:
+	case BS_OP_MAP_STATUS:
+		if (io->off > size || io->len > size - io->off ||
+		    (io->op == BS_OP_MAP_STATUS && io->off == size)) {
+			file_finish(io, -EINVAL);
+			return;
+		}
+		if (io->op != BS_OP_READ && io->op != BS_OP_MAP_STATUS && f->readonly) {
+			file_finish(io, -EROFS);
+			return;
+		}
+		if ((io->op == BS_OP_DISCARD && !(dev->caps & BS_CAP_DISCARD)) ||
+		    (io->op == BS_OP_MAP_STATUS && !(dev->caps & BS_CAP_MAP_STATUS))) {
+			file_finish(io, -EOPNOTSUPP);
+			return;
+		}
+		if (io->len == 0 && io->op != BS_OP_MAP_STATUS) {
+			file_finish(io, 0);
+			return;
+		}
+		break;
+	default:
+		file_finish(io, -EOPNOTSUPP);
+		return;
+	}
+
+	r = reactor_self();
+	if (!r) { /* not on a reactor: do it here and now */
+		FILE_TRACE(io, 's', io->op == BS_OP_WRITE && (io->flags & BS_IO_FUA) ? RWF_DSYNC : 0);
+		file_work(&rq->wq);
+		file_finish(io, rq->err);
+		return;
+	}
+	if (reactor_has_uring(r) && io->op != BS_OP_MAP_STATUS &&
+	    !(io->op == BS_OP_WRITE_ZEROES &&
+	      atomic_load_explicit(&f->no_zero_range, memory_order_relaxed)) &&
+	    file_uring_issue(r, io))
+		return;
+	file_queue_work(io);
+}
+
+static int file_resize(struct bs_dev *dev, uint64_t new_size)
+{
+	struct file_dev *f = container_of(dev, struct file_dev, dev);
+
+	if (new_size == 0 || new_size % f->block_size || new_size > (uint64_t)INT64_MAX)
+		return -EINVAL;
+	if (f->readonly)
+		return -EROFS;
+	if (f->is_blk) {
+		uint64_t bytes;
+
+		/* A block device is resized underneath (LVM, ...): take up to
+		 * what it has now. */
+		if (ioctl(f->fd, BLKGETSIZE64, &bytes) < 0)
+			return -errno;
+		if (new_size > bytes)
+			return -ENOSPC;
+	} else if (ftruncate(f->fd, (off_t)new_size) < 0) {
+		return -errno;
+	}
+	log_notice("backstore %s: resized from %" PRIu64 " to %" PRIu64 " bytes", dev->name,
+		   dev->size, new_size);
+	dev->size = new_size;
+	return 0;
+}
+
+static void file_close(struct bs_dev *dev)
+{
+	struct file_dev *f = container_of(dev, struct file_dev, dev);
+
+	close(f->fd);
+	free(f);
+}
+
+static const struct bs_ops file_ops = {
+	.type = "file",
+	.submit = file_submit,
+	.resize = file_resize,
+	.close = file_close,
+};
+
+/* ---- open ---- */
+
+/* A queue limit of the block device (or of the disk a partition is on). */
+static uint64_t file_blk_queue_limit(dev_t rdev, const char *attr)
+{
+	static const char *const parents[] = { "", "/.." };
+
+	for (size_t i = 0; i < ARRAY_SIZE(parents); i++) {
+		char path[128], buf[32];
+		unsigned long long v;
+		char *end;
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u%s/queue/%s", major(rdev),
+			 minor(rdev), parents[i], attr);
+		fp = fopen(path, "re");
+		if (!fp)
+			continue;
+		end = fgets(buf, sizeof(buf), fp);
+		fclose(fp);
+		if (!end)
+			return 0;
+		errno = 0;
+		v = strtoull(buf, &end, 10);
+		if (errno || end == buf)
+			return 0;
+		return v;
+	}
+	return 0;
+}
+
+static int file_open_fd(const struct bs_params *p, bool *created)
+{
+	int flags = (p->readonly ? O_RDONLY : O_RDWR) | O_CLOEXEC;
+	int fd;
+
+	*created = false;
+	for (;;) {
+		fd = open(p->path, flags);
+		if (fd >= 0 || errno != ENOENT)
+			break;
+		if (!p->create || p->readonly) {
+			log_err("backstore %s: %s does not exist%s", p->name, p->path,
+				p->create ? " (and cannot be created read-only)" : "");
+			return -ENOENT;
+		}
+		if (p->size == 0) {
+			log_err("backstore %s: a size is needed to create %s", p->name, p->path);
+			return -EINVAL;
+		}
+		fd = open(p->path, flags | O_CREAT | O_EXCL, 0600);
+		if (fd >= 0) {
+			*created = true;
+			break;
+		}
+		if (errno != EEXIST) /* else someone created it first: open it */
+			break;
+	}
+	if (fd < 0) {
+		int rc = -errno;
+
+		log_err("backstore %s: cannot open %s: %s", p->name, p->path, strerror(-rc));
+		return rc;
+	}
+	return fd;
+}
+
+static int file_open(const struct bs_params *p, struct bs_dev **out)
+{
+	struct file_dev *f;
+	struct stat st;
+	uint64_t bytes;
+	bool created;
+	int fd, rc;
+
+	if (!p->path || !*p->path) {
+		log_err("backstore %s: file needs a path", p->name);
+		return -EINVAL;
+	}
+	fd = file_open_fd(p, &created);
+	if (fd < 0)
+		return fd;
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	f->fd = fd;
+	f->block_size = p->block_size;
+	f->readonly = p->readonly;
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		f->is_blk = true;
+		if (ioctl(fd, BLKGETSIZE64, &bytes) < 0) {
+			rc = -errno;
+			log_err("backstore %s: BLKGETSIZE64 on %s: %s", p->name, p->path,
+				strerror(-rc));
+			goto fail;
+		}
+		if (p->size > bytes) {
+			log_err("backstore %s: %s holds %" PRIu64 " bytes, less than the %" PRIu64
+				" asked for",
+				p->name, p->path, bytes, p->size);
+			rc = -EINVAL;
+			goto fail;
+		}
+	} else if (S_ISREG(st.st_mode)) {
+		bytes = (uint64_t)st.st_size;
+		if (p->size > bytes) {
+			if (p->readonly) {
+				log_warn("backstore %s: %s is smaller than %" PRIu64
+					 " bytes and read-only: keeping its %" PRIu64,
+					 p->name, p->path, p->size, bytes);
+			} else if (ftruncate(fd, (off_t)p->size) < 0) {
+				rc = -errno;
+				log_err("backstore %s: cannot size %s to %" PRIu64 " bytes: %s",
+					p->name, p->path, p->size, strerror(-rc));
+				goto fail;
+			} else {
+				if (!created)
+					log_notice("backstore %s: grew %s from %" PRIu64
+						   " to %" PRIu64 " bytes",
+						   p->name, p->path, bytes, p->size);
+				bytes = p->size;
+			}
+		}
+	} else {
+		log_err("backstore %s: %s is neither a regular file nor a block device", p->name,
+			p->path);
+		rc = -EINVAL;
+		goto fail;
+	}
+	if (bytes % p->block_size) {
+		log_notice("backstore %s: %s holds %" PRIu64 " bytes, not whole %u-byte blocks; "
+			   "the tail is not used",
+			   p->name, p->path, bytes, p->block_size);
+		bytes -= bytes % p->block_size;
+	}
+	if (bytes == 0) {
+		log_err("backstore %s: %s is empty", p->name, p->path);
+		rc = -EINVAL;
+		goto fail;
+	}
+
+	f->dev.ops = &file_ops;
+	f->dev.size = bytes;
+	f->dev.priv = f;
+	f->dev.caps = BS_CAP_FLUSH | BS_CAP_WRITE_CACHE | BS_CAP_FUA | BS_CAP_WRITE_ZEROES;
+	if (st.st_blksize > 0 && (uint64_t)st.st_blksize <= (1u << 20) &&
+	    st.st_blksize % p->block_size == 0 && !(st.st_blksize & (st.st_blksize - 1)))
+		f->dev.opt_unit = (uint32_t)st.st_blksize;
+	if (!f->is_blk)
+		f->dev.caps |= BS_CAP_MAP_STATUS;
+	if (p->readonly) {
+		f->dev.caps |= BS_CAP_READ_ONLY;
+	} else if (f->is_blk) {
+		int lbs = 0;
+
+		/* fallocate on a block device wants whole logical sectors;
+		 * PUNCH_HOLE needs REQ_OP_WRITE_ZEROES (no fallback). */
+		if (ioctl(fd, BLKSSZGET, &lbs) < 0 || lbs <= 0 || p->block_size % (uint32_t)lbs)
+			atomic_store(&f->no_zero_range, true);
+		else if (file_blk_queue_limit(st.st_rdev, "write_zeroes_max_bytes") > 0)
+			f->dev.caps |= BS_CAP_DISCARD;
+	} else {
+		/* Punching a hole beyond the end of the file changes nothing
+		 * but says whether the file system can. */
+		off_t probe = (off_t)UT_ALIGN_UP(bytes, (uint64_t)65536) + 65536;
+
+		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, probe, 65536) == 0)
+			f->dev.caps |= BS_CAP_DISCARD;
+		else
+			log_info("backstore %s: no hole punching on %s (%s): no DISCARD", p->name,
+				 p->path, strerror(errno));
+	}
+	log_notice("backstore %s: %s %s, %" PRIu64 " bytes%s%s", p->name,
+		   f->is_blk ? "block device" : "file", p->path, bytes, created ? ", created" : "",
+		   p->readonly ? ", read-only" : "");
+	*out = &f->dev;
+	return 0;
+
+fail:
+	free(f);
+	close(fd);
+	if (created)
+		unlink(p->path);
+	return rc;
+}
+
+const struct bs_type bs_file_type = {
+	.name = "file",
+	.open = file_open,
+};
