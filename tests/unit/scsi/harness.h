@@ -158,3 +158,51 @@ static inline void h_cdb_rw10(uint8_t *cdb, uint8_t op, uint32_t lba, uint16_t n
 }
 
 #endif
+
+#include <pthread.h>
+#include <unistd.h>
+
+/* Release the fake back-store's held I/O from another thread once n I/Os
+ * are held, after delay_ms (so that a synchronous TMF can wait for it). */
+struct h_releaser {
+	pthread_t th;
+	struct bs_dev *bs;
+	unsigned delay_ms;
+};
+
+static inline void *h_release_fn(void *arg)
+{
+	struct h_releaser *rl = arg;
+
+	usleep(rl->delay_ms * 1000u);
+	fake_bs_hold(rl->bs, false);
+	fake_bs_release(rl->bs);
+	return NULL;
+}
+
+static inline void h_release_later(struct h_releaser *rl, struct bs_dev *bs, unsigned delay_ms)
+{
+	rl->bs = bs;
+	rl->delay_ms = delay_ms;
+	assert_int_equal(pthread_create(&rl->th, NULL, h_release_fn, rl), 0);
+}
+
+static inline void h_release_join(struct h_releaser *rl)
+{
+	pthread_join(rl->th, NULL);
+}
+
+/* Wait (bounded) until the back-store holds n I/Os. */
+static inline void h_wait_held(struct bs_dev *bs, unsigned n)
+{
+	for (int i = 0; i < 2000 && fake_bs_held(bs) < n; i++)
+		usleep(1000);
+	assert_int_equal(fake_bs_held(bs), n);
+}
+
+/* Give the reactors time to run anything they could (used to show that a
+ * task did NOT complete). */
+static inline void h_settle(void)
+{
+	usleep(50 * 1000);
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_order.c: the task ordering matrix (order.c) and its effect on tasks
+ * through the loop fabric, with back-store I/O held to keep tasks running.
+ *
+ *   p1 "iqn.test:a" --\
+ *                      target --- LUN 0: lu (fake RAM, I/O can be held)
+ *   p2 "iqn.test:b" --/                                               */
+#include "harness.h"
+
+#include "scsi/cdb.h"
+#include "scsi/order.h"
+
+static int setup(void **state)
+{
+	struct harness *h = calloc(1, sizeof(*h));
+
+	h_setup(h);
+	h_clear_ua(h->p1, 0);
+	h_clear_ua(h->p2, 0);
+	*state = h;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct harness *h = *state;
+
+	fake_bs_hold(h->bs, false);
+	fake_bs_release(h->bs);
+	h_teardown(h);
+	free(h);
+	return 0;
+}
+
+/* SAM-5 8.6.2 as a table: every cell checked. */
+static void test_matrix(void **state)
+{
+	(void)state;
+	static const struct {
+		uint8_t new_kind, old_kind, rule;
+	} cells[] = {
+		{ ORDER_KIND_FREE, ORDER_KIND_FREE, ORDER_PASS },
+		{ ORDER_KIND_FREE, ORDER_KIND_SIMPLE, ORDER_PASS },
+		{ ORDER_KIND_FREE, ORDER_KIND_ORDERED, ORDER_PASS },
+		{ ORDER_KIND_FREE, ORDER_KIND_HOQ, ORDER_PASS },
+		{ ORDER_KIND_SIMPLE, ORDER_KIND_FREE, ORDER_PASS },
+		{ ORDER_KIND_SIMPLE, ORDER_KIND_SIMPLE, ORDER_PASS },
+		{ ORDER_KIND_SIMPLE, ORDER_KIND_ORDERED, ORDER_BLOCK },
+		{ ORDER_KIND_SIMPLE, ORDER_KIND_HOQ, ORDER_BLOCK },
+		{ ORDER_KIND_ORDERED, ORDER_KIND_FREE, ORDER_BLOCK },
+		{ ORDER_KIND_ORDERED, ORDER_KIND_SIMPLE, ORDER_BLOCK },
+		{ ORDER_KIND_ORDERED, ORDER_KIND_ORDERED, ORDER_BLOCK },
+		{ ORDER_KIND_ORDERED, ORDER_KIND_HOQ, ORDER_BLOCK },
+		{ ORDER_KIND_HOQ, ORDER_KIND_FREE, ORDER_PASS },
+		{ ORDER_KIND_HOQ, ORDER_KIND_SIMPLE, ORDER_PASS },
+		{ ORDER_KIND_HOQ, ORDER_KIND_ORDERED, ORDER_PASS },
+		{ ORDER_KIND_HOQ, ORDER_KIND_HOQ, ORDER_PASS },
+	};
+
+	for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++)
+		assert_int_equal(order_matrix[cells[i].new_kind][cells[i].old_kind],
+				 cells[i].rule);
+	assert_int_equal(order_kind_of(SCSI_ATTR_SIMPLE, ORDER_NONE), ORDER_KIND_FREE);
+	assert_int_equal(order_kind_of(SCSI_ATTR_SIMPLE, ORDER_READ), ORDER_KIND_SIMPLE);
+	assert_int_equal(order_kind_of(SCSI_ATTR_SIMPLE, ORDER_WRITE), ORDER_KIND_SIMPLE);
+	assert_int_equal(order_kind_of(SCSI_ATTR_SIMPLE, ORDER_BARRIER), ORDER_KIND_ORDERED);
+	assert_int_equal(order_kind_of(SCSI_ATTR_ORDERED, ORDER_NONE), ORDER_KIND_ORDERED);
+	assert_int_equal(order_kind_of(SCSI_ATTR_HEAD_OF_QUEUE, ORDER_BARRIER), ORDER_KIND_HOQ);
+}
+
+static struct loop_task *read_async(struct loop_port *p, uint8_t *buf, uint8_t attr, uint64_t tag)
+{
+	uint8_t cdb[10];
+
+	h_cdb_rw10(cdb, 0x28, 0, 1);
+	return loop_submit_async(p, 0, cdb, 10, SCSI_DIR_READ, buf, H_BS, attr, tag, 0);
+}
+
+static struct loop_task *tur_async(struct loop_port *p, uint8_t attr, uint64_t tag)
+{
+	static const uint8_t tur[6] = { 0 };
+
+	return loop_submit_async(p, 0, tur, 6, SCSI_DIR_NONE, NULL, 0, attr, tag, 0);
+}
+
+/* SIMPLE tasks run side by side; an ORDERED one waits for them, and later
+ * SIMPLE tasks wait for the ORDERED one; HEAD OF QUEUE runs at once. */
+static void test_ordered_waits_and_blocks(void **state)
+{
+	struct harness *h = *state;
+	uint8_t b1[H_BS], b2[H_BS], b3[H_BS];
+	struct loop_result r;
+	struct loop_task *t1, *t2, *t3, *t4, *t5;
+
+	fake_bs_hold(h->bs, true);
+	t1 = read_async(h->p1, b1, SCSI_ATTR_SIMPLE, 1);
+	t2 = read_async(h->p2, b2, SCSI_ATTR_SIMPLE, 2);
+	/* two SIMPLE reads from two nexuses are both in flight */
+	h_wait_held(h->bs, 2);
+	/* same port: entered into the task set in this order */
+	t3 = tur_async(h->p1, SCSI_ATTR_ORDERED, 3);
+	t4 = read_async(h->p1, b3, SCSI_ATTR_SIMPLE, 4);
+	h_settle();
+	assert_false(loop_task_done(t3));
+	assert_false(loop_task_done(t4));
+	assert_int_equal(fake_bs_held(h->bs), 2);
+	/* HEAD OF QUEUE passes everything */
+	t5 = tur_async(h->p1, SCSI_ATTR_HEAD_OF_QUEUE, 5);
+	loop_wait(t5, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	/* a SIMPLE TEST UNIT READY (class ORDER_NONE) does not wait either */
+	assert_int_equal(h_tur(h->p2, &r), SAM_STAT_GOOD);
+
+	fake_bs_hold(h->bs, false);
+	fake_bs_release(h->bs);
+	loop_wait(t1, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	loop_wait(t2, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	loop_wait(t3, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	loop_wait(t4, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+}
+
+/* A SIMPLE task waits for an older HEAD OF QUEUE task that is running. */
+static void test_simple_waits_for_hoq(void **state)
+{
+	struct harness *h = *state;
+	uint8_t b1[H_BS], b2[H_BS];
+	struct loop_result r;
+	struct loop_task *t1, *t2;
+
+	fake_bs_hold(h->bs, true);
+	t1 = read_async(h->p1, b1, SCSI_ATTR_HEAD_OF_QUEUE, 1);
+	h_wait_held(h->bs, 1);
+	t2 = read_async(h->p1, b2, SCSI_ATTR_SIMPLE, 2);
+	h_settle();
+	assert_false(loop_task_done(t2));
+	assert_int_equal(fake_bs_held(h->bs), 1);
+	fake_bs_hold(h->bs, false);
+	fake_bs_release(h->bs);
+	loop_wait(t1, &r);
+	loop_wait(t2, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+}
+
+/* A task with class ORDER_BARRIER (MODE SELECT) behaves as ORDERED. */
+static void test_barrier_class(void **state)
+{
+	struct harness *h = *state;
+	uint8_t b1[H_BS];
+	uint8_t ms[6] = { 0x15, 0x10, 0, 0, 0, 0 };
+	struct loop_result r;
+	struct loop_task *t1, *t2;
+
+	fake_bs_hold(h->bs, true);
+	t1 = read_async(h->p1, b1, SCSI_ATTR_SIMPLE, 1);
+	h_wait_held(h->bs, 1);
+	t2 = loop_submit_async(h->p2, 0, ms, 6, SCSI_DIR_NONE, NULL, 0, SCSI_ATTR_SIMPLE, 2, 0);
+	h_settle();
+	assert_false(loop_task_done(t2));
+	fake_bs_hold(h->bs, false);
+	fake_bs_release(h->bs);
+	loop_wait(t1, &r);
+	loop_wait(t2, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_matrix),
+		cmocka_unit_test_setup_teardown(test_ordered_waits_and_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_simple_waits_for_hoq, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_barrier_class, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
