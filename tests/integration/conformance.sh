@@ -1,0 +1,74 @@
+#!/bin/bash
+# conformance.sh UTARGETD PROFILE: libiscsi's iscsi-test-cu (all tests, with
+# SANITIZE allowed: CU_FLAGS=-S) through two sessions to one LUN, counted by
+# ../shared/conformance/cu-score. Profiles:
+#   thin       1 GiB thin file LUN: 0 failed, at least 190 passed
+#   removable  removable medium: 0 failed; PreventAllow*, StartStopUnit*,
+#              NoMedia* all passed (none skipped)
+#   readonly   write-protected medium: 0 failed; ReadOnly* passed
+. "$(dirname "$0")/lib.sh"
+ut_init "$1"
+profile=${2:?profile}
+
+case $profile in
+thin) bs='"path": "thin.img", "size": "1G", "create": true, "thin": true' ;;
+removable) bs='"path": "rm.img", "size": "256M", "create": true, "thin": true, "removable": true' ;;
+readonly)
+	truncate -s 256M "$UT_TMP/ro.img"
+	bs='"path": "ro.img", "read_only": true'
+	;;
+*) ut_fail "unknown profile $profile" ;;
+esac
+
+ut_write_config cu.json <<JSON
+{
+  "version": 1,
+  "state_dir": "@TMP@",
+  "backstores": [ { "name": "lu0", "type": "file", $bs } ],
+  "targets": [
+    { "name": "$UT_TARGET",
+      "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
+      "luns": [ { "lun": 0, "backstore": "lu0" } ],
+      "demo_mode": { "enabled": true } }
+  ]
+}
+JSON
+ut_start "$UT_TMP/cu.json"
+
+url="iscsi://127.0.0.1:$UT_PORT/$UT_TARGET/0"
+echo "profile $profile: cu-score $url $url (CU_FLAGS=-S)"
+out=$(CU_FLAGS=-S CU_LOG="$UT_TMP/cu.log" "$(ut_cu_score)" "$url" "$url")
+echo "$out"
+ut_stop
+
+line=$(echo "$out" | grep -E '^cu: [0-9]+ passed, [0-9]+ skipped, [0-9]+ failed$')
+[ -n "$line" ] || ut_fail "no summary line from cu-score"
+read -r passed skipped failed < <(echo "$line" | sed -E 's/^cu: ([0-9]+) passed, ([0-9]+) skipped, ([0-9]+) failed$/\1 \2 \3/')
+[ "$failed" = 0 ] || ut_fail "$failed conformance test(s) failed"
+
+# every test of each named family ran and passed (a skip does not count)
+need_family() {
+	local fam=$1 n_pass n_other
+	n_pass=$(ut_cu_names "$UT_TMP/cu.log" passed | grep -c "^$fam")
+	n_other=$( (ut_cu_names "$UT_TMP/cu.log" skipped; ut_cu_names "$UT_TMP/cu.log" failed) |
+		grep "^$fam")
+	[ "$n_pass" -gt 0 ] || ut_fail "no $fam* test passed"
+	[ -z "$n_other" ] || ut_fail "$fam* tests not passed: $(echo $n_other)"
+	echo "ok: $n_pass $fam* tests passed"
+}
+
+case $profile in
+thin)
+	[ "$passed" -ge 190 ] || ut_fail "$passed passed, want at least 190"
+	echo "ok: $passed passed (>= 190), 0 failed"
+	;;
+removable)
+	need_family PreventAllow
+	need_family StartStopUnit
+	need_family NoMedia
+	;;
+readonly)
+	need_family ReadOnly
+	;;
+esac
+echo "PASS conformance $profile"

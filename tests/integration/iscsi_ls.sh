@@ -1,0 +1,36 @@
+#!/bin/bash
+# iscsi_ls.sh UTARGETD: discovery (SendTargets) lists the target with its
+# portal (the --listen address, portal group tag 1) and, with -s, its LUNs.
+. "$(dirname "$0")/lib.sh"
+ut_init "$1"
+command -v iscsi-ls >/dev/null || ut_fail "iscsi-ls not installed (libiscsi-bin)"
+
+ut_write_config ls.json <<JSON
+{
+  "version": 1,
+  "state_dir": "@TMP@",
+  "backstores": [
+    { "name": "r0", "type": "ram", "size": "64M" },
+    { "name": "r1", "type": "ram", "size": "32M", "block_size": 4096 }
+  ],
+  "targets": [
+    { "name": "$UT_TARGET",
+      "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
+      "luns": [ { "lun": 0, "backstore": "r0" }, { "lun": 3, "backstore": "r1" } ],
+      "demo_mode": { "enabled": true } }
+  ]
+}
+JSON
+ut_start "$UT_TMP/ls.json"
+
+echo "iscsi-ls -s iscsi://127.0.0.1:$UT_PORT/"
+out=$(timeout 60 iscsi-ls -s "iscsi://127.0.0.1:$UT_PORT/" 2>&1)
+rc=$?
+echo "$out"
+[ "$rc" = 0 ] || ut_fail "iscsi-ls exited with $rc"
+echo "$out" | grep -qx "Target:$UT_TARGET Portal:127.0.0.1:$UT_PORT,1" ||
+	ut_fail "target and portal not listed"
+echo "$out" | grep -qE "^Lun:0 +Type:DIRECT_ACCESS \(Size:64M\)$" || ut_fail "LUN 0 not listed"
+echo "$out" | grep -qE "^Lun:3 +Type:DIRECT_ACCESS \(Size:32M\)$" || ut_fail "LUN 3 not listed"
+ut_stop
+echo "PASS iscsi-ls"

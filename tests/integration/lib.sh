@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# lib.sh: helpers for the integration tests (sourced, bash).
+#
+#   ut_init UTARGETD      fresh temporary directory ($UT_TMP), cleanup trap
+#   ut_pick_port          a free TCP port in 3400-3499 -> $UT_PORT
+#   ut_write_config F     a config from stdin into $UT_TMP/F (sed @TMP@ @PORT@)
+#   ut_start CONFIG [ARGS]  utargetd -f -c CONFIG --listen 127.0.0.1:$UT_PORT
+#                         ARGS; waits (bounded) until it is ready and accepts
+#                         connections; its stderr goes to $UT_LOG
+#   ut_stop               SIGTERM, bounded wait, exit status must be 0, no
+#                         sanitizer report in the log
+#   ut_fail MSG           print MSG and the daemon log, exit 1
+#   ut_cu_names LOG VERDICT  names of tests in an iscsi-test-cu log with
+#                         VERDICT passed|skipped|failed (as cu-score counts)
+# The tests print what they check; any failure exits 1.
+set -u
+
+UT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+UT_PID=
+UT_START_WAIT=${UT_START_WAIT:-60}
+UT_STOP_WAIT=${UT_STOP_WAIT:-60}
+UT_TARGET=iqn.2026-12.org.utarget:test
+
+ut_init() {
+	UTARGETD=${1:?usage: ut_init UTARGETD}
+	case $UTARGETD in
+	/*) ;;
+	*) UTARGETD=$PWD/$UTARGETD ;;
+	esac
+	[ -x "$UTARGETD" ] || { echo "FAIL: $UTARGETD is not an executable"; exit 1; }
+	UT_TMP=$(mktemp -d /tmp/utarget-it.XXXXXX)
+	UT_LOG=$UT_TMP/utargetd.log
+	trap ut_cleanup EXIT
+}
+
+ut_cleanup() {
+	if [ -n "$UT_PID" ] && kill -0 "$UT_PID" 2>/dev/null; then
+		kill -KILL "$UT_PID" 2>/dev/null
+		wait "$UT_PID" 2>/dev/null
+	fi
+	UT_PID=
+	[ -n "${UT_TMP:-}" ] && rm -rf "$UT_TMP"
+}
+
+ut_fail() {
+	echo "FAIL: $*"
+	if [ -s "${UT_LOG:-/nonexistent}" ]; then
+		echo "---- utargetd log (last 60 lines) ----"
+		tail -n 60 "$UT_LOG"
+		echo "--------------------------------------"
+	fi
+	exit 1
+}
+
+# True when nothing uses TCP port $1 (listening or connected).
+ut_port_free() {
+	[ -z "$(ss -Htan "( sport = :$1 or dport = :$1 )" 2>/dev/null)" ]
+}
+
+ut_pick_port() {
+	local start=$((3400 + RANDOM % 100)) i p
+	for ((i = 0; i < 100; i++)); do
+		p=$((3400 + (start - 3400 + i) % 100))
+		if ut_port_free "$p"; then
+			UT_PORT=$p
+			return 0
+		fi
+	done
+	ut_fail "no free TCP port in 3400-3499"
+}
+
+# stdin -> $UT_TMP/$1 with @TMP@ and @PORT@ substituted
+ut_write_config() {
+	sed -e "s|@TMP@|$UT_TMP|g" -e "s|@PORT@|${UT_PORT:-3260}|g" >"$UT_TMP/$1"
+}
+
+ut_sanitizer_check() {
+	if grep -qE "ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer|LeakSanitizer" "$1"; then
+		echo "---- sanitizer report ----"
+		grep -E -A30 "ERROR: AddressSanitizer|runtime error:|LeakSanitizer" "$1" | head -80
+		ut_fail "sanitizer report in the utargetd log"
+	fi
+}
+
+# Can we open a TCP connection to 127.0.0.1:$1?
+ut_can_connect() {
+	timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null
+}
+
+ut_start() {
+	local cfg=$1 i
+	shift
+	[ -n "${UT_PORT:-}" ] || ut_pick_port
+	"$UTARGETD" -f -c "$cfg" --listen "127.0.0.1:$UT_PORT" --log-level info "$@" \
+		>>"$UT_LOG" 2>&1 &
+	UT_PID=$!
+	for ((i = 0; i < UT_START_WAIT * 10; i++)); do
+		if ! kill -0 "$UT_PID" 2>/dev/null; then
+			wait "$UT_PID"
+			local rc=$?
+			UT_PID=
+			ut_fail "utargetd exited with status $rc during start-up"
+		fi
+		if grep -q "utargetd ready" "$UT_LOG" && ut_can_connect "$UT_PORT"; then
+			echo "utargetd (pid $UT_PID) ready on 127.0.0.1:$UT_PORT"
+			return 0
+		fi
+		sleep 0.1
+	done
+	ut_fail "utargetd not ready after ${UT_START_WAIT}s"
+}
+
+ut_stop() {
+	local i rc
+	[ -n "$UT_PID" ] || ut_fail "ut_stop: utargetd is not running"
+	kill -TERM "$UT_PID"
+	for ((i = 0; i < UT_STOP_WAIT * 10; i++)); do
+		kill -0 "$UT_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$UT_PID" 2>/dev/null; then
+		kill -ABRT "$UT_PID" 2>/dev/null
+		sleep 1
+		ut_fail "utargetd did not stop within ${UT_STOP_WAIT}s of SIGTERM"
+	fi
+	wait "$UT_PID"
+	rc=$?
+	UT_PID=
+	ut_sanitizer_check "$UT_LOG"
+	[ "$rc" = 0 ] || ut_fail "utargetd exited with status $rc after SIGTERM (want 0)"
+	echo "utargetd stopped cleanly (status 0)"
+}
+
+# Per-test verdicts from an iscsi-test-cu -v log, counted as cu-score counts
+# them (a CUnit "passed" after a [SKIPPED] is a skip).
+ut_cu_names() {
+	awk -v want="$2" '
+	/^Suite: /{suite=$2}
+	/^  Test: /{cur=suite"."$2; skip=0}
+	/\[SKIPPED\]/{skip=1}
+	/\.\.\.passed$|^passed$|passed$/{ if(cur!=""){ v[cur]=skip?"skipped":"passed"; cur="" } }
+	/\.\.\.FAILED|^FAILED/{ if(cur!=""){ v[cur]="failed"; cur="" } }
+	END{ for(k in v) if(v[k]==want) print k }' "$1" | sort
+}
+
+ut_cu_score() {
+	local script=$UT_ROOT/../shared/conformance/cu-score
+	[ -x "$script" ] || ut_fail "cu-score not found at $script"
+	echo "$script"
+}
