@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_mode.c: MODE SENSE(6)/(10) and MODE SELECT(6)/(10) (mode.c).
+ *
+ *   p1 "iqn.test:a" --\
+ *                      target --- LUN 0: lu (2048 x 512, WCE 1)
+ *   p2 "iqn.test:b" --/                                               */
+#include "common_setup.h"
+
+static uint8_t sense6(struct harness *h, uint8_t dbd, uint8_t pc, uint8_t page, uint8_t sub,
+		      uint8_t *buf, uint8_t alloc, struct loop_result *r)
+{
+	uint8_t cdb[6] = { 0x1a, dbd ? 0x08 : 0, (uint8_t)(pc << 6 | page), sub, alloc, 0 };
+
+	return h_cmd(h->p1, 0, cdb, 6, SCSI_DIR_READ, buf, alloc, r);
+}
+
+/* find page in a MODE SENSE(6) response */
+static const uint8_t *find_page(const uint8_t *buf, size_t n, uint8_t code)
+{
+	size_t off = 4 + buf[3];
+
+	while (off + 2 <= n) {
+		if ((buf[off] & 0x3f) == code)
+			return buf + off;
+		off += 2 + buf[off + 1];
+	}
+	return NULL;
+}
+
+static void test_sense_all_pages(void **state)
+{
+	struct harness *h = *state;
+	uint8_t buf[255];
+	struct loop_result r;
+
+	sense6(h, 0, 0, 0x3f, 0, buf, 255, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.data_in_len, buf[0] + 1);
+	assert_int_equal(buf[3], 8);
+	assert_int_equal(get_be32(buf + 4), H_BLOCKS);
+	assert_int_equal(get_be24(buf + 9), H_BS);
+	assert_int_equal(buf[2], 0x10); /* DPOFUA, not WP */
+	assert_non_null(find_page(buf, r.data_in_len, 0x01));
+	assert_non_null(find_page(buf, r.data_in_len, 0x08));
+	assert_non_null(find_page(buf, r.data_in_len, 0x0a));
+	assert_non_null(find_page(buf, r.data_in_len, 0x1c));
+	assert_int_equal(find_page(buf, r.data_in_len, 0x08)[2] & 0x04, 0x04); /* WCE */
+	/* subpage FFh: the same (no subpages); other subpages refused */
+	sense6(h, 0, 0, 0x3f, 0xff, buf, 255, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	sense6(h, 0, 0, 0x0a, 0x01, buf, 255, &r);
+	h_expect_sense(&r, 0x5, 0x24, 0x00);
+	/* unknown page */
+	sense6(h, 0, 0, 0x19, 0, buf, 255, &r);
+	h_expect_sense(&r, 0x5, 0x24, 0x00);
+	/* saved values */
+	sense6(h, 0, 3, 0x3f, 0, buf, 255, &r);
+	h_expect_sense(&r, 0x5, 0x39, 0x00);
+	/* short allocation: header only, no overflow */
+	sense6(h, 0, 0, 0x3f, 0, buf, 4, &r);
+	assert_int_equal(r.data_in_len, 4);
+	assert_int_not_equal(r.resid_kind, SCSI_RESID_OVERFLOW);
+}
+
+static void test_sense10_llbaa_and_changeable(void **state)
+{
+	struct harness *h = *state;
+	uint8_t cdb[10] = { 0x5a, 0x10, 0x0a, 0, 0, 0, 0, 0, 255, 0 }, buf[255];
+	struct loop_result r;
+
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, 255, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(buf[4] & 1, 1);
+	assert_int_equal(get_be16(buf + 6), 16);
+	assert_int_equal(get_be64(buf + 8), H_BLOCKS);
+	assert_int_equal(get_be32(buf + 20), H_BS);
+	assert_int_equal(buf[24], 0x0a);
+	/* changeable control page: D_SENSE, SWP, TAS */
+	cdb[1] = 0x08;
+	cdb[2] = 0x40 | 0x0a;
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, 255, &r);
+	assert_int_equal(get_be16(buf + 6), 0);
+	assert_int_equal(buf[8 + 2], 0x04);
+	assert_int_equal(buf[8 + 4], 0x08);
+	assert_int_equal(buf[8 + 5], 0x40);
+}
+
+static uint8_t select6(struct harness *h, struct loop_port *p, const uint8_t *page, size_t plen,
+		       struct loop_result *r)
+{
+	uint8_t data[64] = { 0 };
+	uint8_t cdb[6] = { 0x15, 0x10, 0, 0, (uint8_t)(4 + plen), 0 };
+
+	memcpy(data + 4, page, plen);
+	return h_cmd(p, 0, cdb, 6, SCSI_DIR_WRITE, data, (uint32_t)(4 + plen), r);
+}
+
+static void test_select_swp_write_protects(void **state)
+{
+	struct harness *h = *state;
+	uint8_t ctl[12] = { 0x0a, 0x0a, 0x02, 0x10, 0x08, 0, 0, 0, 0xff, 0xff, 0, 0 };
+	uint8_t cdb[10], blk[H_BS] = { 0 }, buf[255];
+	struct loop_result r;
+
+	assert_int_equal(select6(h, h->p1, ctl, sizeof(ctl), &r), SAM_STAT_GOOD);
+	h_cdb_rw10(cdb, 0x2a, 0, 1);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, blk, H_BS, &r);
+	h_expect_sense(&r, 0x7, 0x27, 0x00);
+	/* WP in the device-specific parameter */
+	sense6(h, 1, 0, 0x0a, 0, buf, 255, &r);
+	assert_int_equal(buf[2] & 0x80, 0x80);
+	/* the other nexus learns of the change */
+	h_tur(h->p2, &r);
+	h_expect_sense(&r, 0x6, 0x2a, 0x01);
+	ctl[4] = 0;
+	assert_int_equal(select6(h, h->p1, ctl, sizeof(ctl), &r), SAM_STAT_GOOD);
+	assert_int_equal(h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, blk, H_BS, &r), SAM_STAT_GOOD);
+}
+
+static void test_select_invalid(void **state)
+{
+	struct harness *h = *state;
+	uint8_t ctl[12] = { 0x0a, 0x0a, 0x02, 0x10, 0x00, 0, 0, 0, 0xff, 0xff, 0, 0 };
+	uint8_t cache[20] = { 0x08, 0x12, 0x04 | 0x01 /* RCD not changeable */ };
+	struct loop_result r;
+
+	/* QAM is not changeable: field pointer to byte 4+3, bit 4 */
+	ctl[3] = 0x00;
+	select6(h, h->p1, ctl, sizeof(ctl), &r);
+	h_expect_sense(&r, 0x5, 0x26, 0x00);
+	assert_int_equal(r.sense[15], 0x80 | 0x08 | 4);
+	assert_int_equal(get_be16(r.sense + 16), 7);
+	select6(h, h->p1, cache, sizeof(cache), &r);
+	h_expect_sense(&r, 0x5, 0x26, 0x00);
+	/* wrong page length */
+	ctl[3] = 0x10;
+	ctl[1] = 0x08;
+	select6(h, h->p1, ctl, 10, &r);
+	h_expect_sense(&r, 0x5, 0x26, 0x00);
+	/* SP=1 */
+	uint8_t cdb[6] = { 0x15, 0x11, 0, 0, 0, 0 };
+	h_cmd(h->p1, 0, cdb, 6, SCSI_DIR_NONE, NULL, 0, &r);
+	h_expect_sense(&r, 0x5, 0x24, 0x00);
+	/* parameter list shorter than the header */
+	uint8_t d[2] = { 0 };
+	uint8_t cdb2[6] = { 0x15, 0x10, 0, 0, 2, 0 };
+	h_cmd(h->p1, 0, cdb2, 6, SCSI_DIR_WRITE, d, 2, &r);
+	h_expect_sense(&r, 0x5, 0x1a, 0x00);
+	/* nothing was applied: WCE still set, no UA for p2 */
+	assert_int_equal(h_tur(h->p2, &r), SAM_STAT_GOOD);
+}
+
+static void test_select10_wce_and_block_descriptor(void **state)
+{
+	struct harness *h = *state;
+	uint8_t data[8 + 8 + 20] = { 0 };
+	uint8_t cdb[10] = { 0x55, 0x10, 0, 0, 0, 0, 0, 0, sizeof(data), 0 };
+	struct loop_result r;
+	uint8_t buf[255];
+
+	put_be16(data + 6, 8);
+	put_be32(data + 8, 0);
+	put_be24(data + 13, H_BS);
+	data[16] = 0x08;
+	data[17] = 0x12;
+	data[18] = 0x00; /* WCE off */
+	assert_int_equal(h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, data, sizeof(data), &r),
+			 SAM_STAT_GOOD);
+	sense6(h, 1, 0, 0x08, 0, buf, 255, &r);
+	assert_int_equal(buf[4 + 2] & 0x04, 0);
+	/* a different block length is refused */
+	put_be24(data + 13, 4096);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, data, sizeof(data), &r);
+	h_expect_sense(&r, 0x5, 0x26, 0x00);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sense_all_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sense10_llbaa_and_changeable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_select_swp_write_protects, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_select_invalid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_select10_wce_and_block_descriptor, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
