@@ -467,6 +467,52 @@ static void test_edit_distance(void **state)
 	assert_int_equal(cfg_edit_distance("same", "same"), 0);
 }
 
+/* Property: mutated documents either parse (and then dump round-trips) or
+ * fail with a message and a line within the text; never a crash or leak. */
+static void test_random_documents(void **state)
+{
+	static const char alphabet[] = "{}[]\",:\\ \n0123456789-tfnulrea.GKx";
+	uint32_t seed = 777;
+	char buf[sizeof(full)];
+	int accepted = 0, refused = 0;
+
+	(void)state;
+	for (int iter = 0; iter < 5000; iter++) {
+		size_t len = sizeof(full) - 1, lines = 1;
+		struct cfg *c = NULL;
+		struct cfg_err e;
+
+		memcpy(buf, full, len);
+		for (int k = 0; k < 1 + iter % 3; k++) {
+			seed = seed * 1103515245u + 12345u;
+			size_t at = (seed >> 8) % len;
+			seed = seed * 1103515245u + 12345u;
+			buf[at] = alphabet[(seed >> 8) % (sizeof(alphabet) - 1)];
+		}
+		for (size_t i = 0; i < len; i++)
+			lines += buf[i] == '\n';
+		if (cfg_parse(buf, len, &defaults, &c, &e) == 0) {
+			char *d = cfg_dump(c), *d2;
+			struct cfg *c2 = parse_ok(d);
+			d2 = cfg_dump(c2);
+			assert_string_equal(d, d2);
+			free(d);
+			free(d2);
+			cfg_free(c2);
+			cfg_free(c);
+			accepted++;
+		} else {
+			assert_null(c);
+			assert_true(e.msg[0] != '\0');
+			assert_true(e.line >= 0 && (size_t)e.line <= lines + 1);
+			refused++;
+		}
+	}
+	/* both outcomes were exercised */
+	assert_true(accepted > 100);
+	assert_true(refused > 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +521,7 @@ int main(void)
 	    cmocka_unit_test(test_syntax_errors),	 cmocka_unit_test(test_root_errors),
 	    cmocka_unit_test(test_iscsi_errors),	 cmocka_unit_test(test_backstore_errors),
 	    cmocka_unit_test(test_target_errors),	 cmocka_unit_test(test_edit_distance),
+	    cmocka_unit_test(test_random_documents),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

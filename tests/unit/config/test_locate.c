@@ -6,9 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/locate.c"
+#include "lib/compiler.h"
 
 static const char doc[] =
     "{\n"								 /* 1 */
@@ -143,6 +145,52 @@ static void test_path_builders(void **state)
 	assert_string_equal(small, "targets[\"\"]");
 }
 
+/* Property: on any text (mutations and truncations of doc) and any path,
+ * the answer is a line of the text (or 0), and nothing is read outside it
+ * (the ASan build checks that). */
+static void test_random_texts(void **state)
+{
+	static const char *paths[] = {
+	    "",
+	    "version",
+	    "targets[0].luns[1].backstore",
+	    "targets[1][\"a\\\"b\"].k[1][1].z",
+	    "targets[1].escApe",
+	    "a.b.c[9]",
+	    "[\"\\u00\"]",
+	    "targets[99999999999999999999]",
+	};
+	static const char alphabet[] = "{}[]\",:\\ \nu0a1";
+	uint32_t seed = 12345;
+	char buf[sizeof(doc)];
+
+	(void)state;
+	for (int iter = 0; iter < 20000; iter++) {
+		size_t len = sizeof(doc) - 1, lines = 1;
+		memcpy(buf, doc, len);
+		for (int k = 0; k < 4; k++) {
+			seed = seed * 1103515245u + 12345u;
+			size_t at = (seed >> 8) % len;
+			seed = seed * 1103515245u + 12345u;
+			buf[at] = alphabet[(seed >> 8) % (sizeof(alphabet) - 1)];
+		}
+		seed = seed * 1103515245u + 12345u;
+		if (seed & 0x10000)
+			len = (seed >> 8) % len;
+		/* exactly len bytes, no terminator: ASan sees any over-read */
+		char *t = malloc(len ? len : 1);
+		assert_non_null(t);
+		memcpy(t, buf, len);
+		for (size_t i = 0; i < len; i++)
+			lines += t[i] == '\n';
+		for (size_t p = 0; p < ARRAY_SIZE(paths); p++) {
+			int l = cfg_locate_line(t, len, paths[p]);
+			assert_true(l >= 0 && (size_t)l <= lines);
+		}
+		free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +200,7 @@ int main(void)
 	    cmocka_unit_test(test_multiline_strings_and_surrogates),
 	    cmocka_unit_test(test_robust_on_bad_input),
 	    cmocka_unit_test(test_path_builders),
+	    cmocka_unit_test(test_random_texts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
