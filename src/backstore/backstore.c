@@ -15,8 +15,8 @@
 #include "lib/log.h"
 
 #define BS_DEFAULT_BLOCK_SIZE 512u
-#define BS_MIN_BLOCK_SIZE 512u
-#define BS_MAX_BLOCK_SIZE 65536u
+#define BS_MIN_BLOCK_SIZE     512u
+#define BS_MAX_BLOCK_SIZE     65536u
 
 enum bs_type_id {
 	BS_TYPE_FILE,
@@ -26,17 +26,17 @@ enum bs_type_id {
 };
 
 static const struct bs_type *const bs_type_table[BS_TYPE_COUNT] = {
-	[BS_TYPE_FILE] = &bs_file_type,
-	[BS_TYPE_RAM] = &bs_ram_type,
-	[BS_TYPE_NULL] = &bs_null_type,
+    [BS_TYPE_FILE] = &bs_file_type,
+    [BS_TYPE_RAM] = &bs_ram_type,
+    [BS_TYPE_NULL] = &bs_null_type,
 };
 
 /* Same order as bs_type_table (a unit test checks that they agree). */
 static const char *const bs_type_names[BS_TYPE_COUNT + 1] = {
-	[BS_TYPE_FILE] = "file",
-	[BS_TYPE_RAM] = "ram",
-	[BS_TYPE_NULL] = "null",
-	[BS_TYPE_COUNT] = NULL,
+    [BS_TYPE_FILE] = "file",
+    [BS_TYPE_RAM] = "ram",
+    [BS_TYPE_NULL] = "null",
+    [BS_TYPE_COUNT] = NULL,
 };
 
 const char *const *bs_types(void)

@@ -23,13 +23,13 @@
 #include "scsi/bs.h"
 
 struct bs_params {
-	const char *type; /* "file", "ram", "null" */
-	const char *name; /* 1..63 bytes, kept in bs_dev.name for logs */
-	const char *path; /* file: path of the file or block device */
-	uint64_t size;    /* bytes; required for ram/null; file: size of a created
-			   * file (and the minimum size of an existing one) */
-	bool create;      /* file: create a sparse file of `size` if missing */
-	bool readonly;    /* open read-only; BS_CAP_READ_ONLY */
+	const char *type;    /* "file", "ram", "null" */
+	const char *name;    /* 1..63 bytes, kept in bs_dev.name for logs */
+	const char *path;    /* file: path of the file or block device */
+	uint64_t size;	     /* bytes; required for ram/null; file: size of a created
+			      * file (and the minimum size of an existing one) */
+	bool create;	     /* file: create a sparse file of `size` if missing */
+	bool readonly;	     /* open read-only; BS_CAP_READ_ONLY */
 	uint32_t block_size; /* logical block size: a power of two 512..65536
 			      * (0 = 512); the size is rounded down to it */
 };

@@ -49,12 +49,12 @@
 
 /* Unit tests observe which path carried a request (see test_file.c). */
 #ifndef FILE_TRACE
-#define FILE_TRACE(io, path, rwflags) \
-	do {                          \
+#define FILE_TRACE(io, path, rwflags)                                                              \
+	do {                                                                                       \
 	} while (0)
 #endif
 
-#define FILE_ZERO_BUF 65536
+#define FILE_ZERO_BUF  65536
 #define FILE_ZERO_IOVS 16
 
 struct file_dev {
@@ -73,9 +73,9 @@ struct file_req {
 		struct workq_item wq;
 	};
 	struct file_dev *f;
-	uint64_t xfer;    /* READ/WRITE: bytes done so far */
+	uint64_t xfer;	  /* READ/WRITE: bytes done so far */
 	struct iovec tmp; /* the partly done iovec when a transfer resumes */
-	int err;          /* worker pool result */
+	int err;	  /* worker pool result */
 };
 static_assert(sizeof(struct file_req) <= BS_IO_PRIV_SIZE, "file_req must fit bs_io.priv");
 static_assert(_Alignof(struct file_req) <= 16, "bs_io.priv is 16-byte aligned");
@@ -238,7 +238,9 @@ static void file_work(struct workq_item *w)
 		break;
 	case BS_OP_DISCARD:
 		rc = fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)io->off,
-			       (off_t)io->len) < 0 ? -errno : 0;
+			       (off_t)io->len) < 0
+			 ? -errno
+			 : 0;
 		break;
 	case BS_OP_WRITE_ZEROES:
 		if (!atomic_load_explicit(&f->no_zero_range, memory_order_relaxed)) {
@@ -421,7 +423,8 @@ static void file_submit(struct bs_dev *dev, struct bs_io *io)
 
 	r = reactor_self();
 	if (!r) { /* not on a reactor: do it here and now */
-		FILE_TRACE(io, 's', io->op == BS_OP_WRITE && (io->flags & BS_IO_FUA) ? RWF_DSYNC : 0);
+		FILE_TRACE(io, 's',
+			   io->op == BS_OP_WRITE && (io->flags & BS_IO_FUA) ? RWF_DSYNC : 0);
 		file_work(&rq->wq);
 		file_finish(io, rq->err);
 		return;
@@ -469,10 +472,10 @@ static void file_close(struct bs_dev *dev)
 }
 
 static const struct bs_ops file_ops = {
-	.type = "file",
-	.submit = file_submit,
-	.resize = file_resize,
-	.close = file_close,
+    .type = "file",
+    .submit = file_submit,
+    .resize = file_resize,
+    .close = file_close,
 };
 
 /* ---- open ---- */
@@ -480,7 +483,7 @@ static const struct bs_ops file_ops = {
 /* A queue limit of the block device (or of the disk a partition is on). */
 static uint64_t file_blk_queue_limit(dev_t rdev, const char *attr)
 {
-	static const char *const parents[] = { "", "/.." };
+	static const char *const parents[] = {"", "/.."};
 
 	for (size_t i = 0; i < ARRAY_SIZE(parents); i++) {
 		char path[128], buf[32];
@@ -668,6 +671,6 @@ fail:
 }
 
 const struct bs_type bs_file_type = {
-	.name = "file",
-	.open = file_open,
+    .name = "file",
+    .open = file_open,
 };

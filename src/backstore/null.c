@@ -55,10 +55,10 @@ static void null_close(struct bs_dev *dev)
 }
 
 static const struct bs_ops null_ops = {
-	.type = "null",
-	.submit = null_submit,
-	.resize = null_resize,
-	.close = null_close,
+    .type = "null",
+    .submit = null_submit,
+    .resize = null_resize,
+    .close = null_close,
 };
 
 static int null_open(const struct bs_params *p, struct bs_dev **out)
@@ -82,6 +82,6 @@ static int null_open(const struct bs_params *p, struct bs_dev **out)
 }
 
 const struct bs_type bs_null_type = {
-	.name = "null",
-	.open = null_open,
+    .name = "null",
+    .open = null_open,
 };

@@ -49,7 +49,7 @@
 #include "lib/log.h"
 
 #define RAM_CHUNK_SHIFT 16
-#define RAM_CHUNK ((uint64_t)1 << RAM_CHUNK_SHIFT)
+#define RAM_CHUNK	((uint64_t)1 << RAM_CHUNK_SHIFT)
 /* MAP_STATUS scans at most this many chunks (4 GiB) per request. */
 #define RAM_MAP_SCAN_MAX (1u << 16)
 
@@ -61,8 +61,8 @@ enum ram_chunk_state {
 
 struct ram_dev {
 	struct bs_dev dev;
-	uint8_t *base;     /* dev.size bytes of address space */
-	size_t map_len;    /* page-rounded length of the mapping */
+	uint8_t *base;	/* dev.size bytes of address space */
+	size_t map_len; /* page-rounded length of the mapping */
 	uint64_t nchunks;
 	uintptr_t pagemask;
 	_Atomic uint8_t *state; /* enum ram_chunk_state per chunk */
@@ -128,14 +128,14 @@ static bool ram_cursor_in(struct ram_cursor *c, uint8_t *mem, size_t n)
 
 static int ram_read(struct ram_dev *rd, struct bs_io *io)
 {
-	struct ram_cursor c = { .iov = io->iov, .cnt = io->iovcnt };
+	struct ram_cursor c = {.iov = io->iov, .cnt = io->iovcnt};
 	uint64_t pos = io->off, end = io->off + io->len;
 
 	while (pos < end) {
 		uint64_t ci = pos >> RAM_CHUNK_SHIFT;
 		uint64_t stop = UT_MIN((ci + 1) << RAM_CHUNK_SHIFT, end);
-		bool mapped = atomic_load_explicit(&rd->state[ci], memory_order_acquire) !=
-			      RAM_UNMAPPED;
+		bool mapped =
+		    atomic_load_explicit(&rd->state[ci], memory_order_acquire) != RAM_UNMAPPED;
 
 		/* Merge a run of chunks in the same state into one copy. */
 		while (stop < end) {
@@ -156,7 +156,7 @@ static int ram_read(struct ram_dev *rd, struct bs_io *io)
 
 static int ram_write(struct ram_dev *rd, struct bs_io *io)
 {
-	struct ram_cursor c = { .iov = io->iov, .cnt = io->iovcnt };
+	struct ram_cursor c = {.iov = io->iov, .cnt = io->iovcnt};
 	uint64_t first = io->off >> RAM_CHUNK_SHIFT;
 	uint64_t last = (io->off + io->len - 1) >> RAM_CHUNK_SHIFT;
 
@@ -203,9 +203,8 @@ static void ram_discard(struct ram_dev *rd, struct bs_io *io, bool dealloc)
 
 			atomic_exchange_explicit(st, RAM_DISCARDING, memory_order_seq_cst);
 			ram_zero(rd, rd->base + cs, (size_t)(ce - cs));
-			atomic_compare_exchange_strong_explicit(st, &expect, RAM_UNMAPPED,
-								memory_order_seq_cst,
-								memory_order_relaxed);
+			atomic_compare_exchange_strong_explicit(
+			    st, &expect, RAM_UNMAPPED, memory_order_seq_cst, memory_order_relaxed);
 		} else {
 			ram_zero(rd, rd->base + pos, (size_t)(stop - pos));
 		}
@@ -220,9 +219,8 @@ static void ram_map_status(struct ram_dev *rd, struct bs_io *io)
 	bool mapped = atomic_load_explicit(&rd->state[ci], memory_order_acquire) != RAM_UNMAPPED;
 	uint64_t cj = ci + 1;
 
-	while (cj < limit &&
-	       (atomic_load_explicit(&rd->state[cj], memory_order_relaxed) != RAM_UNMAPPED) ==
-		       mapped)
+	while (cj < limit && (atomic_load_explicit(&rd->state[cj], memory_order_relaxed) !=
+			      RAM_UNMAPPED) == mapped)
 		cj++;
 	io->mapped = mapped;
 	io->map_len = UT_MIN(cj << RAM_CHUNK_SHIFT, rd->dev.size) - io->off;
@@ -281,10 +279,10 @@ static void ram_close(struct bs_dev *dev)
 }
 
 static const struct bs_ops ram_ops = {
-	.type = "ram",
-	.submit = ram_submit,
-	.resize = NULL, /* the reservation cannot move under running I/O */
-	.close = ram_close,
+    .type = "ram",
+    .submit = ram_submit,
+    .resize = NULL, /* the reservation cannot move under running I/O */
+    .close = ram_close,
 };
 
 static int ram_open(const struct bs_params *p, struct bs_dev **out)
@@ -329,8 +327,8 @@ static int ram_open(const struct bs_params *p, struct bs_dev **out)
 	madvise(rd->base, rd->map_len, MADV_NOHUGEPAGE);
 	rd->dev.ops = &ram_ops;
 	rd->dev.size = p->size;
-	rd->dev.caps = BS_CAP_FLUSH | BS_CAP_DISCARD | BS_CAP_WRITE_ZEROES | BS_CAP_MAP_STATUS |
-		       BS_CAP_FUA;
+	rd->dev.caps =
+	    BS_CAP_FLUSH | BS_CAP_DISCARD | BS_CAP_WRITE_ZEROES | BS_CAP_MAP_STATUS | BS_CAP_FUA;
 	if (p->readonly)
 		rd->dev.caps |= BS_CAP_READ_ONLY;
 	rd->dev.priv = rd;
@@ -339,6 +337,6 @@ static int ram_open(const struct bs_params *p, struct bs_dev **out)
 }
 
 const struct bs_type bs_ram_type = {
-	.name = "ram",
-	.open = ram_open,
+    .name = "ram",
+    .open = ram_open,
 };

@@ -28,11 +28,11 @@
 
 #include "compiler.h"
 
-#define BUF_ALIGN 4096u
-#define BUF_MIN_SHIFT 12 /* 4 KiB */
-#define BUF_MAX_SHIFT 23 /* 8 MiB */
-#define BUF_NCLASS (BUF_MAX_SHIFT - BUF_MIN_SHIFT + 1)
-#define BUF_MAX_CLASSED ((size_t)1 << BUF_MAX_SHIFT)
+#define BUF_ALIGN	    4096u
+#define BUF_MIN_SHIFT	    12 /* 4 KiB */
+#define BUF_MAX_SHIFT	    23 /* 8 MiB */
+#define BUF_NCLASS	    (BUF_MAX_SHIFT - BUF_MIN_SHIFT + 1)
+#define BUF_MAX_CLASSED	    ((size_t)1 << BUF_MAX_SHIFT)
 #define BUF_CACHE_MAX_COUNT 64u
 #define BUF_CACHE_MAX_BYTES ((size_t)16 << 20)
 

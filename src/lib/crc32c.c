@@ -37,7 +37,7 @@
 #define CRC32C_POLY 0x82f63b78u
 
 /* Stream lengths of the 3-way interleaved hardware loops (multiples of 8). */
-#define CRC32C_LONG 8192
+#define CRC32C_LONG  8192
 #define CRC32C_SHORT 256
 
 /* Slicing-by-8 tables: tab[0] is the classic byte table; tab[k][b] is the
@@ -157,7 +157,7 @@ crc32c_sse42_3way(uint64_t c0, const uint8_t *p, size_t n, const struct crc32c_s
 }
 
 __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, const void *buf,
-							     size_t len)
+							       size_t len)
 {
 	const uint8_t *p = buf;
 	uint64_t c = crc;
@@ -204,7 +204,7 @@ crc32c_armv8_3way(uint32_t c0, const uint8_t *p, size_t n, const struct crc32c_s
 }
 
 __attribute__((target("+crc"))) static uint32_t crc32c_armv8(uint32_t crc, const void *buf,
-							   size_t len)
+							     size_t len)
 {
 	const uint8_t *p = buf;
 

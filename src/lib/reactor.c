@@ -42,13 +42,13 @@
 #include "compiler.h"
 #include "log.h"
 
-#define REACTOR_MAX_EVENTS 64
-#define REACTOR_URING_SQ 256
-#define REACTOR_URING_CQ 4096
+#define REACTOR_MAX_EVENTS   64
+#define REACTOR_URING_SQ     256
+#define REACTOR_URING_CQ     4096
 #define REACTOR_DEFER_ROUNDS 64
-#define REACTOR_HEAP_INIT 64
-#define REACTOR_CQE_BATCH 64
-#define REACTOR_SQ_RETRY_NS 1000000ull /* SQEs the kernel refused: retry after 1 ms */
+#define REACTOR_HEAP_INIT    64
+#define REACTOR_CQE_BATCH    64
+#define REACTOR_SQ_RETRY_NS  1000000ull /* SQEs the kernel refused: retry after 1 ms */
 
 struct reactor {
 	unsigned id;
@@ -112,7 +112,7 @@ static void reactor_wake_cb(struct reactor_fd *h, uint32_t revents)
 int reactor_fd_add(struct reactor *r, struct reactor_fd *h, int fd, uint32_t events,
 		   void (*cb)(struct reactor_fd *h, uint32_t revents))
 {
-	struct epoll_event ev = { .events = events, .data.ptr = h };
+	struct epoll_event ev = {.events = events, .data.ptr = h};
 
 	h->fd = fd;
 	h->events = events;
@@ -127,7 +127,7 @@ int reactor_fd_add(struct reactor *r, struct reactor_fd *h, int fd, uint32_t eve
 
 int reactor_fd_mod(struct reactor_fd *h, uint32_t events)
 {
-	struct epoll_event ev = { .events = events, .data.ptr = h };
+	struct epoll_event ev = {.events = events, .data.ptr = h};
 
 	if (events == h->events)
 		return 0;
@@ -214,7 +214,8 @@ static void reactor_run_deferred(struct reactor *r)
 		batch.prev->next = &batch;
 		list_init(&r->deferred);
 		while (!list_empty(&batch)) {
-			struct reactor_defer *d = list_first_entry(&batch, struct reactor_defer, node);
+			struct reactor_defer *d =
+			    list_first_entry(&batch, struct reactor_defer, node);
 
 			list_del(&d->node);
 			d->fn(d);
@@ -417,16 +418,16 @@ struct io_uring_sqe *reactor_uring_sqe(struct reactor *r, struct reactor_uring_r
 static int reactor_uring_init_ring(struct reactor *r)
 {
 	static const unsigned flag_sets[] = {
-		IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL,
-		IORING_SETUP_CQSIZE,
-		0,
+	    IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL,
+	    IORING_SETUP_CQSIZE,
+	    0,
 	};
 	int rc = -ENOSYS;
 
 	for (size_t i = 0; i < ARRAY_SIZE(flag_sets); i++) {
 		struct io_uring_params p = {
-			.flags = flag_sets[i],
-			.cq_entries = REACTOR_URING_CQ,
+		    .flags = flag_sets[i],
+		    .cq_entries = REACTOR_URING_CQ,
 		};
 
 		rc = io_uring_queue_init_params(REACTOR_URING_SQ, &r->ring, &p);
@@ -592,7 +593,8 @@ static int reactor_wait(struct reactor *r, struct epoll_event *evs, const struct
 
 	if (ts) {
 		/* Round up so a timer never fires early. */
-		uint64_t v = (uint64_t)ts->tv_sec * 1000u + ((uint64_t)ts->tv_nsec + 999999u) / 1000000u;
+		uint64_t v =
+		    (uint64_t)ts->tv_sec * 1000u + ((uint64_t)ts->tv_nsec + 999999u) / 1000000u;
 
 		ms = v > INT32_MAX ? INT32_MAX : (int)v;
 	}
@@ -727,9 +729,9 @@ struct reactor *reactor_pool_next(void)
 {
 	if (!reactor_pool.n)
 		return NULL;
-	return reactor_pool.r[atomic_fetch_add_explicit(&reactor_pool.next, 1,
-							 memory_order_relaxed) %
-			      reactor_pool.n];
+	return reactor_pool
+	    .r[atomic_fetch_add_explicit(&reactor_pool.next, 1, memory_order_relaxed) %
+	       reactor_pool.n];
 }
 
 int reactor_pool_run(void)

@@ -36,8 +36,8 @@ static struct {
 	pthread_t *threads;
 	unsigned nthreads;
 } workq = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.cond = PTHREAD_COND_INITIALIZER,
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .cond = PTHREAD_COND_INITIALIZER,
 };
 
 /* Serializes start and stop. */

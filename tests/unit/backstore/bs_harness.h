@@ -72,8 +72,8 @@ static inline void h_submit_all(struct reactor_msg *m)
 /* Returns the number of requests whose done() misbehaved (0 = fine). */
 static inline int h_run(struct reactor *r, struct bs_dev *dev, struct h_io **ios, int n)
 {
-	struct h_batch b = { .m.fn = h_submit_all, .r = r, .dev = dev, .ios = ios, .n = n,
-			     .left = n };
+	struct h_batch b = {
+	    .m.fn = h_submit_all, .r = r, .dev = dev, .ios = ios, .n = n, .left = n};
 	int bad = 0;
 
 	for (int i = 0; i < n; i++) {
@@ -93,7 +93,7 @@ static inline int h_run(struct reactor *r, struct bs_dev *dev, struct h_io **ios
 /* One request; returns its error. The caller includes cmocka.h first. */
 static inline int h_do(struct reactor *r, struct bs_dev *dev, struct h_io *h)
 {
-	struct h_io *one[1] = { h };
+	struct h_io *one[1] = {h};
 
 	assert_int_equal(h_run(r, dev, one, 1), 0);
 	return h->err;

@@ -30,7 +30,7 @@ static void test_types(void **state)
 static int try_open(const char *type, const char *name, uint64_t size, uint32_t bs,
 		    struct bs_dev **dev)
 {
-	struct bs_params p = { .type = type, .name = name, .size = size, .block_size = bs };
+	struct bs_params p = {.type = type, .name = name, .size = size, .block_size = bs};
 
 	return bs_open(&p, dev);
 }
@@ -74,7 +74,7 @@ static void test_checks(void **state)
 static void test_iov_zero(void **state)
 {
 	uint8_t a[10], b[20];
-	struct iovec v[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	struct iovec v[2] = {{a, sizeof(a)}, {b, sizeof(b)}};
 
 	memset(a, 1, sizeof(a));
 	memset(b, 1, sizeof(b));
@@ -88,9 +88,9 @@ static void test_iov_zero(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_types),
-		cmocka_unit_test(test_checks),
-		cmocka_unit_test(test_iov_zero),
+	    cmocka_unit_test(test_types),
+	    cmocka_unit_test(test_checks),
+	    cmocka_unit_test(test_iov_zero),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -80,8 +80,13 @@ static struct bs_dev *open_file(struct fix *fx, const char *path, uint64_t size,
 				bool ro, uint32_t bs, int *rc)
 {
 	struct bs_params p = {
-		.type = "file", .name = "f0", .path = path, .size = size, .create = create,
-		.readonly = ro, .block_size = bs,
+	    .type = "file",
+	    .name = "f0",
+	    .path = path,
+	    .size = size,
+	    .create = create,
+	    .readonly = ro,
+	    .block_size = bs,
 	};
 	struct bs_dev *dev = NULL;
 
@@ -167,8 +172,8 @@ static void test_create_and_caps(void **state)
 	assert_int_equal(fx->dev->size, 8 * MiB);
 	/* /tmp here punches holes (ext4/tmpfs/xfs/btrfs all do). */
 	assert_int_equal(fx->dev->caps, BS_CAP_FLUSH | BS_CAP_WRITE_CACHE | BS_CAP_FUA |
-						BS_CAP_WRITE_ZEROES | BS_CAP_MAP_STATUS |
-						BS_CAP_DISCARD);
+					    BS_CAP_WRITE_ZEROES | BS_CAP_MAP_STATUS |
+					    BS_CAP_DISCARD);
 	assert_string_equal(fx->dev->type, "file");
 	assert_non_null(fx->dev->ops->resize);
 }
@@ -182,9 +187,9 @@ static void test_write_read(void **state)
 
 	h_pattern(src, LEN, 11);
 	h_init(&h, BS_OP_WRITE, MiB + 512, LEN, NULL);
-	h.iov[0] = (struct iovec){ src, 100 };
-	h.iov[1] = (struct iovec){ src + 100, 9000 };
-	h.iov[2] = (struct iovec){ src + 9100, LEN - 9100 };
+	h.iov[0] = (struct iovec){src, 100};
+	h.iov[1] = (struct iovec){src + 100, 9000};
+	h.iov[2] = (struct iovec){src + 9100, LEN - 9100};
 	h.io.iovcnt = 3;
 	assert_int_equal(h_do(fx->r, fx->dev, &h), 0);
 	assert_int_equal(trace.last_path, fx->path_kind);
@@ -194,9 +199,9 @@ static void test_write_read(void **state)
 
 	memset(dst, 0xee, LEN);
 	h_init(&h, BS_OP_READ, MiB + 512, LEN, NULL);
-	h.iov[0] = (struct iovec){ dst, 4096 };
-	h.iov[1] = (struct iovec){ dst + 4096, 0 };
-	h.iov[2] = (struct iovec){ dst + 4096, LEN - 4096 };
+	h.iov[0] = (struct iovec){dst, 4096};
+	h.iov[1] = (struct iovec){dst + 4096, 0};
+	h.iov[2] = (struct iovec){dst + 4096, LEN - 4096};
 	h.io.iovcnt = 3;
 	assert_int_equal(h_do(fx->r, fx->dev, &h), 0);
 	assert_int_equal(trace.last_path, fx->path_kind);
@@ -258,14 +263,14 @@ static void test_many_iovecs(void **state)
 
 	h_pattern(src, (size_t)NV * SEG, 21);
 	for (int i = 0; i < NV; i++)
-		v[i] = (struct iovec){ src + (size_t)i * SEG, SEG };
+		v[i] = (struct iovec){src + (size_t)i * SEG, SEG};
 	h_init(&h, BS_OP_WRITE, 2 * MiB, (uint64_t)NV * SEG, NULL);
 	h.io.iov = v;
 	h.io.iovcnt = NV;
 	assert_int_equal(h_do(fx->r, fx->dev, &h), 0);
 	assert_int_equal(trace.count[(unsigned char)fx->path_kind], fx->path_kind == 'u' ? 2 : 1);
 	for (int i = 0; i < NV; i++)
-		v[i] = (struct iovec){ dst + (size_t)i * SEG, SEG };
+		v[i] = (struct iovec){dst + (size_t)i * SEG, SEG};
 	h_init(&h, BS_OP_READ, 2 * MiB, (uint64_t)NV * SEG, NULL);
 	h.io.iov = v;
 	h.io.iovcnt = NV;
@@ -453,14 +458,14 @@ static void test_resize(void **state)
 	assert_int_equal(st.st_size, 4 * MiB);
 	assert_int_equal(fx->dev->ops->resize(fx->dev, 4 * MiB + 100), -EINVAL);
 	assert_int_equal(fx->dev->ops->resize(fx->dev, 0), -EINVAL);
-	assert_int_equal(do_io(fx, BS_OP_READ, 4 * MiB, 512, (uint8_t[512]){ 0 }, 0), -EINVAL);
+	assert_int_equal(do_io(fx, BS_OP_READ, 4 * MiB, 512, (uint8_t[512]){0}, 0), -EINVAL);
 }
 
 /* ---- open, mode independent ---- */
 
 static void test_open_variants(void **state)
 {
-	struct fix fx = { 0 };
+	struct fix fx = {0};
 	struct bs_dev *dev;
 	struct stat st;
 	char path2[160];
@@ -547,8 +552,8 @@ static void test_open_variants(void **state)
 static void test_iov_rest(void **state)
 {
 	uint8_t a[100], b[200], c[300];
-	struct iovec v[3] = { { a, 100 }, { b, 200 }, { c, 300 } };
-	struct bs_io io = { .iov = v, .iovcnt = 3, .len = 600 };
+	struct iovec v[3] = {{a, 100}, {b, 200}, {c, 300}};
+	struct bs_io io = {.iov = v, .iovcnt = 3, .len = 600};
 	struct file_req *rq = file_req_of(&io);
 	const struct iovec *out;
 
@@ -577,7 +582,7 @@ static void test_iov_rest(void **state)
 static void test_zero_range_refused(void **state)
 {
 	enum mode mode = *(enum mode *)*state;
-	struct fix fx = { .mode = mode };
+	struct fix fx = {.mode = mode};
 	struct statfs sfs;
 	uint8_t src[65536], dst[65536];
 	struct h_io h;
@@ -617,28 +622,28 @@ static void test_zero_range_refused(void **state)
 
 static enum mode m_uring = MODE_URING, m_workq = MODE_WORKQ;
 
-#define BOTH(t)                                                                \
-	cmocka_unit_test_prestate_setup_teardown(t, setup, teardown, &m_uring), \
-		cmocka_unit_test_prestate_setup_teardown(t, setup, teardown, &m_workq)
+#define BOTH(t)                                                                                    \
+	cmocka_unit_test_prestate_setup_teardown(t, setup, teardown, &m_uring),                    \
+	    cmocka_unit_test_prestate_setup_teardown(t, setup, teardown, &m_workq)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		BOTH(test_create_and_caps),
-		BOTH(test_write_read),
-		BOTH(test_many_in_flight),
-		BOTH(test_many_iovecs),
-		BOTH(test_discard),
-		BOTH(test_write_zeroes),
-		BOTH(test_map_status_sparse),
-		BOTH(test_read_past_eof),
-		BOTH(test_no_reactor),
-		BOTH(test_bounds),
-		BOTH(test_resize),
-		cmocka_unit_test(test_open_variants),
-		cmocka_unit_test(test_iov_rest),
-		cmocka_unit_test_prestate(test_zero_range_refused, &m_uring),
-		cmocka_unit_test_prestate(test_zero_range_refused, &m_workq),
+	    BOTH(test_create_and_caps),
+	    BOTH(test_write_read),
+	    BOTH(test_many_in_flight),
+	    BOTH(test_many_iovecs),
+	    BOTH(test_discard),
+	    BOTH(test_write_zeroes),
+	    BOTH(test_map_status_sparse),
+	    BOTH(test_read_past_eof),
+	    BOTH(test_no_reactor),
+	    BOTH(test_bounds),
+	    BOTH(test_resize),
+	    cmocka_unit_test(test_open_variants),
+	    cmocka_unit_test(test_iov_rest),
+	    cmocka_unit_test_prestate(test_zero_range_refused, &m_uring),
+	    cmocka_unit_test_prestate(test_zero_range_refused, &m_workq),
 	};
 	int rc;
 

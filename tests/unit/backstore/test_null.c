@@ -14,7 +14,7 @@
 
 static struct bs_dev *open_null(uint64_t size, bool ro)
 {
-	struct bs_params p = { .type = "null", .name = "n0", .size = size, .readonly = ro };
+	struct bs_params p = {.type = "null", .name = "n0", .size = size, .readonly = ro};
 	struct bs_dev *dev = NULL;
 
 	assert_int_equal(bs_open(&p, &dev), 0);
@@ -23,7 +23,7 @@ static struct bs_dev *open_null(uint64_t size, bool ro)
 
 static void test_open_and_caps(void **state)
 {
-	struct bs_params p = { .type = "null", .name = "n0" };
+	struct bs_params p = {.type = "null", .name = "n0"};
 	struct bs_dev *dev = (struct bs_dev *)1;
 
 	assert_int_equal(bs_open(&p, &dev), -EINVAL); /* no size */
@@ -49,8 +49,8 @@ static void test_io(void **state)
 	memset(a, 0xff, sizeof(a));
 	memset(b, 0xff, sizeof(b));
 	h_init(&h, BS_OP_READ, 4096, 4096, NULL);
-	h.iov[0] = (struct iovec){ a, sizeof(a) };
-	h.iov[1] = (struct iovec){ b, sizeof(b) };
+	h.iov[0] = (struct iovec){a, sizeof(a)};
+	h.iov[1] = (struct iovec){b, sizeof(b)};
 	h.io.iovcnt = 2;
 	assert_int_equal(h_do(r, dev, &h), 0);
 	assert_true(h_all_zero(a, sizeof(a)));
@@ -98,8 +98,8 @@ static void test_io(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_open_and_caps),
-		cmocka_unit_test(test_io),
+	    cmocka_unit_test(test_open_and_caps),
+	    cmocka_unit_test(test_io),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -29,7 +29,11 @@ struct fix {
 static struct bs_dev *open_ram(uint64_t size, bool ro)
 {
 	struct bs_params p = {
-		.type = "ram", .name = "r0", .size = size, .block_size = 512, .readonly = ro,
+	    .type = "ram",
+	    .name = "r0",
+	    .size = size,
+	    .block_size = 512,
+	    .readonly = ro,
 	};
 	struct bs_dev *dev;
 
@@ -87,7 +91,7 @@ static void read_buf(struct fix *f, uint64_t off, void *buf, uint64_t len)
 
 static void test_open(void **state)
 {
-	struct bs_params p = { .type = "ram", .name = "r", .block_size = 512 };
+	struct bs_params p = {.type = "ram", .name = "r", .block_size = 512};
 	struct bs_dev *dev = (struct bs_dev *)1;
 
 	assert_int_equal(bs_open(&p, &dev), -EINVAL); /* no size */
@@ -95,7 +99,7 @@ static void test_open(void **state)
 	dev = open_ram(MiB, false);
 	assert_int_equal(dev->size, MiB);
 	assert_int_equal(dev->caps, BS_CAP_FLUSH | BS_CAP_DISCARD | BS_CAP_WRITE_ZEROES |
-					    BS_CAP_MAP_STATUS | BS_CAP_FUA);
+					BS_CAP_MAP_STATUS | BS_CAP_FUA);
 	assert_string_equal(dev->type, "ram");
 	assert_string_equal(dev->name, "r0");
 	assert_null(dev->ops->resize);
@@ -140,19 +144,19 @@ static void test_write_read_iovecs(void **state)
 	h_pattern(src, LEN, 1);
 	/* Write at 60 KiB: straddles chunks 0 and 1; three iovecs. */
 	h_init(&h, BS_OP_WRITE, 60 * 1024, LEN, NULL);
-	h.iov[0] = (struct iovec){ src, 1000 };
-	h.iov[1] = (struct iovec){ src + 1000, 7000 };
-	h.iov[2] = (struct iovec){ src + 8000, LEN - 8000 };
+	h.iov[0] = (struct iovec){src, 1000};
+	h.iov[1] = (struct iovec){src + 1000, 7000};
+	h.iov[2] = (struct iovec){src + 8000, LEN - 8000};
 	h.io.iovcnt = 3;
 	h.io.flags = BS_IO_FUA;
 	assert_int_equal(h_do(f->r, f->dev, &h), 0);
 	/* Read it back split differently, with a zero-length iovec inside. */
 	memset(dst, 0xee, LEN);
 	h_init(&h, BS_OP_READ, 60 * 1024, LEN, NULL);
-	h.iov[0] = (struct iovec){ dst, 4096 };
-	h.iov[1] = (struct iovec){ dst + 4096, 0 };
-	h.iov[2] = (struct iovec){ dst + 4096, 333 };
-	h.iov[3] = (struct iovec){ dst + 4429, LEN - 4429 };
+	h.iov[0] = (struct iovec){dst, 4096};
+	h.iov[1] = (struct iovec){dst + 4096, 0};
+	h.iov[2] = (struct iovec){dst + 4096, 333};
+	h.iov[3] = (struct iovec){dst + 4429, LEN - 4429};
 	h.io.iovcnt = 4;
 	assert_int_equal(h_do(f->r, f->dev, &h), 0);
 	assert_memory_equal(src, dst, LEN);
@@ -301,7 +305,7 @@ static void test_readonly_and_odd_size(void **state)
 {
 	struct reactor *r;
 	struct bs_dev *dev;
-	uint8_t buf[4096] = { 1 };
+	uint8_t buf[4096] = {1};
 	struct h_io h;
 
 	assert_int_equal(reactor_create(&r, 0), 0);
@@ -342,7 +346,7 @@ enum { CW_BLOCKS = 512, CW_BS = 512, CW_ROUNDS = 200 };
 struct writer {
 	struct reactor *r;
 	struct bs_dev *dev;
-	unsigned id;      /* 0 or 1: writes blocks with (block % 2) == id */
+	unsigned id; /* 0 or 1: writes blocks with (block % 2) == id */
 	unsigned errors;
 	uint8_t (*buf)[CW_BS];
 };
@@ -380,7 +384,7 @@ static void test_concurrent_writers(void **state)
 	/* Blocks interleave, so both threads hit the same fresh chunks at the
 	 * same time (first-write mapping races). */
 	for (unsigned i = 0; i < 2; i++) {
-		w[i] = (struct writer){ .dev = dev, .id = i, .buf = bufs[i] };
+		w[i] = (struct writer){.dev = dev, .id = i, .buf = bufs[i]};
 		assert_int_equal(reactor_create(&w[i].r, i), 0);
 	}
 	for (unsigned i = 0; i < 2; i++)
@@ -419,14 +423,14 @@ static void test_concurrent_writers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_open),
-		cmocka_unit_test_setup_teardown(test_fresh_reads_zero, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_read_iovecs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_discard, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_zeroes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bounds_and_sync, setup, teardown),
-		cmocka_unit_test(test_readonly_and_odd_size),
-		cmocka_unit_test(test_concurrent_writers),
+	    cmocka_unit_test(test_open),
+	    cmocka_unit_test_setup_teardown(test_fresh_reads_zero, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_write_read_iovecs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_discard, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_write_zeroes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bounds_and_sync, setup, teardown),
+	    cmocka_unit_test(test_readonly_and_odd_size),
+	    cmocka_unit_test(test_concurrent_writers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,15 +23,15 @@ static void test_classes(void **state)
 	assert_int_equal(buf_class(65536), 4);
 	assert_int_equal(buf_class(65537), 5);
 	assert_int_equal(buf_class((size_t)8 << 20), BUF_NCLASS - 1);
-	assert_int_equal(buf_class_limit(0), 64);       /* 64 x 4 KiB */
-	assert_int_equal(buf_class_limit(6), 64);       /* 64 x 256 KiB = 16 MiB */
-	assert_int_equal(buf_class_limit(7), 32);       /* 512 KiB: 16 MiB bound */
+	assert_int_equal(buf_class_limit(0), 64); /* 64 x 4 KiB */
+	assert_int_equal(buf_class_limit(6), 64); /* 64 x 256 KiB = 16 MiB */
+	assert_int_equal(buf_class_limit(7), 32); /* 512 KiB: 16 MiB bound */
 	assert_int_equal(buf_class_limit(BUF_NCLASS - 1), 2);
 }
 
 static void test_alloc_align_and_account(void **state)
 {
-	static const size_t lens[] = { 0, 1, 512, 4096, 4097, 65536, 100000, (size_t)8 << 20 };
+	static const size_t lens[] = {0, 1, 512, 4096, 4097, 65536, 100000, (size_t)8 << 20};
 	uint64_t base = buf_in_use();
 
 	for (size_t i = 0; i < ARRAY_SIZE(lens); i++) {
@@ -145,8 +145,8 @@ static void test_cap(void **state)
 		assert_non_null(v[i]);
 	}
 	assert_int_equal(buf_in_use(), N * 4096);
-	assert_null(buf_alloc(1));          /* over the cap */
-	assert_null(buf_alloc(20u << 20));  /* direct sizes are capped too */
+	assert_null(buf_alloc(1));		  /* over the cap */
+	assert_null(buf_alloc(20u << 20));	  /* direct sizes are capped too */
 	assert_int_equal(buf_in_use(), N * 4096); /* failures leave no charge */
 	buf_free(v[0], 4096);
 	v[0] = buf_alloc(4096);
@@ -164,7 +164,7 @@ struct xfree {
 	int n;
 	size_t len;
 	unsigned cached; /* what the freeing thread's cache holds afterwards */
-	void *again;     /* an allocation made after the frees, on the same thread */
+	void *again;	 /* an allocation made after the frees, on the same thread */
 };
 
 static void *free_on_other_thread(void *arg)
@@ -186,7 +186,7 @@ static void test_cross_thread_free(void **state)
 	enum { N = 16 };
 	const size_t len = 65536; /* served by the main malloc arena */
 	void *v[N];
-	struct xfree x = { .v = v, .n = N, .len = len };
+	struct xfree x = {.v = v, .n = N, .len = len};
 	pthread_t t;
 	unsigned c = buf_class(len);
 
@@ -230,8 +230,8 @@ static void *stress_thread(void *arg)
 {
 	struct stress *s = arg;
 	enum { SLOTS = 32 };
-	void *p[SLOTS] = { 0 };
-	size_t l[SLOTS] = { 0 };
+	void *p[SLOTS] = {0};
+	size_t l[SLOTS] = {0};
 	unsigned x = s->seed;
 
 	for (int i = 0; i < 20000; i++) {
@@ -239,7 +239,8 @@ static void *stress_thread(void *arg)
 		unsigned k = (x >> 8) % SLOTS;
 
 		if (p[k]) {
-			if (((uint8_t *)p[k])[0] != (uint8_t)k || ((uint8_t *)p[k])[l[k] - 1] != (uint8_t)k)
+			if (((uint8_t *)p[k])[0] != (uint8_t)k ||
+			    ((uint8_t *)p[k])[l[k] - 1] != (uint8_t)k)
 				s->errors++;
 			buf_free(p[k], l[k]);
 			p[k] = NULL;
@@ -265,7 +266,7 @@ static void test_threads_stress(void **state)
 	struct stress s[T];
 
 	for (int i = 0; i < T; i++) {
-		s[i] = (struct stress){ .seed = 17u * (unsigned)i + 1 };
+		s[i] = (struct stress){.seed = 17u * (unsigned)i + 1};
 		assert_int_equal(pthread_create(&t[i], NULL, stress_thread, &s[i]), 0);
 	}
 	for (int i = 0; i < T; i++) {
@@ -284,15 +285,15 @@ static int teardown_cache(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_classes),
-		cmocka_unit_test(test_alloc_align_and_account),
-		cmocka_unit_test(test_reuse_same_thread),
-		cmocka_unit_test(test_cache_bounded),
-		cmocka_unit_test(test_zalloc),
-		cmocka_unit_test(test_direct_large),
-		cmocka_unit_test(test_cap),
-		cmocka_unit_test(test_cross_thread_free),
-		cmocka_unit_test(test_threads_stress),
+	    cmocka_unit_test(test_classes),
+	    cmocka_unit_test(test_alloc_align_and_account),
+	    cmocka_unit_test(test_reuse_same_thread),
+	    cmocka_unit_test(test_cache_bounded),
+	    cmocka_unit_test(test_zalloc),
+	    cmocka_unit_test(test_direct_large),
+	    cmocka_unit_test(test_cap),
+	    cmocka_unit_test(test_cross_thread_free),
+	    cmocka_unit_test(test_threads_stress),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, teardown_cache);

@@ -14,10 +14,9 @@
 
 /* RFC 3720 B.4: an iSCSI SCSI Read (10) Command PDU. */
 static const uint8_t rfc3720_read10[48] = {
-	0x01, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0x00, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00,
-	0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x18, 0x28, 0x00, 0x00, 0x00,
-	0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x01, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x18,
+    0x28, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
 
 /* Deterministic pseudo-random bytes (xorshift64). */
@@ -123,9 +122,9 @@ static void test_hw_matches_table(void **state)
 static void test_long_buffers(void **state)
 {
 	static const size_t lens[] = {
-		3 * CRC32C_SHORT - 1, 3 * CRC32C_SHORT, 3 * CRC32C_SHORT + 7,
-		3 * CRC32C_LONG - 8,  3 * CRC32C_LONG,  3 * CRC32C_LONG + 3 * CRC32C_SHORT + 5,
-		262144 + 13,          1048576,
+	    3 * CRC32C_SHORT - 1, 3 * CRC32C_SHORT, 3 * CRC32C_SHORT + 7,
+	    3 * CRC32C_LONG - 8,  3 * CRC32C_LONG,  3 * CRC32C_LONG + 3 * CRC32C_SHORT + 5,
+	    262144 + 13,	  1048576,
 	};
 	uint8_t *buf = malloc(1048576 + 8);
 
@@ -183,11 +182,9 @@ static void test_incremental(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rfc3720_vectors),
-		cmocka_unit_test(test_impl_selected),
-		cmocka_unit_test(test_hw_matches_table),
-		cmocka_unit_test(test_long_buffers),
-		cmocka_unit_test(test_incremental),
+	    cmocka_unit_test(test_rfc3720_vectors),  cmocka_unit_test(test_impl_selected),
+	    cmocka_unit_test(test_hw_matches_table), cmocka_unit_test(test_long_buffers),
+	    cmocka_unit_test(test_incremental),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,7 +54,7 @@ static void pipe_cb(struct reactor_fd *h, uint32_t revents)
 static void test_fd_callback(void **state)
 {
 	struct reactor *r = new_reactor();
-	struct pipe_h p = { 0 };
+	struct pipe_h p = {0};
 	int fds[2];
 
 	assert_int_equal(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
@@ -86,7 +86,7 @@ static void test_fd_callback(void **state)
 static void test_fd_del_in_batch(void **state)
 {
 	struct reactor *r = new_reactor();
-	struct pipe_h a = { 0 }, b = { 0 };
+	struct pipe_h a = {0}, b = {0};
 	int fa[2], fb[2];
 
 	assert_int_equal(pipe2(fa, O_NONBLOCK), 0);
@@ -282,9 +282,9 @@ static void m1_fn(struct reactor_msg *m)
 	reactor_defer(dr, &d1);
 	reactor_defer(dr, &d4);
 	reactor_defer(dr, &d5);
-	reactor_defer_cancel(&d4);  /* never runs */
-	reactor_defer_cancel(&d4);  /* twice is harmless */
-	reactor_post(dr, &m2);      /* self-post: next iteration, after the deferred work */
+	reactor_defer_cancel(&d4); /* never runs */
+	reactor_defer_cancel(&d4); /* twice is harmless */
+	reactor_post(dr, &m2);	   /* self-post: next iteration, after the deferred work */
 }
 
 static void test_defer(void **state)
@@ -352,8 +352,8 @@ static void tmr_arm(struct tmr *x, uint64_t ms)
 
 static void test_timers(void **state)
 {
-	struct tmr a = { .name = 'a' }, b = { .name = 'b' }, c = { .name = 'c' },
-		   d = { .name = 'd' }, p = { .name = 'p', .periodic = 2 };
+	struct tmr a = {.name = 'a'}, b = {.name = 'b'}, c = {.name = 'c'}, d = {.name = 'd'},
+		   p = {.name = 'p', .periodic = 2};
 
 	tr = new_reactor();
 	ntorder = 0;
@@ -506,8 +506,8 @@ static void test_uring_read(void **state)
 	struct reactor *r = new_reactor();
 	char path[64];
 	int fd = make_temp_file(path, sizeof(path));
-	struct rd a = { .req.cb = rd_cb, .r = r }, b = { .req.cb = rd_cb, .r = r };
-	struct rd_start s = { .m.fn = rd_start_fn, .r = r, .fd = fd, .a = &a, .b = &b };
+	struct rd a = {.req.cb = rd_cb, .r = r}, b = {.req.cb = rd_cb, .r = r};
+	struct rd_start s = {.m.fn = rd_start_fn, .r = r, .fd = fd, .a = &a, .b = &b};
 
 	if (!reactor_has_uring(r)) {
 		/* The fallback must be real: io_uring is disabled by the
@@ -574,11 +574,11 @@ static void test_uring_many(void **state)
 	struct reactor *r = new_reactor();
 	char path[64];
 	int fd = make_temp_file(path, sizeof(path));
-	struct flood f = { .m.fn = flood_fn, .r = r, .fd = fd };
+	struct flood f = {.m.fn = flood_fn, .r = r, .fd = fd};
 
 	if (reactor_has_uring(r)) {
 		for (int i = 0; i < NREQ; i++)
-			reqs[i] = (struct rd){ .req.cb = rd_cb, .r = r };
+			reqs[i] = (struct rd){.req.cb = rd_cb, .r = r};
 		reactor_post(r, &f.m);
 		assert_int_equal(reactor_run(r), 0);
 		assert_int_equal(f.got_null, 0);
@@ -598,7 +598,7 @@ static void test_uring_many(void **state)
 static void test_uring_disabled_by_env(void **state)
 {
 	struct reactor *r;
-	struct rd a = { .req.cb = rd_cb };
+	struct rd a = {.req.cb = rd_cb};
 
 	setenv("UTARGET_NO_IO_URING", "1", 1);
 	assert_int_equal(reactor_create(&r, 7), 0);
@@ -645,7 +645,7 @@ static void test_pool(void **state)
 	assert_ptr_equal(reactor_pool_next(), reactor_pool_get(2));
 	assert_ptr_equal(reactor_pool_next(), reactor_pool_get(0));
 	for (unsigned i = 0; i < N; i++) {
-		probes[i] = (struct pool_probe){ .m.fn = pool_probe_fn, .idx = i, .left = &left };
+		probes[i] = (struct pool_probe){.m.fn = pool_probe_fn, .idx = i, .left = &left};
 		assert_int_equal(reactor_id(reactor_pool_get(i)), i);
 		reactor_post(reactor_pool_get(i), &probes[i].m);
 	}
@@ -665,17 +665,17 @@ static void test_pool(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fd_callback),
-		cmocka_unit_test(test_fd_del_in_batch),
-		cmocka_unit_test(test_post_many_threads),
-		cmocka_unit_test(test_stop_from_thread),
-		cmocka_unit_test(test_defer),
-		cmocka_unit_test(test_timers),
-		cmocka_unit_test(test_timer_heap),
-		cmocka_unit_test(test_uring_read),
-		cmocka_unit_test(test_uring_many),
-		cmocka_unit_test(test_uring_disabled_by_env),
-		cmocka_unit_test(test_pool),
+	    cmocka_unit_test(test_fd_callback),
+	    cmocka_unit_test(test_fd_del_in_batch),
+	    cmocka_unit_test(test_post_many_threads),
+	    cmocka_unit_test(test_stop_from_thread),
+	    cmocka_unit_test(test_defer),
+	    cmocka_unit_test(test_timers),
+	    cmocka_unit_test(test_timer_heap),
+	    cmocka_unit_test(test_uring_read),
+	    cmocka_unit_test(test_uring_many),
+	    cmocka_unit_test(test_uring_disabled_by_env),
+	    cmocka_unit_test(test_pool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,8 +33,8 @@ static void job_work(struct workq_item *w)
 	struct job *j = container_of(w, struct job, w);
 
 	atomic_fetch_add(&j->work_runs, 1);
-	j->work_on_reactor = reactor_self() != NULL ||
-			     pthread_equal(pthread_self(), j->reactor_thread);
+	j->work_on_reactor =
+	    reactor_self() != NULL || pthread_equal(pthread_self(), j->reactor_thread);
 	if (j->barrier)
 		pthread_barrier_wait(j->barrier);
 }
@@ -209,7 +209,7 @@ static void stop_fn(struct reactor_msg *m)
 static void test_stop_drains(void **state)
 {
 	struct reactor *r;
-	struct slow s = { .m.fn = slow_submit };
+	struct slow s = {.m.fn = slow_submit};
 
 	atomic_store(&slow_runs, 0);
 	slow_done_count = 0;
@@ -221,7 +221,7 @@ static void test_stop_drains(void **state)
 	assert_int_equal(atomic_load(&slow_runs), 20);
 	/* The completions are waiting in the reactor's message queue. */
 	assert_int_equal(slow_done_count, 0);
-	struct reactor_msg stop = { .fn = stop_fn };
+	struct reactor_msg stop = {.fn = stop_fn};
 
 	reactor_post(r, &stop); /* runs after the completions posted before it */
 	assert_int_equal(reactor_run(r), 0);
@@ -232,11 +232,9 @@ static void test_stop_drains(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_start_idempotent),
-		cmocka_unit_test(test_two_reactors),
-		cmocka_unit_test(test_concurrent),
-		cmocka_unit_test(test_lazy_start),
-		cmocka_unit_test(test_stop_drains),
+	    cmocka_unit_test(test_start_idempotent), cmocka_unit_test(test_two_reactors),
+	    cmocka_unit_test(test_concurrent),	     cmocka_unit_test(test_lazy_start),
+	    cmocka_unit_test(test_stop_drains),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
