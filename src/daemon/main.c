@@ -294,7 +294,7 @@ static void utd_signal_cb(struct reactor_fd *h, uint32_t revents)
 			if (s->stop_signal)
 				break;
 			s->stop_signal = (int)si.ssi_signo;
-			log_notice("%s: stopping", strsignal((int)si.ssi_signo));
+			log_notice("%s: stopping", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
 			utd_sd_notify("STOPPING=1");
 			iscsi_shutdown();
 			reactor_pool_stop();
