@@ -44,9 +44,15 @@ int sbc_lu_init(struct scsi_lu *lu)
 
 void sbc_lu_fini(struct scsi_lu *lu)
 {
+	struct sbc_lu_state *s = lu->sbc;
+
 	/* the last reference is gone: no command and no job (each holds a
 	 * reference) can still use the state */
-	free(lu->sbc);
+	if (!s)
+		return;
+	for (unsigned i = 0; i < SBC_XCOPY_RESULTS; i++)
+		free(s->copies[i].port);
+	free(s);
 	lu->sbc = NULL;
 }
 

@@ -48,6 +48,10 @@ static const struct cdb_desc sai16_table[0x20] = {
 		.pr_class = PR_CLASS_ALLOWED,
 		.order_class = ORDER_NONE,
 	},
+	/* byte 14 (REPORT TYPE in later SBC-4 revisions) reserved */
+	[0x12] = RD_CMD("GET LBA STATUS", sbc_parse_get_lba_status, sbc_exec_get_lba_status, 16,
+			0xff, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			0xff, 0xff, 0xff, 0xff, 0x00, CTL),
 };
 
 static const struct cdb_sa_table sai16_sa = {
@@ -56,6 +60,82 @@ static const struct cdb_sa_table sai16_sa = {
 	.count = 0x20,
 	.v = sai16_table,
 };
+
+/* SANITIZE 48h (SBC-4 5.24): byte 1 IMMED, AUSE, SERVICE ACTION; 03h
+ * CRYPTOGRAPHIC ERASE is not supported (no media encryption) */
+#define SANITIZE_CMD(nm, fl)                                                               \
+	{                                                                                  \
+		.name = (nm), .parse = sbc_parse_sanitize, .exec = sbc_exec_sanitize,       \
+		.len = 10,                                                                  \
+		.usage = { 0xff, 0xbf, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, CTL },     \
+		.flags = (fl), .pr_class = PR_CLASS_WRITE, .order_class = ORDER_WRITE,      \
+	}
+
+static const struct cdb_desc sanitize_table[0x20] = {
+	[0x01] = SANITIZE_CMD("SANITIZE OVERWRITE", CDB_F_WRITES),
+	[0x02] = SANITIZE_CMD("SANITIZE BLOCK ERASE", CDB_F_WRITES),
+	[0x1f] = SANITIZE_CMD("SANITIZE EXIT FAILURE MODE", 0),
+};
+
+static const struct cdb_sa_table sanitize_sa = {
+	.byte = 1,
+	.mask = 0x1f,
+	.count = 0x20,
+	.v = sanitize_table,
+};
+
+/* EXTENDED COPY 83h (SPC-4 6.4): LID1 only. The copy manager checks the
+ * write protection of each copy destination itself. */
+static const struct cdb_desc xcopy_table[1] = {
+	[0x00] = {
+		.name = "EXTENDED COPY(LID1)",
+		.parse = sbc_parse_xcopy,
+		.exec = sbc_exec_xcopy,
+		.len = 16,
+		.usage = { 0xff, 0x1f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+			   0xff, 0xff, 0xff, 0xff, 0x00, CTL },
+		.pr_class = PR_CLASS_WRITE,
+		.order_class = ORDER_WRITE,
+	},
+};
+
+static const struct cdb_sa_table xcopy_sa = {
+	.byte = 1,
+	.mask = 0x1f,
+	.count = 1,
+	.v = xcopy_table,
+};
+
+/* RECEIVE COPY RESULTS 84h (SPC-4 6.23): COPY STATUS and OPERATING
+ * PARAMETERS; RECEIVE DATA and FAILED SEGMENT DETAILS are not supported
+ * (no held data, no segment details). */
+#define RCR_CMD(nm, ex)                                                                    \
+	{                                                                                  \
+		.name = (nm), .parse = sbc_parse_rcr, .exec = (ex), .len = 16,              \
+		.usage = { 0xff, 0x1f, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,      \
+			   0xff, 0xff, 0xff, 0xff, 0x00, CTL },                             \
+		.pr_class = PR_CLASS_READ, .order_class = ORDER_NONE,                       \
+	}
+
+static const struct cdb_desc rcr_table[0x04] = {
+	[0x00] = RCR_CMD("RECEIVE COPY STATUS(LID1)", sbc_exec_rcr_copy_status),
+	[0x03] = RCR_CMD("RECEIVE COPY OPERATING PARAMETERS", sbc_exec_rcr_op_params),
+};
+
+static const struct cdb_sa_table rcr_sa = {
+	.byte = 1,
+	.mask = 0x1f,
+	.count = 0x04,
+	.v = rcr_table,
+};
+
+/* READ DEFECT DATA: no medium access (allowed when stopped) */
+#define RDD_CMD(nm, ps, ln, ...)                                                           \
+	{                                                                                  \
+		.name = (nm), .parse = (ps), .exec = sbc_exec_read_defect, .len = (ln),     \
+		.usage = { __VA_ARGS__ }, .pr_class = PR_CLASS_READ,                        \
+		.order_class = ORDER_NONE,                                                  \
+	}
 
 const struct cdb_desc sbc_cdb_table[256] = {
 	[0x08] = RD_CMD("READ(6)", sbc_parse_read6, sbc_exec_read, 6,
@@ -76,6 +156,11 @@ const struct cdb_desc sbc_cdb_table[256] = {
 			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CTL),
 	[0x2a] = WR_CMD("WRITE(10)", sbc_parse_rw10, sbc_exec_write, 10,
 			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CTL),
+	/* VERIFY / WRITE AND VERIFY: byte 1 DPO, BYTCHK */
+	[0x2e] = WR_CMD("WRITE AND VERIFY(10)", sbc_parse_write_verify10, sbc_exec_write_verify, 10,
+			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CTL),
+	[0x2f] = RD_CMD("VERIFY(10)", sbc_parse_verify10, sbc_exec_verify, 10,
+			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CTL),
 	[0x34] = RD_CMD("PRE-FETCH(10)", sbc_parse_prefetch10, sbc_exec_prefetch, 10,
 			0xff, 0x02, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CTL),
 	/* SBC-4 table 13: SYNCHRONIZE CACHE conflicts like a write */
@@ -88,11 +173,47 @@ const struct cdb_desc sbc_cdb_table[256] = {
 		.pr_class = PR_CLASS_WRITE,
 		.order_class = ORDER_WRITE,
 	},
+	[0x37] = RDD_CMD("READ DEFECT DATA(10)", sbc_parse_read_defect10, 10,
+			 0xff, 0x00, 0x1f, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, CTL),
+	/* byte 1: ANCHOR, UNMAP */
+	[0x41] = WR_CMD("WRITE SAME(10)", sbc_parse_write_same10, sbc_exec_write_same, 10,
+			0xff, 0x18, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CTL),
+	/* byte 1: ANCHOR */
+	[0x42] = WR_CMD("UNMAP", sbc_parse_unmap, sbc_exec_unmap, 10,
+			0xff, 0x01, 0x00, 0x00, 0x00, 0x00, GRP, 0xff, 0xff, CTL),
+	[0x48] = {
+		.name = "SANITIZE",
+		.sa = &sanitize_sa,
+		.len = 10,
+	},
+	[0x83] = {
+		.name = "EXTENDED COPY",
+		.sa = &xcopy_sa,
+		.len = 16,
+	},
+	[0x84] = {
+		.name = "RECEIVE COPY RESULTS",
+		.sa = &rcr_sa,
+		.len = 16,
+	},
 	[0x88] = RD_CMD("READ(16)", sbc_parse_rw16, sbc_exec_read, 16,
 			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 			0xff, 0xff, 0xff, 0xff, GRP, CTL),
+	/* NUMBER OF LOGICAL BLOCKS 13; bytes 10-12 reserved */
+	[0x89] = WR_CMD("COMPARE AND WRITE", sbc_parse_caw, sbc_exec_caw, 16,
+			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			0x00, 0x00, 0x00, 0xff, GRP, CTL),
 	[0x8a] = WR_CMD("WRITE(16)", sbc_parse_rw16, sbc_exec_write, 16,
 			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			0xff, 0xff, 0xff, 0xff, GRP, CTL),
+	[0x8b] = WR_CMD("ORWRITE(16)", sbc_parse_orwrite16, sbc_exec_orwrite, 16,
+			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			0xff, 0xff, 0xff, 0xff, GRP, CTL),
+	[0x8e] = WR_CMD("WRITE AND VERIFY(16)", sbc_parse_write_verify16, sbc_exec_write_verify, 16,
+			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			0xff, 0xff, 0xff, 0xff, GRP, CTL),
+	[0x8f] = RD_CMD("VERIFY(16)", sbc_parse_verify16, sbc_exec_verify, 16,
+			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 			0xff, 0xff, 0xff, 0xff, GRP, CTL),
 	[0x90] = RD_CMD("PRE-FETCH(16)", sbc_parse_prefetch16, sbc_exec_prefetch, 16,
 			0xff, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
@@ -108,6 +229,10 @@ const struct cdb_desc sbc_cdb_table[256] = {
 		.order_class = ORDER_WRITE,
 	},
 	/* byte 1: DPO, FUA; bytes 10-11 ATOMIC BOUNDARY reserved */
+	/* byte 1: ANCHOR, UNMAP, NDOB */
+	[0x93] = WR_CMD("WRITE SAME(16)", sbc_parse_write_same16, sbc_exec_write_same, 16,
+			0xff, 0x19, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			0xff, 0xff, 0xff, 0xff, GRP, CTL),
 	[0x9c] = WR_CMD("WRITE ATOMIC(16)", sbc_parse_write_atomic16, sbc_exec_write_atomic, 16,
 			0xff, 0x18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 			0x00, 0x00, 0xff, 0xff, GRP, CTL),
@@ -120,4 +245,10 @@ const struct cdb_desc sbc_cdb_table[256] = {
 			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GRP, CTL),
 	[0xaa] = WR_CMD("WRITE(12)", sbc_parse_rw12, sbc_exec_write, 12,
 			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GRP, CTL),
+	[0xae] = WR_CMD("WRITE AND VERIFY(12)", sbc_parse_write_verify12, sbc_exec_write_verify, 12,
+			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GRP, CTL),
+	[0xaf] = RD_CMD("VERIFY(12)", sbc_parse_verify12, sbc_exec_verify, 12,
+			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GRP, CTL),
+	[0xb7] = RDD_CMD("READ DEFECT DATA(12)", sbc_parse_read_defect12, 12,
+			 0xff, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, CTL),
 };

@@ -35,7 +35,8 @@
 /* One EXTENDED COPY's results for RECEIVE COPY RESULTS COPY STATUS
  * (SPC-4 6.23.3), keyed by I_T nexus and list identifier. */
 struct sbc_copy_result {
-	const void *nexus; /* issuing I_T nexus (compared, never dereferenced) */
+	char *port;        /* initiator port name of the issuing I_T nexus (malloc) */
+	uint16_t rel_port; /* and its relative target port identifier */
 	uint8_t list_id;
 	bool valid;
 	uint8_t status;    /* COPY MANAGER STATUS: 00h in progress, 01h good, 02h error */

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* sanitize.c: SANITIZE (SBC-4 5.24) and the sanitize state of a logical unit
+ * (SBC-4 4.11).
+ *
+ * Service actions: 01h OVERWRITE (the INITIALIZATION PATTERN written to
+ * every block OVERWRITE COUNT times, alternately inverted with INVERT=1 so
+ * that the last pass writes the pattern as given), 02h BLOCK ERASE (a thin
+ * LU whose back-store deallocates is deallocated; otherwise zeroes are
+ * written), 1Fh EXIT FAILURE MODE. 03h CRYPTOGRAPHIC ERASE is not in the
+ * table: there is no media encryption key to change, so it is an
+ * unsupported service action (INVALID FIELD IN CDB, and REPORT SUPPORTED
+ * OPERATION CODES says so too).
+ *
+ * The operation is a job of its own (struct san_job), not of the command:
+ * with IMMED=1 the command returns GOOD at once; with IMMED=0 the command
+ * waits for the job, unless it is aborted (ABORT TASK, LU reset, I_T nexus
+ * loss), in which case it completes (as aborted) and the job carries on:
+ * SBC-4 4.11.1, a sanitize operation survives resets. While the job runs,
+ * sbc_sanitize_blocks() makes the core answer NOT READY / SANITIZE IN
+ * PROGRESS with the progress indication to every command without
+ * CDB_F_SANITIZE_OK. The job takes an exclusive range lock over the whole
+ * medium, so it starts after the medium accesses already in progress.
+ *
+ * A failure (a back-store error) leaves the LU in the sanitize failed state
+ * (SBC-4 4.11.4): medium access commands end with MEDIUM ERROR / MEDIUM
+ * FORMAT CORRUPTED until a SANITIZE completes without error, or, when the
+ * failed one had AUSE=1, until SANITIZE EXIT FAILURE MODE. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/bufpool.h"
+#include "lib/compiler.h"
+#include "lib/endian.h"
+#include "lib/log.h"
+#include "scsi/sbc_internal.h"
+
+#define SA_OVERWRITE 0x01
+#define SA_BLOCK_ERASE 0x02
+#define SA_EXIT_FAILURE_MODE 0x1f
+
+/* OVERWRITE parameter list (SBC-4 5.24.3.2) */
+#define OW_HDR_LEN 4
+#define OW_INVERT 0x80
+#define OW_TEST_MASK 0x60
+#define OW_COUNT_MASK 0x1f
+
+/* BLOCK ERASE by deallocation: the medium in pieces of this size, so that
+ * the progress indication moves */
+#define SAN_DISCARD_BYTES (256ull << 20)
+
+enum san_step_state {
+	SAN_LOCK = 0,
+	SAN_LOCKED,
+	SAN_IO,
+	SAN_FLUSH,
+};
+
+struct san_job {
+	struct sbc_op op;          /* op.cmd: the waiting command, NULL once detached */
+	struct scsi_lu *lu;        /* reference held by the job */
+	enum san_step_state state;
+	uint8_t sa;
+	bool ause;
+	bool invert;               /* OVERWRITE INVERT */
+	unsigned passes, pass;     /* OVERWRITE COUNT */
+	enum bs_op bop;            /* WRITE, WRITE_ZEROES or DISCARD */
+	uint64_t cap;              /* blocks */
+	uint64_t lba;              /* next block of this pass */
+	uint8_t *chunk;            /* OVERWRITE: the pattern chunk */
+	uint32_t chunk_len;
+	uint8_t block[4096];       /* OVERWRITE: one block of the pattern, as given */
+};
+
+/* Per-command state of a waiting SANITIZE: only a pointer, the job is freed
+ * by itself. */
+
+bool sbc_sanitize_blocks(struct scsi_lu *lu, const struct scsi_cmd *cmd, enum sense_reason *r,
+			 uint16_t *progress)
+{
+	struct sbc_lu_state *s = lu->sbc;
+	const struct cdb_desc *d = cmd->priv.desc;
+
+	switch (atomic_load_explicit(&s->san_state, memory_order_acquire)) {
+	case SBC_SAN_RUNNING:
+		*r = SENSE_NOT_READY_SANITIZE_IN_PROGRESS;
+		*progress = (uint16_t)atomic_load_explicit(&s->san_progress, memory_order_relaxed);
+		return true;
+	case SBC_SAN_FAILED:
+		/* SBC-4 4.11.4: medium access commands fail; SANITIZE itself
+		 * is how the state is left */
+		if (cmd->cdb[0] == 0x48 || !d)
+			return false;
+		if (d->order_class == ORDER_READ || d->order_class == ORDER_WRITE) {
+			*r = SENSE_MEDIUM_FORMAT_CORRUPTED;
+			*progress = 0;
+			return true;
+		}
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* SANITIZE 48h: byte 1 IMMED (7), AUSE (5), SERVICE ACTION (4-0); bytes 2-6
+ * reserved; PARAMETER LIST LENGTH 7-8. */
+enum sense_reason sbc_parse_sanitize(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	uint8_t sa = cmd->cdb[1] & 0x1f;
+	uint32_t len = get_be16(cmd->cdb + 7);
+
+	p->data_len = 0;
+	p->data_dir = SCSI_DIR_NONE;
+	if (sa == SA_OVERWRITE) {
+		/* SBC-4 5.24.3.1: the list holds the 4-byte header and a
+		 * pattern of 1 .. logical block length bytes */
+		if (len <= OW_HDR_LEN || len > lu->block_size + OW_HDR_LEN)
+			return cdb_invalid_field(cmd, 7, -1);
+		p->data_len = len;
+		p->data_dir = SCSI_DIR_WRITE;
+	} else if (len != 0) {
+		/* BLOCK ERASE and EXIT FAILURE MODE have no parameter list */
+		return cdb_invalid_field(cmd, 7, -1);
+	}
+	return SENSE_OK;
+}
+
+static void san_job_free(struct san_job *j)
+{
+	if (j->chunk)
+		buf_free(j->chunk, j->chunk_len);
+	scsi_lu_put(j->lu);
+	free(j);
+}
+
+/* Fill the chunk with the pattern block, inverted or not. */
+static void san_fill(struct san_job *j, bool inverted)
+{
+	uint32_t bs = j->lu->block_size;
+
+	for (uint32_t b = 0; b < j->chunk_len; b += bs) {
+		memcpy(j->chunk + b, j->block, bs);
+		if (inverted)
+			for (uint32_t i = 0; i < bs; i++)
+				j->chunk[b + i] ^= 0xff;
+	}
+}
+
+/* SBC-4 5.24.3.2: with INVERT=1 the passes alternate, the last one writing
+ * the pattern as given. */
+static bool san_pass_inverted(const struct san_job *j, unsigned pass)
+{
+	return j->invert && ((j->passes - 1 - pass) & 1);
+}
+
+static void san_progress(struct san_job *j)
+{
+	struct sbc_lu_state *s = j->lu->sbc;
+	uint64_t total = (uint64_t)j->passes * j->cap;
+	uint64_t done = (uint64_t)j->pass * j->cap + j->lba;
+	unsigned v = total ? (unsigned)((done * 65535u) / total) : 0;
+
+	atomic_store_explicit(&s->san_progress, v, memory_order_relaxed);
+}
+
+/* The end of the job: the LU's state, then the waiting command if any. */
+static enum sbc_step san_end(struct san_job *j, bool ok)
+{
+	struct scsi_lu *lu = j->lu;
+	struct sbc_lu_state *s = lu->sbc;
+	struct scsi_cmd *cmd = j->op.cmd;
+
+	sbc_range_unlock(&j->op.rl);
+	pthread_mutex_lock(&lu->lock);
+	s->san_failed_ause = !ok && j->ause;
+	atomic_store_explicit(&s->san_state, ok ? SBC_SAN_IDLE : SBC_SAN_FAILED,
+			      memory_order_release);
+	atomic_store_explicit(&s->san_progress, 0, memory_order_relaxed);
+	pthread_mutex_unlock(&lu->lock);
+	if (!ok)
+		log_err("%s: SANITIZE failed (error %d): medium format corrupted",
+			scsi_lu_name(lu), j->op.err);
+	san_job_free(j);
+	/* SBC-4 5.24.1: a failed sanitize ends the command with MEDIUM ERROR
+	 * / SANITIZE COMMAND FAILED */
+	if (cmd)
+		scsi_cmd_complete(cmd, ok ? SENSE_OK : SENSE_SANITIZE_FAILED);
+	return SBC_STEP_DONE;
+}
+
+static enum sbc_step san_step(struct sbc_op *op)
+{
+	struct san_job *j = container_of(op, struct san_job, op);
+	uint32_t shift = j->lu->block_shift;
+	uint64_t n, max;
+
+	/* an aborted waiting command completes now; the job goes on */
+	if (op->cmd && atomic_load(&op->cmd->priv.aborted)) {
+		struct scsi_cmd *cmd = op->cmd;
+
+		op->cmd = NULL;
+		cmd->priv.op = NULL;
+		scsi_cmd_complete(cmd, SENSE_TASK_ABORTED);
+	}
+	switch (j->state) {
+	case SAN_LOCK:
+		j->state = SAN_LOCKED;
+		if (!sbc_range_lock(j->lu, &op->rl, 0, j->cap, true))
+			return SBC_STEP_WAIT;
+		UT_FALLTHROUGH;
+	case SAN_LOCKED:
+		if (j->bop == BS_OP_WRITE && j->chunk)
+			san_fill(j, san_pass_inverted(j, 0));
+		break;
+	case SAN_IO:
+		if (op->err)
+			return san_end(j, false);
+		break;
+	case SAN_FLUSH:
+		return san_end(j, op->err == 0);
+	}
+	if (j->lba == j->cap && j->pass + 1 < j->passes) {
+		j->pass++;
+		j->lba = 0;
+		if (j->invert)
+			san_fill(j, san_pass_inverted(j, j->pass));
+	}
+	san_progress(j);
+	if (j->lba == j->cap) {
+		if (j->lu->bs->caps & BS_CAP_FLUSH) {
+			sbc_op_io(op, BS_OP_FLUSH, 0, 0, NULL, 0);
+			j->state = SAN_FLUSH;
+			return SBC_STEP_IO;
+		}
+		return san_end(j, true);
+	}
+	if (j->bop == BS_OP_WRITE)
+		max = j->chunk_len >> shift;
+	else
+		max = SAN_DISCARD_BYTES >> shift;
+	n = UT_MIN(j->cap - j->lba, max);
+	sbc_op_io(op, j->bop, j->lba << shift, n << shift,
+		  j->bop == BS_OP_WRITE ? (j->chunk ? j->chunk : (void *)sbc_zero_chunk()) : NULL,
+		  0);
+	j->lba += n;
+	j->state = SAN_IO;
+	return SBC_STEP_IO;
+}
+
+/* OVERWRITE parameter list checks (SBC-4 5.24.3.2); fills j->block. */
+static enum sense_reason san_overwrite_params(struct scsi_cmd *cmd, struct san_job *j)
+{
+	const uint8_t *b = cmd->buf;
+	uint32_t len = cmd->priv.data_len;
+	uint32_t bs = j->lu->block_size;
+	uint32_t ipl;
+
+	if (cmd->write_len < len)
+		return SENSE_PARAM_LIST_LENGTH_ERROR;
+	if ((b[0] & OW_COUNT_MASK) == 0)
+		return param_invalid_field(cmd, 0, 4);
+	/* TEST is for vendor specific test modes: none */
+	if (b[0] & OW_TEST_MASK)
+		return param_invalid_field(cmd, 0, 6);
+	if (b[1])
+		return param_invalid_field(cmd, 1, 7);
+	ipl = get_be16(b + 2);
+	if (ipl == 0 || ipl > bs || ipl + OW_HDR_LEN != len)
+		return param_invalid_field(cmd, 2, -1);
+	/* a pattern shorter than a block is repeated to fill it */
+	for (uint32_t i = 0; i < bs; i += ipl)
+		memcpy(j->block + i, b + OW_HDR_LEN, UT_MIN(ipl, bs - i));
+	j->passes = b[0] & OW_COUNT_MASK;
+	j->invert = b[0] & OW_INVERT;
+	return SENSE_OK;
+}
+
+void sbc_exec_sanitize(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	struct sbc_lu_state *s = lu->sbc;
+	uint8_t sa = cmd->cdb[1] & 0x1f;
+	bool immed = cmd->cdb[1] & 0x80;
+	bool ause = cmd->cdb[1] & 0x20;
+	enum sense_reason r;
+	struct san_job *j;
+	int state;
+
+	pthread_mutex_lock(&lu->lock);
+	state = atomic_load(&s->san_state);
+	if (sa == SA_EXIT_FAILURE_MODE) {
+		/* SBC-4 5.24.4: only a failure in the unrestricted completion
+		 * mode (AUSE=1) can be left this way */
+		if (state == SBC_SAN_FAILED && !s->san_failed_ause) {
+			pthread_mutex_unlock(&lu->lock);
+			scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, 1, 4), &p->sx);
+			return;
+		}
+		if (state == SBC_SAN_FAILED)
+			atomic_store(&s->san_state, SBC_SAN_IDLE);
+		pthread_mutex_unlock(&lu->lock);
+		scsi_cmd_complete(cmd, SENSE_OK);
+		return;
+	}
+	if (state == SBC_SAN_RUNNING) {
+		pthread_mutex_unlock(&lu->lock);
+		scsi_cmd_complete_sx(cmd, SENSE_NOT_READY_SANITIZE_IN_PROGRESS, NULL);
+		return;
+	}
+	/* SBC-4 4.11.3: after a failure in the restricted mode (AUSE=0) a new
+	 * sanitize may not ask for the unrestricted one */
+	if (state == SBC_SAN_FAILED && !s->san_failed_ause && ause) {
+		pthread_mutex_unlock(&lu->lock);
+		scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, 1, 5), &p->sx);
+		return;
+	}
+	pthread_mutex_unlock(&lu->lock);
+
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		scsi_cmd_complete(cmd, SENSE_BUSY);
+		return;
+	}
+	scsi_lu_get(lu);
+	j->lu = lu;
+	j->sa = sa;
+	j->ause = ause;
+	j->cap = lu_nblocks(lu);
+	j->passes = 1;
+	sbc_op_init(&j->op, cmd, cmd->reactor, san_step);
+	j->op.lu = lu;
+	if (sa == SA_OVERWRITE) {
+		r = san_overwrite_params(cmd, j);
+		if (r != SENSE_OK) {
+			san_job_free(j);
+			scsi_cmd_complete_sx(cmd, r, &p->sx);
+			return;
+		}
+		j->bop = BS_OP_WRITE;
+		j->chunk_len = (uint32_t)UT_MIN(j->cap << lu->block_shift, (uint64_t)SBC_CHUNK_BYTES);
+		if (j->chunk_len) {
+			j->chunk = buf_alloc(j->chunk_len);
+			if (!j->chunk) {
+				san_job_free(j);
+				scsi_cmd_complete(cmd, SENSE_BUSY);
+				return;
+			}
+		}
+	} else if (lu->attrs.thin && (lu->bs->caps & BS_CAP_DISCARD)) {
+		/* BLOCK ERASE: deallocated blocks read as zeroes (LBPRZ) */
+		j->bop = BS_OP_DISCARD;
+	} else if (lu->bs->caps & BS_CAP_WRITE_ZEROES) {
+		j->bop = BS_OP_WRITE_ZEROES;
+	} else {
+		j->bop = BS_OP_WRITE;
+		j->chunk_len = SBC_CHUNK_BYTES; /* the shared zero chunk */
+	}
+
+	/* the sanitize operation begins: from here on other commands see it */
+	pthread_mutex_lock(&lu->lock);
+	if (atomic_load(&s->san_state) == SBC_SAN_RUNNING) {
+		/* another SANITIZE got here first */
+		pthread_mutex_unlock(&lu->lock);
+		san_job_free(j);
+		scsi_cmd_complete(cmd, SENSE_NOT_READY_SANITIZE_IN_PROGRESS);
+		return;
+	}
+	atomic_store(&s->san_progress, 0);
+	atomic_store_explicit(&s->san_state, SBC_SAN_RUNNING, memory_order_release);
+	pthread_mutex_unlock(&lu->lock);
+	log_notice("%s: SANITIZE %s started%s", scsi_lu_name(lu),
+		   sa == SA_OVERWRITE ? "OVERWRITE" : "BLOCK ERASE", immed ? " (IMMED)" : "");
+
+	if (immed) {
+		/* SBC-4 5.24.1: IMMED=1 returns status once the CDB and the
+		 * parameter list are validated */
+		j->op.cmd = NULL;
+		scsi_cmd_complete(cmd, SENSE_OK);
+	}
+	j->state = SAN_LOCK;
+	sbc_op_run(&j->op);
+}

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* verify.c: VERIFY (10/12/16) (SBC-4 5.33-5.35) and WRITE AND VERIFY
+ * (10/12/16) (SBC-4 5.44-5.46).
+ *
+ * BYTCHK (byte 1 bits 2-1):
+ *   00b  medium verification only: every block of the range is read back
+ *        (a medium error fails the command); no Data-Out for VERIFY
+ *   01b  byte-by-byte comparison with the Data-Out Buffer (VERIFICATION /
+ *        TRANSFER LENGTH blocks)
+ *   10b  reserved: INVALID FIELD IN CDB
+ *   11b  the Data-Out Buffer holds one block, compared with (VERIFY) or
+ *        written to and then compared with (WRITE AND VERIFY) every block
+ *        of the range
+ * A mismatch ends the command with MISCOMPARE / MISCOMPARE DURING VERIFY
+ * OPERATION, the INFORMATION field holding the offset of the first
+ * differing byte from the start of the compared data (for 11b: from the
+ * start of the range, as if the block were repeated).
+ *
+ * The range is read back in chunks of SBC_CHUNK_BYTES, so a VERIFY of any
+ * length uses a bounded buffer. VERIFY holds a shared range lock, WRITE AND
+ * VERIFY an exclusive one (nothing may change the blocks between the write
+ * and the comparison). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/bufpool.h"
+#include "lib/compiler.h"
+#include "lib/endian.h"
+#include "scsi/limits.h"
+#include "scsi/sbc_internal.h"
+
+enum vstate {
+	VS_LOCK = 0, /* take the range lock */
+	VS_LOCKED,   /* the range lock is held (or was just granted) */
+	VS_WRITE,    /* (WRITE AND VERIFY) writes submitted, chunk by chunk */
+	VS_FLUSH,    /* (WRITE AND VERIFY) FLUSH submitted */
+	VS_READ,     /* read-back of a chunk submitted */
+};
+
+struct verify_op {
+	struct sbc_op op;
+	enum vstate state;
+	uint8_t bytchk;
+	bool write;        /* WRITE AND VERIFY */
+	bool flush_after;  /* durability by FLUSH (no BS_CAP_FUA) */
+	uint8_t wflags;    /* BS_IO_FUA or 0 */
+	uint64_t start;    /* first LBA */
+	uint64_t end;      /* LBA after the range */
+	uint64_t lba;      /* next LBA of the current pass */
+	uint64_t chunk_lba;
+	uint32_t chunk_blocks;
+	uint8_t *buf;      /* read-back (and 11b write pattern) chunk */
+	uint32_t buf_len;
+	uint8_t *pattern;  /* 11b: chunk filled with the block, for writing */
+	uint32_t pattern_len;
+};
+
+static void verify_free(struct scsi_cmd *cmd)
+{
+	struct verify_op *vo = cmd->priv.op;
+
+	if (vo->buf)
+		buf_free(vo->buf, vo->buf_len);
+	if (vo->pattern)
+		buf_free(vo->pattern, vo->pattern_len);
+	free(vo);
+}
+
+/* Common decode. write: WRITE AND VERIFY. */
+static enum sense_reason verify_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t n,
+				      unsigned len_byte, bool write)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	uint8_t bytchk = (cmd->cdb[1] >> 1) & 0x03;
+	enum sense_reason r;
+
+	if (bytchk == 2)
+		return cdb_invalid_field(cmd, 1, 2);
+	if (bytchk == 3) {
+		/* a write of the range from one block: bounded like WRITE SAME
+		 * (VPD B0h MAXIMUM WRITE SAME LENGTH); a comparison of any length */
+		if (write && n > sbc_bytes_to_blocks(lu, SBC_MAX_WRITE_SAME_BYTES))
+			return cdb_invalid_field(cmd, len_byte, -1);
+	} else if ((write || bytchk == 1) && n > sbc_max_xfer_blocks(lu)) {
+		return cdb_invalid_field(cmd, len_byte, -1);
+	}
+	r = sbc_check_range(lu, lba, n);
+	if (r != SENSE_OK)
+		return r;
+	p->lba = lba;
+	p->nblocks = n;
+	p->io_flags = (cmd->cdb[1] & 0x10) ? CMD_IOF_DPO : 0;
+	if (n == 0 || (bytchk == 0 && !write))
+		p->data_len = 0;
+	else if (bytchk == 3)
+		p->data_len = lu->block_size;
+	else
+		p->data_len = n << lu->block_shift;
+	p->data_dir = p->data_len ? SCSI_DIR_WRITE : SCSI_DIR_NONE;
+	return SENSE_OK;
+}
+
+/* VERIFY(10) 2Fh: LBA 2-5, VERIFICATION LENGTH 7-8 */
+enum sense_reason sbc_parse_verify10(struct scsi_cmd *cmd)
+{
+	return verify_setup(cmd, get_be32(cmd->cdb + 2), get_be16(cmd->cdb + 7), 7, false);
+}
+
+/* VERIFY(12) AFh: LBA 2-5, VERIFICATION LENGTH 6-9 */
+enum sense_reason sbc_parse_verify12(struct scsi_cmd *cmd)
+{
+	return verify_setup(cmd, get_be32(cmd->cdb + 2), get_be32(cmd->cdb + 6), 6, false);
+}
+
+/* VERIFY(16) 8Fh: LBA 2-9, VERIFICATION LENGTH 10-13 */
+enum sense_reason sbc_parse_verify16(struct scsi_cmd *cmd)
+{
+	return verify_setup(cmd, get_be64(cmd->cdb + 2), get_be32(cmd->cdb + 10), 10, false);
+}
+
+enum sense_reason sbc_parse_write_verify10(struct scsi_cmd *cmd)
+{
+	return verify_setup(cmd, get_be32(cmd->cdb + 2), get_be16(cmd->cdb + 7), 7, true);
+}
+
+enum sense_reason sbc_parse_write_verify12(struct scsi_cmd *cmd)
+{
+	return verify_setup(cmd, get_be32(cmd->cdb + 2), get_be32(cmd->cdb + 6), 6, true);
+}
+
+enum sense_reason sbc_parse_write_verify16(struct scsi_cmd *cmd)
+{
+	return verify_setup(cmd, get_be64(cmd->cdb + 2), get_be32(cmd->cdb + 10), 10, true);
+}
+
+/* Compare the chunk just read with the expected data; on a mismatch the
+ * offset of its first differing byte (from the start of the compared data)
+ * goes to *off. */
+static bool verify_compare(struct verify_op *vo, uint64_t *off)
+{
+	struct scsi_cmd *cmd = vo->op.cmd;
+	uint32_t shift = vo->op.lu->block_shift;
+	uint32_t bs = 1u << shift;
+	uint64_t base = (vo->chunk_lba - vo->start) << shift;
+	size_t len = (size_t)vo->chunk_blocks << shift;
+	size_t d;
+
+	if (vo->bytchk == 1) {
+		d = sbc_first_diff(vo->buf, cmd->buf + base, len);
+		if (d < len) {
+			*off = base + d;
+			return false;
+		}
+		return true;
+	}
+	for (size_t b = 0; b < len; b += bs) {
+		d = sbc_first_diff(vo->buf + b, cmd->buf, bs);
+		if (d < bs) {
+			*off = base + b + d;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Next write of WRITE AND VERIFY: the Data-Out (00b/01b) at once, or the
+ * repeated block (11b) chunk by chunk. */
+static enum sbc_step verify_next_write(struct verify_op *vo)
+{
+	struct sbc_op *op = &vo->op;
+	uint32_t shift = op->lu->block_shift;
+	uint64_t n;
+
+	if (vo->bytchk != 3) {
+		n = vo->end - vo->start;
+		sbc_op_io(op, BS_OP_WRITE, vo->start << shift, n << shift, op->cmd->buf,
+			  vo->wflags);
+	} else {
+		n = UT_MIN(vo->end - vo->lba, (uint64_t)(vo->pattern_len >> shift));
+		sbc_op_io(op, BS_OP_WRITE, vo->lba << shift, n << shift, vo->pattern, vo->wflags);
+	}
+	vo->lba += n;
+	vo->state = VS_WRITE;
+	return SBC_STEP_IO;
+}
+
+static enum sbc_step verify_next_read(struct verify_op *vo)
+{
+	struct sbc_op *op = &vo->op;
+	uint32_t shift = op->lu->block_shift;
+	uint64_t n = UT_MIN(vo->end - vo->lba, (uint64_t)(vo->buf_len >> shift));
+
+	vo->chunk_lba = vo->lba;
+	vo->chunk_blocks = (uint32_t)n;
+	sbc_op_io(op, BS_OP_READ, vo->lba << shift, n << shift, vo->buf, 0);
+	vo->lba += n;
+	vo->state = VS_READ;
+	return SBC_STEP_IO;
+}
+
+static enum sbc_step verify_start_reads(struct verify_op *vo)
+{
+	vo->lba = vo->start;
+	return verify_next_read(vo);
+}
+
+static enum sbc_step verify_step(struct sbc_op *op)
+{
+	struct verify_op *vo = container_of(op, struct verify_op, op);
+	uint64_t off;
+
+	switch (vo->state) {
+	case VS_LOCK:
+		vo->state = VS_LOCKED;
+		if (!sbc_range_lock(op->lu, &op->rl, vo->start, vo->end - vo->start, vo->write))
+			return SBC_STEP_WAIT; /* the grant runs this step again */
+		UT_FALLTHROUGH;
+	case VS_LOCKED:
+		if (!vo->write)
+			return verify_start_reads(vo);
+		vo->lba = vo->start;
+		return verify_next_write(vo);
+	case VS_WRITE:
+		if (op->err)
+			return sbc_op_bs_error(op, true);
+		if (vo->lba < vo->end)
+			return verify_next_write(vo);
+		if (vo->flush_after) {
+			sbc_op_io(op, BS_OP_FLUSH, 0, 0, NULL, 0);
+			vo->state = VS_FLUSH;
+			return SBC_STEP_IO;
+		}
+		return verify_start_reads(vo);
+	case VS_FLUSH:
+		if (op->err)
+			return sbc_op_bs_error(op, true);
+		return verify_start_reads(vo);
+	case VS_READ:
+		if (op->err)
+			return sbc_op_bs_error(op, false);
+		if (vo->bytchk && !verify_compare(vo, &off)) {
+			struct sense_extra sx = { .info_valid = true, .info = off };
+
+			return sbc_op_finish(op, SENSE_MISCOMPARE_DURING_VERIFY, &sx);
+		}
+		if (vo->lba < vo->end)
+			return verify_next_read(vo);
+		return sbc_op_finish(op, SENSE_OK, NULL);
+	}
+	return sbc_op_finish(op, SENSE_INTERNAL_TARGET_FAILURE, NULL);
+}
+
+static void verify_start(struct scsi_cmd *cmd, bool write)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	uint8_t bytchk = (cmd->cdb[1] >> 1) & 0x03;
+	uint64_t n = p->nblocks;
+	struct verify_op *vo;
+
+	/* Data-Out of the block forms: only whole blocks received count */
+	if ((write || bytchk == 1) && bytchk != 3)
+		n = sbc_blocks_received(cmd);
+	if (bytchk == 3 && cmd->write_len < lu->block_size)
+		n = 0;
+	/* SBC-4 5.33, 5.44: a length of zero is not an error */
+	if (n == 0) {
+		scsi_cmd_complete(cmd, SENSE_OK);
+		return;
+	}
+	vo = calloc(1, sizeof(*vo));
+	if (!vo) {
+		scsi_cmd_complete(cmd, SENSE_BUSY);
+		return;
+	}
+	p->op = vo;
+	p->op_free = verify_free;
+	vo->bytchk = bytchk;
+	vo->write = write;
+	vo->start = p->lba;
+	vo->end = p->lba + n;
+	vo->buf_len = (uint32_t)UT_MIN(n << lu->block_shift, (uint64_t)SBC_CHUNK_BYTES);
+	vo->buf = buf_alloc(vo->buf_len);
+	if (write && bytchk == 3) {
+		vo->pattern_len = vo->buf_len;
+		vo->pattern = buf_alloc(vo->pattern_len);
+		for (uint32_t b = 0; vo->pattern && b < vo->pattern_len; b += lu->block_size)
+			memcpy(vo->pattern + b, cmd->buf, lu->block_size);
+	}
+	if (!vo->buf || (write && bytchk == 3 && !vo->pattern)) {
+		scsi_cmd_complete(cmd, SENSE_BUSY);
+		return;
+	}
+	/* SBC-4 5.44: the data is on the medium before it is verified */
+	vo->wflags = sbc_fua_flags(lu, true, &vo->flush_after);
+	sbc_op_init(&vo->op, cmd, cmd->reactor, verify_step);
+	vo->state = VS_LOCK;
+	sbc_op_run(&vo->op);
+}
+
+void sbc_exec_verify(struct scsi_cmd *cmd)
+{
+	verify_start(cmd, false);
+}
+
+void sbc_exec_write_verify(struct scsi_cmd *cmd)
+{
+	verify_start(cmd, true);
+}
