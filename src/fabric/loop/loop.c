@@ -255,7 +255,9 @@ static void task_start(struct reactor_msg *m)
 
 		memcpy(cmd->buf, t->data, n);
 	}
-	if (t->flags & LOOP_HOLD_DATA) {
+	/* like a real fabric, wait only when Data-Out is wanted (a command
+	 * that failed in setup wants none and completes at once) */
+	if ((t->flags & LOOP_HOLD_DATA) && cmd->write_len) {
 		t->held = true;
 		task_signal(t, &t->set_up);
 		return;

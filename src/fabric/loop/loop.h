@@ -7,9 +7,10 @@
  *
  * Synchronous use: loop_submit() returns when the command has completed.
  * Asynchronous use (ordering and TMF tests): loop_submit_async() returns a
- * task to loop_wait() for; with LOOP_HOLD_DATA the task stops after
- * scsi_cmd_setup(), as a fabric waiting for Data-Out would, until
- * loop_send_data() (or until the core aborts it: cmd_abort_pending).
+ * task to loop_wait() for; with LOOP_HOLD_DATA a command that wants
+ * Data-Out stops after scsi_cmd_setup(), as a fabric waiting for Data-Out
+ * would, until loop_send_data() (or until the core aborts it:
+ * cmd_abort_pending).
  *
  * No global state: ports may be created and destroyed repeatedly (libFuzzer
  * harnesses). A port must be destroyed before its target. */
