@@ -156,7 +156,9 @@ void spc_exec_mode_sense(struct scsi_cmd *cmd)
 
 	memset(buf, 0, sizeof(buf));
 	n = hdr;
-	if (bdl == 8) {
+	if (pc == PC_CHANGEABLE) {
+		/* no block descriptor field can be changed: all zero */
+	} else if (bdl == 8) {
 		/* SBC-4 6.5.2 short LBA mode parameter block descriptor */
 		put_be32(buf + n, nblocks > 0xffffffffull ? 0xffffffffu : (uint32_t)nblocks);
 		put_be24(buf + n + 5, lu->block_size);

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_golden.c: byte-exact responses of the core compared with the hex
+ * files next to this source (one file per case, "xx xx ..." with '#'
+ * comments). Run with GOLDEN_UPDATE=1 to rewrite the files after an
+ * intended change, then review the diff byte by byte against the spec.
+ *
+ *   "iqn.golden:i" --- loop port 1 --- target "iqn.golden:t" --- LUN 0: lu
+ *   (fake RAM, 4096 x 512 bytes, thin); LUNs 0, 1 and 300 map the same LU */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/loop/loop.h"
+#include "lib/endian.h"
+#include "scsi/sense.h"
+#include "../unit/fakes/fake_bs_core.h"
+
+static const char *dir;
+static bool update;
+static int failures;
+
+static int read_hex(const char *path, uint8_t *out, size_t cap, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	int c, nib = -1;
+
+	if (!f)
+		return -errno;
+	*len = 0;
+	while ((c = fgetc(f)) != EOF) {
+		int v;
+
+		if (c == '#') {
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
+		if (c >= '0' && c <= '9')
+			v = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v = c - 'A' + 10;
+		else
+			continue;
+		if (nib < 0) {
+			nib = v;
+		} else {
+			if (*len >= cap) {
+				fclose(f);
+				return -EFBIG;
+			}
+			out[(*len)++] = (uint8_t)(nib << 4 | v);
+			nib = -1;
+		}
+	}
+	fclose(f);
+	return nib < 0 ? 0 : -EINVAL;
+}
+
+static void write_hex(const char *path, const char *what, const uint8_t *b, size_t n)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, "cannot write %s\n", path);
+		failures++;
+		return;
+	}
+	fprintf(f, "# %s (%zu bytes)\n", what, n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%02x%s", b[i], (i % 16 == 15 || i + 1 == n) ? "\n" : " ");
+	fclose(f);
+}
+
+static void check(const char *name, const char *what, const uint8_t *got, size_t n)
+{
+	char path[512];
+	uint8_t want[8192];
+	size_t wn = 0;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s.hex", dir, name);
+	if (update) {
+		write_hex(path, what, got, n);
+		printf("updated %s\n", name);
+		return;
+	}
+	rc = read_hex(path, want, sizeof(want), &wn);
+	if (rc) {
+		printf("FAIL %s: cannot read %s (%d)\n", name, path, rc);
+		failures++;
+		return;
+	}
+	if (wn != n || memcmp(want, got, n) != 0) {
+		size_t i = 0;
+
+		while (i < n && i < wn && want[i] == got[i])
+			i++;
+		printf("FAIL %s: %zu bytes, expected %zu; first difference at byte %zu\n", name, n,
+		       wn, i);
+		failures++;
+		return;
+	}
+	printf("ok   %s\n", name);
+}
+
+static void cmd(struct loop_port *p, const char *name, const char *what, const uint8_t *cdb,
+		size_t cdb_len, uint32_t alloc)
+{
+	static uint8_t buf[65536];
+	struct loop_result r;
+
+	if (loop_submit(p, 0, cdb, cdb_len, SCSI_DIR_READ, buf, alloc, SCSI_ATTR_SIMPLE, &r) ||
+	    r.status != SAM_STAT_GOOD) {
+		printf("FAIL %s: status %02x\n", name, r.status);
+		failures++;
+		return;
+	}
+	check(name, what, buf, r.data_in_len);
+}
+
+static void sense_case(const char *name, enum sense_reason reason, bool desc,
+		       const struct sense_extra *x)
+{
+	uint8_t buf[SCSI_SENSE_MAX];
+	size_t n = sense_build(buf, sizeof(buf), reason, desc, x);
+
+	check(name, sense_reason_name(reason), buf, n);
+}
+
+int main(int argc, char **argv)
+{
+	struct scsi_lu_attrs a = {
+		.block_size = 512,
+		.thin = true,
+		.write_cache = true,
+		.vendor = "UTARGET",
+		.product = "GOLDEN DISK",
+		.revision = "0100",
+		.serial = "GOLD0001",
+		.naa = { 0x60, 0x01, 0x40, 0x5a, 0xbc, 0xde, 0xf0, 0x12, 0x34, 0x56, 0x78, 0x9a,
+			 0xbc, 0xde, 0xf0, 0x12 },
+	};
+	struct scsi_target *t;
+	struct scsi_lun_map *map;
+	struct scsi_lu *lu;
+	struct loop_port *p;
+	uint8_t tur[6] = { 0 };
+	struct loop_result r;
+
+	dir = argc > 1 ? argv[1] : ".";
+	update = getenv("GOLDEN_UPDATE") && *getenv("GOLDEN_UPDATE") == '1';
+
+	t = scsi_target_create("iqn.2026-12.org.utarget:golden");
+	if (!t || scsi_lu_create("golden", fake_bs_create(4096 * 512, BS_CAP_FLUSH), &a, &lu))
+		return 1;
+	map = scsi_lun_map_create();
+	scsi_lun_map_add(map, 0, lu, false);
+	scsi_lun_map_add(map, 1, lu, false);
+	scsi_lun_map_add(map, 300, lu, false);
+	scsi_target_set_default_map(t, map, true);
+	p = loop_create(t, 1, "iqn.2026-12.org.utarget:golden-initiator");
+	if (!p)
+		return 1;
+	/* the power on unit attention, as sense data */
+	loop_submit(p, 0, tur, 6, SCSI_DIR_NONE, NULL, 0, SCSI_ATTR_SIMPLE, &r);
+	check("sense_ua_power_on_fixed", "TEST UNIT READY after login", r.sense, r.sense_len);
+
+	cmd(p, "inquiry_standard", "INQUIRY", (const uint8_t[6]){ 0x12, 0, 0, 0, 255, 0 }, 6, 255);
+	static const uint8_t pages[] = { 0x00, 0x80, 0x83, 0x86, 0xb0, 0xb1, 0xb2 };
+	for (size_t i = 0; i < sizeof(pages); i++) {
+		char name[32], what[48];
+
+		snprintf(name, sizeof(name), "vpd_%02x", pages[i]);
+		snprintf(what, sizeof(what), "INQUIRY EVPD page %02Xh", pages[i]);
+		cmd(p, name, what, (const uint8_t[6]){ 0x12, 1, pages[i], 0, 255, 0 }, 6, 255);
+	}
+	cmd(p, "report_luns", "REPORT LUNS (SELECT REPORT 02h)",
+	    (const uint8_t[12]){ 0xa0, 0, 2, 0, 0, 0, 0, 0, 1, 0, 0, 0 }, 12, 256);
+	cmd(p, "mode_sense6_all", "MODE SENSE(6) all pages, current",
+	    (const uint8_t[6]){ 0x1a, 0, 0x3f, 0, 255, 0 }, 6, 255);
+	cmd(p, "mode_sense10_all_changeable", "MODE SENSE(10) all pages, changeable, LLBAA",
+	    (const uint8_t[10]){ 0x5a, 0x10, 0x7f, 0, 0, 0, 0, 1, 0, 0 }, 10, 256);
+	cmd(p, "rsoc_inquiry", "REPORT SUPPORTED OPERATION CODES, one command (INQUIRY), RCTD",
+	    (const uint8_t[12]){ 0xa3, 0x0c, 0x81, 0x12, 0, 0, 0, 0, 1, 0, 0, 0 }, 12, 256);
+	cmd(p, "rsoc_read16", "REPORT SUPPORTED OPERATION CODES, one command (READ(16))",
+	    (const uint8_t[12]){ 0xa3, 0x0c, 0x01, 0x88, 0, 0, 0, 0, 1, 0, 0, 0 }, 12, 256);
+	cmd(p, "rstmf", "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS, REPD",
+	    (const uint8_t[12]){ 0xa3, 0x0d, 0x80, 0, 0, 0, 0, 0, 0, 16, 0, 0 }, 12, 16);
+
+	struct sense_extra fp = { .fp_valid = true, .fp_cdb = true, .fp_bit_valid = true,
+				  .fp_bit = 5, .fp_byte = 1 };
+	struct sense_extra info = { .info_valid = true, .info = 0x1234 };
+	struct sense_extra prog = { .progress_valid = true, .progress = 0x8000 };
+	sense_case("sense_invalid_cdb_fixed", SENSE_INVALID_FIELD_IN_CDB, false, &fp);
+	sense_case("sense_invalid_cdb_desc", SENSE_INVALID_FIELD_IN_CDB, true, &fp);
+	sense_case("sense_read_error_fixed", SENSE_UNRECOVERED_READ_ERROR, false, &info);
+	sense_case("sense_read_error_desc", SENSE_UNRECOVERED_READ_ERROR, true, &info);
+	sense_case("sense_sanitize_progress_fixed", SENSE_NOT_READY_SANITIZE_IN_PROGRESS, false,
+		   &prog);
+	sense_case("sense_invalid_opcode_desc", SENSE_INVALID_OPCODE, true, NULL);
+	sense_case("sense_lun_not_supported_fixed", SENSE_LUN_NOT_SUPPORTED, false, NULL);
+
+	loop_destroy(p);
+	scsi_lun_map_put(map);
+	scsi_lu_put(lu);
+	scsi_target_destroy(t);
+	printf("%d failure(s)\n", failures);
+	return failures ? 1 : 0;
+}
