@@ -19,8 +19,9 @@
 #define SBC_UNMAP_GRANULARITY_BYTES 4096u
 /* WRITE SAME: the longest single command (VPD B0h MAXIMUM WRITE SAME LENGTH) */
 #define SBC_MAX_WRITE_SAME_BYTES (1ull << 30)
-/* WRITE ATOMIC (16) */
-#define SBC_MAX_ATOMIC_BYTES (64u << 10)
+/* WRITE ATOMIC (16): 256 blocks of up to 4096 bytes (libiscsi
+ * WriteAtomic16.Simple writes 1..256 blocks atomically and expects GOOD) */
+#define SBC_MAX_ATOMIC_BYTES (1u << 20)
 #define SBC_ATOMIC_ALIGNMENT_BYTES 512u
 #define SBC_ATOMIC_GRANULARITY_BYTES 512u
 
