@@ -95,7 +95,7 @@ void order_leave_locked(struct scsi_lu *lu, struct scsi_cmd *cmd, struct list_no
 	struct order_state *o = &lu->core->order;
 	struct scsi_cmd_priv *p = &cmd->priv;
 	unsigned older[ORDER_KIND_COUNT] = { 0 };
-	struct scsi_cmd *t;
+	struct list_node *node;
 
 	list_del(&p->task_node);
 	o->count[p->order_kind]--;
@@ -108,8 +108,10 @@ void order_leave_locked(struct scsi_lu *lu, struct scsi_cmd *cmd, struct list_no
 	if (!o->n_waiting)
 		return;
 
-	list_for_each_entry(t, &o->tasks, priv.task_node) {
-		struct scsi_cmd_priv *tp = &t->priv;
+	/* node walk: struct scsi_cmd is over-aligned, so no container_of on
+	 * the list head (list_for_each_entry would compute one) */
+	for (node = o->tasks.next; node != &o->tasks; node = node->next) {
+		struct scsi_cmd_priv *tp = container_of(node, struct scsi_cmd_priv, task_node);
 
 		if (tp->waiting && !blocked_by(tp->order_kind, older)) {
 			tp->waiting = false;

@@ -17,6 +17,13 @@ enum abort_scope {
 	ABORT_ALL,   /* every task of the task set */
 };
 
+/* The task of a task set node (struct scsi_cmd is over-aligned: walk the
+ * nodes, never container_of the list head). */
+static struct scsi_cmd *task_of(struct list_node *node)
+{
+	return container_of(node, struct scsi_cmd, priv.task_node);
+}
+
 static void tmf_finish(struct reactor_msg *m)
 {
 	struct scsi_tmf *tmf = container_of(m, struct scsi_tmf, priv.msg);
@@ -60,11 +67,12 @@ static unsigned abort_tasks(struct scsi_lu *lu, struct scsi_nexus *n, enum abort
 {
 	struct order_state *o = &lu->core->order;
 	bool tas = lu_tas(lu);
-	struct scsi_cmd *c;
+	struct list_node *node;
 	unsigned found = 0;
 
 	pthread_mutex_lock(&lu->lock);
-	list_for_each_entry(c, &o->tasks, priv.task_node) {
+	for (node = o->tasks.next; node != &o->tasks; node = node->next) {
+		struct scsi_cmd *c = task_of(node);
 		bool other = c->nexus != n;
 
 		if (scope != ABORT_ALL && other)
@@ -84,11 +92,13 @@ static unsigned abort_tasks(struct scsi_lu *lu, struct scsi_nexus *n, enum abort
 /* Does the nexus have a task with tag (or any task) at lu? */
 static bool query_tasks(struct scsi_lu *lu, struct scsi_nexus *n, bool by_tag, uint64_t tag)
 {
-	struct scsi_cmd *c;
+	struct list_node *head = &lu->core->order.tasks, *node;
 	bool found = false;
 
 	pthread_mutex_lock(&lu->lock);
-	list_for_each_entry(c, &lu->core->order.tasks, priv.task_node) {
+	for (node = head->next; node != head; node = node->next) {
+		struct scsi_cmd *c = task_of(node);
+
 		if (c->nexus == n && (!by_tag || c->tag == tag) && !atomic_load(&c->priv.aborted)) {
 			found = true;
 			break;

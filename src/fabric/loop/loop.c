@@ -89,7 +89,8 @@ static void loop_cmd_done(struct scsi_cmd *cmd)
 		if (cmd->fabric_dir == SCSI_DIR_READ && t->data) {
 			uint32_t n = cmd->data_in_len < t->len ? cmd->data_in_len : t->len;
 
-			memcpy(t->data, cmd->buf, n);
+			if (n)
+				memcpy(t->data, cmd->buf, n);
 			res->data_in_len = n;
 		}
 	}
