@@ -167,6 +167,12 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 		return;
 	}
 	p->desc = desc;
+	/* SAM-5 8.6.5: the ACA attribute needs an ACA condition, and there is
+	 * none without NormACA: a field of the command IU is invalid */
+	if (cmd->attr == SCSI_ATTR_ACA) {
+		setup_fail(cmd, SENSE_ABORTED_INVALID_FIELD_IN_CIU, NULL);
+		return;
+	}
 	if (cmd->cdb_len < desc->len) {
 		setup_fail(cmd, SENSE_INVALID_OPCODE, NULL);
 		return;

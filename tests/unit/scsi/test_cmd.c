@@ -222,6 +222,17 @@ static void test_descriptor_sense_follows_d_sense(void **state)
 	atomic_store(&lu_core(h->lu)->mode.d_sense, false);
 }
 
+static void test_aca_attribute_refused(void **state)
+{
+	struct harness *h = *state;
+	uint8_t tur[6] = { 0 };
+	struct loop_result r;
+
+	assert_int_equal(loop_submit(h->p1, 0, tur, 6, SCSI_DIR_NONE, NULL, 0, SCSI_ATTR_ACA, &r),
+			 0);
+	h_expect_sense(&r, 0xb, 0x0e, 0x03);
+}
+
 static void test_counters(void **state)
 {
 	struct harness *h = *state;
@@ -250,6 +261,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bs_error_medium_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_descriptor_sense_follows_d_sense, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_aca_attribute_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
 	};
 
