@@ -129,6 +129,8 @@ int reactor_fd_mod(struct reactor_fd *h, uint32_t events)
 {
 	struct epoll_event ev = {.events = events, .data.ptr = h};
 
+	if (!h->r)
+		return -EBADF; /* not added, or deleted */
 	if (events == h->events)
 		return 0;
 	if (epoll_ctl(h->r->epfd, EPOLL_CTL_MOD, h->fd, &ev) < 0)
