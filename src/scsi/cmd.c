@@ -89,41 +89,52 @@ static enum sense_reason setup_checks(struct scsi_cmd *cmd, struct sense_extra *
 	return SENSE_OK;
 }
 
+/* Expected Data Transfer Length in the direction dir: the initiator
+ * declared a data phase only in fabric_dir (RFC 7143 11.4.5: the R and W
+ * bits qualify Expected Data Transfer Length). */
+static uint32_t exp_len_dir(const struct scsi_cmd *cmd, uint8_t dir)
+{
+	return cmd->fabric_dir == dir ? cmd->exp_len : 0;
+}
+
 /* RFC 7143 11.4.5.2 / SAM-5 5.4.3: reconcile the CDB's transfer with the
- * fabric's direction and Expected Data Transfer Length; decide write_len. */
-static enum sense_reason setup_transfer(struct scsi_cmd *cmd, struct sense_extra *sx)
+ * fabric's direction and Expected Data Transfer Length; decide write_len.
+ * A data phase declared the other way round than the CDB's counts as an
+ * Expected Data Transfer Length of 0 in the CDB's direction: the command
+ * runs, moves nothing and reports the overflow (libiscsi Read10Invalid
+ * expects GOOD for a READ(10) sent with the W bit); the Data-Out sent with
+ * it is discarded. */
+static enum sense_reason setup_transfer(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
-	uint32_t len = p->data_len;
+	uint32_t len = p->data_len, exp_out;
 
 	if (len > SCSI_MAX_XFER_BYTES)
 		return cdb_invalid_field(cmd, 0, -1);
 	p->cdb_xfer_len = len;
+	/* no bidirectional commands */
 	if (p->data_dir == SCSI_DIR_BIDI || cmd->fabric_dir == SCSI_DIR_BIDI)
-		return SENSE_ABORTED_INVALID_FIELD_IN_CIU; /* no bidirectional commands */
+		return SENSE_ABORTED_INVALID_FIELD_IN_CIU;
 	if (len == 0)
 		p->data_dir = SCSI_DIR_NONE;
-	/* a data phase the other way round than the CDB says */
-	if (len && cmd->exp_len && cmd->fabric_dir != p->data_dir)
-		return SENSE_ABORTED_INVALID_FIELD_IN_CIU;
 	if (p->data_dir != SCSI_DIR_WRITE)
 		return SENSE_OK;
-	if (cmd->exp_len >= len) {
+	exp_out = exp_len_dir(cmd, SCSI_DIR_WRITE);
+	if (exp_out >= len) {
 		/* underflow: the initiator offers more than the CDB says; the
 		 * fabric discards Data-Out beyond write_len */
 		cmd->write_len = len;
 		return SENSE_OK;
 	}
-	/* overflow: only Expected Data Transfer Length bytes will come. A
-	 * block transfer writes the whole blocks among them (libiscsi
-	 * Write*Residuals); a parameter list cannot be cut short. */
+	/* overflow: only exp_out bytes will come. A block transfer writes the
+	 * whole blocks among them (libiscsi Write*Residuals); a parameter
+	 * list cannot be cut short. */
 	if (p->lu && p->nblocks && ((uint64_t)p->nblocks << p->lu->block_shift) == len) {
-		p->nblocks = cmd->exp_len >> p->lu->block_shift;
+		p->nblocks = exp_out >> p->lu->block_shift;
 		p->data_len = p->nblocks << p->lu->block_shift;
-		cmd->write_len = cmd->exp_len;
+		cmd->write_len = exp_out;
 		return SENSE_OK;
 	}
-	(void)sx;
 	return cdb_invalid_field(cmd, 0, -1);
 }
 
@@ -183,7 +194,7 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 	if (r == SENSE_OK)
 		r = desc->parse(cmd);
 	if (r == SENSE_OK)
-		r = setup_transfer(cmd, &sx);
+		r = setup_transfer(cmd);
 	if (r != SENSE_OK) {
 		/* parse-time field pointers were recorded in p->sx already */
 		if (sx.fp_valid || sx.progress_valid || sx.info_valid)
@@ -244,25 +255,37 @@ void scsi_cmd_exec(struct scsi_cmd *cmd)
 }
 
 /* RFC 7143 11.4.5.2: residuals. Data-In commands compare what was produced
- * with the Expected Data Transfer Length; Data-Out commands what the CDB
- * asked for. */
+ * with the Expected Data Transfer Length for Data-In; Data-Out commands what
+ * the CDB asked for with the one for Data-Out; commands without data the
+ * Expected Data Transfer Length (all of it is residual). */
 static void cmd_residual(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
-	uint32_t want;
+	uint32_t want, exp;
 
-	if (p->data_dir == SCSI_DIR_WRITE)
-		want = p->cdb_xfer_len;
-	else
+	switch (p->data_dir) {
+	case SCSI_DIR_READ:
+		exp = exp_len_dir(cmd, SCSI_DIR_READ);
 		want = cmd->data_in_len;
-	if (p->data_dir == SCSI_DIR_READ && cmd->data_in_len > cmd->exp_len)
-		cmd->data_in_len = cmd->exp_len;
-	if (want > cmd->exp_len) {
+		if (cmd->data_in_len > exp)
+			cmd->data_in_len = exp;
+		break;
+	case SCSI_DIR_WRITE:
+		exp = exp_len_dir(cmd, SCSI_DIR_WRITE);
+		want = p->cdb_xfer_len;
+		break;
+	default:
+		exp = cmd->exp_len;
+		want = 0;
+		cmd->data_in_len = 0;
+		break;
+	}
+	if (want > exp) {
 		cmd->resid_kind = SCSI_RESID_OVERFLOW;
-		cmd->resid = want - cmd->exp_len;
-	} else if (want < cmd->exp_len) {
+		cmd->resid = want - exp;
+	} else if (want < exp) {
 		cmd->resid_kind = SCSI_RESID_UNDERFLOW;
-		cmd->resid = cmd->exp_len - want;
+		cmd->resid = exp - want;
 	} else {
 		cmd->resid_kind = SCSI_RESID_NONE;
 		cmd->resid = 0;

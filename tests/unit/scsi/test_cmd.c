@@ -167,10 +167,23 @@ static void test_direction_mismatch(void **state)
 	uint8_t cdb[10], buf[H_BS];
 	struct loop_result r;
 
-	/* READ(10) sent with the W bit */
+	/* READ(10) sent with the W bit: runs, nothing moves, the Data-Out is
+	 * discarded (libiscsi iSCSIResiduals.Read10Invalid wants GOOD) */
+	memset(buf, 0xa6, sizeof(buf));
 	h_cdb_rw10(cdb, 0x28, 0, 1);
 	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, buf, H_BS, &r);
-	h_expect_sense(&r, 0xb, 0x0e, 0x03);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.resid_kind, SCSI_RESID_OVERFLOW);
+	assert_int_equal(r.resid, H_BS);
+	assert_int_not_equal(fake_bs_data(h->bs)[0], 0xa6);
+	/* WRITE(10) sent with the R bit: nothing is written */
+	h_cdb_rw10(cdb, 0x2a, 0, 1);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, H_BS, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.data_in_len, 0);
+	assert_int_equal(r.resid_kind, SCSI_RESID_OVERFLOW);
+	assert_int_equal(r.resid, H_BS);
+	assert_int_not_equal(fake_bs_data(h->bs)[0], 0xa6);
 	/* bidirectional */
 	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_BIDI, buf, H_BS, &r);
 	h_expect_sense(&r, 0xb, 0x0e, 0x03);
