@@ -721,14 +721,24 @@ void sbc_exec_sync_cache(struct scsi_cmd *cmd)
 	bs_submit(lu->bs, io);
 }
 
+/* SBC-4 5.10: a PREFETCH LENGTH beyond MAXIMUM PREFETCH LENGTH (VPD B0h,
+ * SCSI_MAX_XFER_BYTES) is refused */
+static enum sense_reason prefetch_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t n,
+					unsigned len_byte)
+{
+	if (n > sbc_max_xfer_blocks(cmd->priv.lu))
+		return cdb_invalid_field(cmd, len_byte, -1);
+	return range_to_end(cmd, lba, n);
+}
+
 enum sense_reason sbc_parse_prefetch10(struct scsi_cmd *cmd)
 {
-	return range_to_end(cmd, get_be32(cmd->cdb + 2), get_be16(cmd->cdb + 7));
+	return prefetch_setup(cmd, get_be32(cmd->cdb + 2), get_be16(cmd->cdb + 7), 7);
 }
 
 enum sense_reason sbc_parse_prefetch16(struct scsi_cmd *cmd)
 {
-	return range_to_end(cmd, get_be64(cmd->cdb + 2), get_be32(cmd->cdb + 10));
+	return prefetch_setup(cmd, get_be64(cmd->cdb + 2), get_be32(cmd->cdb + 10), 10);
 }
 
 struct prefetch_op {
@@ -768,9 +778,11 @@ static enum sbc_step prefetch_step(struct sbc_op *op)
 }
 
 /* SBC-4 5.10: CONDITION MET when the cache can hold every requested block
- * (IMMED=0: once they are there), GOOD when it cannot. The range is read
- * through the back-store, which warms its cache (page cache of a file);
- * IMMED=1 answers at once. */
+ * (IMMED=0: once they are there), GOOD when it cannot. The "cache" holds
+ * MAXIMUM PREFETCH LENGTH blocks: a range up to that is read through the
+ * back-store, which warms its own cache (the page cache of a file), and
+ * answered CONDITION MET; IMMED=1 answers at once. Only a PREFETCH LENGTH of
+ * zero (to the end of the medium) can be longer: GOOD, nothing read. */
 void sbc_exec_prefetch(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
@@ -783,7 +795,7 @@ void sbc_exec_prefetch(struct scsi_cmd *cmd)
 	/* PREFETCH LENGTH zero: to the end of the medium */
 	if ((cmd->cdb[0] == 0x34 ? get_be16(cmd->cdb + 7) : get_be32(cmd->cdb + 10)) == 0)
 		n = p->lba < cap ? cap - p->lba : 0;
-	if (n > (SBC_PREFETCH_CACHE_BYTES >> lu->block_shift)) {
+	if (n > sbc_max_xfer_blocks(lu)) {
 		scsi_cmd_complete(cmd, SENSE_OK);
 		return;
 	}

@@ -21,10 +21,9 @@
  * COPY, SANITIZE, PRE-FETCH): the range is processed in chunks of at most
  * this many bytes. */
 #define SBC_CHUNK_BYTES (1u << 20)
-/* PRE-FETCH: the "cache" the device server offers (SBC-4 5.9): a range up to
- * this size is read through the back-store (warming its cache) and answered
- * CONDITION MET; a larger one does not fit and is answered GOOD. */
-#define SBC_PREFETCH_CACHE_BYTES (32u << 20)
+/* UNMAP: MAXIMUM UNMAP LBA COUNT as vpd.c reports it in VPD B0h (at most
+ * 2^20 blocks, below what SBC_MAX_UNMAP_BYTES allows) */
+#define SBC_UNMAP_LBA_COUNT_CAP (1u << 20)
 /* GET LBA STATUS: bound on back-store MAP_STATUS queries per command. */
 #define SBC_LBA_STATUS_MAX_QUERIES 1024u
 /* EXTENDED COPY: remembered copy results (RECEIVE COPY RESULTS) per LU. */

@@ -70,7 +70,8 @@ static enum sense_reason unmap_validate(struct scsi_cmd *cmd, unsigned *count)
 	uint32_t len = cmd->priv.data_len;
 	uint32_t dl, bd_dl, n;
 	uint64_t total = 0;
-	uint64_t max_lbas = sbc_bytes_to_blocks(lu, SBC_MAX_UNMAP_BYTES);
+	uint64_t max_lbas = UT_MIN(sbc_bytes_to_blocks(lu, SBC_MAX_UNMAP_BYTES),
+				   (uint64_t)SBC_UNMAP_LBA_COUNT_CAP);
 	enum sense_reason r;
 
 	if (cmd->write_len < len)
