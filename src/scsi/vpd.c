@@ -55,13 +55,16 @@ static const uint16_t version_descriptors[] = {
 	0x0600, /* SBC-4 */
 };
 
-/* Space-padded ASCII field (SPC-4 4.3.1). */
-static void put_ascii(uint8_t *dst, size_t width, const char *s)
+/* Space-padded ASCII field (SPC-4 4.3.1: only 20h..7Eh); other bytes of a
+ * configured string become spaces. Returns the bytes of s used. */
+static size_t put_ascii(uint8_t *dst, size_t width, const char *s)
 {
 	size_t n = strnlen(s, width);
 
 	memset(dst, ' ', width);
-	memcpy(dst, s, n);
+	for (size_t i = 0; i < n; i++)
+		dst[i] = ((uint8_t)s[i] >= 0x20 && (uint8_t)s[i] <= 0x7e) ? (uint8_t)s[i] : ' ';
+	return n;
 }
 
 static bool has_opcode(uint8_t op)
@@ -164,7 +167,7 @@ static size_t lu_designators(const struct scsi_lu *lu, uint8_t *p)
 	n = strnlen(lu->attrs.serial, sizeof(lu->attrs.serial));
 	q = desig_hdr(q, CODE_SET_ASCII, (ASSOC_LU << 4) | DESIG_T10_VENDOR, (uint8_t)(8 + n));
 	memcpy(q, "UTARGET ", 8);
-	memcpy(q + 8, lu->attrs.serial, n);
+	put_ascii(q + 8, n, lu->attrs.serial);
 	q += 8 + n;
 	return (size_t)(q - p);
 }
@@ -281,8 +284,8 @@ int vpd_page(struct scsi_cmd *cmd, uint8_t page, uint8_t *buf)
 		len = 4 + sizeof(supported_pages);
 		break;
 	case VPD_UNIT_SERIAL:
-		n = strnlen(lu->attrs.serial, sizeof(lu->attrs.serial));
-		memcpy(buf + 4, lu->attrs.serial, n);
+		n = put_ascii(buf + 4, strnlen(lu->attrs.serial, sizeof(lu->attrs.serial)),
+			      lu->attrs.serial);
 		len = 4 + n;
 		break;
 	case VPD_DEVICE_ID:
