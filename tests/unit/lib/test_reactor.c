@@ -76,7 +76,7 @@ static void test_fd_callback(void **state)
 	assert_memory_equal(p.got, "again", 5);
 	reactor_fd_del(&p.h);
 	assert_int_equal(reactor_fd_mod(&p.h, REACTOR_IN), -EBADF); /* deleted */
-	reactor_fd_del(&p.h);                                       /* twice: harmless */
+	reactor_fd_del(&p.h);					    /* twice: harmless */
 	assert_int_equal(reactor_fd_add(r, &p.h, -1, REACTOR_IN, pipe_cb), -EBADF);
 	close(fds[0]);
 	close(fds[1]);
