@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# netfuzz.sh UTARGETD TOOLS_DIR: network fuzzing (tests/tools/netfuzz.c) for
+# NETFUZZ_SECONDS (default 20) with seed NETFUZZ_SEED (default: time), fuzzing
+# LUN 1 while a well-behaved session verifies I/O on LUN 0. Fails if utargetd
+# dies, the good session fails, RSS grows more than NETFUZZ_RSS_MIB (default
+# 64), or the daemon does not stop cleanly / reports a sanitizer error.
+. "$(dirname "$0")/lib.sh"
+hd_init "$@"
+hd_config '"login_timeout": 5, "header_digest": true, "data_digest": true'
+hd_start
+seed=${NETFUZZ_SEED:-$(date +%s)}
+echo "utargetd pid $HD_PID on 127.0.0.1:$HD_PORT; netfuzz seed $seed"
+"$HD_TOOLS/netfuzz" --addr "127.0.0.1:$HD_PORT" --target "$HD_TARGET" --fuzz-lun 1 \
+	--good-lun 0 --seconds "${NETFUZZ_SECONDS:-20}" --seed "$seed" --pid "$HD_PID" \
+	--rss-max-growth "${NETFUZZ_RSS_MIB:-64}"
+rc=$?
+hd_alive || hd_fail "utargetd died during fuzzing (seed $seed)"
+hd_stop
+[ "$rc" = 0 ] || hd_fail "netfuzz reported a failure (seed $seed)"
+echo "netfuzz: passed (seed $seed)"
