@@ -77,8 +77,10 @@ enum sense_reason sbc_parse_caw(struct scsi_cmd *cmd)
 	p->data_dir = n ? SCSI_DIR_WRITE : SCSI_DIR_NONE;
 	/* verify and write data come together: a Data-Out of another size
 	 * than 2 x NUMBER OF LOGICAL BLOCKS cannot be split (libiscsi
-	 * CompareAndWrite.InvalidDataOutSize) */
-	if (n && cmd->exp_len != p->data_len)
+	 * CompareAndWrite.InvalidDataOutSize; CompareAndWrite.Simple sends 256
+	 * blocks, which the one-byte field turns into 0, with the Data-Out of
+	 * 256) */
+	if (cmd->exp_len != p->data_len)
 		return cdb_invalid_field(cmd, 13, -1);
 	return SENSE_OK;
 }

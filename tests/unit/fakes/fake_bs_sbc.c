@@ -33,6 +33,7 @@ struct fsb {
 	uint8_t fail_op;
 	int fail_err;
 	unsigned fail_n;
+	unsigned fail_skip;
 	uint64_t fail_delta;
 };
 
@@ -108,6 +109,10 @@ static void held_done(struct reactor_msg *m)
 static int take_failure(struct fsb *f, struct bs_io *io)
 {
 	if (f->fail_n && f->fail_op == io->op) {
+		if (f->fail_skip) {
+			f->fail_skip--;
+			return 0;
+		}
 		f->fail_n--;
 		if (f->fail_err == -EIO)
 			io->bad_off = io->off + f->fail_delta;
@@ -244,7 +249,17 @@ void fsb_fail(struct bs_dev *dev, enum bs_op op, int err, unsigned n, uint64_t b
 	f->fail_op = (uint8_t)op;
 	f->fail_err = err;
 	f->fail_n = n;
+	f->fail_skip = 0;
 	f->fail_delta = bad_delta;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fsb_fail_skip(struct bs_dev *dev, unsigned skip)
+{
+	struct fsb *f = to_fsb(dev);
+
+	pthread_mutex_lock(&f->lock);
+	f->fail_skip = skip;
 	pthread_mutex_unlock(&f->lock);
 }
 

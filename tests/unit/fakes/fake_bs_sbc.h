@@ -28,6 +28,8 @@ void fsb_reset_counts(struct bs_dev *dev);
 /* Fail the next n requests of kind op with err (-EIO: bad_off = the
  * request's offset + bad_delta). */
 void fsb_fail(struct bs_dev *dev, enum bs_op op, int err, unsigned n, uint64_t bad_delta);
+/* Let the next `skip` requests of the kind armed by fsb_fail() pass first. */
+void fsb_fail_skip(struct bs_dev *dev, unsigned skip);
 /* Hold requests from now on (true) or complete them at once (false). */
 void fsb_hold(struct bs_dev *dev, bool hold);
 unsigned fsb_held(struct bs_dev *dev);
