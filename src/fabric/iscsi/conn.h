@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* conn.h: one iSCSI connection: its socket (or a test I/O), the PDU receive
+ * machine, the send queue, the RFC 7143 8.1 target connection state machine,
+ * and the tasks it carries.
+ *
+ * Threading: a connection lives on one reactor thread (conn->r); everything
+ * here runs there. Other threads only post messages to it (drop, resume)
+ * holding a reference (conn->refs).
+ *
+ * Life: iscsi_conn_start() (accepted socket) -> S3 XPT_UP -> login (S4) ->
+ * full feature phase (S5) -> logout (S6) or failure (S8) -> S1 FREE: the
+ * socket is closed at once; the structure goes when the last reference
+ * (tasks still held by the SCSI core, posted messages) is dropped. */
+#ifndef UT_ISCSI_CONN_H
+#define UT_ISCSI_CONN_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "fabric/iscsi/pdu.h"
+#include "fabric/iscsi/proto.h"
+#include "lib/list.h"
+#include "lib/log.h"
+#include "lib/reactor.h"
+#include "scsi/scsi.h"
+
+struct iscsi_session;
+struct iscsi_login;
+struct iscsi_text;
+struct iscsi_portal;
+struct iscsi_target;
+struct iscsi_tpg;
+struct iscsi_conn;
+
+/* RFC 7143 8.1.1: target connection states (S2 XPT_WAIT is initiator only). */
+enum iscsi_conn_state {
+	ISCSI_CONN_S1_FREE = 1,
+	ISCSI_CONN_S3_XPT_UP = 3,
+	ISCSI_CONN_S4_IN_LOGIN = 4,
+	ISCSI_CONN_S5_LOGGED_IN = 5,
+	ISCSI_CONN_S6_IN_LOGOUT = 6,
+	ISCSI_CONN_S7_LOGOUT_REQUESTED = 7,
+	ISCSI_CONN_S8_CLEANUP_WAIT = 8,
+};
+
+/* Events of the connection state machine (the T<n> they drive are in the
+ * table in conn.c). */
+enum iscsi_conn_event {
+	ISCSI_CEV_LOGIN_REQ,   /* first Login Request */
+	ISCSI_CEV_LOGIN_OK,    /* final Login Response with status 0 sent */
+	ISCSI_CEV_LOGIN_FAIL,  /* Login Response with non-zero status sent */
+	ISCSI_CEV_LOGOUT_REQ,  /* Logout Request received */
+	ISCSI_CEV_LOGOUT_SENT, /* Logout Response (success) sent */
+	ISCSI_CEV_TRANSPORT,   /* disconnect, reset, timeout, protocol error */
+	ISCSI_CEV_DROP,	       /* internal: reinstatement, reset, shutdown */
+	ISCSI_CEV_CLEANED,     /* CLEANUP_WAIT done (ERL 0: at once) */
+	ISCSI_CEV_COUNT,
+};
+
+/* I/O for connections that have no socket (fuzzing, unit tests). */
+struct iscsi_conn_io {
+	/* Write the iovecs; return bytes taken or -errno (-EAGAIN: later). */
+	ssize_t (*writev)(struct iscsi_conn *c, const struct iovec *iov, int n);
+};
+
+#define ISCSI_ITT_BUCKETS 64u
+#define ISCSI_R2T_MAX 16u /* outstanding R2Ts per task we can track */
+
+/* One outstanding R2T (r2t.c). */
+struct iscsi_r2t {
+	uint32_t ttt;
+	uint32_t offset;   /* Buffer Offset of the burst */
+	uint32_t len;	   /* Desired Data Transfer Length */
+	uint32_t got;	   /* bytes received in order */
+	uint32_t datasn;   /* next expected DataSN */
+	bool active;
+};
+
+enum iscsi_task_state {
+	ISCSI_TASK_FREE = 0,
+	ISCSI_TASK_DATA_OUT, /* set up; collecting Data-Out and/or waiting for CmdSN */
+	ISCSI_TASK_EXEC,     /* handed to the core */
+	ISCSI_TASK_SENDING,  /* cmd_done: Data-In/Response queued */
+};
+
+/* A SCSI task: the core's command embedded (container_of), plus the iSCSI
+ * state of its data transfers. Taken from the connection's free list. */
+struct iscsi_task {
+	struct scsi_cmd cmd;
+	struct iscsi_conn *conn;
+	struct iscsi_session *sess; /* outlives the task (session->tasks) */
+	struct list_node node;	   /* conn->tasks or conn->task_free */
+	struct list_node itt_node; /* conn->itt_hash */
+	struct list_node hold_node;/* session->held: waiting for CmdSN order */
+	uint16_t idx;		   /* slot in conn->task_tab (low TTT bits) */
+	uint8_t state;		   /* enum iscsi_task_state */
+	bool immediate;
+	bool counted;		   /* takes a slot of the CmdSN window (busy) */
+	bool exec_pending;	   /* data complete, waiting for CmdSN order */
+	bool aborted;		   /* cmd_abort_pending: drain, do not solicit */
+	bool setup;		   /* scsi_cmd_setup() called: release through the core */
+	uint32_t itt;
+	uint32_t cmdsn;
+	uint32_t edtl;		   /* Expected Data Transfer Length */
+	uint8_t lun[8];		   /* LUN field as received */
+	/* Data-Out (r2t.c) */
+	uint32_t want;		   /* bytes placed at cmd.buf: min(write_len, EDTL) */
+	uint32_t uns_got;	   /* unsolicited bytes received (immediate + Data-Out) */
+	uint32_t uns_datasn;	   /* next DataSN of the unsolicited burst */
+	bool uns_open;		   /* unsolicited Data-Out may still come (F not seen) */
+	uint32_t sol_next;	   /* next offset to solicit with an R2T */
+	uint32_t r2tsn;		   /* next R2TSN */
+	uint16_t r2t_open;	   /* outstanding R2Ts */
+	uint16_t fabric_error;	   /* enum sense_reason to complete with, 0 = none */
+	struct iscsi_r2t r2t[ISCSI_R2T_MAX];
+	/* Data-In (scsi_io.c) */
+	uint32_t datasn;	   /* Data-In and R2T PDUs sent (ExpDataSN) */
+};
+
+struct iscsi_conn {
+	struct reactor *r;
+	struct reactor_fd rfd;
+	int fd;				 /* -1: none (closed, or test I/O) */
+	const struct iscsi_conn_io *io;	 /* NULL: the socket */
+	struct iscsi_portal *portal;	 /* the listener it came through */
+	atomic_uint refs;
+	uint8_t state;			 /* enum iscsi_conn_state */
+	bool counted_login;		 /* holds a logins_in_progress slot */
+	bool registered;		 /* in iscsi_global.conns */
+	bool drop_posted;		 /* drop_msg in flight */
+	bool in_rx;			 /* inside the receive loop */
+	bool close_after_flush;		 /* a unit with ISCSI_TX_F_CLOSE was sent */
+	uint8_t close_ev;		 /* enum iscsi_conn_event raised then */
+	bool rx_discard;		 /* swallow the PDU being received */
+	char peer[80];			 /* "addr:port", for logs */
+	char local[80];
+	struct sockaddr_storage local_sa;
+
+	/* receive */
+	struct iscsi_rx rx;
+	uint8_t *rxbuf;
+	uint32_t rxbuf_size;
+	uint32_t rx_have; /* bytes in rxbuf */
+	uint32_t rx_off;  /* bytes of rxbuf consumed */
+	bool rx_paused;
+	uint8_t *seg;	  /* data segment of non-SCSI PDUs (login, text, NOP-Out) */
+	uint32_t seg_size;
+
+	/* transmit */
+	struct list_node txq;
+	struct list_node tx_free;
+	unsigned tx_free_n;
+	uint32_t txq_bytes;
+	struct reactor_defer flush;
+	bool out_armed;
+
+	/* numbering and negotiated connection parameters */
+	uint16_t cid;
+	uint32_t stat_sn;    /* next StatSN */
+	uint32_t exp_stat_sn;
+	uint32_t max_send_dsl; /* initiator's MaxRecvDataSegmentLength */
+	uint32_t max_recv_dsl; /* ours */
+	bool hdigest;
+	bool ddigest;
+
+	/* session */
+	struct iscsi_session *sess;
+	struct list_node sess_node;
+	struct iscsi_target *target; /* referenced from TargetName resolution on */
+	struct iscsi_tpg *tpg;
+	struct iscsi_login *login;   /* until full feature phase */
+	struct iscsi_text *text;     /* a Text exchange in progress */
+
+	/* tasks */
+	struct iscsi_task **task_tab;
+	unsigned ntasks;	     /* allocated (task_tab entries) */
+	unsigned max_tasks;
+	struct list_node tasks;	     /* live */
+	struct list_node task_free;
+	struct list_node itt_hash[ISCSI_ITT_BUCKETS];
+	unsigned live_tasks;
+	uint16_t ttt_gen;
+	struct iscsi_task *rx_task; /* task whose data segment is being received */
+	int rx_r2t;		    /* its R2T slot, -1: unsolicited */
+	bool logout_pending;	     /* Logout waiting for tasks to drain */
+	uint32_t logout_itt;
+	uint8_t logout_rsp;
+
+	/* timers */
+	struct reactor_timer login_timer;
+	struct reactor_timer nop_timer;
+	bool nop_outstanding;
+	uint32_t nop_ttt;
+	uint64_t last_rx_ns;
+
+	struct log_ratelimit rl;
+	struct list_node all_node; /* iscsi_global.conns */
+	struct reactor_msg start_msg;
+	struct reactor_msg drop_msg;
+	struct reactor_msg resume_msg;
+	struct list_node reinstate_node; /* session->waiters */
+};
+
+/* ---- conn.c ---- */
+/* Take ownership of an accepted socket for reactor r (from reactor 0): the
+ * connection starts on r. The caller took a logins_in_progress slot, which
+ * the connection gives back when it leaves the login phase. */
+void iscsi_conn_hand_off(struct reactor *r, int fd, struct iscsi_portal *portal);
+/* Entry points without a socket (fuzzing harnesses, unit tests): a
+ * connection on reactor r (the calling thread's) through portal, writing
+ * with io. iscsi_conn_feed() runs the bytes through the receive machine as
+ * if read from a socket and flushes the replies; it returns 0, or -errno
+ * once the connection has been dropped. iscsi_conn_destroy() drops it and
+ * releases the caller's reference. */
+struct iscsi_conn *iscsi_conn_new(struct reactor *r, int fd, struct iscsi_portal *portal,
+				  const struct iscsi_conn_io *io);
+int iscsi_conn_feed(struct iscsi_conn *c, const void *buf, size_t len);
+void iscsi_conn_destroy(struct iscsi_conn *c);
+/* State of the connection (for tests). */
+enum iscsi_conn_state iscsi_conn_state(const struct iscsi_conn *c);
+
+void iscsi_conn_get(struct iscsi_conn *c);
+void iscsi_conn_put(struct iscsi_conn *c);
+/* Drive the state machine; unknown transitions drop the connection. */
+void iscsi_conn_event(struct iscsi_conn *c, enum iscsi_conn_event ev);
+/* Drop the connection now (ERL 0: the session goes with it). */
+void iscsi_conn_drop(struct iscsi_conn *c, const char *why);
+/* From any thread: ask c's reactor to drop it. */
+void iscsi_conn_drop_async(struct iscsi_conn *c);
+bool iscsi_conn_dead(const struct iscsi_conn *c);
+/* Stop/restart reading (login waiting for a reinstatement, back-pressure). */
+void iscsi_conn_pause(struct iscsi_conn *c);
+void iscsi_conn_resume(struct iscsi_conn *c);
+/* Rate-limited per-connection protocol error line. */
+void iscsi_conn_proto_err(struct iscsi_conn *c, const char *fmt, ...) UT_PRINTF(2, 3);
+/* Receive segment buffer of at least len bytes (non-SCSI PDUs). */
+uint8_t *iscsi_conn_seg(struct iscsi_conn *c, uint32_t len);
+/* Receive limit for the current phase: 8192 in login, ours in FFP. */
+uint32_t iscsi_conn_rx_limit(const struct iscsi_conn *c);
+
+/* ---- transmit (conn.c) ---- */
+struct iscsi_tx *iscsi_tx_get(struct iscsi_conn *c);
+/* Give back a unit that will not be queued. */
+void iscsi_tx_put(struct iscsi_conn *c, struct iscsi_tx *tx);
+/* Digest flags from the connection, seal and queue; the flush runs at the
+ * end of the reactor iteration. */
+void iscsi_tx_queue(struct iscsi_conn *c, struct iscsi_tx *tx);
+/* Fill StatSN (advancing it when advance), ExpCmdSN and MaxCmdSN of a
+ * response header at the given offsets. */
+void iscsi_conn_fill_sn(struct iscsi_conn *c, uint8_t *statsn, uint8_t *exp_cmdsn,
+			uint8_t *max_cmdsn, bool advance);
+/* Write what can be written now. */
+void iscsi_conn_flush(struct iscsi_conn *c);
+/* Copy len bytes into the unit (inline when small, else heap). */
+int iscsi_tx_set_data(struct iscsi_tx *tx, const void *p, uint32_t len);
+
+/* ---- tasks (scsi_io.c) ---- */
+struct iscsi_task *iscsi_task_get(struct iscsi_conn *c);
+void iscsi_task_put(struct iscsi_task *t);
+struct iscsi_task *iscsi_task_by_itt(struct iscsi_conn *c, uint32_t itt);
+struct iscsi_task *iscsi_task_by_ttt(struct iscsi_conn *c, uint32_t ttt);
+/* Every wanted byte of Data-Out is in (or the task was failed/aborted):
+ * hand it to the core when CmdSN order allows. */
+void iscsi_task_data_complete(struct iscsi_task *t);
+/* After a Data-Out PDU, the command PDU or an abort: solicit more or
+ * complete. */
+void iscsi_task_data_progress(struct iscsi_task *t);
+/* ExpCmdSN moved: exec the held tasks it reached. */
+void iscsi_tasks_cmdsn_advanced(struct iscsi_session *s);
+void iscsi_task_exec(struct iscsi_task *t);
+extern const struct scsi_fabric_ops iscsi_fabric_ops;
+
+/* ---- PDU handlers (one file each), return 0 or < 0 to drop ---- */
+int iscsi_login_rx(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8_t *data,
+		   uint32_t len);
+int iscsi_text_rx(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8_t *data,
+		  uint32_t len);
+int iscsi_nop_out_rx(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8_t *data,
+		     uint32_t len);
+int iscsi_logout_rx(struct iscsi_conn *c, const union iscsi_hdr *h);
+int iscsi_tmf_rx(struct iscsi_conn *c, const union iscsi_hdr *h);
+/* SCSI Command: header stage (sets up the task, places immediate data). */
+int iscsi_scsi_cmd_hdr(struct iscsi_conn *c, struct iscsi_rx *rx);
+int iscsi_scsi_cmd_done(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok);
+int iscsi_data_out_hdr(struct iscsi_conn *c, struct iscsi_rx *rx);
+int iscsi_data_out_done(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok);
+/* r2t.c */
+void iscsi_r2t_stop(struct iscsi_task *t);
+/* tmf.c */
+void iscsi_tmf_done(struct scsi_tmf *tmf);
+/* nop.c: keepalive */
+void iscsi_nop_start(struct iscsi_conn *c);
+/* reject.c */
+void iscsi_reject(struct iscsi_conn *c, uint8_t reason, const union iscsi_hdr *h);
+/* logout.c: the Logout Response once the tasks are gone */
+void iscsi_logout_tasks_drained(struct iscsi_conn *c);
+/* login.c */
+void iscsi_login_free(struct iscsi_conn *c);
+void iscsi_login_timeout_arm(struct iscsi_conn *c);
+/* text.c */
+void iscsi_text_free(struct iscsi_conn *c);
+/* discovery.c: answer SendTargets=<value> (RFC 7143 Appendix C) */
+struct iscsi_neg;
+struct iscsi_kbuf;
+void iscsi_send_targets(struct iscsi_conn *c, const struct iscsi_neg *n, struct iscsi_kbuf *out);
+
+#endif

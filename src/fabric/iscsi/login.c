@@ -1,0 +1,637 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* login.c: the login phase (RFC 7143 6.3, 11.12, 11.13). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/login.h"
+#include "fabric/iscsi/session.h"
+#include "fabric/iscsi/target.h"
+#include "lib/compiler.h"
+#include "lib/endian.h"
+#include "lib/log.h"
+#include "scsi/scsi.h"
+
+#define NS_PER_S 1000000000ull
+#define LOGIN_RSP_CAP (256u << 10) /* answers of one request, all pieces */
+
+/* RFC 7143 11.13.5 */
+const struct iscsi_login_status_desc iscsi_login_status_table[ISCSI_LS_COUNT] = {
+	[ISCSI_LS_SUCCESS] = { 0x00, 0x00, "success" },
+	[ISCSI_LS_TARGET_MOVED_TEMP] = { 0x01, 0x01, "target moved temporarily" },
+	[ISCSI_LS_TARGET_MOVED_PERM] = { 0x01, 0x02, "target moved permanently" },
+	[ISCSI_LS_INITIATOR_ERROR] = { 0x02, 0x00, "initiator error" },
+	[ISCSI_LS_AUTH_FAILURE] = { 0x02, 0x01, "authentication failure" },
+	[ISCSI_LS_AUTHZ_FAILURE] = { 0x02, 0x02, "authorization failure" },
+	[ISCSI_LS_NOT_FOUND] = { 0x02, 0x03, "not found" },
+	[ISCSI_LS_TARGET_REMOVED] = { 0x02, 0x04, "target removed" },
+	[ISCSI_LS_UNSUPPORTED_VERSION] = { 0x02, 0x05, "unsupported version" },
+	[ISCSI_LS_TOO_MANY_CONNECTIONS] = { 0x02, 0x06, "too many connections" },
+	[ISCSI_LS_MISSING_PARAMETER] = { 0x02, 0x07, "missing parameter" },
+	[ISCSI_LS_CANT_INCLUDE] = { 0x02, 0x08, "can't include in session" },
+	[ISCSI_LS_SESSION_TYPE_UNSUPPORTED] = { 0x02, 0x09, "session type not supported" },
+	[ISCSI_LS_SESSION_NOT_FOUND] = { 0x02, 0x0a, "session does not exist" },
+	[ISCSI_LS_INVALID_DURING_LOGIN] = { 0x02, 0x0b, "invalid request during login" },
+	[ISCSI_LS_TARGET_ERROR] = { 0x03, 0x00, "target error" },
+	[ISCSI_LS_SERVICE_UNAVAILABLE] = { 0x03, 0x01, "service unavailable" },
+	[ISCSI_LS_OUT_OF_RESOURCES] = { 0x03, 0x02, "out of resources" },
+};
+
+/* Authentication methods beyond None, indexed by enum iscsi_auth_method.
+ * A method is offered only when its entry is set and neg.auth_allowed has
+ * its bit (CHAP arrives with its own module). */
+static const struct iscsi_auth_module *const auth_methods[ISCSI_AUTH_COUNT] = {
+	[ISCSI_AUTH_NONE] = NULL,
+};
+
+static const enum iscsi_login_status neg_status[] = {
+	[ISCSI_NEG_OK] = ISCSI_LS_SUCCESS,
+	[ISCSI_NEG_EDUP] = ISCSI_LS_INITIATOR_ERROR,
+	[ISCSI_NEG_ERENEG] = ISCSI_LS_INITIATOR_ERROR,
+	[ISCSI_NEG_EVALLEN] = ISCSI_LS_INITIATOR_ERROR,
+	[ISCSI_NEG_ETOOMANY] = ISCSI_LS_INITIATOR_ERROR,
+	[ISCSI_NEG_ESTAGE] = ISCSI_LS_INITIATOR_ERROR,
+	[ISCSI_NEG_EAUTH] = ISCSI_LS_AUTH_FAILURE,
+	[ISCSI_NEG_ESESSTYPE] = ISCSI_LS_SESSION_TYPE_UNSUPPORTED,
+	[ISCSI_NEG_ENAME] = ISCSI_LS_INITIATOR_ERROR,
+};
+
+static void login_timer_cb(struct reactor_timer *tm)
+{
+	struct iscsi_conn *c = container_of(tm, struct iscsi_conn, login_timer);
+
+	if (c->state != ISCSI_CONN_S3_XPT_UP && c->state != ISCSI_CONN_S4_IN_LOGIN)
+		return;
+	log_notice("iscsi: %s: login not completed within %u s: closing", c->peer,
+		   iscsi_global.settings.login_timeout_s);
+	iscsi_conn_drop(c, NULL);
+}
+
+void iscsi_login_timeout_arm(struct iscsi_conn *c)
+{
+	uint32_t s = iscsi_global.settings.login_timeout_s;
+
+	reactor_timer_cancel(&c->login_timer);
+	reactor_timer_init(&c->login_timer, login_timer_cb);
+	if (s && c->r)
+		reactor_timer_arm(c->r, &c->login_timer, (uint64_t)s * NS_PER_S);
+}
+
+void iscsi_login_free(struct iscsi_conn *c)
+{
+	struct iscsi_login *l = c->login;
+
+	if (!l)
+		return;
+	if (l->auth && l->auth->free)
+		l->auth->free(l);
+	if (l->map)
+		scsi_lun_map_put(l->map);
+	free(l->acc);
+	iscsi_kbuf_free(&l->rsp);
+	free(l);
+	c->login = NULL;
+}
+
+static struct iscsi_login *login_new(void)
+{
+	struct iscsi_login *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	iscsi_neg_init(&l->neg, &iscsi_global.settings);
+	iscsi_kbuf_init(&l->rsp, LOGIN_RSP_CAP);
+	l->stage = ISCSI_STAGE_SECURITY;
+	return l;
+}
+
+static void isid_hex(const uint8_t *isid, char *buf, size_t size)
+{
+	snprintf(buf, size, "%02x%02x%02x%02x%02x%02x", isid[0], isid[1], isid[2], isid[3],
+		 isid[4], isid[5]);
+}
+
+void iscsi_login_fail(struct iscsi_conn *c, enum iscsi_login_status st,
+		      const char *target_address)
+{
+	const struct iscsi_login_status_desc *d = &iscsi_login_status_table[st];
+	struct iscsi_login *l = c->login;
+	struct iscsi_bhs_login_rsp *r;
+	uint8_t data[ISCSI_LOGIN_DSL];
+	uint32_t n = 0;
+	struct iscsi_tx *tx;
+	char iname[96], tname[96], isid[16] = "-";
+
+	if (c->state == ISCSI_CONN_S3_XPT_UP)
+		iscsi_conn_event(c, ISCSI_CEV_LOGIN_REQ); /* T4, so that T7 follows */
+	if (l) {
+		l->failed = true;
+		isid_hex(l->isid, isid, sizeof(isid));
+	}
+	log_escape(iname, sizeof(iname), l ? l->neg.initiator_name : "",
+		   l ? strlen(l->neg.initiator_name) : 0);
+	log_escape(tname, sizeof(tname), l ? l->neg.target_name : "",
+		   l ? strlen(l->neg.target_name) : 0);
+	log_notice("iscsi: login failed (%02x/%02x %s): initiator %s isid 0x%s target %s from %s "
+		   "to %s",
+		   d->status_class, d->status_detail, d->name, iname[0] ? iname : "-", isid,
+		   tname[0] ? tname : "-", c->peer, c->local);
+
+	tx = iscsi_tx_get(c);
+	if (!tx) {
+		iscsi_conn_drop(c, "out of memory for a login response");
+		return;
+	}
+	r = &tx->hdr.login_rsp;
+	r->opcode = ISCSI_OP_LOGIN_RSP;
+	if (l) {
+		r->flags = (uint8_t)(l->stage << ISCSI_LOGIN_CSG_SHIFT);
+		memcpy(r->isid, l->isid, ISCSI_ISID_LEN);
+		put_be16(r->tsih, l->tsih);
+		put_be32(r->itt, l->itt);
+	}
+	r->version_max = ISCSI_VERSION;
+	r->version_active = ISCSI_VERSION;
+	iscsi_conn_fill_sn(c, r->statsn, r->exp_cmdsn, r->max_cmdsn, true);
+	r->status_class = d->status_class;
+	r->status_detail = d->status_detail;
+
+	if (l && st == ISCSI_LS_AUTH_FAILURE && l->rsp.len && l->rsp.len <= sizeof(data)) {
+		/* the answers so far, e.g. AuthMethod=Reject */
+		n = l->rsp.len;
+		memcpy(data, l->rsp.buf, n);
+	}
+	if (target_address) {
+		/* 11.13.5: a redirection carries TargetAddress */
+		int k = snprintf((char *)data + n, sizeof(data) - n, "TargetAddress=%s",
+				 target_address);
+
+		if (k > 0 && (size_t)k < sizeof(data) - n)
+			n += (uint32_t)k + 1;
+	}
+	if (n && iscsi_tx_set_data(tx, data, n)) {
+		iscsi_conn_drop(c, "out of memory for a login response");
+		return;
+	}
+	tx->flags |= ISCSI_TX_F_CLOSE;
+	c->close_ev = ISCSI_CEV_LOGIN_FAIL; /* T7 once it is sent */
+	iscsi_conn_pause(c);
+	iscsi_tx_queue(c, tx);
+}
+
+/* ---- full feature phase ---- */
+
+static void login_enter_ffp(struct iscsi_conn *c)
+{
+	struct iscsi_login *l = c->login;
+	const struct iscsi_params *a = &l->neg.active;
+
+	iscsi_conn_event(c, ISCSI_CEV_LOGIN_OK); /* T5 */
+	/* RFC 7143 13.1: digests apply from the first PDU after the final
+	 * Login Response (already queued without them) */
+	c->hdigest = a->header_digest == ISCSI_DIGEST_CRC32C;
+	c->ddigest = a->data_digest == ISCSI_DIGEST_CRC32C;
+	c->rx.hdigest = c->hdigest;
+	c->rx.ddigest = c->ddigest;
+	/* 13.12: each side's declared receive limit */
+	c->max_send_dsl = l->neg.peer.max_recv_dsl;
+	c->max_recv_dsl = l->neg.mine.max_recv_dsl;
+	reactor_timer_cancel(&c->login_timer);
+	if (c->counted_login) {
+		c->counted_login = false;
+		atomic_fetch_sub(&iscsi_global.logins_in_progress, 1);
+	}
+	iscsi_login_free(c);
+	iscsi_nop_start(c);
+}
+
+/* Send the next piece (at most 8192 bytes, RFC 7143 6.2) of the current
+ * answer; the last piece carries the transition. */
+static void send_rsp_piece(struct iscsi_conn *c)
+{
+	struct iscsi_login *l = c->login;
+	uint32_t left = l->rsp.len - l->rsp_off;
+	uint32_t n = UT_MIN(left, ISCSI_LOGIN_DSL);
+	bool last = n == left;
+	bool to_ffp = last && l->rsp_transit && l->rsp_nsg == ISCSI_STAGE_FULL_FEATURE;
+	struct iscsi_bhs_login_rsp *r;
+	struct iscsi_tx *tx = iscsi_tx_get(c);
+
+	if (!tx || (n && iscsi_tx_set_data(tx, l->rsp.buf + l->rsp_off, n))) {
+		if (tx)
+			iscsi_tx_put(c, tx);
+		iscsi_conn_drop(c, "out of memory for a login response");
+		return;
+	}
+	r = &tx->hdr.login_rsp;
+	r->opcode = ISCSI_OP_LOGIN_RSP;
+	r->flags = (uint8_t)(l->stage << ISCSI_LOGIN_CSG_SHIFT);
+	if (!last)
+		r->flags |= ISCSI_LOGIN_F_CONTINUE; /* 11.13.2: C=1 requires T=0 */
+	else if (l->rsp_transit)
+		r->flags |= ISCSI_LOGIN_F_TRANSIT | l->rsp_nsg;
+	r->version_max = ISCSI_VERSION;
+	r->version_active = ISCSI_VERSION;
+	memcpy(r->isid, l->isid, ISCSI_ISID_LEN);
+	/* 11.13.4: a new session's TSIH only in the final response */
+	put_be16(r->tsih, to_ffp && c->sess ? c->sess->tsih : l->tsih);
+	put_be32(r->itt, l->itt);
+	iscsi_conn_fill_sn(c, r->statsn, r->exp_cmdsn, r->max_cmdsn, true);
+	l->rsp_off += n;
+	iscsi_tx_queue(c, tx);
+	if (!last)
+		return;
+	iscsi_kbuf_reset(&l->rsp);
+	l->rsp_off = 0;
+	if (to_ffp)
+		login_enter_ffp(c);
+	else if (l->rsp_transit)
+		l->stage = l->rsp_nsg;
+}
+
+/* An empty response to a C-bit request (11.12.2). */
+static void send_empty_rsp(struct iscsi_conn *c)
+{
+	struct iscsi_login *l = c->login;
+	bool transit = l->rsp_transit;
+
+	iscsi_kbuf_reset(&l->rsp);
+	l->rsp_off = 0;
+	l->rsp_transit = false;
+	send_rsp_piece(c);
+	l->rsp_transit = transit;
+}
+
+/* Create and register the session, the I_T nexus; attach c. 0, or -1
+ * after a failure response. */
+static int login_complete(struct iscsi_conn *c)
+{
+	struct iscsi_login *l = c->login;
+	const struct iscsi_settings *st = &iscsi_global.settings;
+	struct iscsi_session *s = iscsi_session_new(c);
+	char isid[16], iname[96];
+	int rc;
+
+	if (!s) {
+		iscsi_login_fail(c, ISCSI_LS_OUT_OF_RESOURCES, NULL);
+		return -1;
+	}
+	memcpy(s->isid, l->isid, ISCSI_ISID_LEN);
+	s->type = l->neg.active.session_type;
+	s->params = l->neg.active;
+	memcpy(s->initiator_name, l->neg.initiator_name, sizeof(s->initiator_name));
+	memcpy(s->initiator_alias, l->neg.initiator_alias, sizeof(s->initiator_alias));
+	isid_hex(l->isid, isid, sizeof(isid));
+	snprintf(s->initiator_port, sizeof(s->initiator_port), "%s,i,0x%s", s->initiator_name,
+		 isid);
+	if (c->target) {
+		iscsi_target_get(c->target);
+		s->target = c->target;
+		s->tpg = c->tpg;
+	}
+	iscsi_cmdsn_init(&s->cmdsn, l->cmdsn, st->queue_depth);
+	rc = iscsi_session_register(s);
+	if (rc) {
+		log_warn("iscsi: %s: %s: refusing a new session", c->peer,
+			 rc == -EBUSY ? "max_sessions reached" : "no free TSIH");
+		iscsi_session_abandon(s);
+		iscsi_login_fail(c, ISCSI_LS_OUT_OF_RESOURCES, NULL);
+		return -1;
+	}
+	if (s->type == ISCSI_SESSION_NORMAL) {
+		rc = iscsi_session_nexus(s, l->map);
+		l->map = NULL;
+		if (rc) {
+			iscsi_session_abandon(s);
+			iscsi_login_fail(c, ISCSI_LS_TARGET_ERROR, NULL);
+			return -1;
+		}
+	}
+	iscsi_session_add_conn(s, c);
+	iscsi_session_event(s, ISCSI_SEV_LOGGED_IN); /* N2 */
+	c->max_tasks = 2 * s->cmdsn.depth + 8;
+	log_escape(iname, sizeof(iname), s->initiator_name, strlen(s->initiator_name));
+	log_notice("iscsi: login: initiator %s isid 0x%s -> %s tpgt %u: %s session tsih %u, "
+		   "from %s to %s%s%s",
+		   iname, isid, s->target ? s->target->name : "(discovery)",
+		   s->tpg ? s->tpg->tag : 0,
+		   s->type == ISCSI_SESSION_NORMAL ? "normal" : "discovery", s->tsih, c->peer,
+		   c->local, s->params.header_digest ? ", header digest" : "",
+		   s->params.data_digest ? ", data digest" : "");
+	return 0;
+}
+
+/* The leading login asks for full feature phase: reinstate an old session
+ * of the same I_T nexus first (RFC 7143 6.3.5). 0: done, 1: waiting,
+ * -1: failed. */
+static int login_finish(struct iscsi_conn *c)
+{
+	struct iscsi_login *l = c->login;
+
+	if (l->neg.active.session_type == ISCSI_SESSION_NORMAL) {
+		int rc = iscsi_session_reinstate(c, l->isid, l->neg.initiator_name, c->target);
+
+		if (rc < 0) {
+			iscsi_login_fail(c, ISCSI_LS_SERVICE_UNAVAILABLE, NULL);
+			return -1;
+		}
+		if (rc > 0) {
+			l->waiting = true;
+			iscsi_conn_pause(c);
+			return 1;
+		}
+	}
+	return login_complete(c) ? -1 : 0;
+}
+
+void iscsi_login_resume(struct iscsi_conn *c)
+{
+	struct iscsi_login *l = c->login;
+
+	if (!l || !l->waiting)
+		return;
+	l->waiting = false;
+	if (login_complete(c))
+		return;
+	send_rsp_piece(c);
+	if (!iscsi_conn_dead(c))
+		iscsi_conn_resume(c);
+}
+
+/* Names, target, portal group, ACL: checked once the first request is
+ * complete. 0 or -1 after a failure response. */
+static int login_resolve(struct iscsi_conn *c)
+{
+	struct iscsi_login *l = c->login;
+	struct iscsi_neg *n = &l->neg;
+	struct iscsi_target *t = NULL;
+	struct iscsi_tpg *tpg = NULL;
+	bool removed = false;
+	int rc;
+
+	l->target_resolved = true;
+	if (!n->initiator_name[0]) {
+		/* 13.5: InitiatorName MUST be in the first Login Request */
+		iscsi_login_fail(c, ISCSI_LS_MISSING_PARAMETER, NULL);
+		return -1;
+	}
+	if (n->active.session_type == ISCSI_SESSION_NORMAL) {
+		if (!n->target_name[0]) {
+			iscsi_login_fail(c, ISCSI_LS_MISSING_PARAMETER, NULL);
+			return -1;
+		}
+		pthread_mutex_lock(&iscsi_global.lock);
+		t = iscsi_target_find_locked(n->target_name);
+		if (t) {
+			removed = t->removed;
+			tpg = iscsi_tpg_find_locked(t, c->portal);
+			if (!removed && tpg) {
+				iscsi_target_get(t);
+				c->target = t;
+				c->tpg = tpg;
+			}
+		}
+		pthread_mutex_unlock(&iscsi_global.lock);
+		if (!t || !tpg) {
+			iscsi_login_fail(c, ISCSI_LS_NOT_FOUND, NULL);
+			return -1;
+		}
+		if (removed) {
+			iscsi_login_fail(c, ISCSI_LS_TARGET_REMOVED, NULL);
+			return -1;
+		}
+		rc = scsi_target_access(t->st, n->initiator_name, &l->map);
+		if (rc) {
+			l->map = NULL;
+			iscsi_login_fail(c, rc == -EACCES ? ISCSI_LS_AUTHZ_FAILURE
+							  : ISCSI_LS_TARGET_ERROR,
+					 NULL);
+			return -1;
+		}
+		/* 13.9: the portal group tag in the first response */
+		iscsi_kbuf_add_num(&l->rsp, "TargetPortalGroupTag", tpg->tag);
+		if (t->alias[0])
+			iscsi_kbuf_add(&l->rsp, "TargetAlias", t->alias);
+	}
+	if (l->tsih) {
+		struct iscsi_session *s;
+		enum iscsi_login_status st = ISCSI_LS_SESSION_NOT_FOUND;
+
+		/* a connection for an existing session (6.3.4) */
+		pthread_mutex_lock(&iscsi_global.lock);
+		s = iscsi_session_find_tsih_locked(l->tsih);
+		if (s && !memcmp(s->isid, l->isid, ISCSI_ISID_LEN) &&
+		    !strcmp(s->initiator_name, n->initiator_name) && s->target == c->target &&
+		    s->type == n->active.session_type && !s->ending) {
+			struct iscsi_conn *oc;
+			bool same_cid = false;
+
+			list_for_each_entry(oc, &s->conns, sess_node)
+				if (oc->cid == l->cid) {
+					same_cid = true;
+					/* connection reinstatement at ERL 0: the old
+					 * connection goes and the session with it */
+					iscsi_conn_drop_async(oc);
+				}
+			st = same_cid ? ISCSI_LS_SESSION_NOT_FOUND
+				      : s->nconns >= s->params.max_connections
+					? ISCSI_LS_TOO_MANY_CONNECTIONS
+					: ISCSI_LS_CANT_INCLUDE; /* MC/S not offered */
+		}
+		pthread_mutex_unlock(&iscsi_global.lock);
+		iscsi_login_fail(c, st, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/* Keys of one complete request. */
+static int login_request(struct iscsi_conn *c, const uint8_t *data, uint32_t len, bool transit,
+			 unsigned nsg)
+{
+	struct iscsi_login *l = c->login;
+	struct iscsi_kv kv[ISCSI_KEYS_MAX];
+	struct iscsi_kv akv[ISCSI_KEYS_MAX];
+	enum iscsi_neg_result nr;
+	enum iscsi_keys_err ke;
+	unsigned nkv, nauth = 0;
+
+	iscsi_kbuf_reset(&l->rsp);
+	l->rsp_off = 0;
+	ke = iscsi_keys_parse(data, len, kv, ISCSI_KEYS_MAX, &nkv);
+	if (ke) {
+		iscsi_conn_proto_err(c, "login keys: %s", iscsi_keys_strerror(ke));
+		iscsi_login_fail(c, ISCSI_LS_INITIATOR_ERROR, NULL);
+		return -1;
+	}
+	if (l->auth && l->stage == ISCSI_STAGE_SECURITY) {
+		/* keys outside the table (CHAP_A, CHAP_N, ...) belong to the
+		 * authentication method, the others are negotiated */
+		unsigned k = 0;
+
+		nauth = 0;
+		for (unsigned i = 0; i < nkv; i++) {
+			if (iscsi_key_lookup(kv[i].key, kv[i].key_len) == ISCSI_KEY_UNKNOWN)
+				akv[nauth++] = kv[i];
+			else
+				kv[k++] = kv[i];
+		}
+		nkv = k;
+	}
+	nr = iscsi_neg_request(&l->neg,
+			       l->stage == ISCSI_STAGE_SECURITY ? ISCSI_NEG_SECURITY
+								: ISCSI_NEG_OPERATIONAL,
+			       kv, nkv, &l->rsp);
+	if (nr) {
+		iscsi_conn_proto_err(c, "login negotiation: %s", iscsi_neg_strerror(nr));
+		iscsi_login_fail(c, neg_status[nr], NULL);
+		return -1;
+	}
+	if (l->rsp.overflow) {
+		iscsi_login_fail(c, ISCSI_LS_INITIATOR_ERROR, NULL);
+		return -1;
+	}
+	if (!l->target_resolved && login_resolve(c))
+		return -1;
+
+	/* authentication (12): None is done at once; other methods run
+	 * through their module until it says done */
+	if (l->neg.cur & (1u << ISCSI_KEY_AUTH_METHOD)) {
+		uint8_t m = l->neg.active.auth_method;
+
+		if (m == ISCSI_AUTH_NONE) {
+			l->auth_done = true;
+		} else if (auth_methods[m]) {
+			l->auth = auth_methods[m];
+		} else {
+			iscsi_login_fail(c, ISCSI_LS_AUTH_FAILURE, NULL);
+			return -1;
+		}
+	} else if (l->auth && l->stage == ISCSI_STAGE_SECURITY) {
+		enum iscsi_auth_result ar = l->auth->step(l, akv, nauth, &l->rsp);
+
+		if (ar == ISCSI_AUTH_FAIL) {
+			iscsi_login_fail(c, ISCSI_LS_AUTH_FAILURE, NULL);
+			return -1;
+		}
+		l->auth_done = ar == ISCSI_AUTH_DONE;
+	}
+	if (!l->auth_done && !l->auth && (transit || l->stage != ISCSI_STAGE_SECURITY)) {
+		/* no AuthMethod negotiated: allowed only when the target
+		 * accepts None (6.3.1: the security stage may be skipped) */
+		if (!(l->neg.auth_allowed & (1u << ISCSI_AUTH_NONE))) {
+			iscsi_login_fail(c, ISCSI_LS_AUTH_FAILURE, NULL);
+			return -1;
+		}
+		l->auth_done = true;
+	}
+
+	l->rsp_transit = transit && l->auth_done;
+	l->rsp_nsg = (uint8_t)nsg;
+	if (l->stage == ISCSI_STAGE_OPERATIONAL ||
+	    (l->rsp_transit && nsg == ISCSI_STAGE_FULL_FEATURE))
+		iscsi_neg_declare(&l->neg, &l->rsp);
+	if (l->rsp_transit && nsg == ISCSI_STAGE_FULL_FEATURE) {
+		int rc = login_finish(c);
+
+		if (rc)
+			return rc < 0 ? -1 : 0; /* failed, or waiting */
+	}
+	send_rsp_piece(c);
+	return 0;
+}
+
+int iscsi_login_rx(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8_t *data,
+		   uint32_t len)
+{
+	const struct iscsi_bhs_login_req *q = &h->login_req;
+	bool transit = q->flags & ISCSI_LOGIN_F_TRANSIT;
+	bool cont = q->flags & ISCSI_LOGIN_F_CONTINUE;
+	unsigned csg = iscsi_login_csg(q->flags);
+	unsigned nsg = iscsi_login_nsg(q->flags);
+	struct iscsi_login *l = c->login;
+
+	if (c->state == ISCSI_CONN_S3_XPT_UP)
+		iscsi_conn_event(c, ISCSI_CEV_LOGIN_REQ); /* T4 */
+	if (!l) {
+		l = c->login = login_new();
+		if (!l) {
+			iscsi_conn_drop(c, "out of memory for a login");
+			return -ENOMEM;
+		}
+	}
+	if (l->failed || l->waiting)
+		return 0;
+	l->itt = get_be32(q->itt);
+	if (!l->started) {
+		l->started = true;
+		memcpy(l->isid, q->isid, ISCSI_ISID_LEN);
+		l->tsih = get_be16(q->tsih);
+		l->cid = get_be16(q->cid);
+		l->cmdsn = get_be32(q->cmdsn);
+		c->cid = l->cid;
+		/* the first StatSN is ours to choose: continue the
+		 * initiator's expectation */
+		c->stat_sn = get_be32(q->exp_statsn);
+		if (q->version_min > ISCSI_VERSION || q->version_max < q->version_min) {
+			/* 11.12.4: we speak version 0x00 only */
+			iscsi_login_fail(c, ISCSI_LS_UNSUPPORTED_VERSION, NULL);
+			return 0;
+		}
+	} else if (memcmp(l->isid, q->isid, ISCSI_ISID_LEN) || l->tsih != get_be16(q->tsih) ||
+		   l->cid != get_be16(q->cid)) {
+		/* 11.12.5-7: fixed for the whole login */
+		iscsi_login_fail(c, ISCSI_LS_INITIATOR_ERROR, NULL);
+		return 0;
+	}
+	if ((transit && cont) || csg != l->stage ||
+	    (transit && (nsg <= csg || nsg == ISCSI_STAGE_RESERVED))) {
+		/* 11.12.2, 6.3: C=1 needs T=0; stages only move forward */
+		iscsi_conn_proto_err(c, "login flags 0x%02x in stage %u", q->flags, l->stage);
+		iscsi_login_fail(c, ISCSI_LS_INITIATOR_ERROR, NULL);
+		return 0;
+	}
+	if (l->rsp_off) {
+		/* the initiator fetches the rest of a C-bit answer with empty
+		 * requests */
+		if (len) {
+			iscsi_login_fail(c, ISCSI_LS_INITIATOR_ERROR, NULL);
+			return 0;
+		}
+		send_rsp_piece(c);
+		return 0;
+	}
+	if (cont || l->acc_len) {
+		uint8_t *acc;
+
+		if (len > ISCSI_KEYS_ACCUM_MAX - l->acc_len) {
+			iscsi_conn_proto_err(c, "login request over %u bytes", ISCSI_KEYS_ACCUM_MAX);
+			iscsi_login_fail(c, ISCSI_LS_INITIATOR_ERROR, NULL);
+			return 0;
+		}
+		acc = realloc(l->acc, l->acc_len + len + 1);
+		if (!acc) {
+			iscsi_login_fail(c, ISCSI_LS_OUT_OF_RESOURCES, NULL);
+			return 0;
+		}
+		l->acc = acc;
+		if (len)
+			memcpy(l->acc + l->acc_len, data, len);
+		l->acc_len += len;
+		if (cont) {
+			send_empty_rsp(c);
+			return 0;
+		}
+		data = l->acc;
+		len = l->acc_len;
+	}
+	login_request(c, data, len, transit, nsg);
+	if (c->login) {
+		free(c->login->acc);
+		c->login->acc = NULL;
+		c->login->acc_len = 0;
+	}
+	return 0;
+}

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* portal.c: network portals: listening sockets on reactor 0, accept, and
+ * the hand-off of each new connection to a reactor (reactor_pool_next). A
+ * cap on connections still in login (max_logins_in_progress) protects the
+ * target from connection floods. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/target.h"
+#include "lib/compiler.h"
+#include "lib/log.h"
+#include "lib/reactor.h"
+
+#define PORTAL_BACKLOG 128
+#define PORTAL_ACCEPT_BATCH 32
+
+int iscsi_addr_parse(const char *addr, struct sockaddr_storage *sa, socklen_t *len)
+{
+	char host[INET6_ADDRSTRLEN + 1];
+	const char *colon, *h = addr;
+	size_t hl;
+	unsigned long port;
+	char *end;
+
+	memset(sa, 0, sizeof(*sa));
+	if (!addr)
+		return -EINVAL;
+	if (addr[0] == '[') {
+		const char *rb = strchr(addr, ']');
+
+		if (!rb || rb[1] != ':')
+			return -EINVAL;
+		h = addr + 1;
+		hl = (size_t)(rb - h);
+		colon = rb + 1;
+	} else {
+		colon = strrchr(addr, ':');
+		if (!colon)
+			return -EINVAL;
+		hl = (size_t)(colon - addr);
+	}
+	if (hl == 0 || hl >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, h, hl);
+	host[hl] = 0;
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end || port == 0 || port > 65535)
+		return -EINVAL;
+	if (addr[0] == '[') {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)sa;
+
+		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
+			return -EINVAL;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)sa;
+
+		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+			return -EINVAL;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		*len = sizeof(*s4);
+	}
+	return 0;
+}
+
+void iscsi_addr_format(const struct sockaddr *sa, char *buf, size_t size)
+{
+	char host[INET6_ADDRSTRLEN];
+
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)(const void *)sa;
+
+		if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+			inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], host, sizeof(host));
+			snprintf(buf, size, "%s:%u", host, ntohs(s6->sin6_port));
+			return;
+		}
+		inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+		snprintf(buf, size, "[%s]:%u", host, ntohs(s6->sin6_port));
+	} else if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)(const void *)sa;
+
+		inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+		snprintf(buf, size, "%s:%u", host, ntohs(s4->sin_port));
+	} else {
+		snprintf(buf, size, "?");
+	}
+}
+
+static bool sa_equal(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *x = (const struct sockaddr_in *)a;
+		const struct sockaddr_in *y = (const struct sockaddr_in *)b;
+
+		return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
+	}
+	const struct sockaddr_in6 *x = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in6 *y = (const struct sockaddr_in6 *)b;
+
+	return x->sin6_port == y->sin6_port &&
+	       !memcmp(&x->sin6_addr, &y->sin6_addr, sizeof(x->sin6_addr));
+}
+
+static bool sa_wildcard(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr == htonl(INADDR_ANY);
+	return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)a)->sin6_addr);
+}
+
+static void portal_accept_cb(struct reactor_fd *h, uint32_t revents)
+{
+	static struct log_ratelimit rl = LOG_RATELIMIT_INIT(10ull * 1000000000ull, 3);
+	struct iscsi_portal *p = container_of(h, struct iscsi_portal, rfd);
+	unsigned max = iscsi_global.settings.max_logins_in_progress;
+
+	for (int i = 0; i < PORTAL_ACCEPT_BATCH; i++) {
+		int fd = accept4(p->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+			    log_ratelimit_ok(&rl))
+				log_warn("iscsi: accept on %s: %s", p->addr, strerror(errno));
+			return;
+		}
+		if (max && atomic_fetch_add(&iscsi_global.logins_in_progress, 1) >= max) {
+			atomic_fetch_sub(&iscsi_global.logins_in_progress, 1);
+			if (log_ratelimit_ok(&rl))
+				log_warn("iscsi: %u connections in login (max_logins_in_progress): "
+					 "refusing a new connection on %s",
+					 max, p->addr);
+			close(fd);
+			continue;
+		}
+		if (!max)
+			atomic_fetch_add(&iscsi_global.logins_in_progress, 1);
+		iscsi_conn_hand_off(reactor_pool_next(), fd, p);
+	}
+}
+
+static struct iscsi_portal *portal_find_locked(const struct sockaddr_storage *sa)
+{
+	struct iscsi_portal *p;
+
+	list_for_each_entry(p, &iscsi_global.portals, node)
+		if (sa_equal(&p->sa, sa))
+			return p;
+	return NULL;
+}
+
+static int portal_bind(struct iscsi_portal *p, struct iscsi_tpg *tpg)
+{
+	struct iscsi_bind *b;
+
+	list_for_each_entry(b, &tpg->binds, tpg_node)
+		if (b->portal == p)
+			return 0;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->portal = p;
+	b->tpg = tpg;
+	list_add_tail(&p->binds, &b->portal_node);
+	list_add_tail(&tpg->binds, &b->tpg_node);
+	return 0;
+}
+
+static int portal_open(struct iscsi_portal *p)
+{
+	int one = 1, fd, rc;
+
+	fd = socket(p->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (p->sa.ss_family == AF_INET6)
+		/* "[::]" and "0.0.0.0" can then be configured side by side */
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&p->sa, p->salen) < 0 || listen(fd, PORTAL_BACKLOG) < 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	rc = reactor_fd_add(reactor_pool_get(0), &p->rfd, fd, REACTOR_IN, portal_accept_cb);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	p->fd = fd;
+	return 0;
+}
+
+int iscsi_tpg_portal_add(struct iscsi_tpg *tpg, const char *addr)
+{
+	struct sockaddr_storage sa;
+	struct iscsi_portal *p;
+	socklen_t salen;
+	int rc;
+
+	rc = iscsi_addr_parse(addr, &sa, &salen);
+	if (rc) {
+		log_err("iscsi: portal \"%s\": not an address:port", addr ? addr : "");
+		return rc;
+	}
+	pthread_mutex_lock(&iscsi_global.lock);
+	p = portal_find_locked(&sa);
+	if (p) {
+		/* another portal group on the same address: share the socket */
+		rc = portal_bind(p, tpg);
+		pthread_mutex_unlock(&iscsi_global.lock);
+		return rc;
+	}
+	pthread_mutex_unlock(&iscsi_global.lock);
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	snprintf(p->addr, sizeof(p->addr), "%s", addr);
+	memcpy(&p->sa, &sa, sizeof(sa));
+	p->salen = salen;
+	p->wildcard = sa_wildcard(&sa);
+	list_init(&p->binds);
+	rc = portal_open(p);
+	if (rc) {
+		log_err("iscsi: cannot listen on %s: %s", addr, strerror(-rc));
+		free(p);
+		return rc;
+	}
+	pthread_mutex_lock(&iscsi_global.lock);
+	list_add_tail(&iscsi_global.portals, &p->node);
+	rc = portal_bind(p, tpg);
+	pthread_mutex_unlock(&iscsi_global.lock);
+	log_info("iscsi: listening on %s for %s tpgt %u", addr, tpg->target->name, tpg->tag);
+	return rc;
+}
+
+static void portal_close(struct iscsi_portal *p)
+{
+	if (p->fd >= 0) {
+		reactor_fd_del(&p->rfd);
+		close(p->fd);
+		p->fd = -1;
+	}
+	free(p);
+}
+
+void iscsi_tpg_unbind_all(struct iscsi_tpg *tpg)
+{
+	struct iscsi_bind *b, *tmp;
+	struct list_node idle;
+	struct iscsi_portal *p, *ptmp;
+
+	list_init(&idle);
+	pthread_mutex_lock(&iscsi_global.lock);
+	list_for_each_entry_safe(b, tmp, &tpg->binds, tpg_node)
+	{
+		p = b->portal;
+		list_del(&b->tpg_node);
+		list_del(&b->portal_node);
+		free(b);
+		if (list_empty(&p->binds) && list_linked(&p->node)) {
+			list_del(&p->node);
+			list_add_tail(&idle, &p->node);
+		}
+	}
+	pthread_mutex_unlock(&iscsi_global.lock);
+	list_for_each_entry_safe(p, ptmp, &idle, node)
+	{
+		list_del(&p->node);
+		log_info("iscsi: no longer listening on %s", p->addr);
+		portal_close(p);
+	}
+}
+
+void iscsi_portals_close_all(void)
+{
+	struct iscsi_portal *p;
+
+	pthread_mutex_lock(&iscsi_global.lock);
+	list_for_each_entry(p, &iscsi_global.portals, node)
+		if (p->fd >= 0) {
+			reactor_fd_del(&p->rfd);
+			close(p->fd);
+			p->fd = -1;
+		}
+	pthread_mutex_unlock(&iscsi_global.lock);
+}
+
+struct iscsi_portal *iscsi_portal_new_virtual(struct iscsi_tpg *tpg)
+{
+	struct iscsi_portal *p = calloc(1, sizeof(*p));
+	struct sockaddr_in *s4;
+
+	if (!p)
+		return NULL;
+	s4 = (struct sockaddr_in *)&p->sa;
+	snprintf(p->addr, sizeof(p->addr), "127.0.0.1:3260");
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons(3260);
+	s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	p->salen = sizeof(*s4);
+	p->fd = -1;
+	list_init(&p->node);
+	list_init(&p->binds);
+	pthread_mutex_lock(&iscsi_global.lock);
+	if (portal_bind(p, tpg)) {
+		pthread_mutex_unlock(&iscsi_global.lock);
+		free(p);
+		return NULL;
+	}
+	pthread_mutex_unlock(&iscsi_global.lock);
+	return p;
+}
+
+void iscsi_portal_free_virtual(struct iscsi_portal *p)
+{
+	struct iscsi_bind *b, *tmp;
+
+	pthread_mutex_lock(&iscsi_global.lock);
+	list_for_each_entry_safe(b, tmp, &p->binds, portal_node)
+	{
+		list_del(&b->tpg_node);
+		list_del(&b->portal_node);
+		free(b);
+	}
+	pthread_mutex_unlock(&iscsi_global.lock);
+	free(p);
+}

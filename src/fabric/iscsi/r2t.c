@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* r2t.c: write data: unsolicited Data-Out, R2T (RFC 7143 11.8) and solicited
+ * Data-Out (11.7), with DataPDUInOrder=Yes and DataSequenceInOrder=Yes (the
+ * only values the target accepts): every burst arrives in offset order, each
+ * PDU right after the previous one.
+ *
+ * A task wants t->want bytes at cmd->buf (the core's write_len, never more
+ * than the Expected Data Transfer Length). Unsolicited data (immediate data
+ * and, with InitialR2T=No, a first burst of Data-Out up to FirstBurstLength)
+ * covers [0, uns_got); once the unsolicited burst is over (F bit), R2Ts of
+ * at most MaxBurstLength each solicit the rest, up to MaxOutstandingR2T at a
+ * time. Bytes beyond want are received and discarded. A sequence error
+ * (DataSN, Buffer Offset, length, data digest) fails the task with CHECK
+ * CONDITION once its outstanding bursts are over (ERL 0 has no recovery). */
+#include <string.h>
+
+#include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/session.h"
+#include "lib/compiler.h"
+#include "lib/endian.h"
+#include "lib/log.h"
+
+static uint32_t new_ttt(struct iscsi_conn *c, const struct iscsi_task *t)
+{
+	uint32_t ttt;
+
+	/* high half: a generation, low half: the task slot (iscsi_task_by_ttt) */
+	do
+		ttt = ((uint32_t)++c->ttt_gen << 16) | t->idx;
+	while (ttt == ISCSI_RSVD_TAG);
+	return ttt;
+}
+
+static void send_r2t(struct iscsi_task *t, struct iscsi_r2t *r, uint32_t r2tsn)
+{
+	struct iscsi_conn *c = t->conn;
+	struct iscsi_tx *tx = iscsi_tx_get(c);
+	struct iscsi_bhs_r2t *h;
+
+	if (!tx) {
+		iscsi_conn_drop(c, "out of memory for an R2T");
+		return;
+	}
+	h = &tx->hdr.r2t;
+	h->opcode = ISCSI_OP_R2T;
+	h->flags = ISCSI_FLAG_FINAL;
+	memcpy(h->lun, t->lun, sizeof(h->lun));
+	put_be32(h->itt, t->itt);
+	put_be32(h->ttt, r->ttt);
+	/* 11.8: StatSN carries the next StatSN and is not advanced */
+	iscsi_conn_fill_sn(c, h->statsn, h->exp_cmdsn, h->max_cmdsn, false);
+	put_be32(h->r2tsn, r2tsn);
+	put_be32(h->buffer_offset, r->offset);
+	put_be32(h->desired_len, r->len);
+	iscsi_tx_queue(c, tx);
+}
+
+/* Open R2Ts while the window of outstanding ones allows and bytes remain. */
+static void r2t_send_more(struct iscsi_task *t)
+{
+	const struct iscsi_params *p = &t->sess->params;
+	unsigned max_open = UT_MIN((unsigned)p->max_outstanding_r2t, ISCSI_R2T_MAX);
+
+	while (t->r2t_open < max_open && t->sol_next < t->want && !iscsi_conn_dead(t->conn)) {
+		struct iscsi_r2t *r = NULL;
+
+		for (unsigned i = 0; i < ISCSI_R2T_MAX; i++)
+			if (!t->r2t[i].active) {
+				r = &t->r2t[i];
+				break;
+			}
+		if (!r)
+			return;
+		r->active = true;
+		r->ttt = new_ttt(t->conn, t);
+		r->offset = t->sol_next;
+		r->len = UT_MIN(t->want - t->sol_next, p->max_burst_length);
+		r->got = 0;
+		r->datasn = 0;
+		t->sol_next += r->len;
+		t->r2t_open++;
+		/* ExpDataSN of the response counts R2Ts (11.4.8) */
+		t->datasn++;
+		send_r2t(t, r, t->r2tsn++);
+	}
+}
+
+void iscsi_r2t_stop(struct iscsi_task *t)
+{
+	for (unsigned i = 0; i < ISCSI_R2T_MAX; i++)
+		t->r2t[i].active = false;
+	t->r2t_open = 0;
+}
+
+void iscsi_task_data_progress(struct iscsi_task *t)
+{
+	if (t->state != ISCSI_TASK_DATA_OUT)
+		return;
+	if (t->aborted) {
+		/* cmd_abort_pending came while data was arriving */
+		iscsi_task_exec(t);
+		return;
+	}
+	if (t->uns_open)
+		return; /* the unsolicited burst goes on until its F bit */
+	if (t->sol_next < t->uns_got)
+		t->sol_next = t->uns_got;
+	if (!t->fabric_error)
+		r2t_send_more(t);
+	if (t->r2t_open == 0 && (t->sol_next >= t->want || t->fabric_error))
+		iscsi_task_data_complete(t);
+}
+
+static void fail_task(struct iscsi_task *t, enum sense_reason r)
+{
+	if (!t->fabric_error)
+		t->fabric_error = (uint16_t)r;
+}
+
+int iscsi_data_out_hdr(struct iscsi_conn *c, struct iscsi_rx *rx)
+{
+	const struct iscsi_bhs_data_out *h = &rx->hdr.data_out;
+	uint32_t itt = get_be32(h->itt);
+	uint32_t ttt = get_be32(h->ttt);
+	uint32_t datasn = get_be32(h->datasn);
+	uint32_t off = get_be32(h->buffer_offset);
+	uint32_t len = rx->dsl;
+	struct iscsi_task *t;
+
+	c->rx_task = NULL;
+	c->rx_r2t = -1;
+	if (!c->sess || c->sess->type != ISCSI_SESSION_NORMAL) {
+		iscsi_reject(c, ISCSI_REJECT_PROTOCOL_ERROR, &rx->hdr);
+		c->rx_discard = true;
+		return 0;
+	}
+	c->exp_stat_sn = get_be32(h->exp_statsn);
+	if (ttt != ISCSI_RSVD_TAG) {
+		struct iscsi_r2t *r = NULL;
+
+		t = iscsi_task_by_ttt(c, ttt);
+		if (t)
+			for (unsigned i = 0; i < ISCSI_R2T_MAX; i++)
+				if (t->r2t[i].active && t->r2t[i].ttt == ttt) {
+					r = &t->r2t[i];
+					c->rx_r2t = (int)i;
+				}
+		if (!t || !r || t->itt != itt) {
+			/* a burst of a task that ended (aborted, failed) or a
+			 * stray PDU: nothing to put it in */
+			iscsi_conn_proto_err(c, "Data-Out for unknown TTT 0x%08x ITT 0x%08x", ttt,
+					     itt);
+			c->rx_discard = true;
+			return 0;
+		}
+		c->rx_task = t;
+		if (t->fabric_error)
+			return 0; /* draining a failed task */
+		if (datasn != r->datasn) {
+			iscsi_conn_proto_err(c, "DataSN %u, expected %u (ITT 0x%08x)", datasn,
+					     r->datasn, itt);
+			fail_task(t, SENSE_ABORTED_DATA_OFFSET_ERROR);
+			return 0;
+		}
+		if (off != r->offset + r->got) {
+			iscsi_conn_proto_err(c, "Buffer Offset %u, expected %u (ITT 0x%08x)", off,
+					     r->offset + r->got, itt);
+			fail_task(t, SENSE_ABORTED_DATA_OFFSET_ERROR);
+			return 0;
+		}
+		if (len > r->len - r->got) {
+			iscsi_conn_proto_err(c, "Data-Out beyond the R2T (ITT 0x%08x)", itt);
+			fail_task(t, SENSE_ABORTED_TOO_MUCH_WRITE_DATA);
+			return 0;
+		}
+		/* within [r->offset, r->offset + r->len) which is within want */
+		rx->dst = t->cmd.buf + off;
+		rx->keep = len;
+		return 0;
+	}
+
+	/* unsolicited Data-Out (InitialR2T=No) */
+	t = iscsi_task_by_itt(c, itt);
+	if (!t || t->state != ISCSI_TASK_DATA_OUT || !t->uns_open) {
+		iscsi_conn_proto_err(c, "unsolicited Data-Out for ITT 0x%08x not expected", itt);
+		c->rx_discard = true;
+		return 0;
+	}
+	c->rx_task = t;
+	if (t->fabric_error)
+		return 0;
+	if (datasn != t->uns_datasn || off != t->uns_got) {
+		iscsi_conn_proto_err(c, "unsolicited DataSN %u / offset %u, expected %u / %u", datasn,
+				     off, t->uns_datasn, t->uns_got);
+		fail_task(t, SENSE_ABORTED_DATA_OFFSET_ERROR);
+		return 0;
+	}
+	if ((uint64_t)off + len > UT_MIN(t->edtl, t->sess->params.first_burst_length)) {
+		/* 13.14: unsolicited data is bounded by FirstBurstLength */
+		iscsi_conn_proto_err(c, "unsolicited data beyond FirstBurstLength (ITT 0x%08x)",
+				     itt);
+		fail_task(t, SENSE_ABORTED_TOO_MUCH_WRITE_DATA);
+		return 0;
+	}
+	if (off < t->want) {
+		rx->dst = t->cmd.buf + off;
+		rx->keep = UT_MIN(len, t->want - off);
+	}
+	return 0;
+}
+
+int iscsi_data_out_done(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok)
+{
+	const struct iscsi_bhs_data_out *h = &rx->hdr.data_out;
+	struct iscsi_task *t = c->rx_task;
+	bool final = h->flags & ISCSI_FLAG_FINAL;
+
+	c->rx_task = NULL;
+	if (!t)
+		return 0;
+	if (!ddigest_ok) {
+		/* RFC 7143 7.8 at ERL 0: reject, fail the task */
+		iscsi_conn_proto_err(c, "data digest error in Data-Out (ITT 0x%08x)", t->itt);
+		iscsi_reject(c, ISCSI_REJECT_DATA_DIGEST, &rx->hdr);
+		fail_task(t, SENSE_ABORTED_PROTOCOL_CRC_ERROR);
+	}
+	if (c->rx_r2t >= 0) {
+		struct iscsi_r2t *r = &t->r2t[c->rx_r2t];
+
+		if (!r->active)
+			goto progress; /* stopped while the PDU came in */
+		r->got += rx->dsl;
+		r->datasn++;
+		if (r->got > r->len)
+			r->got = r->len;
+		if (final) {
+			/* 11.7.1: F ends the burst; all of it must be there */
+			if (r->got < r->len)
+				fail_task(t, SENSE_ABORTED_DATA_OFFSET_ERROR);
+			r->active = false;
+			t->r2t_open--;
+		}
+	} else if (t->uns_open) {
+		t->uns_got += rx->dsl;
+		t->uns_datasn++;
+		if (final)
+			t->uns_open = false;
+	}
+progress:
+	iscsi_task_data_progress(t);
+	return c->rx_paused ? 1 : 0;
+}

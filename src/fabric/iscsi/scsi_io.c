@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* scsi_io.c: SCSI Command (RFC 7143 11.3), SCSI Response (11.4), Data-In
+ * (11.7), the task pool and the fabric hooks of the SCSI core. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/session.h"
+#include "fabric/iscsi/target.h"
+#include "lib/compiler.h"
+#include "lib/endian.h"
+#include "lib/log.h"
+
+/* ---- task pool ---- */
+
+static unsigned itt_bucket(uint32_t itt)
+{
+	return (itt ^ (itt >> 8) ^ (itt >> 16)) % ISCSI_ITT_BUCKETS;
+}
+
+struct iscsi_task *iscsi_task_get(struct iscsi_conn *c)
+{
+	struct iscsi_task *t;
+
+	if (!list_empty(&c->task_free)) {
+		t = list_first_entry(&c->task_free, struct iscsi_task, node);
+		list_del(&t->node);
+	} else {
+		if (c->ntasks >= c->max_tasks)
+			return NULL;
+		if ((c->ntasks & (c->ntasks - 1)) == 0) {
+			/* grow the table at powers of two */
+			unsigned cap = c->ntasks ? c->ntasks * 2 : 16;
+			struct iscsi_task **tab = realloc(c->task_tab, cap * sizeof(*tab));
+
+			if (!tab)
+				return NULL;
+			c->task_tab = tab;
+		}
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return NULL;
+		t->idx = (uint16_t)c->ntasks;
+		c->task_tab[c->ntasks++] = t;
+	}
+	{
+		uint16_t idx = t->idx;
+
+		memset(&t->node, 0, sizeof(*t) - offsetof(struct iscsi_task, node));
+		t->idx = idx;
+	}
+	t->conn = c;
+	t->sess = c->sess;
+	list_init(&t->itt_node);
+	list_init(&t->hold_node);
+	list_add_tail(&c->tasks, &t->node);
+	c->live_tasks++;
+	c->sess->tasks++;
+	iscsi_conn_get(c);
+	return t;
+}
+
+void iscsi_task_put(struct iscsi_task *t)
+{
+	struct iscsi_conn *c = t->conn;
+	struct iscsi_session *s = t->sess;
+
+	if (t->setup) {
+		t->setup = false;
+		scsi_cmd_release(&t->cmd);
+	}
+	if (c->rx_task == t)
+		c->rx_task = NULL;
+	list_del(&t->node);
+	list_del(&t->itt_node);
+	list_del(&t->hold_node);
+	if (t->counted) {
+		t->counted = false;
+		s->cmdsn.busy--;
+	}
+	t->state = ISCSI_TASK_FREE;
+	list_add(&c->task_free, &t->node);
+	c->live_tasks--;
+	if (c->logout_pending && c->live_tasks == 0)
+		iscsi_logout_tasks_drained(c);
+	iscsi_session_task_released(s);
+	iscsi_conn_put(c);
+}
+
+struct iscsi_task *iscsi_task_by_itt(struct iscsi_conn *c, uint32_t itt)
+{
+	struct iscsi_task *t;
+
+	list_for_each_entry(t, &c->itt_hash[itt_bucket(itt)], itt_node)
+		if (t->itt == itt)
+			return t;
+	return NULL;
+}
+
+struct iscsi_task *iscsi_task_by_ttt(struct iscsi_conn *c, uint32_t ttt)
+{
+	unsigned idx = ttt & 0xffffu;
+	struct iscsi_task *t;
+
+	if (ttt == ISCSI_RSVD_TAG || idx >= c->ntasks)
+		return NULL;
+	t = c->task_tab[idx];
+	if (t->state != ISCSI_TASK_DATA_OUT)
+		return NULL;
+	for (unsigned i = 0; i < ISCSI_R2T_MAX; i++)
+		if (t->r2t[i].active && t->r2t[i].ttt == ttt)
+			return t;
+	return NULL;
+}
+
+/* ---- command ordering and hand-off to the core ---- */
+
+void iscsi_task_exec(struct iscsi_task *t)
+{
+	list_del(&t->hold_node);
+	t->exec_pending = false;
+	t->state = ISCSI_TASK_EXEC;
+	/* cmd_done may run inside: t must not be touched afterwards */
+	scsi_cmd_exec(&t->cmd);
+}
+
+void iscsi_task_data_complete(struct iscsi_task *t)
+{
+	struct iscsi_session *s = t->sess;
+
+	if (t->fabric_error && !t->aborted)
+		scsi_cmd_set_fabric_error(&t->cmd, (enum sense_reason)t->fabric_error);
+	/* RFC 7143 3.2.2.1: commands are delivered in CmdSN order; an aborted
+	 * task is finished at once */
+	if (t->immediate || t->aborted || iscsi_cmdsn_reached(&s->cmdsn, t->cmdsn)) {
+		iscsi_task_exec(t);
+		return;
+	}
+	t->exec_pending = true;
+	list_add_tail(&s->held, &t->hold_node);
+}
+
+void iscsi_tasks_cmdsn_advanced(struct iscsi_session *s)
+{
+	bool again = true;
+
+	while (again) {
+		struct iscsi_task *t;
+
+		again = false;
+		list_for_each_entry(t, &s->held, hold_node)
+		{
+			if (iscsi_cmdsn_reached(&s->cmdsn, t->cmdsn)) {
+				iscsi_task_exec(t); /* may change the list: rescan */
+				again = true;
+				break;
+			}
+		}
+	}
+}
+
+/* ---- SCSI Command ---- */
+
+static uint8_t map_attr(uint8_t a)
+{
+	static const uint8_t map[8] = {
+		[ISCSI_ATTR_UNTAGGED] = SCSI_ATTR_SIMPLE,
+		[ISCSI_ATTR_SIMPLE] = SCSI_ATTR_SIMPLE,
+		[ISCSI_ATTR_ORDERED] = SCSI_ATTR_ORDERED,
+		[ISCSI_ATTR_HEAD_OF_QUEUE] = SCSI_ATTR_HEAD_OF_QUEUE,
+		[ISCSI_ATTR_ACA] = SCSI_ATTR_ACA,
+		/* 5..7 reserved: simple */
+	};
+
+	return map[a & ISCSI_CMD_ATTR_MASK];
+}
+
+/* Collect the CDB: 16 bytes in the BHS plus an Extended CDB AHS (11.2.1.5).
+ * Returns 0, -EINVAL for a malformed AHS, -E2BIG for a CDB over
+ * SCSI_MAX_CDB bytes (the first 16 bytes are kept). */
+static int collect_cdb(struct scsi_cmd *cmd, const struct iscsi_rx *rx)
+{
+	uint32_t off = 0;
+	int rc = 0;
+
+	memcpy(cmd->cdb, rx->hdr.cmd.cdb, ISCSI_CDB_LEN);
+	cmd->cdb_len = ISCSI_CDB_LEN;
+	while (off < rx->ahs_len) {
+		const struct iscsi_ahs_hdr *a;
+		uint32_t alen;
+
+		if (rx->ahs_len - off < sizeof(*a) + 1)
+			return -EINVAL;
+		a = (const struct iscsi_ahs_hdr *)(rx->ahs + off);
+		alen = get_be16(a->len);
+		if (alen > rx->ahs_len - off - sizeof(*a))
+			return -EINVAL;
+		if (a->type == ISCSI_AHS_EXTENDED_CDB) {
+			/* AHS-specific: 1 reserved byte, then CDB bytes 16.. */
+			uint32_t extra = alen ? alen - 1 : 0;
+
+			if (!alen)
+				return -EINVAL;
+			if (ISCSI_CDB_LEN + extra > SCSI_MAX_CDB) {
+				rc = -E2BIG;
+			} else {
+				memcpy(cmd->cdb + ISCSI_CDB_LEN, rx->ahs + off + sizeof(*a) + 1, extra);
+				cmd->cdb_len = (uint8_t)(ISCSI_CDB_LEN + extra);
+			}
+		}
+		/* other AHS types (Bidirectional Read EDTL) carry nothing we use */
+		off += UT_ALIGN_UP((uint32_t)sizeof(*a) + alen, 4u);
+	}
+	return rc;
+}
+
+int iscsi_scsi_cmd_hdr(struct iscsi_conn *c, struct iscsi_rx *rx)
+{
+	const struct iscsi_bhs_scsi_cmd *h = &rx->hdr.cmd;
+	struct iscsi_session *s = c->sess;
+	uint32_t itt = get_be32(h->itt);
+	uint32_t cmdsn = get_be32(h->cmdsn);
+	bool immediate = iscsi_hdr_immediate(&rx->hdr);
+	bool advanced = false;
+	struct iscsi_task *t;
+	struct scsi_cmd *cmd;
+	int rc;
+
+	c->rx_task = NULL;
+	if (!s || s->type != ISCSI_SESSION_NORMAL) {
+		/* RFC 7143 4.3: a discovery session carries no SCSI command */
+		iscsi_conn_proto_err(c, "SCSI Command in a discovery session");
+		iscsi_reject(c, ISCSI_REJECT_PROTOCOL_ERROR, &rx->hdr);
+		c->rx_discard = true;
+		return 0;
+	}
+	if (c->state != ISCSI_CONN_S5_LOGGED_IN) {
+		/* logout in progress: no new command on this connection */
+		iscsi_reject(c, ISCSI_REJECT_WAITING_FOR_LOGOUT, &rx->hdr);
+		c->rx_discard = true;
+		return 0;
+	}
+	c->exp_stat_sn = get_be32(h->exp_statsn);
+	if (!immediate) {
+		if (iscsi_cmdsn_check(&s->cmdsn, cmdsn) == ISCSI_CMDSN_OUTSIDE) {
+			/* RFC 7143 3.2.2.1: silently ignored, the connection kept */
+			log_debug("iscsi: %s: CmdSN 0x%08x outside [0x%08x, 0x%08x]: ignored",
+				  c->peer, cmdsn, s->cmdsn.exp, s->cmdsn.max);
+			c->rx_discard = true;
+			return 0;
+		}
+		advanced = iscsi_cmdsn_accept(&s->cmdsn, cmdsn);
+	}
+	if (itt == ISCSI_RSVD_TAG) {
+		iscsi_conn_proto_err(c, "SCSI Command with the reserved ITT");
+		iscsi_reject(c, ISCSI_REJECT_INVALID_PDU_FIELD, &rx->hdr);
+		c->rx_discard = true;
+		goto out;
+	}
+	if (iscsi_task_by_itt(c, itt)) {
+		iscsi_conn_proto_err(c, "ITT 0x%08x already in use", itt);
+		iscsi_reject(c, ISCSI_REJECT_TASK_IN_PROGRESS, &rx->hdr);
+		c->rx_discard = true;
+		goto out;
+	}
+	t = iscsi_task_get(c);
+	if (!t) {
+		/* the window bounds non-immediate commands; immediate ones
+		 * beyond the spare slots are refused (11.17.1 reason 06h) */
+		iscsi_conn_proto_err(c, "no task slot for ITT 0x%08x", itt);
+		iscsi_reject(c, immediate ? ISCSI_REJECT_IMMEDIATE_CMD : ISCSI_REJECT_LONG_OP,
+			     &rx->hdr);
+		c->rx_discard = true;
+		goto out;
+	}
+	t->itt = itt;
+	t->cmdsn = cmdsn;
+	t->immediate = immediate;
+	t->counted = !immediate;
+	if (t->counted)
+		s->cmdsn.busy++;
+	t->edtl = get_be32(h->edtl);
+	memcpy(t->lun, h->lun, sizeof(t->lun));
+	list_add(&c->itt_hash[itt_bucket(itt)], &t->itt_node);
+
+	cmd = &t->cmd;
+	scsi_cmd_init(cmd);
+	cmd->nexus = s->nexus;
+	cmd->reactor = c->r;
+	cmd->lun = get_be64(h->lun);
+	cmd->tag = itt;
+	cmd->exp_len = t->edtl;
+	cmd->attr = map_attr(h->flags);
+	cmd->fabric_dir = (uint8_t)(((h->flags & ISCSI_CMD_F_READ) ? SCSI_DIR_READ : 0) |
+				    ((h->flags & ISCSI_CMD_F_WRITE) ? SCSI_DIR_WRITE : 0));
+	rc = collect_cdb(cmd, rx);
+	scsi_cmd_setup(cmd);
+	t->setup = true;
+	t->state = ISCSI_TASK_DATA_OUT;
+	if (rc == -EINVAL) {
+		iscsi_conn_proto_err(c, "malformed AHS (ITT 0x%08x)", itt);
+		t->fabric_error = SENSE_ABORTED_INVALID_FIELD_IN_CIU;
+	} else if (rc == -E2BIG) {
+		/* a CDB longer than the core takes: CHECK CONDITION */
+		t->fabric_error = SENSE_INVALID_FIELD_IN_CDB;
+	}
+
+	/* What goes into cmd->buf: never more than the core allocated nor
+	 * than the initiator declared it would send. */
+	if ((h->flags & ISCSI_CMD_F_WRITE) && !t->fabric_error)
+		t->want = UT_MIN(cmd->write_len, t->edtl);
+	if (rx->dsl) {
+		/* immediate data (11.3, 13.11); bytes beyond want are read
+		 * and discarded by the receive machine */
+		if (!(h->flags & ISCSI_CMD_F_WRITE))
+			iscsi_conn_proto_err(c, "immediate data on a command without W");
+		rx->dst = cmd->buf;
+		rx->keep = UT_MIN(rx->dsl, t->want);
+		t->uns_got = rx->dsl;
+	}
+	t->uns_open = (h->flags & ISCSI_CMD_F_WRITE) && !(h->flags & ISCSI_FLAG_FINAL);
+	c->rx_task = t;
+out:
+	if (advanced)
+		iscsi_tasks_cmdsn_advanced(s);
+	return 0;
+}
+
+int iscsi_scsi_cmd_done(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok)
+{
+	struct iscsi_task *t = c->rx_task;
+
+	c->rx_task = NULL;
+	if (!t)
+		return 0;
+	if (!ddigest_ok) {
+		/* RFC 7143 7.8 at ERL 0: reject the PDU, end the task with
+		 * PROTOCOL SERVICE CRC ERROR */
+		iscsi_conn_proto_err(c, "data digest error in immediate data (ITT 0x%08x)",
+				     t->itt);
+		iscsi_reject(c, ISCSI_REJECT_DATA_DIGEST, &rx->hdr);
+		if (!t->fabric_error)
+			t->fabric_error = SENSE_ABORTED_PROTOCOL_CRC_ERROR;
+	}
+	iscsi_task_data_progress(t);
+	return c->rx_paused ? 1 : 0;
+}
+
+/* ---- completion: Data-In and SCSI Response ---- */
+
+static void put_resid(const struct scsi_cmd *cmd, uint8_t *flags, uint8_t *resid)
+{
+	if (cmd->resid_kind == SCSI_RESID_OVERFLOW)
+		*flags |= ISCSI_RSP_F_OVERFLOW;
+	else if (cmd->resid_kind == SCSI_RESID_UNDERFLOW)
+		*flags |= ISCSI_RSP_F_UNDERFLOW;
+	else
+		return;
+	put_be32(resid, cmd->resid);
+}
+
+static int send_data_in(struct iscsi_task *t, bool collapse)
+{
+	struct iscsi_conn *c = t->conn;
+	struct scsi_cmd *cmd = &t->cmd;
+	uint32_t len = cmd->data_in_len;
+	uint32_t burst = t->sess->params.max_burst_length;
+	uint32_t seg = c->max_send_dsl;
+	uint32_t in_burst = 0;
+	uint32_t off = 0;
+
+	if (len > t->edtl)
+		len = t->edtl; /* never more than the initiator's buffer */
+	while (off < len) {
+		uint32_t n = UT_MIN(len - off, UT_MIN(seg, burst - in_burst));
+		struct iscsi_tx *tx = iscsi_tx_get(c);
+		struct iscsi_bhs_data_in *d;
+		bool last = off + n == len;
+
+		if (!tx)
+			return -ENOMEM;
+		d = &tx->hdr.data_in;
+		d->opcode = ISCSI_OP_DATA_IN;
+		memcpy(d->lun, t->lun, sizeof(d->lun));
+		put_be32(d->itt, t->itt);
+		put_be32(d->ttt, ISCSI_RSVD_TAG);
+		in_burst += n;
+		/* 11.7.1: F ends each sequence of at most MaxBurstLength */
+		if (last || in_burst == burst) {
+			d->flags |= ISCSI_FLAG_FINAL;
+			in_burst = 0;
+		}
+		if (last && collapse) {
+			/* 11.7.4: status in the last Data-In (no sense data) */
+			d->flags |= ISCSI_DATAIN_F_STATUS;
+			d->status = cmd->status;
+			put_resid(cmd, &d->flags, d->resid);
+			iscsi_conn_fill_sn(c, d->statsn, d->exp_cmdsn, d->max_cmdsn, true);
+			tx->flags |= ISCSI_TX_F_TASK_DONE;
+			tx->task = t;
+		} else {
+			uint8_t rsvd[4];
+
+			iscsi_conn_fill_sn(c, rsvd, d->exp_cmdsn, d->max_cmdsn, false);
+		}
+		put_be32(d->datasn, t->datasn++);
+		put_be32(d->buffer_offset, off);
+		tx->data = cmd->buf + off; /* straight from the command's buffer */
+		tx->len = n;
+		iscsi_tx_queue(c, tx);
+		off += n;
+	}
+	return 0;
+}
+
+static int send_response(struct iscsi_task *t)
+{
+	struct iscsi_conn *c = t->conn;
+	struct scsi_cmd *cmd = &t->cmd;
+	struct iscsi_tx *tx = iscsi_tx_get(c);
+	struct iscsi_bhs_scsi_rsp *r;
+
+	if (!tx)
+		return -ENOMEM;
+	r = &tx->hdr.rsp;
+	r->opcode = ISCSI_OP_SCSI_RSP;
+	r->flags = ISCSI_FLAG_FINAL;
+	r->response = ISCSI_RESPONSE_COMPLETED;
+	r->status = cmd->status;
+	put_be32(r->itt, t->itt);
+	put_resid(cmd, &r->flags, r->resid);
+	iscsi_conn_fill_sn(c, r->statsn, r->exp_cmdsn, r->max_cmdsn, true);
+	put_be32(r->exp_datasn, t->datasn);
+	if (cmd->sense_len) {
+		/* 11.4.7: SenseLength (2 bytes) then the sense data */
+		uint32_t n = UT_MIN((uint32_t)cmd->sense_len, (uint32_t)SCSI_SENSE_MAX);
+
+		put_be16(tx->small, (uint16_t)n);
+		memcpy(tx->small + 2, cmd->sense, n);
+		tx->data = tx->small;
+		tx->len = n + 2;
+	}
+	tx->flags |= ISCSI_TX_F_TASK_DONE;
+	tx->task = t;
+	iscsi_tx_queue(c, tx);
+	return 0;
+}
+
+static void iscsi_cmd_done(struct scsi_cmd *cmd)
+{
+	struct iscsi_task *t = container_of(cmd, struct iscsi_task, cmd);
+	struct iscsi_conn *c = t->conn;
+	bool collapse;
+
+	t->state = ISCSI_TASK_SENDING;
+	if (t->counted) {
+		/* the CmdSN slot is free once the status is on its way */
+		t->counted = false;
+		t->sess->cmdsn.busy--;
+	}
+	if (cmd->suppress_response || iscsi_conn_dead(c)) {
+		iscsi_task_put(t);
+		return;
+	}
+	collapse = cmd->data_in_len && !cmd->sense_len &&
+		   (cmd->status == SAM_STAT_GOOD || cmd->status == SAM_STAT_CONDITION_MET);
+	if (send_data_in(t, collapse) || (!collapse && send_response(t))) {
+		iscsi_conn_drop(c, "out of memory for a response");
+		iscsi_task_put(t);
+	}
+}
+
+static void iscsi_cmd_abort_pending(struct scsi_cmd *cmd)
+{
+	struct iscsi_task *t = container_of(cmd, struct iscsi_task, cmd);
+	struct iscsi_conn *c = t->conn;
+
+	t->aborted = true;
+	t->uns_open = false;
+	iscsi_r2t_stop(t);
+	if (c->rx_task == t)
+		return; /* its data segment is being received: done then */
+	if (t->state == ISCSI_TASK_DATA_OUT)
+		iscsi_task_exec(t);
+}
+
+const struct scsi_fabric_ops iscsi_fabric_ops = {
+	.name = "iscsi",
+	.cmd_done = iscsi_cmd_done,
+	.cmd_abort_pending = iscsi_cmd_abort_pending,
+	.tmf_done = iscsi_tmf_done,
+};

@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* session.c: sessions, the registry, TSIH allocation and reinstatement
+ * (RFC 7143 4.4, 6.3.5, 8.3). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/login.h"
+#include "fabric/iscsi/session.h"
+#include "fabric/iscsi/target.h"
+#include "lib/compiler.h"
+#include "lib/endian.h"
+#include "lib/log.h"
+#include "scsi/scsi.h"
+
+/* ---- RFC 7143 8.3.2: target session state transitions (the ERL 0 subset:
+ * no session continuation, so Q5 IN_CONTINUE is never entered and a failed
+ * session is cleaned up at once). ---- */
+struct sess_transition {
+	uint8_t next;
+	const char *label;
+};
+
+static const struct sess_transition sess_fsm[ISCSI_SESS_Q5_IN_CONTINUE + 1][ISCSI_SEV_COUNT] = {
+	[ISCSI_SESS_Q1_FREE] = {
+		[ISCSI_SEV_LEADING_LOGIN] = { ISCSI_SESS_Q2_ACTIVE, "N1" },
+	},
+	[ISCSI_SESS_Q2_ACTIVE] = {
+		[ISCSI_SEV_LOGGED_IN] = { ISCSI_SESS_Q3_LOGGED_IN, "N2" },
+		[ISCSI_SEV_LOGIN_FAILED] = { ISCSI_SESS_Q1_FREE, "N9" },
+		[ISCSI_SEV_CLOSED] = { ISCSI_SESS_Q1_FREE, "N9" },
+		[ISCSI_SEV_FAILED] = { ISCSI_SESS_Q1_FREE, "N9" },
+	},
+	[ISCSI_SESS_Q3_LOGGED_IN] = {
+		[ISCSI_SEV_CLOSED] = { ISCSI_SESS_Q1_FREE, "N3" },
+		[ISCSI_SEV_FAILED] = { ISCSI_SESS_Q4_FAILED, "N5" },
+	},
+	[ISCSI_SESS_Q4_FAILED] = {
+		/* session state timeout: ERL 0 retains nothing (Time2Retain
+		 * does not apply without continuation) */
+		[ISCSI_SEV_CLEANED] = { ISCSI_SESS_Q1_FREE, "N6" },
+	},
+};
+
+void iscsi_session_event(struct iscsi_session *s, enum iscsi_session_event ev)
+{
+	const struct sess_transition *t = &sess_fsm[s->state][ev];
+	uint8_t from = s->state;
+
+	if (!t->next) {
+		log_warn("iscsi: session %s tsih %u: event %d illegal in Q%u", s->initiator_port,
+			 s->tsih, (int)ev, from);
+		return;
+	}
+	s->state = t->next;
+	log_debug("iscsi: session %s tsih %u: Q%u -> Q%u (%s)", s->initiator_port, s->tsih, from,
+		  s->state, t->label);
+	if (s->state == ISCSI_SESS_Q4_FAILED)
+		iscsi_session_event(s, ISCSI_SEV_CLEANED);
+}
+
+struct iscsi_session *iscsi_session_new(struct iscsi_conn *c)
+{
+	struct iscsi_session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->r = c->r;
+	s->state = ISCSI_SESS_Q1_FREE;
+	list_init(&s->reg_node);
+	list_init(&s->conns);
+	list_init(&s->held);
+	list_init(&s->waiters);
+	s->rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(10ull * 1000000000ull, 5);
+	iscsi_session_event(s, ISCSI_SEV_LEADING_LOGIN);
+	return s;
+}
+
+static bool tsih_in_use_locked(uint16_t tsih)
+{
+	struct iscsi_session *s;
+
+	list_for_each_entry(s, &iscsi_global.sessions, reg_node)
+		if (s->tsih == tsih)
+			return true;
+	return false;
+}
+
+int iscsi_session_register(struct iscsi_session *s)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&iscsi_global.lock);
+	if (iscsi_global.settings.max_sessions &&
+	    iscsi_global.nsessions >= iscsi_global.settings.max_sessions) {
+		rc = -EBUSY;
+		goto out;
+	}
+	/* RFC 7143 11.12.6: TSIH 0 is reserved; unique among live sessions */
+	for (unsigned tries = 0; tries < 65536; tries++) {
+		uint16_t t = ++iscsi_global.next_tsih;
+
+		if (t && !tsih_in_use_locked(t)) {
+			s->tsih = t;
+			break;
+		}
+	}
+	if (!s->tsih) {
+		rc = -ENOSPC;
+		goto out;
+	}
+	list_add_tail(&iscsi_global.sessions, &s->reg_node);
+	iscsi_global.nsessions++;
+	s->registered = true;
+out:
+	pthread_mutex_unlock(&iscsi_global.lock);
+	return rc;
+}
+
+/* SPC-4 7.6.4.6: iSCSI TransportID, format 01b (initiator port name:
+ * "<name>,i,0x<ISID>"), NUL terminated and padded to a multiple of 4. */
+static size_t build_transport_id(uint8_t *buf, size_t size, const char *port_name)
+{
+	size_t n = strlen(port_name) + 1;
+	size_t padded = UT_ALIGN_UP(n, (size_t)4);
+
+	if (padded < 20)
+		padded = 20; /* at least 24 bytes in all */
+	if (4 + padded > size)
+		return 0;
+	memset(buf, 0, 4 + padded);
+	buf[0] = 0x40 | 0x05; /* FORMAT CODE 01b, PROTOCOL IDENTIFIER 5h (iSCSI) */
+	put_be16(buf + 2, (uint16_t)padded);
+	memcpy(buf + 4, port_name, n);
+	return 4 + padded;
+}
+
+int iscsi_session_nexus(struct iscsi_session *s, struct scsi_lun_map *map)
+{
+	uint8_t tid[ISCSI_NAME_MAX + 64];
+	struct scsi_nexus_info info = {
+		.initiator_name = s->initiator_name,
+		.initiator_port_name = s->initiator_port,
+		.transport_id = tid,
+		.ops = &iscsi_fabric_ops,
+		.fabric_priv = s,
+	};
+
+	info.transport_id_len = build_transport_id(tid, sizeof(tid), s->initiator_port);
+	s->nexus = scsi_nexus_create(s->tpg->tport, map, &info);
+	scsi_lun_map_put(map); /* the nexus holds its own reference */
+	return s->nexus ? 0 : -ENOMEM;
+}
+
+void iscsi_session_add_conn(struct iscsi_session *s, struct iscsi_conn *c)
+{
+	pthread_mutex_lock(&iscsi_global.lock);
+	list_add_tail(&s->conns, &c->sess_node);
+	s->nconns++;
+	c->sess = s;
+	pthread_mutex_unlock(&iscsi_global.lock);
+}
+
+static void session_waiter_resume(struct reactor_msg *m)
+{
+	struct iscsi_conn *c = container_of(m, struct iscsi_conn, resume_msg);
+
+	if (!iscsi_conn_dead(c))
+		iscsi_login_resume(c);
+	iscsi_conn_put(c);
+}
+
+static void session_maybe_free(struct iscsi_session *s)
+{
+	struct iscsi_conn *w, *tmp;
+
+	if (s->nconns || s->tasks)
+		return;
+	if (s->nexus) {
+		scsi_nexus_destroy(s->nexus);
+		s->nexus = NULL;
+	}
+	pthread_mutex_lock(&iscsi_global.lock);
+	if (s->registered) {
+		list_del(&s->reg_node);
+		iscsi_global.nsessions--;
+		s->registered = false;
+	}
+	/* logins waiting for this session to be gone (reinstatement) */
+	list_for_each_entry_safe(w, tmp, &s->waiters, reinstate_node)
+	{
+		list_del(&w->reinstate_node);
+		w->resume_msg.fn = session_waiter_resume;
+		reactor_post(w->r, &w->resume_msg); /* carries the waiter's reference */
+	}
+	pthread_mutex_unlock(&iscsi_global.lock);
+	if (s->target)
+		iscsi_target_put(s->target);
+	free(s);
+}
+
+void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bool clean)
+{
+	pthread_mutex_lock(&iscsi_global.lock);
+	list_del(&c->sess_node);
+	s->nconns--;
+	pthread_mutex_unlock(&iscsi_global.lock);
+	if (s->nconns)
+		return;
+	s->ending = true;
+	if (s->state == ISCSI_SESS_Q3_LOGGED_IN)
+		log_notice("iscsi: %s: %s %s tsih %u from %s (%s)",
+			   clean ? "logout" : "session closed", s->initiator_port,
+			   s->target ? s->target->name : "-", s->tsih, c->peer,
+			   clean ? "clean" : "connection lost");
+	iscsi_session_event(s, clean ? ISCSI_SEV_CLOSED : ISCSI_SEV_FAILED);
+	if (s->nexus && !s->nexus_lost && (!clean || s->tasks)) {
+		/* SAM-5 6.3.4: the core aborts the tasks of the nexus; their
+		 * completions come back through cmd_done/cmd_abort_pending */
+		s->nexus_lost = true;
+		scsi_nexus_loss(s->nexus);
+	}
+	session_maybe_free(s);
+}
+
+void iscsi_session_abandon(struct iscsi_session *s)
+{
+	s->ending = true;
+	iscsi_session_event(s, ISCSI_SEV_LOGIN_FAILED);
+	session_maybe_free(s);
+}
+
+void iscsi_session_task_released(struct iscsi_session *s)
+{
+	s->tasks--;
+	if (s->ending)
+		session_maybe_free(s);
+}
+
+int iscsi_session_reinstate(struct iscsi_conn *c, const uint8_t *isid, const char *iname,
+			    struct iscsi_target *t)
+{
+	struct iscsi_session *s, *found = NULL;
+	struct iscsi_conn *oc;
+
+	pthread_mutex_lock(&iscsi_global.lock);
+	list_for_each_entry(s, &iscsi_global.sessions, reg_node)
+	{
+		if (s->target == t && memcmp(s->isid, isid, ISCSI_ISID_LEN) == 0 &&
+		    strcmp(s->initiator_name, iname) == 0) {
+			found = s;
+			break;
+		}
+	}
+	if (!found) {
+		pthread_mutex_unlock(&iscsi_global.lock);
+		return 0;
+	}
+	if (found->state == ISCSI_SESS_Q2_ACTIVE && !found->ending) {
+		pthread_mutex_unlock(&iscsi_global.lock);
+		return -EBUSY;
+	}
+	iscsi_conn_get(c);
+	list_add_tail(&found->waiters, &c->reinstate_node);
+	list_for_each_entry(oc, &found->conns, sess_node)
+		iscsi_conn_drop_async(oc);
+	pthread_mutex_unlock(&iscsi_global.lock);
+	log_notice("iscsi: %s: reinstating session %s tsih %u", c->peer, found->initiator_port,
+		   found->tsih);
+	return 1;
+}
+
+struct iscsi_session *iscsi_session_find_tsih_locked(uint16_t tsih)
+{
+	struct iscsi_session *s;
+
+	list_for_each_entry(s, &iscsi_global.sessions, reg_node)
+		if (s->tsih == tsih)
+			return s;
+	return NULL;
+}
+
+void iscsi_sessions_drop_target(struct iscsi_target *t, struct iscsi_conn *except)
+{
+	struct iscsi_conn *c;
+
+	pthread_mutex_lock(&iscsi_global.lock);
+	list_for_each_entry(c, &iscsi_global.conns, all_node)
+		if (c != except && c->target == t)
+			iscsi_conn_drop_async(c);
+	pthread_mutex_unlock(&iscsi_global.lock);
+}

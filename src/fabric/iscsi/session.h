@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* session.h: iSCSI sessions (RFC 7143 4.4, 6.3.5, 8.3).
+ *
+ * A session is identified by (InitiatorName, ISID, target) and carries a
+ * target-assigned TSIH. It owns the CmdSN window (one CmdSN owner, so that
+ * several connections can share it later: MC/S), the negotiated session-wide
+ * parameters, and the I_T nexus of the SCSI core. It lives on the reactor of
+ * its leading connection.
+ *
+ * Registry (iscsi_global.sessions, under iscsi_global.lock): TSIH
+ * allocation, max_sessions, lookup for reinstatement and for TSIH != 0
+ * logins, and target-wide drops (TARGET COLD RESET, target removal).
+ *
+ * End of a session: its last connection goes (logout or failure; ERL 0 has
+ * no continuation), the nexus is lost (scsi_nexus_loss: the core aborts the
+ * tasks) unless it ended cleanly with no task, and once the last task is
+ * released the nexus is destroyed and the session freed. Logins waiting for
+ * its reinstatement are resumed then. */
+#ifndef UT_ISCSI_SESSION_H
+#define UT_ISCSI_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fabric/iscsi/cmdsn.h"
+#include "fabric/iscsi/param.h"
+#include "fabric/iscsi/proto.h"
+#include "lib/list.h"
+#include "lib/log.h"
+#include "lib/reactor.h"
+
+struct iscsi_conn;
+struct iscsi_target;
+struct iscsi_tpg;
+struct scsi_nexus;
+struct scsi_lun_map;
+
+/* RFC 7143 8.3.2: target session states. */
+enum iscsi_session_state {
+	ISCSI_SESS_Q1_FREE = 1,
+	ISCSI_SESS_Q2_ACTIVE = 2,    /* leading connection in login */
+	ISCSI_SESS_Q3_LOGGED_IN = 3, /* in full feature phase */
+	ISCSI_SESS_Q4_FAILED = 4,    /* last connection failed; ERL 0: cleaned at once */
+	ISCSI_SESS_Q5_IN_CONTINUE = 5, /* session continuation (ERL >= 1, not offered) */
+};
+
+enum iscsi_session_event {
+	ISCSI_SEV_LEADING_LOGIN, /* N1: leading connection enters login */
+	ISCSI_SEV_LOGGED_IN,	 /* N2: leading login succeeded */
+	ISCSI_SEV_LOGIN_FAILED,	 /* N9: leading login failed */
+	ISCSI_SEV_CLOSED,	 /* N3: logout / last connection closed cleanly */
+	ISCSI_SEV_FAILED,	 /* N5: last connection failed */
+	ISCSI_SEV_CLEANED,	 /* N6: FAILED cleaned up (ERL 0: at once) */
+	ISCSI_SEV_COUNT,
+};
+
+struct iscsi_session {
+	struct list_node reg_node; /* iscsi_global.sessions */
+	struct reactor *r;
+	struct iscsi_target *target; /* referenced */
+	struct iscsi_tpg *tpg;
+	uint8_t state;	/* enum iscsi_session_state */
+	uint8_t type;	/* enum iscsi_session_type */
+	bool registered;
+	bool nexus_lost;
+	bool ending;	/* no new commands: logout or failure in progress */
+	bool freed_msg_sent;
+	uint8_t isid[ISCSI_ISID_LEN];
+	uint16_t tsih;
+	char initiator_name[ISCSI_NAME_MAX + 1];
+	char initiator_alias[ISCSI_ALIAS_MAX + 1];
+	char initiator_port[ISCSI_NAME_MAX + 24]; /* "<iqn>,i,0x<isid>" */
+	struct iscsi_params params; /* negotiated session-wide values */
+	struct iscsi_cmdsn cmdsn;
+	struct scsi_nexus *nexus;
+	struct list_node conns;	 /* struct iscsi_conn.sess_node */
+	unsigned nconns;
+	unsigned tasks;		 /* tasks of the session not yet released */
+	struct list_node held;	 /* tasks waiting for CmdSN order */
+	struct list_node waiters;/* logins waiting for this session to end (reinstatement) */
+	struct log_ratelimit rl;
+};
+
+/* Drive the session state machine. */
+void iscsi_session_event(struct iscsi_session *s, enum iscsi_session_event ev);
+
+/* A new session for the leading login on c (not registered yet). */
+struct iscsi_session *iscsi_session_new(struct iscsi_conn *c);
+/* Register s (TSIH allocation, max_sessions): 0, -EBUSY (max_sessions) or
+ * -ENOSPC (no free TSIH). */
+int iscsi_session_register(struct iscsi_session *s);
+/* Create the I_T nexus (normal sessions): 0 or -ENOMEM. Takes map's
+ * reference over. */
+int iscsi_session_nexus(struct iscsi_session *s, struct scsi_lun_map *map);
+void iscsi_session_add_conn(struct iscsi_session *s, struct iscsi_conn *c);
+/* The connection leaves (closed); clean: logout with no task left. */
+void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bool clean);
+/* The leading login failed after iscsi_session_new(): free s. */
+void iscsi_session_abandon(struct iscsi_session *s);
+/* A task of the session was released. */
+void iscsi_session_task_released(struct iscsi_session *s);
+
+/* For the leading login of c with this ISID/InitiatorName/target: find a
+ * session to reinstate (RFC 7143 6.3.5). Returns 1 when one exists and its
+ * connections are being dropped: c is resumed (iscsi_login_resume) once it is
+ * gone; 0 when there is none; -EBUSY when it is itself still logging in. */
+int iscsi_session_reinstate(struct iscsi_conn *c, const uint8_t *isid, const char *iname,
+			    struct iscsi_target *t);
+/* TSIH != 0: the session a connection wants to join, or NULL. */
+struct iscsi_session *iscsi_session_find_tsih_locked(uint16_t tsih);
+/* Drop every connection of every session of t (TARGET COLD RESET, target
+ * removal); except is left alone (its own reset response goes first). */
+void iscsi_sessions_drop_target(struct iscsi_target *t, struct iscsi_conn *except);
+
+#endif

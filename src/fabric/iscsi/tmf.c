@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tmf.c: Task Management Function Request/Response (RFC 7143 11.5, 11.6). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/session.h"
+#include "fabric/iscsi/target.h"
+#include "lib/compiler.h"
+#include "lib/endian.h"
+#include "lib/log.h"
+
+struct iscsi_tmf {
+	struct scsi_tmf tmf; /* container_of in tmf_done */
+	struct iscsi_conn *conn;
+	struct iscsi_session *sess;
+	uint32_t itt;
+	uint8_t func; /* enum iscsi_tmf_func */
+};
+
+/* iSCSI function -> SAM task management function. */
+static const uint8_t tmf_func_map[] = {
+	[ISCSI_TMF_ABORT_TASK] = SCSI_TMF_ABORT_TASK,
+	[ISCSI_TMF_ABORT_TASK_SET] = SCSI_TMF_ABORT_TASK_SET,
+	[ISCSI_TMF_CLEAR_ACA] = SCSI_TMF_CLEAR_ACA,
+	[ISCSI_TMF_CLEAR_TASK_SET] = SCSI_TMF_CLEAR_TASK_SET,
+	[ISCSI_TMF_LUN_RESET] = SCSI_TMF_LUN_RESET,
+	[ISCSI_TMF_TARGET_WARM_RESET] = SCSI_TMF_TARGET_WARM_RESET,
+	[ISCSI_TMF_TARGET_COLD_RESET] = SCSI_TMF_TARGET_COLD_RESET,
+};
+
+/* enum scsi_tmf_response -> iSCSI response (11.6.1). */
+static const uint8_t tmf_rsp_map[] = {
+	[SCSI_TMF_RESP_COMPLETE] = ISCSI_TMF_RSP_COMPLETE,
+	[SCSI_TMF_RESP_SUCCEEDED] = ISCSI_TMF_RSP_COMPLETE,
+	[SCSI_TMF_RESP_TASK_NOT_FOUND] = ISCSI_TMF_RSP_NO_TASK,
+	[SCSI_TMF_RESP_LUN_NOT_FOUND] = ISCSI_TMF_RSP_NO_LUN,
+	[SCSI_TMF_RESP_NOT_SUPPORTED] = ISCSI_TMF_RSP_NOT_SUPPORTED,
+	[SCSI_TMF_RESP_REJECTED] = ISCSI_TMF_RSP_REJECTED,
+};
+
+static void send_tmf_rsp(struct iscsi_conn *c, uint32_t itt, uint8_t response, bool close_after)
+{
+	struct iscsi_tx *tx = iscsi_tx_get(c);
+	struct iscsi_bhs_tmf_rsp *r;
+
+	if (!tx) {
+		iscsi_conn_drop(c, "out of memory for a TMF response");
+		return;
+	}
+	r = &tx->hdr.tmf_rsp;
+	r->opcode = ISCSI_OP_TMF_RSP;
+	r->flags = ISCSI_FLAG_FINAL;
+	r->response = response;
+	put_be32(r->itt, itt);
+	iscsi_conn_fill_sn(c, r->statsn, r->exp_cmdsn, r->max_cmdsn, true);
+	if (close_after) {
+		tx->flags |= ISCSI_TX_F_CLOSE;
+		c->close_ev = ISCSI_CEV_DROP;
+	}
+	iscsi_tx_queue(c, tx);
+}
+
+void iscsi_tmf_done(struct scsi_tmf *tmf)
+{
+	struct iscsi_tmf *it = container_of(tmf, struct iscsi_tmf, tmf);
+	struct iscsi_conn *c = it->conn;
+	uint8_t rsp = tmf->response < ARRAY_SIZE(tmf_rsp_map) ? tmf_rsp_map[tmf->response]
+							       : ISCSI_TMF_RSP_REJECTED;
+	bool cold = it->func == ISCSI_TMF_TARGET_COLD_RESET && rsp == ISCSI_TMF_RSP_COMPLETE;
+
+	log_info("iscsi: %s: TMF %u (ITT 0x%08x): response %u", c->peer, it->func, it->itt, rsp);
+	if (!iscsi_conn_dead(c)) {
+		/* 11.5.1: TARGET COLD RESET closes every connection of the
+		 * target once the response is sent */
+		send_tmf_rsp(c, it->itt, rsp, cold);
+		if (cold && it->sess->target)
+			iscsi_sessions_drop_target(it->sess->target, c);
+	}
+	iscsi_session_task_released(it->sess);
+	iscsi_conn_put(c);
+	free(it);
+}
+
+/* RFC 7143 11.5.1 b), c): ABORT TASK for a task the target does not hold. */
+static uint8_t abort_unknown_task(struct iscsi_session *s, uint32_t ref_cmdsn, uint32_t cmdsn)
+{
+	/* b) RefCmdSN not received yet, in the window and before the TMF's
+	 * own CmdSN: consider it received (the command, if it comes, is a
+	 * duplicate) and report success */
+	if (iscsi_cmdsn_check(&s->cmdsn, ref_cmdsn) != ISCSI_CMDSN_OUTSIDE &&
+	    iscsi_sn_lt(ref_cmdsn, cmdsn)) {
+		if (iscsi_cmdsn_accept(&s->cmdsn, ref_cmdsn))
+			iscsi_tasks_cmdsn_advanced(s);
+		return ISCSI_TMF_RSP_COMPLETE;
+	}
+	/* c) outside the window: the task does not exist */
+	return ISCSI_TMF_RSP_NO_TASK;
+}
+
+int iscsi_tmf_rx(struct iscsi_conn *c, const union iscsi_hdr *hu)
+{
+	const struct iscsi_bhs_tmf_req *h = &hu->tmf_req;
+	struct iscsi_session *s = c->sess;
+	uint8_t func = h->func & ISCSI_TMF_FUNC_MASK;
+	uint32_t itt = get_be32(h->itt);
+	uint32_t cmdsn = get_be32(h->cmdsn);
+	bool immediate = iscsi_hdr_immediate(hu);
+	struct iscsi_tmf *it;
+
+	if (!s || s->type != ISCSI_SESSION_NORMAL) {
+		iscsi_reject(c, ISCSI_REJECT_PROTOCOL_ERROR, hu);
+		return 0;
+	}
+	c->exp_stat_sn = get_be32(h->exp_statsn);
+	if (!immediate) {
+		if (iscsi_cmdsn_check(&s->cmdsn, cmdsn) == ISCSI_CMDSN_OUTSIDE)
+			return 0; /* 3.2.2.1: silently ignored */
+		if (iscsi_cmdsn_accept(&s->cmdsn, cmdsn))
+			iscsi_tasks_cmdsn_advanced(s);
+	}
+	if (func == ISCSI_TMF_TASK_REASSIGN) {
+		/* 11.5.1: task reassignment needs ErrorRecoveryLevel 2 */
+		send_tmf_rsp(c, itt, ISCSI_TMF_RSP_NO_REASSIGN, false);
+		return 0;
+	}
+	if (func == 0 || func >= ARRAY_SIZE(tmf_func_map)) {
+		send_tmf_rsp(c, itt, ISCSI_TMF_RSP_NOT_SUPPORTED, false);
+		return 0;
+	}
+	if (func == ISCSI_TMF_ABORT_TASK) {
+		uint32_t rtt = get_be32(h->ref_task_tag);
+
+		if (!iscsi_task_by_itt(c, rtt)) {
+			send_tmf_rsp(c, itt,
+				     abort_unknown_task(s, get_be32(h->ref_cmdsn), cmdsn),
+				     false);
+			return 0;
+		}
+	}
+	it = calloc(1, sizeof(*it));
+	if (!it) {
+		send_tmf_rsp(c, itt, ISCSI_TMF_RSP_REJECTED, false);
+		return 0;
+	}
+	it->conn = c;
+	it->sess = s;
+	it->itt = itt;
+	it->func = func;
+	it->tmf.nexus = s->nexus;
+	it->tmf.reactor = c->r;
+	it->tmf.func = tmf_func_map[func];
+	it->tmf.lun = get_be64(h->lun);
+	it->tmf.ref_tag = get_be32(h->ref_task_tag);
+	iscsi_conn_get(c);
+	s->tasks++; /* the session stays until tmf_done */
+	log_info("iscsi: %s: TMF %u (ITT 0x%08x, LUN 0x%016llx, RTT 0x%08x)", c->peer, func, itt,
+		 (unsigned long long)it->tmf.lun, get_be32(h->ref_task_tag));
+	/* tmf_done follows once every affected task is gone (SAM-5 7.1) */
+	scsi_tmf_exec(&it->tmf);
+	return 0;
+}
