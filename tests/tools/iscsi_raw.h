@@ -629,8 +629,9 @@ int ir_wait_closed(struct ir_conn *c, int timeout_ms, size_t *bytes);
 uint32_t ir_next_itt(struct ir_conn *c);
 
 /* Login. Returns 0 in full feature phase, -EACCES if the target answered a
- * non-zero status (c->login_class/detail), -EPROTO on a protocol violation
- * by the target, or another -errno. */
+ * non-zero status (c->login_class/detail), -EPERM if mutual CHAP did not
+ * verify the target, -EPROTO on a protocol violation by the target, or
+ * another -errno. */
 int ir_login(struct ir_conn *c, const struct ir_login_opts *o);
 /* Answer of the target to key in the last login (its value, NUL-terminated),
  * or -ENOENT. */

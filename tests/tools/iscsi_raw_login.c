@@ -404,11 +404,11 @@ static int chap_verify_target(struct login_state *ls)
 	int wl;
 
 	if (!ls->target_chap_r || strcmp(ls->target_chap_n, ch->mutual_user))
-		return -EACCES;
+		return -EPERM;
 	wl = ir_chap_response(ls->chap_alg, ls->my_id, ch->mutual_secret,
 			      strlen(ch->mutual_secret), ls->my_chal, sizeof(ls->my_chal), want);
 	if (wl < 0 || wl != ls->target_chap_rlen || memcmp(want, ls->target_chap_rv, (size_t)wl))
-		return -EACCES;
+		return -EPERM;
 	ls->mutual_verified = true;
 	return 0;
 }
