@@ -69,7 +69,7 @@ struct mf_case {
 	const char *clause; /* where the expectation comes from */
 	const char *expect_text;
 	struct mf_outcome (*run)(struct mf_ctx *x);
-	struct mf_outcome expect[4]; /* acceptable outcomes; .kind 0 ends unless first */
+	struct mf_outcome expect[6]; /* the acceptable outcomes (n_expect of them) */
 	int n_expect;
 };
 
@@ -677,12 +677,14 @@ static struct mf_outcome c_ahs_len_beyond_total(struct mf_ctx *x)
 
 static struct mf_outcome c_ahs_total_255(struct mf_ctx *x)
 {
-	/* TotalAHSLength 255 words of an AHS type that does not exist (0x3f) */
+	/* TotalAHSLength 255 words holding one Extended CDB AHS (type 1) whose
+	 * AHSLength 1017 fills it exactly: a 1032-byte CDB, longer than any
+	 * SCSI CDB (SPC-4 4.2.2: at most 260 bytes) */
 	static uint8_t ahs[1020];
 
 	memset(ahs, 0x5a, sizeof(ahs));
 	put_be16(ahs, 1017);
-	ahs[2] = 0x3f;
+	ahs[2] = 1;
 	ahs[3] = 0;
 	return tur_with_ahs(x, ahs, sizeof(ahs));
 }
@@ -1041,29 +1043,59 @@ static struct mf_outcome c_write_edtl_long(struct mf_ctx *x)
 	return rw_edtl(x, true, 1, 2 * x->block_size);
 }
 
-static struct mf_outcome c_dir_mismatch(struct mf_ctx *x)
+/* A READ(16) sent with the W bit and write data (write = true), or a
+ * WRITE(16) sent with the R bit: nothing may move in the wrong direction and
+ * the medium must not change. */
+static struct mf_outcome dir_mismatch(struct mf_ctx *x, bool read_as_write)
 {
 	struct ir_login_opts o;
 	struct ir_conn c;
 	struct ir_scsi_result r;
-	uint8_t cdb[16] = { 0x88 }; /* READ(16) ... */
-	uint8_t *buf = calloc(1, x->block_size);
+	uint8_t cdb[16] = { read_as_write ? 0x88 : 0x8a };
+	uint32_t bs = x->block_size;
+	uint8_t *buf = malloc(bs), *before = malloc(bs), *after = malloc(bs);
 	struct mf_outcome res;
 	int rc;
 
 	std_opts(x, &o);
-	if (ffp_login(x, &c, &o)) {
-		free(buf);
-		return out_of(MF_ERROR, 0, 0, 0);
+	if (ffp_login(x, &c, &o) || ir_read16(&c, x->lun, 40, 1, bs, before, &r) || r.status) {
+		res = out_of(MF_ERROR, 0, 0, 0);
+		goto out;
 	}
 	put_be64(cdb + 2, 40);
 	put_be32(cdb + 10, 1);
-	/* ... sent with the W bit and write data */
-	rc = ir_scsi_cmd(&c, x->lun, cdb, 16, IR_DIR_WRITE, buf, x->block_size, NULL, 0, &r);
+	memset(buf, 0xa5, bs);
+	if (read_as_write)
+		rc = ir_scsi_cmd(&c, x->lun, cdb, 16, IR_DIR_WRITE, buf, bs, NULL, 0, &r);
+	else
+		rc = ir_scsi_cmd(&c, x->lun, cdb, 16, IR_DIR_READ, NULL, 0, buf, bs, &r);
 	res = scsi_outcome(x, &c, rc, &r);
+	if (res.kind == MF_RESIDUAL || res.kind == MF_GOOD || res.kind == MF_CHECK) {
+		if (!read_as_write && r.data_in_len) {
+			NOTE(x, "%u bytes of Data-In for a WRITE", r.data_in_len);
+			res = out_of(MF_ERROR, 0, 0, 0);
+		} else if (ir_read16(&c, x->lun, 40, 1, bs, after, &r) || r.status ||
+			   memcmp(before, after, bs)) {
+			NOTE(x, "the medium changed (or could not be read back)");
+			res = out_of(MF_ERROR, 0, 0, 0);
+		}
+	}
+out:
 	free(buf);
+	free(before);
+	free(after);
 	ir_close(&c);
 	return res;
+}
+
+static struct mf_outcome c_dir_read_as_write(struct mf_ctx *x)
+{
+	return dir_mismatch(x, true);
+}
+
+static struct mf_outcome c_dir_write_as_read(struct mf_ctx *x)
+{
+	return dir_mismatch(x, false);
 }
 
 static struct mf_outcome raw_opcode(struct mf_ctx *x, uint8_t opcode)
@@ -1341,19 +1373,23 @@ static const struct mf_case mf_cases[] = {
 	{
 		.name = "ahs-longer-than-total",
 		.clause = "RFC 7143 11.2.2 (AHSLength inside TotalAHSLength), 11.17.1",
-		.expect_text = "Reject 0x04/0x09, or drop",
+		.expect_text = "Reject 0x04/0x09, drop, or CHECK CONDITION with ASC 0Eh (invalid "
+			       "information unit, SPC-4)",
 		.run = c_ahs_len_beyond_total,
-		.expect = { OUT(MF_REJECT, .a = 4), OUT(MF_REJECT, .a = 9), OUT(MF_DROP) },
-		.n_expect = 3,
+		.expect = { OUT(MF_REJECT, .a = 4), OUT(MF_REJECT, .a = 9), OUT(MF_DROP),
+			    OUT(MF_CHECK, .a = ANY, .b = 0x0e, .c = ANY) },
+		.n_expect = 4,
 	},
 	{
-		.name = "ahs-total-255-unknown-type",
-		.clause = "RFC 7143 11.2.2 (AHS types 1 and 2 only), 11.17.1",
-		.expect_text = "Reject 0x04/0x09, drop, or CHECK CONDITION ILLEGAL REQUEST",
+		.name = "ahs-total-255-cdb-1032",
+		.clause = "RFC 7143 11.2.2 / 11.3.5 (Extended CDB AHS), SPC-4 4.2.2 (CDB length)",
+		.expect_text = "CHECK CONDITION ILLEGAL REQUEST or ASC 0Eh, Reject 0x04/0x09, or "
+			       "drop",
 		.run = c_ahs_total_255,
 		.expect = { OUT(MF_REJECT, .a = 4), OUT(MF_REJECT, .a = 9), OUT(MF_DROP),
-			    OUT(MF_CHECK, .a = 5, .b = ANY, .c = ANY) },
-		.n_expect = 4,
+			    OUT(MF_CHECK, .a = 5, .b = ANY, .c = ANY),
+			    OUT(MF_CHECK, .a = ANY, .b = 0x0e, .c = ANY) },
+		.n_expect = 5,
 	},
 	/* Command numbering. */
 	{
@@ -1455,12 +1491,25 @@ static const struct mf_case mf_cases[] = {
 		.n_expect = 1,
 	},
 	{
-		.name = "direction-mismatch",
-		.clause = "RFC 7143 11.3.1 (R/W bits), SAM-5 5.4 / SPC-4: a READ sent as a write",
-		.expect_text = "CHECK CONDITION (any sense key), never GOOD",
-		.run = c_dir_mismatch,
-		.expect = { OUT(MF_CHECK, .a = ANY, .b = ANY, .c = ANY) },
-		.n_expect = 1,
+		.name = "read-sent-as-write",
+		.clause = "RFC 7143 11.3.1 (R/W bits), 11.4.5.2; libiscsi Read10Invalid expects "
+			  "GOOD",
+		.expect_text = "CHECK CONDITION, or GOOD with overflow of the whole transfer; "
+			       "no Data-In, the medium unchanged",
+		.run = c_dir_read_as_write,
+		.expect = { OUT(MF_CHECK, .a = ANY, .b = ANY, .c = ANY),
+			    OUT(MF_RESIDUAL, .a = IR_RSP_OVERFLOW, .b = -2) },
+		.n_expect = 2,
+	},
+	{
+		.name = "write-sent-as-read",
+		.clause = "RFC 7143 11.3.1 (R/W bits), 11.4.5.2",
+		.expect_text = "CHECK CONDITION, or GOOD with overflow of the whole transfer; "
+			       "no Data-In, no R2T, the medium unchanged",
+		.run = c_dir_write_as_read,
+		.expect = { OUT(MF_CHECK, .a = ANY, .b = ANY, .c = ANY),
+			    OUT(MF_RESIDUAL, .a = IR_RSP_OVERFLOW, .b = -2) },
+		.n_expect = 2,
 	},
 	/* Opcodes. */
 	{
