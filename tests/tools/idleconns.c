@@ -346,10 +346,16 @@ int main(int argc, char **argv)
 	printf("idleconns: %u of %u idle connections closed by the target, %u still open at "
 	       "%.1f s",
 	       closed, opened, late, opt.login_timeout + opt.slack);
-	if (n_dur)
-		printf("; closed after min %.2f s, median %.2f s, max %.2f s",
+	if (n_dur) {
+		unsigned early = 0;
+
+		for (i = 0; i < n_dur; i++)
+			early += dur[i] < (int64_t)((opt.login_timeout - 1) * 1e6);
+		printf("; closed after min %.2f s, median %.2f s, max %.2f s; %u closed before "
+		       "the login timeout (e.g. over a cap of logins in progress), %u at it",
 		       (double)dur[0] / 1e6, (double)dur[n_dur / 2] / 1e6,
-		       (double)dur[n_dur - 1] / 1e6);
+		       (double)dur[n_dur - 1] / 1e6, early, n_dur - early);
+	}
 	printf("\n");
 	printf("idleconns: real initiator: %llu I/Os, %llu failed, longest I/O %.1f ms (bound %u "
 	       "ms)%s%s\n",
