@@ -11,7 +11,8 @@
  * A logical unit sits on the real RAM back-store (ram = true) or on the
  * test back-store of ../fakes/fake_bs_sbc.c (configurable capabilities,
  * failures, held I/O). Commands go through loop_submit(); helpers build
- * CDBs and decode fixed-format sense data. */
+ * CDBs and decode fixed-format sense data. Helpers take LUN numbers (0..255),
+ * sent in the peripheral device addressing format. */
 #ifndef UT_TEST_SBC_HARNESS_H
 #define UT_TEST_SBC_HARNESS_H
 
@@ -94,13 +95,19 @@ static inline void sh_make_lu(struct sh *h, const struct sh_opts *o, unsigned id
 	assert_int_equal(scsi_lu_create(name, h->bs[idx], &a, &h->lu[idx]), 0);
 }
 
+/* SAM-5 4.6.7: LUN n < 256 in the peripheral device addressing method */
+static inline uint64_t sh_lun(uint64_t n)
+{
+	return n << 48;
+}
+
 static inline void sh_clear_ua(struct loop_port *p, uint64_t lun)
 {
 	static const uint8_t tur[6] = { 0 };
 	struct loop_result r;
 
 	for (int n = 0; n < 16; n++) {
-		assert_int_equal(loop_submit(p, lun, tur, 6, SCSI_DIR_NONE, NULL, 0,
+		assert_int_equal(loop_submit(p, sh_lun(lun), tur, 6, SCSI_DIR_NONE, NULL, 0,
 					     SCSI_ATTR_SIMPLE, &r), 0);
 		if (r.status != SAM_STAT_CHECK_CONDITION || (r.sense[2] & 0x0f) != 0x06)
 			return;
@@ -166,7 +173,8 @@ static inline uint8_t sh_cmd(struct loop_port *p, uint64_t lun, const uint8_t *c
 
 	if (!res)
 		res = &r;
-	assert_int_equal(loop_submit(p, lun, cdb, cdb_len, dir, data, len, SCSI_ATTR_SIMPLE, res),
+	assert_int_equal(loop_submit(p, sh_lun(lun), cdb, cdb_len, dir, data, len,
+				     SCSI_ATTR_SIMPLE, res),
 			 0);
 	return res->status;
 }

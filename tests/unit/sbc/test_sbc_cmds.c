@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_sbc_cmds.c: consistency of the block command table (sbc_cmds.c):
+ * every entry is complete, usage masks are well formed, protection fields
+ * are refused, DPO/FUA are offered where libiscsi's DpoFua tests look for
+ * them, flags match what each command does, and no opcode is in both the
+ * SBC and the SPC table. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "scsi/cdb.h"
+#include "scsi/sense.h"
+
+static void check_desc(const struct cdb_desc *d, unsigned op, int sa)
+{
+	static const uint8_t lens[] = { 6, 10, 12, 16 };
+	bool len_ok = false;
+
+	assert_non_null(d->name);
+	assert_non_null(d->parse);
+	assert_non_null(d->exec);
+	assert_null(d->sa);
+	for (unsigned i = 0; i < sizeof(lens); i++)
+		len_ok |= d->len == lens[i];
+	if (!len_ok)
+		fail_msg("%02xh/%d %s: length %u", op, sa, d->name, d->len);
+	assert_int_equal(d->usage[0], 0xff);
+	/* nothing allowed past the CDB; the CONTROL byte refuses NACA/LINK */
+	for (unsigned i = d->len; i < sizeof(d->usage); i++)
+		assert_int_equal(d->usage[i], 0);
+	assert_int_equal(d->usage[d->len - 1], 0x00);
+	if (d->flags & CDB_F_WRITES)
+		assert_true(d->order_class == ORDER_WRITE);
+}
+
+static void test_entries_complete(void **state)
+{
+	unsigned n = 0;
+
+	(void)state;
+	for (unsigned op = 0; op < 256; op++) {
+		const struct cdb_desc *d = &sbc_cdb_table[op];
+
+		if (!d->name)
+			continue;
+		n++;
+		if (!d->sa) {
+			check_desc(d, op, -1);
+			continue;
+		}
+		assert_null(d->parse);
+		assert_true(d->sa->count > 0);
+		for (unsigned sa = 0; sa < d->sa->count; sa++) {
+			const struct cdb_desc *s = &d->sa->v[sa];
+
+			if (!s->name)
+				continue;
+			check_desc(s, op, (int)sa);
+			/* the service action bits are part of the usage */
+			assert_int_equal(s->usage[d->sa->byte] & d->sa->mask, d->sa->mask);
+			assert_int_equal(s->len, d->len);
+		}
+	}
+	assert_true(n >= 30);
+}
+
+static void test_no_overlap_with_spc(void **state)
+{
+	(void)state;
+	for (unsigned op = 0; op < 256; op++)
+		assert_false(sbc_cdb_table[op].name && spc_cdb_table[op].name);
+}
+
+/* No protection information: RDPROTECT/WRPROTECT/VRPROTECT/ORPROTECT (byte
+ * 1 bits 7-5) are never accepted; DPO and FUA where SBC-4 has them. */
+static void test_protect_and_dpofua(void **state)
+{
+	static const uint8_t prot[] = { 0x28, 0x2a, 0xa8, 0xaa, 0x88, 0x8a, 0x2e, 0x2f, 0xae,
+					0xaf, 0x8e, 0x8f, 0x89, 0x8b, 0x9c, 0x41, 0x93 };
+	static const uint8_t dpofua[] = { 0x28, 0x2a, 0xa8, 0xaa, 0x88, 0x8a, 0x89, 0x8b, 0x9c };
+	static const uint8_t dpo[] = { 0x2e, 0x2f, 0xae, 0xaf, 0x8e, 0x8f };
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(prot); i++)
+		assert_int_equal(sbc_cdb_table[prot[i]].usage[1] & 0xe0, 0);
+	for (unsigned i = 0; i < sizeof(dpofua); i++)
+		assert_int_equal(sbc_cdb_table[dpofua[i]].usage[1] & 0x18, 0x18);
+	for (unsigned i = 0; i < sizeof(dpo); i++)
+		assert_int_equal(sbc_cdb_table[dpo[i]].usage[1] & 0x10, 0x10);
+}
+
+static void test_lookup(void **state)
+{
+	uint8_t rc16[16] = { 0x9e, 0x10 }, gls[16] = { 0x9e, 0x12 }, bad[16] = { 0x9e, 0x13 };
+	uint8_t crypto[10] = { 0x48, 0x03 }, ow[10] = { 0x48, 0x01 }, rcr[16] = { 0x84, 0x02 };
+	const struct cdb_desc *d;
+	struct sense_extra sx;
+	enum sense_reason r;
+
+	(void)state;
+	d = cdb_lookup(rc16, 16, &r, &sx);
+	assert_non_null(d);
+	assert_string_equal(d->name, "READ CAPACITY(16)");
+	d = cdb_lookup(gls, 16, &r, &sx);
+	assert_non_null(d);
+	assert_string_equal(d->name, "GET LBA STATUS");
+	assert_null(cdb_lookup(bad, 16, &r, &sx));
+	assert_int_equal(r, SENSE_INVALID_FIELD_IN_CDB);
+	/* CRYPTOGRAPHIC ERASE is not offered */
+	assert_null(cdb_lookup(crypto, 10, &r, &sx));
+	assert_int_equal(r, SENSE_INVALID_FIELD_IN_CDB);
+	assert_true(sx.fp_valid && sx.fp_byte == 1 && sx.fp_bit == 4);
+	assert_non_null(cdb_lookup(ow, 10, &r, &sx));
+	assert_null(cdb_lookup(rcr, 16, &r, &sx));
+}
+
+/* Flags: write protection applies to the commands that modify the medium
+ * (EXTENDED COPY checks its destinations itself; SANITIZE EXIT FAILURE MODE
+ * writes nothing); READ CAPACITY neither accesses the medium nor conflicts. */
+static void test_flags(void **state)
+{
+	static const uint8_t writes[] = { 0x0a, 0x2a, 0xaa, 0x8a, 0x2e, 0xae, 0x8e,
+					  0x89, 0x8b, 0x9c, 0x41, 0x93, 0x42 };
+	static const uint8_t reads[] = { 0x08, 0x28, 0xa8, 0x88, 0x2f, 0xaf, 0x8f, 0x34, 0x90 };
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(writes); i++) {
+		assert_true(sbc_cdb_table[writes[i]].flags & CDB_F_WRITES);
+		assert_int_equal(sbc_cdb_table[writes[i]].pr_class, PR_CLASS_WRITE);
+	}
+	for (unsigned i = 0; i < sizeof(reads); i++) {
+		assert_false(sbc_cdb_table[reads[i]].flags & CDB_F_WRITES);
+		assert_int_equal(sbc_cdb_table[reads[i]].pr_class, PR_CLASS_READ);
+		assert_int_equal(sbc_cdb_table[reads[i]].order_class, ORDER_READ);
+	}
+	assert_true(sbc_cdb_table[0x48].sa->v[0x01].flags & CDB_F_WRITES);
+	assert_true(sbc_cdb_table[0x48].sa->v[0x02].flags & CDB_F_WRITES);
+	assert_false(sbc_cdb_table[0x48].sa->v[0x1f].flags & CDB_F_WRITES);
+	assert_false(sbc_cdb_table[0x83].sa->v[0x00].flags & CDB_F_WRITES);
+	assert_int_equal(sbc_cdb_table[0x25].order_class, ORDER_NONE);
+	assert_int_equal(sbc_cdb_table[0x25].pr_class, PR_CLASS_ALLOWED);
+	assert_true(sbc_cdb_table[0x25].flags & CDB_F_SPC2_RESV_OK);
+	assert_int_equal(sbc_cdb_table[0x9e].sa->v[0x10].order_class, ORDER_NONE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_entries_complete),
+		cmocka_unit_test(test_no_overlap_with_spc),
+		cmocka_unit_test(test_protect_and_dpofua),
+		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_flags),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_xcopy.c: EXTENDED COPY (LID1) and RECEIVE COPY RESULTS (xcopy.c).
+ *
+ *   p1 "iqn.test:a", p2 "iqn.test:b" --> target "iqn.test:t", default map:
+ *        LUN 0 = lu[0], LUN 1 = lu[1]
+ *   lu[2]: a logical unit in no LUN map (a LUN of "another initiator")
+ *
+ * Copies between LUN 0 and LUN 1, within one LU and over several chunks;
+ * a target descriptor naming lu[2] is COPY TARGET DEVICE NOT REACHABLE in
+ * both directions, and no data moves (CVE-2020-28374); the parameter list
+ * checks with their senses; the copy status held per I_T nexus and list
+ * identifier; the operating parameters. */
+#include "sbc_harness.h"
+
+#include <errno.h>
+
+#include "scsi/limits.h"
+
+static const struct sh_opts xc_opts = {
+	.caps = BS_CAP_FLUSH, .second_lu = true, .outside_lu = true,
+};
+
+/* The NAA designation descriptor (VPD 83h, association LU) of LUN lun. */
+static void lu_designator(struct sh *h, uint64_t lun, uint8_t desig[20])
+{
+	uint8_t c[6] = { 0x12, 0x01, 0x83, 0x00, 0xff, 0x00 }, d[255];
+	struct loop_result r;
+	size_t off = 4, end;
+
+	sh_cmd(h->p1, lun, c, 6, SCSI_DIR_READ, d, sizeof(d), &r);
+	sh_expect_good(&r);
+	end = 4 + get_be16(d + 2);
+	while (off + 4 <= end) {
+		const uint8_t *e = d + off;
+
+		if ((e[1] & 0x30) == 0 && (e[1] & 0x0f) == 3 && e[3] == 16) {
+			memcpy(desig, e, 20);
+			return;
+		}
+		off += 4 + e[3];
+	}
+	fail_msg("no NAA designator for LUN %u", (unsigned)lun);
+}
+
+/* The same for the unmapped lu[2]: its NAA from its attributes. */
+static void outside_designator(struct sh *h, uint8_t desig[20])
+{
+	lu_designator(h, 0, desig);
+	memcpy(desig + 4, sh_attrs(&xc_opts, 2).naa, 16);
+}
+
+struct xseg {
+	uint16_t src, dst;
+	uint16_t n;
+	uint64_t src_lba, dst_lba;
+};
+
+/* Parameter list: header, target descriptors (E4h), segments (02h). */
+static uint32_t xc_list(uint8_t *b, uint8_t list_id, uint8_t usage, uint8_t desig[][20],
+			unsigned ntgt, const struct xseg *s, unsigned nseg, uint32_t bsz)
+{
+	uint8_t *p = b + 16;
+
+	memset(b, 0, 16 + 32 * ntgt + 28 * nseg);
+	b[0] = list_id;
+	b[1] = (uint8_t)(usage << 3);
+	put_be16(b + 2, (uint16_t)(32 * ntgt));
+	put_be32(b + 8, 28 * nseg);
+	for (unsigned i = 0; i < ntgt; i++, p += 32) {
+		p[0] = 0xe4;
+		p[1] = 0x00; /* LU ID TYPE 00b, block device */
+		memcpy(p + 4, desig[i], 20);
+		put_be24(p + 29, bsz);
+	}
+	for (unsigned i = 0; i < nseg; i++, p += 28) {
+		p[0] = 0x02;
+		put_be16(p + 2, 0x18);
+		put_be16(p + 4, s[i].src);
+		put_be16(p + 6, s[i].dst);
+		put_be16(p + 10, s[i].n);
+		put_be64(p + 12, s[i].src_lba);
+		put_be64(p + 20, s[i].dst_lba);
+	}
+	return (uint32_t)(p - b);
+}
+
+static uint8_t xcopy(struct loop_port *p, uint64_t lun, uint8_t *list, uint32_t len,
+		     struct loop_result *r)
+{
+	uint8_t c[16];
+
+	memset(c, 0, 16);
+	c[0] = 0x83;
+	put_be32(c + 10, len);
+	return sh_cmd(p, lun, c, 16, len ? SCSI_DIR_WRITE : SCSI_DIR_NONE, list, len, r);
+}
+
+static void test_copy_between_lus(void **state)
+{
+	struct sh *h = sh_setup(&xc_opts);
+	struct loop_result r;
+	uint8_t d[2][20], b[256];
+	struct xseg s[2] = { { 0, 1, 100, 0, 500 }, { 1, 0, 10, 500, 1000 } };
+	uint32_t len;
+
+	(void)state;
+	lu_designator(h, 0, d[0]);
+	lu_designator(h, 1, d[1]);
+	sh_fill(h, 0, 0, 100, 'A');
+	len = xc_list(b, 1, 0, d, 2, s, 2, 512);
+	/* issued to LUN 0; segment 1 copies LUN 0 -> LUN 1, segment 2 back */
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect_good(&r);
+	assert_true(sh_blocks_are(h, 1, 500, 100, 'A'));
+	assert_true(sh_blocks_are(h, 1, 600, 1, 0));
+	assert_true(sh_blocks_are(h, 0, 1000, 10, 'A'));
+	/* more than one chunk (1.5 MiB), issued to LUN 1 */
+	sh_fill(h, 0, 0, 3000, 'B');
+	s[0] = (struct xseg){ 0, 1, 3000, 0, 1000 };
+	len = xc_list(b, 0, 3, d, 2, s, 1, 512); /* LIST ID USAGE 11b, LIST IDENTIFIER 0 */
+	xcopy(h->p1, 1, b, len, &r);
+	sh_expect_good(&r);
+	assert_true(sh_blocks_are(h, 1, 1000, 3000, 'B'));
+	/* within one LU */
+	s[0] = (struct xseg){ 0, 0, 50, 0, 3500 };
+	len = xc_list(b, 0, 3, d, 1, s, 1, 512);
+	xcopy(h->p2, 0, b, len, &r);
+	sh_expect_good(&r);
+	assert_true(sh_blocks_are(h, 0, 3500, 50, 'B'));
+	/* PARAMETER LIST LENGTH 0: no copy, not an error */
+	xcopy(h->p1, 0, NULL, 0, &r);
+	sh_expect_good(&r);
+	sh_teardown(h);
+}
+
+/* CVE-2020-28374: a logical unit outside the nexus' LUN map cannot be a
+ * copy source nor a copy destination. */
+static void test_copy_outside_map(void **state)
+{
+	struct sh *h = sh_setup(&xc_opts);
+	struct loop_result r;
+	uint8_t d[2][20], b[256];
+	struct xseg s = { 1, 0, 8, 0, 0 };
+	uint32_t len;
+
+	(void)state;
+	lu_designator(h, 0, d[0]);
+	outside_designator(h, d[1]);
+	memset(fsb_data(h->bs[2]), 'S', 8 * 512); /* a secret on the hidden LU */
+	sh_fill(h, 0, 0, 8, 'x');
+	/* read from it */
+	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect(&r, 0x0a, 0x0d, 0x02);
+	assert_true(sh_blocks_are(h, 0, 0, 8, 'x'));
+	/* write to it */
+	s = (struct xseg){ 0, 1, 8, 0, 0 };
+	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect(&r, 0x0a, 0x0d, 0x02);
+	assert_int_equal(fsb_count(h->bs[2], BS_OP_WRITE), 0);
+	assert_int_equal(fsb_count(h->bs[2], BS_OP_READ), 0);
+	assert_int_equal(fsb_data(h->bs[2])[0], 'S');
+	/* even unreferenced by any segment */
+	s = (struct xseg){ 0, 0, 1, 0, 1 };
+	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect(&r, 0x0a, 0x0d, 0x02);
+	sh_teardown(h);
+}
+
+/* The destination's mapping is write protected for this nexus. */
+static void test_copy_write_protected(void **state)
+{
+	struct sh_opts o = xc_opts;
+	struct sh *h;
+	struct loop_result r;
+	uint8_t d[2][20], b[256];
+	struct xseg s = { 1, 0, 4, 0, 0 };
+	uint32_t len;
+
+	(void)state;
+	o.read_only = true; /* LUN 0 */
+	h = sh_setup(&o);
+	lu_designator(h, 0, d[0]);
+	lu_designator(h, 1, d[1]);
+	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
+	xcopy(h->p1, 1, b, len, &r);
+	SH_WRITE_PROTECTED(&r);
+	/* reading from it is fine */
+	s = (struct xseg){ 0, 1, 4, 0, 0 };
+	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
+	xcopy(h->p1, 1, b, len, &r);
+	sh_expect_good(&r);
+	sh_teardown(h);
+}
+
+static void test_param_list(void **state)
+{
+	struct sh *h = sh_setup(&xc_opts);
+	struct loop_result r;
+	uint8_t d[10][20], *b = calloc(1, 8192);
+	struct xseg s[70];
+	uint32_t len;
+
+	(void)state;
+	for (int i = 0; i < 10; i++)
+		lu_designator(h, 0, d[i]);
+	for (int i = 0; i < 70; i++)
+		s[i] = (struct xseg){ 0, 0, 1, (uint64_t)i, 100 + (uint64_t)i };
+	/* truncating the target descriptor and the segment descriptor */
+	len = xc_list(b, 1, 0, d, 1, s, 1, 512);
+	xcopy(h->p1, 0, b, 16 + 32 - 1, &r);
+	SH_PARAM_LEN(&r);
+	xcopy(h->p1, 0, b, len - 1, &r);
+	SH_PARAM_LEN(&r);
+	xcopy(h->p1, 0, b, 15, &r);
+	SH_PARAM_LEN(&r);
+	/* more target descriptors than MAXIMUM TARGET DESCRIPTOR COUNT */
+	len = xc_list(b, 1, 0, d, XCOPY_MAX_TARGET_DESCRIPTORS + 1, s, 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect(&r, SH_ILLEGAL, 0x26, 0x06);
+	/* more segment descriptors than MAXIMUM SEGMENT DESCRIPTOR COUNT */
+	len = xc_list(b, 1, 0, d, 1, s, XCOPY_MAX_SEGMENT_DESCRIPTORS + 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect(&r, SH_ILLEGAL, 0x26, 0x08);
+	/* descriptor lists longer than MAXIMUM DESCRIPTOR LIST LENGTH */
+	len = xc_list(b, 1, 0, d, 1, s, 1, 512);
+	put_be32(b + 8, XCOPY_MAX_DESCRIPTOR_LIST_BYTES);
+	xcopy(h->p1, 0, b, 16 + 32 + XCOPY_MAX_DESCRIPTOR_LIST_BYTES, &r);
+	SH_PARAM_LEN(&r);
+	xcopy(h->p1, 0, b, 16 + XCOPY_MAX_DESCRIPTOR_LIST_BYTES + 1, &r);
+	SH_PARAM_LEN(&r);
+	/* unsupported target and segment descriptor type codes */
+	len = xc_list(b, 1, 0, d, 1, s, 1, 512);
+	b[16] = 0xe0;
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect(&r, SH_ILLEGAL, 0x26, 0x07);
+	len = xc_list(b, 1, 0, d, 1, s, 1, 512);
+	b[16 + 32] = 0x03;
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect(&r, SH_ILLEGAL, 0x26, 0x09);
+	/* inline data: MAXIMUM INLINE DATA LENGTH is 0 */
+	len = xc_list(b, 1, 0, d, 1, s, 1, 512);
+	put_be32(b + 12, 4);
+	xcopy(h->p1, 0, b, len + 4, &r);
+	sh_expect(&r, SH_ILLEGAL, 0x26, 0x0b);
+	/* LIST ID USAGE 01b reserved; 11b with a LIST IDENTIFIER */
+	len = xc_list(b, 1, 1, d, 1, s, 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	SH_INVALID_PARAM(&r);
+	sh_expect_fp(&r, false, 1, 4);
+	len = xc_list(b, 1, 3, d, 1, s, 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	SH_INVALID_PARAM(&r);
+	/* a segment DESCRIPTOR LENGTH other than 0018h */
+	len = xc_list(b, 1, 0, d, 1, s, 1, 512);
+	put_be16(b + 16 + 32 + 2, 0x14);
+	xcopy(h->p1, 0, b, len, &r);
+	SH_INVALID_PARAM(&r);
+	sh_expect_fp(&r, false, 16 + 32 + 2, -1);
+	/* DISK BLOCK LENGTH not the LU's */
+	len = xc_list(b, 1, 0, d, 1, s, 1, 4096);
+	xcopy(h->p1, 0, b, len, &r);
+	SH_INVALID_PARAM(&r);
+	sh_expect_fp(&r, false, 16 + 29, -1);
+	/* SPC-4: the LU ID TYPE is ignored (ExtendedCopy.ValidTgtDescr) */
+	len = xc_list(b, 1, 0, d, 1, s, 1, 512);
+	b[17] = 0x80;
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect_good(&r);
+	/* a non-block PERIPHERAL DEVICE TYPE */
+	b[17] = 0x01;
+	xcopy(h->p1, 0, b, len, &r);
+	SH_INVALID_PARAM(&r);
+	free(b);
+	sh_teardown(h);
+}
+
+static void test_segments(void **state)
+{
+	struct sh *h = sh_setup(&xc_opts);
+	struct loop_result r;
+	uint8_t d[2][20], b[256];
+	struct xseg s;
+	uint32_t len;
+
+	(void)state;
+	lu_designator(h, 0, d[0]);
+	lu_designator(h, 1, d[1]);
+	/* a target descriptor index with no descriptor (ValidSegDescr) */
+	s = (struct xseg){ 0, 1, 8, 0, 0 };
+	len = xc_list(b, 1, 0, d, 1, &s, 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect(&r, 0x0a, 0x0d, 0x02);
+	/* beyond the destination's capacity */
+	s = (struct xseg){ 0, 1, 8, 0, h->blocks - 1 };
+	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect(&r, 0x0a, 0x0d, 0x02);
+	s = (struct xseg){ 0, 1, 8, UINT64_MAX, 0 };
+	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect(&r, 0x0a, 0x0d, 0x02);
+	/* a zero-block segment copies nothing */
+	s = (struct xseg){ 0, 1, 0, 0, 0 };
+	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect_good(&r);
+	/* a read error of the copy source: COPY ABORTED, THIRD PARTY DEVICE
+	 * FAILURE */
+	fsb_fail(h->bs[0], BS_OP_READ, -EIO, 1, 0);
+	s = (struct xseg){ 0, 1, 8, 0, 0 };
+	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect(&r, 0x0a, 0x0d, 0x01);
+	sh_teardown(h);
+}
+
+/* ---- RECEIVE COPY RESULTS ---- */
+
+static uint8_t rcr(struct loop_port *p, uint8_t sa, uint8_t list_id, uint8_t *d, uint32_t alloc,
+		   struct loop_result *r)
+{
+	uint8_t c[16];
+
+	memset(c, 0, 16);
+	c[0] = 0x84;
+	c[1] = sa;
+	c[2] = list_id;
+	put_be32(c + 10, alloc);
+	return sh_cmd(p, 0, c, 16, SCSI_DIR_READ, d, alloc, r);
+}
+
+static void test_copy_status(void **state)
+{
+	struct sh *h = sh_setup(&xc_opts);
+	struct loop_result r;
+	uint8_t d[2][20], b[256], st[64];
+	struct xseg s = { 0, 1, 64, 0, 0 };
+	uint32_t len;
+
+	(void)state;
+	lu_designator(h, 0, d[0]);
+	lu_designator(h, 1, d[1]);
+	/* no copy with that list identifier */
+	rcr(h->p1, 0x00, 1, st, sizeof(st), &r);
+	SH_INVALID_CDB(&r);
+	sh_expect_fp(&r, true, 2, -1);
+	/* LIST ID USAGE 00b: held */
+	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect_good(&r);
+	/* not for another I_T nexus */
+	rcr(h->p2, 0x00, 1, st, sizeof(st), &r);
+	SH_INVALID_CDB(&r);
+	memset(st, 0xee, sizeof(st));
+	rcr(h->p1, 0x00, 1, st, sizeof(st), &r);
+	sh_expect_good(&r);
+	assert_int_equal(r.data_in_len, 12);
+	assert_int_equal(get_be32(st), 8);
+	assert_int_equal(st[4], 0x01); /* completed without errors, HDD 0 */
+	assert_int_equal(get_be16(st + 5), 1);
+	assert_int_equal(st[7], 0); /* bytes */
+	assert_int_equal(get_be32(st + 8), 64 * 512);
+	/* returned once */
+	rcr(h->p1, 0x00, 1, st, sizeof(st), &r);
+	SH_INVALID_CDB(&r);
+	/* LIST ID USAGE 10b and 11b: not held */
+	len = xc_list(b, 2, 2, d, 2, &s, 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect_good(&r);
+	rcr(h->p1, 0x00, 2, st, sizeof(st), &r);
+	SH_INVALID_CDB(&r);
+	/* a failed copy: status 02h */
+	fsb_fail(h->bs[1], BS_OP_WRITE, -EIO, 1, 0);
+	len = xc_list(b, 3, 0, d, 2, &s, 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect(&r, 0x0a, 0x0d, 0x01);
+	rcr(h->p1, 0x00, 3, st, sizeof(st), &r);
+	sh_expect_good(&r);
+	assert_int_equal(st[4], 0x02);
+	/* RECEIVE DATA, FAILED SEGMENT DETAILS: not supported */
+	rcr(h->p1, 0x01, 3, st, sizeof(st), &r);
+	SH_INVALID_CDB(&r);
+	rcr(h->p1, 0x04, 3, st, sizeof(st), &r);
+	SH_INVALID_CDB(&r);
+	sh_teardown(h);
+}
+
+static void test_op_params(void **state)
+{
+	struct sh *h = sh_setup(&xc_opts);
+	struct loop_result r;
+	uint8_t d[128];
+
+	(void)state;
+	rcr(h->p1, 0x03, 0, d, sizeof(d), &r);
+	sh_expect_good(&r);
+	assert_int_equal(r.data_in_len, 46);
+	assert_int_equal(get_be32(d), 42);
+	assert_int_equal(d[4] & 0x01, 1);
+	assert_int_equal(get_be16(d + 8), XCOPY_MAX_TARGET_DESCRIPTORS);
+	assert_int_equal(get_be16(d + 10), XCOPY_MAX_SEGMENT_DESCRIPTORS);
+	assert_int_equal(get_be32(d + 12), XCOPY_MAX_DESCRIPTOR_LIST_BYTES);
+	assert_int_equal(get_be32(d + 16), XCOPY_MAX_SEGMENT_BYTES);
+	assert_int_equal(get_be32(d + 20), 0);
+	assert_int_equal(get_be16(d + 34), XCOPY_MAX_CONCURRENT);
+	assert_int_equal(d[37], 9);
+	assert_int_equal(d[43], 2);
+	assert_int_equal(d[44], 0x02);
+	assert_int_equal(d[45], 0xe4);
+	/* a short allocation length truncates */
+	rcr(h->p1, 0x03, 0, d, 16, &r);
+	sh_expect_good(&r);
+	assert_int_equal(r.data_in_len, 16);
+	sh_teardown(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_copy_between_lus),
+		cmocka_unit_test(test_copy_outside_map),
+		cmocka_unit_test(test_copy_write_protected),
+		cmocka_unit_test(test_param_list),
+		cmocka_unit_test(test_segments),
+		cmocka_unit_test(test_copy_status),
+		cmocka_unit_test(test_op_params),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
