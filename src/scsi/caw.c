@@ -36,11 +36,11 @@ enum rmw_state {
 struct rmw_op {
 	struct sbc_op op;
 	enum rmw_state state;
-	bool caw;          /* COMPARE AND WRITE, else ORWRITE */
+	bool caw; /* COMPARE AND WRITE, else ORWRITE */
 	bool flush_after;
 	uint64_t lba;
 	uint32_t nblocks;
-	uint8_t *tmp;      /* the blocks read */
+	uint8_t *tmp; /* the blocks read */
 	uint32_t tmp_len;
 };
 
@@ -136,7 +136,7 @@ static enum sbc_step rmw_step(struct sbc_op *op)
 			size_t d = sbc_first_diff(ro->tmp, cmd->buf, len);
 
 			if (d < len) {
-				struct sense_extra sx = { .info_valid = true, .info = d };
+				struct sense_extra sx = {.info_valid = true, .info = d};
 
 				return sbc_op_finish(op, SENSE_MISCOMPARE_DURING_VERIFY, &sx);
 			}
@@ -146,7 +146,8 @@ static enum sbc_step rmw_step(struct sbc_op *op)
 				ro->tmp[i] |= cmd->buf[i];
 			wdata = ro->tmp;
 		}
-		wflags = sbc_fua_flags(op->lu, sbc_write_durable(op->lu, cmd->priv.io_flags), &flush);
+		wflags =
+		    sbc_fua_flags(op->lu, sbc_write_durable(op->lu, cmd->priv.io_flags), &flush);
 		ro->flush_after = flush;
 		sbc_op_io(op, BS_OP_WRITE, ro->lba << shift, len, (void *)wdata, wflags);
 		ro->state = RMW_WRITE;

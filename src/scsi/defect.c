@@ -11,9 +11,9 @@
 #include "lib/endian.h"
 #include "scsi/sbc_internal.h"
 
-#define RDD_REQ_PLIST 0x10
-#define RDD_REQ_GLIST 0x08
-#define RDD_FORMAT_MASK 0x07
+#define RDD_REQ_PLIST	    0x10
+#define RDD_REQ_GLIST	    0x08
+#define RDD_FORMAT_MASK	    0x07
 #define RDD_FORMAT_RESERVED 0x07
 
 static enum sense_reason rdd_check_format(struct scsi_cmd *cmd, unsigned byte)

@@ -34,14 +34,14 @@
 #include "lib/log.h"
 #include "scsi/sbc_internal.h"
 
-#define SA_OVERWRITE 0x01
-#define SA_BLOCK_ERASE 0x02
+#define SA_OVERWRITE	     0x01
+#define SA_BLOCK_ERASE	     0x02
 #define SA_EXIT_FAILURE_MODE 0x1f
 
 /* OVERWRITE parameter list (SBC-4 5.24.3.2) */
-#define OW_HDR_LEN 4
-#define OW_INVERT 0x80
-#define OW_TEST_MASK 0x60
+#define OW_HDR_LEN    4
+#define OW_INVERT     0x80
+#define OW_TEST_MASK  0x60
 #define OW_COUNT_MASK 0x1f
 
 /* BLOCK ERASE by deallocation: the medium in pieces of this size, so that
@@ -56,19 +56,19 @@ enum san_step_state {
 };
 
 struct san_job {
-	struct sbc_op op;          /* op.cmd: the waiting command, NULL once detached */
-	struct scsi_lu *lu;        /* reference held by the job */
+	struct sbc_op op;   /* op.cmd: the waiting command, NULL once detached */
+	struct scsi_lu *lu; /* reference held by the job */
 	enum san_step_state state;
 	uint8_t sa;
 	bool ause;
-	bool invert;               /* OVERWRITE INVERT */
-	unsigned passes, pass;     /* OVERWRITE COUNT */
-	enum bs_op bop;            /* WRITE, WRITE_ZEROES or DISCARD */
-	uint64_t cap;              /* blocks */
-	uint64_t lba;              /* next block of this pass */
-	uint8_t *chunk;            /* OVERWRITE: the pattern chunk */
+	bool invert;	       /* OVERWRITE INVERT */
+	unsigned passes, pass; /* OVERWRITE COUNT */
+	enum bs_op bop;	       /* WRITE, WRITE_ZEROES or DISCARD */
+	uint64_t cap;	       /* blocks */
+	uint64_t lba;	       /* next block of this pass */
+	uint8_t *chunk;	       /* OVERWRITE: the pattern chunk */
 	uint32_t chunk_len;
-	uint8_t block[4096];       /* OVERWRITE: one block of the pattern, as given */
+	uint8_t block[4096]; /* OVERWRITE: one block of the pattern, as given */
 };
 
 /* Per-command state of a waiting SANITIZE: only a pointer, the job is freed
@@ -179,8 +179,8 @@ static enum sbc_step san_end(struct san_job *j, bool ok)
 	atomic_store_explicit(&s->san_progress, 0, memory_order_relaxed);
 	pthread_mutex_unlock(&lu->lock);
 	if (!ok)
-		log_err("%s: SANITIZE failed (error %d): medium format corrupted",
-			scsi_lu_name(lu), j->op.err);
+		log_err("%s: SANITIZE failed (error %d): medium format corrupted", scsi_lu_name(lu),
+			j->op.err);
 	san_job_free(j);
 	/* SBC-4 5.24.1: a failed sanitize ends the command with MEDIUM ERROR
 	 * / SANITIZE COMMAND FAILED */
@@ -339,7 +339,8 @@ void sbc_exec_sanitize(struct scsi_cmd *cmd)
 			return;
 		}
 		j->bop = BS_OP_WRITE;
-		j->chunk_len = (uint32_t)UT_MIN(j->cap << lu->block_shift, (uint64_t)SBC_CHUNK_BYTES);
+		j->chunk_len =
+		    (uint32_t)UT_MIN(j->cap << lu->block_shift, (uint64_t)SBC_CHUNK_BYTES);
 		if (j->chunk_len) {
 			j->chunk = buf_alloc(j->chunk_len);
 			if (!j->chunk) {

@@ -79,20 +79,20 @@ static bool rl_conflict(const struct scsi_range_lock *a, const struct scsi_range
 static bool rl_blocked_locked(struct sbc_lu_state *s, const struct scsi_range_lock *rl,
 			      const struct scsi_range_lock *stop)
 {
-	struct scsi_range_lock *o;
+	const struct list_node *n;
 
 	if (rl->excl || s->n_excl_held) {
-		list_for_each_entry(o, &s->held, node)
-			if (rl_conflict(rl, o))
+		for (n = s->held.next; n != &s->held; n = n->next)
+			if (rl_conflict(rl, list_entry(n, struct scsi_range_lock, node)))
 				return true;
 	}
-	if (s->n_waiting) {
-		list_for_each_entry(o, &s->waiting, node) {
-			if (o == stop)
-				break;
-			if (rl_conflict(rl, o))
-				return true;
-		}
+	for (n = s->waiting.next; s->n_waiting && n != &s->waiting; n = n->next) {
+		const struct scsi_range_lock *o = list_entry(n, struct scsi_range_lock, node);
+
+		if (o == stop)
+			break;
+		if (rl_conflict(rl, o))
+			return true;
 	}
 	return false;
 }
@@ -114,8 +114,8 @@ void sbc_range_init(struct scsi_range_lock *rl, struct reactor *reactor,
 	rl->msg.fn = rl_granted_msg;
 }
 
-bool sbc_range_lock(struct scsi_lu *lu, struct scsi_range_lock *rl, uint64_t lba,
-		    uint64_t nblocks, bool excl)
+bool sbc_range_lock(struct scsi_lu *lu, struct scsi_range_lock *rl, uint64_t lba, uint64_t nblocks,
+		    bool excl)
 {
 	struct sbc_lu_state *s = lu->sbc;
 	bool now;
@@ -144,7 +144,7 @@ void sbc_range_unlock(struct scsi_range_lock *rl)
 {
 	struct scsi_lu *lu = rl->lu;
 	struct sbc_lu_state *s;
-	struct scsi_range_lock *w, *tmp;
+	struct list_node *n, *next;
 	struct reactor_msg *direct = NULL;
 
 	if (rl->state != RL_HELD)
@@ -155,7 +155,10 @@ void sbc_range_unlock(struct scsi_range_lock *rl)
 	rl->state = RL_FREE;
 	if (rl->excl)
 		s->n_excl_held--;
-	list_for_each_entry_safe(w, tmp, &s->waiting, node) {
+	for (n = s->waiting.next; n != &s->waiting; n = next) {
+		struct scsi_range_lock *w = list_entry(n, struct scsi_range_lock, node);
+
+		next = n->next;
 		if (rl_blocked_locked(s, w, w))
 			continue;
 		list_del(&w->node);
@@ -379,15 +382,15 @@ enum sense_reason sbc_parse_write6(struct scsi_cmd *cmd)
  * usage mask: no protection information), DPO, FUA; LBA 2-5; TL 7-8. */
 enum sense_reason sbc_parse_rw10(struct scsi_cmd *cmd)
 {
-	return rw_setup(cmd, get_be32(cmd->cdb + 2), get_be16(cmd->cdb + 7), 7,
-			cmd->cdb[0] == 0x2a, cmd->cdb[1]);
+	return rw_setup(cmd, get_be32(cmd->cdb + 2), get_be16(cmd->cdb + 7), 7, cmd->cdb[0] == 0x2a,
+			cmd->cdb[1]);
 }
 
 /* READ(12) A8h / WRITE(12) AAh: LBA 2-5; TL 6-9. */
 enum sense_reason sbc_parse_rw12(struct scsi_cmd *cmd)
 {
-	return rw_setup(cmd, get_be32(cmd->cdb + 2), get_be32(cmd->cdb + 6), 6,
-			cmd->cdb[0] == 0xaa, cmd->cdb[1]);
+	return rw_setup(cmd, get_be32(cmd->cdb + 2), get_be32(cmd->cdb + 6), 6, cmd->cdb[0] == 0xaa,
+			cmd->cdb[1]);
 }
 
 /* READ(16) 88h / WRITE(16) 8Ah: LBA 2-9; TL 10-13. */

@@ -19,6 +19,9 @@
 /* byte 1 of READ/WRITE(10/12/16): DPO, FUA, FUA_NV */
 #define DPOFUA 0x1a
 
+/* The tables are laid out by hand, one entry per command and one usage byte
+ * per CDB byte. */
+/* clang-format off */
 /* READ/WRITE: flags, no conflict under SPC-2 reservations */
 #define RD_CMD(nm, ps, ex, ln, ...)                                                      \
 	{                                                                                \
@@ -252,3 +255,4 @@ const struct cdb_desc sbc_cdb_table[256] = {
 	[0xb7] = RDD_CMD("READ DEFECT DATA(12)", sbc_parse_read_defect12, 12,
 			 0xff, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, CTL),
 };
+/* clang-format on */

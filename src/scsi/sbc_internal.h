@@ -34,20 +34,20 @@
 /* One EXTENDED COPY's results for RECEIVE COPY RESULTS COPY STATUS
  * (SPC-4 6.23.3), keyed by I_T nexus and list identifier. */
 struct sbc_copy_result {
-	char *port;        /* initiator port name of the issuing I_T nexus (malloc) */
+	char *port;	   /* initiator port name of the issuing I_T nexus (malloc) */
 	uint16_t rel_port; /* and its relative target port identifier */
 	uint8_t list_id;
 	bool valid;
-	uint8_t status;    /* COPY MANAGER STATUS: 00h in progress, 01h good, 02h error */
+	uint8_t status;	   /* COPY MANAGER STATUS: 00h in progress, 01h good, 02h error */
 	uint16_t segments; /* segments processed */
-	uint64_t bytes;    /* bytes transferred */
-	uint64_t seq;      /* age, for replacement */
+	uint64_t bytes;	   /* bytes transferred */
+	uint64_t seq;	   /* age, for replacement */
 };
 
 enum sbc_sanitize_state {
 	SBC_SAN_IDLE = 0,
 	SBC_SAN_RUNNING, /* NOT READY / SANITIZE IN PROGRESS */
-	SBC_SAN_FAILED,  /* MEDIUM ERROR / MEDIUM FORMAT CORRUPTED */
+	SBC_SAN_FAILED,	 /* MEDIUM ERROR / MEDIUM FORMAT CORRUPTED */
 };
 
 struct sbc_lu_state {
@@ -59,9 +59,9 @@ struct sbc_lu_state {
 	unsigned n_waiting;
 
 	/* SANITIZE (sanitize.c, SBC-4 4.11) */
-	atomic_int san_state;    /* enum sbc_sanitize_state */
+	atomic_int san_state;	  /* enum sbc_sanitize_state */
 	atomic_uint san_progress; /* 0..65535 while running */
-	bool san_failed_ause;    /* the failed sanitize allowed EXIT FAILURE MODE; lu->lock */
+	bool san_failed_ause;	  /* the failed sanitize allowed EXIT FAILURE MODE; lu->lock */
 
 	/* EXTENDED COPY (xcopy.c): results and concurrency; lu->lock */
 	struct sbc_copy_result copies[SBC_XCOPY_RESULTS];
@@ -82,8 +82,8 @@ void sbc_range_init(struct scsi_range_lock *rl, struct reactor *reactor,
 		    void (*granted)(struct scsi_range_lock *rl));
 /* true: held now (granted() is not called). false: queued; granted() follows
  * on rl->reactor once it is held. */
-bool sbc_range_lock(struct scsi_lu *lu, struct scsi_range_lock *rl, uint64_t lba,
-		    uint64_t nblocks, bool excl);
+bool sbc_range_lock(struct scsi_lu *lu, struct scsi_range_lock *rl, uint64_t lba, uint64_t nblocks,
+		    bool excl);
 /* Release a held lock (no-op when rl is not held); waiters now grantable are
  * posted to their reactors. */
 void sbc_range_unlock(struct scsi_range_lock *rl);
@@ -97,13 +97,13 @@ void sbc_range_unlock(struct scsi_range_lock *rl);
 enum sbc_step { SBC_STEP_IO, SBC_STEP_WAIT, SBC_STEP_DONE };
 
 struct sbc_op {
-	struct scsi_cmd *cmd;  /* NULL for a job that outlives its command */
-	struct scsi_lu *lu;    /* where op->io goes (may differ from cmd's LU: XCOPY) */
+	struct scsi_cmd *cmd; /* NULL for a job that outlives its command */
+	struct scsi_lu *lu;   /* where op->io goes (may differ from cmd's LU: XCOPY) */
 	enum sbc_step (*step)(struct sbc_op *op);
 	struct bs_io io;
 	struct iovec iov[1];
 	struct scsi_range_lock rl;
-	int err;               /* result of the last I/O */
+	int err; /* result of the last I/O */
 	bool in_submit;
 	bool sync_done;
 };

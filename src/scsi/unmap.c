@@ -20,16 +20,16 @@
 #include "scsi/sbc_internal.h"
 
 /* UNMAP parameter list (SBC-4 5.31.2): 8-byte header, 16-byte descriptors */
-#define UNMAP_HDR_LEN 8
+#define UNMAP_HDR_LEN  8
 #define UNMAP_DESC_LEN 16
 
 struct unmap_op {
 	struct sbc_op op;
-	int state;      /* 0: next descriptor, 1: I/O of the current one done */
-	unsigned idx;   /* next descriptor */
+	int state;    /* 0: next descriptor, 1: I/O of the current one done */
+	unsigned idx; /* next descriptor */
 	unsigned count;
 	uint64_t lba, end; /* current descriptor's remaining range */
-	bool discard;   /* BS_OP_DISCARD, else WRITE_ZEROES or zero writes */
+	bool discard;	   /* BS_OP_DISCARD, else WRITE_ZEROES or zero writes */
 	bool flush_after;
 };
 
@@ -70,8 +70,8 @@ static enum sense_reason unmap_validate(struct scsi_cmd *cmd, unsigned *count)
 	uint32_t len = cmd->priv.data_len;
 	uint32_t dl, bd_dl, n;
 	uint64_t total = 0;
-	uint64_t max_lbas = UT_MIN(sbc_bytes_to_blocks(lu, SBC_MAX_UNMAP_BYTES),
-				   (uint64_t)SBC_UNMAP_LBA_COUNT_CAP);
+	uint64_t max_lbas =
+	    UT_MIN(sbc_bytes_to_blocks(lu, SBC_MAX_UNMAP_BYTES), (uint64_t)SBC_UNMAP_LBA_COUNT_CAP);
 	enum sense_reason r;
 
 	if (cmd->write_len < len)
@@ -198,7 +198,7 @@ void sbc_exec_unmap(struct scsi_cmd *cmd)
 
 /* ---- GET LBA STATUS ---- */
 
-#define GLS_HDR_LEN 8
+#define GLS_HDR_LEN  8
 #define GLS_DESC_LEN 16
 #define GLS_MAX_DESC 128u
 
@@ -256,8 +256,8 @@ static bool gls_add(struct gls_op *go, uint64_t lba, uint64_t n, uint8_t status)
 			if (go->ndesc == go->max_desc)
 				return false;
 			k = UT_MIN(n, (uint64_t)UINT32_MAX);
-			go->desc[go->ndesc++] = (struct gls_desc){ .lba = lba, .nblocks = k,
-								   .status = status };
+			go->desc[go->ndesc++] =
+			    (struct gls_desc){.lba = lba, .nblocks = k, .status = status};
 		}
 		lba += k;
 		n -= k;

@@ -41,17 +41,17 @@ struct verify_op {
 	struct sbc_op op;
 	enum vstate state;
 	uint8_t bytchk;
-	bool write;        /* WRITE AND VERIFY */
-	bool flush_after;  /* durability by FLUSH (no BS_CAP_FUA) */
-	uint8_t wflags;    /* BS_IO_FUA or 0 */
-	uint64_t start;    /* first LBA */
-	uint64_t end;      /* LBA after the range */
-	uint64_t lba;      /* next LBA of the current pass */
+	bool write;	  /* WRITE AND VERIFY */
+	bool flush_after; /* durability by FLUSH (no BS_CAP_FUA) */
+	uint8_t wflags;	  /* BS_IO_FUA or 0 */
+	uint64_t start;	  /* first LBA */
+	uint64_t end;	  /* LBA after the range */
+	uint64_t lba;	  /* next LBA of the current pass */
 	uint64_t chunk_lba;
 	uint32_t chunk_blocks;
-	uint8_t *buf;      /* read-back (and 11b write pattern) chunk */
+	uint8_t *buf; /* read-back (and 11b write pattern) chunk */
 	uint32_t buf_len;
-	uint8_t *pattern;  /* 11b: chunk filled with the block, for writing */
+	uint8_t *pattern; /* 11b: chunk filled with the block, for writing */
 	uint32_t pattern_len;
 };
 
@@ -240,7 +240,7 @@ static enum sbc_step verify_step(struct sbc_op *op)
 		if (op->err)
 			return sbc_op_bs_error(op, false);
 		if (vo->bytchk && !verify_compare(vo, &off)) {
-			struct sense_extra sx = { .info_valid = true, .info = off };
+			struct sense_extra sx = {.info_valid = true, .info = off};
 
 			return sbc_op_finish(op, SENSE_MISCOMPARE_DURING_VERIFY, &sx);
 		}

@@ -43,7 +43,7 @@ struct ws_op {
 	enum ws_state state;
 	enum ws_mode mode;
 	uint64_t start, lba, end;
-	uint8_t *chunk;        /* pattern chunk (NULL: the shared zero chunk) */
+	uint8_t *chunk; /* pattern chunk (NULL: the shared zero chunk) */
 	uint32_t chunk_len;
 	bool flush_after;
 };
@@ -58,8 +58,8 @@ static void ws_free(struct scsi_cmd *cmd)
 }
 
 /* Common decode; nb_byte: first byte of NUMBER OF LOGICAL BLOCKS. */
-static enum sense_reason ws_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t n,
-				  unsigned nb_byte, bool ndob)
+static enum sense_reason ws_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t n, unsigned nb_byte,
+				  bool ndob)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;

@@ -32,12 +32,12 @@
 #include "scsi/limits.h"
 #include "scsi/sbc_internal.h"
 
-#define XC_HDR_LEN 16
-#define XC_TGT_DESC_LEN 32         /* E4h and the other fixed-length target descriptors */
-#define XC_SEG_B2B_LEN 28          /* 02h: 4-byte header + DESCRIPTOR LENGTH 0018h */
-#define XC_TGT_IDENT 0xe4          /* identification descriptor target descriptor */
-#define XC_SEG_B2B 0x02            /* block device to block device */
-#define XC_DESIG_MAX 20            /* bytes 4-23 of an E4h target descriptor */
+#define XC_HDR_LEN	16
+#define XC_TGT_DESC_LEN 32   /* E4h and the other fixed-length target descriptors */
+#define XC_SEG_B2B_LEN	28   /* 02h: 4-byte header + DESCRIPTOR LENGTH 0018h */
+#define XC_TGT_IDENT	0xe4 /* identification descriptor target descriptor */
+#define XC_SEG_B2B	0x02 /* block device to block device */
+#define XC_DESIG_MAX	20   /* bytes 4-23 of an E4h target descriptor */
 
 /* LIST ID USAGE (SPC-4 table 100) */
 enum {
@@ -56,23 +56,23 @@ enum {
 
 struct xc_target {
 	struct scsi_lu *lu; /* reference */
-	bool ro;            /* the nexus' mapping is write protected */
+	bool ro;	    /* the nexus' mapping is write protected */
 };
 
 struct xc_seg {
-	uint16_t src, dst;  /* target descriptor indexes */
-	uint64_t src_off;   /* bytes */
+	uint16_t src, dst; /* target descriptor indexes */
+	uint64_t src_off;  /* bytes */
 	uint64_t dst_off;
 	uint64_t bytes;
 };
 
 enum xc_state {
-	XC_NEXT = 0,      /* start the next chunk (or segment) */
-	XC_SRC_LOCKED,    /* range lock on the source held */
-	XC_READ,          /* read submitted */
-	XC_DST_LOCKED,    /* range lock on the destination held */
-	XC_WRITE,         /* write submitted */
-	XC_FLUSH,         /* FLUSH of the segment's destination submitted */
+	XC_NEXT = 0,   /* start the next chunk (or segment) */
+	XC_SRC_LOCKED, /* range lock on the source held */
+	XC_READ,       /* read submitted */
+	XC_DST_LOCKED, /* range lock on the destination held */
+	XC_WRITE,      /* write submitted */
+	XC_FLUSH,      /* FLUSH of the segment's destination submitted */
 };
 
 struct xcopy_op {
@@ -81,14 +81,14 @@ struct xcopy_op {
 	unsigned ntgt, nseg;
 	struct xc_target tgt[XCOPY_MAX_TARGET_DESCRIPTORS];
 	struct xc_seg seg[XCOPY_MAX_SEGMENT_DESCRIPTORS];
-	unsigned cur;       /* current segment */
-	uint64_t done;      /* bytes of the current segment copied */
-	uint32_t chunk;     /* bytes of the current chunk */
-	uint64_t total;     /* bytes copied by the command */
+	unsigned cur;	/* current segment */
+	uint64_t done;	/* bytes of the current segment copied */
+	uint32_t chunk; /* bytes of the current chunk */
+	uint64_t total; /* bytes copied by the command */
 	uint8_t *buf;
 	uint32_t buf_len;
-	bool hold;          /* results held for RECEIVE COPY RESULTS */
-	bool counted;       /* counted in copies_running */
+	bool hold;    /* results held for RECEIVE COPY RESULTS */
+	bool counted; /* counted in copies_running */
 	uint8_t list_id;
 };
 
@@ -105,8 +105,7 @@ static void xcopy_free(struct scsi_cmd *cmd)
 
 /* ---- held results (lu->lock) ---- */
 
-static bool result_is(const struct sbc_copy_result *c, const struct scsi_nexus *n,
-		      uint8_t list_id)
+static bool result_is(const struct sbc_copy_result *c, const struct scsi_nexus *n, uint8_t list_id)
 {
 	return c->valid && c->list_id == list_id && c->rel_port == n->tport->rel_port_id &&
 	       c->port && !strcmp(c->port, n->port_name);
@@ -197,8 +196,7 @@ enum sense_reason sbc_parse_xcopy(struct scsi_cmd *cmd)
 }
 
 /* A sense reason with a field pointer into the parameter list. */
-static enum sense_reason xc_fail(struct scsi_cmd *cmd, enum sense_reason r, unsigned byte,
-				 int bit)
+static enum sense_reason xc_fail(struct scsi_cmd *cmd, enum sense_reason r, unsigned byte, int bit)
 {
 	struct sense_extra *sx = &cmd->priv.sx;
 
@@ -321,8 +319,7 @@ static enum sense_reason xc_resolve_targets(struct scsi_cmd *cmd, struct xcopy_o
 /* Block-to-block segment descriptors (SPC-4 6.4.6.5): byte 1 DC, CAT;
  * SOURCE / DESTINATION TARGET DESCRIPTOR INDEX 4-5 / 6-7; BLOCK DEVICE
  * NUMBER OF BLOCKS 10-11; SOURCE LBA 12-19; DESTINATION LBA 20-27. */
-static enum sense_reason xc_check_segments(struct scsi_cmd *cmd, struct xcopy_op *xo,
-					   uint32_t tdl)
+static enum sense_reason xc_check_segments(struct scsi_cmd *cmd, struct xcopy_op *xo, uint32_t tdl)
 {
 	const uint8_t *b = cmd->buf;
 
@@ -400,7 +397,8 @@ static enum sbc_step xc_step(struct sbc_op *op)
 			}
 			xo->chunk = (uint32_t)UT_MIN(s->bytes - xo->done, (uint64_t)xo->buf_len);
 			xo->state = XC_SRC_LOCKED;
-			if (!sbc_range_lock(src, &op->rl, (s->src_off + xo->done) >> src->block_shift,
+			if (!sbc_range_lock(src, &op->rl,
+					    (s->src_off + xo->done) >> src->block_shift,
 					    xo->chunk >> src->block_shift, false))
 				return SBC_STEP_WAIT;
 			continue;
@@ -414,7 +412,8 @@ static enum sbc_step xc_step(struct sbc_op *op)
 			if (op->err)
 				return xc_finish(xo, SENSE_COPY_ABORTED_THIRD_PARTY_FAILURE);
 			xo->state = XC_DST_LOCKED;
-			if (!sbc_range_lock(dst, &op->rl, (s->dst_off + xo->done) >> dst->block_shift,
+			if (!sbc_range_lock(dst, &op->rl,
+					    (s->dst_off + xo->done) >> dst->block_shift,
 					    xo->chunk >> dst->block_shift, false))
 				return SBC_STEP_WAIT;
 			continue;
@@ -532,7 +531,7 @@ void sbc_exec_rcr_copy_status(struct scsi_cmd *cmd)
 	struct scsi_lu *lu = cmd->priv.lu;
 	struct sbc_lu_state *s = lu->sbc;
 	uint8_t list_id = cmd->cdb[2];
-	struct sbc_copy_result res = { 0 };
+	struct sbc_copy_result res = {0};
 	uint8_t d[12];
 	bool found = false;
 	uint64_t count;
@@ -565,7 +564,7 @@ void sbc_exec_rcr_copy_status(struct scsi_cmd *cmd)
 	}
 	memset(d, 0, sizeof(d));
 	put_be32(d, sizeof(d) - 4); /* AVAILABLE DATA */
-	d[4] = res.status;          /* HDD 0: no held data */
+	d[4] = res.status;	    /* HDD 0: no held data */
 	put_be16(d + 5, res.segments);
 	d[7] = units;
 	put_be32(d + 8, (uint32_t)count);
@@ -581,7 +580,7 @@ void sbc_exec_rcr_op_params(struct scsi_cmd *cmd)
 
 	memset(d, 0, sizeof(d));
 	put_be32(d, sizeof(d) - 4); /* AVAILABLE DATA */
-	d[4] = 0x01;                /* SNLID: LIST ID USAGE 11b supported */
+	d[4] = 0x01;		    /* SNLID: LIST ID USAGE 11b supported */
 	put_be16(d + 8, XCOPY_MAX_TARGET_DESCRIPTORS);
 	put_be16(d + 10, XCOPY_MAX_SEGMENT_DESCRIPTORS);
 	put_be32(d + 12, XCOPY_MAX_DESCRIPTOR_LIST_BYTES);
@@ -589,12 +588,12 @@ void sbc_exec_rcr_op_params(struct scsi_cmd *cmd)
 	put_be32(d + 20, 0); /* MAXIMUM INLINE DATA LENGTH */
 	put_be32(d + 24, 0); /* HELD DATA LIMIT: no held data */
 	put_be32(d + 28, 0); /* MAXIMUM STREAM DEVICE TRANSFER SIZE: no streams */
-	put_be16(d + 34, XCOPY_MAX_CONCURRENT);       /* TOTAL CONCURRENT COPIES */
+	put_be16(d + 34, XCOPY_MAX_CONCURRENT);		     /* TOTAL CONCURRENT COPIES */
 	d[36] = (uint8_t)UT_MIN(XCOPY_MAX_CONCURRENT, 255u); /* MAXIMUM CONCURRENT COPIES */
 	d[37] = (uint8_t)lu->block_shift; /* DATA SEGMENT GRANULARITY (log2 bytes) */
-	d[38] = 0;                        /* INLINE DATA GRANULARITY */
-	d[39] = 0;                        /* HELD DATA GRANULARITY */
-	d[43] = 2;                        /* IMPLEMENTED DESCRIPTOR LIST LENGTH */
+	d[38] = 0;			  /* INLINE DATA GRANULARITY */
+	d[39] = 0;			  /* HELD DATA GRANULARITY */
+	d[43] = 2;			  /* IMPLEMENTED DESCRIPTOR LIST LENGTH */
 	d[44] = XC_SEG_B2B;
 	d[45] = XC_TGT_IDENT;
 	scsi_cmd_set_data_in(cmd, d, sizeof(d));

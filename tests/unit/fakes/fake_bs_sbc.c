@@ -164,9 +164,9 @@ static void fsb_close(struct bs_dev *dev)
 }
 
 static const struct bs_ops fsb_ops = {
-	.type = "fake-sbc",
-	.submit = fsb_submit,
-	.close = fsb_close,
+    .type = "fake-sbc",
+    .submit = fsb_submit,
+    .close = fsb_close,
 };
 
 struct bs_dev *fsb_create(uint64_t size, uint32_t caps)

@@ -35,15 +35,15 @@
 #define FSB_ALL_CAPS (BS_CAP_FLUSH | BS_CAP_DISCARD | BS_CAP_WRITE_ZEROES | BS_CAP_MAP_STATUS)
 
 struct sh_opts {
-	uint32_t block_size;  /* 0: 512 */
-	uint64_t blocks;      /* 0: 4096 */
+	uint32_t block_size; /* 0: 512 */
+	uint64_t blocks;     /* 0: 4096 */
 	bool thin;
-	bool ram;             /* the RAM back-store instead of the fake */
-	uint32_t caps;        /* fake back-store capabilities */
-	bool no_wce;          /* write cache disabled */
-	bool read_only;       /* LUN 0 mapped write protected */
-	bool second_lu;       /* LUN 1 */
-	bool outside_lu;      /* lu[2], in no map */
+	bool ram;	 /* the RAM back-store instead of the fake */
+	uint32_t caps;	 /* fake back-store capabilities */
+	bool no_wce;	 /* write cache disabled */
+	bool read_only;	 /* LUN 0 mapped write protected */
+	bool second_lu;	 /* LUN 1 */
+	bool outside_lu; /* lu[2], in no map */
 };
 
 struct sh {
@@ -59,15 +59,15 @@ struct sh {
 static inline struct scsi_lu_attrs sh_attrs(const struct sh_opts *o, unsigned idx)
 {
 	struct scsi_lu_attrs a = {
-		.block_size = o->block_size ? o->block_size : 512,
-		.thin = o->thin,
-		.write_cache = !o->no_wce,
-		.vendor = "UTARGET",
-		.product = "SBC TEST",
-		.revision = "0001",
-		.serial = "SBC000",
-		.naa = { 0x60, 0x01, 0x40, 0x50, 0xaa, 0xbb, 0xcc, 0xdd, 0x00, 0x11, 0x22, 0x33,
-			 0x44, 0x55, 0x66, (uint8_t)(0x70 + idx) },
+	    .block_size = o->block_size ? o->block_size : 512,
+	    .thin = o->thin,
+	    .write_cache = !o->no_wce,
+	    .vendor = "UTARGET",
+	    .product = "SBC TEST",
+	    .revision = "0001",
+	    .serial = "SBC000",
+	    .naa = {0x60, 0x01, 0x40, 0x50, 0xaa, 0xbb, 0xcc, 0xdd, 0x00, 0x11, 0x22, 0x33, 0x44,
+		    0x55, 0x66, (uint8_t)(0x70 + idx)},
 	};
 	a.serial[5] = (char)('0' + idx);
 	return a;
@@ -81,10 +81,10 @@ static inline void sh_make_lu(struct sh *h, const struct sh_opts *o, unsigned id
 	name[2] = (char)('0' + idx);
 	if (o->ram) {
 		struct bs_params p = {
-			.type = "ram",
-			.name = name,
-			.size = h->blocks * h->bsz,
-			.block_size = h->bsz,
+		    .type = "ram",
+		    .name = name,
+		    .size = h->blocks * h->bsz,
+		    .block_size = h->bsz,
 		};
 
 		assert_int_equal(bs_open(&p, &h->bs[idx]), 0);
@@ -103,12 +103,13 @@ static inline uint64_t sh_lun(uint64_t n)
 
 static inline void sh_clear_ua(struct loop_port *p, uint64_t lun)
 {
-	static const uint8_t tur[6] = { 0 };
+	static const uint8_t tur[6] = {0};
 	struct loop_result r;
 
 	for (int n = 0; n < 16; n++) {
 		assert_int_equal(loop_submit(p, sh_lun(lun), tur, 6, SCSI_DIR_NONE, NULL, 0,
-					     SCSI_ATTR_SIMPLE, &r), 0);
+					     SCSI_ATTR_SIMPLE, &r),
+				 0);
 		if (r.status != SAM_STAT_CHECK_CONDITION || (r.sense[2] & 0x0f) != 0x06)
 			return;
 	}
@@ -173,9 +174,8 @@ static inline uint8_t sh_cmd(struct loop_port *p, uint64_t lun, const uint8_t *c
 
 	if (!res)
 		res = &r;
-	assert_int_equal(loop_submit(p, sh_lun(lun), cdb, cdb_len, dir, data, len,
-				     SCSI_ATTR_SIMPLE, res),
-			 0);
+	assert_int_equal(
+	    loop_submit(p, sh_lun(lun), cdb, cdb_len, dir, data, len, SCSI_ATTR_SIMPLE, res), 0);
 	return res->status;
 }
 
@@ -199,12 +199,12 @@ static inline void sh_expect_good(const struct loop_result *r)
 			 r->sense_len ? r->sense[2] & 0x0f : 0, r->sense[12], r->sense[13]);
 }
 
-#define SH_ILLEGAL 0x05
-#define SH_INVALID_CDB(r) sh_expect((r), SH_ILLEGAL, 0x24, 0x00)
-#define SH_INVALID_PARAM(r) sh_expect((r), SH_ILLEGAL, 0x26, 0x00)
-#define SH_LBA_OOB(r) sh_expect((r), SH_ILLEGAL, 0x21, 0x00)
-#define SH_PARAM_LEN(r) sh_expect((r), SH_ILLEGAL, 0x1a, 0x00)
-#define SH_MISCOMPARE(r) sh_expect((r), 0x0e, 0x1d, 0x00)
+#define SH_ILLEGAL	      0x05
+#define SH_INVALID_CDB(r)     sh_expect((r), SH_ILLEGAL, 0x24, 0x00)
+#define SH_INVALID_PARAM(r)   sh_expect((r), SH_ILLEGAL, 0x26, 0x00)
+#define SH_LBA_OOB(r)	      sh_expect((r), SH_ILLEGAL, 0x21, 0x00)
+#define SH_PARAM_LEN(r)	      sh_expect((r), SH_ILLEGAL, 0x1a, 0x00)
+#define SH_MISCOMPARE(r)      sh_expect((r), 0x0e, 0x1d, 0x00)
 #define SH_WRITE_PROTECTED(r) sh_expect((r), 0x07, 0x27, 0x00)
 
 /* INFORMATION field of fixed sense data (VALID set). */

@@ -10,7 +10,7 @@
 
 #include "scsi/limits.h"
 
-static const struct sh_opts fake_opts = { .caps = BS_CAP_FLUSH };
+static const struct sh_opts fake_opts = {.caps = BS_CAP_FLUSH};
 
 static void cdb_caw(uint8_t *c, uint8_t b1, uint64_t lba, uint8_t n)
 {
@@ -60,7 +60,7 @@ static void test_caw_miscompare(void **state)
 {
 	struct sh *h = sh_setup(&fake_opts);
 	struct loop_result r;
-	const size_t offs[] = { 0, 1, 511, 512, 3 * 512 + 100, 4 * 512 - 27 };
+	const size_t offs[] = {0, 1, 511, 512, 3 * 512 + 100, 4 * 512 - 27};
 	uint8_t b[8 * 512], c[16];
 
 	(void)state;
@@ -88,7 +88,7 @@ static void test_caw_fields(void **state)
 {
 	struct sh *h = sh_setup(&fake_opts);
 	struct loop_result r;
-	uint8_t b[8 * 512] = { 0 }, c[16];
+	uint8_t b[8 * 512] = {0}, c[16];
 
 	(void)state;
 	/* zero blocks: nothing read or written */
@@ -146,7 +146,7 @@ static void test_caw_fields(void **state)
 	sh_teardown(h);
 
 	{
-		struct sh_opts o = { .caps = BS_CAP_FLUSH, .read_only = true };
+		struct sh_opts o = {.caps = BS_CAP_FLUSH, .read_only = true};
 
 		h = sh_setup(&o);
 		caw(h, h->p1, 0, 1, 0, 1, &r);
@@ -178,8 +178,8 @@ static void test_caw_atomic_against_write(void **state)
 			       1, 0);
 	assert_int_equal(fsb_wait_held(h->bs[0], 1), 1); /* the compare read */
 	cdb16(c2, 0x8a, 0, 5, 1);
-	t2 = loop_submit_async(h->p2, 0, c2, 16, SCSI_DIR_WRITE, w, sizeof(w), SCSI_ATTR_SIMPLE,
-			       2, 0);
+	t2 = loop_submit_async(h->p2, 0, c2, 16, SCSI_DIR_WRITE, w, sizeof(w), SCSI_ATTR_SIMPLE, 2,
+			       0);
 	sh_settle();
 	assert_int_equal(fsb_held(h->bs[0]), 1);
 	assert_int_equal(fsb_count(h->bs[0], BS_OP_WRITE), 0);
@@ -216,8 +216,8 @@ static void test_caw_waits_for_write(void **state)
 	memset(cw + 512, 'D', 512);
 	fsb_hold(h->bs[0], true);
 	cdb16(c2, 0x8a, 0, 5, 1);
-	t2 = loop_submit_async(h->p2, 0, c2, 16, SCSI_DIR_WRITE, w, sizeof(w), SCSI_ATTR_SIMPLE,
-			       2, 0);
+	t2 = loop_submit_async(h->p2, 0, c2, 16, SCSI_DIR_WRITE, w, sizeof(w), SCSI_ATTR_SIMPLE, 2,
+			       0);
 	assert_int_equal(fsb_wait_held(h->bs[0], 1), 1);
 	cdb_caw(c1, 0, 5, 1);
 	t1 = loop_submit_async(h->p1, 0, c1, 16, SCSI_DIR_WRITE, cw, sizeof(cw), SCSI_ATTR_SIMPLE,
@@ -357,14 +357,14 @@ static void test_orwrite_atomic(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_caw_match),
-		cmocka_unit_test(test_caw_miscompare),
-		cmocka_unit_test(test_caw_fields),
-		cmocka_unit_test(test_caw_atomic_against_write),
-		cmocka_unit_test(test_caw_waits_for_write),
-		cmocka_unit_test(test_caw_race),
-		cmocka_unit_test(test_orwrite),
-		cmocka_unit_test(test_orwrite_atomic),
+	    cmocka_unit_test(test_caw_match),
+	    cmocka_unit_test(test_caw_miscompare),
+	    cmocka_unit_test(test_caw_fields),
+	    cmocka_unit_test(test_caw_atomic_against_write),
+	    cmocka_unit_test(test_caw_waits_for_write),
+	    cmocka_unit_test(test_caw_race),
+	    cmocka_unit_test(test_orwrite),
+	    cmocka_unit_test(test_orwrite_atomic),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,7 @@
  * format refused. Set-up: sbc_harness.h (p1 -> LUN 0). */
 #include "sbc_harness.h"
 
-static const struct sh_opts opts = { .caps = BS_CAP_FLUSH };
+static const struct sh_opts opts = {.caps = BS_CAP_FLUSH};
 
 static void test_rdd10(void **state)
 {
@@ -24,7 +24,7 @@ static void test_rdd10(void **state)
 		sh_expect_good(&r);
 		assert_int_equal(r.data_in_len, 4);
 		assert_int_equal(d[0], 0);
-		assert_int_equal(d[1], 0x18 | fmt); /* PLISTV, GLISTV, format */
+		assert_int_equal(d[1], 0x18 | fmt);   /* PLISTV, GLISTV, format */
 		assert_int_equal(get_be16(d + 2), 0); /* DEFECT LIST LENGTH */
 	}
 	/* only the grown list asked for */
@@ -85,8 +85,8 @@ static void test_rdd12(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rdd10),
-		cmocka_unit_test(test_rdd12),
+	    cmocka_unit_test(test_rdd10),
+	    cmocka_unit_test(test_rdd12),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,15 +11,15 @@
 #include <errno.h>
 #include <pthread.h>
 
-#define SA_OVERWRITE 0x01
-#define SA_BLOCK_ERASE 0x02
+#define SA_OVERWRITE	0x01
+#define SA_BLOCK_ERASE	0x02
 #define SA_CRYPTO_ERASE 0x03
-#define SA_EXIT 0x1f
-#define IMMED 0x80
-#define AUSE 0x20
+#define SA_EXIT		0x1f
+#define IMMED		0x80
+#define AUSE		0x20
 
-static const struct sh_opts thin_opts = { .caps = FSB_ALL_CAPS, .thin = true };
-static const struct sh_opts thick_opts = { .caps = BS_CAP_FLUSH };
+static const struct sh_opts thin_opts = {.caps = FSB_ALL_CAPS, .thin = true};
+static const struct sh_opts thick_opts = {.caps = BS_CAP_FLUSH};
 
 static void cdb_san(uint8_t *c, uint8_t b1, uint16_t len)
 {
@@ -39,8 +39,8 @@ static uint32_t ow_list(uint8_t *b, uint8_t b0, const uint8_t *pat, uint16_t ipl
 	return 4u + ipl;
 }
 
-static uint8_t sanitize(struct sh *h, struct loop_port *p, uint8_t b1, uint8_t *list,
-			uint32_t len, struct loop_result *r)
+static uint8_t sanitize(struct sh *h, struct loop_port *p, uint8_t b1, uint8_t *list, uint32_t len,
+			struct loop_result *r)
 {
 	uint8_t c[10];
 
@@ -150,7 +150,7 @@ static void test_fields(void **state)
 {
 	struct sh *h = sh_setup(&thick_opts);
 	struct loop_result r;
-	uint8_t b[4 + 520] = { 0 }, pat[520], c[10];
+	uint8_t b[4 + 520] = {0}, pat[520], c[10];
 
 	(void)state;
 	memset(pat, 1, sizeof(pat));
@@ -212,7 +212,7 @@ static void test_fields(void **state)
 	sh_teardown(h);
 
 	{
-		struct sh_opts o = { .caps = BS_CAP_FLUSH, .read_only = true };
+		struct sh_opts o = {.caps = BS_CAP_FLUSH, .read_only = true};
 
 		h = sh_setup(&o);
 		sanitize(h, h->p1, SA_BLOCK_ERASE, NULL, 0, &r);
@@ -229,7 +229,7 @@ static void test_in_progress_immed(void **state)
 {
 	struct sh *h = sh_setup(&thin_opts);
 	struct loop_result r;
-	uint8_t inq[6] = { 0x12, 0, 0, 0, 36, 0 }, d[36], buf[512];
+	uint8_t inq[6] = {0x12, 0, 0, 0, 36, 0}, d[36], buf[512];
 
 	(void)state;
 	fsb_hold(h->bs[0], true);
@@ -237,7 +237,7 @@ static void test_in_progress_immed(void **state)
 	sh_expect_good(&r);
 	assert_int_equal(fsb_wait_held(h->bs[0], 1), 1);
 	{
-		static const uint8_t tur[6] = { 0 };
+		static const uint8_t tur[6] = {0};
 
 		sh_cmd(h->p2, 0, tur, 6, SCSI_DIR_NONE, NULL, 0, &r);
 		expect_in_progress(&r);
@@ -254,7 +254,7 @@ static void test_in_progress_immed(void **state)
 	fsb_hold(h->bs[0], false);
 	fsb_release(h->bs[0]);
 	for (int i = 0; i < 200; i++) {
-		static const uint8_t tur[6] = { 0 };
+		static const uint8_t tur[6] = {0};
 
 		if (sh_cmd(h->p1, 0, tur, 6, SCSI_DIR_NONE, NULL, 0, &r) == SAM_STAT_GOOD)
 			break;
@@ -272,7 +272,7 @@ static void test_progress(void **state)
 	struct sh *h = sh_setup(&thick_opts);
 	struct loop_result r;
 	uint8_t b[4 + 512], pat[512];
-	static const uint8_t tur[6] = { 0 };
+	static const uint8_t tur[6] = {0};
 	uint16_t p0, p1;
 
 	(void)state;
@@ -322,10 +322,10 @@ static void test_abort_and_reset(void **state)
 {
 	struct sh *h = sh_setup(&thin_opts);
 	struct loop_result r;
-	static const uint8_t tur[6] = { 0 };
+	static const uint8_t tur[6] = {0};
 	uint8_t c[10];
 	struct loop_task *t;
-	struct tmf_arg ta = { .func = SCSI_TMF_ABORT_TASK, .tag = 77 };
+	struct tmf_arg ta = {.func = SCSI_TMF_ABORT_TASK, .tag = 77};
 	pthread_t th;
 
 	(void)state;
@@ -375,8 +375,8 @@ static void test_failure_restricted(void **state)
 {
 	struct sh *h = sh_setup(&thin_opts);
 	struct loop_result r;
-	static const uint8_t tur[6] = { 0 };
-	uint8_t buf[512] = { 0 };
+	static const uint8_t tur[6] = {0};
+	uint8_t buf[512] = {0};
 
 	(void)state;
 	fsb_fail(h->bs[0], BS_OP_DISCARD, -EIO, 1, 0);
@@ -403,14 +403,10 @@ static void test_failure_restricted(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_overwrite),
-		cmocka_unit_test(test_overwrite_invert),
-		cmocka_unit_test(test_block_erase),
-		cmocka_unit_test(test_fields),
-		cmocka_unit_test(test_in_progress_immed),
-		cmocka_unit_test(test_progress),
-		cmocka_unit_test(test_abort_and_reset),
-		cmocka_unit_test(test_failure_restricted),
+	    cmocka_unit_test(test_overwrite),	      cmocka_unit_test(test_overwrite_invert),
+	    cmocka_unit_test(test_block_erase),	      cmocka_unit_test(test_fields),
+	    cmocka_unit_test(test_in_progress_immed), cmocka_unit_test(test_progress),
+	    cmocka_unit_test(test_abort_and_reset),   cmocka_unit_test(test_failure_restricted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,13 +9,13 @@
 
 #include "scsi/limits.h"
 
-static const struct sh_opts fake_opts = { .caps = BS_CAP_FLUSH };
+static const struct sh_opts fake_opts = {.caps = BS_CAP_FLUSH};
 
 /* ---- READ / WRITE ---- */
 
 static void test_rw_round_trip_ram(void **state)
 {
-	struct sh_opts o = { .ram = true };
+	struct sh_opts o = {.ram = true};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
 	uint8_t wbuf[8 * 512], rbuf[8 * 512], c[16];
@@ -53,7 +53,7 @@ static void test_rw6(void **state)
 	struct sh *h = sh_setup(&fake_opts);
 	struct loop_result r;
 	uint8_t *buf = malloc(256 * 512);
-	uint8_t c[6] = { 0x0a, 0x00, 0x00, 0x10, 0x00, 0x00 };
+	uint8_t c[6] = {0x0a, 0x00, 0x00, 0x10, 0x00, 0x00};
 
 	(void)state;
 	memset(buf, 0x5a, 256 * 512);
@@ -115,7 +115,7 @@ static void test_rw_out_of_range(void **state)
 {
 	struct sh *h = sh_setup(&fake_opts);
 	struct loop_result r;
-	uint8_t buf[4 * 512] = { 0 }, c[16];
+	uint8_t buf[4 * 512] = {0}, c[16];
 
 	(void)state;
 	cdb10(c, 0x28, 0, (uint32_t)h->blocks - 1, 2);
@@ -138,7 +138,7 @@ static void test_rw_fields(void **state)
 {
 	struct sh *h = sh_setup(&fake_opts);
 	struct loop_result r;
-	uint8_t buf[512] = { 0 }, c[16];
+	uint8_t buf[512] = {0}, c[16];
 
 	(void)state;
 	/* TRANSFER LENGTH beyond MAXIMUM TRANSFER LENGTH: field pointer on it */
@@ -177,10 +177,10 @@ static void test_rw_fields(void **state)
 
 static void test_write_protect(void **state)
 {
-	struct sh_opts o = { .caps = BS_CAP_FLUSH, .read_only = true };
+	struct sh_opts o = {.caps = BS_CAP_FLUSH, .read_only = true};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
-	uint8_t buf[512] = { 0 }, c[16];
+	uint8_t buf[512] = {0}, c[16];
 
 	(void)state;
 	cdb10(c, 0x2a, 0, 0, 1);
@@ -199,12 +199,12 @@ static void test_write_protect(void **state)
 /* FUA natively, FUA emulated with a FLUSH, and WCE=0 */
 static void test_fua(void **state)
 {
-	struct sh_opts o1 = { .caps = BS_CAP_FLUSH };
-	struct sh_opts o2 = { .caps = BS_CAP_FLUSH | BS_CAP_FUA };
-	struct sh_opts o3 = { .caps = BS_CAP_FLUSH, .no_wce = true };
+	struct sh_opts o1 = {.caps = BS_CAP_FLUSH};
+	struct sh_opts o2 = {.caps = BS_CAP_FLUSH | BS_CAP_FUA};
+	struct sh_opts o3 = {.caps = BS_CAP_FLUSH, .no_wce = true};
 	struct sh *h;
 	struct loop_result r;
-	uint8_t buf[512] = { 0 }, c[16];
+	uint8_t buf[512] = {0}, c[16];
 
 	(void)state;
 	h = sh_setup(&o1);
@@ -260,7 +260,7 @@ static void test_medium_errors(void **state)
 {
 	struct sh *h = sh_setup(&fake_opts);
 	struct loop_result r;
-	uint8_t buf[4 * 512] = { 0 };
+	uint8_t buf[4 * 512] = {0};
 
 	(void)state;
 	/* a read error 2 blocks into the transfer: INFORMATION = failing LBA */
@@ -284,7 +284,7 @@ static void test_medium_errors(void **state)
 
 static void test_block_size_4096(void **state)
 {
-	struct sh_opts o = { .ram = true, .block_size = 4096, .blocks = 256 };
+	struct sh_opts o = {.ram = true, .block_size = 4096, .blocks = 256};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
 	uint8_t c[16], d[32];
@@ -307,7 +307,7 @@ static void test_read_capacity10(void **state)
 {
 	struct sh *h = sh_setup(&fake_opts);
 	struct loop_result r;
-	uint8_t c[10] = { 0x25 }, d[8];
+	uint8_t c[10] = {0x25}, d[8];
 
 	(void)state;
 	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_READ, d, sizeof(d), &r);
@@ -331,13 +331,13 @@ static void test_read_capacity_large(void **state)
 {
 	struct scsi_target *t = scsi_target_create("iqn.test:big");
 	struct scsi_lun_map *m = scsi_lun_map_create();
-	struct bs_params p = { .type = "null", .name = "big", .size = 5ull << 40 };
-	struct scsi_lu_attrs a = { .block_size = 512, .write_cache = true };
+	struct bs_params p = {.type = "null", .name = "big", .size = 5ull << 40};
+	struct scsi_lu_attrs a = {.block_size = 512, .write_cache = true};
 	struct loop_result r;
 	struct loop_port *lp;
 	struct scsi_lu *lu;
 	struct bs_dev *bs;
-	uint8_t c[16] = { 0x25 }, d[32];
+	uint8_t c[16] = {0x25}, d[32];
 
 	(void)state;
 	assert_int_equal(bs_open(&p, &bs), 0);
@@ -361,7 +361,7 @@ static void test_read_capacity_large(void **state)
 
 static void test_read_capacity16(void **state)
 {
-	struct sh_opts o = { .caps = BS_CAP_FLUSH, .thin = true };
+	struct sh_opts o = {.caps = BS_CAP_FLUSH, .thin = true};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
 	uint8_t c[16], d[64];
@@ -448,7 +448,7 @@ static void test_sync_cache(void **state)
 
 	/* no volatile cache: nothing to flush */
 	{
-		struct sh_opts o = { .caps = 0 };
+		struct sh_opts o = {.caps = 0};
 
 		h = sh_setup(&o);
 		cdb10(c, 0x35, 0, 0, 0);
@@ -508,7 +508,7 @@ static void test_prefetch(void **state)
 
 static void test_prefetch_too_big_for_cache(void **state)
 {
-	struct sh_opts o = { .caps = BS_CAP_FLUSH, .blocks = (SCSI_MAX_XFER_BYTES / 512) * 2 };
+	struct sh_opts o = {.caps = BS_CAP_FLUSH, .blocks = (SCSI_MAX_XFER_BYTES / 512) * 2};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
 	uint8_t c[16];
@@ -594,18 +594,18 @@ static void test_range_lock(void **state)
 	memset(d, 'D', sizeof(d));
 	fsb_hold(h->bs[0], true);
 	cdb_atomic(c1, 0, 10, 4);
-	t1 = loop_submit_async(h->p1, 0, c1, 16, SCSI_DIR_WRITE, a, sizeof(a), SCSI_ATTR_SIMPLE,
-			       1, 0);
+	t1 = loop_submit_async(h->p1, 0, c1, 16, SCSI_DIR_WRITE, a, sizeof(a), SCSI_ATTR_SIMPLE, 1,
+			       0);
 	assert_int_equal(fsb_wait_held(h->bs[0], 1), 1);
 	cdb16(c2, 0x8a, 0, 12, 2);
-	t2 = loop_submit_async(h->p2, 0, c2, 16, SCSI_DIR_WRITE, b, sizeof(b), SCSI_ATTR_SIMPLE,
-			       2, 0);
+	t2 = loop_submit_async(h->p2, 0, c2, 16, SCSI_DIR_WRITE, b, sizeof(b), SCSI_ATTR_SIMPLE, 2,
+			       0);
 	sh_settle();
 	assert_int_equal(fsb_held(h->bs[0]), 1); /* the WRITE waits */
 	assert_false(loop_task_done(t2));
 	cdb16(c3, 0x8a, 0, 100, 1);
-	t3 = loop_submit_async(h->p2, 0, c3, 16, SCSI_DIR_WRITE, d, sizeof(d), SCSI_ATTR_SIMPLE,
-			       3, 0);
+	t3 = loop_submit_async(h->p2, 0, c3, 16, SCSI_DIR_WRITE, d, sizeof(d), SCSI_ATTR_SIMPLE, 3,
+			       0);
 	assert_int_equal(fsb_wait_held(h->bs[0], 2), 2); /* another range goes on */
 	fsb_hold(h->bs[0], false);
 	fsb_release(h->bs[0]);
@@ -668,25 +668,25 @@ static void test_range_lock_fifo(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rw_round_trip_ram),
-		cmocka_unit_test(test_rw6),
-		cmocka_unit_test(test_rw_zero_length),
-		cmocka_unit_test(test_rw_out_of_range),
-		cmocka_unit_test(test_rw_fields),
-		cmocka_unit_test(test_write_protect),
-		cmocka_unit_test(test_fua),
-		cmocka_unit_test(test_write_residual),
-		cmocka_unit_test(test_medium_errors),
-		cmocka_unit_test(test_block_size_4096),
-		cmocka_unit_test(test_read_capacity10),
-		cmocka_unit_test(test_read_capacity_large),
-		cmocka_unit_test(test_read_capacity16),
-		cmocka_unit_test(test_sync_cache),
-		cmocka_unit_test(test_prefetch),
-		cmocka_unit_test(test_prefetch_too_big_for_cache),
-		cmocka_unit_test(test_write_atomic),
-		cmocka_unit_test(test_range_lock),
-		cmocka_unit_test(test_range_lock_fifo),
+	    cmocka_unit_test(test_rw_round_trip_ram),
+	    cmocka_unit_test(test_rw6),
+	    cmocka_unit_test(test_rw_zero_length),
+	    cmocka_unit_test(test_rw_out_of_range),
+	    cmocka_unit_test(test_rw_fields),
+	    cmocka_unit_test(test_write_protect),
+	    cmocka_unit_test(test_fua),
+	    cmocka_unit_test(test_write_residual),
+	    cmocka_unit_test(test_medium_errors),
+	    cmocka_unit_test(test_block_size_4096),
+	    cmocka_unit_test(test_read_capacity10),
+	    cmocka_unit_test(test_read_capacity_large),
+	    cmocka_unit_test(test_read_capacity16),
+	    cmocka_unit_test(test_sync_cache),
+	    cmocka_unit_test(test_prefetch),
+	    cmocka_unit_test(test_prefetch_too_big_for_cache),
+	    cmocka_unit_test(test_write_atomic),
+	    cmocka_unit_test(test_range_lock),
+	    cmocka_unit_test(test_range_lock_fifo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,7 +16,7 @@
 
 static void check_desc(const struct cdb_desc *d, unsigned op, int sa)
 {
-	static const uint8_t lens[] = { 6, 10, 12, 16 };
+	static const uint8_t lens[] = {6, 10, 12, 16};
 	bool len_ok = false;
 
 	assert_non_null(d->name);
@@ -78,10 +78,10 @@ static void test_no_overlap_with_spc(void **state)
  * 1 bits 7-5) are never accepted; DPO and FUA where SBC-4 has them. */
 static void test_protect_and_dpofua(void **state)
 {
-	static const uint8_t prot[] = { 0x28, 0x2a, 0xa8, 0xaa, 0x88, 0x8a, 0x2e, 0x2f, 0xae,
-					0xaf, 0x8e, 0x8f, 0x89, 0x8b, 0x9c, 0x41, 0x93 };
-	static const uint8_t dpofua[] = { 0x28, 0x2a, 0xa8, 0xaa, 0x88, 0x8a, 0x89, 0x8b, 0x9c };
-	static const uint8_t dpo[] = { 0x2e, 0x2f, 0xae, 0xaf, 0x8e, 0x8f };
+	static const uint8_t prot[] = {0x28, 0x2a, 0xa8, 0xaa, 0x88, 0x8a, 0x2e, 0x2f, 0xae,
+				       0xaf, 0x8e, 0x8f, 0x89, 0x8b, 0x9c, 0x41, 0x93};
+	static const uint8_t dpofua[] = {0x28, 0x2a, 0xa8, 0xaa, 0x88, 0x8a, 0x89, 0x8b, 0x9c};
+	static const uint8_t dpo[] = {0x2e, 0x2f, 0xae, 0xaf, 0x8e, 0x8f};
 
 	(void)state;
 	for (unsigned i = 0; i < sizeof(prot); i++)
@@ -94,8 +94,8 @@ static void test_protect_and_dpofua(void **state)
 
 static void test_lookup(void **state)
 {
-	uint8_t rc16[16] = { 0x9e, 0x10 }, gls[16] = { 0x9e, 0x12 }, bad[16] = { 0x9e, 0x13 };
-	uint8_t crypto[10] = { 0x48, 0x03 }, ow[10] = { 0x48, 0x01 }, rcr[16] = { 0x84, 0x02 };
+	uint8_t rc16[16] = {0x9e, 0x10}, gls[16] = {0x9e, 0x12}, bad[16] = {0x9e, 0x13};
+	uint8_t crypto[10] = {0x48, 0x03}, ow[10] = {0x48, 0x01}, rcr[16] = {0x84, 0x02};
 	const struct cdb_desc *d;
 	struct sense_extra sx;
 	enum sense_reason r;
@@ -122,9 +122,9 @@ static void test_lookup(void **state)
  * writes nothing); READ CAPACITY neither accesses the medium nor conflicts. */
 static void test_flags(void **state)
 {
-	static const uint8_t writes[] = { 0x0a, 0x2a, 0xaa, 0x8a, 0x2e, 0xae, 0x8e,
-					  0x89, 0x8b, 0x9c, 0x41, 0x93, 0x42 };
-	static const uint8_t reads[] = { 0x08, 0x28, 0xa8, 0x88, 0x2f, 0xaf, 0x8f, 0x34, 0x90 };
+	static const uint8_t writes[] = {0x0a, 0x2a, 0xaa, 0x8a, 0x2e, 0xae, 0x8e,
+					 0x89, 0x8b, 0x9c, 0x41, 0x93, 0x42};
+	static const uint8_t reads[] = {0x08, 0x28, 0xa8, 0x88, 0x2f, 0xaf, 0x8f, 0x34, 0x90};
 
 	(void)state;
 	for (unsigned i = 0; i < sizeof(writes); i++) {
@@ -149,11 +149,11 @@ static void test_flags(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_entries_complete),
-		cmocka_unit_test(test_no_overlap_with_spc),
-		cmocka_unit_test(test_protect_and_dpofua),
-		cmocka_unit_test(test_lookup),
-		cmocka_unit_test(test_flags),
+	    cmocka_unit_test(test_entries_complete),
+	    cmocka_unit_test(test_no_overlap_with_spc),
+	    cmocka_unit_test(test_protect_and_dpofua),
+	    cmocka_unit_test(test_lookup),
+	    cmocka_unit_test(test_flags),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

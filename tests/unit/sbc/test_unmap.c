@@ -9,7 +9,7 @@
 
 #include "scsi/limits.h"
 
-static const struct sh_opts thin_opts = { .caps = FSB_ALL_CAPS, .thin = true };
+static const struct sh_opts thin_opts = {.caps = FSB_ALL_CAPS, .thin = true};
 
 struct ud {
 	uint64_t lba;
@@ -46,7 +46,7 @@ static void test_unmap_simple(void **state)
 {
 	struct sh *h = sh_setup(&thin_opts);
 	struct loop_result r;
-	const struct ud d[] = { { 2, 1 }, { 5, 3 }, { 100, 0 } };
+	const struct ud d[] = {{2, 1}, {5, 3}, {100, 0}};
 	uint8_t b[64];
 	uint32_t len = unmap_list(b, d, 3);
 
@@ -69,7 +69,7 @@ static void test_unmap_simple(void **state)
  * (Unmap.Simple with one descriptor per block). */
 static void test_unmap_ram(void **state)
 {
-	struct sh_opts o = { .ram = true, .thin = true };
+	struct sh_opts o = {.ram = true, .thin = true};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
 	struct ud d[256];
@@ -78,7 +78,7 @@ static void test_unmap_ram(void **state)
 	(void)state;
 	sh_fill(h, 0, 0, 256, 'a');
 	for (unsigned i = 0; i < 256; i++)
-		d[i] = (struct ud){ .lba = i, .n = 1 };
+		d[i] = (struct ud){.lba = i, .n = 1};
 	for (unsigned i = 1; i <= 256; i += 85) {
 		uint32_t len = unmap_list(b, d, i);
 
@@ -94,7 +94,7 @@ static void test_unmap_empty(void **state)
 {
 	struct sh *h = sh_setup(&thin_opts);
 	struct loop_result r;
-	struct ud d = { .lba = h->blocks, .n = 0 };
+	struct ud d = {.lba = h->blocks, .n = 0};
 	uint8_t b[32];
 	uint32_t len;
 
@@ -115,7 +115,7 @@ static void test_unmap_empty(void **state)
 
 static void test_unmap_param_list(void **state)
 {
-	struct sh_opts o = { .caps = FSB_ALL_CAPS, .thin = true, .blocks = 8192 };
+	struct sh_opts o = {.caps = FSB_ALL_CAPS, .thin = true, .blocks = 8192};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
 	uint8_t *b = calloc(1, 8 + 16 * 300);
@@ -130,7 +130,7 @@ static void test_unmap_param_list(void **state)
 		SH_PARAM_LEN(&r);
 	}
 	/* descriptors announced beyond what was sent */
-	d[0] = (struct ud){ 0, 1 };
+	d[0] = (struct ud){0, 1};
 	len = unmap_list(b, d, 1);
 	put_be16(b + 2, 32);
 	put_be16(b, 38);
@@ -153,7 +153,7 @@ static void test_unmap_param_list(void **state)
 	assert_true(sh_blocks_are(h, 0, 1, 3, 'a'));
 	/* more descriptors than MAXIMUM UNMAP BLOCK DESCRIPTOR COUNT */
 	for (unsigned i = 0; i < 300; i++)
-		d[i] = (struct ud){ i, 1 };
+		d[i] = (struct ud){i, 1};
 	len = unmap_list(b, d, SBC_MAX_UNMAP_DESCRIPTORS + 1);
 	unmap(h, 0, b, len, len, &r);
 	SH_INVALID_PARAM(&r);
@@ -161,7 +161,7 @@ static void test_unmap_param_list(void **state)
 	/* more LBAs than MAXIMUM UNMAP LBA COUNT (2^20): the descriptor
 	 * where the sum goes over */
 	for (unsigned i = 0; i < 129; i++)
-		d[i] = (struct ud){ 0, 8192 };
+		d[i] = (struct ud){0, 8192};
 	len = unmap_list(b, d, 129);
 	unmap(h, 0, b, len, len, &r);
 	SH_INVALID_PARAM(&r);
@@ -169,13 +169,13 @@ static void test_unmap_param_list(void **state)
 	/* a range beyond the capacity: nothing is deallocated, even the
 	 * valid descriptors before it */
 	sh_fill(h, 0, 10, 2, 'b');
-	d[0] = (struct ud){ 10, 2 };
-	d[1] = (struct ud){ h->blocks - 1, 2 };
+	d[0] = (struct ud){10, 2};
+	d[1] = (struct ud){h->blocks - 1, 2};
 	len = unmap_list(b, d, 2);
 	unmap(h, 0, b, len, len, &r);
 	SH_LBA_OOB(&r);
 	assert_true(sh_blocks_are(h, 0, 10, 2, 'b'));
-	d[1] = (struct ud){ UINT64_MAX, 1 };
+	d[1] = (struct ud){UINT64_MAX, 1};
 	len = unmap_list(b, d, 2);
 	unmap(h, 0, b, len, len, &r);
 	SH_LBA_OOB(&r);
@@ -190,10 +190,10 @@ static void test_unmap_param_list(void **state)
 
 static void test_unmap_refused(void **state)
 {
-	struct sh_opts o = { .caps = FSB_ALL_CAPS };
+	struct sh_opts o = {.caps = FSB_ALL_CAPS};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
-	struct ud d = { 0, 1 };
+	struct ud d = {0, 1};
 	uint8_t b[32];
 	uint32_t len = unmap_list(b, &d, 1);
 
@@ -214,10 +214,10 @@ static void test_unmap_refused(void **state)
 /* Without DISCARD: WRITE_ZEROES; without that either: zeroes written. */
 static void test_unmap_fallbacks(void **state)
 {
-	struct sh_opts o = { .caps = BS_CAP_FLUSH | BS_CAP_WRITE_ZEROES, .thin = true };
+	struct sh_opts o = {.caps = BS_CAP_FLUSH | BS_CAP_WRITE_ZEROES, .thin = true};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
-	struct ud d = { 3, 2500 };
+	struct ud d = {3, 2500};
 	uint8_t b[32];
 	uint32_t len = unmap_list(b, &d, 1);
 
@@ -270,7 +270,7 @@ static unsigned gls(struct sh *h, uint64_t lba, uint32_t alloc, struct lbas *out
 	for (unsigned i = 0; i < n && i < max && 8 + 16 * (i + 1) <= r->data_in_len; i++) {
 		const uint8_t *e = d + 8 + 16 * i;
 
-		out[i] = (struct lbas){ get_be64(e), get_be32(e + 8), e[12] & 0x0f };
+		out[i] = (struct lbas){get_be64(e), get_be32(e + 8), e[12] & 0x0f};
 	}
 	return n;
 }
@@ -279,7 +279,7 @@ static void test_gls(void **state)
 {
 	struct sh *h = sh_setup(&thin_opts);
 	struct loop_result r;
-	const struct ud d[] = { { 2, 1 }, { 5, 3 } };
+	const struct ud d[] = {{2, 1}, {5, 3}};
 	struct lbas s[16];
 	uint8_t b[64];
 	uint32_t len = unmap_list(b, d, 2);
@@ -339,7 +339,7 @@ static void test_gls(void **state)
 /* Fully provisioned, or no MAP_STATUS: everything mapped. */
 static void test_gls_all_mapped(void **state)
 {
-	struct sh_opts o = { .caps = FSB_ALL_CAPS };
+	struct sh_opts o = {.caps = FSB_ALL_CAPS};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
 	struct lbas s[4];
@@ -365,7 +365,7 @@ static void test_gls_after_ws_unmap(void **state)
 	struct sh *h = sh_setup(&thin_opts);
 	struct loop_result r;
 	struct lbas s[4];
-	uint8_t zero[512] = { 0 }, c[16];
+	uint8_t zero[512] = {0}, c[16];
 
 	(void)state;
 	sh_fill(h, 0, 0, 64, 1);
@@ -380,15 +380,15 @@ static void test_gls_after_ws_unmap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_unmap_simple),
-		cmocka_unit_test(test_unmap_ram),
-		cmocka_unit_test(test_unmap_empty),
-		cmocka_unit_test(test_unmap_param_list),
-		cmocka_unit_test(test_unmap_refused),
-		cmocka_unit_test(test_unmap_fallbacks),
-		cmocka_unit_test(test_gls),
-		cmocka_unit_test(test_gls_all_mapped),
-		cmocka_unit_test(test_gls_after_ws_unmap),
+	    cmocka_unit_test(test_unmap_simple),
+	    cmocka_unit_test(test_unmap_ram),
+	    cmocka_unit_test(test_unmap_empty),
+	    cmocka_unit_test(test_unmap_param_list),
+	    cmocka_unit_test(test_unmap_refused),
+	    cmocka_unit_test(test_unmap_fallbacks),
+	    cmocka_unit_test(test_gls),
+	    cmocka_unit_test(test_gls_all_mapped),
+	    cmocka_unit_test(test_gls_after_ws_unmap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

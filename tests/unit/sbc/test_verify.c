@@ -9,7 +9,7 @@
 
 #include "scsi/limits.h"
 
-static const struct sh_opts fake_opts = { .caps = BS_CAP_FLUSH };
+static const struct sh_opts fake_opts = {.caps = BS_CAP_FLUSH};
 
 #define BYTCHK(v) ((uint8_t)((v) << 1))
 
@@ -133,7 +133,7 @@ static void test_verify_fields(void **state)
 {
 	struct sh *h = sh_setup(&fake_opts);
 	struct loop_result r;
-	uint8_t b[2 * 512] = { 0 }, c[16];
+	uint8_t b[2 * 512] = {0}, c[16];
 
 	(void)state;
 	/* BYTCHK 10b is reserved */
@@ -257,7 +257,7 @@ static void test_write_verify_fields(void **state)
 	sh_teardown(h);
 
 	{
-		struct sh_opts o = { .caps = BS_CAP_FLUSH, .read_only = true };
+		struct sh_opts o = {.caps = BS_CAP_FLUSH, .read_only = true};
 
 		h = sh_setup(&o);
 		cdb10(c, 0x2e, BYTCHK(1), 0, 1);
@@ -274,13 +274,10 @@ static void test_write_verify_fields(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_verify_bytchk1),
-		cmocka_unit_test(test_verify_chunks),
-		cmocka_unit_test(test_verify_bytchk0),
-		cmocka_unit_test(test_verify_bytchk3),
-		cmocka_unit_test(test_verify_fields),
-		cmocka_unit_test(test_write_verify),
-		cmocka_unit_test(test_write_verify_fields),
+	    cmocka_unit_test(test_verify_bytchk1),	cmocka_unit_test(test_verify_chunks),
+	    cmocka_unit_test(test_verify_bytchk0),	cmocka_unit_test(test_verify_bytchk3),
+	    cmocka_unit_test(test_verify_fields),	cmocka_unit_test(test_write_verify),
+	    cmocka_unit_test(test_write_verify_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

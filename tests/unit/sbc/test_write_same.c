@@ -30,7 +30,7 @@ static uint8_t ws16(struct sh *h, uint8_t b1, uint64_t lba, uint32_t n, const ui
 
 static void test_ws_pattern(void **state)
 {
-	struct sh_opts o = { .caps = BS_CAP_FLUSH };
+	struct sh_opts o = {.caps = BS_CAP_FLUSH};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
 	uint8_t blk[512], rb[512];
@@ -66,10 +66,10 @@ static void test_ws_pattern(void **state)
 
 static void test_ws_zeroes_and_unmap(void **state)
 {
-	struct sh_opts o = { .caps = FSB_ALL_CAPS, .thin = true };
+	struct sh_opts o = {.caps = FSB_ALL_CAPS, .thin = true};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
-	uint8_t zero[512] = { 0 }, ff[512];
+	uint8_t zero[512] = {0}, ff[512];
 
 	(void)state;
 	memset(ff, 0xff, sizeof(ff));
@@ -114,10 +114,10 @@ static void test_ws_zeroes_and_unmap(void **state)
 /* On the RAM back-store: WRITE SAME UNMAP reads back as zeroes. */
 static void test_ws_unmap_ram(void **state)
 {
-	struct sh_opts o = { .ram = true, .thin = true };
+	struct sh_opts o = {.ram = true, .thin = true};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
-	uint8_t zero[512] = { 0 };
+	uint8_t zero[512] = {0};
 
 	(void)state;
 	for (uint16_t i = 1; i <= 256; i += 51) {
@@ -136,10 +136,10 @@ static void test_ws_unmap_ram(void **state)
 
 static void test_ws_fields(void **state)
 {
-	struct sh_opts o = { .caps = FSB_ALL_CAPS, .thin = true };
+	struct sh_opts o = {.caps = FSB_ALL_CAPS, .thin = true};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
-	uint8_t blk[2 * 512] = { 0 };
+	uint8_t blk[2 * 512] = {0};
 
 	(void)state;
 	/* ANCHOR: an error with UNMAP=0, and without ANC_SUP with UNMAP=1 */
@@ -188,10 +188,10 @@ static void test_ws_fields(void **state)
  * (WriteSame10.UnmapVPD); write protection first (ReadOnlySBC). */
 static void test_ws_unmap_not_thin(void **state)
 {
-	struct sh_opts o = { .caps = FSB_ALL_CAPS };
+	struct sh_opts o = {.caps = FSB_ALL_CAPS};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
-	uint8_t blk[512] = { 0 };
+	uint8_t blk[512] = {0};
 
 	(void)state;
 	ws10(h, 0x08, 0, 1, blk, 512, &r);
@@ -216,7 +216,7 @@ static void test_ws_unmap_not_thin(void **state)
 static void test_ws_to_end_limit(void **state)
 {
 	uint64_t max = SBC_MAX_WRITE_SAME_BYTES / 512;
-	struct sh_opts o = { .ram = true, .blocks = max + 64 };
+	struct sh_opts o = {.ram = true, .blocks = max + 64};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
 	uint8_t blk[512];
@@ -238,7 +238,7 @@ static void test_ws_to_end_limit(void **state)
 /* With the write cache off the command ends with a FLUSH. */
 static void test_ws_durable(void **state)
 {
-	struct sh_opts o = { .caps = BS_CAP_FLUSH, .no_wce = true };
+	struct sh_opts o = {.caps = BS_CAP_FLUSH, .no_wce = true};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
 	uint8_t blk[512];
@@ -255,13 +255,10 @@ static void test_ws_durable(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ws_pattern),
-		cmocka_unit_test(test_ws_zeroes_and_unmap),
-		cmocka_unit_test(test_ws_unmap_ram),
-		cmocka_unit_test(test_ws_fields),
-		cmocka_unit_test(test_ws_unmap_not_thin),
-		cmocka_unit_test(test_ws_to_end_limit),
-		cmocka_unit_test(test_ws_durable),
+	    cmocka_unit_test(test_ws_pattern),	      cmocka_unit_test(test_ws_zeroes_and_unmap),
+	    cmocka_unit_test(test_ws_unmap_ram),      cmocka_unit_test(test_ws_fields),
+	    cmocka_unit_test(test_ws_unmap_not_thin), cmocka_unit_test(test_ws_to_end_limit),
+	    cmocka_unit_test(test_ws_durable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

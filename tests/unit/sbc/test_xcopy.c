@@ -17,13 +17,15 @@
 #include "scsi/limits.h"
 
 static const struct sh_opts xc_opts = {
-	.caps = BS_CAP_FLUSH, .second_lu = true, .outside_lu = true,
+    .caps = BS_CAP_FLUSH,
+    .second_lu = true,
+    .outside_lu = true,
 };
 
 /* The NAA designation descriptor (VPD 83h, association LU) of LUN lun. */
 static void lu_designator(struct sh *h, uint64_t lun, uint8_t desig[20])
 {
-	uint8_t c[6] = { 0x12, 0x01, 0x83, 0x00, 0xff, 0x00 }, d[255];
+	uint8_t c[6] = {0x12, 0x01, 0x83, 0x00, 0xff, 0x00}, d[255];
 	struct loop_result r;
 	size_t off = 4, end;
 
@@ -100,7 +102,7 @@ static void test_copy_between_lus(void **state)
 	struct sh *h = sh_setup(&xc_opts);
 	struct loop_result r;
 	uint8_t d[2][20], b[256];
-	struct xseg s[2] = { { 0, 1, 100, 0, 500 }, { 1, 0, 10, 500, 1000 } };
+	struct xseg s[2] = {{0, 1, 100, 0, 500}, {1, 0, 10, 500, 1000}};
 	uint32_t len;
 
 	(void)state;
@@ -116,13 +118,13 @@ static void test_copy_between_lus(void **state)
 	assert_true(sh_blocks_are(h, 0, 1000, 10, 'A'));
 	/* more than one chunk (1.5 MiB), issued to LUN 1 */
 	sh_fill(h, 0, 0, 3000, 'B');
-	s[0] = (struct xseg){ 0, 1, 3000, 0, 1000 };
+	s[0] = (struct xseg){0, 1, 3000, 0, 1000};
 	len = xc_list(b, 0, 3, d, 2, s, 1, 512); /* LIST ID USAGE 11b, LIST IDENTIFIER 0 */
 	xcopy(h->p1, 1, b, len, &r);
 	sh_expect_good(&r);
 	assert_true(sh_blocks_are(h, 1, 1000, 3000, 'B'));
 	/* within one LU */
-	s[0] = (struct xseg){ 0, 0, 50, 0, 3500 };
+	s[0] = (struct xseg){0, 0, 50, 0, 3500};
 	len = xc_list(b, 0, 3, d, 1, s, 1, 512);
 	xcopy(h->p2, 0, b, len, &r);
 	sh_expect_good(&r);
@@ -140,7 +142,7 @@ static void test_copy_outside_map(void **state)
 	struct sh *h = sh_setup(&xc_opts);
 	struct loop_result r;
 	uint8_t d[2][20], b[256];
-	struct xseg s = { 1, 0, 8, 0, 0 };
+	struct xseg s = {1, 0, 8, 0, 0};
 	uint32_t len;
 
 	(void)state;
@@ -154,7 +156,7 @@ static void test_copy_outside_map(void **state)
 	sh_expect(&r, 0x0a, 0x0d, 0x02);
 	assert_true(sh_blocks_are(h, 0, 0, 8, 'x'));
 	/* write to it */
-	s = (struct xseg){ 0, 1, 8, 0, 0 };
+	s = (struct xseg){0, 1, 8, 0, 0};
 	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
 	xcopy(h->p1, 0, b, len, &r);
 	sh_expect(&r, 0x0a, 0x0d, 0x02);
@@ -162,7 +164,7 @@ static void test_copy_outside_map(void **state)
 	assert_int_equal(fsb_count(h->bs[2], BS_OP_READ), 0);
 	assert_int_equal(fsb_data(h->bs[2])[0], 'S');
 	/* even unreferenced by any segment */
-	s = (struct xseg){ 0, 0, 1, 0, 1 };
+	s = (struct xseg){0, 0, 1, 0, 1};
 	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
 	xcopy(h->p1, 0, b, len, &r);
 	sh_expect(&r, 0x0a, 0x0d, 0x02);
@@ -176,7 +178,7 @@ static void test_copy_write_protected(void **state)
 	struct sh *h;
 	struct loop_result r;
 	uint8_t d[2][20], b[256];
-	struct xseg s = { 1, 0, 4, 0, 0 };
+	struct xseg s = {1, 0, 4, 0, 0};
 	uint32_t len;
 
 	(void)state;
@@ -188,7 +190,7 @@ static void test_copy_write_protected(void **state)
 	xcopy(h->p1, 1, b, len, &r);
 	SH_WRITE_PROTECTED(&r);
 	/* reading from it is fine */
-	s = (struct xseg){ 0, 1, 4, 0, 0 };
+	s = (struct xseg){0, 1, 4, 0, 0};
 	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
 	xcopy(h->p1, 1, b, len, &r);
 	sh_expect_good(&r);
@@ -207,7 +209,7 @@ static void test_param_list(void **state)
 	for (int i = 0; i < 10; i++)
 		lu_designator(h, 0, d[i]);
 	for (int i = 0; i < 70; i++)
-		s[i] = (struct xseg){ 0, 0, 1, (uint64_t)i, 100 + (uint64_t)i };
+		s[i] = (struct xseg){0, 0, 1, (uint64_t)i, 100 + (uint64_t)i};
 	/* truncating the target descriptor and the segment descriptor */
 	len = xc_list(b, 1, 0, d, 1, s, 1, 512);
 	xcopy(h->p1, 0, b, 16 + 32 - 1, &r);
@@ -289,28 +291,28 @@ static void test_segments(void **state)
 	lu_designator(h, 0, d[0]);
 	lu_designator(h, 1, d[1]);
 	/* a target descriptor index with no descriptor (ValidSegDescr) */
-	s = (struct xseg){ 0, 1, 8, 0, 0 };
+	s = (struct xseg){0, 1, 8, 0, 0};
 	len = xc_list(b, 1, 0, d, 1, &s, 1, 512);
 	xcopy(h->p1, 0, b, len, &r);
 	sh_expect(&r, 0x0a, 0x0d, 0x02);
 	/* beyond the destination's capacity */
-	s = (struct xseg){ 0, 1, 8, 0, h->blocks - 1 };
+	s = (struct xseg){0, 1, 8, 0, h->blocks - 1};
 	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
 	xcopy(h->p1, 0, b, len, &r);
 	sh_expect(&r, 0x0a, 0x0d, 0x02);
-	s = (struct xseg){ 0, 1, 8, UINT64_MAX, 0 };
+	s = (struct xseg){0, 1, 8, UINT64_MAX, 0};
 	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
 	xcopy(h->p1, 0, b, len, &r);
 	sh_expect(&r, 0x0a, 0x0d, 0x02);
 	/* a zero-block segment copies nothing */
-	s = (struct xseg){ 0, 1, 0, 0, 0 };
+	s = (struct xseg){0, 1, 0, 0, 0};
 	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
 	xcopy(h->p1, 0, b, len, &r);
 	sh_expect_good(&r);
 	/* a read error of the copy source: COPY ABORTED, THIRD PARTY DEVICE
 	 * FAILURE */
 	fsb_fail(h->bs[0], BS_OP_READ, -EIO, 1, 0);
-	s = (struct xseg){ 0, 1, 8, 0, 0 };
+	s = (struct xseg){0, 1, 8, 0, 0};
 	len = xc_list(b, 1, 0, d, 2, &s, 1, 512);
 	xcopy(h->p1, 0, b, len, &r);
 	sh_expect(&r, 0x0a, 0x0d, 0x01);
@@ -337,7 +339,7 @@ static void test_copy_status(void **state)
 	struct sh *h = sh_setup(&xc_opts);
 	struct loop_result r;
 	uint8_t d[2][20], b[256], st[64];
-	struct xseg s = { 0, 1, 64, 0, 0 };
+	struct xseg s = {0, 1, 64, 0, 0};
 	uint32_t len;
 
 	(void)state;
@@ -420,13 +422,13 @@ static void test_op_params(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_copy_between_lus),
-		cmocka_unit_test(test_copy_outside_map),
-		cmocka_unit_test(test_copy_write_protected),
-		cmocka_unit_test(test_param_list),
-		cmocka_unit_test(test_segments),
-		cmocka_unit_test(test_copy_status),
-		cmocka_unit_test(test_op_params),
+	    cmocka_unit_test(test_copy_between_lus),
+	    cmocka_unit_test(test_copy_outside_map),
+	    cmocka_unit_test(test_copy_write_protected),
+	    cmocka_unit_test(test_param_list),
+	    cmocka_unit_test(test_segments),
+	    cmocka_unit_test(test_copy_status),
+	    cmocka_unit_test(test_op_params),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
