@@ -235,6 +235,10 @@ void scsi_nexus_destroy(struct scsi_nexus *n)
 {
 	if (!n)
 		return;
+	/* the end of a nexus is an I_T nexus loss even when the fabric did
+	 * not announce it (clean logout without tasks): reservations and
+	 * PREVENT go, the initiator port's next nexus hears of it */
+	scsi_nexus_loss(n);
 	pthread_mutex_lock(&n->map->lock);
 	list_del(&n->map_node);
 	pthread_mutex_unlock(&n->map->lock);

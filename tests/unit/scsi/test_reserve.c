@@ -7,6 +7,9 @@
  *   p2 "iqn.test:b" --/                                               */
 #include "common_setup.h"
 
+#include "scsi/cmd.h"
+#include "scsi/core.h"
+
 static uint8_t op6(struct loop_port *p, uint8_t op, struct loop_result *r)
 {
 	uint8_t cdb[6] = { op };
@@ -70,12 +73,42 @@ static void test_released_by_lun_reset_and_loss(void **state)
 	h->p2 = loop_create(h->t, 1, "iqn.test:b");
 }
 
+/* A nexus destroyed without scsi_nexus_loss (a clean logout without tasks)
+ * still releases its reservation. */
+static void test_released_by_destroy(void **state)
+{
+	struct harness *h = *state;
+	struct scsi_nexus_info info = {
+		.initiator_name = "iqn.test:c",
+		.initiator_port_name = "iqn.test:c,i,0x01",
+		.ops = &(struct scsi_fabric_ops){ .name = "none" },
+	};
+	struct scsi_nexus *n = scsi_nexus_create(scsi_nexus_tport(loop_nexus(h->p1)), h->map,
+						 &info);
+	struct scsi_lu *lu;
+	struct loop_result r;
+	bool ro;
+
+	assert_non_null(n);
+	lu = scsi_nexus_lu(n, 0, &ro); /* the LU now knows this nexus */
+	assert_non_null(lu);
+	pthread_mutex_lock(&lu->lock);
+	atomic_store(&lu->core->resv_holder, n->cache[0].itn);
+	pthread_mutex_unlock(&lu->lock);
+	scsi_lu_put(lu);
+	assert_int_equal(op6(h->p1, 0x16, &r), SAM_STAT_RESERVATION_CONFLICT);
+	scsi_nexus_destroy(n);
+	assert_int_equal(op6(h->p1, 0x16, &r), SAM_STAT_GOOD);
+	assert_int_equal(op6(h->p1, 0x17, &r), SAM_STAT_GOOD);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_two_initiators, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_released_by_lun_reset_and_loss, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_released_by_destroy, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
