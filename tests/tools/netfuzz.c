@@ -44,6 +44,7 @@ struct nf_opts {
 	uint64_t max_pdus;
 	uint64_t seed;
 	uint64_t rss_max_growth_kb;
+	bool no_sweep;
 	int verbose;
 };
 
@@ -51,6 +52,7 @@ struct nf_stats {
 	atomic_ullong pdus, bytes, connects, logins, drops, timeouts_ok;
 	atomic_ullong good_ios, good_fail, good_ua;
 	atomic_ullong good_max_lat_us;
+	atomic_ullong sweep_conns;
 };
 
 static struct nf_stats st;
@@ -695,12 +697,103 @@ static void fz_step(struct fz_conn *f)
 	ir_text_free(&t);
 }
 
+/* One truncation: a fresh connection (logged in with both digests for the
+ * full feature phase templates) sends the first k bytes of template t and
+ * disconnects, with a FIN or a RST. Returns the template's full length. */
+static size_t sweep_one(unsigned t, size_t k, bool rst)
+{
+	static const char keys[] = "InitiatorName=iqn.2026-12.org.utarget:netfuzz-sweep\0"
+				   "SessionType=Normal\0AuthMethod=None\0";
+	struct fz_conn f = { .up = false };
+	struct ir_login_opts o = {
+		.initiator_name = "iqn.2026-12.org.utarget:netfuzz-sweep",
+		.target_name = opt.target,
+		.header_digest = true,
+		.data_digest = true,
+		.initial_r2t = -1,
+		.immediate_data = -1,
+	};
+	uint8_t data[512], *wire;
+	struct ir_pdu p = { 0 };
+	ssize_t n;
+	size_t len;
+
+	memset(data, 0x6b, sizeof(data));
+	ir_conn_init(&f.c);
+	f.c.timeout_ms = 3000;
+	if (ir_connect(&f.c, opt.host, opt.port, 3000))
+		return 0;
+	atomic_fetch_add(&st.sweep_conns, 1);
+	if (t == 0) { /* the first Login Request */
+		f.c.cmdsn = 1;
+		f.c.isid[0] = 0x80;
+		ir_build_login_req(&f.c, &p, IR_STAGE_SECURITY, IR_STAGE_OPERATIONAL, true, false);
+		p.data = (uint8_t *)(uintptr_t)keys;
+		p.data_len = sizeof(keys) - 1;
+	} else {
+		if (ir_login(&f.c, &o)) {
+			ir_close(&f.c);
+			return 0;
+		}
+		build_template(&f, t == 1 ? IR_OP_SCSI_CMD : t == 2 ? IR_OP_TEXT_REQ : IR_OP_NOP_OUT,
+			       &p);
+		if (t == 1) { /* WRITE(16) of one block with immediate data */
+			uint8_t *cdb = p.bhs.cmd.cdb;
+
+			memset(cdb, 0, 16);
+			cdb[0] = 0x8a;
+			put_be64(cdb + 2, 8);
+			put_be32(cdb + 10, 1);
+			p.bhs.cmd.flags = IR_FLAG_FINAL | IR_CMD_WRITE | IR_CMD_ATTR_SIMPLE;
+			put_be32(p.bhs.cmd.exp_xfer_len, 512);
+			p.data = data;
+			p.data_len = 512;
+		} else if (t == 2) {
+			static const char st_all[] = "SendTargets=All";
+
+			put_be32(p.bhs.req.ttt, IR_RSVD_TAG);
+			p.data = (uint8_t *)(uintptr_t)st_all;
+			p.data_len = sizeof(st_all);
+		} else {
+			p.data = data;
+			p.data_len = 100;
+		}
+	}
+	len = ir_pdu_wire_len(&p, f.c.hdigest, f.c.ddigest);
+	wire = malloc(len);
+	n = ir_pdu_encode(&p, f.c.hdigest, f.c.ddigest, 0, wire, len);
+	if (n > 0 && k < (size_t)n && !ir_send_raw(&f.c, wire, k)) {
+		atomic_fetch_add(&st.pdus, 1);
+		atomic_fetch_add(&st.bytes, k);
+	}
+	free(wire);
+	ir_abort(&f.c, rst);
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* Disconnects at every byte position of four PDUs: a first Login Request,
+ * a WRITE with immediate data, a Text Request and a NOP-Out with data (the
+ * last three with header and data digests). */
+static void sweep(void)
+{
+	unsigned t;
+
+	for (t = 0; t < 4 && !atomic_load(&st.good_fail); t++) {
+		size_t len = sweep_one(t, 0, false), k;
+
+		for (k = 1; k < len && !atomic_load(&st.good_fail); k++)
+			sweep_one(t, k, k & 1);
+		if (opt.verbose)
+			printf("netfuzz: sweep of template %u: %zu positions\n", t, len);
+	}
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: netfuzz --addr HOST:PORT --target IQN [--fuzz-lun N] [--good-lun N]\n"
 		"               [--good-lba LBA] [--seconds S | --pdus N] [--seed N] [--pid PID]\n"
-		"               [--rss-max-growth MIB] [-v]\n");
+		"               [--rss-max-growth MIB] [--no-sweep] [-v]\n");
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -725,6 +818,7 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "rss-max-growth", required_argument, NULL, 'r' },
+		{ "no-sweep", no_argument, NULL, 'W' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ 0 },
 	};
@@ -738,7 +832,7 @@ int main(int argc, char **argv)
 	int ch;
 
 	opt.seed = (uint64_t)time(NULL);
-	while ((ch = getopt_long(argc, argv, "a:t:l:g:b:s:n:S:p:r:v", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "a:t:l:g:b:s:n:S:p:r:Wv", lopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			addr = optarg;
@@ -781,6 +875,9 @@ int main(int argc, char **argv)
 				return usage(), 2;
 			opt.rss_max_growth_kb = v * 1024;
 			break;
+		case 'W':
+			opt.no_sweep = true;
+			break;
 		case 'v':
 			opt.verbose++;
 			break;
@@ -810,7 +907,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t0 = now_us();
-	deadline = t0 + (int64_t)(opt.seconds * 1e6);
+	if (!opt.no_sweep) {
+		sweep();
+		printf("netfuzz: truncation sweep: %llu connections, each cut at another byte "
+		       "position, %.1f s\n",
+		       (unsigned long long)atomic_load(&st.sweep_conns),
+		       (double)(now_us() - t0) / 1e6);
+	}
+	deadline = now_us() + (int64_t)(opt.seconds * 1e6);
 	while (!opt.max_pdus || atomic_load(&st.pdus) < opt.max_pdus) {
 		if (!opt.max_pdus && now_us() >= deadline)
 			break;
