@@ -49,7 +49,8 @@ enum iscsi_keys_err iscsi_keys_parse(const uint8_t *data, size_t len, struct isc
 		if (eq == rec || (size_t)(eq - rec) > ISCSI_KEY_NAME_MAX)
 			return ISCSI_KEYS_EKEYNAME;
 		for (const uint8_t *k = rec; k < eq; k++)
-			if (!key_char_ok(*k))
+			/* "X#": IANA-registered extension keys (RFC 7143 6.1) */
+			if (!key_char_ok(*k) && !(k == rec + 1 && *k == '#' && rec[0] == 'X'))
 				return ISCSI_KEYS_EKEYNAME;
 		if ((size_t)(end - eq - 1) > ISCSI_KEYS_VALUE_HARD_MAX)
 			return ISCSI_KEYS_EVALLEN;

@@ -297,31 +297,33 @@ enum answer {
 	ANS_NO,		  /* key=No (obsolete markers) */
 };
 
-/* Is v one of the items of the comma separated list? Picks the first item of
- * the offer that is in the vocabulary and allowed. */
+/* Pick the first item of the comma-separated offer that is in the
+ * vocabulary and allowed; -1 when none. An empty item makes the whole list
+ * malformed (RFC 7143 6.1: list-of-values). */
 static int list_pick(const struct iscsi_key_desc *d, const uint8_t *v, size_t len,
 		     uint32_t allowed, bool *malformed)
 {
+	int pick = -1;
 	size_t s = 0;
 
 	*malformed = false;
-	while (s <= len) {
+	for (;;) {
 		const uint8_t *comma = memchr(v + s, ',', len - s);
 		size_t e = comma ? (size_t)(comma - v) : len;
 
 		if (e == s)
-			*malformed = true; /* empty item */
-		for (unsigned i = 0; i < d->nvocab; i++) {
+			*malformed = true;
+		for (unsigned i = 0; i < d->nvocab && pick < 0; i++) {
 			size_t l = strlen(d->vocab[i]);
 
 			if (l == e - s && memcmp(v + s, d->vocab[i], l) == 0 && (allowed & (1u << i)))
-				return (int)i;
+				pick = (int)i;
 		}
 		if (!comma)
 			break;
 		s = e + 1;
 	}
-	return -1;
+	return pick;
 }
 
 static bool parse_bool(const struct iscsi_kv *kv, bool *b)

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fake_core.h: a small stand-in for the SCSI core (src/scsi) so that the
+ * iSCSI fabric can be unit-tested alone. It implements the scsi.h calls the
+ * fabric makes with just enough behaviour: READ(10)/WRITE(10) on a RAM
+ * array of 512-byte blocks, TEST UNIT READY, commands held until the test
+ * completes them, task management and nexus loss that abort held tasks. */
+#ifndef UT_TESTS_ISCSI_FAKE_CORE_H
+#define UT_TESTS_ISCSI_FAKE_CORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scsi/scsi.h"
+
+#define FAKE_BLOCKS 256u
+#define FAKE_BS 512u
+
+struct scsi_target;
+
+struct fake_core {
+	uint8_t disk[FAKE_BLOCKS * FAKE_BS];
+	bool hold;		 /* exec'd commands wait for fake_complete_held() */
+	int access_rc;		 /* scsi_target_access result */
+	unsigned nexus_created;
+	unsigned nexus_lost;
+	unsigned nexus_destroyed;
+	unsigned live_cmds;	 /* set up, not released */
+	unsigned execs;
+	unsigned tmfs;
+	uint8_t last_tmf_func;
+	uint64_t last_tmf_ref;
+	uint8_t tmf_response;	 /* answer for TMFs */
+	uint16_t last_fabric_error;
+	char last_iport[300];
+	uint8_t last_tid[300];
+	size_t last_tid_len;
+};
+extern struct fake_core fake;
+
+void fake_reset(void);
+struct scsi_target *fake_target(const char *name);
+void fake_target_free(struct scsi_target *t);
+/* Complete every held command (GOOD). Returns how many. */
+unsigned fake_complete_held(void);
+
+#endif

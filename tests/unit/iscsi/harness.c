@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* harness.c: see harness.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "fabric/iscsi/pdu.h"
+#include "lib/crc32c.h"
+#include "lib/endian.h"
+#include "lib/reactor.h"
+
+struct h_env henv;
+static struct h_conn *conns[8];
+
+static ssize_t h_writev(struct iscsi_conn *c, const struct iovec *iov, int n)
+{
+	struct h_conn *hc = NULL;
+	size_t total = 0;
+
+	for (unsigned i = 0; i < 8; i++)
+		if (conns[i] && conns[i]->c == c)
+			hc = conns[i];
+	for (int i = 0; i < n; i++)
+		total += iov[i].iov_len;
+	if (!hc)
+		return (ssize_t)total;
+	if (hc->out_len + total > hc->out_cap) {
+		size_t cap = hc->out_cap ? hc->out_cap : 65536;
+
+		while (cap < hc->out_len + total)
+			cap *= 2;
+		hc->out = realloc(hc->out, cap);
+		hc->out_cap = cap;
+	}
+	for (int i = 0; i < n; i++) {
+		memcpy(hc->out + hc->out_len, iov[i].iov_base, iov[i].iov_len);
+		hc->out_len += iov[i].iov_len;
+	}
+	return (ssize_t)total;
+}
+
+static const struct iscsi_conn_io h_io = { .writev = h_writev };
+
+struct iscsi_settings h_settings(void)
+{
+	struct iscsi_settings s;
+
+	iscsi_settings_default(&s);
+	s.nop_in_interval_s = 0;
+	return s;
+}
+
+void h_setup(const struct iscsi_settings *s)
+{
+	struct iscsi_settings d = h_settings();
+
+	fake_reset();
+	iscsi_init(s ? s : &d);
+	if (!henv.r)
+		reactor_create(&henv.r, 0);
+	henv.st = fake_target(H_TARGET);
+	henv.t = iscsi_target_add(henv.st, "test alias");
+	henv.tpg = iscsi_tpg_add(henv.t, 1, 1, 0);
+	henv.portal = iscsi_portal_new_virtual(henv.tpg);
+}
+
+static void stop_msg(struct reactor_msg *m)
+{
+	reactor_stop(henv.r);
+	free(m);
+}
+
+void h_pump(void)
+{
+	struct reactor_msg *m = calloc(1, sizeof(*m));
+
+	m->fn = stop_msg;
+	reactor_post(henv.r, m);
+	reactor_run(henv.r);
+}
+
+void h_teardown(void)
+{
+	h_pump();
+	iscsi_portal_free_virtual(henv.portal);
+	iscsi_target_del(henv.t);
+	fake_target_free(henv.st);
+	h_pump();
+}
+
+struct h_conn *h_conn_new(void)
+{
+	struct h_conn *hc = calloc(1, sizeof(*hc));
+
+	for (unsigned i = 0; i < 8; i++)
+		if (!conns[i]) {
+			conns[i] = hc;
+			break;
+		}
+	hc->c = iscsi_conn_new(henv.r, -1, henv.portal, &h_io);
+	hc->itt = 0x1000;
+	hc->cmdsn = 1;
+	return hc;
+}
+
+void h_conn_free(struct h_conn *hc)
+{
+	if (hc->c)
+		iscsi_conn_destroy(hc->c);
+	for (unsigned i = 0; i < 8; i++)
+		if (conns[i] == hc)
+			conns[i] = NULL;
+	free(hc->out);
+	free(hc);
+}
+
+size_t h_build(struct h_conn *hc, uint8_t *wire, size_t cap, const union iscsi_hdr *h,
+	       const void *ahs, uint32_t ahs_len, const void *data, uint32_t len, bool digests)
+{
+	size_t n = 0;
+	union iscsi_hdr hh = *h;
+
+	hh.bhs.total_ahs_len = (uint8_t)(ahs_len / 4);
+	put_be24(hh.bhs.dsl, len);
+	memcpy(wire, hh.raw, ISCSI_BHS_LEN);
+	n = ISCSI_BHS_LEN;
+	if (ahs_len) {
+		memcpy(wire + n, ahs, ahs_len);
+		n += ahs_len;
+	}
+	if (digests && hc->hdigest) {
+		put_le32(wire + n, crc32c(wire, n));
+		n += 4;
+	}
+	if (len) {
+		memcpy(wire + n, data, len);
+		memset(wire + n + len, 0, ISCSI_PAD(len));
+		n += len + ISCSI_PAD(len);
+		if (digests && hc->ddigest) {
+			put_le32(wire + n, crc32c(wire + n - len - ISCSI_PAD(len), len + ISCSI_PAD(len)));
+			n += 4;
+		}
+	}
+	(void)cap;
+	return n;
+}
+
+int h_send(struct h_conn *hc, union iscsi_hdr *h, const void *data, uint32_t len)
+{
+	size_t cap = ISCSI_BHS_LEN + 8 + len + 8;
+	uint8_t *wire = malloc(cap);
+	bool ffp = hc->c && iscsi_conn_state(hc->c) >= ISCSI_CONN_S5_LOGGED_IN;
+	size_t n = h_build(hc, wire, cap, h, NULL, 0, data, len, ffp);
+	int rc = iscsi_conn_feed(hc->c, wire, n);
+
+	free(wire);
+	return rc;
+}
+
+bool h_recv(struct h_conn *hc, union iscsi_hdr *h, uint8_t *data, uint32_t cap, uint32_t *len)
+{
+	size_t p = hc->out_pos, avail = hc->out_len - hc->out_pos;
+	bool ffp_digest = hc->hdigest;
+	uint32_t dsl, need;
+
+	if (avail < ISCSI_BHS_LEN)
+		return false;
+	memcpy(h->raw, hc->out + p, ISCSI_BHS_LEN);
+	dsl = get_be24(h->bhs.dsl);
+	need = ISCSI_BHS_LEN + (ffp_digest ? 4 : 0) + dsl + ISCSI_PAD(dsl) +
+	       (hc->ddigest && dsl ? 4 : 0);
+	if (avail < need)
+		return false;
+	p += ISCSI_BHS_LEN;
+	if (ffp_digest) {
+		if (get_le32(hc->out + p) != crc32c(h->raw, ISCSI_BHS_LEN))
+			fprintf(stderr, "harness: bad header digest from the target\n");
+		p += 4;
+	}
+	if (data)
+		memcpy(data, hc->out + p, dsl < cap ? dsl : cap);
+	if (len)
+		*len = dsl;
+	if (hc->ddigest && dsl &&
+	    get_le32(hc->out + p + dsl + ISCSI_PAD(dsl)) != crc32c(hc->out + p, dsl + ISCSI_PAD(dsl)))
+		fprintf(stderr, "harness: bad data digest from the target\n");
+	hc->out_pos += need;
+	switch (h->bhs.opcode & ISCSI_OPCODE_MASK) {
+	case ISCSI_OP_LOGIN_RSP:
+	case ISCSI_OP_SCSI_RSP:
+	case ISCSI_OP_TMF_RSP:
+	case ISCSI_OP_TEXT_RSP:
+	case ISCSI_OP_LOGOUT_RSP:
+	case ISCSI_OP_REJECT:
+	case ISCSI_OP_NOP_IN:
+		hc->statsn = get_be32(h->rsp.statsn);
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+uint32_t h_keys(uint8_t *buf, size_t cap, const char *const *kv)
+{
+	uint32_t n = 0;
+
+	for (; kv && *kv; kv++) {
+		size_t l = strlen(*kv) + 1;
+
+		if (n + l > cap)
+			break;
+		memcpy(buf + n, *kv, l);
+		n += (uint32_t)l;
+	}
+	return n;
+}
+
+bool h_has_key(const uint8_t *data, uint32_t len, const char *rec)
+{
+	size_t l = strlen(rec);
+	uint32_t off = 0;
+
+	while (off < len) {
+		const uint8_t *e = memchr(data + off, 0, len - off);
+		size_t rl = e ? (size_t)(e - data - off) : len - off;
+
+		if (rl == l && !memcmp(data + off, rec, l))
+			return true;
+		off += (uint32_t)rl + 1;
+	}
+	return false;
+}
+
+void h_login_hdr(union iscsi_hdr *h, uint8_t flags, uint16_t tsih, uint32_t itt, uint32_t cmdsn)
+{
+	static const uint8_t isid[6] = { 0x80, 0x12, 0x34, 0x56, 0x00, 0x01 };
+
+	memset(h, 0, sizeof(*h));
+	h->login_req.opcode = ISCSI_OP_LOGIN_REQ | ISCSI_OP_IMMEDIATE;
+	h->login_req.flags = flags;
+	memcpy(h->login_req.isid, isid, 6);
+	put_be16(h->login_req.tsih, tsih);
+	put_be32(h->login_req.itt, itt);
+	put_be32(h->login_req.cmdsn, cmdsn);
+}
+
+int h_login_isid(struct h_conn *hc, const char *const *extra, const uint8_t *isid)
+{
+	const char *std[] = { "InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
+			      "SessionType=Normal", NULL };
+	uint8_t buf[8192], rsp[8192];
+	union iscsi_hdr h;
+	uint32_t n, len;
+
+	n = h_keys(buf, sizeof(buf), std);
+	n += h_keys(buf + n, sizeof(buf) - n, extra);
+	h_login_hdr(&h, ISCSI_LOGIN_F_TRANSIT | (ISCSI_STAGE_OPERATIONAL << 2) |
+				ISCSI_STAGE_FULL_FEATURE,
+		    0, hc->itt, hc->cmdsn);
+	if (isid)
+		memcpy(h.login_req.isid, isid, 6);
+	h_send(hc, &h, buf, n);
+	if (!h_recv(hc, &h, rsp, sizeof(rsp), &len))
+		return -1;
+	hc->tsih = get_be16(h.login_rsp.tsih);
+	hc->hdigest = h_has_key(rsp, len, "HeaderDigest=CRC32C");
+	hc->ddigest = h_has_key(rsp, len, "DataDigest=CRC32C");
+	return h.login_rsp.status_class << 8 | h.login_rsp.status_detail;
+}
+
+int h_login(struct h_conn *hc, const char *const *extra)
+{
+	return h_login_isid(hc, extra, NULL);
+}
+
+void h_scsi_cmd(union iscsi_hdr *h, struct h_conn *hc, uint8_t flags, uint32_t edtl,
+		const uint8_t *cdb)
+{
+	memset(h, 0, sizeof(*h));
+	h->cmd.opcode = ISCSI_OP_SCSI_CMD;
+	h->cmd.flags = flags;
+	put_be32(h->cmd.itt, hc->itt++);
+	put_be32(h->cmd.edtl, edtl);
+	put_be32(h->cmd.cmdsn, hc->cmdsn++);
+	put_be32(h->cmd.exp_statsn, hc->statsn + 1);
+	memcpy(h->cmd.cdb, cdb, 16);
+}
+
+void h_read10(uint8_t *cdb, uint32_t lba, uint16_t blocks)
+{
+	memset(cdb, 0, 16);
+	cdb[0] = 0x28;
+	put_be32(cdb + 2, lba);
+	put_be16(cdb + 7, blocks);
+}
+
+void h_write10(uint8_t *cdb, uint32_t lba, uint16_t blocks)
+{
+	memset(cdb, 0, 16);
+	cdb[0] = 0x2a;
+	put_be32(cdb + 2, lba);
+	put_be16(cdb + 7, blocks);
+}
