@@ -21,6 +21,11 @@
  * CDB_F_SANITIZE_OK. The job takes an exclusive range lock over the whole
  * medium, so it starts after the medium accesses already in progress.
  *
+ * The data writes of a sanitize (OVERWRITE, and BLOCK ERASE by writing
+ * zeroes) are paced to SAN_WRITE_BYTES_PER_SEC: it is background work that
+ * must not monopolise the back-store's device and the reactor at the
+ * expense of the other logical units. Deallocation is not paced.
+ *
  * A failure (a back-store error) leaves the LU in the sanitize failed state
  * (SBC-4 4.11.4): medium access commands end with MEDIUM ERROR / MEDIUM
  * FORMAT CORRUPTED until a SANITIZE completes without error, or, when the
@@ -47,6 +52,8 @@
 /* BLOCK ERASE by deallocation: the medium in pieces of this size, so that
  * the progress indication moves */
 #define SAN_DISCARD_BYTES (256ull << 20)
+/* pace of the data writes (see above) */
+#define SAN_WRITE_BYTES_PER_SEC (32ull << 20)
 
 enum san_step_state {
 	SAN_LOCK = 0,
@@ -68,11 +75,12 @@ struct san_job {
 	uint64_t lba;	       /* next block of this pass */
 	uint8_t *chunk;	       /* OVERWRITE: the pattern chunk */
 	uint32_t chunk_len;
-	uint8_t block[4096]; /* OVERWRITE: one block of the pattern, as given */
+	uint64_t written;	   /* bytes written so far (pacing) */
+	uint64_t start_ns;	   /* when the writes began */
+	struct reactor *r;	   /* the job's reactor */
+	struct reactor_timer pace; /* wakes the job when it is ahead of its pace */
+	uint8_t block[4096];	   /* OVERWRITE: one block of the pattern, as given */
 };
-
-/* Per-command state of a waiting SANITIZE: only a pointer, the job is freed
- * by itself. */
 
 bool sbc_sanitize_blocks(struct scsi_lu *lu, const struct scsi_cmd *cmd, enum sense_reason *r,
 			 uint16_t *progress)
@@ -189,6 +197,30 @@ static enum sbc_step san_end(struct san_job *j, bool ok)
 	return SBC_STEP_DONE;
 }
 
+static void san_pace_fired(struct reactor_timer *t)
+{
+	sbc_op_run(&container_of(t, struct san_job, pace)->op);
+}
+
+/* Ahead of SAN_WRITE_BYTES_PER_SEC: arm the timer, true. */
+static bool san_pace(struct san_job *j)
+{
+	uint64_t due_ns, now;
+
+	if (j->bop != BS_OP_WRITE || !j->r)
+		return false;
+	now = reactor_now_ns();
+	if (!j->written) {
+		j->start_ns = now;
+		return false;
+	}
+	due_ns = j->start_ns + j->written * 1000000000ull / SAN_WRITE_BYTES_PER_SEC;
+	if (now >= due_ns)
+		return false;
+	reactor_timer_arm(j->r, &j->pace, due_ns - now);
+	return true;
+}
+
 static enum sbc_step san_step(struct sbc_op *op)
 {
 	struct san_job *j = container_of(op, struct san_job, op);
@@ -239,7 +271,11 @@ static enum sbc_step san_step(struct sbc_op *op)
 		max = j->chunk_len >> shift;
 	else
 		max = SAN_DISCARD_BYTES >> shift;
+	if (san_pace(j))
+		return SBC_STEP_WAIT; /* san_pace_fired() runs the next step */
 	n = UT_MIN(j->cap - j->lba, max);
+	if (j->bop == BS_OP_WRITE)
+		j->written += n << shift;
 	sbc_op_io(op, j->bop, j->lba << shift, n << shift,
 		  j->bop == BS_OP_WRITE ? (j->chunk ? j->chunk : (void *)sbc_zero_chunk()) : NULL,
 		  0);
@@ -331,6 +367,8 @@ void sbc_exec_sanitize(struct scsi_cmd *cmd)
 	j->passes = 1;
 	sbc_op_init(&j->op, cmd, cmd->reactor, san_step);
 	j->op.lu = lu;
+	j->r = cmd->reactor;
+	reactor_timer_init(&j->pace, san_pace_fired);
 	if (sa == SA_OVERWRITE) {
 		r = san_overwrite_params(cmd, j);
 		if (r != SENSE_OK) {

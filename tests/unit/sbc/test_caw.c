@@ -356,16 +356,18 @@ static void test_orwrite_atomic(void **state)
 
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_caw_match),
-	    cmocka_unit_test(test_caw_miscompare),
-	    cmocka_unit_test(test_caw_fields),
-	    cmocka_unit_test(test_caw_atomic_against_write),
-	    cmocka_unit_test(test_caw_waits_for_write),
-	    cmocka_unit_test(test_caw_race),
-	    cmocka_unit_test(test_orwrite),
-	    cmocka_unit_test(test_orwrite_atomic),
+		cmocka_unit_test(test_caw_match),
+		cmocka_unit_test(test_caw_miscompare),
+		cmocka_unit_test(test_caw_fields),
+		cmocka_unit_test(test_caw_atomic_against_write),
+		cmocka_unit_test(test_caw_waits_for_write),
+		cmocka_unit_test(test_caw_race),
+		cmocka_unit_test(test_orwrite),
+		cmocka_unit_test(test_orwrite_atomic),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,10 +84,12 @@ static void test_rdd12(void **state)
 
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rdd10),
-	    cmocka_unit_test(test_rdd12),
+		cmocka_unit_test(test_rdd10),
+		cmocka_unit_test(test_rdd12),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

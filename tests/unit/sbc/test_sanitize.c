@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <pthread.h>
 
+#include "lib/reactor.h"
+
 #define SA_OVERWRITE	0x01
 #define SA_BLOCK_ERASE	0x02
 #define SA_CRYPTO_ERASE 0x03
@@ -400,14 +402,42 @@ static void test_failure_restricted(void **state)
 	sh_teardown(h);
 }
 
+/* The data writes are paced (32 MiB/s): 16 MiB take at least 15/32 s (the
+ * first chunk goes at once). */
+static void test_pacing(void **state)
+{
+	struct sh_opts o = {.caps = BS_CAP_FLUSH, .blocks = 16 * 2048};
+	struct sh *h = sh_setup(&o);
+	struct loop_result r;
+	uint8_t b[4 + 512], pat[512];
+	uint64_t t0;
+
+	(void)state;
+	memset(pat, 0x44, sizeof(pat));
+	t0 = reactor_now_ns();
+	sanitize(h, h->p1, SA_OVERWRITE, b, ow_list(b, 1, pat, 512), &r);
+	sh_expect_good(&r);
+	assert_true(reactor_now_ns() - t0 >= 15ull * 1000000000ull / 32);
+	assert_true(sh_blocks_are(h, 0, 0, 2048, 0x44));
+	assert_true(sh_blocks_are(h, 0, h->blocks - 2048, 2048, 0x44));
+	sh_teardown(h);
+}
+
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_overwrite),	      cmocka_unit_test(test_overwrite_invert),
-	    cmocka_unit_test(test_block_erase),	      cmocka_unit_test(test_fields),
-	    cmocka_unit_test(test_in_progress_immed), cmocka_unit_test(test_progress),
-	    cmocka_unit_test(test_abort_and_reset),   cmocka_unit_test(test_failure_restricted),
+		cmocka_unit_test(test_overwrite),
+		cmocka_unit_test(test_overwrite_invert),
+		cmocka_unit_test(test_block_erase),
+		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_in_progress_immed),
+		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_abort_and_reset),
+		cmocka_unit_test(test_failure_restricted),
+		cmocka_unit_test(test_pacing),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -667,27 +667,29 @@ static void test_range_lock_fifo(void **state)
 
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rw_round_trip_ram),
-	    cmocka_unit_test(test_rw6),
-	    cmocka_unit_test(test_rw_zero_length),
-	    cmocka_unit_test(test_rw_out_of_range),
-	    cmocka_unit_test(test_rw_fields),
-	    cmocka_unit_test(test_write_protect),
-	    cmocka_unit_test(test_fua),
-	    cmocka_unit_test(test_write_residual),
-	    cmocka_unit_test(test_medium_errors),
-	    cmocka_unit_test(test_block_size_4096),
-	    cmocka_unit_test(test_read_capacity10),
-	    cmocka_unit_test(test_read_capacity_large),
-	    cmocka_unit_test(test_read_capacity16),
-	    cmocka_unit_test(test_sync_cache),
-	    cmocka_unit_test(test_prefetch),
-	    cmocka_unit_test(test_prefetch_too_big_for_cache),
-	    cmocka_unit_test(test_write_atomic),
-	    cmocka_unit_test(test_range_lock),
-	    cmocka_unit_test(test_range_lock_fifo),
+		cmocka_unit_test(test_rw_round_trip_ram),
+		cmocka_unit_test(test_rw6),
+		cmocka_unit_test(test_rw_zero_length),
+		cmocka_unit_test(test_rw_out_of_range),
+		cmocka_unit_test(test_rw_fields),
+		cmocka_unit_test(test_write_protect),
+		cmocka_unit_test(test_fua),
+		cmocka_unit_test(test_write_residual),
+		cmocka_unit_test(test_medium_errors),
+		cmocka_unit_test(test_block_size_4096),
+		cmocka_unit_test(test_read_capacity10),
+		cmocka_unit_test(test_read_capacity_large),
+		cmocka_unit_test(test_read_capacity16),
+		cmocka_unit_test(test_sync_cache),
+		cmocka_unit_test(test_prefetch),
+		cmocka_unit_test(test_prefetch_too_big_for_cache),
+		cmocka_unit_test(test_write_atomic),
+		cmocka_unit_test(test_range_lock),
+		cmocka_unit_test(test_range_lock_fifo),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -148,13 +148,15 @@ static void test_flags(void **state)
 
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_entries_complete),
-	    cmocka_unit_test(test_no_overlap_with_spc),
-	    cmocka_unit_test(test_protect_and_dpofua),
-	    cmocka_unit_test(test_lookup),
-	    cmocka_unit_test(test_flags),
+		cmocka_unit_test(test_entries_complete),
+		cmocka_unit_test(test_no_overlap_with_spc),
+		cmocka_unit_test(test_protect_and_dpofua),
+		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_flags),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -379,17 +379,19 @@ static void test_gls_after_ws_unmap(void **state)
 
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_unmap_simple),
-	    cmocka_unit_test(test_unmap_ram),
-	    cmocka_unit_test(test_unmap_empty),
-	    cmocka_unit_test(test_unmap_param_list),
-	    cmocka_unit_test(test_unmap_refused),
-	    cmocka_unit_test(test_unmap_fallbacks),
-	    cmocka_unit_test(test_gls),
-	    cmocka_unit_test(test_gls_all_mapped),
-	    cmocka_unit_test(test_gls_after_ws_unmap),
+		cmocka_unit_test(test_unmap_simple),
+		cmocka_unit_test(test_unmap_ram),
+		cmocka_unit_test(test_unmap_empty),
+		cmocka_unit_test(test_unmap_param_list),
+		cmocka_unit_test(test_unmap_refused),
+		cmocka_unit_test(test_unmap_fallbacks),
+		cmocka_unit_test(test_gls),
+		cmocka_unit_test(test_gls_all_mapped),
+		cmocka_unit_test(test_gls_after_ws_unmap),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

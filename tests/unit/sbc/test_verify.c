@@ -273,12 +273,17 @@ static void test_write_verify_fields(void **state)
 
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_verify_bytchk1),	cmocka_unit_test(test_verify_chunks),
-	    cmocka_unit_test(test_verify_bytchk0),	cmocka_unit_test(test_verify_bytchk3),
-	    cmocka_unit_test(test_verify_fields),	cmocka_unit_test(test_write_verify),
-	    cmocka_unit_test(test_write_verify_fields),
+		cmocka_unit_test(test_verify_bytchk1),
+		cmocka_unit_test(test_verify_chunks),
+		cmocka_unit_test(test_verify_bytchk0),
+		cmocka_unit_test(test_verify_bytchk3),
+		cmocka_unit_test(test_verify_fields),
+		cmocka_unit_test(test_write_verify),
+		cmocka_unit_test(test_write_verify_fields),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -254,12 +254,17 @@ static void test_ws_durable(void **state)
 
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ws_pattern),	      cmocka_unit_test(test_ws_zeroes_and_unmap),
-	    cmocka_unit_test(test_ws_unmap_ram),      cmocka_unit_test(test_ws_fields),
-	    cmocka_unit_test(test_ws_unmap_not_thin), cmocka_unit_test(test_ws_to_end_limit),
-	    cmocka_unit_test(test_ws_durable),
+		cmocka_unit_test(test_ws_pattern),
+		cmocka_unit_test(test_ws_zeroes_and_unmap),
+		cmocka_unit_test(test_ws_unmap_ram),
+		cmocka_unit_test(test_ws_fields),
+		cmocka_unit_test(test_ws_unmap_not_thin),
+		cmocka_unit_test(test_ws_to_end_limit),
+		cmocka_unit_test(test_ws_durable),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -421,15 +421,17 @@ static void test_op_params(void **state)
 
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_copy_between_lus),
-	    cmocka_unit_test(test_copy_outside_map),
-	    cmocka_unit_test(test_copy_write_protected),
-	    cmocka_unit_test(test_param_list),
-	    cmocka_unit_test(test_segments),
-	    cmocka_unit_test(test_copy_status),
-	    cmocka_unit_test(test_op_params),
+		cmocka_unit_test(test_copy_between_lus),
+		cmocka_unit_test(test_copy_outside_map),
+		cmocka_unit_test(test_copy_write_protected),
+		cmocka_unit_test(test_param_list),
+		cmocka_unit_test(test_segments),
+		cmocka_unit_test(test_copy_status),
+		cmocka_unit_test(test_op_params),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
