@@ -60,14 +60,14 @@ void spc_exec_start_stop_unit(struct scsi_cmd *cmd)
 		return;
 	}
 	pthread_mutex_lock(&lu->lock);
-	if (loej && !start) {
-		/* eject; SBC-4 5.14: refused while any I_T nexus prevents it */
-		if (c->prevent_count) {
-			r = SENSE_MEDIUM_REMOVAL_PREVENTED;
-		} else {
-			atomic_store(&c->stopped, true);
-			atomic_store(&c->no_medium, true);
-		}
+	if (loej && c->prevent_count) {
+		/* SBC-4 5.14: the medium is locked in place while any I_T nexus
+		 * prevents removal: no eject, and no load either (libiscsi
+		 * PreventAllow.Eject) */
+		r = SENSE_MEDIUM_REMOVAL_PREVENTED;
+	} else if (loej && !start) {
+		atomic_store(&c->stopped, true);
+		atomic_store(&c->no_medium, true);
 	} else if (loej && start) {
 		/* load and start */
 		if (atomic_exchange(&c->no_medium, false))

@@ -117,6 +117,11 @@ static void test_prevent_blocks_eject(void **state)
 	h_expect_sense(&r, 0x5, 0x53, 0x02);
 	assert_int_equal(prevent(h->p1, 0, &r), SAM_STAT_GOOD);
 	assert_int_equal(ssu(h->p2, 0, 0, 1, 0, &r), SAM_STAT_GOOD);
+	/* loading is refused while prevented too */
+	assert_int_equal(prevent(h->p2, 1, &r), SAM_STAT_GOOD);
+	ssu(h->p2, 0, 0, 1, 1, &r);
+	h_expect_sense(&r, 0x5, 0x53, 0x02);
+	assert_int_equal(prevent(h->p2, 0, &r), SAM_STAT_GOOD);
 	assert_int_equal(ssu(h->p2, 0, 0, 1, 1, &r), SAM_STAT_GOOD);
 	h_clear_ua(h->p1, 0);
 	/* obsolete values */
