@@ -721,8 +721,11 @@ static size_t sweep_one(unsigned t, size_t k, bool rst)
 	memset(data, 0x6b, sizeof(data));
 	ir_conn_init(&f.c);
 	f.c.timeout_ms = 3000;
-	if (ir_connect(&f.c, opt.host, opt.port, 3000))
+	if (ir_connect(&f.c, opt.host, opt.port, 3000)) {
+		if (opt.verbose)
+			printf("netfuzz: sweep template %u: connect failed\n", t);
 		return 0;
+	}
 	atomic_fetch_add(&st.sweep_conns, 1);
 	if (t == 0) { /* the first Login Request */
 		f.c.cmdsn = 1;
@@ -731,7 +734,13 @@ static size_t sweep_one(unsigned t, size_t k, bool rst)
 		p.data = (uint8_t *)(uintptr_t)keys;
 		p.data_len = sizeof(keys) - 1;
 	} else {
-		if (ir_login(&f.c, &o)) {
+		int rc = ir_login(&f.c, &o);
+
+		if (rc) {
+			if (opt.verbose)
+				printf("netfuzz: sweep template %u: login failed: %s, status "
+				       "%02x/%02x %s\n",
+				       t, strerror(-rc), f.c.login_class, f.c.login_detail, f.c.err);
 			ir_close(&f.c);
 			return 0;
 		}
@@ -779,10 +788,28 @@ static void sweep(void)
 	unsigned t;
 
 	for (t = 0; t < 4 && !atomic_load(&st.good_fail); t++) {
-		size_t len = sweep_one(t, 0, false), k;
+		size_t len = 0, k;
+		int tries;
 
-		for (k = 1; k < len && !atomic_load(&st.good_fail); k++)
-			sweep_one(t, k, k & 1);
+		/* The target may refuse new connections for a moment while it
+		 * still counts the ones just cut as logins in progress (a cap
+		 * is allowed): a template that cannot log in is retried. */
+		for (k = 0; k < len || !k; k++) {
+			size_t l = 0;
+
+			for (tries = 0; tries < 50 && !l; tries++) {
+				l = sweep_one(t, k, k & 1);
+				if (!l)
+					usleep(20000);
+			}
+			if (!l) {
+				printf("netfuzz: sweep template %u: no session for 1 s\n", t);
+				break;
+			}
+			len = l;
+			if (atomic_load(&st.good_fail))
+				break;
+		}
 		if (opt.verbose)
 			printf("netfuzz: sweep of template %u: %zu positions\n", t, len);
 	}
