@@ -258,10 +258,9 @@ struct iscsi_conn *iscsi_conn_new(struct reactor *r, int fd, struct iscsi_portal
 
 	if (!c)
 		return NULL;
-	if (conn_attach(c)) {
-		iscsi_conn_put(c);
-		return NULL;
-	}
+	if (conn_attach(c))
+		return NULL; /* dropped: the connection's reference is gone */
+	iscsi_conn_get(c); /* the caller's, until iscsi_conn_destroy() */
 	return c;
 }
 

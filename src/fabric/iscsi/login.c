@@ -575,6 +575,9 @@ int iscsi_login_rx(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8_t
 		/* the first StatSN is ours to choose: continue the
 		 * initiator's expectation */
 		c->stat_sn = get_be32(q->exp_statsn);
+		/* 6.3.1: the first request may skip the security stage */
+		if (csg == ISCSI_STAGE_OPERATIONAL)
+			l->stage = ISCSI_STAGE_OPERATIONAL;
 		if (q->version_min > ISCSI_VERSION || q->version_max < q->version_min) {
 			/* 11.12.4: we speak version 0x00 only */
 			iscsi_login_fail(c, ISCSI_LS_UNSUPPORTED_VERSION, NULL);

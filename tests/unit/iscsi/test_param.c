@@ -34,6 +34,7 @@ static int setup(void **state)
 	st.header_digest = true;
 	st.data_digest = false;
 	iscsi_neg_init(&neg, &st);
+	iscsi_kbuf_free(&out);
 	iscsi_kbuf_init(&out, 1 << 20);
 	return 0;
 }
