@@ -7,7 +7,7 @@
 # does not stop cleanly on SIGTERM, or printed a sanitizer report.
 . "$(dirname "$0")/lib.sh"
 hd_init "$@"
-hd_config '"login_timeout": 3, "header_digest": true, "data_digest": true'
+hd_config '"login_timeout": 3, "header_digest": true, "data_digest": true, "max_sessions": 32'
 hd_start
 echo "utargetd pid $HD_PID on 127.0.0.1:$HD_PORT"
 "$HD_TOOLS/malformed" --addr "127.0.0.1:$HD_PORT" --target "$HD_TARGET" --lun 1 \

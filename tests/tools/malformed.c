@@ -7,7 +7,7 @@
  * the daemon's process (--pid) must still be alive.
  *
  * usage: malformed --addr HOST:PORT --target IQN [--lun N] [--pid PID]
- *                  [--case NAME]... [--list] [-v]
+ *                  [--repeat N] [--case NAME]... [--list] [-v]
  * Exit status 0 when every case matched, 1 otherwise, 2 on usage errors. */
 #include <errno.h>
 #include <getopt.h>
@@ -61,6 +61,7 @@ struct mf_ctx {
 	uint32_t block_size;
 	uint64_t blocks;
 	int verbose;
+	unsigned repeat; /* sessions per disconnect case (> the target's max_sessions) */
 	char note[512]; /* per-case detail for the report */
 };
 
@@ -1216,6 +1217,91 @@ static struct mf_outcome c_data_digest_error(struct mf_ctx *x)
 	return res;
 }
 
+/* Sessions that end while a task is pending must be freed (RFC 7143 7.14,
+ * 8.2: a connection failure at ERL 0 ends the session and its tasks; SAM-5
+ * I_T nexus loss). Each iteration logs in, leaves one task pending and
+ * drops the connection; with more iterations than the target's max_sessions
+ * (malformed.sh configures 32, --repeat 48), a leaked session shows as a
+ * refused login (03/02 out of resources). */
+static struct mf_outcome disconnect_pending(struct mf_ctx *x, int mode)
+{
+	unsigned i;
+
+	for (i = 0; i < x->repeat; i++) {
+		struct ir_login_opts o;
+		struct ir_conn c;
+		struct ir_pdu p = { 0 };
+		uint8_t *cdb = p.bhs.cmd.cdb;
+		int rc;
+
+		std_opts(x, &o);
+		o.immediate_data = 0;
+		rc = mf_login(x, &c, &o);
+		if (rc) {
+			struct mf_outcome res = rc == -EACCES ? out_of(MF_LOGIN_FAIL, c.login_class,
+								       c.login_detail, 0)
+							      : out_of(MF_ERROR, 0, 0, 0);
+
+			NOTE(x, "login %u of %u refused: %s (status %02x/%02x): sessions leak", i + 1,
+			     x->repeat, strerror(-rc), c.login_class, c.login_detail);
+			ir_close(&c);
+			return res;
+		}
+		p.bhs.cmd.opcode = IR_OP_SCSI_CMD;
+		p.bhs.cmd.flags = IR_FLAG_FINAL | IR_CMD_ATTR_SIMPLE;
+		ir_lun_encode(x->lun, p.bhs.cmd.lun);
+		put_be32(p.bhs.cmd.itt, ir_next_itt(&c));
+		put_be32(p.bhs.cmd.exp_statsn, c.expstatsn);
+		if (mode == 0) {
+			/* CmdSN one ahead: held until the gap fills (4.2.2.1) */
+			put_be32(p.bhs.cmd.cmdsn, c.cmdsn + 1);
+		} else if (mode == 1) {
+			/* WRITE(16) of 8 blocks: the target sends an R2T and waits */
+			p.bhs.cmd.flags |= IR_CMD_WRITE;
+			cdb[0] = 0x8a;
+			put_be64(cdb + 2, 64);
+			put_be32(cdb + 10, 8);
+			put_be32(p.bhs.cmd.exp_xfer_len, 8 * x->block_size);
+			put_be32(p.bhs.cmd.cmdsn, c.cmdsn);
+		} else {
+			/* READ(16) of 256 blocks, not read */
+			p.bhs.cmd.flags |= IR_CMD_READ;
+			cdb[0] = 0x88;
+			put_be64(cdb + 2, 0);
+			put_be32(cdb + 10, 256);
+			put_be32(p.bhs.cmd.exp_xfer_len, 256 * x->block_size);
+			put_be32(p.bhs.cmd.cmdsn, c.cmdsn);
+		}
+		ir_send_pdu(&c, &p);
+		if (mode == 1) {
+			struct ir_pdu r;
+
+			/* wait for the R2T so the task is surely pending */
+			if (!ir_recv_pdu(&c, &r, 2000))
+				ir_pdu_free(&r);
+		}
+		ir_abort(&c, i & 1);
+		usleep(2000);
+	}
+	NOTE(x, "%u sessions, each dropped with a pending task", x->repeat);
+	return out_of(MF_GOOD, 0, 0, 0);
+}
+
+static struct mf_outcome c_disc_held(struct mf_ctx *x)
+{
+	return disconnect_pending(x, 0);
+}
+
+static struct mf_outcome c_disc_r2t(struct mf_ctx *x)
+{
+	return disconnect_pending(x, 1);
+}
+
+static struct mf_outcome c_disc_read(struct mf_ctx *x)
+{
+	return disconnect_pending(x, 2);
+}
+
 /* ---- the case table ---- */
 
 static const struct mf_case mf_cases[] = {
@@ -1557,6 +1643,32 @@ static const struct mf_case mf_cases[] = {
 			    OUT(MF_DROP) },
 		.n_expect = 3,
 	},
+	/* Connection loss with pending tasks. */
+	{
+		.name = "disconnect-with-held-command",
+		.clause = "RFC 7143 4.2.2.1 (held out-of-order command), 7.14 / 8.2 (connection "
+			  "failure at ERL 0 ends the session), SAM-5 I_T nexus loss",
+		.expect_text = "every one of --repeat logins succeeds (no session leaks)",
+		.run = c_disc_held,
+		.expect = { OUT(MF_GOOD) },
+		.n_expect = 1,
+	},
+	{
+		.name = "disconnect-awaiting-data-out",
+		.clause = "RFC 7143 7.14 / 8.2, SAM-5 I_T nexus loss (a task waiting on its R2T)",
+		.expect_text = "every one of --repeat logins succeeds (no session leaks)",
+		.run = c_disc_r2t,
+		.expect = { OUT(MF_GOOD) },
+		.n_expect = 1,
+	},
+	{
+		.name = "disconnect-during-read",
+		.clause = "RFC 7143 7.14 / 8.2, SAM-5 I_T nexus loss (Data-In not read)",
+		.expect_text = "every one of --repeat logins succeeds (no session leaks)",
+		.run = c_disc_read,
+		.expect = { OUT(MF_GOOD) },
+		.n_expect = 1,
+	},
 };
 
 /* Expected residual counts are relative to the block size: -2 = one block,
@@ -1611,6 +1723,9 @@ static bool still_serving(struct mf_ctx *x, pid_t pid, char *why, size_t n)
 		snprintf(why, n, "daemon pid %d is gone", (int)pid);
 		return false;
 	}
+	char saved[sizeof(x->note)];
+
+	memcpy(saved, x->note, sizeof(saved));
 	std_opts(x, &o);
 	rc = mf_login(x, &c, &o);
 	if (!rc)
@@ -1618,12 +1733,11 @@ static bool still_serving(struct mf_ctx *x, pid_t pid, char *why, size_t n)
 	if (!rc)
 		rc = ir_logout(&c, &resp);
 	ir_close(&c);
-	if (rc) {
+	if (rc)
 		snprintf(why, n, "a new session failed: %s (%s)", strerror(-rc > 0 ? -rc : EIO),
 			 x->note);
-		return false;
-	}
-	return true;
+	memcpy(x->note, saved, sizeof(saved));
+	return rc == 0;
 }
 
 static int probe_lu(struct mf_ctx *x)
@@ -1648,7 +1762,7 @@ static int probe_lu(struct mf_ctx *x)
 static void usage(void)
 {
 	fprintf(stderr, "usage: malformed --addr HOST:PORT --target IQN [--lun N] [--pid PID] "
-			"[--initiator IQN] [--case NAME]... [--list] [-v]\n");
+			"[--initiator IQN] [--repeat N] [--case NAME]... [--list] [-v]\n");
 }
 
 int main(int argc, char **argv)
@@ -1660,18 +1774,19 @@ int main(int argc, char **argv)
 		{ "lun", required_argument, NULL, 'l' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "case", required_argument, NULL, 'c' },
+		{ "repeat", required_argument, NULL, 'r' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ 0 },
 	};
-	struct mf_ctx x = { .initiator = "iqn.2026-12.org.utarget:malformed" };
+	struct mf_ctx x = { .initiator = "iqn.2026-12.org.utarget:malformed", .repeat = 48 };
 	char host[256], port[16];
 	const char *addr = NULL, *only[64];
 	int n_only = 0, ch, failed = 0, passed = 0;
 	pid_t pid = 0;
 	size_t i;
 
-	while ((ch = getopt_long(argc, argv, "a:t:i:l:p:c:Lv", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "a:t:i:l:p:c:r:Lv", lopts, NULL)) != -1) {
 		char *end;
 
 		switch (ch) {
@@ -1697,6 +1812,11 @@ int main(int argc, char **argv)
 		case 'c':
 			if (n_only < (int)ARRAY_SIZE(only))
 				only[n_only++] = optarg;
+			break;
+		case 'r':
+			x.repeat = (unsigned)strtoul(optarg, &end, 0);
+			if (*end || !x.repeat)
+				return usage(), 2;
 			break;
 		case 'L':
 			for (i = 0; i < ARRAY_SIZE(mf_cases); i++)

@@ -45,6 +45,8 @@ struct nf_opts {
 	uint64_t seed;
 	uint64_t rss_max_growth_kb;
 	bool no_sweep;
+	uint8_t ops[16]; /* --ops: template opcodes to fuzz (triage); n_ops 0 = all */
+	unsigned n_ops;
 	int verbose;
 };
 
@@ -639,6 +641,9 @@ static void fz_step(struct fz_conn *f)
 	ssize_t n;
 
 	ir_text_init(&t);
+	if (opt.n_ops) { /* triage: only the chosen opcodes, always well framed */
+		action = 20 + rnd_below(70);
+	}
 	if (action < 5) { /* random blob */
 		size_t l = 1 + rnd_below(4096), i;
 		uint8_t *blob = malloc(l);
@@ -655,6 +660,8 @@ static void fz_step(struct fz_conn *f)
 			 : (uint8_t)rnd_below(64); /* any opcode incl. target/invalid */
 	if (!f->ffp && rnd_below(2))
 		op = IR_OP_LOGIN_REQ;
+	if (opt.n_ops)
+		op = opt.ops[rnd_below(opt.n_ops)];
 	build_template(f, op, &p);
 	if (op == IR_OP_LOGIN_REQ || op == IR_OP_TEXT_REQ || rnd_below(10) == 0) {
 		random_text(&t, rnd_below(4) ? 8192 : 20000);
@@ -820,7 +827,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: netfuzz --addr HOST:PORT --target IQN [--fuzz-lun N] [--good-lun N]\n"
 		"               [--good-lba LBA] [--seconds S | --pdus N] [--seed N] [--pid PID]\n"
-		"               [--rss-max-growth MIB] [--no-sweep] [-v]\n");
+		"               [--rss-max-growth MIB] [--no-sweep] [--ops OP,OP...] [-v]\n");
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -846,6 +853,7 @@ int main(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "rss-max-growth", required_argument, NULL, 'r' },
 		{ "no-sweep", no_argument, NULL, 'W' },
+		{ "ops", required_argument, NULL, 'O' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ 0 },
 	};
@@ -859,7 +867,7 @@ int main(int argc, char **argv)
 	int ch;
 
 	opt.seed = (uint64_t)time(NULL);
-	while ((ch = getopt_long(argc, argv, "a:t:l:g:b:s:n:S:p:r:Wv", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "a:t:l:g:b:s:n:S:p:r:WO:v", lopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			addr = optarg;
@@ -905,6 +913,19 @@ int main(int argc, char **argv)
 		case 'W':
 			opt.no_sweep = true;
 			break;
+		case 'O': {
+			char *p = optarg, *end;
+
+			while (*p && opt.n_ops < ARRAY_SIZE(opt.ops)) {
+				unsigned long o = strtoul(p, &end, 0);
+
+				if (end == p || o > 0x3f)
+					return usage(), 2;
+				opt.ops[opt.n_ops++] = (uint8_t)o;
+				p = *end == ',' ? end + 1 : end;
+			}
+			break;
+		}
 		case 'v':
 			opt.verbose++;
 			break;
