@@ -1236,6 +1236,8 @@ static struct mf_outcome disconnect_pending(struct mf_ctx *x, int mode)
 
 		std_opts(x, &o);
 		o.immediate_data = 0;
+		if (mode == 3)
+			o.initial_r2t = 0;
 		rc = mf_login(x, &c, &o);
 		if (rc) {
 			struct mf_outcome res = rc == -EACCES ? out_of(MF_LOGIN_FAIL, c.login_class,
@@ -1255,9 +1257,13 @@ static struct mf_outcome disconnect_pending(struct mf_ctx *x, int mode)
 		if (mode == 0) {
 			/* CmdSN one ahead: held until the gap fills (4.2.2.1) */
 			put_be32(p.bhs.cmd.cmdsn, c.cmdsn + 1);
-		} else if (mode == 1) {
-			/* WRITE(16) of 8 blocks: the target sends an R2T and waits */
+		} else if (mode == 1 || mode == 3) {
+			/* WRITE(16) of 8 blocks: the target sends an R2T and waits
+			 * (mode 1), or, with InitialR2T=No and F=0, waits for the
+			 * unsolicited Data-Out that never comes (mode 3) */
 			p.bhs.cmd.flags |= IR_CMD_WRITE;
+			if (mode == 3 && !c.p.initial_r2t)
+				p.bhs.cmd.flags &= (uint8_t)~IR_FLAG_FINAL;
 			cdb[0] = 0x8a;
 			put_be64(cdb + 2, 64);
 			put_be32(cdb + 10, 8);
@@ -1300,6 +1306,11 @@ static struct mf_outcome c_disc_r2t(struct mf_ctx *x)
 static struct mf_outcome c_disc_read(struct mf_ctx *x)
 {
 	return disconnect_pending(x, 2);
+}
+
+static struct mf_outcome c_disc_unsolicited(struct mf_ctx *x)
+{
+	return disconnect_pending(x, 3);
 }
 
 /* ---- the case table ---- */
@@ -1658,6 +1669,15 @@ static const struct mf_case mf_cases[] = {
 		.clause = "RFC 7143 7.14 / 8.2, SAM-5 I_T nexus loss (a task waiting on its R2T)",
 		.expect_text = "every one of --repeat logins succeeds (no session leaks)",
 		.run = c_disc_r2t,
+		.expect = { OUT(MF_GOOD) },
+		.n_expect = 1,
+	},
+	{
+		.name = "disconnect-awaiting-unsolicited-data",
+		.clause = "RFC 7143 7.14 / 8.2, 13.10 (InitialR2T=No, F=0: unsolicited Data-Out "
+			  "announced), SAM-5 I_T nexus loss",
+		.expect_text = "every one of --repeat logins succeeds (no session leaks)",
+		.run = c_disc_unsolicited,
 		.expect = { OUT(MF_GOOD) },
 		.n_expect = 1,
 	},
