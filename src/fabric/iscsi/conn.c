@@ -440,6 +440,7 @@ static int rx_header(struct iscsi_rx *rx)
 	} else if (op == ISCSI_OP_LOGIN_REQ) {
 		iscsi_conn_proto_err(c, "Login Request in full feature phase");
 		iscsi_reject(c, ISCSI_REJECT_PROTOCOL_ERROR, &rx->hdr);
+		iscsi_conn_flush(c);
 		iscsi_conn_drop(c, NULL);
 		return -ECONNRESET;
 	}

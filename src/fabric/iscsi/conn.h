@@ -186,6 +186,7 @@ struct iscsi_conn {
 	uint16_t ttt_gen;
 	struct iscsi_task *rx_task; /* task whose data segment is being received */
 	int rx_r2t;		    /* its R2T slot, -1: unsolicited */
+	bool rx_advanced;	    /* the command moved ExpCmdSN: held tasks follow it */
 	bool logout_pending;	     /* Logout waiting for tasks to drain */
 	uint32_t logout_itt;
 	uint8_t logout_rsp;

@@ -321,6 +321,9 @@ int iscsi_scsi_cmd_hdr(struct iscsi_conn *c, struct iscsi_rx *rx)
 	}
 	t->uns_open = (h->flags & ISCSI_CMD_F_WRITE) && !(h->flags & ISCSI_FLAG_FINAL);
 	c->rx_task = t;
+	/* commands held behind this one go to the core after it */
+	c->rx_advanced = advanced;
+	return 0;
 out:
 	if (advanced)
 		iscsi_tasks_cmdsn_advanced(s);
@@ -330,8 +333,11 @@ out:
 int iscsi_scsi_cmd_done(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok)
 {
 	struct iscsi_task *t = c->rx_task;
+	struct iscsi_session *s = c->sess;
+	bool advanced = c->rx_advanced;
 
 	c->rx_task = NULL;
+	c->rx_advanced = false;
 	if (!t)
 		return 0;
 	if (!ddigest_ok) {
@@ -344,6 +350,8 @@ int iscsi_scsi_cmd_done(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_
 			t->fabric_error = SENSE_ABORTED_PROTOCOL_CRC_ERROR;
 	}
 	iscsi_task_data_progress(t);
+	if (advanced && s)
+		iscsi_tasks_cmdsn_advanced(s);
 	return c->rx_paused ? 1 : 0;
 }
 

@@ -220,7 +220,9 @@ void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bo
 		/* SAM-5 6.3.4: the core aborts the tasks of the nexus; their
 		 * completions come back through cmd_done/cmd_abort_pending */
 		s->nexus_lost = true;
+		s->tasks++; /* completions inside must not free s under us */
 		scsi_nexus_loss(s->nexus);
+		s->tasks--;
 	}
 	session_maybe_free(s);
 }

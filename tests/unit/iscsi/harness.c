@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* harness.c: see harness.h. */
 #include <errno.h>
+#include <setjmp.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cmocka.h>
 
 #include "harness.h"
 #include "fabric/iscsi/pdu.h"
@@ -304,4 +308,53 @@ void h_write10(uint8_t *cdb, uint32_t lba, uint16_t blocks)
 	cdb[0] = 0x2a;
 	put_be32(cdb + 2, lba);
 	put_be16(cdb + 7, blocks);
+}
+
+uint32_t h_cmd(struct h_conn *hc, uint8_t flags, uint32_t edtl, const uint8_t *cdb,
+	       const void *imm, uint32_t imm_len)
+{
+	union iscsi_hdr h;
+	uint32_t itt = hc->itt;
+
+	h_scsi_cmd(&h, hc, flags, edtl, cdb);
+	h_send(hc, &h, imm, imm_len);
+	return itt;
+}
+
+int h_data_out(struct h_conn *hc, uint32_t itt, uint32_t ttt, uint32_t datasn, uint32_t offset,
+	       const void *data, uint32_t len, bool final)
+{
+	union iscsi_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.data_out.opcode = ISCSI_OP_DATA_OUT;
+	h.data_out.flags = final ? ISCSI_FLAG_FINAL : 0;
+	put_be32(h.data_out.itt, itt);
+	put_be32(h.data_out.ttt, ttt);
+	put_be32(h.data_out.datasn, datasn);
+	put_be32(h.data_out.buffer_offset, offset);
+	put_be32(h.data_out.exp_statsn, hc->statsn + 1);
+	return h_send(hc, &h, data, len);
+}
+
+void h_expect(struct h_conn *hc, uint8_t opcode, union iscsi_hdr *h, uint8_t *data, uint32_t cap,
+	      uint32_t *len)
+{
+	union iscsi_hdr tmp;
+	uint32_t l;
+
+	if (!h)
+		h = &tmp;
+	assert_true(h_recv(hc, h, data, cap, &l));
+	if ((h->bhs.opcode & ISCSI_OPCODE_MASK) != opcode)
+		fprintf(stderr, "harness: got opcode 0x%02x, expected 0x%02x\n", h->bhs.opcode,
+			opcode);
+	assert_int_equal(h->bhs.opcode & ISCSI_OPCODE_MASK, opcode);
+	if (len)
+		*len = l;
+}
+
+bool h_idle(struct h_conn *hc)
+{
+	return hc->out_pos == hc->out_len;
 }

@@ -70,6 +70,17 @@ int h_login_isid(struct h_conn *hc, const char *const *extra, const uint8_t *isi
 void h_scsi_cmd(union iscsi_hdr *h, struct h_conn *hc, uint8_t flags, uint32_t edtl,
 		const uint8_t *cdb);
 void h_read10(uint8_t *cdb, uint32_t lba, uint16_t blocks);
+/* Send a SCSI Command (immediate data optional); returns its ITT. */
+uint32_t h_cmd(struct h_conn *hc, uint8_t flags, uint32_t edtl, const uint8_t *cdb,
+	       const void *imm, uint32_t imm_len);
+/* Send one Data-Out PDU. */
+int h_data_out(struct h_conn *hc, uint32_t itt, uint32_t ttt, uint32_t datasn, uint32_t offset,
+	       const void *data, uint32_t len, bool final);
+/* The next PDU, which must have this opcode (fails the test otherwise). */
+void h_expect(struct h_conn *hc, uint8_t opcode, union iscsi_hdr *h, uint8_t *data, uint32_t cap,
+	      uint32_t *len);
+/* No PDU pending. */
+bool h_idle(struct h_conn *hc);
 void h_write10(uint8_t *cdb, uint32_t lba, uint16_t blocks);
 
 #endif

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_r2t.c: write data: R2T generation for FirstBurstLength /
+ * MaxBurstLength / MaxOutstandingR2T settings, unsolicited data, Data-Out
+ * sequence checks (RFC 7143 11.7, 11.8, 13.10-13.17). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "harness.h"
+#include "lib/endian.h"
+
+#define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define F_W (ISCSI_FLAG_FINAL | ISCSI_CMD_F_WRITE | ISCSI_ATTR_SIMPLE)
+
+static uint8_t pattern[FAKE_BLOCKS * FAKE_BS];
+static uint8_t buf[65536];
+static uint8_t cdb[16];
+static struct h_conn *hc;
+
+static int setup(void **state)
+{
+	(void)state;
+	h_setup(NULL);
+	for (unsigned i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)(i * 31 + 7);
+	hc = h_conn_new();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	h_conn_free(hc);
+	h_teardown();
+	return 0;
+}
+
+struct r2t {
+	uint32_t ttt, r2tsn, off, len;
+};
+
+static struct r2t get_r2t(uint32_t itt)
+{
+	union iscsi_hdr h;
+	struct r2t r;
+
+	h_expect(hc, ISCSI_OP_R2T, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.r2t.itt), itt);
+	assert_int_not_equal(get_be32(h.r2t.ttt), ISCSI_RSVD_TAG);
+	assert_int_equal(iscsi_hdr_dsl(&h), 0);
+	r.ttt = get_be32(h.r2t.ttt);
+	r.r2tsn = get_be32(h.r2t.r2tsn);
+	r.off = get_be32(h.r2t.buffer_offset);
+	r.len = get_be32(h.r2t.desired_len);
+	return r;
+}
+
+/* Answer an R2T with Data-Out PDUs of at most seg bytes. */
+static void answer(uint32_t itt, const struct r2t *r, const uint8_t *src, uint32_t seg)
+{
+	uint32_t sn = 0;
+
+	for (uint32_t o = 0; o < r->len; o += seg) {
+		uint32_t n = r->len - o < seg ? r->len - o : seg;
+
+		h_data_out(hc, itt, r->ttt, sn++, r->off + o, src + r->off + o, n, o + n == r->len);
+	}
+}
+
+static void expect_status(uint8_t status, uint8_t reason)
+{
+	union iscsi_hdr h;
+	uint32_t len;
+
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, buf, sizeof(buf), &len);
+	assert_int_equal(h.rsp.status, status);
+	if (reason)
+		assert_int_equal(buf[2 + 12], reason);
+}
+
+static void test_sequential_r2t(void **state)
+{
+	uint32_t itt;
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("InitialR2T=Yes", "ImmediateData=No",
+					  "MaxBurstLength=2048", "MaxOutstandingR2T=1")),
+			 0);
+	h_write10(cdb, 4, 16); /* 8192 bytes */
+	itt = h_cmd(hc, F_W, 8192, cdb, NULL, 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		struct r2t r = get_r2t(itt);
+
+		assert_true(h_idle(hc)); /* one outstanding at a time */
+		assert_int_equal(r.r2tsn, i);
+		assert_int_equal(r.off, i * 2048);
+		assert_int_equal(r.len, 2048);
+		answer(itt, &r, pattern, 1000);
+	}
+	expect_status(SAM_STAT_GOOD, 0);
+	assert_memory_equal(fake.disk + 4 * 512, pattern, 8192);
+}
+
+static void test_outstanding_r2t(void **state)
+{
+	struct r2t r[4];
+	uint32_t itt, ttts = 0;
+	union iscsi_hdr h;
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("InitialR2T=Yes", "ImmediateData=No",
+					  "MaxBurstLength=4096", "MaxOutstandingR2T=3")),
+			 0);
+	h_write10(cdb, 0, 40); /* 20480 bytes: five bursts */
+	itt = h_cmd(hc, F_W, 20480, cdb, NULL, 0);
+	for (unsigned i = 0; i < 3; i++) {
+		r[i] = get_r2t(itt);
+		assert_int_equal(r[i].r2tsn, i);
+		assert_int_equal(r[i].off, i * 4096);
+		ttts |= r[i].ttt;
+	}
+	assert_true(h_idle(hc)); /* MaxOutstandingR2T=3 */
+	assert_int_not_equal(r[0].ttt, r[1].ttt);
+	assert_int_not_equal(r[1].ttt, r[2].ttt);
+	/* finishing one burst opens the next R2T */
+	answer(itt, &r[0], pattern, 4096);
+	r[3] = get_r2t(itt);
+	assert_int_equal(r[3].r2tsn, 3);
+	assert_int_equal(r[3].off, 12288);
+	answer(itt, &r[2], pattern, 4096); /* bursts may finish in any order */
+	r[0] = get_r2t(itt);
+	assert_int_equal(r[0].off, 16384);
+	assert_int_equal(r[0].len, 4096);
+	answer(itt, &r[1], pattern, 2048);
+	answer(itt, &r[3], pattern, 512);
+	assert_true(h_idle(hc));
+	answer(itt, &r[0], pattern, 4096);
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, buf, sizeof(buf), NULL);
+	assert_int_equal(h.rsp.status, SAM_STAT_GOOD);
+	/* ExpDataSN counts the R2Ts */
+	assert_int_equal(get_be32(h.rsp.exp_datasn), 5);
+	assert_memory_equal(fake.disk, pattern, 20480);
+}
+
+static void test_unsolicited(void **state)
+{
+	uint32_t itt;
+	struct r2t r;
+	union iscsi_hdr h;
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("InitialR2T=No", "ImmediateData=Yes",
+					  "FirstBurstLength=4096", "MaxBurstLength=8192")),
+			 0);
+	/* 1024 immediate + 3072 unsolicited Data-Out, then R2T for 4096 */
+	h_write10(cdb, 8, 16);
+	{
+		union iscsi_hdr c;
+
+		h_scsi_cmd(&c, hc, ISCSI_CMD_F_WRITE, 8192, cdb); /* F=0: Data-Out follow */
+		itt = get_be32(c.cmd.itt);
+		h_send(hc, &c, pattern, 1024);
+	}
+	assert_true(h_idle(hc));
+	h_data_out(hc, itt, ISCSI_RSVD_TAG, 0, 1024, pattern + 1024, 2048, false);
+	assert_true(h_idle(hc));
+	h_data_out(hc, itt, ISCSI_RSVD_TAG, 1, 3072, pattern + 3072, 1024, true);
+	r = get_r2t(itt);
+	assert_int_equal(r.off, 4096);
+	assert_int_equal(r.len, 4096);
+	assert_int_equal(r.r2tsn, 0);
+	answer(itt, &r, pattern, 4096);
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(h.rsp.status, SAM_STAT_GOOD);
+	assert_memory_equal(fake.disk + 8 * 512, pattern, 8192);
+
+	/* immediate data alone covers the whole write: no R2T */
+	h_write10(cdb, 30, 2);
+	h_cmd(hc, F_W, 1024, cdb, pattern, 1024);
+	expect_status(SAM_STAT_GOOD, 0);
+	/* unsolicited data beyond FirstBurstLength fails the task */
+	h_write10(cdb, 40, 16);
+	{
+		union iscsi_hdr c;
+
+		h_scsi_cmd(&c, hc, ISCSI_CMD_F_WRITE, 8192, cdb);
+		itt = get_be32(c.cmd.itt);
+		h_send(hc, &c, NULL, 0);
+	}
+	h_data_out(hc, itt, ISCSI_RSVD_TAG, 0, 0, pattern, 4096, false);
+	h_data_out(hc, itt, ISCSI_RSVD_TAG, 1, 4096, pattern, 512, true);
+	expect_status(SAM_STAT_CHECK_CONDITION, SENSE_ABORTED_TOO_MUCH_WRITE_DATA);
+}
+
+static void test_sequence_errors(void **state)
+{
+	uint32_t itt;
+	struct r2t r;
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("InitialR2T=Yes", "ImmediateData=No",
+					  "MaxBurstLength=65536")),
+			 0);
+	/* DataSN 0 twice */
+	h_write10(cdb, 0, 2);
+	itt = h_cmd(hc, F_W, 1024, cdb, NULL, 0);
+	r = get_r2t(itt);
+	h_data_out(hc, itt, r.ttt, 0, 0, pattern, 512, false);
+	h_data_out(hc, itt, r.ttt, 0, 512, pattern + 512, 512, true);
+	expect_status(SAM_STAT_CHECK_CONDITION, SENSE_ABORTED_DATA_OFFSET_ERROR);
+	/* DataSN 27 */
+	itt = h_cmd(hc, F_W, 1024, cdb, NULL, 0);
+	r = get_r2t(itt);
+	h_data_out(hc, itt, r.ttt, 27, 0, pattern, 1024, true);
+	expect_status(SAM_STAT_CHECK_CONDITION, SENSE_ABORTED_DATA_OFFSET_ERROR);
+	/* Buffer Offset out of order */
+	itt = h_cmd(hc, F_W, 1024, cdb, NULL, 0);
+	r = get_r2t(itt);
+	h_data_out(hc, itt, r.ttt, 0, 512, pattern, 512, false);
+	h_data_out(hc, itt, r.ttt, 1, 0, pattern, 512, true);
+	expect_status(SAM_STAT_CHECK_CONDITION, SENSE_ABORTED_DATA_OFFSET_ERROR);
+	/* more than the R2T asked for */
+	itt = h_cmd(hc, F_W, 1024, cdb, NULL, 0);
+	r = get_r2t(itt);
+	h_data_out(hc, itt, r.ttt, 0, 0, pattern, 1536, true);
+	expect_status(SAM_STAT_CHECK_CONDITION, SENSE_ABORTED_TOO_MUCH_WRITE_DATA);
+	/* F before the burst is complete */
+	itt = h_cmd(hc, F_W, 1024, cdb, NULL, 0);
+	r = get_r2t(itt);
+	h_data_out(hc, itt, r.ttt, 0, 0, pattern, 512, true);
+	expect_status(SAM_STAT_CHECK_CONDITION, SENSE_ABORTED_DATA_OFFSET_ERROR);
+	/* an unknown TTT is dropped, the connection goes on */
+	h_data_out(hc, itt, 0x12345678, 0, 0, pattern, 512, true);
+	assert_true(h_idle(hc));
+	assert_int_equal(iscsi_conn_state(hc->c), ISCSI_CONN_S5_LOGGED_IN);
+	itt = h_cmd(hc, F_W, 1024, cdb, NULL, 0);
+	r = get_r2t(itt);
+	answer(itt, &r, pattern, 1024);
+	expect_status(SAM_STAT_GOOD, 0);
+	assert_int_equal(fake.live_cmds, 0);
+}
+
+static void test_lengths(void **state)
+{
+	uint32_t itt;
+	struct r2t r;
+	union iscsi_hdr h;
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("InitialR2T=Yes", "ImmediateData=Yes")), 0);
+	/* EDTL above the command's transfer: solicit what it writes */
+	h_write10(cdb, 0, 1);
+	itt = h_cmd(hc, F_W, 2048, cdb, NULL, 0);
+	r = get_r2t(itt);
+	assert_int_equal(r.len, 512);
+	answer(itt, &r, pattern, 512);
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_true(h.rsp.flags & ISCSI_RSP_F_UNDERFLOW);
+	assert_int_equal(get_be32(h.rsp.resid), 1536);
+	/* EDTL below it: never ask for more than the initiator has */
+	h_write10(cdb, 0, 2);
+	itt = h_cmd(hc, F_W, 512, cdb, NULL, 0);
+	r = get_r2t(itt);
+	assert_int_equal(r.len, 512);
+	answer(itt, &r, pattern, 512);
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_true(h.rsp.flags & ISCSI_RSP_F_OVERFLOW);
+	/* no Data-Out wanted (W set, a non-write CDB): immediate data
+	 * drained, no R2T */
+	memset(cdb, 0, sizeof(cdb));
+	h_cmd(hc, F_W, 512, cdb, pattern, 512);
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_true(h_idle(hc));
+}
+
+static void test_data_digest(void **state)
+{
+	uint8_t wire[4096];
+	union iscsi_hdr h;
+	uint32_t itt;
+	struct r2t r;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("DataDigest=CRC32C", "InitialR2T=Yes",
+					  "ImmediateData=No")),
+			 0);
+	h_write10(cdb, 0, 1);
+	itt = h_cmd(hc, F_W, 512, cdb, NULL, 0);
+	r = get_r2t(itt);
+	memset(&h, 0, sizeof(h));
+	h.data_out.opcode = ISCSI_OP_DATA_OUT;
+	h.data_out.flags = ISCSI_FLAG_FINAL;
+	put_be32(h.data_out.itt, itt);
+	put_be32(h.data_out.ttt, r.ttt);
+	n = h_build(hc, wire, sizeof(wire), &h, NULL, 0, pattern, 512, true);
+	wire[n - 2] ^= 0x40;
+	iscsi_conn_feed(hc->c, wire, n);
+	h_expect(hc, ISCSI_OP_REJECT, &h, NULL, 0, NULL);
+	assert_int_equal(h.reject.reason, ISCSI_REJECT_DATA_DIGEST);
+	expect_status(SAM_STAT_CHECK_CONDITION, SENSE_ABORTED_PROTOCOL_CRC_ERROR);
+}
+
+static void test_abort_while_collecting(void **state)
+{
+	union iscsi_hdr h;
+	uint32_t itt;
+	struct r2t r;
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("InitialR2T=Yes", "ImmediateData=No")), 0);
+	h_write10(cdb, 0, 2);
+	itt = h_cmd(hc, F_W, 1024, cdb, NULL, 0);
+	r = get_r2t(itt);
+	/* ABORT TASK: the core calls cmd_abort_pending; no response for the
+	 * task, "function complete" for the TMF; late Data-Out is dropped */
+	memset(&h, 0, sizeof(h));
+	h.tmf_req.opcode = ISCSI_OP_TMF_REQ | ISCSI_OP_IMMEDIATE;
+	h.tmf_req.func = 0x80 | ISCSI_TMF_ABORT_TASK;
+	put_be32(h.tmf_req.itt, 0x9999);
+	put_be32(h.tmf_req.ref_task_tag, itt);
+	put_be32(h.tmf_req.cmdsn, hc->cmdsn);
+	put_be32(h.tmf_req.ref_cmdsn, hc->cmdsn - 1);
+	h_send(hc, &h, NULL, 0);
+	h_expect(hc, ISCSI_OP_TMF_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(h.tmf_rsp.response, ISCSI_TMF_RSP_COMPLETE);
+	assert_int_equal(fake.live_cmds, 0);
+	answer(itt, &r, pattern, 1024);
+	assert_true(h_idle(hc));
+	assert_int_equal(iscsi_conn_state(hc->c), ISCSI_CONN_S5_LOGGED_IN);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sequential_r2t, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_outstanding_r2t, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unsolicited, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sequence_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lengths, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_data_digest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_abort_while_collecting, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
