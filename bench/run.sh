@@ -241,6 +241,21 @@ alive() { # name pid log
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
 CLK_TCK=$(getconf CLK_TCK)
 
+# "busy total" CPU ticks of the whole machine (all cores) from /proc/stat. busy counts
+# user, nice, system and steal (time a hypervisor gave to someone else), not irq/softirq:
+# the loopback network's softirq work of the run itself lands there, charged to no process.
+host_ticks() {
+	awk '$1 == "cpu" { b = $2 + $3 + $4 + $9; print b, b + $5 + $6 + $7 + $8; exit }' /proc/stat
+}
+
+# CPU seconds (user+sys) used so far by this script's waited-for children (the clients),
+# from the file `times` wrote. `times` itself must run in this shell, not in a subshell
+# (a subshell has no children of its own yet): call `times >"$WORK/times"` first.
+children_cpu() {
+	awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+		print u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$WORK/times"
+}
+
 kv() { # key line: the value of key=value in a client result line
 	local k=$1 w words
 	read -ra words <<<"$2"
@@ -452,7 +467,7 @@ qemu_once() { # target mode size qd count -> seconds
 }
 
 # count for a run of $2 seconds at the calibrated rate (at least 100 requests)
-qemu_count() { awk -v r="${QEMU_RATE[$1]}" -v s="$2" 'BEGIN { c = int(r * s); print c < 100 ? 100 : c }'; }
+qemu_count() { awk -v r="${QEMU_RATE[$1]}" -v s="$2" 'BEGIN { c = int(r * s); print (c < 100) ? 100 : c }'; }
 
 run_qemu-img() {
 	local count secs
@@ -497,8 +512,9 @@ cmd_of() { # client mode pattern size qd
 # ---------------------------------------------------------------- runs
 
 STAMP=$(date +%Y%m%d-%H%M%S)
+LOADAVG_START=$(cut -d ' ' -f 1-3 /proc/loadavg)
 RUNS=$WORK/runs.tsv
-printf 'case\tclient\ttarget\tround\tios\tseconds\tiops\tmbps\tlat_mean_us\tlat_p50_us\tlat_p99_us\tcpu_us_per_io\tstatus\n' >"$RUNS"
+printf 'case\tclient\ttarget\tround\tios\tseconds\tiops\tmbps\tlat_mean_us\tlat_p50_us\tlat_p99_us\tcpu_us_per_io\tothers_pct\tstatus\n' >"$RUNS"
 FAILED=0
 ntargets=$(wc -w <<<"$TARGETS")
 est=$((${#SELECTED[@]} * ntargets * (ROUNDS * (SECS + 1) + WARMUP + 2)))
@@ -519,6 +535,9 @@ for row in "${SELECTED[@]}"; do
 			# No write-back debt from one target's run may slow the other's.
 			sync "$WORK"/*.img
 			c0=$(cpu_ticks "$pid")
+			times >"$WORK/times"
+			k0=$(children_cpu)
+			read -r h0 t0 <<<"$(host_ticks)"
 			if res=$("run_$client" "$t" "$mode" "$pattern" "$size" "$qd" "$SECS"); then
 				status=ok
 			else
@@ -527,6 +546,15 @@ for row in "${SELECTED[@]}"; do
 			fi
 			alive "$t" "$pid" "$(log_of "$t")"
 			c1=$(cpu_ticks "$pid")
+			read -r h1 t1 <<<"$(host_ticks)"
+			times >"$WORK/times"
+			k1=$(children_cpu)
+			# CPU used by anything but this target and the client, in % of all cores: a
+			# busy neighbour on a shared machine shows here.
+			others=$(awk -v hb=$((h1 - h0)) -v ht=$((t1 - t0)) -v tg=$((c1 - c0)) \
+				-v k0="$k0" -v k1="$k1" -v hz="$CLK_TCK" 'BEGIN {
+					o = hb - tg - (k1 - k0) * hz
+					printf "%.0f", (ht > 0 && o > 0) ? o * 100 / ht : 0 }')
 			if [ $status = ok ]; then
 				ios=$(kv ios "$res")
 				secs=$(kv seconds "$res")
@@ -542,10 +570,10 @@ for row in "${SELECTED[@]}"; do
 				ios=0 secs=0 mean=- p50=- p99=- line=$(printf -- '-\t-\t-')
 			fi
 			IFS=$'\t' read -r iops mbps cpu <<<"$line"
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$client" \
-				"$t" "$r" "$ios" "$secs" "$iops" "$mbps" "$mean" "$p50" "$p99" "$cpu" \
-				"$status" >>"$RUNS"
-			log "  round $r $t: $status IOPS $iops MB/s $mbps lat mean/p99 $mean/$p99 us CPU/IO $cpu us"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" \
+				"$client" "$t" "$r" "$ios" "$secs" "$iops" "$mbps" "$mean" "$p50" "$p99" \
+				"$cpu" "$others" "$status" >>"$RUNS"
+			log "  round $r $t: $status IOPS $iops MB/s $mbps lat mean/p99 $mean/$p99 us CPU/IO $cpu us (others ${others}%)"
 		done
 	done
 done
@@ -569,9 +597,9 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 
 {
 	printf '# utarget bench: utargetd vs tgtd, %s\n\n' "$(date '+%Y-%m-%d %H:%M:%S %Z')"
-	printf -- '- host: Linux %s, nproc %s, %s, %s MiB RAM; nothing pinned\n' "$(uname -r)" \
-		"$(nproc)" "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)" \
-		"$(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo)"
+	printf -- '- host: Linux %s, nproc %s, %s, %s MiB RAM; nothing pinned; load average %s at start\n' \
+		"$(uname -r)" "$(nproc)" "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)" \
+		"$(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo)" "$LOADAVG_START"
 	printf -- '- utargetd: commit %s%s, build %s (%s), 127.0.0.1:%s LUN %s, file back-store\n' \
 		"$commit" "$dirty" "${BUILD#"$ROOT"/}" "${buildtype:-?}" "$UT_PORT" "$UT_LUN"
 	printf -- '- tgtd: tgt %s, bstype %s, I/O threads %s, 127.0.0.1:%s LUN %s (control port %s)\n' \
@@ -616,14 +644,14 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 			printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", first ? label : "", first ? client : "", name, fmt(u, m), fmt(g, m), ratio, goal, verdict
 			first = 0
 		}
-		NR > 1 && $1 == id && $2 == client && $13 == "ok" {
+		NR > 1 && $1 == id && $2 == client && $14 == "ok" {
 			t = $3
 			v["iops"] = $7; v["mbps"] = $8; v["mean"] = $9; v["p99"] = $11; v["cpu"] = $12
 			for (m in v)
 				if (v[m] != "-") { cnt[t, m]++; val[t, m, cnt[t, m]] = v[m] }
 			any = 1
 		}
-		NR > 1 && $1 == id && $2 == client && $13 != "ok" { failed[$3]++ }
+		NR > 1 && $1 == id && $2 == client && $14 != "ok" { failed[$3]++ }
 		END {
 			first = 1
 			ui = median("utargetd" SUBSEP "iops"); gi = median("tgtd" SUBSEP "iops")
@@ -657,9 +685,13 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 			"$(cmd_of "$client" "$mode" "$pattern" "$size" "$qd")"
 	done
 	printf '\n## Runs\n\n'
-	printf '| case | client | target | round | IOs | s | IOPS | MB/s | lat mean | p50 | p99 | CPU/IO | status |\n'
-	printf '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
-	awk -F '\t' 'NR > 1 { printf "| %s |", $1; for (i = 2; i <= 13; i++) printf " %s |", $i; printf "\n" }' "$RUNS"
+	printf '| case | client | target | round | IOs | s | IOPS | MB/s | lat mean | p50 | p99 | CPU/IO | others %% | status |\n'
+	printf '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
+	awk -F '\t' 'NR > 1 { printf "| %s |", $1; for (i = 2; i <= 14; i++) printf " %s |", $i; printf "\n" }' "$RUNS"
+	printf '\nLatency and CPU/IO in us. others %%: user+system+steal CPU time of the machine during\n'
+	printf 'the run not charged to the target or the client, in %% of all %s cores: a high value\n' "$(nproc)"
+	printf 'marks a run disturbed by another process (or VM) competing for the cores.\n'
+
 	if [ "$FAILED" -gt 0 ]; then
 		printf '\n%s run(s) failed; client output: see the clients log (BENCH_KEEP=1 keeps it).\n' "$FAILED"
 	fi
