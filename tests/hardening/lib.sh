@@ -100,6 +100,12 @@ hd_can_connect() {
 hd_start() {
 	local i
 	[ -n "${HD_PORT:-}" ] || hd_pick_port
+	# An ASan build keeps freed memory in quarantine (256 MiB by default),
+	# which the RSS bounds would take for a leak: keep it small.
+	case ${ASAN_OPTIONS:-} in
+	*quarantine_size_mb*) ;;
+	*) export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16" ;;
+	esac
 	"$UTARGETD" -f -c "$HD_CFG" --listen "127.0.0.1:$HD_PORT" --log-level info \
 		>>"$HD_LOG" 2>&1 &
 	HD_PID=$!

@@ -4,7 +4,8 @@
 # NETFUZZ_SECONDS (default 20) with seed NETFUZZ_SEED (default: time), fuzzing
 # LUN 1 while a well-behaved session verifies I/O on LUN 0. Fails if utargetd
 # dies, the good session fails, RSS grows more than NETFUZZ_RSS_MIB (default
-# 64), or the daemon does not stop cleanly / reports a sanitizer error.
+# 64) in all or more than NETFUZZ_RSS_LATE_MIB (default 8) over the second
+# half, or the daemon does not stop cleanly / reports a sanitizer error.
 . "$(dirname "$0")/lib.sh"
 hd_init "$@"
 hd_config '"login_timeout": 5, "header_digest": true, "data_digest": true'
@@ -13,7 +14,7 @@ seed=${NETFUZZ_SEED:-$(date +%s)}
 echo "utargetd pid $HD_PID on 127.0.0.1:$HD_PORT; netfuzz seed $seed"
 "$HD_TOOLS/netfuzz" --addr "127.0.0.1:$HD_PORT" --target "$HD_TARGET" --fuzz-lun 1 \
 	--good-lun 0 --seconds "${NETFUZZ_SECONDS:-20}" --seed "$seed" --pid "$HD_PID" \
-	--rss-max-growth "${NETFUZZ_RSS_MIB:-64}"
+	--rss-max-growth "${NETFUZZ_RSS_MIB:-64}" --rss-max-late-growth "${NETFUZZ_RSS_LATE_MIB:-8}"
 rc=$?
 hd_alive || hd_fail "utargetd died during fuzzing (seed $seed)"
 hd_stop

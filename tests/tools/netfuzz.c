@@ -16,9 +16,11 @@
  * SET, LUN/TARGET RESET), so any failure of the good session is a target bug.
  *
  * The report: PDUs sent, connections dropped by the target, good I/Os done
- * and failed, the target's RSS before and after (/proc/PID/status). Exit
- * status 1 if the target died, the good session ever failed, or RSS grew
- * more than --rss-max-growth MiB; 2 on usage errors. */
+ * and failed, the target's RSS before, at half time and after
+ * (/proc/PID/status). Exit status 1 if the target died or stopped serving,
+ * the good session ever failed, RSS grew more than --rss-max-growth MiB in
+ * all or more than --rss-max-late-growth MiB over the second half (steady
+ * growth once the pools are warm is a leak); 2 on usage errors. */
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -44,6 +46,7 @@ struct nf_opts {
 	uint64_t max_pdus;
 	uint64_t seed;
 	uint64_t rss_max_growth_kb;
+	uint64_t rss_max_late_kb; /* growth allowed over the second half of the run */
 	bool no_sweep;
 	uint8_t ops[16]; /* --ops: template opcodes to fuzz (triage); n_ops 0 = all */
 	unsigned n_ops;
@@ -65,6 +68,7 @@ static struct nf_opts opt = {
 	.good_lba = 0,
 	.seconds = 20,
 	.rss_max_growth_kb = 64 * 1024,
+	.rss_max_late_kb = 8 * 1024,
 };
 static char good_err[512];
 
@@ -827,7 +831,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: netfuzz --addr HOST:PORT --target IQN [--fuzz-lun N] [--good-lun N]\n"
 		"               [--good-lba LBA] [--seconds S | --pdus N] [--seed N] [--pid PID]\n"
-		"               [--rss-max-growth MIB] [--no-sweep] [--ops OP,OP...] [-v]\n");
+		"               [--rss-max-growth MIB] [--rss-max-late-growth MIB] [--no-sweep]\n"
+		"               [--ops OP,OP...] [-v]\n");
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -852,6 +857,7 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "rss-max-growth", required_argument, NULL, 'r' },
+		{ "rss-max-late-growth", required_argument, NULL, 'R' },
 		{ "no-sweep", no_argument, NULL, 'W' },
 		{ "ops", required_argument, NULL, 'O' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -860,14 +866,15 @@ int main(int argc, char **argv)
 	struct fz_conn f = { .up = false };
 	const char *addr = NULL;
 	pthread_t th;
-	long rss0 = -1, rss1 = -1;
+	long rss0 = -1, rss1 = -1, rss_mid = -1;
+	int64_t t_mid;
 	int64_t t0, deadline;
 	bool alive = true, serving = true, bad = false;
 	uint64_t v;
 	int ch;
 
 	opt.seed = (uint64_t)time(NULL);
-	while ((ch = getopt_long(argc, argv, "a:t:l:g:b:s:n:S:p:r:WO:v", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "a:t:l:g:b:s:n:S:p:r:R:WO:v", lopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			addr = optarg;
@@ -909,6 +916,11 @@ int main(int argc, char **argv)
 			if (parse_u64(optarg, &v))
 				return usage(), 2;
 			opt.rss_max_growth_kb = v * 1024;
+			break;
+		case 'R':
+			if (parse_u64(optarg, &v))
+				return usage(), 2;
+			opt.rss_max_late_kb = v * 1024;
 			break;
 		case 'W':
 			opt.no_sweep = true;
@@ -963,6 +975,7 @@ int main(int argc, char **argv)
 		       (double)(now_us() - t0) / 1e6);
 	}
 	deadline = now_us() + (int64_t)(opt.seconds * 1e6);
+	t_mid = now_us() + (int64_t)(opt.seconds * 0.5e6);
 	while (!opt.max_pdus || atomic_load(&st.pdus) < opt.max_pdus) {
 		if (!opt.max_pdus && now_us() >= deadline)
 			break;
@@ -972,6 +985,8 @@ int main(int argc, char **argv)
 			alive = false;
 			break;
 		}
+		if (opt.pid && rss_mid < 0 && now_us() >= t_mid)
+			rss_mid = rss_kb(opt.pid); /* pools are warm by now */
 		if (!f.up) {
 			fz_up(&f);
 			continue;
@@ -1023,9 +1038,11 @@ int main(int argc, char **argv)
 	       (double)atomic_load(&st.good_max_lat_us) / 1000.0, good_err[0] ? ": " : "",
 	       good_err);
 	if (opt.pid)
-		printf("netfuzz: target pid %d %s, RSS %ld kB before, %ld kB after (bound +%llu kB)\n",
-		       (int)opt.pid, alive ? "alive" : "DEAD", rss0, rss1,
-		       (unsigned long long)opt.rss_max_growth_kb);
+		printf("netfuzz: target pid %d %s, RSS %ld kB before, %ld kB at half time, %ld kB "
+		       "after (bounds: +%llu kB in all, +%llu kB over the second half)\n",
+		       (int)opt.pid, alive ? "alive" : "DEAD", rss0, rss_mid, rss1,
+		       (unsigned long long)opt.rss_max_growth_kb,
+		       (unsigned long long)opt.rss_max_late_kb);
 	if (!alive || !serving) {
 		printf("netfuzz: FAIL: the target %s\n", alive ? "stopped serving" : "died");
 		bad = true;
@@ -1036,6 +1053,12 @@ int main(int argc, char **argv)
 	}
 	if (opt.pid && rss0 > 0 && rss1 > 0 && rss1 - rss0 > (long)opt.rss_max_growth_kb) {
 		printf("netfuzz: FAIL: RSS grew by %ld kB\n", rss1 - rss0);
+		bad = true;
+	}
+	/* steady growth once warm is a leak, whatever the total */
+	if (opt.pid && rss_mid > 0 && rss1 > 0 && rss1 - rss_mid > (long)opt.rss_max_late_kb) {
+		printf("netfuzz: FAIL: RSS grew by %ld kB over the second half (a leak)\n",
+		       rss1 - rss_mid);
 		bad = true;
 	}
 	printf("%d passed, %d failed\n", bad ? 0 : 1, bad ? 1 : 0);
