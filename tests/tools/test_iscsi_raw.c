@@ -2,8 +2,11 @@
 /* Unit tests of the raw test initiator's codec: PDU encode/decode with and
  * without digests, the incremental decoder at every split point, key=value
  * text, CHAP math against vectors computed independently (Python hashlib),
- * hex/base64 value encodings (RFC 4648 10 vectors) and address parsing. */
+ * hex/base64 value encodings (RFC 4648 10 vectors), address parsing, and
+ * whole CHAP logins (every algorithm, both encodings, one-way and mutual,
+ * and the failures) against a scripted fake target over a socketpair. */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "iscsi_raw.h"
 #include "lib/crc32c.h"
@@ -381,6 +386,233 @@ static void test_sense_parse(void **state)
 	assert_false(ir_sense_parse(&r, &k, &a, &q));
 }
 
+
+/* ---- CHAP login against a scripted fake target (socketpair) ---- */
+
+struct fake_target {
+	int fd;
+	int alg; /* CHAP_A the target picks */
+	int enc; /* encoding of its CHAP_C / CHAP_R */
+	const char *isecret; /* the initiator's secret as the target knows it */
+	const char *tuser, *tsecret; /* mutual: the target's name and secret */
+	bool verified; /* the initiator's CHAP_R was right */
+};
+
+static int ft_recv(struct fake_target *t, struct ir_pdu *p)
+{
+	struct ir_decoder d;
+	uint8_t b;
+	size_t used;
+	int rc = 0;
+
+	ir_decoder_init(&d, false, false, 65536);
+	while (rc == 0) {
+		if (read(t->fd, &b, 1) != 1) {
+			ir_decoder_reset(&d);
+			return -1;
+		}
+		rc = ir_decoder_feed(&d, &b, 1, &used);
+	}
+	if (rc == 1)
+		ir_decoder_take(&d, p);
+	else
+		ir_decoder_reset(&d);
+	return rc == 1 ? 0 : -1;
+}
+
+static void ft_send(struct fake_target *t, const struct ir_pdu *req, uint8_t flags, uint8_t cls,
+		    uint8_t det, struct ir_text *keys)
+{
+	struct ir_pdu p = { 0 };
+	uint8_t wire[4096];
+	ssize_t n;
+
+	p.bhs.login_rsp.opcode = IR_OP_LOGIN_RSP;
+	p.bhs.login_rsp.flags = flags;
+	memcpy(p.bhs.login_rsp.isid, req->bhs.login_req.isid, 6);
+	if ((flags & 3) == IR_STAGE_FFP)
+		put_be16(p.bhs.login_rsp.tsih, 0x1234);
+	memcpy(p.bhs.login_rsp.itt, req->bhs.login_req.itt, 4);
+	put_be32(p.bhs.login_rsp.statsn, 100);
+	put_be32(p.bhs.login_rsp.exp_cmdsn, get_be32(req->bhs.login_req.cmdsn));
+	put_be32(p.bhs.login_rsp.max_cmdsn, get_be32(req->bhs.login_req.cmdsn) + 31);
+	p.bhs.login_rsp.status_class = cls;
+	p.bhs.login_rsp.status_detail = det;
+	p.data = keys ? keys->buf : NULL;
+	p.data_len = keys ? (uint32_t)keys->len : 0;
+	n = ir_pdu_encode(&p, false, false, 0, wire, sizeof(wire));
+	assert_true(n > 0);
+	assert_int_equal(write(t->fd, wire, (size_t)n), n);
+}
+
+/* RFC 7143 12.1.3 from the target's side: AuthMethod, CHAP_A/I/C, check
+ * CHAP_N/R, answer the mutual challenge, then the operational stage. */
+static void *fake_target_main(void *arg)
+{
+	struct fake_target *t = arg;
+	const uint8_t chal[20] = "fake-target-chal-20";
+	const uint8_t id = 0x42;
+	struct ir_pdu req;
+	char v[2048], num[16];
+	uint8_t bin[IR_CHAP_MAX_BIN], want[IR_CHAP_MAX_DIGEST];
+	int step;
+
+	for (step = 0; ft_recv(t, &req) == 0; step++) {
+		struct ir_text k;
+		const uint8_t *d = req.data;
+		size_t dl = req.data_len;
+		int csg = (req.bhs.login_req.flags >> IR_LOGIN_CSG_SHIFT) & 3;
+
+		ir_text_init(&k);
+		if (csg == IR_STAGE_SECURITY && step == 0) {
+			ir_text_add(&k, "AuthMethod", "CHAP");
+			ft_send(t, &req, 0, 0, 0, &k);
+		} else if (csg == IR_STAGE_SECURITY && ir_text_get(d, dl, "CHAP_A", v, sizeof(v)) > 0) {
+			snprintf(num, sizeof(num), "%d", t->alg);
+			ir_text_add(&k, "CHAP_A", num);
+			snprintf(num, sizeof(num), "%u", id);
+			ir_text_add(&k, "CHAP_I", num);
+			ir_chap_encode(t->enc, chal, sizeof(chal), v, sizeof(v));
+			ir_text_add(&k, "CHAP_C", v);
+			ft_send(t, &req, 0, 0, 0, &k);
+		} else if (csg == IR_STAGE_SECURITY) {
+			int n, wl;
+
+			assert_true(ir_text_get(d, dl, "CHAP_N", v, sizeof(v)) > 0);
+			assert_string_equal(v, "init-user");
+			assert_true(ir_text_get(d, dl, "CHAP_R", v, sizeof(v)) > 0);
+			n = ir_chap_decode(v, strlen(v), bin, sizeof(bin));
+			wl = ir_chap_response(t->alg, id, t->isecret, strlen(t->isecret), chal,
+					      sizeof(chal), want);
+			t->verified = n == wl && !memcmp(bin, want, (size_t)wl);
+			if (!t->verified) {
+				ft_send(t, &req, 0, 2, 1, NULL); /* 02/01 authentication failure */
+				ir_text_free(&k);
+				ir_pdu_free(&req);
+				break;
+			}
+			if (ir_text_get(d, dl, "CHAP_I", v, sizeof(v)) > 0) {
+				uint8_t mid = (uint8_t)strtoul(v, NULL, 10);
+
+				assert_true(ir_text_get(d, dl, "CHAP_C", v, sizeof(v)) > 0);
+				n = ir_chap_decode(v, strlen(v), bin, sizeof(bin));
+				assert_true(n > 0);
+				wl = ir_chap_response(t->alg, mid, t->tsecret, strlen(t->tsecret), bin,
+						      (size_t)n, want);
+				ir_chap_encode(t->enc, want, (size_t)wl, v, sizeof(v));
+				ir_text_add(&k, "CHAP_N", t->tuser);
+				ir_text_add(&k, "CHAP_R", v);
+			}
+			ft_send(t, &req, IR_LOGIN_TRANSIT | IR_STAGE_OPERATIONAL, 0, 0, &k);
+		} else {
+			ir_text_add(&k, "HeaderDigest", "None");
+			ir_text_add(&k, "DataDigest", "None");
+			ir_text_add(&k, "MaxRecvDataSegmentLength", "65536");
+			ir_text_add(&k, "MaxBurstLength", "131072");
+			ir_text_add(&k, "FirstBurstLength", "32768");
+			ir_text_add(&k, "InitialR2T", "No");
+			ir_text_add(&k, "ImmediateData", "Yes");
+			ir_text_add(&k, "ErrorRecoveryLevel", "0");
+			ft_send(t, &req, IR_LOGIN_TRANSIT | (IR_STAGE_OPERATIONAL << IR_LOGIN_CSG_SHIFT) |
+						 IR_STAGE_FFP,
+				0, 0, &k);
+			ir_text_free(&k);
+			ir_pdu_free(&req);
+			break;
+		}
+		ir_text_free(&k);
+		ir_pdu_free(&req);
+	}
+	return NULL;
+}
+
+static int chap_login(int offer0, int pick, int enc, const char *isecret_target,
+		      const char *tsecret_init, bool mutual, struct ir_conn *c,
+		      struct fake_target *t)
+{
+	struct ir_chap_opts ch = {
+		.user = "init-user",
+		.secret = "init-secret-16by",
+		.mutual_user = mutual ? "target-user" : NULL,
+		.mutual_secret = mutual ? tsecret_init : NULL,
+		.algs = { offer0, IR_CHAP_SHA1, IR_CHAP_MD5 },
+		.encoding = enc,
+	};
+	struct ir_login_opts o = {
+		.initiator_name = "iqn.2026-12.org.utarget:unit",
+		.target_name = "iqn.2026-12.org.utarget:fake",
+		.chap = &ch,
+		.initial_r2t = -1,
+		.immediate_data = -1,
+	};
+	pthread_t th;
+	int sv[2], rc;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	*t = (struct fake_target){ .fd = sv[1], .alg = pick, .enc = enc ^ 1,
+				   .isecret = isecret_target, .tuser = "target-user",
+				   .tsecret = "target-secret-16" };
+	ir_conn_init(c);
+	c->fd = sv[0];
+	c->timeout_ms = 3000;
+	assert_int_equal(pthread_create(&th, NULL, fake_target_main, t), 0);
+	rc = ir_login(c, &o);
+	shutdown(sv[0], SHUT_RDWR);
+	pthread_join(th, NULL);
+	close(sv[1]);
+	ir_close(c);
+	return rc;
+}
+
+static void test_chap_login_flows(void **state)
+{
+	static const struct {
+		int offer0, pick, enc;
+		bool mutual;
+	} ok[] = {
+		{ .offer0 = IR_CHAP_MD5, .pick = IR_CHAP_MD5, .enc = IR_ENC_HEX },
+		{ .offer0 = IR_CHAP_SHA256, .pick = IR_CHAP_SHA1, .enc = IR_ENC_BASE64,
+		  .mutual = true },
+		{ .offer0 = IR_CHAP_SHA256, .pick = IR_CHAP_SHA256, .enc = IR_ENC_HEX,
+		  .mutual = true },
+		{ .offer0 = IR_CHAP_SHA3_256, .pick = IR_CHAP_SHA3_256, .enc = IR_ENC_BASE64,
+		  .mutual = true },
+		{ .offer0 = IR_CHAP_SHA3_256, .pick = IR_CHAP_SHA3_256, .enc = IR_ENC_HEX },
+	};
+	struct fake_target t;
+	struct ir_conn c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		int rc = chap_login(ok[i].offer0, ok[i].pick, ok[i].enc, "init-secret-16by",
+				    "target-secret-16", ok[i].mutual, &c, &t);
+
+		assert_int_equal(rc, 0);
+		assert_true(t.verified);
+		/* the operational answers were applied */
+		assert_int_equal(c.p.target_mrdsl, 65536);
+		assert_int_equal(c.p.max_burst, 131072);
+		assert_int_equal(c.p.first_burst, 32768);
+		assert_false(c.p.initial_r2t);
+		assert_int_equal(c.tsih, 0x1234);
+	}
+	/* the target knows another secret: 02/01 */
+	assert_int_equal(chap_login(IR_CHAP_SHA256, IR_CHAP_SHA256, IR_ENC_HEX, "other-secret-16b",
+				    "target-secret-16", false, &c, &t),
+			 -EACCES);
+	assert_int_equal(c.login_class, 2);
+	assert_int_equal(c.login_detail, 1);
+	/* mutual: the target's answer does not verify with our idea of its secret */
+	assert_int_equal(chap_login(IR_CHAP_SHA1, IR_CHAP_SHA1, IR_ENC_BASE64, "init-secret-16by",
+				    "wrong-secret-16b", true, &c, &t),
+			 -EPERM);
+	/* the target picks an algorithm we did not offer */
+	assert_int_equal(chap_login(IR_CHAP_SHA256, IR_CHAP_SHA3_256, IR_ENC_HEX,
+				    "init-secret-16by", "target-secret-16", false, &c, &t),
+			 -EPROTO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_chap_vectors),
 		cmocka_unit_test(test_chap_encodings),
+		cmocka_unit_test(test_chap_login_flows),
 		cmocka_unit_test(test_parse_addr),
 		cmocka_unit_test(test_login_req_build),
 		cmocka_unit_test(test_lun_sn),
