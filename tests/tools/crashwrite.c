@@ -45,7 +45,7 @@ struct cw_opts {
 	double seconds;
 };
 
-static struct cw_opts opt = { .blocks = 2048, .seconds = 3600 };
+static struct cw_opts opt = {.blocks = 2048, .seconds = 3600};
 
 /* Block layout: magic(8) lba(8) gen(8) seed(4) crc32c(4) of bytes 32..bs,
  * then a pattern from (seed, lba, gen). */
@@ -95,10 +95,10 @@ static int64_t block_gen(const uint8_t *b, uint32_t bs, uint64_t lba)
 static int session(struct ir_conn *c, uint32_t *bs, uint64_t *blocks)
 {
 	struct ir_login_opts o = {
-		.initiator_name = "iqn.2026-12.org.utarget:crashwrite",
-		.target_name = opt.target,
-		.initial_r2t = -1,
-		.immediate_data = -1,
+	    .initiator_name = "iqn.2026-12.org.utarget:crashwrite",
+	    .target_name = opt.target,
+	    .initial_r2t = -1,
+	    .immediate_data = -1,
 	};
 	struct ir_scsi_result r;
 	int rc, i;
@@ -178,8 +178,7 @@ static int journal_load(const char *path, struct journal *j)
 	return 0;
 }
 
-static int journal_append(int fd, char kind, uint64_t lba, uint32_t count, uint64_t gen,
-			  bool sync)
+static int journal_append(int fd, char kind, uint64_t lba, uint32_t count, uint64_t gen, bool sync)
 {
 	char line[96];
 	int n = snprintf(line, sizeof(line), "%c %llu %u %llu\n", kind, (unsigned long long)lba,
@@ -290,7 +289,7 @@ static int do_write(void)
 /* ---- verify mode ---- */
 
 struct blk_state {
-	uint64_t acked; /* last acknowledged generation, 0 = none */
+	uint64_t acked;	 /* last acknowledged generation, 0 = none */
 	uint64_t *later; /* generations issued after it */
 	size_t n_later, cap_later;
 	bool touched;
@@ -340,8 +339,8 @@ static int do_verify(void)
 			} else {
 				if (s->n_later == s->cap_later) {
 					s->cap_later = s->cap_later ? 2 * s->cap_later : 4;
-					s->later = realloc(s->later,
-							   s->cap_later * sizeof(*s->later));
+					s->later =
+					    realloc(s->later, s->cap_later * sizeof(*s->later));
 				}
 				s->later[s->n_later++] = e->gen;
 			}
@@ -386,10 +385,11 @@ static int do_verify(void)
 				ok = (uint64_t)g == s->later[k];
 			if (!ok) {
 				lost++;
-				fprintf(stderr,
-					"crashwrite: LBA %llu: generation %lld, acknowledged %llu\n",
-					(unsigned long long)lba, (long long)g,
-					(unsigned long long)s->acked);
+				fprintf(
+				    stderr,
+				    "crashwrite: LBA %llu: generation %lld, acknowledged %llu\n",
+				    (unsigned long long)lba, (long long)g,
+				    (unsigned long long)s->acked);
 			} else if ((uint64_t)g > s->acked) {
 				newer++;
 			}
@@ -397,8 +397,8 @@ static int do_verify(void)
 	}
 	printf("crashwrite: %zu journal records, %llu blocks checked, %llu lost, %llu torn, %llu "
 	       "hold a newer unacknowledged generation\n",
-	       j.n, (unsigned long long)checked, (unsigned long long)lost,
-	       (unsigned long long)torn, (unsigned long long)newer);
+	       j.n, (unsigned long long)checked, (unsigned long long)lost, (unsigned long long)torn,
+	       (unsigned long long)newer);
 	ir_close(&c);
 	for (i = 0; i < max_lba; i++)
 		free(b[i].later);
@@ -417,14 +417,10 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "addr", required_argument, NULL, 'a' },
-		{ "target", required_argument, NULL, 't' },
-		{ "journal", required_argument, NULL, 'j' },
-		{ "lun", required_argument, NULL, 'l' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "blocks", required_argument, NULL, 'b' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ 0 },
+	    {"addr", required_argument, NULL, 'a'},    {"target", required_argument, NULL, 't'},
+	    {"journal", required_argument, NULL, 'j'}, {"lun", required_argument, NULL, 'l'},
+	    {"seed", required_argument, NULL, 'S'},    {"blocks", required_argument, NULL, 'b'},
+	    {"seconds", required_argument, NULL, 's'}, {0},
 	};
 	const char *addr = NULL, *mode;
 	int ch;

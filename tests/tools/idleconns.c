@@ -43,10 +43,10 @@ struct ic_opts {
 };
 
 static struct ic_opts opt = {
-	.conns = 1000,
-	.login_timeout = 5,
-	.slack = 5,
-	.max_stall_ms = 2000,
+    .conns = 1000,
+    .login_timeout = 5,
+    .slack = 5,
+    .max_stall_ms = 2000,
 };
 
 static atomic_bool stop_flag;
@@ -64,10 +64,10 @@ static int64_t now_us(void)
 static int login(struct ir_conn *c, const char *name)
 {
 	struct ir_login_opts o = {
-		.initiator_name = name,
-		.target_name = opt.target,
-		.initial_r2t = -1,
-		.immediate_data = -1,
+	    .initiator_name = name,
+	    .target_name = opt.target,
+	    .initial_r2t = -1,
+	    .immediate_data = -1,
 	};
 	int rc;
 
@@ -144,7 +144,7 @@ static void *io_thread(void *arg)
 struct idle {
 	int fd;
 	int64_t t_connect; /* when connect() was called */
-	int64_t t_closed; /* 0 while open */
+	int64_t t_closed;  /* 0 while open */
 	bool connected;
 };
 
@@ -165,17 +165,17 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "addr", required_argument, NULL, 'a' },
-		{ "target", required_argument, NULL, 't' },
-		{ "lun", required_argument, NULL, 'l' },
-		{ "conns", required_argument, NULL, 'n' },
-		{ "login-timeout", required_argument, NULL, 'T' },
-		{ "slack", required_argument, NULL, 's' },
-		{ "max-stall-ms", required_argument, NULL, 'm' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ 0 },
+	    {"addr", required_argument, NULL, 'a'},
+	    {"target", required_argument, NULL, 't'},
+	    {"lun", required_argument, NULL, 'l'},
+	    {"conns", required_argument, NULL, 'n'},
+	    {"login-timeout", required_argument, NULL, 'T'},
+	    {"slack", required_argument, NULL, 's'},
+	    {"max-stall-ms", required_argument, NULL, 'm'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {0},
 	};
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
 	struct ir_conn real, fresh;
 	struct idle *ic;
 	struct pollfd *pfd;
@@ -360,8 +360,8 @@ int main(int argc, char **argv)
 	printf("idleconns: real initiator: %llu I/Os, %llu failed, longest I/O %.1f ms (bound %u "
 	       "ms)%s%s\n",
 	       (unsigned long long)atomic_load(&ios), (unsigned long long)atomic_load(&io_fail),
-	       (double)atomic_load(&max_io_us) / 1000.0, opt.max_stall_ms,
-	       io_err[0] ? ": " : "", io_err);
+	       (double)atomic_load(&max_io_us) / 1000.0, opt.max_stall_ms, io_err[0] ? ": " : "",
+	       io_err);
 	printf("idleconns: fresh login afterwards: %s; target %s\n", fresh_ok ? "ok" : "FAILED",
 	       opt.pid ? (alive ? "alive" : "DEAD") : "pid not given");
 	if (late || conn_err) {

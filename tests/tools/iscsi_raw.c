@@ -61,6 +61,7 @@ void ir_pdu_free(struct ir_pdu *p)
 	p->data_len = 0;
 }
 
+/* clang-format off */
 static const char *const opcode_names[64] = {
 	[IR_OP_NOP_OUT] = "NOP-Out",
 	[IR_OP_SCSI_CMD] = "SCSI-Command",
@@ -81,6 +82,7 @@ static const char *const opcode_names[64] = {
 	[IR_OP_ASYNC_MSG] = "Async-Message",
 	[IR_OP_REJECT] = "Reject",
 };
+/* clang-format on */
 
 const char *ir_opcode_name(uint8_t opcode)
 {
@@ -376,11 +378,11 @@ static int text_get_cb(void *arg, const uint8_t *key, size_t klen, const uint8_t
 int ir_text_get(const uint8_t *buf, size_t len, const char *key, char *val, size_t val_size)
 {
 	struct text_get_ctx g = {
-		.key = key,
-		.klen = strlen(key),
-		.val = val,
-		.val_size = val_size,
-		.found = -ENOENT,
+	    .key = key,
+	    .klen = strlen(key),
+	    .val = val,
+	    .val_size = val_size,
+	    .found = -ENOENT,
 	};
 
 	if (!val_size)
@@ -442,7 +444,7 @@ void ir_conn_init(struct ir_conn *c)
 
 int ir_connect(struct ir_conn *c, const char *host, const char *port, int timeout_ms)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC };
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC};
 	struct addrinfo *res, *ai;
 	int rc = -ECONNREFUSED;
 
@@ -450,7 +452,7 @@ int ir_connect(struct ir_conn *c, const char *host, const char *port, int timeou
 		return -EHOSTUNREACH;
 	for (ai = res; ai; ai = ai->ai_next) {
 		int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		struct pollfd pfd = {.fd = fd, .events = POLLOUT};
 		int one = 1, err = 0;
 		socklen_t el = sizeof(err);
 
@@ -497,7 +499,7 @@ void ir_close(struct ir_conn *c)
 void ir_abort(struct ir_conn *c, bool rst)
 {
 	if (c->fd >= 0 && rst) {
-		struct linger l = { .l_onoff = 1, .l_linger = 0 };
+		struct linger l = {.l_onoff = 1, .l_linger = 0};
 
 		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 	}
@@ -522,7 +524,7 @@ int ir_send_raw(struct ir_conn *c, const void *buf, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			struct pollfd pfd = { .fd = c->fd, .events = POLLOUT };
+			struct pollfd pfd = {.fd = c->fd, .events = POLLOUT};
 			int64_t left = deadline - now_ms();
 
 			if (left <= 0 || poll(&pfd, 1, (int)left) == 0)
@@ -648,7 +650,7 @@ int ir_recv_pdu(struct ir_conn *c, struct ir_pdu *p, int timeout_ms)
 			continue;
 		}
 		int64_t left = deadline - now_ms();
-		struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+		struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
 		ssize_t n;
 
 		if (left < 0)
@@ -682,7 +684,7 @@ int ir_wait_closed(struct ir_conn *c, int timeout_ms, size_t *bytes)
 		return 0;
 	for (;;) {
 		int64_t left = deadline - now_ms();
-		struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+		struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
 		ssize_t n;
 
 		if (left <= 0)

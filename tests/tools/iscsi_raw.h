@@ -22,10 +22,10 @@
 #define IR_BHS_LEN	  48
 #define IR_DIGEST_LEN	  4
 #define IR_RSVD_TAG	  0xffffffffu
-#define IR_MAX_DSL	  0xffffffu /* 24-bit DataSegmentLength */
+#define IR_MAX_DSL	  0xffffffu   /* 24-bit DataSegmentLength */
 #define IR_RECV_DATA_CAP  (16u << 20) /* receive refuses larger segments */
-#define IR_DEFAULT_MRDSL  8192u /* RFC 7143 13.12 default */
-#define IR_LOGIN_DATA_MAX 8192u /* RFC 7143 6.2: login/text key data per PDU */
+#define IR_DEFAULT_MRDSL  8192u	      /* RFC 7143 13.12 default */
+#define IR_LOGIN_DATA_MAX 8192u	      /* RFC 7143 6.2: login/text key data per PDU */
 
 /* RFC 7143 11.2.1.2 opcodes */
 enum ir_opcode {
@@ -53,9 +53,9 @@ enum ir_opcode {
 #define IR_FLAG_FINAL	0x80 /* F bit in byte 1 */
 
 /* SCSI Command flags (11.3) */
-#define IR_CMD_READ	    0x40
-#define IR_CMD_WRITE	    0x20
-#define IR_CMD_ATTR_SIMPLE  0x01
+#define IR_CMD_READ	   0x40
+#define IR_CMD_WRITE	   0x20
+#define IR_CMD_ATTR_SIMPLE 0x01
 /* SCSI Response / Data-In flags (11.4, 11.7) */
 #define IR_RSP_BIDI_OVERFLOW  0x10
 #define IR_RSP_BIDI_UNDERFLOW 0x08
@@ -64,8 +64,8 @@ enum ir_opcode {
 #define IR_DATAIN_ACK	      0x40
 #define IR_DATAIN_STATUS      0x01
 /* Login flags (11.12) */
-#define IR_LOGIN_TRANSIT  0x80
-#define IR_LOGIN_CONTINUE 0x40
+#define IR_LOGIN_TRANSIT   0x80
+#define IR_LOGIN_CONTINUE  0x40
 #define IR_LOGIN_CSG_SHIFT 2
 enum ir_login_stage {
 	IR_STAGE_SECURITY = 0,
@@ -202,9 +202,9 @@ struct ir_bhs_data {
 	uint8_t lun[8];
 	uint8_t itt[4];
 	uint8_t ttt[4];
-	uint8_t statsn[4]; /* Data-In */
+	uint8_t statsn[4];		/* Data-In */
 	uint8_t exp_statsn_or_cmdsn[4]; /* Data-Out: ExpStatSN; Data-In: ExpCmdSN */
-	uint8_t max_cmdsn[4]; /* Data-In */
+	uint8_t max_cmdsn[4];		/* Data-In */
 	uint8_t datasn[4];
 	uint8_t buffer_offset[4];
 	uint8_t residual[4]; /* Data-In */
@@ -451,10 +451,10 @@ const char *ir_opcode_name(uint8_t opcode);
 
 /* Encoding flags for ir_pdu_encode / ir_send_pdu_ex (for malformed input). */
 enum ir_enc_flags {
-	IR_ENC_KEEP_LENGTHS = 1 << 0, /* do not set TotalAHSLength/DSL from the buffers */
-	IR_ENC_BAD_HDIGEST = 1 << 1, /* flip a bit of the header digest */
-	IR_ENC_BAD_DDIGEST = 1 << 2, /* flip a bit of the data digest */
-	IR_ENC_NO_DIGESTS = 1 << 3, /* omit digests even when negotiated */
+	IR_ENC_KEEP_LENGTHS = 1 << 0,  /* do not set TotalAHSLength/DSL from the buffers */
+	IR_ENC_BAD_HDIGEST = 1 << 1,   /* flip a bit of the header digest */
+	IR_ENC_BAD_DDIGEST = 1 << 2,   /* flip a bit of the data digest */
+	IR_ENC_NO_DIGESTS = 1 << 3,    /* omit digests even when negotiated */
 	IR_ENC_FORCE_DIGESTS = 1 << 4, /* add both digests even when not negotiated */
 };
 
@@ -475,7 +475,7 @@ struct ir_decoder {
 	size_t hdr_have, hdr_need;
 	uint8_t *data;
 	size_t data_have, data_need; /* padded data + digest */
-	int state; /* internal */
+	int state;		     /* internal */
 	struct ir_pdu pdu;
 };
 void ir_decoder_init(struct ir_decoder *d, bool hdigest, bool ddigest, uint32_t max_data);
@@ -516,7 +516,7 @@ enum ir_chap_alg {
 	IR_CHAP_SHA3_256 = 8,
 };
 enum ir_chap_enc {
-	IR_ENC_HEX = 0, /* 0x... */
+	IR_ENC_HEX = 0,	   /* 0x... */
 	IR_ENC_BASE64 = 1, /* 0b... */
 };
 #define IR_CHAP_MAX_DIGEST 32
@@ -538,25 +538,25 @@ struct ir_chap_opts {
 	const char *secret;
 	const char *mutual_user; /* NULL: one-way */
 	const char *mutual_secret;
-	int algs[4]; /* offered CHAP_A in order; 0 ends; {0} = 5 only */
+	int algs[4];  /* offered CHAP_A in order; 0 ends; {0} = 5 only */
 	int encoding; /* for our CHAP_R/CHAP_C */
 };
 
 struct ir_login_opts {
 	const char *initiator_name;
-	const char *target_name; /* NULL: discovery session */
+	const char *target_name;	 /* NULL: discovery session */
 	bool header_digest, data_digest; /* offer CRC32C first (None as fallback) */
-	bool digest_only; /* offer CRC32C only, no None fallback */
-	uint32_t max_recv_dsl; /* ours; 0 = 262144 */
-	uint32_t max_burst; /* 0 = 262144 */
-	uint32_t first_burst; /* 0 = 65536 */
-	int initial_r2t; /* -1 default (Yes), 0 No, 1 Yes */
-	int immediate_data; /* -1 default (Yes), 0, 1 */
-	uint32_t max_outstanding_r2t; /* 0 = 1 */
-	int erl; /* ErrorRecoveryLevel; default 0 */
+	bool digest_only;		 /* offer CRC32C only, no None fallback */
+	uint32_t max_recv_dsl;		 /* ours; 0 = 262144 */
+	uint32_t max_burst;		 /* 0 = 262144 */
+	uint32_t first_burst;		 /* 0 = 65536 */
+	int initial_r2t;		 /* -1 default (Yes), 0 No, 1 Yes */
+	int immediate_data;		 /* -1 default (Yes), 0, 1 */
+	uint32_t max_outstanding_r2t;	 /* 0 = 1 */
+	int erl;			 /* ErrorRecoveryLevel; default 0 */
 	const struct ir_chap_opts *chap; /* NULL: AuthMethod=None */
-	bool skip_security; /* start in the operational stage */
-	const uint8_t *extra_keys; /* raw key=value\0 bytes added to the first op PDU */
+	bool skip_security;		 /* start in the operational stage */
+	const uint8_t *extra_keys;	 /* raw key=value\0 bytes added to the first op PDU */
 	size_t extra_keys_len;
 	const uint8_t *first_keys; /* raw key=value\0 bytes added to the first PDU */
 	size_t first_keys_len;
@@ -565,7 +565,7 @@ struct ir_login_opts {
 	 * many bytes of data (at most IR_LOGIN_DATA_MAX). */
 	uint32_t pad_first_to;
 	uint8_t isid[6]; /* all zero: a random one */
-	uint16_t tsih; /* 0: new session */
+	uint16_t tsih;	 /* 0: new session */
 	uint16_t cid;
 };
 
@@ -582,7 +582,7 @@ struct ir_params {
 
 struct ir_conn {
 	int fd;
-	int timeout_ms; /* default receive timeout */
+	int timeout_ms;	       /* default receive timeout */
 	bool hdigest, ddigest; /* active now */
 	bool full_feature;
 	uint8_t isid[6];
@@ -599,7 +599,7 @@ struct ir_conn {
 	uint32_t login_rsp_pdus;
 	/* Counters of unsolicited traffic handled while waiting for a reply. */
 	uint32_t nopin_answered, async_seen, rejects_seen;
-	char err[256]; /* last error, for reports */
+	char err[256];		      /* last error, for reports */
 	struct ir_text login_answers; /* every key=value the target sent in login */
 };
 
@@ -645,8 +645,8 @@ enum ir_dir { IR_DIR_NONE, IR_DIR_READ, IR_DIR_WRITE };
 
 struct ir_scsi_result {
 	uint8_t response; /* iSCSI response code (11.4.3) */
-	uint8_t status; /* SCSI status */
-	uint8_t flags; /* o u O U bits */
+	uint8_t status;	  /* SCSI status */
+	uint8_t flags;	  /* o u O U bits */
 	uint32_t residual;
 	uint32_t data_in_len; /* bytes of Data-In received */
 	uint8_t sense[252];
@@ -659,8 +659,8 @@ bool ir_sense_parse(const struct ir_scsi_result *r, uint8_t *key, uint8_t *asc, 
 
 /* Per-command behaviour for ir_scsi_cmd_ex (defaults: all zero/false). */
 struct ir_cmd_opts {
-	bool no_immediate; /* send no immediate data even if negotiated */
-	bool no_unsolicited; /* send no unsolicited Data-Out even if allowed */
+	bool no_immediate;	    /* send no immediate data even if negotiated */
+	bool no_unsolicited;	    /* send no unsolicited Data-Out even if allowed */
 	uint32_t edtl_override_set; /* non-zero: use edtl_override as EDTL */
 	uint32_t edtl_override;
 	uint8_t attr; /* task attribute, default SIMPLE */

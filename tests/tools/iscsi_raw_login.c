@@ -301,8 +301,8 @@ static int login_rsp_key(void *arg, const uint8_t *k, size_t klen, const uint8_t
 		}
 		ls->chap_id = (uint8_t)n;
 	} else if (key_is(k, klen, "CHAP_C")) {
-		ls->chap_chal_len = ir_chap_decode((const char *)v, vlen, ls->chap_chal,
-						   sizeof(ls->chap_chal));
+		ls->chap_chal_len =
+		    ir_chap_decode((const char *)v, vlen, ls->chap_chal, sizeof(ls->chap_chal));
 		if (ls->chap_chal_len <= 0) {
 			ls->err = -EPROTO;
 			return 1;
@@ -405,8 +405,8 @@ static int chap_verify_target(struct login_state *ls)
 
 	if (!ls->target_chap_r || strcmp(ls->target_chap_n, ch->mutual_user))
 		return -EPERM;
-	wl = ir_chap_response(ls->chap_alg, ls->my_id, ch->mutual_secret,
-			      strlen(ch->mutual_secret), ls->my_chal, sizeof(ls->my_chal), want);
+	wl = ir_chap_response(ls->chap_alg, ls->my_id, ch->mutual_secret, strlen(ch->mutual_secret),
+			      ls->my_chal, sizeof(ls->my_chal), want);
 	if (wl < 0 || wl != ls->target_chap_rlen || memcmp(want, ls->target_chap_rv, (size_t)wl))
 		return -EPERM;
 	ls->mutual_verified = true;
@@ -534,7 +534,7 @@ int ir_login_answer(const struct ir_conn *c, const char *key, char *val, size_t 
 
 int ir_login(struct ir_conn *c, const struct ir_login_opts *o)
 {
-	struct login_state ls = { .o = o };
+	struct login_state ls = {.o = o};
 	static const uint8_t zero_isid[6];
 	int stage = o->skip_security ? IR_STAGE_OPERATIONAL : IR_STAGE_SECURITY;
 	bool first = true, op_sent = false;

@@ -16,7 +16,7 @@
 /* Answers a target NOP-In that asks for a reply (TTT != 0xffffffff, 11.19.3). */
 static int answer_nopin(struct ir_conn *c, const struct ir_pdu *in)
 {
-	struct ir_pdu out = { 0 };
+	struct ir_pdu out = {0};
 	struct ir_bhs_req *r = &out.bhs.req;
 
 	if (get_be32(in->bhs.rsp.ttt) == IR_RSVD_TAG)
@@ -81,7 +81,7 @@ static int send_data_out(struct ir_conn *c, const uint8_t *lun, uint32_t itt, ui
 	uint32_t max = c->p.target_mrdsl ? c->p.target_mrdsl : IR_DEFAULT_MRDSL;
 
 	while (done < len) {
-		struct ir_pdu p = { 0 };
+		struct ir_pdu p = {0};
 		struct ir_bhs_data *d = &p.bhs.data;
 		uint32_t n = UT_MIN(len - done, max);
 		int rc;
@@ -155,7 +155,7 @@ int ir_scsi_cmd_ex(struct ir_conn *c, uint64_t lun, const uint8_t *cdb, size_t c
 		   const struct ir_cmd_opts *opts, struct ir_scsi_result *res)
 {
 	static const struct ir_cmd_opts no_opts;
-	struct ir_pdu p = { 0 };
+	struct ir_pdu p = {0};
 	struct ir_bhs_scsi_cmd *h = &p.bhs.cmd;
 	uint8_t ahs[4 + 260];
 	uint32_t itt = ir_next_itt(c);
@@ -177,9 +177,9 @@ int ir_scsi_cmd_ex(struct ir_conn *c, uint64_t lun, const uint8_t *cdb, size_t c
 	ir_lun_encode(lun, h->lun);
 	put_be32(h->itt, itt);
 	put_be32(h->exp_xfer_len, opts->edtl_override_set ? opts->edtl_override
-				  : dir == IR_DIR_WRITE ? out_len
-				  : dir == IR_DIR_READ	? in_len
-							: 0);
+				  : dir == IR_DIR_WRITE	  ? out_len
+				  : dir == IR_DIR_READ	  ? in_len
+							  : 0);
 	put_be32(h->cmdsn, c->cmdsn++);
 	put_be32(h->exp_statsn, c->expstatsn);
 	memcpy(h->cdb, cdb, UT_MIN(cdb_len, (size_t)16));
@@ -278,7 +278,8 @@ int ir_scsi_cmd_ex(struct ir_conn *c, uint64_t lun, const uint8_t *cdb, size_t c
 			res->data_in_len += r.data_len;
 			if (r.bhs.data.flags & IR_DATAIN_STATUS) {
 				res->status = r.bhs.data.status;
-				res->flags = r.bhs.data.flags & (IR_RSP_OVERFLOW | IR_RSP_UNDERFLOW);
+				res->flags =
+				    r.bhs.data.flags & (IR_RSP_OVERFLOW | IR_RSP_UNDERFLOW);
 				res->residual = get_be32(r.bhs.data.residual);
 				ir_pdu_free(&r);
 				return 0;
@@ -308,7 +309,7 @@ int ir_scsi_cmd(struct ir_conn *c, uint64_t lun, const uint8_t *cdb, size_t cdb_
 int ir_read16(struct ir_conn *c, uint64_t lun, uint64_t lba, uint32_t blocks, uint32_t bs,
 	      void *buf, struct ir_scsi_result *res)
 {
-	uint8_t cdb[16] = { 0x88 };
+	uint8_t cdb[16] = {0x88};
 
 	put_be64(cdb + 2, lba);
 	put_be32(cdb + 10, blocks);
@@ -318,7 +319,7 @@ int ir_read16(struct ir_conn *c, uint64_t lun, uint64_t lba, uint32_t blocks, ui
 int ir_write16(struct ir_conn *c, uint64_t lun, uint64_t lba, uint32_t blocks, uint32_t bs,
 	       const void *buf, bool fua, struct ir_scsi_result *res)
 {
-	uint8_t cdb[16] = { 0x8a };
+	uint8_t cdb[16] = {0x8a};
 
 	if (fua)
 		cdb[1] = 0x08; /* SBC-4 5.41: FUA */
@@ -329,7 +330,7 @@ int ir_write16(struct ir_conn *c, uint64_t lun, uint64_t lba, uint32_t blocks, u
 
 int ir_sync_cache16(struct ir_conn *c, uint64_t lun, struct ir_scsi_result *res)
 {
-	uint8_t cdb[16] = { 0x91 };
+	uint8_t cdb[16] = {0x91};
 
 	return ir_scsi_cmd(c, lun, cdb, sizeof(cdb), IR_DIR_NONE, NULL, 0, NULL, 0, res);
 }
@@ -337,7 +338,7 @@ int ir_sync_cache16(struct ir_conn *c, uint64_t lun, struct ir_scsi_result *res)
 int ir_read_capacity16(struct ir_conn *c, uint64_t lun, uint64_t *blocks, uint32_t *bs,
 		       struct ir_scsi_result *res)
 {
-	uint8_t cdb[16] = { 0x9e, 0x10 };
+	uint8_t cdb[16] = {0x9e, 0x10};
 	uint8_t buf[32];
 	int rc;
 
@@ -355,14 +356,14 @@ int ir_read_capacity16(struct ir_conn *c, uint64_t lun, uint64_t *blocks, uint32
 
 int ir_test_unit_ready(struct ir_conn *c, uint64_t lun, struct ir_scsi_result *res)
 {
-	uint8_t cdb[6] = { 0 };
+	uint8_t cdb[6] = {0};
 
 	return ir_scsi_cmd(c, lun, cdb, sizeof(cdb), IR_DIR_NONE, NULL, 0, NULL, 0, res);
 }
 
 int ir_nop_ping(struct ir_conn *c, const void *data, uint32_t len)
 {
-	struct ir_pdu p = { 0 };
+	struct ir_pdu p = {0};
 	struct ir_bhs_req *r = &p.bhs.req;
 	uint32_t itt = ir_next_itt(c);
 	int rc;
@@ -387,7 +388,7 @@ int ir_nop_ping(struct ir_conn *c, const void *data, uint32_t len)
 		if (ir_pdu_opcode(&in) == IR_OP_NOP_IN && ir_pdu_itt(&in) == itt) {
 			/* 11.19.1: the NOP-In echoes the ping data */
 			rc = in.data_len == len && (!len || !memcmp(in.data, data, len)) ? 0
-											  : -EPROTO;
+											 : -EPROTO;
 			if (rc)
 				snprintf(c->err, sizeof(c->err), "NOP-In echo differs");
 			ir_pdu_free(&in);
@@ -407,7 +408,7 @@ int ir_nop_ping(struct ir_conn *c, const void *data, uint32_t len)
 
 int ir_logout(struct ir_conn *c, uint8_t *response)
 {
-	struct ir_pdu p = { 0 };
+	struct ir_pdu p = {0};
 	struct ir_bhs_logout_req *l = &p.bhs.logout_req;
 	uint32_t itt = ir_next_itt(c);
 	int rc;
@@ -440,7 +441,7 @@ int ir_logout(struct ir_conn *c, uint8_t *response)
 int ir_tmf(struct ir_conn *c, int function, uint64_t lun, uint32_t ref_itt, uint32_t ref_cmdsn,
 	   uint8_t *response)
 {
-	struct ir_pdu p = { 0 };
+	struct ir_pdu p = {0};
 	struct ir_bhs_tmf_req *t = &p.bhs.tmf_req;
 	uint32_t itt = ir_next_itt(c);
 	int rc;
@@ -492,7 +493,7 @@ int ir_text_exchange(struct ir_conn *c, const uint8_t *req, size_t req_len, uint
 
 	ir_text_init(&acc);
 	for (;;) {
-		struct ir_pdu p = { 0 };
+		struct ir_pdu p = {0};
 		struct ir_bhs_req *r = &p.bhs.req;
 		struct ir_pdu in;
 
@@ -522,8 +523,8 @@ int ir_text_exchange(struct ir_conn *c, const uint8_t *req, size_t req_len, uint
 		rc = ir_text_add_raw(&acc, in.data, in.data_len);
 		ttt = get_be32(in.bhs.rsp.ttt);
 		/* 11.11.1: C=1 means more text follows; F=1 ends the exchange */
-		bool done = (in.bhs.rsp.flags & IR_FLAG_FINAL) &&
-			    !(in.bhs.rsp.flags & IR_TEXT_CONTINUE);
+		bool done =
+		    (in.bhs.rsp.flags & IR_FLAG_FINAL) && !(in.bhs.rsp.flags & IR_TEXT_CONTINUE);
 		ir_pdu_free(&in);
 		if (rc)
 			goto fail;

@@ -25,17 +25,18 @@
 
 /* What the target did, as seen by the initiator. */
 enum mf_kind {
-	MF_GOOD, /* GOOD status / login completed / request answered */
-	MF_RESIDUAL, /* GOOD with a residual: a = flag (O 0x04/U 0x02), b = count */
-	MF_CHECK, /* CHECK CONDITION: a = key, b = ASC, c = ASCQ */
-	MF_REJECT, /* Reject PDU: a = reason */
+	MF_GOOD,       /* GOOD status / login completed / request answered */
+	MF_RESIDUAL,   /* GOOD with a residual: a = flag (O 0x04/U 0x02), b = count */
+	MF_CHECK,      /* CHECK CONDITION: a = key, b = ASC, c = ASCQ */
+	MF_REJECT,     /* Reject PDU: a = reason */
 	MF_LOGIN_FAIL, /* Login Response: a = status class, b = detail */
-	MF_DROP, /* the target closed the connection */
-	MF_IGNORED, /* no answer, and the connection still works afterwards */
-	MF_TIMEOUT, /* no answer (never acceptable) */
-	MF_ERROR, /* the target violated the protocol; never acceptable */
+	MF_DROP,       /* the target closed the connection */
+	MF_IGNORED,    /* no answer, and the connection still works afterwards */
+	MF_TIMEOUT,    /* no answer (never acceptable) */
+	MF_ERROR,      /* the target violated the protocol; never acceptable */
 };
 
+/* clang-format off */
 static const char *const kind_names[] = {
 	[MF_GOOD] = "GOOD",
 	[MF_RESIDUAL] = "RESIDUAL",
@@ -47,13 +48,16 @@ static const char *const kind_names[] = {
 	[MF_TIMEOUT] = "TIMEOUT",
 	[MF_ERROR] = "ERROR",
 };
+/* clang-format on */
 
 struct mf_outcome {
 	enum mf_kind kind;
 	int a, b, c;
 };
 
+/* clang-format off */
 #define OUT(k, ...) { .kind = (k), __VA_ARGS__ }
+/* clang-format on */
 
 struct mf_ctx {
 	const char *host, *port, *target, *initiator;
@@ -62,7 +66,7 @@ struct mf_ctx {
 	uint64_t blocks;
 	int verbose;
 	unsigned repeat; /* sessions per disconnect case (> the target's max_sessions) */
-	char note[512]; /* per-case detail for the report */
+	char note[512];	 /* per-case detail for the report */
 };
 
 struct mf_case {
@@ -78,7 +82,7 @@ struct mf_case {
 
 static struct mf_outcome out_of(enum mf_kind k, int a, int b, int c)
 {
-	struct mf_outcome o = { .kind = k, .a = a, .b = b, .c = c };
+	struct mf_outcome o = {.kind = k, .a = a, .b = b, .c = c};
 
 	return o;
 }
@@ -156,12 +160,12 @@ static struct mf_outcome observe(struct mf_ctx *x, struct ir_conn *c, int wait_m
 		break;
 	case IR_OP_LOGIN_RSP:
 		o = p.bhs.login_rsp.status_class
-			    ? out_of(MF_LOGIN_FAIL, p.bhs.login_rsp.status_class,
-				     p.bhs.login_rsp.status_detail, 0)
-			    : out_of(MF_GOOD, 0, 0, 0);
+			? out_of(MF_LOGIN_FAIL, p.bhs.login_rsp.status_class,
+				 p.bhs.login_rsp.status_detail, 0)
+			: out_of(MF_GOOD, 0, 0, 0);
 		break;
 	case IR_OP_SCSI_RSP: {
-		struct ir_scsi_result r = { 0 };
+		struct ir_scsi_result r = {0};
 		uint8_t k = 0, a = 0, q = 0;
 
 		r.status = p.bhs.scsi_rsp.status;
@@ -460,7 +464,7 @@ static struct mf_outcome c_value_8193(struct mf_ctx *x)
 static struct mf_outcome c_unknown_keys_1170(struct mf_ctx *x)
 {
 	static const char alnum[] =
-		"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+	    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 	struct ir_text t;
 	struct mf_outcome o;
 	unsigned i;
@@ -470,7 +474,7 @@ static struct mf_outcome c_unknown_keys_1170(struct mf_ctx *x)
 	 * key, so the answer needs Login Response continuation (C bit). */
 	ir_text_init(&t);
 	for (i = 0; i < 1100; i++) {
-		char key[8] = { 'X', '-', alnum[i / 62], alnum[i % 62], 0 };
+		char key[8] = {'X', '-', alnum[i / 62], alnum[i % 62], 0};
 
 		ir_text_add(&t, key, "1");
 	}
@@ -596,7 +600,7 @@ static struct mf_outcome nop_with_dsl(struct mf_ctx *x, uint32_t dsl, uint32_t s
 {
 	struct ir_login_opts o;
 	struct ir_conn c;
-	struct ir_pdu p = { 0 };
+	struct ir_pdu p = {0};
 	struct mf_outcome res;
 	uint8_t *buf;
 
@@ -646,7 +650,7 @@ static struct mf_outcome tur_with_ahs(struct mf_ctx *x, const uint8_t *ahs, uint
 {
 	struct ir_login_opts o;
 	struct ir_conn c;
-	struct ir_pdu p = { 0 };
+	struct ir_pdu p = {0};
 	struct mf_outcome res;
 
 	std_opts(x, &o);
@@ -671,7 +675,7 @@ static struct mf_outcome tur_with_ahs(struct mf_ctx *x, const uint8_t *ahs, uint
 static struct mf_outcome c_ahs_len_beyond_total(struct mf_ctx *x)
 {
 	/* TotalAHSLength 1 word; the AHS inside claims 200 bytes (11.2.2) */
-	uint8_t ahs[4] = { 0, 200, 1, 0 };
+	uint8_t ahs[4] = {0, 200, 1, 0};
 
 	return tur_with_ahs(x, ahs, sizeof(ahs));
 }
@@ -694,7 +698,7 @@ static struct mf_outcome tur_cmdsn(struct mf_ctx *x, int mode)
 {
 	struct ir_login_opts o;
 	struct ir_conn c;
-	struct ir_pdu p = { 0 };
+	struct ir_pdu p = {0};
 	struct mf_outcome res;
 	uint32_t sn;
 
@@ -717,7 +721,7 @@ static struct mf_outcome tur_cmdsn(struct mf_ctx *x, int mode)
 	if (res.kind == MF_TIMEOUT) {
 		/* silently ignored; the session must still work */
 		res = conn_alive(&c) && tur_good(&c, x->lun) == 0 ? out_of(MF_IGNORED, 0, 0, 0)
-								   : out_of(MF_ERROR, 0, 0, 0);
+								  : out_of(MF_ERROR, 0, 0, 0);
 		if (res.kind == MF_ERROR)
 			NOTE(x, "the session did not work after the ignored command: %s", c.err);
 	}
@@ -772,7 +776,7 @@ static struct mf_outcome c_cmdsn_wrap(struct mf_ctx *x)
 static int write_until_r2t(struct mf_ctx *x, struct ir_conn *c, uint32_t blocks, uint32_t edtl,
 			   uint32_t *itt, uint32_t *ttt, uint32_t *off, uint32_t *len)
 {
-	struct ir_pdu p = { 0 }, r;
+	struct ir_pdu p = {0}, r;
 	uint8_t *cdb = p.bhs.cmd.cdb;
 	int rc;
 
@@ -809,7 +813,7 @@ static int write_until_r2t(struct mf_ctx *x, struct ir_conn *c, uint32_t blocks,
 static int send_dout(struct ir_conn *c, const struct mf_ctx *x, uint32_t itt, uint32_t ttt,
 		     uint32_t datasn, uint32_t off, uint32_t len, bool final, unsigned flags)
 {
-	struct ir_pdu p = { 0 };
+	struct ir_pdu p = {0};
 	uint8_t *buf = calloc(1, len ? len : 1);
 	int rc;
 
@@ -858,7 +862,7 @@ static struct mf_outcome status_after(struct mf_ctx *x, struct ir_conn *c)
 			continue;
 		}
 		if (ir_pdu_opcode(&p) == IR_OP_SCSI_RSP) {
-			struct ir_scsi_result r = { 0 };
+			struct ir_scsi_result r = {0};
 			uint8_t k = 0, a = 0, q = 0;
 
 			r.status = p.bhs.scsi_rsp.status;
@@ -947,7 +951,7 @@ static struct mf_outcome c_unsolicited_beyond_fb(struct mf_ctx *x)
 {
 	struct ir_login_opts o;
 	struct ir_conn c;
-	struct ir_pdu p = { 0 };
+	struct ir_pdu p = {0};
 	uint32_t itt, bs = x->block_size;
 	uint8_t *cdb = p.bhs.cmd.cdb;
 	struct mf_outcome res;
@@ -992,8 +996,8 @@ static struct mf_outcome rw_edtl(struct mf_ctx *x, bool write, uint32_t blocks, 
 	struct ir_login_opts o;
 	struct ir_conn c;
 	struct ir_scsi_result r;
-	struct ir_cmd_opts co = { .edtl_override_set = 1, .edtl_override = edtl };
-	uint8_t cdb[16] = { write ? 0x8a : 0x88 };
+	struct ir_cmd_opts co = {.edtl_override_set = 1, .edtl_override = edtl};
+	uint8_t cdb[16] = {write ? 0x8a : 0x88};
 	uint32_t bs = x->block_size, buflen = UT_MAX(edtl, blocks * bs);
 	uint8_t *buf = calloc(1, buflen);
 	struct mf_outcome res;
@@ -1052,7 +1056,7 @@ static struct mf_outcome dir_mismatch(struct mf_ctx *x, bool read_as_write)
 	struct ir_login_opts o;
 	struct ir_conn c;
 	struct ir_scsi_result r;
-	uint8_t cdb[16] = { read_as_write ? 0x88 : 0x8a };
+	uint8_t cdb[16] = {read_as_write ? 0x88 : 0x8a};
 	uint32_t bs = x->block_size;
 	uint8_t *buf = malloc(bs), *before = malloc(bs), *after = malloc(bs);
 	struct mf_outcome res;
@@ -1103,7 +1107,7 @@ static struct mf_outcome raw_opcode(struct mf_ctx *x, uint8_t opcode)
 {
 	struct ir_login_opts o;
 	struct ir_conn c;
-	struct ir_pdu p = { 0 };
+	struct ir_pdu p = {0};
 	struct mf_outcome res;
 
 	std_opts(x, &o);
@@ -1147,7 +1151,7 @@ static struct mf_outcome c_header_digest_error(struct mf_ctx *x)
 {
 	struct ir_login_opts o;
 	struct ir_conn c;
-	struct ir_pdu p = { 0 };
+	struct ir_pdu p = {0};
 	struct mf_outcome res;
 
 	std_opts(x, &o);
@@ -1230,7 +1234,7 @@ static struct mf_outcome disconnect_pending(struct mf_ctx *x, int mode)
 	for (i = 0; i < x->repeat; i++) {
 		struct ir_login_opts o;
 		struct ir_conn c;
-		struct ir_pdu p = { 0 };
+		struct ir_pdu p = {0};
 		uint8_t *cdb = p.bhs.cmd.cdb;
 		int rc;
 
@@ -1240,12 +1244,12 @@ static struct mf_outcome disconnect_pending(struct mf_ctx *x, int mode)
 			o.initial_r2t = 0;
 		rc = mf_login(x, &c, &o);
 		if (rc) {
-			struct mf_outcome res = rc == -EACCES ? out_of(MF_LOGIN_FAIL, c.login_class,
-								       c.login_detail, 0)
-							      : out_of(MF_ERROR, 0, 0, 0);
+			struct mf_outcome res =
+			    rc == -EACCES ? out_of(MF_LOGIN_FAIL, c.login_class, c.login_detail, 0)
+					  : out_of(MF_ERROR, 0, 0, 0);
 
-			NOTE(x, "login %u of %u refused: %s (status %02x/%02x): sessions leak", i + 1,
-			     x->repeat, strerror(-rc), c.login_class, c.login_detail);
+			NOTE(x, "login %u of %u refused: %s (status %02x/%02x): sessions leak",
+			     i + 1, x->repeat, strerror(-rc), c.login_class, c.login_detail);
 			ir_close(&c);
 			return res;
 		}
@@ -1315,6 +1319,7 @@ static struct mf_outcome c_disc_unsolicited(struct mf_ctx *x)
 
 /* ---- the case table ---- */
 
+/* clang-format off */
 static const struct mf_case mf_cases[] = {
 	/* Login phase. RFC 7143 6.2/13.12: during login the receiver accepts
 	 * at most 8192 bytes of data per PDU; 11.13.5: a login that breaks
@@ -1690,6 +1695,7 @@ static const struct mf_case mf_cases[] = {
 		.n_expect = 1,
 	},
 };
+/* clang-format on */
 
 /* Expected residual counts are relative to the block size: -2 = one block,
  * -3 = 10000 minus one block. */
@@ -1788,18 +1794,13 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "addr", required_argument, NULL, 'a' },
-		{ "target", required_argument, NULL, 't' },
-		{ "initiator", required_argument, NULL, 'i' },
-		{ "lun", required_argument, NULL, 'l' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "case", required_argument, NULL, 'c' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "list", no_argument, NULL, 'L' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ 0 },
+	    {"addr", required_argument, NULL, 'a'},	 {"target", required_argument, NULL, 't'},
+	    {"initiator", required_argument, NULL, 'i'}, {"lun", required_argument, NULL, 'l'},
+	    {"pid", required_argument, NULL, 'p'},	 {"case", required_argument, NULL, 'c'},
+	    {"repeat", required_argument, NULL, 'r'},	 {"list", no_argument, NULL, 'L'},
+	    {"verbose", no_argument, NULL, 'v'},	 {0},
 	};
-	struct mf_ctx x = { .initiator = "iqn.2026-12.org.utarget:malformed", .repeat = 48 };
+	struct mf_ctx x = {.initiator = "iqn.2026-12.org.utarget:malformed", .repeat = 48};
 	char host[256], port[16];
 	const char *addr = NULL, *only[64];
 	int n_only = 0, ch, failed = 0, passed = 0;

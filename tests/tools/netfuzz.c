@@ -63,12 +63,12 @@ struct nf_stats {
 static struct nf_stats st;
 static atomic_bool stop_flag;
 static struct nf_opts opt = {
-	.fuzz_lun = 1,
-	.good_lun = 0,
-	.good_lba = 0,
-	.seconds = 20,
-	.rss_max_growth_kb = 64 * 1024,
-	.rss_max_late_kb = 8 * 1024,
+    .fuzz_lun = 1,
+    .good_lun = 0,
+    .good_lba = 0,
+    .seconds = 20,
+    .rss_max_growth_kb = 64 * 1024,
+    .rss_max_late_kb = 8 * 1024,
 };
 static char good_err[512];
 
@@ -181,10 +181,10 @@ static int good_cmd_retry_ua(struct ir_conn *c, bool write, uint64_t lba, uint32
 static void *good_thread(void *arg)
 {
 	struct ir_login_opts o = {
-		.initiator_name = "iqn.2026-12.org.utarget:netfuzz-good",
-		.target_name = opt.target,
-		.initial_r2t = -1,
-		.immediate_data = -1,
+	    .initiator_name = "iqn.2026-12.org.utarget:netfuzz-good",
+	    .target_name = opt.target,
+	    .initial_r2t = -1,
+	    .immediate_data = -1,
 	};
 	struct ir_scsi_result r;
 	struct ir_conn c;
@@ -270,11 +270,14 @@ struct fz_conn {
 	unsigned trunc_pos; /* next byte position for the truncation sweep */
 };
 
+/* clang-format off */
 static const uint8_t init_opcodes[] = {
 	IR_OP_NOP_OUT,	IR_OP_SCSI_CMD,	  IR_OP_TMF_REQ,   IR_OP_LOGIN_REQ,
 	IR_OP_TEXT_REQ, IR_OP_DATA_OUT,	  IR_OP_LOGOUT_REQ, IR_OP_SNACK_REQ,
 };
+/* clang-format on */
 
+/* clang-format off */
 static const char *const key_names[] = {
 	"HeaderDigest",	     "DataDigest",	   "MaxConnections",
 	"SendTargets",	     "TargetName",	   "InitiatorName",
@@ -289,13 +292,16 @@ static const char *const key_names[] = {
 	"TaskReporting",     "iSCSIProtocolLevel", "X-org.utarget.fuzz",
 	"X#org.utarget",     "",		   "==",
 };
+/* clang-format on */
 
+/* clang-format off */
 static const char *const key_values[] = {
 	"None",	 "CRC32C", "CRC32C,None", "Yes", "No",	  "0",	   "1",	 "512",
 	"8192",	 "262144", "16777215",	  "16777216", "4294967296", "-1",  "0x10",
 	"All",	 "Normal", "Discovery",	  "Reject", "Irrelevant", "NotUnderstood",
 	"CHAP",	 "5,6,7,8", "0b====",	  "0x",	  "",	  "a,b,c,d,e,f,g,h,i,j",
 };
+/* clang-format on */
 
 /* Random key=value text: known and unknown keys, odd values, missing '=',
  * missing terminators, embedded NULs, sometimes long. */
@@ -401,7 +407,8 @@ static void build_template(struct fz_conn *f, uint8_t op, struct ir_pdu *p)
 	case IR_OP_TMF_REQ:
 		p->bhs.tmf_req.opcode |= IR_OP_IMMEDIATE;
 		/* ABORT TASK, ABORT TASK SET, CLEAR ACA, TASK REASSIGN only */
-		p->bhs.tmf_req.function = (uint8_t)(IR_FLAG_FINAL | (uint8_t[]){ 1, 2, 3, 8 }[rnd_below(4)]);
+		p->bhs.tmf_req.function =
+		    (uint8_t)(IR_FLAG_FINAL | (uint8_t[]){1, 2, 3, 8}[rnd_below(4)]);
 		put_be32(p->bhs.tmf_req.ref_task_tag, (uint32_t)rnd());
 		put_be32(p->bhs.tmf_req.cmdsn, c->cmdsn);
 		put_be32(p->bhs.tmf_req.exp_statsn, c->expstatsn);
@@ -441,13 +448,13 @@ static void build_template(struct fz_conn *f, uint8_t op, struct ir_pdu *p)
 	}
 }
 
-static const uint32_t boundary32[] = { 0, 1, 2, 0x7f, 0x80, 0xff, 0x100, 0x1ff, 0x200, 0x2000,
-				       0xffff, 0x10000, 0x7fffffff, 0x80000000, 0xfffffffe,
-				       0xffffffff };
+static const uint32_t boundary32[] = {
+    0,	   1,	   2,	   0x7f,    0x80,	0xff,	    0x100,	0x1ff,
+    0x200, 0x2000, 0xffff, 0x10000, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff};
 
 /* Applies 1..4 mutations to p (BHS fields, lengths, AHS, opcode). */
-static void mutate(struct fz_conn *f, struct ir_pdu *p, uint8_t **data_owned,
-		   uint8_t **ahs_owned, unsigned *enc_flags)
+static void mutate(struct fz_conn *f, struct ir_pdu *p, uint8_t **data_owned, uint8_t **ahs_owned,
+		   unsigned *enc_flags)
 {
 	unsigned n = 1 + rnd_below(4), i;
 	uint8_t *b = p->bhs.raw;
@@ -461,10 +468,12 @@ static void mutate(struct fz_conn *f, struct ir_pdu *p, uint8_t **data_owned,
 			b[rnd_below(IR_BHS_LEN)] = (uint8_t)rnd();
 			break;
 		case 2: /* a 32-bit field at a 4-byte boundary gets a boundary value */
-			put_be32(b + 4 * rnd_below(12), boundary32[rnd_below(ARRAY_SIZE(boundary32))]);
+			put_be32(b + 4 * rnd_below(12),
+				 boundary32[rnd_below(ARRAY_SIZE(boundary32))]);
 			break;
 		case 3: /* lie about DataSegmentLength */
-			put_be24(b + 5, rnd_below(3) ? rnd_below(70000) : (uint32_t)rnd() & 0xffffff);
+			put_be24(b + 5,
+				 rnd_below(3) ? rnd_below(70000) : (uint32_t)rnd() & 0xffffff);
 			*enc_flags |= IR_ENC_KEEP_LENGTHS;
 			break;
 		case 4: /* lie about TotalAHSLength */
@@ -493,7 +502,7 @@ static void mutate(struct fz_conn *f, struct ir_pdu *p, uint8_t **data_owned,
 			break;
 		case 8: /* CmdSN / ExpStatSN around the window */
 			put_be32(b + 24, f->c.cmdsn + (uint32_t)rnd_below(8) - 4 +
-						 (rnd_below(4) ? 0 : 0x80000000u));
+					     (rnd_below(4) ? 0 : 0x80000000u));
 			put_be32(b + 28, f->c.expstatsn + (uint32_t)rnd_below(8) - 4);
 			break;
 		case 9: /* LUN: another LUN (sanitize() keeps the good one out) */
@@ -562,7 +571,7 @@ static bool drain(struct fz_conn *f, int ms)
 		/* answer keepalives so the target does not drop us for that */
 		if (ir_pdu_opcode(&p) == IR_OP_NOP_IN && get_be32(p.bhs.rsp.ttt) != IR_RSVD_TAG &&
 		    rnd_below(2)) {
-			struct ir_pdu o = { 0 };
+			struct ir_pdu o = {0};
 
 			o.bhs.req.opcode = IR_OP_IMMEDIATE | IR_OP_NOP_OUT;
 			o.bhs.req.flags = IR_FLAG_FINAL;
@@ -589,10 +598,10 @@ static void fz_down(struct fz_conn *f, bool by_target)
 static void fz_up(struct fz_conn *f)
 {
 	struct ir_login_opts o = {
-		.initiator_name = "iqn.2026-12.org.utarget:netfuzz",
-		.target_name = opt.target,
-		.initial_r2t = (int)rnd_below(3) - 1,
-		.immediate_data = (int)rnd_below(3) - 1,
+	    .initiator_name = "iqn.2026-12.org.utarget:netfuzz",
+	    .target_name = opt.target,
+	    .initial_r2t = (int)rnd_below(3) - 1,
+	    .immediate_data = (int)rnd_below(3) - 1,
 	};
 	unsigned trunc = f->trunc_pos;
 	int rc;
@@ -715,17 +724,17 @@ static size_t sweep_one(unsigned t, size_t k, bool rst)
 {
 	static const char keys[] = "InitiatorName=iqn.2026-12.org.utarget:netfuzz-sweep\0"
 				   "SessionType=Normal\0AuthMethod=None\0";
-	struct fz_conn f = { .up = false };
+	struct fz_conn f = {.up = false};
 	struct ir_login_opts o = {
-		.initiator_name = "iqn.2026-12.org.utarget:netfuzz-sweep",
-		.target_name = opt.target,
-		.header_digest = true,
-		.data_digest = true,
-		.initial_r2t = -1,
-		.immediate_data = -1,
+	    .initiator_name = "iqn.2026-12.org.utarget:netfuzz-sweep",
+	    .target_name = opt.target,
+	    .header_digest = true,
+	    .data_digest = true,
+	    .initial_r2t = -1,
+	    .immediate_data = -1,
 	};
 	uint8_t data[512], *wire;
-	struct ir_pdu p = { 0 };
+	struct ir_pdu p = {0};
 	ssize_t n;
 	size_t len;
 
@@ -751,11 +760,15 @@ static size_t sweep_one(unsigned t, size_t k, bool rst)
 			if (opt.verbose)
 				printf("netfuzz: sweep template %u: login failed: %s, status "
 				       "%02x/%02x %s\n",
-				       t, strerror(-rc), f.c.login_class, f.c.login_detail, f.c.err);
+				       t, strerror(-rc), f.c.login_class, f.c.login_detail,
+				       f.c.err);
 			ir_close(&f.c);
 			return 0;
 		}
-		build_template(&f, t == 1 ? IR_OP_SCSI_CMD : t == 2 ? IR_OP_TEXT_REQ : IR_OP_NOP_OUT,
+		build_template(&f,
+			       t == 1	? IR_OP_SCSI_CMD
+			       : t == 2 ? IR_OP_TEXT_REQ
+					: IR_OP_NOP_OUT,
 			       &p);
 		if (t == 1) { /* WRITE(16) of one block with immediate data */
 			uint8_t *cdb = p.bhs.cmd.cdb;
@@ -847,23 +860,23 @@ static int parse_u64(const char *s, uint64_t *v)
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "addr", required_argument, NULL, 'a' },
-		{ "target", required_argument, NULL, 't' },
-		{ "fuzz-lun", required_argument, NULL, 'l' },
-		{ "good-lun", required_argument, NULL, 'g' },
-		{ "good-lba", required_argument, NULL, 'b' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "pdus", required_argument, NULL, 'n' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "rss-max-growth", required_argument, NULL, 'r' },
-		{ "rss-max-late-growth", required_argument, NULL, 'R' },
-		{ "no-sweep", no_argument, NULL, 'W' },
-		{ "ops", required_argument, NULL, 'O' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ 0 },
+	    {"addr", required_argument, NULL, 'a'},
+	    {"target", required_argument, NULL, 't'},
+	    {"fuzz-lun", required_argument, NULL, 'l'},
+	    {"good-lun", required_argument, NULL, 'g'},
+	    {"good-lba", required_argument, NULL, 'b'},
+	    {"seconds", required_argument, NULL, 's'},
+	    {"pdus", required_argument, NULL, 'n'},
+	    {"seed", required_argument, NULL, 'S'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"rss-max-growth", required_argument, NULL, 'r'},
+	    {"rss-max-late-growth", required_argument, NULL, 'R'},
+	    {"no-sweep", no_argument, NULL, 'W'},
+	    {"ops", required_argument, NULL, 'O'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {0},
 	};
-	struct fz_conn f = { .up = false };
+	struct fz_conn f = {.up = false};
 	const char *addr = NULL;
 	pthread_t th;
 	long rss0 = -1, rss1 = -1, rss_mid = -1;
@@ -1007,10 +1020,10 @@ int main(int argc, char **argv)
 	if (alive) {
 		struct ir_conn c;
 		struct ir_login_opts o = {
-			.initiator_name = "iqn.2026-12.org.utarget:netfuzz-check",
-			.target_name = opt.target,
-			.initial_r2t = -1,
-			.immediate_data = -1,
+		    .initiator_name = "iqn.2026-12.org.utarget:netfuzz-check",
+		    .target_name = opt.target,
+		    .initial_r2t = -1,
+		    .immediate_data = -1,
 		};
 		uint8_t resp;
 

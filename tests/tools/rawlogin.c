@@ -32,36 +32,37 @@ static int print_pair(void *arg, const uint8_t *k, size_t kl, const uint8_t *v, 
 
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: rawlogin --addr HOST:PORT [--target IQN | --discovery] [--initiator IQN]\n"
-		"                [--chap-user U --chap-secret S] [--mutual-user U --mutual-secret S]\n"
-		"                [--chap-alg 5,6,7,8] [--encoding hex|base64] [--header-digest]\n"
-		"                [--data-digest] [--lun N]\n");
+	fprintf(
+	    stderr,
+	    "usage: rawlogin --addr HOST:PORT [--target IQN | --discovery] [--initiator IQN]\n"
+	    "                [--chap-user U --chap-secret S] [--mutual-user U --mutual-secret S]\n"
+	    "                [--chap-alg 5,6,7,8] [--encoding hex|base64] [--header-digest]\n"
+	    "                [--data-digest] [--lun N]\n");
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "addr", required_argument, NULL, 'a' },
-		{ "target", required_argument, NULL, 't' },
-		{ "discovery", no_argument, NULL, 'D' },
-		{ "initiator", required_argument, NULL, 'i' },
-		{ "chap-user", required_argument, NULL, 'u' },
-		{ "chap-secret", required_argument, NULL, 's' },
-		{ "mutual-user", required_argument, NULL, 'U' },
-		{ "mutual-secret", required_argument, NULL, 'S' },
-		{ "chap-alg", required_argument, NULL, 'A' },
-		{ "encoding", required_argument, NULL, 'e' },
-		{ "header-digest", no_argument, NULL, 'H' },
-		{ "data-digest", no_argument, NULL, 'd' },
-		{ "lun", required_argument, NULL, 'l' },
-		{ 0 },
+	    {"addr", required_argument, NULL, 'a'},
+	    {"target", required_argument, NULL, 't'},
+	    {"discovery", no_argument, NULL, 'D'},
+	    {"initiator", required_argument, NULL, 'i'},
+	    {"chap-user", required_argument, NULL, 'u'},
+	    {"chap-secret", required_argument, NULL, 's'},
+	    {"mutual-user", required_argument, NULL, 'U'},
+	    {"mutual-secret", required_argument, NULL, 'S'},
+	    {"chap-alg", required_argument, NULL, 'A'},
+	    {"encoding", required_argument, NULL, 'e'},
+	    {"header-digest", no_argument, NULL, 'H'},
+	    {"data-digest", no_argument, NULL, 'd'},
+	    {"lun", required_argument, NULL, 'l'},
+	    {0},
 	};
-	struct ir_chap_opts chap = { .encoding = IR_ENC_HEX };
+	struct ir_chap_opts chap = {.encoding = IR_ENC_HEX};
 	struct ir_login_opts o = {
-		.initiator_name = "iqn.2026-12.org.utarget:rawlogin",
-		.initial_r2t = -1,
-		.immediate_data = -1,
+	    .initiator_name = "iqn.2026-12.org.utarget:rawlogin",
+	    .initial_r2t = -1,
+	    .immediate_data = -1,
 	};
 	struct ir_scsi_result r;
 	struct ir_conn c;
@@ -167,7 +168,9 @@ int main(int argc, char **argv)
 	       c.tsih, c.hdigest ? "CRC32C" : "None", c.ddigest ? "CRC32C" : "None",
 	       c.p.target_mrdsl, c.p.max_burst, c.p.first_burst, c.p.initial_r2t ? "Yes" : "No",
 	       c.p.immediate_data ? "Yes" : "No",
-	       chap.mutual_user ? ", mutual CHAP verified" : chap.user ? ", CHAP" : "");
+	       chap.mutual_user ? ", mutual CHAP verified"
+	       : chap.user	? ", CHAP"
+				: "");
 	if (discovery) {
 		uint8_t *txt;
 		size_t len;

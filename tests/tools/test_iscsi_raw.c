@@ -48,8 +48,8 @@ static void test_struct_offsets(void **state)
 
 static void test_encode_lengths_padding(void **state)
 {
-	struct ir_pdu p = { 0 };
-	uint8_t data[5] = { 1, 2, 3, 4, 5 };
+	struct ir_pdu p = {0};
+	uint8_t data[5] = {1, 2, 3, 4, 5};
 	uint8_t out[128];
 	ssize_t n;
 
@@ -76,9 +76,9 @@ static void test_encode_lengths_padding(void **state)
 static void test_digest_rfc3720_vector(void **state)
 {
 	/* RFC 3720 B.4: CRC32C of 32 zero bytes is stored as aa 36 91 8a. */
-	static const uint8_t want[4] = { 0xaa, 0x36, 0x91, 0x8a };
-	struct ir_pdu p = { 0 };
-	uint8_t data[32] = { 0 };
+	static const uint8_t want[4] = {0xaa, 0x36, 0x91, 0x8a};
+	struct ir_pdu p = {0};
+	uint8_t data[32] = {0};
 	uint8_t out[128];
 	ssize_t n;
 
@@ -97,7 +97,7 @@ static void test_digest_rfc3720_vector(void **state)
 
 static void roundtrip(bool hd, bool dd, uint32_t ahs_len, uint32_t dlen)
 {
-	struct ir_pdu p = { 0 }, q;
+	struct ir_pdu p = {0}, q;
 	struct ir_decoder d;
 	uint8_t *data = malloc(dlen + 1), ahs[16];
 	uint8_t *wire = malloc(48 + 16 + 8 + dlen + 8);
@@ -159,7 +159,7 @@ static void test_decoder_roundtrip(void **state)
 
 static void test_decoder_errors(void **state)
 {
-	struct ir_pdu p = { 0 };
+	struct ir_pdu p = {0};
 	struct ir_decoder d;
 	uint8_t data[8] = "abcdefg";
 	uint8_t wire[128];
@@ -202,7 +202,7 @@ static void test_text(void **state)
 	assert_int_equal(ir_text_add(&t, "MaxRecvDataSegmentLength", "8192"), 0);
 	assert_int_equal(ir_text_add(&t, "HeaderDigest", "None"), 0);
 	assert_int_equal(t.len, strlen("MaxRecvDataSegmentLength=8192") + 1 +
-					strlen("HeaderDigest=None") + 1);
+				    strlen("HeaderDigest=None") + 1);
 	assert_int_equal(ir_text_get(t.buf, t.len, "HeaderDigest", val, sizeof(val)), 4);
 	assert_string_equal(val, "None");
 	assert_int_equal(ir_text_get(t.buf, t.len, "Header", val, sizeof(val)), -ENOENT);
@@ -239,12 +239,12 @@ static void test_chap_vectors(void **state)
 		int alg;
 		const char *hex;
 	} v[] = {
-		{ .alg = IR_CHAP_MD5, .hex = "a384beacb762b68badaf6f7ffc818bb4" },
-		{ .alg = IR_CHAP_SHA1, .hex = "09d014422eaed6f1658b00d7d4d0131134d99d1e" },
-		{ .alg = IR_CHAP_SHA256,
-		  .hex = "172dd61e091999e46cfecf02168a8c4521f57d816b023125b5825b7c06448e00" },
-		{ .alg = IR_CHAP_SHA3_256,
-		  .hex = "8fd011ad0e800f7374c799c2c9d7b847c52dd994dc01106c9c7665a6d4b27993" },
+	    {.alg = IR_CHAP_MD5, .hex = "a384beacb762b68badaf6f7ffc818bb4"},
+	    {.alg = IR_CHAP_SHA1, .hex = "09d014422eaed6f1658b00d7d4d0131134d99d1e"},
+	    {.alg = IR_CHAP_SHA256,
+	     .hex = "172dd61e091999e46cfecf02168a8c4521f57d816b023125b5825b7c06448e00"},
+	    {.alg = IR_CHAP_SHA3_256,
+	     .hex = "8fd011ad0e800f7374c799c2c9d7b847c52dd994dc01106c9c7665a6d4b27993"},
 	};
 	uint8_t chal[16], out[IR_CHAP_MAX_DIGEST], want[IR_CHAP_MAX_DIGEST];
 	size_t i;
@@ -253,8 +253,8 @@ static void test_chap_vectors(void **state)
 	for (i = 0; i < sizeof(chal); i++)
 		chal[i] = (uint8_t)i;
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		int n = ir_chap_response(v[i].alg, 0x2a, "secretsecret1234", 16, chal,
-					 sizeof(chal), out);
+		int n = ir_chap_response(v[i].alg, 0x2a, "secretsecret1234", 16, chal, sizeof(chal),
+					 out);
 
 		assert_int_equal(n, (int)strlen(v[i].hex) / 2);
 		assert_int_equal((size_t)n, ir_chap_digest_len(v[i].alg));
@@ -268,8 +268,8 @@ static void test_chap_vectors(void **state)
 static void test_chap_encodings(void **state)
 {
 	/* RFC 4648 section 10 vectors */
-	static const char *const b64[] = { "0bZg==",	 "0bZm8=",     "0bZm9v",
-					   "0bZm9vYg==", "0bZm9vYmE=", "0bZm9vYmFy" };
+	static const char *const b64[] = {"0bZg==",	"0bZm8=",     "0bZm9v",
+					  "0bZm9vYg==", "0bZm9vYmE=", "0bZm9vYmFy"};
 	const uint8_t *foobar = (const uint8_t *)"foobar";
 	char enc[64];
 	uint8_t bin[64];
@@ -277,8 +277,8 @@ static void test_chap_encodings(void **state)
 
 	(void)state;
 	for (i = 0; i < 6; i++) {
-		assert_true(ir_chap_encode(IR_ENC_BASE64, foobar, (size_t)i + 1, enc,
-					   sizeof(enc)) > 0);
+		assert_true(ir_chap_encode(IR_ENC_BASE64, foobar, (size_t)i + 1, enc, sizeof(enc)) >
+			    0);
 		assert_string_equal(enc, b64[i]);
 		n = ir_chap_decode(enc, strlen(enc), bin, sizeof(bin));
 		assert_int_equal(n, i + 1);
@@ -361,7 +361,7 @@ static void test_lun_sn(void **state)
 
 static void test_sense_parse(void **state)
 {
-	struct ir_scsi_result r = { 0 };
+	struct ir_scsi_result r = {0};
 	uint8_t k, a, q;
 
 	(void)state;
@@ -386,16 +386,15 @@ static void test_sense_parse(void **state)
 	assert_false(ir_sense_parse(&r, &k, &a, &q));
 }
 
-
 /* ---- CHAP login against a scripted fake target (socketpair) ---- */
 
 struct fake_target {
 	int fd;
-	int alg; /* CHAP_A the target picks */
-	int enc; /* encoding of its CHAP_C / CHAP_R */
-	const char *isecret; /* the initiator's secret as the target knows it */
+	int alg;		     /* CHAP_A the target picks */
+	int enc;		     /* encoding of its CHAP_C / CHAP_R */
+	const char *isecret;	     /* the initiator's secret as the target knows it */
 	const char *tuser, *tsecret; /* mutual: the target's name and secret */
-	bool verified; /* the initiator's CHAP_R was right */
+	bool verified;		     /* the initiator's CHAP_R was right */
 };
 
 static int ft_recv(struct fake_target *t, struct ir_pdu *p)
@@ -423,7 +422,7 @@ static int ft_recv(struct fake_target *t, struct ir_pdu *p)
 static void ft_send(struct fake_target *t, const struct ir_pdu *req, uint8_t flags, uint8_t cls,
 		    uint8_t det, struct ir_text *keys)
 {
-	struct ir_pdu p = { 0 };
+	struct ir_pdu p = {0};
 	uint8_t wire[4096];
 	ssize_t n;
 
@@ -467,7 +466,8 @@ static void *fake_target_main(void *arg)
 		if (csg == IR_STAGE_SECURITY && step == 0) {
 			ir_text_add(&k, "AuthMethod", "CHAP");
 			ft_send(t, &req, 0, 0, 0, &k);
-		} else if (csg == IR_STAGE_SECURITY && ir_text_get(d, dl, "CHAP_A", v, sizeof(v)) > 0) {
+		} else if (csg == IR_STAGE_SECURITY &&
+			   ir_text_get(d, dl, "CHAP_A", v, sizeof(v)) > 0) {
 			snprintf(num, sizeof(num), "%d", t->alg);
 			ir_text_add(&k, "CHAP_A", num);
 			snprintf(num, sizeof(num), "%u", id);
@@ -497,8 +497,8 @@ static void *fake_target_main(void *arg)
 				assert_true(ir_text_get(d, dl, "CHAP_C", v, sizeof(v)) > 0);
 				n = ir_chap_decode(v, strlen(v), bin, sizeof(bin));
 				assert_true(n > 0);
-				wl = ir_chap_response(t->alg, mid, t->tsecret, strlen(t->tsecret), bin,
-						      (size_t)n, want);
+				wl = ir_chap_response(t->alg, mid, t->tsecret, strlen(t->tsecret),
+						      bin, (size_t)n, want);
 				ir_chap_encode(t->enc, want, (size_t)wl, v, sizeof(v));
 				ir_text_add(&k, "CHAP_N", t->tuser);
 				ir_text_add(&k, "CHAP_R", v);
@@ -513,8 +513,9 @@ static void *fake_target_main(void *arg)
 			ir_text_add(&k, "InitialR2T", "No");
 			ir_text_add(&k, "ImmediateData", "Yes");
 			ir_text_add(&k, "ErrorRecoveryLevel", "0");
-			ft_send(t, &req, IR_LOGIN_TRANSIT | (IR_STAGE_OPERATIONAL << IR_LOGIN_CSG_SHIFT) |
-						 IR_STAGE_FFP,
+			ft_send(t, &req,
+				IR_LOGIN_TRANSIT | (IR_STAGE_OPERATIONAL << IR_LOGIN_CSG_SHIFT) |
+				    IR_STAGE_FFP,
 				0, 0, &k);
 			ir_text_free(&k);
 			ir_pdu_free(&req);
@@ -531,27 +532,30 @@ static int chap_login(int offer0, int pick, int enc, const char *isecret_target,
 		      struct fake_target *t)
 {
 	struct ir_chap_opts ch = {
-		.user = "init-user",
-		.secret = "init-secret-16by",
-		.mutual_user = mutual ? "target-user" : NULL,
-		.mutual_secret = mutual ? tsecret_init : NULL,
-		.algs = { offer0, IR_CHAP_SHA1, IR_CHAP_MD5 },
-		.encoding = enc,
+	    .user = "init-user",
+	    .secret = "init-secret-16by",
+	    .mutual_user = mutual ? "target-user" : NULL,
+	    .mutual_secret = mutual ? tsecret_init : NULL,
+	    .algs = {offer0, IR_CHAP_SHA1, IR_CHAP_MD5},
+	    .encoding = enc,
 	};
 	struct ir_login_opts o = {
-		.initiator_name = "iqn.2026-12.org.utarget:unit",
-		.target_name = "iqn.2026-12.org.utarget:fake",
-		.chap = &ch,
-		.initial_r2t = -1,
-		.immediate_data = -1,
+	    .initiator_name = "iqn.2026-12.org.utarget:unit",
+	    .target_name = "iqn.2026-12.org.utarget:fake",
+	    .chap = &ch,
+	    .initial_r2t = -1,
+	    .immediate_data = -1,
 	};
 	pthread_t th;
 	int sv[2], rc;
 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	*t = (struct fake_target){ .fd = sv[1], .alg = pick, .enc = enc ^ 1,
-				   .isecret = isecret_target, .tuser = "target-user",
-				   .tsecret = "target-secret-16" };
+	*t = (struct fake_target){.fd = sv[1],
+				  .alg = pick,
+				  .enc = enc ^ 1,
+				  .isecret = isecret_target,
+				  .tuser = "target-user",
+				  .tsecret = "target-secret-16"};
 	ir_conn_init(c);
 	c->fd = sv[0];
 	c->timeout_ms = 3000;
@@ -570,14 +574,14 @@ static void test_chap_login_flows(void **state)
 		int offer0, pick, enc;
 		bool mutual;
 	} ok[] = {
-		{ .offer0 = IR_CHAP_MD5, .pick = IR_CHAP_MD5, .enc = IR_ENC_HEX },
-		{ .offer0 = IR_CHAP_SHA256, .pick = IR_CHAP_SHA1, .enc = IR_ENC_BASE64,
-		  .mutual = true },
-		{ .offer0 = IR_CHAP_SHA256, .pick = IR_CHAP_SHA256, .enc = IR_ENC_HEX,
-		  .mutual = true },
-		{ .offer0 = IR_CHAP_SHA3_256, .pick = IR_CHAP_SHA3_256, .enc = IR_ENC_BASE64,
-		  .mutual = true },
-		{ .offer0 = IR_CHAP_SHA3_256, .pick = IR_CHAP_SHA3_256, .enc = IR_ENC_HEX },
+	    {.offer0 = IR_CHAP_MD5, .pick = IR_CHAP_MD5, .enc = IR_ENC_HEX},
+	    {.offer0 = IR_CHAP_SHA256, .pick = IR_CHAP_SHA1, .enc = IR_ENC_BASE64, .mutual = true},
+	    {.offer0 = IR_CHAP_SHA256, .pick = IR_CHAP_SHA256, .enc = IR_ENC_HEX, .mutual = true},
+	    {.offer0 = IR_CHAP_SHA3_256,
+	     .pick = IR_CHAP_SHA3_256,
+	     .enc = IR_ENC_BASE64,
+	     .mutual = true},
+	    {.offer0 = IR_CHAP_SHA3_256, .pick = IR_CHAP_SHA3_256, .enc = IR_ENC_HEX},
 	};
 	struct fake_target t;
 	struct ir_conn c;
@@ -616,19 +620,19 @@ static void test_chap_login_flows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_struct_offsets),
-		cmocka_unit_test(test_encode_lengths_padding),
-		cmocka_unit_test(test_digest_rfc3720_vector),
-		cmocka_unit_test(test_decoder_roundtrip),
-		cmocka_unit_test(test_decoder_errors),
-		cmocka_unit_test(test_text),
-		cmocka_unit_test(test_chap_vectors),
-		cmocka_unit_test(test_chap_encodings),
-		cmocka_unit_test(test_chap_login_flows),
-		cmocka_unit_test(test_parse_addr),
-		cmocka_unit_test(test_login_req_build),
-		cmocka_unit_test(test_lun_sn),
-		cmocka_unit_test(test_sense_parse),
+	    cmocka_unit_test(test_struct_offsets),
+	    cmocka_unit_test(test_encode_lengths_padding),
+	    cmocka_unit_test(test_digest_rfc3720_vector),
+	    cmocka_unit_test(test_decoder_roundtrip),
+	    cmocka_unit_test(test_decoder_errors),
+	    cmocka_unit_test(test_text),
+	    cmocka_unit_test(test_chap_vectors),
+	    cmocka_unit_test(test_chap_encodings),
+	    cmocka_unit_test(test_chap_login_flows),
+	    cmocka_unit_test(test_parse_addr),
+	    cmocka_unit_test(test_login_req_build),
+	    cmocka_unit_test(test_lun_sn),
+	    cmocka_unit_test(test_sense_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
