@@ -60,6 +60,36 @@ static int recv_relevant(struct ir_conn *c, struct ir_pdu *p)
 	}
 }
 
+/* RFC 7143 4.2.2.1: a non-immediate command may be sent only while CmdSN <=
+ * MaxCmdSN. While the target keeps the window closed, wait for a PDU that
+ * opens it (a NOP-In, answered if it asks; an Async Message); anything else
+ * arriving while nothing is outstanding is a protocol error. */
+static int wait_window(struct ir_conn *c)
+{
+	while (c->full_feature && ir_sn_lt(c->max_cmdsn, c->cmdsn)) {
+		struct ir_pdu p;
+		int rc = ir_recv_pdu(c, &p, -1);
+		uint8_t op;
+
+		if (rc)
+			return rc;
+		op = ir_pdu_opcode(&p);
+		if (op == IR_OP_NOP_IN && ir_pdu_itt(&p) == IR_RSVD_TAG)
+			rc = answer_nopin(c, &p);
+		else if (op == IR_OP_ASYNC_MSG)
+			c->async_seen++;
+		else
+			rc = -EPROTO;
+		if (rc == -EPROTO)
+			snprintf(c->err, sizeof(c->err), "unexpected %s while the window is closed",
+				 ir_opcode_name(op));
+		ir_pdu_free(&p);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* ITT of the PDU a Reject carries in its data segment (11.17.3), or 0xffffffff. */
 static uint32_t rejected_itt(const struct ir_pdu *p, uint8_t *opcode)
 {
@@ -168,6 +198,9 @@ int ir_scsi_cmd_ex(struct ir_conn *c, uint64_t lun, const uint8_t *cdb, size_t c
 	memset(res, 0, sizeof(*res));
 	if (cdb_len > 16 + 256 || !cdb_len)
 		return -EINVAL;
+	rc = wait_window(c);
+	if (rc)
+		return rc;
 	h->opcode = IR_OP_SCSI_CMD;
 	h->flags = (uint8_t)(opts->attr ? opts->attr : IR_CMD_ATTR_SIMPLE);
 	if (dir == IR_DIR_READ)
