@@ -88,13 +88,22 @@ void iscsi_task_put(struct iscsi_task *t)
 	iscsi_conn_put(c);
 }
 
+/* Lists of tasks are walked node by node: struct iscsi_task is 16-byte
+ * aligned (the core's bs_io), and list_for_each_entry would form a task
+ * pointer from the list head, which UBSan reports as misaligned. */
+#define for_each_task_node(n, head) for (struct list_node *n = (head)->next; n != (head); n = n->next)
+
 struct iscsi_task *iscsi_task_by_itt(struct iscsi_conn *c, uint32_t itt)
 {
-	struct iscsi_task *t;
+	struct list_node *head = &c->itt_hash[itt_bucket(itt)];
 
-	list_for_each_entry(t, &c->itt_hash[itt_bucket(itt)], itt_node)
+	for_each_task_node(n, head)
+	{
+		struct iscsi_task *t = list_entry(n, struct iscsi_task, itt_node);
+
 		if (t->itt == itt)
 			return t;
+	}
 	return NULL;
 }
 
@@ -146,11 +155,11 @@ void iscsi_tasks_cmdsn_advanced(struct iscsi_session *s)
 	bool again = true;
 
 	while (again) {
-		struct iscsi_task *t;
-
 		again = false;
-		list_for_each_entry(t, &s->held, hold_node)
+		for_each_task_node(n, &s->held)
 		{
+			struct iscsi_task *t = list_entry(n, struct iscsi_task, hold_node);
+
 			if (iscsi_cmdsn_reached(&s->cmdsn, t->cmdsn)) {
 				iscsi_task_exec(t); /* may change the list: rescan */
 				again = true;

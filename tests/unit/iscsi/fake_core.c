@@ -137,11 +137,10 @@ static void abort_all(struct scsi_nexus *n, uint64_t lun, bool any_lun, uint64_t
 	bool again = true;
 
 	while (again) {
-		struct scsi_cmd *cmd;
-
 		again = false;
-		list_for_each_entry(cmd, &live, priv.task_node)
-		{
+		for (struct list_node *ln = live.next; ln != &live; ln = ln->next) {
+			struct scsi_cmd *cmd = list_entry(ln, struct scsi_cmd, priv.task_node);
+
 			if (cmd->nexus != n || (!any_lun && cmd->lun != lun) ||
 			    (!any_tag && cmd->tag != tag) || cmd->priv.aborted)
 				continue;

@@ -17,12 +17,15 @@
 #include "lib/reactor.h"
 
 struct h_env henv;
+size_t h_write_max;
+bool h_write_eagain;
 static struct h_conn *conns[8];
 
 static ssize_t h_writev(struct iscsi_conn *c, const struct iovec *iov, int n)
 {
+	static unsigned calls;
 	struct h_conn *hc = NULL;
-	size_t total = 0;
+	size_t total = 0, before;
 
 	for (unsigned i = 0; i < 8; i++)
 		if (conns[i] && conns[i]->c == c)
@@ -31,6 +34,11 @@ static ssize_t h_writev(struct iscsi_conn *c, const struct iovec *iov, int n)
 		total += iov[i].iov_len;
 	if (!hc)
 		return (ssize_t)total;
+	if (h_write_eagain && (calls++ & 1))
+		return -EAGAIN;
+	if (h_write_max && total > h_write_max)
+		total = h_write_max;
+	before = hc->out_len;
 	if (hc->out_len + total > hc->out_cap) {
 		size_t cap = hc->out_cap ? hc->out_cap : 65536;
 
@@ -39,11 +47,18 @@ static ssize_t h_writev(struct iscsi_conn *c, const struct iovec *iov, int n)
 		hc->out = realloc(hc->out, cap);
 		hc->out_cap = cap;
 	}
-	for (int i = 0; i < n; i++) {
-		memcpy(hc->out + hc->out_len, iov[i].iov_base, iov[i].iov_len);
-		hc->out_len += iov[i].iov_len;
+	for (int i = 0; i < n && hc->out_len < hc->out_cap; i++) {
+		size_t k = iov[i].iov_len;
+
+		if (k > total)
+			k = total;
+		memcpy(hc->out + hc->out_len, iov[i].iov_base, k);
+		hc->out_len += k;
+		total -= k;
+		if (!total)
+			break;
 	}
-	return (ssize_t)total;
+	return (ssize_t)(hc->out_len - before);
 }
 
 static const struct iscsi_conn_io h_io = { .writev = h_writev };
@@ -254,8 +269,7 @@ void h_login_hdr(union iscsi_hdr *h, uint8_t flags, uint16_t tsih, uint32_t itt,
 
 int h_login_isid(struct h_conn *hc, const char *const *extra, const uint8_t *isid)
 {
-	const char *std[] = { "InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
-			      "SessionType=Normal", NULL };
+	const char *std[] = { "InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, NULL };
 	uint8_t buf[8192], rsp[8192];
 	union iscsi_hdr h;
 	uint32_t n, len;

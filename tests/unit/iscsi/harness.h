@@ -26,6 +26,10 @@ struct h_env {
 	struct iscsi_portal *portal;
 };
 extern struct h_env henv;
+/* Test knobs of the capturing writer: at most this many bytes per call
+ * (0: all), and -EAGAIN on every other call when set. */
+extern size_t h_write_max;
+extern bool h_write_eagain;
 
 struct h_conn {
 	struct iscsi_conn *c;

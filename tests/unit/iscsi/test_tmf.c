@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_tmf.c: Task Management Function Request/Response (RFC 7143 11.5,
+ * 11.6): the RefCmdSN rules of ABORT TASK, response mapping, TASK REASSIGN
+ * at ERL 0, TARGET COLD RESET closing the connections. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "harness.h"
+#include "fabric/iscsi/session.h"
+#include "lib/endian.h"
+
+#define F_N (ISCSI_FLAG_FINAL | ISCSI_ATTR_SIMPLE)
+
+static struct h_conn *hc;
+
+static int setup(void **state)
+{
+	(void)state;
+	h_setup(NULL);
+	hc = h_conn_new();
+	assert_int_equal(h_login(hc, NULL), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	h_conn_free(hc);
+	h_teardown();
+	return 0;
+}
+
+static void tur(uint32_t cmdsn, uint32_t itt)
+{
+	static const uint8_t cdb[16];
+	union iscsi_hdr h;
+
+	h_scsi_cmd(&h, hc, F_N, 0, cdb);
+	put_be32(h.cmd.cmdsn, cmdsn);
+	put_be32(h.cmd.itt, itt);
+	h_send(hc, &h, NULL, 0);
+}
+
+/* Send a TMF; returns the response code (-1: none). */
+static int tmf(uint8_t func, uint32_t rtt, uint32_t cmdsn, uint32_t ref_cmdsn, bool immediate)
+{
+	union iscsi_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.tmf_req.opcode = ISCSI_OP_TMF_REQ | (immediate ? ISCSI_OP_IMMEDIATE : 0);
+	h.tmf_req.func = 0x80 | func;
+	put_be32(h.tmf_req.itt, 0xa000 + func);
+	put_be32(h.tmf_req.ref_task_tag, rtt);
+	put_be32(h.tmf_req.cmdsn, cmdsn);
+	put_be32(h.tmf_req.ref_cmdsn, ref_cmdsn);
+	h_send(hc, &h, NULL, 0);
+	h_pump();
+	if (!h_recv(hc, &h, NULL, 0, NULL))
+		return -1;
+	assert_int_equal(h.bhs.opcode, ISCSI_OP_TMF_RSP);
+	assert_int_equal(get_be32(h.tmf_rsp.itt), 0xa000u + func);
+	return h.tmf_rsp.response;
+}
+
+static void test_abort_task(void **state)
+{
+	union iscsi_hdr h;
+
+	(void)state;
+	fake.hold = true;
+	tur(1, 0x10);
+	/* a task the target holds: aborted by the core, no SCSI Response */
+	assert_int_equal(tmf(ISCSI_TMF_ABORT_TASK, 0x10, 2, 1, true), ISCSI_TMF_RSP_COMPLETE);
+	assert_int_equal(fake.last_tmf_func, SCSI_TMF_ABORT_TASK);
+	assert_int_equal(fake.last_tmf_ref, 0x10);
+	assert_int_equal(fake.live_cmds, 0);
+	assert_true(h_idle(hc));
+	/* 11.5.1 b): not received yet, RefCmdSN in the window and before the
+	 * TMF's CmdSN: considered received, "function complete" */
+	assert_int_equal(tmf(ISCSI_TMF_ABORT_TASK, 0x20, 3, 2, false), ISCSI_TMF_RSP_COMPLETE);
+	assert_int_equal(hc->c->sess->cmdsn.exp, 4); /* 2 and 3 both consumed */
+	tur(2, 0x20); /* the command arrives late: a duplicate, ignored */
+	assert_true(h_idle(hc));
+	/* 11.5.1 c): outside the window (long done): task does not exist */
+	assert_int_equal(tmf(ISCSI_TMF_ABORT_TASK, 0x30, 4, 1, true), ISCSI_TMF_RSP_NO_TASK);
+	/* RefCmdSN not before the TMF's own CmdSN */
+	assert_int_equal(tmf(ISCSI_TMF_ABORT_TASK, 0x30, 4, 4, true), ISCSI_TMF_RSP_NO_TASK);
+	fake.hold = false;
+	tur(4, 0x40);
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+}
+
+static void test_functions(void **state)
+{
+	(void)state;
+	fake.hold = true;
+	tur(1, 1);
+	tur(2, 2);
+	assert_int_equal(tmf(ISCSI_TMF_LUN_RESET, ISCSI_RSVD_TAG, 3, 0, true),
+			 ISCSI_TMF_RSP_COMPLETE);
+	assert_int_equal(fake.last_tmf_func, SCSI_TMF_LUN_RESET);
+	assert_int_equal(fake.live_cmds, 0);
+	assert_true(h_idle(hc));
+	assert_int_equal(tmf(ISCSI_TMF_ABORT_TASK_SET, 0, 3, 0, true), ISCSI_TMF_RSP_COMPLETE);
+	assert_int_equal(fake.last_tmf_func, SCSI_TMF_ABORT_TASK_SET);
+	assert_int_equal(tmf(ISCSI_TMF_CLEAR_ACA, 0, 3, 0, true), ISCSI_TMF_RSP_COMPLETE);
+	assert_int_equal(fake.last_tmf_func, SCSI_TMF_CLEAR_ACA);
+	assert_int_equal(tmf(ISCSI_TMF_CLEAR_TASK_SET, 0, 3, 0, true), ISCSI_TMF_RSP_COMPLETE);
+	assert_int_equal(tmf(ISCSI_TMF_TARGET_WARM_RESET, 0, 3, 0, true), ISCSI_TMF_RSP_COMPLETE);
+	assert_int_equal(fake.last_tmf_func, SCSI_TMF_TARGET_WARM_RESET);
+	/* ERL 0: no task reassignment */
+	assert_int_equal(tmf(ISCSI_TMF_TASK_REASSIGN, 1, 3, 0, true), ISCSI_TMF_RSP_NO_REASSIGN);
+	/* unknown functions */
+	assert_int_equal(tmf(0, 0, 3, 0, true), ISCSI_TMF_RSP_NOT_SUPPORTED);
+	assert_int_equal(tmf(9, 0, 3, 0, true), ISCSI_TMF_RSP_NOT_SUPPORTED);
+	/* responses mapped from the core's */
+	fake.tmf_response = SCSI_TMF_RESP_LUN_NOT_FOUND;
+	assert_int_equal(tmf(ISCSI_TMF_LUN_RESET, 0, 3, 0, true), ISCSI_TMF_RSP_NO_LUN);
+	fake.tmf_response = SCSI_TMF_RESP_NOT_SUPPORTED;
+	assert_int_equal(tmf(ISCSI_TMF_CLEAR_ACA, 0, 3, 0, true), ISCSI_TMF_RSP_NOT_SUPPORTED);
+	fake.tmf_response = SCSI_TMF_RESP_REJECTED;
+	assert_int_equal(tmf(ISCSI_TMF_CLEAR_ACA, 0, 3, 0, true), ISCSI_TMF_RSP_REJECTED);
+	fake.tmf_response = SCSI_TMF_RESP_TASK_NOT_FOUND;
+	tur(3, 3);
+	assert_int_equal(tmf(ISCSI_TMF_ABORT_TASK, 3, 4, 3, true), ISCSI_TMF_RSP_NO_TASK);
+	fake.tmf_response = 0;
+	/* a non-immediate TMF outside the window is ignored */
+	assert_int_equal(tmf(ISCSI_TMF_LUN_RESET, 0, 1000, 0, false), -1);
+}
+
+static void test_cold_reset(void **state)
+{
+	struct h_conn *other = h_conn_new();
+	static const uint8_t isid2[6] = { 0x80, 0, 0, 0, 0, 9 };
+
+	(void)state;
+	assert_int_equal(h_login_isid(other, NULL, isid2), 0);
+	/* the response first, then every connection of the target closes */
+	assert_int_equal(tmf(ISCSI_TMF_TARGET_COLD_RESET, 0, 1, 0, true), ISCSI_TMF_RSP_COMPLETE);
+	h_pump();
+	assert_int_equal(iscsi_conn_state(hc->c), ISCSI_CONN_S1_FREE);
+	assert_int_equal(iscsi_conn_state(other->c), ISCSI_CONN_S1_FREE);
+	h_conn_free(other);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_abort_task, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_functions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cold_reset, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
