@@ -5,8 +5,10 @@
 #ifndef UT_SCSI_LIMITS_H
 #define UT_SCSI_LIMITS_H
 
-/* largest data transfer of one command: the bound on per-command buffers */
-#define SCSI_MAX_XFER_BYTES (8u << 20)
+/* largest data transfer of one command: the bound on per-command buffers.
+ * 32 MiB: libiscsi WriteSame16.Unmap writes and reads 65536 blocks of 512
+ * bytes in single commands without looking at MAXIMUM TRANSFER LENGTH. */
+#define SCSI_MAX_XFER_BYTES (32u << 20)
 #define SCSI_OPT_XFER_BYTES (1u << 20)
 /* parameter lists / allocation lengths of non-data commands */
 #define SCSI_MAX_PARAM_BYTES (64u << 10)

@@ -142,10 +142,10 @@ static void test_rw_fields(void **state)
 
 	(void)state;
 	/* TRANSFER LENGTH beyond MAXIMUM TRANSFER LENGTH: field pointer on it */
-	cdb10(c, 0x28, 0, 0, 0xffff);
-	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_READ, buf, sizeof(buf), &r);
+	cdb12(c, 0xa8, 0, 0, (SCSI_MAX_XFER_BYTES / 512) + 1);
+	sh_cmd(h->p1, 0, c, 12, SCSI_DIR_READ, buf, sizeof(buf), &r);
 	SH_INVALID_CDB(&r);
-	sh_expect_fp(&r, true, 7, -1);
+	sh_expect_fp(&r, true, 6, -1);
 	cdb16(c, 0x8a, 0, 0, (SCSI_MAX_XFER_BYTES / 512) + 1);
 	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, buf, sizeof(buf), &r);
 	SH_INVALID_CDB(&r);
