@@ -3,13 +3,15 @@
  *
  * One block from the Data-Out Buffer (or, NDOB=1, none: zeroes, since LBPRZ
  * is xx1b) is written to every LBA of the range. ANCHOR/UNMAP (SBC-4 table
- * 237): UNMAP=1 on a thin provisioned LU deallocates the range when the
- * block is all zeroes (a deallocated block reads as zeroes, LBPRZ), else the
- * block is written; ANCHOR=1 is refused (ANC_SUP=0 in VPD B2h) and so is
- * UNMAP=1 on a fully provisioned LU (LBPWS/LBPWS10=0, libiscsi
- * WriteSame10.UnmapVPD). A NUMBER OF LOGICAL BLOCKS of zero (WSNZ=0) means
- * up to the last LBA; every range is limited to MAXIMUM WRITE SAME LENGTH
- * (VPD B0h, SBC_MAX_WRITE_SAME_BYTES).
+ * 237): on a thin provisioned LU, UNMAP=1 deallocates the range (the blocks
+ * then read as zeroes, LBPRZ, whatever the Data-Out held: libiscsi
+ * WriteSame10.UnmapUntilEnd sends FFh blocks and reads zeroes back); a
+ * back-store that cannot deallocate gets zeroes written. A fully provisioned
+ * LU does not implement the UNMAP bit (LBPME=0, LBPWS/LBPWS10=0): the block
+ * is written as with UNMAP=0. ANCHOR=1 is refused (ANC_SUP=0 in VPD B2h). A
+ * NUMBER OF LOGICAL BLOCKS of zero (WSNZ=0) means up to the last LBA; every
+ * range is limited to MAXIMUM WRITE SAME LENGTH (VPD B0h,
+ * SBC_MAX_WRITE_SAME_BYTES).
  *
  * The range is written in chunks of at most SBC_CHUNK_BYTES from one
  * buffer holding the block repeated (all-zero writes use the shared zero
@@ -71,9 +73,6 @@ static enum sense_reason ws_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t n
 	 * needs ANC_SUP, which this device server does not have */
 	if (cmd->cdb[1] & 0x10)
 		return cdb_invalid_field(cmd, 1, 4);
-	/* UNMAP=1 needs logical block provisioning (LBPWS/LBPWS10) */
-	if ((cmd->cdb[1] & 0x08) && !lu->attrs.thin)
-		return cdb_invalid_field(cmd, 1, 3);
 	if (lba > cap)
 		return SENSE_LBA_OUT_OF_RANGE;
 	/* WSNZ=0: zero blocks means from lba to the last LBA */
@@ -170,7 +169,7 @@ void sbc_exec_write_same(struct scsi_cmd *cmd)
 	struct scsi_lu *lu = p->lu;
 	uint32_t caps = lu->bs->caps;
 	bool ndob = cmd->cdb[0] == 0x93 && (cmd->cdb[1] & 0x01);
-	bool unmap = cmd->cdb[1] & 0x08;
+	bool unmap = (cmd->cdb[1] & 0x08) && lu->attrs.thin;
 	uint64_t n = p->nblocks;
 	struct ws_op *wo;
 	bool zero;
@@ -179,7 +178,8 @@ void sbc_exec_write_same(struct scsi_cmd *cmd)
 		scsi_cmd_complete(cmd, SENSE_OK);
 		return;
 	}
-	zero = ndob || sbc_all_zero(cmd->buf, lu->block_size);
+	/* deallocated or not, the blocks of an UNMAP read back as zeroes */
+	zero = ndob || unmap || sbc_all_zero(cmd->buf, lu->block_size);
 	wo = calloc(1, sizeof(*wo));
 	if (!wo) {
 		scsi_cmd_complete(cmd, SENSE_BUSY);
@@ -189,9 +189,7 @@ void sbc_exec_write_same(struct scsi_cmd *cmd)
 	p->op_free = ws_free;
 	wo->start = wo->lba = p->lba;
 	wo->end = p->lba + n;
-	if (zero && unmap && (caps & BS_CAP_DISCARD)) {
-		/* SBC-4 5.50: deallocate; the blocks then read back as the
-		 * block written (zeroes, LBPRZ) */
+	if (unmap && (caps & BS_CAP_DISCARD)) {
 		wo->mode = WS_DISCARD;
 	} else if (zero && (caps & BS_CAP_WRITE_ZEROES)) {
 		wo->mode = WS_ZEROES;

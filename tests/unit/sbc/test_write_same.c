@@ -91,13 +91,15 @@ static void test_ws_zeroes_and_unmap(void **state)
 	assert_false(fsb_mapped(h->bs[0], 27 * 512));
 	assert_true(fsb_mapped(h->bs[0], 28 * 512));
 	assert_true(sh_blocks_are(h, 0, 20, 8, 0));
-	/* UNMAP=1 with a non-zero block: the block must read back, so it is
-	 * written */
+	/* UNMAP=1 with a non-zero block: deallocated all the same, reads back
+	 * as zeroes (WriteSame10.UnmapUntilEnd) */
+	sh_fill(h, 0, 30, 4, 0x11);
 	fsb_reset_counts(h->bs[0]);
 	ws16(h, 0x08, 30, 4, ff, 512, &r);
 	sh_expect_good(&r);
-	assert_int_equal(fsb_count(h->bs[0], BS_OP_DISCARD), 0);
-	assert_true(sh_blocks_are(h, 0, 30, 4, 0xff));
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_DISCARD), 1);
+	assert_false(fsb_mapped(h->bs[0], 30 * 512));
+	assert_true(sh_blocks_are(h, 0, 30, 4, 0));
 	/* NDOB (no Data-Out) with UNMAP: deallocated */
 	ws16(h, 0x09, 40, 4, NULL, 0, &r);
 	sh_expect_good(&r);
@@ -184,21 +186,27 @@ static void test_ws_fields(void **state)
 	sh_teardown(h);
 }
 
-/* UNMAP=1 on a fully provisioned LU: LBPWS/LBPWS10 are 0, refused
- * (WriteSame10.UnmapVPD); write protection first (ReadOnlySBC). */
+/* UNMAP=1 on a fully provisioned LU (LBPWS/LBPWS10 = 0): the bit is not
+ * implemented, the block is written; write protection first (ReadOnlySBC). */
 static void test_ws_unmap_not_thin(void **state)
 {
 	struct sh_opts o = {.caps = FSB_ALL_CAPS};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
-	uint8_t blk[512] = {0};
+	uint8_t blk[512];
 
 	(void)state;
-	ws10(h, 0x08, 0, 1, blk, 512, &r);
-	SH_INVALID_CDB(&r);
-	sh_expect_fp(&r, true, 1, 3);
-	ws16(h, 0, 0, 1, blk, 512, &r);
+	memset(blk, 0x5e, sizeof(blk));
+	ws10(h, 0x08, 0, 3, blk, 512, &r);
 	sh_expect_good(&r);
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_DISCARD), 0);
+	assert_true(sh_blocks_are(h, 0, 0, 3, 0x5e));
+	/* NDOB with UNMAP: zeroes, still mapped */
+	ws16(h, 0x09, 0, 2, NULL, 0, &r);
+	sh_expect_good(&r);
+	assert_true(fsb_mapped(h->bs[0], 0));
+	assert_true(sh_blocks_are(h, 0, 0, 2, 0));
+	assert_true(sh_blocks_are(h, 0, 2, 1, 0x5e));
 	sh_teardown(h);
 
 	o.read_only = true;
@@ -207,6 +215,25 @@ static void test_ws_unmap_not_thin(void **state)
 	SH_WRITE_PROTECTED(&r);
 	ws10(h, 0, 0, 1, blk, 512, &r);
 	SH_WRITE_PROTECTED(&r);
+	sh_teardown(h);
+}
+
+/* Without DISCARD, UNMAP writes zeroes (WRITE_ZEROES, else the zero
+ * chunk), whatever the block. */
+static void test_ws_unmap_fallback(void **state)
+{
+	struct sh_opts o = {.caps = BS_CAP_FLUSH, .thin = true};
+	struct sh *h = sh_setup(&o);
+	struct loop_result r;
+	uint8_t blk[512];
+
+	(void)state;
+	memset(blk, 0x77, sizeof(blk));
+	sh_fill(h, 0, 0, 8, 1);
+	ws10(h, 0x08, 0, 8, blk, 512, &r);
+	sh_expect_good(&r);
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_DISCARD), 0);
+	assert_true(sh_blocks_are(h, 0, 0, 8, 0));
 	sh_teardown(h);
 }
 
@@ -261,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_ws_unmap_ram),
 		cmocka_unit_test(test_ws_fields),
 		cmocka_unit_test(test_ws_unmap_not_thin),
+		cmocka_unit_test(test_ws_unmap_fallback),
 		cmocka_unit_test(test_ws_to_end_limit),
 		cmocka_unit_test(test_ws_durable),
 	};
