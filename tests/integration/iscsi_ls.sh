@@ -31,8 +31,19 @@ echo "$out"
 [ "$rc" = 0 ] || ut_fail "iscsi-ls exited with $rc"
 echo "$out" | grep -qx "Target:$UT_TARGET Portal:127.0.0.1:$UT_PORT,1" ||
 	ut_fail "target and portal not listed"
-echo "$out" | grep -qE "^Lun:0 +Type:DIRECT_ACCESS \(Size:64M\)$" || ut_fail "LUN 0 not listed"
-echo "$out" | grep -qE "^Lun:3 +Type:DIRECT_ACCESS \(Size:32M\)$" || ut_fail "LUN 3 not listed"
+# (iscsi-ls prints the last LBA times the block size, rounded down to MiB)
+echo "$out" | grep -qE "^Lun:0 +Type:DIRECT_ACCESS \(Size:63M\)$" || ut_fail "LUN 0 not listed"
+echo "$out" | grep -qE "^Lun:3 +Type:DIRECT_ACCESS \(Size:31M\)$" || ut_fail "LUN 3 not listed"
+[ "$(echo "$out" | grep -c '^Lun:')" = 2 ] || ut_fail "not exactly two LUNs"
+# exact capacities and block sizes
+for l in "0 67108864 512" "3 33554432 4096"; do
+	set -- $l
+	rc16=$(timeout 60 iscsi-readcapacity16 "iscsi://127.0.0.1:$UT_PORT/$UT_TARGET/$1" 2>&1) ||
+		ut_fail "READ CAPACITY(16) of LUN $1 failed: $rc16"
+	echo "$rc16" | grep -qx "Total size:$2" || ut_fail "LUN $1: $rc16"
+	echo "$rc16" | grep -qx "LOGICAL BLOCK LENGTH IN BYTES:$3" || ut_fail "LUN $1: $rc16"
+	echo "ok: LUN $1: $2 bytes in $3-byte blocks"
+done
 
 kill -HUP "$UT_PID"
 for ((i = 0; i < 50; i++)); do

@@ -12,7 +12,8 @@
 #   ut_fail MSG           print MSG and the daemon log, exit 1
 #   ut_cu_names LOG VERDICT  names of tests in an iscsi-test-cu log with
 #                         VERDICT passed|skipped|failed (as cu-score counts)
-# The tests print what they check; any failure exits 1.
+# The tests print what they check; any failure exits 1. With UT_KEEP=1 in
+# the environment the temporary directory (configs, logs) is kept.
 set -u
 
 UT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -39,7 +40,11 @@ ut_cleanup() {
 		wait "$UT_PID" 2>/dev/null
 	fi
 	UT_PID=
-	[ -n "${UT_TMP:-}" ] && rm -rf "$UT_TMP"
+	if [ -n "${UT_KEEP:-}" ]; then
+		echo "kept $UT_TMP (UT_KEEP set)"
+	elif [ -n "${UT_TMP:-}" ]; then
+		rm -rf "$UT_TMP"
+	fi
 }
 
 ut_fail() {
