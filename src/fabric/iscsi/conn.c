@@ -351,7 +351,10 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 	}
 	if (s) {
 		c->sess = NULL;
+		iscsi_conn_get(c);
 		iscsi_session_remove_conn(s, c, clean);
+		iscsi_tasks_terminate(c);
+		iscsi_conn_put(c);
 	}
 	if (c->target) {
 		iscsi_target_put(c->target);

@@ -273,6 +273,9 @@ void iscsi_task_data_progress(struct iscsi_task *t);
 /* ExpCmdSN moved: exec the held tasks it reached. */
 void iscsi_tasks_cmdsn_advanced(struct iscsi_session *s);
 void iscsi_task_exec(struct iscsi_task *t);
+/* The connection is gone: end its tasks still waiting for Data-Out or for
+ * CmdSN order. */
+void iscsi_tasks_terminate(struct iscsi_conn *c);
 extern const struct scsi_fabric_ops iscsi_fabric_ops;
 
 /* ---- PDU handlers (one file each), return 0 or < 0 to drop ---- */

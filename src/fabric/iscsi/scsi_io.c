@@ -169,6 +169,33 @@ void iscsi_tasks_cmdsn_advanced(struct iscsi_session *s)
 	}
 }
 
+void iscsi_tasks_terminate(struct iscsi_conn *c)
+{
+	bool again = true;
+
+	c->rx_task = NULL; /* no more data comes */
+	while (again) {
+		again = false;
+		for_each_task_node(n, &c->tasks)
+		{
+			struct iscsi_task *t = list_entry(n, struct iscsi_task, node);
+
+			if (t->state != ISCSI_TASK_DATA_OUT)
+				continue;
+			/* waiting for Data-Out or for CmdSN order, which can no
+			 * longer come: ended as aborted (the core's nexus loss
+			 * does not see tasks outside its task set) */
+			t->aborted = true;
+			t->uns_open = false;
+			iscsi_r2t_stop(t);
+			scsi_cmd_set_fabric_error(&t->cmd, SENSE_TASK_ABORTED);
+			iscsi_task_exec(t); /* may release t: rescan */
+			again = true;
+			break;
+		}
+	}
+}
+
 /* ---- SCSI Command ---- */
 
 static uint8_t map_attr(uint8_t a)

@@ -196,6 +196,7 @@ static void session_maybe_free(struct iscsi_session *s)
 		reactor_post(w->r, &w->resume_msg); /* carries the waiter's reference */
 	}
 	pthread_mutex_unlock(&iscsi_global.lock);
+	log_debug("iscsi: session %s tsih %u freed", s->initiator_port, s->tsih);
 	if (s->target)
 		iscsi_target_put(s->target);
 	free(s);

@@ -20,6 +20,7 @@ struct scsi_target;
 struct fake_core {
 	uint8_t disk[FAKE_BLOCKS * FAKE_BS];
 	bool hold;		 /* exec'd commands wait for fake_complete_held() */
+	bool loss_skips_setup;	 /* nexus loss ignores set-up tasks (outside the task set) */
 	int access_rc;		 /* scsi_target_access result */
 	unsigned nexus_created;
 	unsigned nexus_lost;

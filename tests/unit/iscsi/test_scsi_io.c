@@ -389,6 +389,30 @@ static void test_drop_aborts(void **state)
 	assert_int_equal(fake.nexus_destroyed, 1);
 }
 
+static void test_drop_held(void **state)
+{
+	(void)state;
+	login(KEYS("InitialR2T=Yes", "ImmediateData=No"));
+	/* a command held for CmdSN order and a WRITE waiting for its R2T's
+	 * data: the core's nexus loss does not see them (outside its task
+	 * set), the fabric ends them itself */
+	fake.loss_skips_setup = true;
+	tur(3, 0x20, false); /* 2 never comes */
+	h_write10(cdb, 0, 4);
+	{
+		union iscsi_hdr h;
+
+		h_scsi_cmd(&h, hc, F_W, 2048, cdb);
+		put_be32(h.cmd.cmdsn, 1);
+		h_send(hc, &h, NULL, 0);
+		h_expect(hc, ISCSI_OP_R2T, &h, NULL, 0, NULL);
+	}
+	assert_int_equal(fake.live_cmds, 2);
+	iscsi_conn_drop(hc->c, "test");
+	assert_int_equal(fake.live_cmds, 0);
+	assert_int_equal(fake.nexus_destroyed, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +428,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_oversize_segment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsupported_opcodes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drop_aborts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drop_held, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
