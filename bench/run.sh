@@ -184,6 +184,9 @@ stop_tgtd() {
 	fi
 	wait "$TGT_PID" 2>/dev/null || true
 	TGT_PID=""
+	# tgtd leaves its control socket and lock file behind; the control port is ours (no
+	# tgtd answered on it at start).
+	rm -f "/var/run/tgtd/socket.$TGT_CTL" "/var/run/tgtd/socket.$TGT_CTL.lock"
 }
 
 stop_utargetd() {
