@@ -5,7 +5,11 @@
 #   thin       1 GiB thin file LUN: 0 failed, at least 190 passed
 #   removable  removable medium: 0 failed; PreventAllow*, StartStopUnit*,
 #              NoMedia* all passed (none skipped)
-#   readonly   write-protected medium: 0 failed; ReadOnly* passed
+#   readonly   write-protected medium: 0 failed; ReadOnly* passed. Only the
+#              suites that do not write run: libiscsi consults the WP bit in
+#              ReadOnly.* and Sanitize.Readonly alone, its write tests expect
+#              a writable LU. ReadOnly.ReadOnlySBC checks that every medium
+#              write is refused with DATA PROTECT / WRITE PROTECTED.
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 profile=${2:?profile}
@@ -16,6 +20,12 @@ removable) bs='"path": "rm.img", "size": "256M", "create": true, "thin": true, "
 readonly)
 	truncate -s 256M "$UT_TMP/ro.img"
 	bs='"path": "ro.img", "read_only": true'
+	export CU_TESTS="ALL.ReadOnly,ALL.Sanitize.Readonly,ALL.Inquiry,ALL.Mandatory,\
+ALL.ModeSense6,ALL.Prefetch10,ALL.Prefetch16,ALL.Read6,ALL.Read10,ALL.Read12,ALL.Read16,\
+ALL.ReadCapacity10,ALL.ReadCapacity16,ALL.ReadDefectData10,ALL.ReadDefectData12,\
+ALL.ReportSupportedOpcodes,ALL.Reserve6,ALL.TestUnitReady,ALL.Verify10,ALL.Verify12,\
+ALL.Verify16,ALL.GetLBAStatus.Simple,ALL.GetLBAStatus.BeyondEol,ALL.iSCSIResiduals.Read*,\
+ALL.iSCSIcmdsn,ALL.NoMedia"
 	;;
 *) ut_fail "unknown profile $profile" ;;
 esac
@@ -36,7 +46,7 @@ JSON
 ut_start "$UT_TMP/cu.json"
 
 url="iscsi://127.0.0.1:$UT_PORT/$UT_TARGET/0"
-echo "profile $profile: cu-score $url $url (CU_FLAGS=-S)"
+echo "profile $profile: cu-score $url $url (CU_FLAGS=-S${CU_TESTS:+ CU_TESTS=$CU_TESTS})"
 out=$(CU_FLAGS=-S CU_LOG="$UT_TMP/cu.log" "$(ut_cu_score)" "$url" "$url")
 echo "$out"
 ut_stop
@@ -44,7 +54,13 @@ ut_stop
 line=$(echo "$out" | grep -E '^cu: [0-9]+ passed, [0-9]+ skipped, [0-9]+ failed$')
 [ -n "$line" ] || ut_fail "no summary line from cu-score"
 read -r passed skipped failed < <(echo "$line" | sed -E 's/^cu: ([0-9]+) passed, ([0-9]+) skipped, ([0-9]+) failed$/\1 \2 \3/')
+# cross-check from the raw log (cu-score misses a verdict followed on its
+# line by the next suite's set-up message)
+v=$(ut_cu_verdicts "$UT_TMP/cu.log")
+echo "cross-check: $(echo "$v" | grep -c '^passed ') passed, $(echo "$v" | grep -c '^skipped ') skipped, $(echo "$v" | grep -c '^failed ') failed"
 [ "$failed" = 0 ] || ut_fail "$failed conformance test(s) failed"
+[ -z "$(ut_cu_names "$UT_TMP/cu.log" failed)" ] ||
+	ut_fail "failed: $(echo $(ut_cu_names "$UT_TMP/cu.log" failed))"
 
 # every test of each named family ran and passed (a skip does not count)
 need_family() {

@@ -10,8 +10,8 @@
 #   ut_stop               SIGTERM, bounded wait, exit status must be 0, no
 #                         sanitizer report in the log
 #   ut_fail MSG           print MSG and the daemon log, exit 1
-#   ut_cu_names LOG VERDICT  names of tests in an iscsi-test-cu log with
-#                         VERDICT passed|skipped|failed (as cu-score counts)
+#   ut_cu_verdicts LOG    "VERDICT SUITE.TEST" per test of an iscsi-test-cu
+#                         -v log; ut_cu_names LOG VERDICT: the names only
 # The tests print what they check; any failure exits 1. With UT_KEEP=1 in
 # the environment the temporary directory (configs, logs) is kept.
 set -u
@@ -136,16 +136,36 @@ ut_stop() {
 	echo "utargetd stopped cleanly (status 0)"
 }
 
-# Per-test verdicts from an iscsi-test-cu -v log, counted as cu-score counts
-# them (a CUnit "passed" after a [SKIPPED] is a skip).
+# Per-test verdicts from an iscsi-test-cu -v log: "passed", "skipped" (a
+# CUnit pass after a [SKIPPED] message of the test itself) or "failed". The
+# verdict is "passed"/"FAILED" right after "  Test: NAME ..." or at the start
+# of a line; text after it on the same line belongs to the next suite's
+# set-up (e.g. "passed    [SKIPPED] PERSISTENT RESERVE IN is not
+# implemented.") and does not change the verdict.
+ut_cu_verdicts() {
+	awk '
+	function verdict(v) {
+		if (cur != "") { print (v == "passed" && skip ? "skipped" : v), cur; cur = "" }
+	}
+	/^Suite: / { suite = $2; cur = ""; next }
+	{
+		rest = $0
+		if (match(rest, /^  Test: [^ ]+ \.\.\./)) {
+			split(rest, w, " ")
+			cur = suite "." w[2]
+			skip = 0
+			rest = substr(rest, RLENGTH + 1)
+		}
+		if (cur == "") next
+		if (rest ~ /^passed/) verdict("passed")
+		else if (rest ~ /^FAILED/) verdict("failed")
+		else if (index(rest, "[SKIPPED]")) skip = 1
+	}' "$1" | sort -k2
+}
+
+# Names of the tests with verdict $2 (passed|skipped|failed) in log $1.
 ut_cu_names() {
-	awk -v want="$2" '
-	/^Suite: /{suite=$2}
-	/^  Test: /{cur=suite"."$2; skip=0}
-	/\[SKIPPED\]/{skip=1}
-	/\.\.\.passed$|^passed$|passed$/{ if(cur!=""){ v[cur]=skip?"skipped":"passed"; cur="" } }
-	/\.\.\.FAILED|^FAILED/{ if(cur!=""){ v[cur]="failed"; cur="" } }
-	END{ for(k in v) if(v[k]==want) print k }' "$1" | sort
+	ut_cu_verdicts "$1" | awk -v want="$2" '$1 == want { print $2 }'
 }
 
 ut_cu_score() {
