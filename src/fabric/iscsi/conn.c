@@ -292,14 +292,18 @@ static void conn_drop_msg(struct reactor_msg *m)
 {
 	struct iscsi_conn *c = container_of(m, struct iscsi_conn, drop_msg);
 
-	c->drop_posted = false;
 	iscsi_conn_event(c, ISCSI_CEV_DROP);
+	/* only now may drop_msg be posted again */
+	pthread_mutex_lock(&iscsi_global.lock);
+	c->drop_posted = false;
+	pthread_mutex_unlock(&iscsi_global.lock);
 	iscsi_conn_put(c);
 }
 
 void iscsi_conn_drop_async(struct iscsi_conn *c)
 {
-	/* callers hold iscsi_global.lock, which serializes drop_posted */
+	/* callers hold iscsi_global.lock, which serializes drop_posted; c is
+	 * still registered (closed connections leave every list under it) */
 	if (c->drop_posted || c->state == ISCSI_CONN_S1_FREE)
 		return;
 	c->drop_posted = true;

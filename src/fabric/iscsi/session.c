@@ -204,13 +204,17 @@ static void session_maybe_free(struct iscsi_session *s)
 
 void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bool clean)
 {
+	bool last;
+
 	pthread_mutex_lock(&iscsi_global.lock);
 	list_del(&c->sess_node);
 	s->nconns--;
+	last = s->nconns == 0;
+	if (last)
+		s->ending = true; /* read by other reactors' logins under the lock */
 	pthread_mutex_unlock(&iscsi_global.lock);
-	if (s->nconns)
+	if (!last)
 		return;
-	s->ending = true;
 	if (s->state == ISCSI_SESS_Q3_LOGGED_IN)
 		log_notice("iscsi: %s: %s %s tsih %u from %s (%s)",
 			   clean ? "logout" : "session closed", s->initiator_port,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fake_core.c: see fake_core.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +45,7 @@ struct scsi_target *fake_target(const char *name)
 {
 	struct scsi_target *t = calloc(1, sizeof(*t));
 
-	strncpy(t->name, name, sizeof(t->name) - 1);
+	snprintf(t->name, sizeof(t->name), "%s", name);
 	return t;
 }
 
@@ -67,7 +68,7 @@ struct scsi_tport *scsi_tport_create(struct scsi_target *t, const char *port_nam
 	struct scsi_tport *tp = calloc(1, sizeof(*tp));
 
 	tp->t = t;
-	strncpy(tp->name, port_name, sizeof(tp->name) - 1);
+	snprintf(tp->name, sizeof(tp->name), "%s", port_name);
 	if (ntports < 16)
 		tports[ntports++] = tp;
 	return tp;
@@ -103,7 +104,7 @@ struct scsi_nexus *scsi_nexus_create(struct scsi_tport *tp, struct scsi_lun_map 
 	n->tp = tp;
 	n->map = map;
 	map->refs++;
-	strncpy(fake.last_iport, info->initiator_port_name, sizeof(fake.last_iport) - 1);
+	snprintf(fake.last_iport, sizeof(fake.last_iport), "%s", info->initiator_port_name);
 	fake.last_tid_len = info->transport_id_len;
 	if (info->transport_id_len <= sizeof(fake.last_tid))
 		memcpy(fake.last_tid, info->transport_id, info->transport_id_len);
