@@ -533,6 +533,86 @@ static struct mf_outcome c_dir_write_as_read(struct mf_ctx *x)
 	return dir_mismatch(x, false);
 }
 
+/* Text Requests chained with the C bit (11.10.2) carrying 512 KiB of key
+ * data: the target bounds the accumulation (Reject, drop) or answers; it
+ * must not hang or fall over. Each part is acknowledged by a Text Response
+ * (11.11) whose Target Transfer Tag the next part carries. */
+static struct mf_outcome c_text_continuation_flood(struct mf_ctx *x)
+{
+	static const char pat[] = "X-org.utarget.t=vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv";
+	struct ir_login_opts o;
+	struct ir_conn c;
+	struct mf_outcome res = mf_out(MF_ERROR, 0, 0, 0);
+	uint8_t chunk[8192];
+	uint32_t itt, ttt = IR_RSVD_TAG, i, n, len;
+	size_t off = 0;
+
+	mf_std_opts(x, &o);
+	if (mf_ffp_login(x, &c, &o))
+		return mf_out(MF_ERROR, 0, 0, 0);
+	itt = ir_next_itt(&c);
+	len = UT_MIN(c.p.target_mrdsl, (uint32_t)sizeof(chunk));
+	n = 512 * 1024 / len;
+	for (i = 0; i < n; i++) {
+		struct ir_pdu p = {0}, r;
+		uint32_t k;
+		int rc;
+
+		/* "X-org.utarget.t=vvv...\0" pairs, cut anywhere by the PDU
+		 * boundary (allowed with the C bit) */
+		for (k = 0; k < len; k++, off++) {
+			size_t m = off % sizeof(pat);
+
+			chunk[k] = m == sizeof(pat) - 1 ? 0 : (uint8_t)pat[m];
+		}
+		p.bhs.req.opcode = IR_OP_TEXT_REQ;
+		p.bhs.req.flags = i + 1 == n ? IR_FLAG_FINAL : IR_TEXT_CONTINUE;
+		put_be32(p.bhs.req.itt, itt);
+		put_be32(p.bhs.req.ttt, ttt);
+		put_be32(p.bhs.req.cmdsn, c.cmdsn++);
+		put_be32(p.bhs.req.exp_statsn, c.expstatsn);
+		p.data = chunk;
+		p.data_len = len;
+		if (ir_send_pdu(&c, &p)) {
+			res = mf_out(MF_DROP, 0, 0, 0);
+			break;
+		}
+		rc = ir_recv_pdu(&c, &r, 5000);
+		if (rc) {
+			res = mf_out(rc == -ECONNRESET	? MF_DROP
+				     : rc == -ETIMEDOUT ? MF_TIMEOUT
+							: MF_ERROR,
+				     0, 0, 0);
+			break;
+		}
+		if (ir_pdu_opcode(&r) == IR_OP_REJECT) {
+			res = mf_out(MF_REJECT, r.bhs.reject.reason, 0, 0);
+			ir_pdu_free(&r);
+			break;
+		}
+		if (ir_pdu_opcode(&r) != IR_OP_TEXT_RSP || ir_pdu_itt(&r) != itt) {
+			NOTE(x, "unexpected %s", ir_opcode_name(ir_pdu_opcode(&r)));
+			ir_pdu_free(&r);
+			res = mf_out(MF_ERROR, 0, 0, 0);
+			break;
+		}
+		ttt = get_be32(r.bhs.rsp.ttt);
+		res = (r.bhs.rsp.flags & IR_FLAG_FINAL) ? mf_out(MF_GOOD, 0, 0, 0)
+							: mf_out(MF_ERROR, 0, 0, 0);
+		ir_pdu_free(&r);
+		if (res.kind == MF_GOOD)
+			break; /* the target ended the exchange */
+	}
+	if (res.kind == MF_ERROR && !x->note[0])
+		NOTE(x, "the exchange never ended");
+	else if (!x->note[0])
+		NOTE(x, "%u Text Requests of %u bytes sent", i + (i < n), len);
+	if (res.kind == MF_REJECT)
+		res = mf_then_maybe_drop(x, &c, res);
+	ir_close(&c);
+	return res;
+}
+
 static struct mf_outcome raw_opcode(struct mf_ctx *x, uint8_t opcode)
 {
 	struct ir_login_opts o;
@@ -907,6 +987,15 @@ const struct mf_case mf_ffp_cases[] = {
 		.expect = { OUT(MF_CHECK, .a = MF_ANY, .b = MF_ANY, .c = MF_ANY),
 			    OUT(MF_RESIDUAL, .a = IR_RSP_OVERFLOW, .b = -2) },
 		.n_expect = 2,
+	},
+	{
+		.name = "text-continuation-512k",
+		.clause = "RFC 7143 11.10.2 (C bit), 6.2 (bounded key data), 11.17.1",
+		.expect_text = "Reject 0x04/0x09 or drop (bounded), or a Text Response; no hang",
+		.run = c_text_continuation_flood,
+		.expect = { OUT(MF_REJECT, .a = 4), OUT(MF_REJECT, .a = 9), OUT(MF_DROP),
+			    OUT(MF_GOOD) },
+		.n_expect = 4,
 	},
 	/* Opcodes. */
 	{

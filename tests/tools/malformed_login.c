@@ -231,6 +231,28 @@ static struct mf_outcome c_value_8193(struct mf_ctx *x)
 	return o;
 }
 
+static struct mf_outcome c_login_continuation_flood(struct mf_ctx *x)
+{
+	struct ir_text t;
+	struct mf_outcome o;
+	char key[32], val[200];
+	unsigned i;
+
+	/* 256 KiB of distinct, well-formed unknown keys, sent as 32 Login
+	 * Requests chained with the C bit (6.2): the target must bound what
+	 * it accumulates and fail the login rather than grow without end */
+	memset(val, 'c', sizeof(val) - 1);
+	val[sizeof(val) - 1] = '\0';
+	ir_text_init(&t);
+	for (i = 0; t.len < 256 * 1024; i++) {
+		snprintf(key, sizeof(key), "X-org.utarget.flood%u", i);
+		ir_text_add(&t, key, val);
+	}
+	o = login_with(x, &t, NULL, NULL);
+	ir_text_free(&t);
+	return o;
+}
+
 static struct mf_outcome c_unknown_keys_1170(struct mf_ctx *x)
 {
 	static const char alnum[] =
@@ -442,6 +464,16 @@ const struct mf_case mf_login_cases[] = {
 		.expect = { OUT(MF_LOGIN_FAIL, .a = 2, .b = MF_ANY),
 			    OUT(MF_LOGIN_FAIL, .a = 3, .b = 2) },
 		.n_expect = 2,
+	},
+	{
+		.name = "login-continuation-256k",
+		.clause = "RFC 7143 6.2 (text continuation with the C bit), 11.13.5 (02/00, or "
+			  "03/02 out of resources)",
+		.expect_text = "login failure class 2 or 03/02, or drop: the accumulation is bounded",
+		.run = c_login_continuation_flood,
+		.expect = { OUT(MF_LOGIN_FAIL, .a = 2, .b = MF_ANY),
+			    OUT(MF_LOGIN_FAIL, .a = 3, .b = 2), OUT(MF_DROP) },
+		.n_expect = 3,
 	},
 	{
 		.name = "unknown-keys-1100",
