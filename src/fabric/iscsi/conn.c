@@ -16,6 +16,7 @@
 #include "fabric/iscsi/session.h"
 #include "fabric/iscsi/target.h"
 #include "lib/compiler.h"
+#include "lib/crc32c.h"
 #include "lib/log.h"
 
 #define CONN_RXBUF_LOGIN (16u << 10)  /* login and discovery */
@@ -127,12 +128,42 @@ void iscsi_conn_drop(struct iscsi_conn *c, const char *why)
 	iscsi_conn_event(c, ISCSI_CEV_TRANSPORT);
 }
 
+/* Protocol error lines are limited per connection and per initiator
+ * address (a peer that reconnects gets no fresh allowance). */
+#define PERR_SLOTS 64u
+static struct {
+	pthread_mutex_t lock;
+	struct {
+		uint32_t key;
+		struct log_ratelimit rl;
+	} slot[PERR_SLOTS];
+} perr = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static bool perr_ok(const struct iscsi_conn *c)
+{
+	/* the peer address without its port */
+	const char *colon = strrchr(c->peer, ':');
+	size_t n = colon ? (size_t)(colon - c->peer) : strlen(c->peer);
+	uint32_t key = crc32c(c->peer, n) | 1;
+	unsigned i = key % PERR_SLOTS;
+	bool ok;
+
+	pthread_mutex_lock(&perr.lock);
+	if (perr.slot[i].key != key) {
+		perr.slot[i].key = key;
+		perr.slot[i].rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(10ull * 1000000000ull, 10);
+	}
+	ok = log_ratelimit_ok(&perr.slot[i].rl);
+	pthread_mutex_unlock(&perr.lock);
+	return ok;
+}
+
 void iscsi_conn_proto_err(struct iscsi_conn *c, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
 
-	if (!log_ratelimit_ok(&c->rl))
+	if (!log_ratelimit_ok(&c->rl) || !perr_ok(c))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -274,7 +305,11 @@ static void conn_start_msg(struct reactor_msg *m)
 
 void iscsi_conn_hand_off(struct reactor *r, int fd, struct iscsi_portal *portal)
 {
-	struct iscsi_conn *c = conn_alloc(r, fd, portal, NULL);
+	struct iscsi_conn *c;
+
+	if (!r)
+		r = reactor_self(); /* no pool: stay on the accepting reactor */
+	c = conn_alloc(r, fd, portal, NULL);
 
 	if (!c) {
 		atomic_fetch_sub(&iscsi_global.logins_in_progress, 1);

@@ -215,11 +215,19 @@ void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bo
 	pthread_mutex_unlock(&iscsi_global.lock);
 	if (!last)
 		return;
-	if (s->state == ISCSI_SESS_Q3_LOGGED_IN)
-		log_notice("iscsi: %s: %s %s tsih %u from %s (%s)",
-			   clean ? "logout" : "session closed", s->initiator_port,
-			   s->target ? s->target->name : "-", s->tsih, c->peer,
-			   clean ? "clean" : "connection lost");
+	if (s->state == ISCSI_SESS_Q3_LOGGED_IN) {
+		char iname[96];
+
+		/* the same I_T nexus fields as the login line */
+		log_escape(iname, sizeof(iname), s->initiator_name, strlen(s->initiator_name));
+		log_notice("iscsi: %s: initiator %s isid 0x%02x%02x%02x%02x%02x%02x -> %s tpgt %u: "
+			   "%s session tsih %u, from %s to %s%s",
+			   clean ? "logout" : "session closed", iname, s->isid[0], s->isid[1],
+			   s->isid[2], s->isid[3], s->isid[4], s->isid[5],
+			   s->target ? s->target->name : "(discovery)", s->tpg ? s->tpg->tag : 0,
+			   s->type == ISCSI_SESSION_NORMAL ? "normal" : "discovery", s->tsih, c->peer,
+			   c->local, clean ? "" : " (connection lost)");
+	}
 	iscsi_session_event(s, clean ? ISCSI_SEV_CLOSED : ISCSI_SEV_FAILED);
 	if (s->nexus && !s->nexus_lost && (!clean || s->tasks)) {
 		/* SAM-5 6.3.4: the core aborts the tasks of the nexus; their
