@@ -22,7 +22,7 @@
  * medium, so it starts after the medium accesses already in progress.
  *
  * The data writes of a sanitize (OVERWRITE, and BLOCK ERASE by writing
- * zeroes) are paced to SAN_WRITE_BYTES_PER_SEC: it is background work that
+ * zeroes) are paced to SAN_WRITE_BYTES_PER_SEC (128 MiB/s): it is background work that
  * must not monopolise the back-store's device and the reactor at the
  * expense of the other logical units. Deallocation is not paced.
  *
@@ -52,8 +52,11 @@
 /* BLOCK ERASE by deallocation: the medium in pieces of this size, so that
  * the progress indication moves */
 #define SAN_DISCARD_BYTES (256ull << 20)
-/* pace of the data writes (see above) */
-#define SAN_WRITE_BYTES_PER_SEC (32ull << 20)
+/* pace of the data writes (see above): a 1 GiB pass takes 8 s, long enough
+ * to be seen in progress (libiscsi Sanitize.Reset looks after 3 s and again
+ * after a reconnect), short enough that a waiting initiator's other
+ * sessions are not left without NOP-In answers for a keepalive period */
+#define SAN_WRITE_BYTES_PER_SEC (128ull << 20)
 
 enum san_step_state {
 	SAN_LOCK = 0,

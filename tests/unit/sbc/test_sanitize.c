@@ -402,11 +402,11 @@ static void test_failure_restricted(void **state)
 	sh_teardown(h);
 }
 
-/* The data writes are paced (32 MiB/s): 16 MiB take at least 15/32 s (the
- * first chunk goes at once). */
+/* The data writes are paced (128 MiB/s): 64 MiB take at least 63/128 s
+ * (the first chunk goes at once). */
 static void test_pacing(void **state)
 {
-	struct sh_opts o = {.caps = BS_CAP_FLUSH, .blocks = 16 * 2048};
+	struct sh_opts o = {.caps = BS_CAP_FLUSH, .blocks = 64 * 2048};
 	struct sh *h = sh_setup(&o);
 	struct loop_result r;
 	uint8_t b[4 + 512], pat[512];
@@ -417,7 +417,7 @@ static void test_pacing(void **state)
 	t0 = reactor_now_ns();
 	sanitize(h, h->p1, SA_OVERWRITE, b, ow_list(b, 1, pat, 512), &r);
 	sh_expect_good(&r);
-	assert_true(reactor_now_ns() - t0 >= 15ull * 1000000000ull / 32);
+	assert_true(reactor_now_ns() - t0 >= 63ull * 1000000000ull / 128);
 	assert_true(sh_blocks_are(h, 0, 0, 2048, 0x44));
 	assert_true(sh_blocks_are(h, 0, h->blocks - 2048, 2048, 0x44));
 	sh_teardown(h);
