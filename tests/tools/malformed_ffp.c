@@ -752,7 +752,15 @@ static struct mf_outcome disconnect_pending(struct mf_ctx *x, int mode)
 		o.immediate_data = 0;
 		if (mode == 3)
 			o.initial_r2t = 0;
-		rc = mf_login(x, &c, &o);
+		/* sessions end asynchronously: a refusal for want of resources
+		 * (03/02) is retried for up to 2 s before it counts as a leak */
+		for (int t = 0;; t++) {
+			rc = mf_login(x, &c, &o);
+			if (rc != -EACCES || c.login_class != 3 || t == 20)
+				break;
+			ir_close(&c);
+			usleep(100000);
+		}
 		if (rc) {
 			struct mf_outcome res =
 			    rc == -EACCES ? mf_out(MF_LOGIN_FAIL, c.login_class, c.login_detail, 0)
