@@ -29,10 +29,10 @@ static inline bool iscsi_sn_le(uint32_t a, uint32_t b)
 }
 
 struct iscsi_cmdsn {
-	uint32_t exp;	/* ExpCmdSN */
-	uint32_t max;	/* MaxCmdSN last computed */
-	uint32_t depth; /* commands the target accepts at once */
-	uint32_t busy;	/* commands held (received, not yet released) */
+	uint32_t exp;				    /* ExpCmdSN */
+	uint32_t max;				    /* MaxCmdSN last computed */
+	uint32_t depth;				    /* commands the target accepts at once */
+	uint32_t busy;				    /* commands held (received, not yet released) */
 	uint64_t ahead[ISCSI_CMDSN_DEPTH_MAX / 64]; /* bit sn % DEPTH_MAX: received early */
 };
 

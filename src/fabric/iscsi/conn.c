@@ -20,10 +20,10 @@
 #include "lib/log.h"
 
 #define CONN_RXBUF_LOGIN (16u << 10)  /* login and discovery */
-#define CONN_RXBUF_FFP (256u << 10)   /* full feature phase of a normal session */
-#define CONN_DIRECT_MIN (4u << 10)    /* read data segments this large in place */
-#define CONN_TXQ_HIGH (8u << 20)      /* stop reading while this much is unsent */
-#define CONN_IOV_MAX 64
+#define CONN_RXBUF_FFP	 (256u << 10) /* full feature phase of a normal session */
+#define CONN_DIRECT_MIN	 (4u << 10)   /* read data segments this large in place */
+#define CONN_TXQ_HIGH	 (8u << 20)   /* stop reading while this much is unsent */
+#define CONN_IOV_MAX	 64
 #define CONN_TX_FREE_MAX 256u
 
 /* ---- RFC 7143 8.1.3: target connection state transitions ----
@@ -35,6 +35,7 @@ struct conn_transition {
 	const char *label;
 };
 
+/* clang-format off */
 static const struct conn_transition conn_fsm[ISCSI_CONN_S8_CLEANUP_WAIT + 1][ISCSI_CEV_COUNT] = {
 	[ISCSI_CONN_S3_XPT_UP] = {
 		[ISCSI_CEV_LOGIN_REQ] = { ISCSI_CONN_S4_IN_LOGIN, "T4" },
@@ -66,15 +67,16 @@ static const struct conn_transition conn_fsm[ISCSI_CONN_S8_CLEANUP_WAIT + 1][ISC
 		[ISCSI_CEV_DROP] = { ISCSI_CONN_S8_CLEANUP_WAIT, "-" },
 	},
 };
+/* clang-format on */
 
 static const char *const conn_state_names[] = {
-	[ISCSI_CONN_S1_FREE] = "S1 FREE",
-	[ISCSI_CONN_S3_XPT_UP] = "S3 XPT_UP",
-	[ISCSI_CONN_S4_IN_LOGIN] = "S4 IN_LOGIN",
-	[ISCSI_CONN_S5_LOGGED_IN] = "S5 LOGGED_IN",
-	[ISCSI_CONN_S6_IN_LOGOUT] = "S6 IN_LOGOUT",
-	[ISCSI_CONN_S7_LOGOUT_REQUESTED] = "S7 LOGOUT_REQUESTED",
-	[ISCSI_CONN_S8_CLEANUP_WAIT] = "S8 CLEANUP_WAIT",
+    [ISCSI_CONN_S1_FREE] = "S1 FREE",
+    [ISCSI_CONN_S3_XPT_UP] = "S3 XPT_UP",
+    [ISCSI_CONN_S4_IN_LOGIN] = "S4 IN_LOGIN",
+    [ISCSI_CONN_S5_LOGGED_IN] = "S5 LOGGED_IN",
+    [ISCSI_CONN_S6_IN_LOGOUT] = "S6 IN_LOGOUT",
+    [ISCSI_CONN_S7_LOGOUT_REQUESTED] = "S7 LOGOUT_REQUESTED",
+    [ISCSI_CONN_S8_CLEANUP_WAIT] = "S8 CLEANUP_WAIT",
 };
 
 static void conn_close(struct iscsi_conn *c, bool clean);
@@ -137,7 +139,7 @@ static struct {
 		uint32_t key;
 		struct log_ratelimit rl;
 	} slot[PERR_SLOTS];
-} perr = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} perr = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static bool perr_ok(const struct iscsi_conn *c)
 {
@@ -151,7 +153,8 @@ static bool perr_ok(const struct iscsi_conn *c)
 	pthread_mutex_lock(&perr.lock);
 	if (perr.slot[i].key != key) {
 		perr.slot[i].key = key;
-		perr.slot[i].rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(10ull * 1000000000ull, 10);
+		perr.slot[i].rl =
+		    (struct log_ratelimit)LOG_RATELIMIT_INIT(10ull * 1000000000ull, 10);
 	}
 	ok = log_ratelimit_ok(&perr.slot[i].rl);
 	pthread_mutex_unlock(&perr.lock);
@@ -291,7 +294,7 @@ struct iscsi_conn *iscsi_conn_new(struct reactor *r, int fd, struct iscsi_portal
 		return NULL;
 	if (conn_attach(c))
 		return NULL; /* dropped: the connection's reference is gone */
-	iscsi_conn_get(c); /* the caller's, until iscsi_conn_destroy() */
+	iscsi_conn_get(c);   /* the caller's, until iscsi_conn_destroy() */
 	return c;
 }
 
@@ -593,9 +596,9 @@ static int rx_header_digest_error(struct iscsi_rx *rx)
 }
 
 static const struct iscsi_rx_ops conn_rx_ops = {
-	.header = rx_header,
-	.pdu = rx_pdu,
-	.header_digest_error = rx_header_digest_error,
+    .header = rx_header,
+    .pdu = rx_pdu,
+    .header_digest_error = rx_header_digest_error,
 };
 
 /* Run bytes through the receive machine. Returns bytes consumed or < 0 when
@@ -637,7 +640,7 @@ static void conn_process_buffered(struct iscsi_conn *c)
 static uint32_t conn_rxbuf_size(const struct iscsi_conn *c)
 {
 	return c->sess && c->sess->type == ISCSI_SESSION_NORMAL && conn_ffp(c) ? CONN_RXBUF_FFP
-									 : CONN_RXBUF_LOGIN;
+									       : CONN_RXBUF_LOGIN;
 }
 
 /* One read per readiness event: into the buffer, or straight into a data
@@ -904,7 +907,7 @@ void iscsi_conn_flush(struct iscsi_conn *c)
 		if (c->io) {
 			n = c->io->writev(c, iov, niov);
 		} else if (c->fd >= 0) {
-			struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)niov };
+			struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)niov};
 
 			n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 			if (n < 0)

@@ -68,15 +68,15 @@ struct iscsi_conn_io {
 };
 
 #define ISCSI_ITT_BUCKETS 64u
-#define ISCSI_R2T_MAX 16u /* outstanding R2Ts per task we can track */
+#define ISCSI_R2T_MAX	  16u /* outstanding R2Ts per task we can track */
 
 /* One outstanding R2T (r2t.c). */
 struct iscsi_r2t {
 	uint32_t ttt;
-	uint32_t offset;   /* Buffer Offset of the burst */
-	uint32_t len;	   /* Desired Data Transfer Length */
-	uint32_t got;	   /* bytes received in order */
-	uint32_t datasn;   /* next expected DataSN */
+	uint32_t offset; /* Buffer Offset of the burst */
+	uint32_t len;	 /* Desired Data Transfer Length */
+	uint32_t got;	 /* bytes received in order */
+	uint32_t datasn; /* next expected DataSN */
 	bool active;
 };
 
@@ -93,50 +93,50 @@ struct iscsi_task {
 	struct scsi_cmd cmd;
 	struct iscsi_conn *conn;
 	struct iscsi_session *sess; /* outlives the task (session->tasks) */
-	struct list_node node;	   /* conn->tasks or conn->task_free */
-	struct list_node itt_node; /* conn->itt_hash */
-	struct list_node hold_node;/* session->held: waiting for CmdSN order */
-	uint16_t idx;		   /* slot in conn->task_tab (low TTT bits) */
-	uint8_t state;		   /* enum iscsi_task_state */
+	struct list_node node;	    /* conn->tasks or conn->task_free */
+	struct list_node itt_node;  /* conn->itt_hash */
+	struct list_node hold_node; /* session->held: waiting for CmdSN order */
+	uint16_t idx;		    /* slot in conn->task_tab (low TTT bits) */
+	uint8_t state;		    /* enum iscsi_task_state */
 	bool immediate;
-	bool counted;		   /* takes a slot of the CmdSN window (busy) */
-	bool exec_pending;	   /* data complete, waiting for CmdSN order */
-	bool aborted;		   /* cmd_abort_pending: drain, do not solicit */
-	bool setup;		   /* scsi_cmd_setup() called: release through the core */
+	bool counted;	   /* takes a slot of the CmdSN window (busy) */
+	bool exec_pending; /* data complete, waiting for CmdSN order */
+	bool aborted;	   /* cmd_abort_pending: drain, do not solicit */
+	bool setup;	   /* scsi_cmd_setup() called: release through the core */
 	uint32_t itt;
 	uint32_t cmdsn;
-	uint32_t edtl;		   /* Expected Data Transfer Length */
-	uint8_t lun[8];		   /* LUN field as received */
+	uint32_t edtl;	/* Expected Data Transfer Length */
+	uint8_t lun[8]; /* LUN field as received */
 	/* Data-Out (r2t.c) */
-	uint32_t want;		   /* bytes placed at cmd.buf: min(write_len, EDTL) */
-	uint32_t uns_got;	   /* unsolicited bytes received (immediate + Data-Out) */
-	uint32_t uns_datasn;	   /* next DataSN of the unsolicited burst */
-	bool uns_open;		   /* unsolicited Data-Out may still come (F not seen) */
-	uint32_t sol_next;	   /* next offset to solicit with an R2T */
-	uint32_t r2tsn;		   /* next R2TSN */
-	uint16_t r2t_open;	   /* outstanding R2Ts */
-	uint16_t fabric_error;	   /* enum sense_reason to complete with, 0 = none */
+	uint32_t want;	       /* bytes placed at cmd.buf: min(write_len, EDTL) */
+	uint32_t uns_got;      /* unsolicited bytes received (immediate + Data-Out) */
+	uint32_t uns_datasn;   /* next DataSN of the unsolicited burst */
+	bool uns_open;	       /* unsolicited Data-Out may still come (F not seen) */
+	uint32_t sol_next;     /* next offset to solicit with an R2T */
+	uint32_t r2tsn;	       /* next R2TSN */
+	uint16_t r2t_open;     /* outstanding R2Ts */
+	uint16_t fabric_error; /* enum sense_reason to complete with, 0 = none */
 	struct iscsi_r2t r2t[ISCSI_R2T_MAX];
 	/* Data-In (scsi_io.c) */
-	uint32_t datasn;	   /* Data-In and R2T PDUs sent (ExpDataSN) */
+	uint32_t datasn; /* Data-In and R2T PDUs sent (ExpDataSN) */
 };
 
 struct iscsi_conn {
 	struct reactor *r;
 	struct reactor_fd rfd;
-	int fd;				 /* -1: none (closed, or test I/O) */
-	const struct iscsi_conn_io *io;	 /* NULL: the socket */
-	struct iscsi_portal *portal;	 /* the listener it came through */
+	int fd;				/* -1: none (closed, or test I/O) */
+	const struct iscsi_conn_io *io; /* NULL: the socket */
+	struct iscsi_portal *portal;	/* the listener it came through */
 	atomic_uint refs;
-	uint8_t state;			 /* enum iscsi_conn_state */
-	bool counted_login;		 /* holds a logins_in_progress slot */
-	bool registered;		 /* in iscsi_global.conns */
-	bool drop_posted;		 /* drop_msg in flight */
-	bool in_rx;			 /* inside the receive loop */
-	bool close_after_flush;		 /* a unit with ISCSI_TX_F_CLOSE was sent */
-	uint8_t close_ev;		 /* enum iscsi_conn_event raised then */
-	bool rx_discard;		 /* swallow the PDU being received */
-	char peer[80];			 /* "addr:port", for logs */
+	uint8_t state;		/* enum iscsi_conn_state */
+	bool counted_login;	/* holds a logins_in_progress slot */
+	bool registered;	/* in iscsi_global.conns */
+	bool drop_posted;	/* drop_msg in flight */
+	bool in_rx;		/* inside the receive loop */
+	bool close_after_flush; /* a unit with ISCSI_TX_F_CLOSE was sent */
+	uint8_t close_ev;	/* enum iscsi_conn_event raised then */
+	bool rx_discard;	/* swallow the PDU being received */
+	char peer[80];		/* "addr:port", for logs */
 	char local[80];
 	struct sockaddr_storage local_sa;
 
@@ -147,7 +147,7 @@ struct iscsi_conn {
 	uint32_t rx_have; /* bytes in rxbuf */
 	uint32_t rx_off;  /* bytes of rxbuf consumed */
 	bool rx_paused;
-	uint8_t *seg;	  /* data segment of non-SCSI PDUs (login, text, NOP-Out) */
+	uint8_t *seg; /* data segment of non-SCSI PDUs (login, text, NOP-Out) */
 	uint32_t seg_size;
 
 	/* transmit */
@@ -160,7 +160,7 @@ struct iscsi_conn {
 
 	/* numbering and negotiated connection parameters */
 	uint16_t cid;
-	uint32_t stat_sn;    /* next StatSN */
+	uint32_t stat_sn; /* next StatSN */
 	uint32_t exp_stat_sn;
 	uint32_t max_send_dsl; /* initiator's MaxRecvDataSegmentLength */
 	uint32_t max_recv_dsl; /* ours */
@@ -172,14 +172,14 @@ struct iscsi_conn {
 	struct list_node sess_node;
 	struct iscsi_target *target; /* referenced from TargetName resolution on */
 	struct iscsi_tpg *tpg;
-	struct iscsi_login *login;   /* until full feature phase */
-	struct iscsi_text *text;     /* a Text exchange in progress */
+	struct iscsi_login *login; /* until full feature phase */
+	struct iscsi_text *text;   /* a Text exchange in progress */
 
 	/* tasks */
 	struct iscsi_task **task_tab;
-	unsigned ntasks;	     /* allocated (task_tab entries) */
+	unsigned ntasks; /* allocated (task_tab entries) */
 	unsigned max_tasks;
-	struct list_node tasks;	     /* live */
+	struct list_node tasks; /* live */
 	struct list_node task_free;
 	struct list_node itt_hash[ISCSI_ITT_BUCKETS];
 	unsigned live_tasks;
@@ -187,7 +187,7 @@ struct iscsi_conn {
 	struct iscsi_task *rx_task; /* task whose data segment is being received */
 	int rx_r2t;		    /* its R2T slot, -1: unsolicited */
 	bool rx_advanced;	    /* the command moved ExpCmdSN: held tasks follow it */
-	bool logout_pending;	     /* Logout waiting for tasks to drain */
+	bool logout_pending;	    /* Logout waiting for tasks to drain */
 	uint32_t logout_itt;
 	uint8_t logout_rsp;
 

@@ -43,8 +43,8 @@ static void add_target(struct iscsi_conn *c, struct iscsi_target *t, struct iscs
 			if (b->portal->wildcard && c->local_sa.ss_family) {
 				/* the address this initiator reached, portal's port */
 				uint16_t port = sa.ss_family == AF_INET6
-							? ((struct sockaddr_in6 *)&sa)->sin6_port
-							: ((struct sockaddr_in *)&sa)->sin_port;
+						    ? ((struct sockaddr_in6 *)&sa)->sin6_port
+						    : ((struct sockaddr_in *)&sa)->sin_port;
 
 				memcpy(&sa, &c->local_sa, sizeof(sa));
 				if (sa.ss_family == AF_INET6)

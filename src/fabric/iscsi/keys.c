@@ -70,13 +70,13 @@ enum iscsi_keys_err iscsi_keys_parse(const uint8_t *data, size_t len, struct isc
 const char *iscsi_keys_strerror(enum iscsi_keys_err e)
 {
 	static const char *const msg[] = {
-		[ISCSI_KEYS_OK] = "ok",
-		[ISCSI_KEYS_ENOEQ] = "record without '='",
-		[ISCSI_KEYS_EKEYNAME] = "invalid key name",
-		[ISCSI_KEYS_EVALLEN] = "value too long",
-		[ISCSI_KEYS_ETOOMANY] = "too many keys",
-		[ISCSI_KEYS_ENOTERM] = "record not terminated by 0x00",
-		[ISCSI_KEYS_EEMPTYREC] = "empty record",
+	    [ISCSI_KEYS_OK] = "ok",
+	    [ISCSI_KEYS_ENOEQ] = "record without '='",
+	    [ISCSI_KEYS_EKEYNAME] = "invalid key name",
+	    [ISCSI_KEYS_EVALLEN] = "value too long",
+	    [ISCSI_KEYS_ETOOMANY] = "too many keys",
+	    [ISCSI_KEYS_ENOTERM] = "record not terminated by 0x00",
+	    [ISCSI_KEYS_EEMPTYREC] = "empty record",
 	};
 
 	if ((unsigned)e < sizeof(msg) / sizeof(msg[0]) && msg[e])

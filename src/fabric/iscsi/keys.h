@@ -14,11 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ISCSI_KEY_NAME_MAX 63u		 /* RFC 7143 6.1 */
-#define ISCSI_KEY_VALUE_MAX 255u	 /* RFC 7143 6.1, unless the key says more */
-#define ISCSI_KEYS_VALUE_HARD_MAX 8192u	 /* the longest value any key may carry */
-#define ISCSI_KEYS_MAX 64u		 /* keys in one negotiation request */
-#define ISCSI_KEYS_ACCUM_MAX (64u << 10) /* one request across C-bit PDUs */
+#define ISCSI_KEY_NAME_MAX	  63u	      /* RFC 7143 6.1 */
+#define ISCSI_KEY_VALUE_MAX	  255u	      /* RFC 7143 6.1, unless the key says more */
+#define ISCSI_KEYS_VALUE_HARD_MAX 8192u	      /* the longest value any key may carry */
+#define ISCSI_KEYS_MAX		  64u	      /* keys in one negotiation request */
+#define ISCSI_KEYS_ACCUM_MAX	  (64u << 10) /* one request across C-bit PDUs */
 
 struct iscsi_kv {
 	const uint8_t *key;

@@ -14,48 +14,48 @@
 #include "lib/log.h"
 #include "scsi/scsi.h"
 
-#define NS_PER_S 1000000000ull
+#define NS_PER_S      1000000000ull
 #define LOGIN_RSP_CAP (256u << 10) /* answers of one request, all pieces */
 
 /* RFC 7143 11.13.5 */
 const struct iscsi_login_status_desc iscsi_login_status_table[ISCSI_LS_COUNT] = {
-	[ISCSI_LS_SUCCESS] = { 0x00, 0x00, "success" },
-	[ISCSI_LS_TARGET_MOVED_TEMP] = { 0x01, 0x01, "target moved temporarily" },
-	[ISCSI_LS_TARGET_MOVED_PERM] = { 0x01, 0x02, "target moved permanently" },
-	[ISCSI_LS_INITIATOR_ERROR] = { 0x02, 0x00, "initiator error" },
-	[ISCSI_LS_AUTH_FAILURE] = { 0x02, 0x01, "authentication failure" },
-	[ISCSI_LS_AUTHZ_FAILURE] = { 0x02, 0x02, "authorization failure" },
-	[ISCSI_LS_NOT_FOUND] = { 0x02, 0x03, "not found" },
-	[ISCSI_LS_TARGET_REMOVED] = { 0x02, 0x04, "target removed" },
-	[ISCSI_LS_UNSUPPORTED_VERSION] = { 0x02, 0x05, "unsupported version" },
-	[ISCSI_LS_TOO_MANY_CONNECTIONS] = { 0x02, 0x06, "too many connections" },
-	[ISCSI_LS_MISSING_PARAMETER] = { 0x02, 0x07, "missing parameter" },
-	[ISCSI_LS_CANT_INCLUDE] = { 0x02, 0x08, "can't include in session" },
-	[ISCSI_LS_SESSION_TYPE_UNSUPPORTED] = { 0x02, 0x09, "session type not supported" },
-	[ISCSI_LS_SESSION_NOT_FOUND] = { 0x02, 0x0a, "session does not exist" },
-	[ISCSI_LS_INVALID_DURING_LOGIN] = { 0x02, 0x0b, "invalid request during login" },
-	[ISCSI_LS_TARGET_ERROR] = { 0x03, 0x00, "target error" },
-	[ISCSI_LS_SERVICE_UNAVAILABLE] = { 0x03, 0x01, "service unavailable" },
-	[ISCSI_LS_OUT_OF_RESOURCES] = { 0x03, 0x02, "out of resources" },
+    [ISCSI_LS_SUCCESS] = {0x00, 0x00, "success"},
+    [ISCSI_LS_TARGET_MOVED_TEMP] = {0x01, 0x01, "target moved temporarily"},
+    [ISCSI_LS_TARGET_MOVED_PERM] = {0x01, 0x02, "target moved permanently"},
+    [ISCSI_LS_INITIATOR_ERROR] = {0x02, 0x00, "initiator error"},
+    [ISCSI_LS_AUTH_FAILURE] = {0x02, 0x01, "authentication failure"},
+    [ISCSI_LS_AUTHZ_FAILURE] = {0x02, 0x02, "authorization failure"},
+    [ISCSI_LS_NOT_FOUND] = {0x02, 0x03, "not found"},
+    [ISCSI_LS_TARGET_REMOVED] = {0x02, 0x04, "target removed"},
+    [ISCSI_LS_UNSUPPORTED_VERSION] = {0x02, 0x05, "unsupported version"},
+    [ISCSI_LS_TOO_MANY_CONNECTIONS] = {0x02, 0x06, "too many connections"},
+    [ISCSI_LS_MISSING_PARAMETER] = {0x02, 0x07, "missing parameter"},
+    [ISCSI_LS_CANT_INCLUDE] = {0x02, 0x08, "can't include in session"},
+    [ISCSI_LS_SESSION_TYPE_UNSUPPORTED] = {0x02, 0x09, "session type not supported"},
+    [ISCSI_LS_SESSION_NOT_FOUND] = {0x02, 0x0a, "session does not exist"},
+    [ISCSI_LS_INVALID_DURING_LOGIN] = {0x02, 0x0b, "invalid request during login"},
+    [ISCSI_LS_TARGET_ERROR] = {0x03, 0x00, "target error"},
+    [ISCSI_LS_SERVICE_UNAVAILABLE] = {0x03, 0x01, "service unavailable"},
+    [ISCSI_LS_OUT_OF_RESOURCES] = {0x03, 0x02, "out of resources"},
 };
 
 /* Authentication methods beyond None, indexed by enum iscsi_auth_method.
  * A method is offered only when its entry is set and neg.auth_allowed has
  * its bit (CHAP arrives with its own module). */
 static const struct iscsi_auth_module *const auth_methods[ISCSI_AUTH_COUNT] = {
-	[ISCSI_AUTH_NONE] = NULL,
+    [ISCSI_AUTH_NONE] = NULL,
 };
 
 static const enum iscsi_login_status neg_status[] = {
-	[ISCSI_NEG_OK] = ISCSI_LS_SUCCESS,
-	[ISCSI_NEG_EDUP] = ISCSI_LS_INITIATOR_ERROR,
-	[ISCSI_NEG_ERENEG] = ISCSI_LS_INITIATOR_ERROR,
-	[ISCSI_NEG_EVALLEN] = ISCSI_LS_INITIATOR_ERROR,
-	[ISCSI_NEG_ETOOMANY] = ISCSI_LS_INITIATOR_ERROR,
-	[ISCSI_NEG_ESTAGE] = ISCSI_LS_INITIATOR_ERROR,
-	[ISCSI_NEG_EAUTH] = ISCSI_LS_AUTH_FAILURE,
-	[ISCSI_NEG_ESESSTYPE] = ISCSI_LS_SESSION_TYPE_UNSUPPORTED,
-	[ISCSI_NEG_ENAME] = ISCSI_LS_INITIATOR_ERROR,
+    [ISCSI_NEG_OK] = ISCSI_LS_SUCCESS,
+    [ISCSI_NEG_EDUP] = ISCSI_LS_INITIATOR_ERROR,
+    [ISCSI_NEG_ERENEG] = ISCSI_LS_INITIATOR_ERROR,
+    [ISCSI_NEG_EVALLEN] = ISCSI_LS_INITIATOR_ERROR,
+    [ISCSI_NEG_ETOOMANY] = ISCSI_LS_INITIATOR_ERROR,
+    [ISCSI_NEG_ESTAGE] = ISCSI_LS_INITIATOR_ERROR,
+    [ISCSI_NEG_EAUTH] = ISCSI_LS_AUTH_FAILURE,
+    [ISCSI_NEG_ESESSTYPE] = ISCSI_LS_SESSION_TYPE_UNSUPPORTED,
+    [ISCSI_NEG_ENAME] = ISCSI_LS_INITIATOR_ERROR,
 };
 
 static void login_timer_cb(struct reactor_timer *tm)
@@ -109,12 +109,11 @@ static struct iscsi_login *login_new(void)
 
 static void isid_hex(const uint8_t *isid, char *buf, size_t size)
 {
-	snprintf(buf, size, "%02x%02x%02x%02x%02x%02x", isid[0], isid[1], isid[2], isid[3],
-		 isid[4], isid[5]);
+	snprintf(buf, size, "%02x%02x%02x%02x%02x%02x", isid[0], isid[1], isid[2], isid[3], isid[4],
+		 isid[5]);
 }
 
-void iscsi_login_fail(struct iscsi_conn *c, enum iscsi_login_status st,
-		      const char *target_address)
+void iscsi_login_fail(struct iscsi_conn *c, enum iscsi_login_status st, const char *target_address)
 {
 	const struct iscsi_login_status_desc *d = &iscsi_login_status_table[st];
 	struct iscsi_login *l = c->login;
@@ -405,9 +404,9 @@ static int login_resolve(struct iscsi_conn *c)
 		rc = scsi_target_access(t->st, n->initiator_name, &l->map);
 		if (rc) {
 			l->map = NULL;
-			iscsi_login_fail(c, rc == -EACCES ? ISCSI_LS_AUTHZ_FAILURE
-							  : ISCSI_LS_TARGET_ERROR,
-					 NULL);
+			iscsi_login_fail(
+			    c, rc == -EACCES ? ISCSI_LS_AUTHZ_FAILURE : ISCSI_LS_TARGET_ERROR,
+			    NULL);
 			return -1;
 		}
 		/* 13.9: the portal group tag in the first response */
@@ -428,17 +427,17 @@ static int login_resolve(struct iscsi_conn *c)
 			struct iscsi_conn *oc;
 			bool same_cid = false;
 
-			list_for_each_entry(oc, &s->conns, sess_node)
-				if (oc->cid == l->cid) {
-					same_cid = true;
-					/* connection reinstatement at ERL 0: the old
-					 * connection goes and the session with it */
-					iscsi_conn_drop_async(oc);
-				}
+			list_for_each_entry(oc, &s->conns, sess_node) if (oc->cid == l->cid)
+			{
+				same_cid = true;
+				/* connection reinstatement at ERL 0: the old
+				 * connection goes and the session with it */
+				iscsi_conn_drop_async(oc);
+			}
 			st = same_cid ? ISCSI_LS_SESSION_NOT_FOUND
-				      : s->nconns >= s->params.max_connections
-					? ISCSI_LS_TOO_MANY_CONNECTIONS
-					: ISCSI_LS_CANT_INCLUDE; /* MC/S not offered */
+			     : s->nconns >= s->params.max_connections
+				 ? ISCSI_LS_TOO_MANY_CONNECTIONS
+				 : ISCSI_LS_CANT_INCLUDE; /* MC/S not offered */
 		}
 		pthread_mutex_unlock(&iscsi_global.lock);
 		iscsi_login_fail(c, st, NULL);
@@ -480,10 +479,9 @@ static int login_request(struct iscsi_conn *c, const uint8_t *data, uint32_t len
 		}
 		nkv = k;
 	}
-	nr = iscsi_neg_request(&l->neg,
-			       l->stage == ISCSI_STAGE_SECURITY ? ISCSI_NEG_SECURITY
-								: ISCSI_NEG_OPERATIONAL,
-			       kv, nkv, &l->rsp);
+	nr = iscsi_neg_request(
+	    &l->neg, l->stage == ISCSI_STAGE_SECURITY ? ISCSI_NEG_SECURITY : ISCSI_NEG_OPERATIONAL,
+	    kv, nkv, &l->rsp);
 	if (nr) {
 		iscsi_conn_proto_err(c, "login negotiation: %s", iscsi_neg_strerror(nr));
 		iscsi_login_fail(c, neg_status[nr], NULL);
@@ -610,7 +608,8 @@ int iscsi_login_rx(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8_t
 		uint8_t *acc;
 
 		if (len > ISCSI_KEYS_ACCUM_MAX - l->acc_len) {
-			iscsi_conn_proto_err(c, "login request over %u bytes", ISCSI_KEYS_ACCUM_MAX);
+			iscsi_conn_proto_err(c, "login request over %u bytes",
+					     ISCSI_KEYS_ACCUM_MAX);
 			iscsi_login_fail(c, ISCSI_LS_INITIATOR_ERROR, NULL);
 			return 0;
 		}

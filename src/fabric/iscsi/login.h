@@ -31,23 +31,23 @@ struct scsi_lun_map;
 /* Login status classes and details (RFC 7143 11.13.5). */
 enum iscsi_login_status {
 	ISCSI_LS_SUCCESS,
-	ISCSI_LS_TARGET_MOVED_TEMP,	  /* 01/01 + TargetAddress */
-	ISCSI_LS_TARGET_MOVED_PERM,	  /* 01/02 + TargetAddress */
-	ISCSI_LS_INITIATOR_ERROR,	  /* 02/00 */
-	ISCSI_LS_AUTH_FAILURE,		  /* 02/01 */
-	ISCSI_LS_AUTHZ_FAILURE,		  /* 02/02 */
-	ISCSI_LS_NOT_FOUND,		  /* 02/03 */
-	ISCSI_LS_TARGET_REMOVED,	  /* 02/04 */
-	ISCSI_LS_UNSUPPORTED_VERSION,	  /* 02/05 */
-	ISCSI_LS_TOO_MANY_CONNECTIONS,	  /* 02/06 */
-	ISCSI_LS_MISSING_PARAMETER,	  /* 02/07 */
-	ISCSI_LS_CANT_INCLUDE,		  /* 02/08 */
-	ISCSI_LS_SESSION_TYPE_UNSUPPORTED,/* 02/09 */
-	ISCSI_LS_SESSION_NOT_FOUND,	  /* 02/0a */
-	ISCSI_LS_INVALID_DURING_LOGIN,	  /* 02/0b */
-	ISCSI_LS_TARGET_ERROR,		  /* 03/00 */
-	ISCSI_LS_SERVICE_UNAVAILABLE,	  /* 03/01 */
-	ISCSI_LS_OUT_OF_RESOURCES,	  /* 03/02 */
+	ISCSI_LS_TARGET_MOVED_TEMP,	   /* 01/01 + TargetAddress */
+	ISCSI_LS_TARGET_MOVED_PERM,	   /* 01/02 + TargetAddress */
+	ISCSI_LS_INITIATOR_ERROR,	   /* 02/00 */
+	ISCSI_LS_AUTH_FAILURE,		   /* 02/01 */
+	ISCSI_LS_AUTHZ_FAILURE,		   /* 02/02 */
+	ISCSI_LS_NOT_FOUND,		   /* 02/03 */
+	ISCSI_LS_TARGET_REMOVED,	   /* 02/04 */
+	ISCSI_LS_UNSUPPORTED_VERSION,	   /* 02/05 */
+	ISCSI_LS_TOO_MANY_CONNECTIONS,	   /* 02/06 */
+	ISCSI_LS_MISSING_PARAMETER,	   /* 02/07 */
+	ISCSI_LS_CANT_INCLUDE,		   /* 02/08 */
+	ISCSI_LS_SESSION_TYPE_UNSUPPORTED, /* 02/09 */
+	ISCSI_LS_SESSION_NOT_FOUND,	   /* 02/0a */
+	ISCSI_LS_INVALID_DURING_LOGIN,	   /* 02/0b */
+	ISCSI_LS_TARGET_ERROR,		   /* 03/00 */
+	ISCSI_LS_SERVICE_UNAVAILABLE,	   /* 03/01 */
+	ISCSI_LS_OUT_OF_RESOURCES,	   /* 03/02 */
 	ISCSI_LS_COUNT,
 };
 
@@ -77,12 +77,12 @@ struct iscsi_auth_module {
 /* State of one connection's login phase. */
 struct iscsi_login {
 	struct iscsi_neg neg;
-	uint8_t stage;	   /* enum iscsi_login_stage: CSG the next request must carry */
-	bool started;	   /* the first request was processed */
-	bool leading;	   /* TSIH 0: a new session */
+	uint8_t stage; /* enum iscsi_login_stage: CSG the next request must carry */
+	bool started;  /* the first request was processed */
+	bool leading;  /* TSIH 0: a new session */
 	bool target_resolved;
 	bool auth_done;
-	bool waiting;	   /* suspended until a reinstated session is gone */
+	bool waiting; /* suspended until a reinstated session is gone */
 	bool failed;
 	uint8_t isid[ISCSI_ISID_LEN];
 	uint16_t tsih;
@@ -99,15 +99,14 @@ struct iscsi_login {
 	 * pieces of at most 8192 bytes (C bit) */
 	struct iscsi_kbuf rsp;
 	uint32_t rsp_off;
-	bool rsp_transit;  /* the answer (once complete) carries T=1 */
+	bool rsp_transit; /* the answer (once complete) carries T=1 */
 	uint8_t rsp_nsg;
 };
 
 /* Send a login failure (or redirect) response and close the connection
  * after it. For redirects (01/01, 01/02) target_address is the TargetAddress
  * value ("host:port,tpgt"), else NULL. */
-void iscsi_login_fail(struct iscsi_conn *c, enum iscsi_login_status st,
-		      const char *target_address);
+void iscsi_login_fail(struct iscsi_conn *c, enum iscsi_login_status st, const char *target_address);
 /* The reinstated session is gone: finish the login of c. */
 void iscsi_login_resume(struct iscsi_conn *c);
 

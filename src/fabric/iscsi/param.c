@@ -7,165 +7,310 @@
 #include "lib/compiler.h"
 #include "lib/crc32c.h"
 
-#define FIELD(f) .off = offsetof(struct iscsi_params, f), .width = sizeof(((struct iscsi_params *)0)->f)
+#define FIELD(f)                                                                                   \
+	.off = offsetof(struct iscsi_params, f), .width = sizeof(((struct iscsi_params *)0)->f)
 
-static const char *const yes_no[] = { "No", "Yes" };
+static const char *const yes_no[] = {"No", "Yes"};
 static const char *const digests[] = {
-	[ISCSI_DIGEST_NONE] = "None",
-	[ISCSI_DIGEST_CRC32C] = "CRC32C",
+    [ISCSI_DIGEST_NONE] = "None",
+    [ISCSI_DIGEST_CRC32C] = "CRC32C",
 };
 static const char *const session_types[] = {
-	[ISCSI_SESSION_NORMAL] = "Normal",
-	[ISCSI_SESSION_DISCOVERY] = "Discovery",
+    [ISCSI_SESSION_NORMAL] = "Normal",
+    [ISCSI_SESSION_DISCOVERY] = "Discovery",
 };
 static const char *const auth_methods[] = {
-	[ISCSI_AUTH_NONE] = "None",   [ISCSI_AUTH_CHAP] = "CHAP",   [ISCSI_AUTH_KRB5] = "KRB5",
-	[ISCSI_AUTH_SPKM1] = "SPKM1", [ISCSI_AUTH_SPKM2] = "SPKM2", [ISCSI_AUTH_SRP] = "SRP",
+    [ISCSI_AUTH_NONE] = "None",	  [ISCSI_AUTH_CHAP] = "CHAP",	[ISCSI_AUTH_KRB5] = "KRB5",
+    [ISCSI_AUTH_SPKM1] = "SPKM1", [ISCSI_AUTH_SPKM2] = "SPKM2", [ISCSI_AUTH_SRP] = "SRP",
 };
 static const char *const task_reportings[] = {
-	[ISCSI_TASKREP_RFC3720] = "RFC3720",
-	[ISCSI_TASKREP_RESPONSE_FENCE] = "ResponseFence",
-	[ISCSI_TASKREP_FAST_ABORT] = "FastAbort",
+    [ISCSI_TASKREP_RFC3720] = "RFC3720",
+    [ISCSI_TASKREP_RESPONSE_FENCE] = "ResponseFence",
+    [ISCSI_TASKREP_FAST_ABORT] = "FastAbort",
 };
 
 #define DSL_MIN 512u
 #define DSL_MAX 16777215u
 
 const struct iscsi_key_desc iscsi_key_table[ISCSI_KEY_COUNT] = {
-	/* 13.1 */
-	[ISCSI_KEY_HEADER_DIGEST] = { .name = "HeaderDigest", .kind = ISCSI_KT_LIST,
-		.scope = ISCSI_SCOPE_CONNECTION, .use = ISCSI_KU_IO,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = ISCSI_DIGEST_NONE,
-		.val_max = 255, FIELD(header_digest), .vocab = digests, .nvocab = 2 },
-	[ISCSI_KEY_DATA_DIGEST] = { .name = "DataDigest", .kind = ISCSI_KT_LIST,
-		.scope = ISCSI_SCOPE_CONNECTION, .use = ISCSI_KU_IO,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = ISCSI_DIGEST_NONE,
-		.val_max = 255, FIELD(data_digest), .vocab = digests, .nvocab = 2 },
-	/* 13.2 */
-	[ISCSI_KEY_MAX_CONNECTIONS] = { .name = "MaxConnections", .kind = ISCSI_KT_NUM_MIN,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = 1, .min = 1, .max = 65535,
-		.val_max = 255, FIELD(max_connections) },
-	/* 13.3: answered by text.c */
-	[ISCSI_KEY_SEND_TARGETS] = { .name = "SendTargets", .kind = ISCSI_KT_TEXT,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_FFP, .senders = ISCSI_KS_INITIATOR,
-		.val_max = 255 },
-	/* 13.4 */
-	[ISCSI_KEY_TARGET_NAME] = { .name = "TargetName", .kind = ISCSI_KT_NAME,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_IO | ISCSI_KU_SECURITY,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .val_max = ISCSI_NAME_MAX },
-	/* 13.5 */
-	[ISCSI_KEY_INITIATOR_NAME] = { .name = "InitiatorName", .kind = ISCSI_KT_NAME,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_IO | ISCSI_KU_SECURITY,
-		.senders = ISCSI_KS_INITIATOR, .val_max = ISCSI_NAME_MAX },
-	/* 13.6 */
-	[ISCSI_KEY_TARGET_ALIAS] = { .name = "TargetAlias", .kind = ISCSI_KT_TARGET,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_FFP | ISCSI_KU_SECURITY,
-		.senders = ISCSI_KS_TARGET, .val_max = ISCSI_ALIAS_MAX },
-	/* 13.7 */
-	[ISCSI_KEY_INITIATOR_ALIAS] = { .name = "InitiatorAlias", .kind = ISCSI_KT_NAME,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_FFP | ISCSI_KU_SECURITY,
-		.senders = ISCSI_KS_INITIATOR, .val_max = ISCSI_ALIAS_MAX },
-	/* 13.8 */
-	[ISCSI_KEY_TARGET_ADDRESS] = { .name = "TargetAddress", .kind = ISCSI_KT_TARGET,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_FFP | ISCSI_KU_SECURITY,
-		.senders = ISCSI_KS_TARGET, .val_max = 255 },
-	/* 13.9 */
-	[ISCSI_KEY_TARGET_PORTAL_GROUP_TAG] = { .name = "TargetPortalGroupTag",
-		.kind = ISCSI_KT_TARGET, .scope = ISCSI_SCOPE_SESSION,
-		.use = ISCSI_KU_IO | ISCSI_KU_SECURITY, .senders = ISCSI_KS_TARGET,
-		.min = 0, .max = 65535, .val_max = 255 },
-	/* 13.10 */
-	[ISCSI_KEY_INITIAL_R2T] = { .name = "InitialR2T", .kind = ISCSI_KT_BOOL_OR,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = 1, .max = 1,
-		.val_max = 255, FIELD(initial_r2t), .vocab = yes_no, .nvocab = 2 },
-	/* 13.11 */
-	[ISCSI_KEY_IMMEDIATE_DATA] = { .name = "ImmediateData", .kind = ISCSI_KT_BOOL_AND,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = 1, .max = 1,
-		.val_max = 255, FIELD(immediate_data), .vocab = yes_no, .nvocab = 2 },
-	/* 13.12: declarative, per direction; may change in FFP (ALL) */
-	[ISCSI_KEY_MAX_RECV_DSL] = { .name = "MaxRecvDataSegmentLength", .kind = ISCSI_KT_NUM_DECL,
-		.scope = ISCSI_SCOPE_CONNECTION, .use = ISCSI_KU_FFP,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = 8192, .min = DSL_MIN,
-		.max = DSL_MAX, .val_max = 255, FIELD(max_recv_dsl) },
-	/* 13.13 */
-	[ISCSI_KEY_MAX_BURST_LENGTH] = { .name = "MaxBurstLength", .kind = ISCSI_KT_NUM_MIN,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = 262144, .min = DSL_MIN,
-		.max = DSL_MAX, .val_max = 255, FIELD(max_burst_length) },
-	/* 13.14 */
-	[ISCSI_KEY_FIRST_BURST_LENGTH] = { .name = "FirstBurstLength", .kind = ISCSI_KT_NUM_MIN,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = 65536, .min = DSL_MIN,
-		.max = DSL_MAX, .val_max = 255, FIELD(first_burst_length) },
-	/* 13.15 */
-	[ISCSI_KEY_DEFAULT_TIME2WAIT] = { .name = "DefaultTime2Wait", .kind = ISCSI_KT_NUM_MAX,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_LO | ISCSI_KU_IO,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = 2, .min = 0, .max = 3600,
-		.val_max = 255, FIELD(default_time2wait) },
-	/* 13.16 */
-	[ISCSI_KEY_DEFAULT_TIME2RETAIN] = { .name = "DefaultTime2Retain", .kind = ISCSI_KT_NUM_MIN,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_LO | ISCSI_KU_IO,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = 20, .min = 0, .max = 3600,
-		.val_max = 255, FIELD(default_time2retain) },
-	/* 13.17 */
-	[ISCSI_KEY_MAX_OUTSTANDING_R2T] = { .name = "MaxOutstandingR2T", .kind = ISCSI_KT_NUM_MIN,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = 1, .min = 1, .max = 65535,
-		.val_max = 255, FIELD(max_outstanding_r2t) },
-	/* 13.18 */
-	[ISCSI_KEY_DATA_PDU_IN_ORDER] = { .name = "DataPDUInOrder", .kind = ISCSI_KT_BOOL_OR,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = 1, .max = 1,
-		.val_max = 255, FIELD(data_pdu_in_order), .vocab = yes_no, .nvocab = 2 },
-	/* 13.19 */
-	[ISCSI_KEY_DATA_SEQUENCE_IN_ORDER] = { .name = "DataSequenceInOrder",
-		.kind = ISCSI_KT_BOOL_OR, .scope = ISCSI_SCOPE_SESSION,
-		.use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = 1, .max = 1,
-		.val_max = 255, FIELD(data_sequence_in_order), .vocab = yes_no, .nvocab = 2 },
-	/* 13.20 */
-	[ISCSI_KEY_ERROR_RECOVERY_LEVEL] = { .name = "ErrorRecoveryLevel",
-		.kind = ISCSI_KT_NUM_MIN, .scope = ISCSI_SCOPE_SESSION,
-		.use = ISCSI_KU_LO | ISCSI_KU_IO, .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
-		.def = 0, .min = 0, .max = 2, .val_max = 255, FIELD(error_recovery_level) },
-	/* 13.21 */
-	[ISCSI_KEY_SESSION_TYPE] = { .name = "SessionType", .kind = ISCSI_KT_CHOICE,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_SECURITY,
-		.senders = ISCSI_KS_INITIATOR, .def = ISCSI_SESSION_NORMAL, .val_max = 255,
-		FIELD(session_type), .vocab = session_types, .nvocab = 2 },
-	/* 12.1: security stage only */
-	[ISCSI_KEY_AUTH_METHOD] = { .name = "AuthMethod", .kind = ISCSI_KT_LIST,
-		.scope = ISCSI_SCOPE_CONNECTION, .use = ISCSI_KU_IO | ISCSI_KU_SECURITY,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = ISCSI_AUTH_NONE,
-		.val_max = 255, FIELD(auth_method), .vocab = auth_methods,
-		.nvocab = ISCSI_AUTH_COUNT },
-	/* 13.26: markers were removed by RFC 7143; OFMarker/IFMarker are
-	 * answered No, OFMarkInt/IFMarkInt Irrelevant. */
-	[ISCSI_KEY_OF_MARKER] = { .name = "OFMarker", .kind = ISCSI_KT_OBS_BOOL,
-		.scope = ISCSI_SCOPE_CONNECTION, .use = ISCSI_KU_IO,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .val_max = 255 },
-	[ISCSI_KEY_IF_MARKER] = { .name = "IFMarker", .kind = ISCSI_KT_OBS_BOOL,
-		.scope = ISCSI_SCOPE_CONNECTION, .use = ISCSI_KU_IO,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .val_max = 255 },
-	[ISCSI_KEY_OF_MARK_INT] = { .name = "OFMarkInt", .kind = ISCSI_KT_OBS_VALUE,
-		.scope = ISCSI_SCOPE_CONNECTION, .use = ISCSI_KU_IO,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .val_max = 255 },
-	[ISCSI_KEY_IF_MARK_INT] = { .name = "IFMarkInt", .kind = ISCSI_KT_OBS_VALUE,
-		.scope = ISCSI_SCOPE_CONNECTION, .use = ISCSI_KU_IO,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .val_max = 255 },
-	/* 13.23 */
-	[ISCSI_KEY_TASK_REPORTING] = { .name = "TaskReporting", .kind = ISCSI_KT_LIST,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_LO | ISCSI_KU_IO,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = ISCSI_TASKREP_RFC3720,
-		.val_max = 255, FIELD(task_reporting), .vocab = task_reportings, .nvocab = 3 },
-	/* 13.24 (RFC 7144 2.1) */
-	[ISCSI_KEY_PROTOCOL_LEVEL] = { .name = "iSCSIProtocolLevel", .kind = ISCSI_KT_NUM_MIN,
-		.scope = ISCSI_SCOPE_SESSION, .use = ISCSI_KU_LO | ISCSI_KU_IO,
-		.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET, .def = 1, .min = 0, .max = 31,
-		.val_max = 255, FIELD(protocol_level) },
+    /* 13.1 */
+    [ISCSI_KEY_HEADER_DIGEST] = {.name = "HeaderDigest",
+				 .kind = ISCSI_KT_LIST,
+				 .scope = ISCSI_SCOPE_CONNECTION,
+				 .use = ISCSI_KU_IO,
+				 .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+				 .def = ISCSI_DIGEST_NONE,
+				 .val_max = 255,
+				 FIELD(header_digest),
+				 .vocab = digests,
+				 .nvocab = 2},
+    [ISCSI_KEY_DATA_DIGEST] = {.name = "DataDigest",
+			       .kind = ISCSI_KT_LIST,
+			       .scope = ISCSI_SCOPE_CONNECTION,
+			       .use = ISCSI_KU_IO,
+			       .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+			       .def = ISCSI_DIGEST_NONE,
+			       .val_max = 255,
+			       FIELD(data_digest),
+			       .vocab = digests,
+			       .nvocab = 2},
+    /* 13.2 */
+    [ISCSI_KEY_MAX_CONNECTIONS] = {.name = "MaxConnections",
+				   .kind = ISCSI_KT_NUM_MIN,
+				   .scope = ISCSI_SCOPE_SESSION,
+				   .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
+				   .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+				   .def = 1,
+				   .min = 1,
+				   .max = 65535,
+				   .val_max = 255,
+				   FIELD(max_connections)},
+    /* 13.3: answered by text.c */
+    [ISCSI_KEY_SEND_TARGETS] = {.name = "SendTargets",
+				.kind = ISCSI_KT_TEXT,
+				.scope = ISCSI_SCOPE_SESSION,
+				.use = ISCSI_KU_FFP,
+				.senders = ISCSI_KS_INITIATOR,
+				.val_max = 255},
+    /* 13.4 */
+    [ISCSI_KEY_TARGET_NAME] = {.name = "TargetName",
+			       .kind = ISCSI_KT_NAME,
+			       .scope = ISCSI_SCOPE_SESSION,
+			       .use = ISCSI_KU_IO | ISCSI_KU_SECURITY,
+			       .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+			       .val_max = ISCSI_NAME_MAX},
+    /* 13.5 */
+    [ISCSI_KEY_INITIATOR_NAME] = {.name = "InitiatorName",
+				  .kind = ISCSI_KT_NAME,
+				  .scope = ISCSI_SCOPE_SESSION,
+				  .use = ISCSI_KU_IO | ISCSI_KU_SECURITY,
+				  .senders = ISCSI_KS_INITIATOR,
+				  .val_max = ISCSI_NAME_MAX},
+    /* 13.6 */
+    [ISCSI_KEY_TARGET_ALIAS] = {.name = "TargetAlias",
+				.kind = ISCSI_KT_TARGET,
+				.scope = ISCSI_SCOPE_SESSION,
+				.use = ISCSI_KU_FFP | ISCSI_KU_SECURITY,
+				.senders = ISCSI_KS_TARGET,
+				.val_max = ISCSI_ALIAS_MAX},
+    /* 13.7 */
+    [ISCSI_KEY_INITIATOR_ALIAS] = {.name = "InitiatorAlias",
+				   .kind = ISCSI_KT_NAME,
+				   .scope = ISCSI_SCOPE_SESSION,
+				   .use = ISCSI_KU_FFP | ISCSI_KU_SECURITY,
+				   .senders = ISCSI_KS_INITIATOR,
+				   .val_max = ISCSI_ALIAS_MAX},
+    /* 13.8 */
+    [ISCSI_KEY_TARGET_ADDRESS] = {.name = "TargetAddress",
+				  .kind = ISCSI_KT_TARGET,
+				  .scope = ISCSI_SCOPE_SESSION,
+				  .use = ISCSI_KU_FFP | ISCSI_KU_SECURITY,
+				  .senders = ISCSI_KS_TARGET,
+				  .val_max = 255},
+    /* 13.9 */
+    [ISCSI_KEY_TARGET_PORTAL_GROUP_TAG] = {.name = "TargetPortalGroupTag",
+					   .kind = ISCSI_KT_TARGET,
+					   .scope = ISCSI_SCOPE_SESSION,
+					   .use = ISCSI_KU_IO | ISCSI_KU_SECURITY,
+					   .senders = ISCSI_KS_TARGET,
+					   .min = 0,
+					   .max = 65535,
+					   .val_max = 255},
+    /* 13.10 */
+    [ISCSI_KEY_INITIAL_R2T] = {.name = "InitialR2T",
+			       .kind = ISCSI_KT_BOOL_OR,
+			       .scope = ISCSI_SCOPE_SESSION,
+			       .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
+			       .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+			       .def = 1,
+			       .max = 1,
+			       .val_max = 255,
+			       FIELD(initial_r2t),
+			       .vocab = yes_no,
+			       .nvocab = 2},
+    /* 13.11 */
+    [ISCSI_KEY_IMMEDIATE_DATA] = {.name = "ImmediateData",
+				  .kind = ISCSI_KT_BOOL_AND,
+				  .scope = ISCSI_SCOPE_SESSION,
+				  .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
+				  .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+				  .def = 1,
+				  .max = 1,
+				  .val_max = 255,
+				  FIELD(immediate_data),
+				  .vocab = yes_no,
+				  .nvocab = 2},
+    /* 13.12: declarative, per direction; may change in FFP (ALL) */
+    [ISCSI_KEY_MAX_RECV_DSL] = {.name = "MaxRecvDataSegmentLength",
+				.kind = ISCSI_KT_NUM_DECL,
+				.scope = ISCSI_SCOPE_CONNECTION,
+				.use = ISCSI_KU_FFP,
+				.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+				.def = 8192,
+				.min = DSL_MIN,
+				.max = DSL_MAX,
+				.val_max = 255,
+				FIELD(max_recv_dsl)},
+    /* 13.13 */
+    [ISCSI_KEY_MAX_BURST_LENGTH] = {.name = "MaxBurstLength",
+				    .kind = ISCSI_KT_NUM_MIN,
+				    .scope = ISCSI_SCOPE_SESSION,
+				    .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
+				    .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+				    .def = 262144,
+				    .min = DSL_MIN,
+				    .max = DSL_MAX,
+				    .val_max = 255,
+				    FIELD(max_burst_length)},
+    /* 13.14 */
+    [ISCSI_KEY_FIRST_BURST_LENGTH] = {.name = "FirstBurstLength",
+				      .kind = ISCSI_KT_NUM_MIN,
+				      .scope = ISCSI_SCOPE_SESSION,
+				      .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
+				      .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+				      .def = 65536,
+				      .min = DSL_MIN,
+				      .max = DSL_MAX,
+				      .val_max = 255,
+				      FIELD(first_burst_length)},
+    /* 13.15 */
+    [ISCSI_KEY_DEFAULT_TIME2WAIT] = {.name = "DefaultTime2Wait",
+				     .kind = ISCSI_KT_NUM_MAX,
+				     .scope = ISCSI_SCOPE_SESSION,
+				     .use = ISCSI_KU_LO | ISCSI_KU_IO,
+				     .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+				     .def = 2,
+				     .min = 0,
+				     .max = 3600,
+				     .val_max = 255,
+				     FIELD(default_time2wait)},
+    /* 13.16 */
+    [ISCSI_KEY_DEFAULT_TIME2RETAIN] = {.name = "DefaultTime2Retain",
+				       .kind = ISCSI_KT_NUM_MIN,
+				       .scope = ISCSI_SCOPE_SESSION,
+				       .use = ISCSI_KU_LO | ISCSI_KU_IO,
+				       .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+				       .def = 20,
+				       .min = 0,
+				       .max = 3600,
+				       .val_max = 255,
+				       FIELD(default_time2retain)},
+    /* 13.17 */
+    [ISCSI_KEY_MAX_OUTSTANDING_R2T] = {.name = "MaxOutstandingR2T",
+				       .kind = ISCSI_KT_NUM_MIN,
+				       .scope = ISCSI_SCOPE_SESSION,
+				       .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
+				       .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+				       .def = 1,
+				       .min = 1,
+				       .max = 65535,
+				       .val_max = 255,
+				       FIELD(max_outstanding_r2t)},
+    /* 13.18 */
+    [ISCSI_KEY_DATA_PDU_IN_ORDER] = {.name = "DataPDUInOrder",
+				     .kind = ISCSI_KT_BOOL_OR,
+				     .scope = ISCSI_SCOPE_SESSION,
+				     .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
+				     .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+				     .def = 1,
+				     .max = 1,
+				     .val_max = 255,
+				     FIELD(data_pdu_in_order),
+				     .vocab = yes_no,
+				     .nvocab = 2},
+    /* 13.19 */
+    [ISCSI_KEY_DATA_SEQUENCE_IN_ORDER] = {.name = "DataSequenceInOrder",
+					  .kind = ISCSI_KT_BOOL_OR,
+					  .scope = ISCSI_SCOPE_SESSION,
+					  .use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_NO_DISCOVERY,
+					  .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+					  .def = 1,
+					  .max = 1,
+					  .val_max = 255,
+					  FIELD(data_sequence_in_order),
+					  .vocab = yes_no,
+					  .nvocab = 2},
+    /* 13.20 */
+    [ISCSI_KEY_ERROR_RECOVERY_LEVEL] = {.name = "ErrorRecoveryLevel",
+					.kind = ISCSI_KT_NUM_MIN,
+					.scope = ISCSI_SCOPE_SESSION,
+					.use = ISCSI_KU_LO | ISCSI_KU_IO,
+					.senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+					.def = 0,
+					.min = 0,
+					.max = 2,
+					.val_max = 255,
+					FIELD(error_recovery_level)},
+    /* 13.21 */
+    [ISCSI_KEY_SESSION_TYPE] = {.name = "SessionType",
+				.kind = ISCSI_KT_CHOICE,
+				.scope = ISCSI_SCOPE_SESSION,
+				.use = ISCSI_KU_LO | ISCSI_KU_IO | ISCSI_KU_SECURITY,
+				.senders = ISCSI_KS_INITIATOR,
+				.def = ISCSI_SESSION_NORMAL,
+				.val_max = 255,
+				FIELD(session_type),
+				.vocab = session_types,
+				.nvocab = 2},
+    /* 12.1: security stage only */
+    [ISCSI_KEY_AUTH_METHOD] = {.name = "AuthMethod",
+			       .kind = ISCSI_KT_LIST,
+			       .scope = ISCSI_SCOPE_CONNECTION,
+			       .use = ISCSI_KU_IO | ISCSI_KU_SECURITY,
+			       .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+			       .def = ISCSI_AUTH_NONE,
+			       .val_max = 255,
+			       FIELD(auth_method),
+			       .vocab = auth_methods,
+			       .nvocab = ISCSI_AUTH_COUNT},
+    /* 13.26: markers were removed by RFC 7143; OFMarker/IFMarker are
+     * answered No, OFMarkInt/IFMarkInt Irrelevant. */
+    [ISCSI_KEY_OF_MARKER] = {.name = "OFMarker",
+			     .kind = ISCSI_KT_OBS_BOOL,
+			     .scope = ISCSI_SCOPE_CONNECTION,
+			     .use = ISCSI_KU_IO,
+			     .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+			     .val_max = 255},
+    [ISCSI_KEY_IF_MARKER] = {.name = "IFMarker",
+			     .kind = ISCSI_KT_OBS_BOOL,
+			     .scope = ISCSI_SCOPE_CONNECTION,
+			     .use = ISCSI_KU_IO,
+			     .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+			     .val_max = 255},
+    [ISCSI_KEY_OF_MARK_INT] = {.name = "OFMarkInt",
+			       .kind = ISCSI_KT_OBS_VALUE,
+			       .scope = ISCSI_SCOPE_CONNECTION,
+			       .use = ISCSI_KU_IO,
+			       .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+			       .val_max = 255},
+    [ISCSI_KEY_IF_MARK_INT] = {.name = "IFMarkInt",
+			       .kind = ISCSI_KT_OBS_VALUE,
+			       .scope = ISCSI_SCOPE_CONNECTION,
+			       .use = ISCSI_KU_IO,
+			       .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+			       .val_max = 255},
+    /* 13.23 */
+    [ISCSI_KEY_TASK_REPORTING] = {.name = "TaskReporting",
+				  .kind = ISCSI_KT_LIST,
+				  .scope = ISCSI_SCOPE_SESSION,
+				  .use = ISCSI_KU_LO | ISCSI_KU_IO,
+				  .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+				  .def = ISCSI_TASKREP_RFC3720,
+				  .val_max = 255,
+				  FIELD(task_reporting),
+				  .vocab = task_reportings,
+				  .nvocab = 3},
+    /* 13.24 (RFC 7144 2.1) */
+    [ISCSI_KEY_PROTOCOL_LEVEL] = {.name = "iSCSIProtocolLevel",
+				  .kind = ISCSI_KT_NUM_MIN,
+				  .scope = ISCSI_SCOPE_SESSION,
+				  .use = ISCSI_KU_LO | ISCSI_KU_IO,
+				  .senders = ISCSI_KS_INITIATOR | ISCSI_KS_TARGET,
+				  .def = 1,
+				  .min = 0,
+				  .max = 31,
+				  .val_max = 255,
+				  FIELD(protocol_level)},
 };
 
 enum iscsi_key_id iscsi_key_lookup(const uint8_t *name, size_t len)
@@ -234,15 +379,15 @@ void iscsi_params_default(struct iscsi_params *p)
 const char *iscsi_neg_strerror(enum iscsi_neg_result r)
 {
 	static const char *const msg[] = {
-		[ISCSI_NEG_OK] = "ok",
-		[ISCSI_NEG_EDUP] = "key sent twice",
-		[ISCSI_NEG_ERENEG] = "key renegotiated with another value",
-		[ISCSI_NEG_EVALLEN] = "value too long",
-		[ISCSI_NEG_ETOOMANY] = "too many keys",
-		[ISCSI_NEG_ESTAGE] = "key not allowed in this stage",
-		[ISCSI_NEG_EAUTH] = "no acceptable AuthMethod",
-		[ISCSI_NEG_ESESSTYPE] = "invalid SessionType",
-		[ISCSI_NEG_ENAME] = "invalid iSCSI name",
+	    [ISCSI_NEG_OK] = "ok",
+	    [ISCSI_NEG_EDUP] = "key sent twice",
+	    [ISCSI_NEG_ERENEG] = "key renegotiated with another value",
+	    [ISCSI_NEG_EVALLEN] = "value too long",
+	    [ISCSI_NEG_ETOOMANY] = "too many keys",
+	    [ISCSI_NEG_ESTAGE] = "key not allowed in this stage",
+	    [ISCSI_NEG_EAUTH] = "no acceptable AuthMethod",
+	    [ISCSI_NEG_ESESSTYPE] = "invalid SessionType",
+	    [ISCSI_NEG_ENAME] = "invalid iSCSI name",
 	};
 
 	if ((unsigned)r < ARRAY_SIZE(msg) && msg[r])
@@ -289,19 +434,19 @@ bool iscsi_name_valid(const uint8_t *p, size_t len)
 
 /* What the target answers to one key. */
 enum answer {
-	ANS_NONE,	  /* declarative: nothing */
-	ANS_VALUE,	  /* key=<active value> */
-	ANS_REJECT,	  /* key=Reject */
-	ANS_IRRELEVANT,	  /* key=Irrelevant */
-	ANS_NOTUNDERSTOOD,/* key=NotUnderstood */
-	ANS_NO,		  /* key=No (obsolete markers) */
+	ANS_NONE,	   /* declarative: nothing */
+	ANS_VALUE,	   /* key=<active value> */
+	ANS_REJECT,	   /* key=Reject */
+	ANS_IRRELEVANT,	   /* key=Irrelevant */
+	ANS_NOTUNDERSTOOD, /* key=NotUnderstood */
+	ANS_NO,		   /* key=No (obsolete markers) */
 };
 
 /* Pick the first item of the comma-separated offer that is in the
  * vocabulary and allowed; -1 when none. An empty item makes the whole list
  * malformed (RFC 7143 6.1: list-of-values). */
-static int list_pick(const struct iscsi_key_desc *d, const uint8_t *v, size_t len,
-		     uint32_t allowed, bool *malformed)
+static int list_pick(const struct iscsi_key_desc *d, const uint8_t *v, size_t len, uint32_t allowed,
+		     bool *malformed)
 {
 	int pick = -1;
 	size_t s = 0;
@@ -316,7 +461,8 @@ static int list_pick(const struct iscsi_key_desc *d, const uint8_t *v, size_t le
 		for (unsigned i = 0; i < d->nvocab && pick < 0; i++) {
 			size_t l = strlen(d->vocab[i]);
 
-			if (l == e - s && memcmp(v + s, d->vocab[i], l) == 0 && (allowed & (1u << i)))
+			if (l == e - s && memcmp(v + s, d->vocab[i], l) == 0 &&
+			    (allowed & (1u << i)))
 				pick = (int)i;
 		}
 		if (!comma)
@@ -349,7 +495,8 @@ static uint32_t list_allowed(const struct iscsi_neg *n, enum iscsi_key_id k)
 	switch (k) {
 	case ISCSI_KEY_HEADER_DIGEST:
 		return (1u << ISCSI_DIGEST_NONE) |
-		       (n->mine.header_digest == ISCSI_DIGEST_CRC32C ? 1u << ISCSI_DIGEST_CRC32C : 0);
+		       (n->mine.header_digest == ISCSI_DIGEST_CRC32C ? 1u << ISCSI_DIGEST_CRC32C
+								     : 0);
 	case ISCSI_KEY_DATA_DIGEST:
 		return (1u << ISCSI_DIGEST_NONE) |
 		       (n->mine.data_digest == ISCSI_DIGEST_CRC32C ? 1u << ISCSI_DIGEST_CRC32C : 0);
@@ -467,8 +614,8 @@ static enum answer neg_key(struct iscsi_neg *n, enum iscsi_neg_stage st, enum is
 	return ANS_REJECT;
 }
 
-static void emit(struct iscsi_neg *n, enum iscsi_key_id k, const struct iscsi_kv *kv,
-		 enum answer a, struct iscsi_kbuf *out)
+static void emit(struct iscsi_neg *n, enum iscsi_key_id k, const struct iscsi_kv *kv, enum answer a,
+		 struct iscsi_kbuf *out)
 {
 	const struct iscsi_key_desc *d;
 	uint32_t v;

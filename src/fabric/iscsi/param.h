@@ -25,7 +25,7 @@
 
 struct iscsi_settings;
 
-#define ISCSI_NAME_MAX 223u  /* RFC 7143 4.2.7.1: iSCSI names, bytes */
+#define ISCSI_NAME_MAX	223u /* RFC 7143 4.2.7.1: iSCSI names, bytes */
 #define ISCSI_ALIAS_MAX 255u /* RFC 7143 13.6, 13.7 */
 
 enum iscsi_key_id {
@@ -151,9 +151,9 @@ struct iscsi_key_desc {
 	uint32_t def;	 /* RFC default (numbers, booleans, vocabulary index) */
 	uint32_t min;
 	uint32_t max;
-	uint16_t val_max; /* longest value accepted, bytes */
-	uint16_t off;	  /* field in struct iscsi_params */
-	uint8_t width;	  /* 0: no field; 1, 2 or 4 bytes */
+	uint16_t val_max;	  /* longest value accepted, bytes */
+	uint16_t off;		  /* field in struct iscsi_params */
+	uint8_t width;		  /* 0: no field; 1, 2 or 4 bytes */
 	const char *const *vocab; /* LIST / CHOICE values; index = stored value */
 	uint8_t nvocab;
 };
@@ -191,14 +191,14 @@ struct iscsi_neg {
 	struct iscsi_params mine;
 	struct iscsi_params peer;
 	struct iscsi_params active;
-	uint32_t auth_allowed; /* bit per enum iscsi_auth_method the target accepts */
-	uint32_t seen;	       /* keys received in earlier requests */
-	uint32_t cur;	       /* keys received in the current request */
-	uint32_t declared;     /* our declarations sent (MaxRecvDataSegmentLength) */
+	uint32_t auth_allowed;		/* bit per enum iscsi_auth_method the target accepts */
+	uint32_t seen;			/* keys received in earlier requests */
+	uint32_t cur;			/* keys received in the current request */
+	uint32_t declared;		/* our declarations sent (MaxRecvDataSegmentLength) */
 	uint32_t vcrc[ISCSI_KEY_COUNT]; /* CRC32C of the first value received */
-	uint32_t answers;      /* keys answered (for callers that must add more) */
-	bool send_targets;     /* SendTargets present in the request (Text) */
-	uint8_t st_len;	       /* its value, for text.c */
+	uint32_t answers;		/* keys answered (for callers that must add more) */
+	bool send_targets;		/* SendTargets present in the request (Text) */
+	uint8_t st_len;			/* its value, for text.c */
 	uint8_t st_val[ISCSI_NAME_MAX + 1];
 	bool st_too_long;
 	char initiator_name[ISCSI_NAME_MAX + 1];

@@ -52,8 +52,8 @@ struct iscsi_rx_ops {
 
 struct iscsi_rx {
 	const struct iscsi_rx_ops *ops;
-	bool hdigest; /* CRC32C header digest expected (full feature phase) */
-	bool ddigest; /* CRC32C data digest expected on non-empty segments */
+	bool hdigest;  /* CRC32C header digest expected (full feature phase) */
+	bool ddigest;  /* CRC32C data digest expected on non-empty segments */
 	uint8_t state; /* enum iscsi_rx_state */
 	uint32_t got;  /* bytes of the current part received */
 	union iscsi_hdr hdr;
@@ -106,9 +106,9 @@ struct iscsi_tx {
 	uint8_t flags;
 	const uint8_t *data; /* data segment (len bytes) */
 	uint32_t len;
-	uint8_t *heap;	      /* owned buffer freed with the unit (free()) */
+	uint8_t *heap;		 /* owned buffer freed with the unit (free()) */
 	struct iscsi_task *task; /* with ISCSI_TX_F_TASK_DONE */
-	uint32_t sent;	      /* bytes of this unit already written */
+	uint32_t sent;		 /* bytes of this unit already written */
 	uint8_t small[ISCSI_TX_SMALL];
 };
 

@@ -18,7 +18,7 @@
 #include "lib/log.h"
 #include "lib/reactor.h"
 
-#define PORTAL_BACKLOG 128
+#define PORTAL_BACKLOG	    128
 #define PORTAL_ACCEPT_BATCH 32
 
 int iscsi_addr_parse(const char *addr, struct sockaddr_storage *sa, socklen_t *len)
@@ -156,9 +156,7 @@ static struct iscsi_portal *portal_find_locked(const struct sockaddr_storage *sa
 {
 	struct iscsi_portal *p;
 
-	list_for_each_entry(p, &iscsi_global.portals, node)
-		if (sa_equal(&p->sa, sa))
-			return p;
+	list_for_each_entry(p, &iscsi_global.portals, node) if (sa_equal(&p->sa, sa)) return p;
 	return NULL;
 }
 
@@ -166,9 +164,7 @@ static int portal_bind(struct iscsi_portal *p, struct iscsi_tpg *tpg)
 {
 	struct iscsi_bind *b;
 
-	list_for_each_entry(b, &tpg->binds, tpg_node)
-		if (b->portal == p)
-			return 0;
+	list_for_each_entry(b, &tpg->binds, tpg_node) if (b->portal == p) return 0;
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
@@ -291,12 +287,12 @@ void iscsi_portals_close_all(void)
 	struct iscsi_portal *p;
 
 	pthread_mutex_lock(&iscsi_global.lock);
-	list_for_each_entry(p, &iscsi_global.portals, node)
-		if (p->fd >= 0) {
-			reactor_fd_del(&p->rfd);
-			close(p->fd);
-			p->fd = -1;
-		}
+	list_for_each_entry(p, &iscsi_global.portals, node) if (p->fd >= 0)
+	{
+		reactor_fd_del(&p->rfd);
+		close(p->fd);
+		p->fd = -1;
+	}
 	pthread_mutex_unlock(&iscsi_global.lock);
 }
 

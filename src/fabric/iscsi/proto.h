@@ -13,14 +13,14 @@
 
 #include "lib/endian.h"
 
-#define ISCSI_BHS_LEN	   48u
-#define ISCSI_DIGEST_LEN   4u
-#define ISCSI_RSVD_TAG	   0xffffffffu /* reserved ITT / TTT value */
-#define ISCSI_MAX_DSL	   0xffffffu   /* 24-bit DataSegmentLength */
-#define ISCSI_AHS_MAX	   (255u * 4u) /* TotalAHSLength is in 4-byte words */
-#define ISCSI_LOGIN_DSL	   8192u       /* RFC 7143 6.2: login data per PDU */
-#define ISCSI_VERSION	   0x00u       /* Version-max/min/active */
-#define ISCSI_PAD(len)	   ((4u - ((len)&3u)) & 3u)
+#define ISCSI_BHS_LEN	 48u
+#define ISCSI_DIGEST_LEN 4u
+#define ISCSI_RSVD_TAG	 0xffffffffu /* reserved ITT / TTT value */
+#define ISCSI_MAX_DSL	 0xffffffu   /* 24-bit DataSegmentLength */
+#define ISCSI_AHS_MAX	 (255u * 4u) /* TotalAHSLength is in 4-byte words */
+#define ISCSI_LOGIN_DSL	 8192u	     /* RFC 7143 6.2: login data per PDU */
+#define ISCSI_VERSION	 0x00u	     /* Version-max/min/active */
+#define ISCSI_PAD(len)	 ((4u - ((len)&3u)) & 3u)
 
 /* RFC 7143 11.2.1.2: opcodes; byte 0 = .|I|opcode(6) */
 enum iscsi_opcode {
@@ -43,11 +43,11 @@ enum iscsi_opcode {
 	ISCSI_OP_ASYNC_MSG = 0x32,
 	ISCSI_OP_REJECT = 0x3f,
 };
-#define ISCSI_OPCODE_MASK 0x3fu
+#define ISCSI_OPCODE_MASK  0x3fu
 #define ISCSI_OP_IMMEDIATE 0x40u /* I bit (requests) */
 
 /* byte 1 flags shared by several PDUs */
-#define ISCSI_FLAG_FINAL 0x80u	  /* F */
+#define ISCSI_FLAG_FINAL    0x80u /* F */
 #define ISCSI_FLAG_CONTINUE 0x40u /* C (Text, Login) */
 
 /* ---- the common part (11.2.1) ---- */
@@ -63,8 +63,8 @@ struct iscsi_bhs {
 };
 
 /* ---- SCSI Command (11.3) ---- */
-#define ISCSI_CMD_F_READ 0x40u
-#define ISCSI_CMD_F_WRITE 0x20u
+#define ISCSI_CMD_F_READ    0x40u
+#define ISCSI_CMD_F_WRITE   0x20u
 #define ISCSI_CMD_ATTR_MASK 0x07u
 enum iscsi_task_attr {
 	ISCSI_ATTR_UNTAGGED = 0,
@@ -99,10 +99,10 @@ struct iscsi_ahs_hdr {
 };
 
 /* ---- SCSI Response (11.4) ---- */
-#define ISCSI_RSP_F_BIDI_OVERFLOW 0x10u	 /* o */
+#define ISCSI_RSP_F_BIDI_OVERFLOW  0x10u /* o */
 #define ISCSI_RSP_F_BIDI_UNDERFLOW 0x08u /* u */
-#define ISCSI_RSP_F_OVERFLOW 0x04u	 /* O */
-#define ISCSI_RSP_F_UNDERFLOW 0x02u	 /* U */
+#define ISCSI_RSP_F_OVERFLOW	   0x04u /* O */
+#define ISCSI_RSP_F_UNDERFLOW	   0x02u /* U */
 enum iscsi_response {
 	ISCSI_RESPONSE_COMPLETED = 0x00,
 	ISCSI_RESPONSE_TARGET_FAILURE = 0x01,
@@ -179,10 +179,10 @@ struct iscsi_bhs_tmf_rsp {
 };
 
 /* ---- SCSI Data-Out / Data-In (11.7) ---- */
-#define ISCSI_DATAIN_F_ACK 0x40u
-#define ISCSI_DATAIN_F_OVERFLOW 0x04u
+#define ISCSI_DATAIN_F_ACK	 0x40u
+#define ISCSI_DATAIN_F_OVERFLOW	 0x04u
 #define ISCSI_DATAIN_F_UNDERFLOW 0x02u
-#define ISCSI_DATAIN_F_STATUS 0x01u
+#define ISCSI_DATAIN_F_STATUS	 0x01u
 struct iscsi_bhs_data_out {
 	uint8_t opcode;
 	uint8_t flags; /* F */
@@ -293,9 +293,9 @@ struct iscsi_bhs_text_rsp {
 };
 
 /* ---- Login Request / Response (11.12, 11.13) ---- */
-#define ISCSI_LOGIN_F_TRANSIT 0x80u /* T */
+#define ISCSI_LOGIN_F_TRANSIT  0x80u /* T */
 #define ISCSI_LOGIN_F_CONTINUE 0x40u
-#define ISCSI_LOGIN_CSG_SHIFT 2
+#define ISCSI_LOGIN_CSG_SHIFT  2
 #define ISCSI_LOGIN_STAGE_MASK 0x03u
 enum iscsi_login_stage {
 	ISCSI_STAGE_SECURITY = 0,

@@ -190,8 +190,8 @@ int iscsi_data_out_hdr(struct iscsi_conn *c, struct iscsi_rx *rx)
 	if (t->fabric_error)
 		return 0;
 	if (datasn != t->uns_datasn || off != t->uns_got) {
-		iscsi_conn_proto_err(c, "unsolicited DataSN %u / offset %u, expected %u / %u", datasn,
-				     off, t->uns_datasn, t->uns_got);
+		iscsi_conn_proto_err(c, "unsolicited DataSN %u / offset %u, expected %u / %u",
+				     datasn, off, t->uns_datasn, t->uns_got);
 		fail_task(t, SENSE_ABORTED_DATA_OFFSET_ERROR);
 		return 0;
 	}

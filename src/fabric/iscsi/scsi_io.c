@@ -91,7 +91,8 @@ void iscsi_task_put(struct iscsi_task *t)
 /* Lists of tasks are walked node by node: struct iscsi_task is 16-byte
  * aligned (the core's bs_io), and list_for_each_entry would form a task
  * pointer from the list head, which UBSan reports as misaligned. */
-#define for_each_task_node(n, head) for (struct list_node *n = (head)->next; n != (head); n = n->next)
+#define for_each_task_node(n, head)                                                                \
+	for (struct list_node *n = (head)->next; n != (head); n = n->next)
 
 struct iscsi_task *iscsi_task_by_itt(struct iscsi_conn *c, uint32_t itt)
 {
@@ -201,12 +202,12 @@ void iscsi_tasks_terminate(struct iscsi_conn *c)
 static uint8_t map_attr(uint8_t a)
 {
 	static const uint8_t map[8] = {
-		[ISCSI_ATTR_UNTAGGED] = SCSI_ATTR_SIMPLE,
-		[ISCSI_ATTR_SIMPLE] = SCSI_ATTR_SIMPLE,
-		[ISCSI_ATTR_ORDERED] = SCSI_ATTR_ORDERED,
-		[ISCSI_ATTR_HEAD_OF_QUEUE] = SCSI_ATTR_HEAD_OF_QUEUE,
-		[ISCSI_ATTR_ACA] = SCSI_ATTR_ACA,
-		/* 5..7 reserved: simple */
+	    [ISCSI_ATTR_UNTAGGED] = SCSI_ATTR_SIMPLE,
+	    [ISCSI_ATTR_SIMPLE] = SCSI_ATTR_SIMPLE,
+	    [ISCSI_ATTR_ORDERED] = SCSI_ATTR_ORDERED,
+	    [ISCSI_ATTR_HEAD_OF_QUEUE] = SCSI_ATTR_HEAD_OF_QUEUE,
+	    [ISCSI_ATTR_ACA] = SCSI_ATTR_ACA,
+	    /* 5..7 reserved: simple */
 	};
 
 	return map[a & ISCSI_CMD_ATTR_MASK];
@@ -241,7 +242,8 @@ static int collect_cdb(struct scsi_cmd *cmd, const struct iscsi_rx *rx)
 			if (ISCSI_CDB_LEN + extra > SCSI_MAX_CDB) {
 				rc = -E2BIG;
 			} else {
-				memcpy(cmd->cdb + ISCSI_CDB_LEN, rx->ahs + off + sizeof(*a) + 1, extra);
+				memcpy(cmd->cdb + ISCSI_CDB_LEN, rx->ahs + off + sizeof(*a) + 1,
+				       extra);
 				cmd->cdb_len = (uint8_t)(ISCSI_CDB_LEN + extra);
 			}
 		}
@@ -379,8 +381,7 @@ int iscsi_scsi_cmd_done(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_
 	if (!ddigest_ok) {
 		/* RFC 7143 7.8 at ERL 0: reject the PDU, end the task with
 		 * PROTOCOL SERVICE CRC ERROR */
-		iscsi_conn_proto_err(c, "data digest error in immediate data (ITT 0x%08x)",
-				     t->itt);
+		iscsi_conn_proto_err(c, "data digest error in immediate data (ITT 0x%08x)", t->itt);
 		iscsi_reject(c, ISCSI_REJECT_DATA_DIGEST, &rx->hdr);
 		if (!t->fabric_error)
 			t->fabric_error = SENSE_ABORTED_PROTOCOL_CRC_ERROR;
@@ -530,8 +531,8 @@ static void iscsi_cmd_abort_pending(struct scsi_cmd *cmd)
 }
 
 const struct scsi_fabric_ops iscsi_fabric_ops = {
-	.name = "iscsi",
-	.cmd_done = iscsi_cmd_done,
-	.cmd_abort_pending = iscsi_cmd_abort_pending,
-	.tmf_done = iscsi_tmf_done,
+    .name = "iscsi",
+    .cmd_done = iscsi_cmd_done,
+    .cmd_abort_pending = iscsi_cmd_abort_pending,
+    .tmf_done = iscsi_tmf_done,
 };

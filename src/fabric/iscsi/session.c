@@ -23,6 +23,7 @@ struct sess_transition {
 	const char *label;
 };
 
+/* clang-format off */
 static const struct sess_transition sess_fsm[ISCSI_SESS_Q5_IN_CONTINUE + 1][ISCSI_SEV_COUNT] = {
 	[ISCSI_SESS_Q1_FREE] = {
 		[ISCSI_SEV_LEADING_LOGIN] = { ISCSI_SESS_Q2_ACTIVE, "N1" },
@@ -43,6 +44,7 @@ static const struct sess_transition sess_fsm[ISCSI_SESS_Q5_IN_CONTINUE + 1][ISCS
 		[ISCSI_SEV_CLEANED] = { ISCSI_SESS_Q1_FREE, "N6" },
 	},
 };
+/* clang-format on */
 
 void iscsi_session_event(struct iscsi_session *s, enum iscsi_session_event ev)
 {
@@ -82,9 +84,7 @@ static bool tsih_in_use_locked(uint16_t tsih)
 {
 	struct iscsi_session *s;
 
-	list_for_each_entry(s, &iscsi_global.sessions, reg_node)
-		if (s->tsih == tsih)
-			return true;
+	list_for_each_entry(s, &iscsi_global.sessions, reg_node) if (s->tsih == tsih) return true;
 	return false;
 }
 
@@ -141,11 +141,11 @@ int iscsi_session_nexus(struct iscsi_session *s, struct scsi_lun_map *map)
 {
 	uint8_t tid[ISCSI_NAME_MAX + 64];
 	struct scsi_nexus_info info = {
-		.initiator_name = s->initiator_name,
-		.initiator_port_name = s->initiator_port,
-		.transport_id = tid,
-		.ops = &iscsi_fabric_ops,
-		.fabric_priv = s,
+	    .initiator_name = s->initiator_name,
+	    .initiator_port_name = s->initiator_port,
+	    .transport_id = tid,
+	    .ops = &iscsi_fabric_ops,
+	    .fabric_priv = s,
 	};
 
 	info.transport_id_len = build_transport_id(tid, sizeof(tid), s->initiator_port);
@@ -225,8 +225,8 @@ void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bo
 			   clean ? "logout" : "session closed", iname, s->isid[0], s->isid[1],
 			   s->isid[2], s->isid[3], s->isid[4], s->isid[5],
 			   s->target ? s->target->name : "(discovery)", s->tpg ? s->tpg->tag : 0,
-			   s->type == ISCSI_SESSION_NORMAL ? "normal" : "discovery", s->tsih, c->peer,
-			   c->local, clean ? "" : " (connection lost)");
+			   s->type == ISCSI_SESSION_NORMAL ? "normal" : "discovery", s->tsih,
+			   c->peer, c->local, clean ? "" : " (connection lost)");
 	}
 	iscsi_session_event(s, clean ? ISCSI_SEV_CLOSED : ISCSI_SEV_FAILED);
 	if (s->nexus && !s->nexus_lost && (!clean || s->tasks)) {
@@ -279,8 +279,7 @@ int iscsi_session_reinstate(struct iscsi_conn *c, const uint8_t *isid, const cha
 	}
 	iscsi_conn_get(c);
 	list_add_tail(&found->waiters, &c->reinstate_node);
-	list_for_each_entry(oc, &found->conns, sess_node)
-		iscsi_conn_drop_async(oc);
+	list_for_each_entry(oc, &found->conns, sess_node) iscsi_conn_drop_async(oc);
 	pthread_mutex_unlock(&iscsi_global.lock);
 	log_notice("iscsi: %s: reinstating session %s tsih %u", c->peer, found->initiator_port,
 		   found->tsih);
@@ -291,9 +290,7 @@ struct iscsi_session *iscsi_session_find_tsih_locked(uint16_t tsih)
 {
 	struct iscsi_session *s;
 
-	list_for_each_entry(s, &iscsi_global.sessions, reg_node)
-		if (s->tsih == tsih)
-			return s;
+	list_for_each_entry(s, &iscsi_global.sessions, reg_node) if (s->tsih == tsih) return s;
 	return NULL;
 }
 
@@ -302,8 +299,7 @@ void iscsi_sessions_drop_target(struct iscsi_target *t, struct iscsi_conn *excep
 	struct iscsi_conn *c;
 
 	pthread_mutex_lock(&iscsi_global.lock);
-	list_for_each_entry(c, &iscsi_global.conns, all_node)
-		if (c != except && c->target == t)
-			iscsi_conn_drop_async(c);
+	list_for_each_entry(c, &iscsi_global.conns, all_node) if (c != except && c->target == t)
+	    iscsi_conn_drop_async(c);
 	pthread_mutex_unlock(&iscsi_global.lock);
 }

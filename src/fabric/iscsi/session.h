@@ -38,9 +38,9 @@ struct scsi_lun_map;
 /* RFC 7143 8.3.2: target session states. */
 enum iscsi_session_state {
 	ISCSI_SESS_Q1_FREE = 1,
-	ISCSI_SESS_Q2_ACTIVE = 2,    /* leading connection in login */
-	ISCSI_SESS_Q3_LOGGED_IN = 3, /* in full feature phase */
-	ISCSI_SESS_Q4_FAILED = 4,    /* last connection failed; ERL 0: cleaned at once */
+	ISCSI_SESS_Q2_ACTIVE = 2,      /* leading connection in login */
+	ISCSI_SESS_Q3_LOGGED_IN = 3,   /* in full feature phase */
+	ISCSI_SESS_Q4_FAILED = 4,      /* last connection failed; ERL 0: cleaned at once */
 	ISCSI_SESS_Q5_IN_CONTINUE = 5, /* session continuation (ERL >= 1, not offered) */
 };
 
@@ -59,25 +59,25 @@ struct iscsi_session {
 	struct reactor *r;
 	struct iscsi_target *target; /* referenced */
 	struct iscsi_tpg *tpg;
-	uint8_t state;	/* enum iscsi_session_state */
-	uint8_t type;	/* enum iscsi_session_type */
+	uint8_t state; /* enum iscsi_session_state */
+	uint8_t type;  /* enum iscsi_session_type */
 	bool registered;
 	bool nexus_lost;
-	bool ending;	/* no new commands: logout or failure in progress */
+	bool ending; /* no new commands: logout or failure in progress */
 	bool freed_msg_sent;
 	uint8_t isid[ISCSI_ISID_LEN];
 	uint16_t tsih;
 	char initiator_name[ISCSI_NAME_MAX + 1];
 	char initiator_alias[ISCSI_ALIAS_MAX + 1];
 	char initiator_port[ISCSI_NAME_MAX + 24]; /* "<iqn>,i,0x<isid>" */
-	struct iscsi_params params; /* negotiated session-wide values */
+	struct iscsi_params params;		  /* negotiated session-wide values */
 	struct iscsi_cmdsn cmdsn;
 	struct scsi_nexus *nexus;
-	struct list_node conns;	 /* struct iscsi_conn.sess_node */
+	struct list_node conns; /* struct iscsi_conn.sess_node */
 	unsigned nconns;
-	unsigned tasks;		 /* tasks of the session not yet released */
-	struct list_node held;	 /* tasks waiting for CmdSN order */
-	struct list_node waiters;/* logins waiting for this session to end (reinstatement) */
+	unsigned tasks;		  /* tasks of the session not yet released */
+	struct list_node held;	  /* tasks waiting for CmdSN order */
+	struct list_node waiters; /* logins waiting for this session to end (reinstatement) */
 	struct log_ratelimit rl;
 };
 

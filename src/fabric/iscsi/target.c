@@ -18,34 +18,34 @@
 #define DRAIN_WAIT_NS (3ull * 1000000000ull)
 
 struct iscsi_global iscsi_global = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.conns_cv = PTHREAD_COND_INITIALIZER,
-	.targets = LIST_INIT(iscsi_global.targets),
-	.portals = LIST_INIT(iscsi_global.portals),
-	.sessions = LIST_INIT(iscsi_global.sessions),
-	.conns = LIST_INIT(iscsi_global.conns),
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .conns_cv = PTHREAD_COND_INITIALIZER,
+    .targets = LIST_INIT(iscsi_global.targets),
+    .portals = LIST_INIT(iscsi_global.portals),
+    .sessions = LIST_INIT(iscsi_global.sessions),
+    .conns = LIST_INIT(iscsi_global.conns),
 };
 
 void iscsi_settings_default(struct iscsi_settings *s)
 {
 	*s = (struct iscsi_settings){
-		.max_recv_data_segment_length = 262144,
-		.max_burst_length = 1048576,
-		.first_burst_length = 65536,
-		.initial_r2t = false,	 /* accept unsolicited data when asked */
-		.immediate_data = true,
-		.max_outstanding_r2t = ISCSI_R2T_MAX,
-		.max_connections = 1,	 /* MC/S not offered yet */
-		.header_digest = true,	 /* accepted when the initiator asks */
-		.data_digest = true,
-		.default_time2wait = 2,
-		.default_time2retain = 0, /* ERL 0: nothing is retained */
-		.nop_in_interval_s = 30,
-		.nop_in_timeout_s = 30,
-		.login_timeout_s = 30,
-		.max_sessions = 1024,
-		.max_logins_in_progress = 64,
-		.queue_depth = 128,
+	    .max_recv_data_segment_length = 262144,
+	    .max_burst_length = 1048576,
+	    .first_burst_length = 65536,
+	    .initial_r2t = false, /* accept unsolicited data when asked */
+	    .immediate_data = true,
+	    .max_outstanding_r2t = ISCSI_R2T_MAX,
+	    .max_connections = 1,  /* MC/S not offered yet */
+	    .header_digest = true, /* accepted when the initiator asks */
+	    .data_digest = true,
+	    .default_time2wait = 2,
+	    .default_time2retain = 0, /* ERL 0: nothing is retained */
+	    .nop_in_interval_s = 30,
+	    .nop_in_timeout_s = 30,
+	    .login_timeout_s = 30,
+	    .max_sessions = 1024,
+	    .max_logins_in_progress = 64,
+	    .queue_depth = 128,
 	};
 }
 
@@ -111,11 +111,10 @@ static void drop_conns(struct iscsi_target *t)
 	pthread_mutex_lock(&iscsi_global.lock);
 	for (;;) {
 		left = false;
-		list_for_each_entry(c, &iscsi_global.conns, all_node)
-			if (!t || c->target == t)
-				left = true;
-		if (!left || pthread_cond_timedwait(&iscsi_global.conns_cv, &iscsi_global.lock,
-						    &deadline))
+		list_for_each_entry(c, &iscsi_global.conns, all_node) if (!t || c->target == t)
+		    left = true;
+		if (!left ||
+		    pthread_cond_timedwait(&iscsi_global.conns_cv, &iscsi_global.lock, &deadline))
 			break;
 	}
 	pthread_mutex_unlock(&iscsi_global.lock);
@@ -181,8 +180,7 @@ void iscsi_target_del(struct iscsi_target *t)
 	t->removed = true;
 	list_del(&t->node);
 	pthread_mutex_unlock(&iscsi_global.lock);
-	list_for_each_entry(tpg, &t->tpgs, node)
-		iscsi_tpg_unbind_all(tpg);
+	list_for_each_entry(tpg, &t->tpgs, node) iscsi_tpg_unbind_all(tpg);
 	drop_conns(t);
 	iscsi_target_put(t);
 }
@@ -195,9 +193,7 @@ struct iscsi_tpg *iscsi_tpg_add(struct iscsi_target *t, uint16_t tag, uint16_t r
 
 	if (tag == 0)
 		return NULL;
-	list_for_each_entry(tpg, &t->tpgs, node)
-		if (tpg->tag == tag)
-			return NULL;
+	list_for_each_entry(tpg, &t->tpgs, node) if (tpg->tag == tag) return NULL;
 	tpg = calloc(1, sizeof(*tpg));
 	if (!tpg)
 		return NULL;
@@ -221,9 +217,7 @@ struct iscsi_target *iscsi_target_find_locked(const char *name)
 {
 	struct iscsi_target *t;
 
-	list_for_each_entry(t, &iscsi_global.targets, node)
-		if (!strcmp(t->name, name))
-			return t;
+	list_for_each_entry(t, &iscsi_global.targets, node) if (!strcmp(t->name, name)) return t;
 	return NULL;
 }
 
@@ -235,9 +229,7 @@ struct iscsi_tpg *iscsi_tpg_find_locked(struct iscsi_target *t, const struct isc
 	{
 		struct iscsi_bind *b;
 
-		list_for_each_entry(b, &tpg->binds, tpg_node)
-			if (b->portal == portal)
-				return tpg;
+		list_for_each_entry(b, &tpg->binds, tpg_node) if (b->portal == portal) return tpg;
 	}
 	return NULL;
 }

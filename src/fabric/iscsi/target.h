@@ -53,7 +53,7 @@ struct iscsi_portal {
 	socklen_t salen;
 	struct reactor_fd rfd;
 	int fd;
-	bool wildcard; /* 0.0.0.0 / [::]: report the connection's local address */
+	bool wildcard;		/* 0.0.0.0 / [::]: report the connection's local address */
 	struct list_node binds; /* struct iscsi_bind.portal_node */
 };
 

@@ -147,8 +147,7 @@ static void text_answer(struct iscsi_conn *c, struct iscsi_text *x, const union 
 	send_piece(c, x);
 }
 
-int iscsi_text_rx(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8_t *data,
-		  uint32_t len)
+int iscsi_text_rx(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8_t *data, uint32_t len)
 {
 	const struct iscsi_bhs_text_req *q = &h->text_req;
 	struct iscsi_session *s = c->sess;

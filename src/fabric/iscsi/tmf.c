@@ -20,23 +20,23 @@ struct iscsi_tmf {
 
 /* iSCSI function -> SAM task management function. */
 static const uint8_t tmf_func_map[] = {
-	[ISCSI_TMF_ABORT_TASK] = SCSI_TMF_ABORT_TASK,
-	[ISCSI_TMF_ABORT_TASK_SET] = SCSI_TMF_ABORT_TASK_SET,
-	[ISCSI_TMF_CLEAR_ACA] = SCSI_TMF_CLEAR_ACA,
-	[ISCSI_TMF_CLEAR_TASK_SET] = SCSI_TMF_CLEAR_TASK_SET,
-	[ISCSI_TMF_LUN_RESET] = SCSI_TMF_LUN_RESET,
-	[ISCSI_TMF_TARGET_WARM_RESET] = SCSI_TMF_TARGET_WARM_RESET,
-	[ISCSI_TMF_TARGET_COLD_RESET] = SCSI_TMF_TARGET_COLD_RESET,
+    [ISCSI_TMF_ABORT_TASK] = SCSI_TMF_ABORT_TASK,
+    [ISCSI_TMF_ABORT_TASK_SET] = SCSI_TMF_ABORT_TASK_SET,
+    [ISCSI_TMF_CLEAR_ACA] = SCSI_TMF_CLEAR_ACA,
+    [ISCSI_TMF_CLEAR_TASK_SET] = SCSI_TMF_CLEAR_TASK_SET,
+    [ISCSI_TMF_LUN_RESET] = SCSI_TMF_LUN_RESET,
+    [ISCSI_TMF_TARGET_WARM_RESET] = SCSI_TMF_TARGET_WARM_RESET,
+    [ISCSI_TMF_TARGET_COLD_RESET] = SCSI_TMF_TARGET_COLD_RESET,
 };
 
 /* enum scsi_tmf_response -> iSCSI response (11.6.1). */
 static const uint8_t tmf_rsp_map[] = {
-	[SCSI_TMF_RESP_COMPLETE] = ISCSI_TMF_RSP_COMPLETE,
-	[SCSI_TMF_RESP_SUCCEEDED] = ISCSI_TMF_RSP_COMPLETE,
-	[SCSI_TMF_RESP_TASK_NOT_FOUND] = ISCSI_TMF_RSP_NO_TASK,
-	[SCSI_TMF_RESP_LUN_NOT_FOUND] = ISCSI_TMF_RSP_NO_LUN,
-	[SCSI_TMF_RESP_NOT_SUPPORTED] = ISCSI_TMF_RSP_NOT_SUPPORTED,
-	[SCSI_TMF_RESP_REJECTED] = ISCSI_TMF_RSP_REJECTED,
+    [SCSI_TMF_RESP_COMPLETE] = ISCSI_TMF_RSP_COMPLETE,
+    [SCSI_TMF_RESP_SUCCEEDED] = ISCSI_TMF_RSP_COMPLETE,
+    [SCSI_TMF_RESP_TASK_NOT_FOUND] = ISCSI_TMF_RSP_NO_TASK,
+    [SCSI_TMF_RESP_LUN_NOT_FOUND] = ISCSI_TMF_RSP_NO_LUN,
+    [SCSI_TMF_RESP_NOT_SUPPORTED] = ISCSI_TMF_RSP_NOT_SUPPORTED,
+    [SCSI_TMF_RESP_REJECTED] = ISCSI_TMF_RSP_REJECTED,
 };
 
 static void send_tmf_rsp(struct iscsi_conn *c, uint32_t itt, uint8_t response, bool close_after)
@@ -66,7 +66,7 @@ void iscsi_tmf_done(struct scsi_tmf *tmf)
 	struct iscsi_tmf *it = container_of(tmf, struct iscsi_tmf, tmf);
 	struct iscsi_conn *c = it->conn;
 	uint8_t rsp = tmf->response < ARRAY_SIZE(tmf_rsp_map) ? tmf_rsp_map[tmf->response]
-							       : ISCSI_TMF_RSP_REJECTED;
+							      : ISCSI_TMF_RSP_REJECTED;
 	bool cold = it->func == ISCSI_TMF_TARGET_COLD_RESET && rsp == ISCSI_TMF_RSP_COMPLETE;
 
 	log_info("iscsi: %s: TMF %u (ITT 0x%08x): response %u", c->peer, it->func, it->itt, rsp);
@@ -132,8 +132,7 @@ int iscsi_tmf_rx(struct iscsi_conn *c, const union iscsi_hdr *hu)
 		uint32_t rtt = get_be32(h->ref_task_tag);
 
 		if (!iscsi_task_by_itt(c, rtt)) {
-			send_tmf_rsp(c, itt,
-				     abort_unknown_task(s, get_be32(h->ref_cmdsn), cmdsn),
+			send_tmf_rsp(c, itt, abort_unknown_task(s, get_be32(h->ref_cmdsn), cmdsn),
 				     false);
 			return 0;
 		}

@@ -28,9 +28,9 @@ struct scsi_nexus {
 	struct scsi_lun_map *map;
 };
 
-static struct scsi_lun_map the_map = { .refs = 1 };
-static struct list_node live = LIST_INIT(live);  /* set-up commands */
-static struct list_node held = LIST_INIT(held);  /* exec'd, held */
+static struct scsi_lun_map the_map = {.refs = 1};
+static struct list_node live = LIST_INIT(live); /* set-up commands */
+static struct list_node held = LIST_INIT(held); /* exec'd, held */
 static struct scsi_tport *tports[16];
 static unsigned ntports;
 
@@ -74,8 +74,7 @@ struct scsi_tport *scsi_tport_create(struct scsi_target *t, const char *port_nam
 	return tp;
 }
 
-int scsi_target_access(struct scsi_target *t, const char *initiator_name,
-		       struct scsi_lun_map **out)
+int scsi_target_access(struct scsi_target *t, const char *initiator_name, struct scsi_lun_map **out)
 {
 	if (fake.access_rc)
 		return fake.access_rc;
@@ -195,7 +194,7 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 		break;
 	}
 	cmd->priv.data_len = len;
-	cmd->priv.data_dir = cmd->cdb[0] == 0x2a ? SCSI_DIR_WRITE
+	cmd->priv.data_dir = cmd->cdb[0] == 0x2a   ? SCSI_DIR_WRITE
 			     : cmd->cdb[0] == 0x28 ? SCSI_DIR_READ
 						   : SCSI_DIR_NONE;
 	cmd->priv.buf_len = len;
@@ -230,7 +229,8 @@ static void finish(struct scsi_cmd *cmd)
 	}
 	cmd->status = SAM_STAT_GOOD;
 	if (cmd->priv.data_dir == SCSI_DIR_WRITE)
-		memcpy(fake.disk + cmd->priv.lba * FAKE_BS, cmd->buf, len < cmd->exp_len ? len : cmd->exp_len);
+		memcpy(fake.disk + cmd->priv.lba * FAKE_BS, cmd->buf,
+		       len < cmd->exp_len ? len : cmd->exp_len);
 	if (cmd->priv.data_dir == SCSI_DIR_READ) {
 		memcpy(cmd->buf, fake.disk + cmd->priv.lba * FAKE_BS, len);
 		cmd->data_in_len = len < cmd->exp_len ? len : cmd->exp_len;

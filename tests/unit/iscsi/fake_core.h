@@ -13,24 +13,24 @@
 #include "scsi/scsi.h"
 
 #define FAKE_BLOCKS 256u
-#define FAKE_BS 512u
+#define FAKE_BS	    512u
 
 struct scsi_target;
 
 struct fake_core {
 	uint8_t disk[FAKE_BLOCKS * FAKE_BS];
-	bool hold;		 /* exec'd commands wait for fake_complete_held() */
-	bool loss_skips_setup;	 /* nexus loss ignores set-up tasks (outside the task set) */
-	int access_rc;		 /* scsi_target_access result */
+	bool hold;	       /* exec'd commands wait for fake_complete_held() */
+	bool loss_skips_setup; /* nexus loss ignores set-up tasks (outside the task set) */
+	int access_rc;	       /* scsi_target_access result */
 	unsigned nexus_created;
 	unsigned nexus_lost;
 	unsigned nexus_destroyed;
-	unsigned live_cmds;	 /* set up, not released */
+	unsigned live_cmds; /* set up, not released */
 	unsigned execs;
 	unsigned tmfs;
 	uint8_t last_tmf_func;
 	uint64_t last_tmf_ref;
-	uint8_t tmf_response;	 /* answer for TMFs */
+	uint8_t tmf_response; /* answer for TMFs */
 	uint16_t last_fabric_error;
 	char last_iport[300];
 	uint8_t last_tid[300];

@@ -61,7 +61,7 @@ static ssize_t h_writev(struct iscsi_conn *c, const struct iovec *iov, int n)
 	return (ssize_t)(hc->out_len - before);
 }
 
-static const struct iscsi_conn_io h_io = { .writev = h_writev };
+static const struct iscsi_conn_io h_io = {.writev = h_writev};
 
 struct iscsi_settings h_settings(void)
 {
@@ -159,7 +159,8 @@ size_t h_build(struct h_conn *hc, uint8_t *wire, size_t cap, const union iscsi_h
 		memset(wire + n + len, 0, ISCSI_PAD(len));
 		n += len + ISCSI_PAD(len);
 		if (digests && hc->ddigest) {
-			put_le32(wire + n, crc32c(wire + n - len - ISCSI_PAD(len), len + ISCSI_PAD(len)));
+			put_le32(wire + n,
+				 crc32c(wire + n - len - ISCSI_PAD(len), len + ISCSI_PAD(len)));
 			n += 4;
 		}
 	}
@@ -204,7 +205,8 @@ bool h_recv(struct h_conn *hc, union iscsi_hdr *h, uint8_t *data, uint32_t cap, 
 	if (len)
 		*len = dsl;
 	if (hc->ddigest && dsl &&
-	    get_le32(hc->out + p + dsl + ISCSI_PAD(dsl)) != crc32c(hc->out + p, dsl + ISCSI_PAD(dsl)))
+	    get_le32(hc->out + p + dsl + ISCSI_PAD(dsl)) !=
+		crc32c(hc->out + p, dsl + ISCSI_PAD(dsl)))
 		fprintf(stderr, "harness: bad data digest from the target\n");
 	hc->out_pos += need;
 	switch (h->bhs.opcode & ISCSI_OPCODE_MASK) {
@@ -256,7 +258,7 @@ bool h_has_key(const uint8_t *data, uint32_t len, const char *rec)
 
 void h_login_hdr(union iscsi_hdr *h, uint8_t flags, uint16_t tsih, uint32_t itt, uint32_t cmdsn)
 {
-	static const uint8_t isid[6] = { 0x80, 0x12, 0x34, 0x56, 0x00, 0x01 };
+	static const uint8_t isid[6] = {0x80, 0x12, 0x34, 0x56, 0x00, 0x01};
 
 	memset(h, 0, sizeof(*h));
 	h->login_req.opcode = ISCSI_OP_LOGIN_REQ | ISCSI_OP_IMMEDIATE;
@@ -269,16 +271,16 @@ void h_login_hdr(union iscsi_hdr *h, uint8_t flags, uint16_t tsih, uint32_t itt,
 
 int h_login_isid(struct h_conn *hc, const char *const *extra, const uint8_t *isid)
 {
-	const char *std[] = { "InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, NULL };
+	const char *std[] = {"InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, NULL};
 	uint8_t buf[8192], rsp[8192];
 	union iscsi_hdr h;
 	uint32_t n, len;
 
 	n = h_keys(buf, sizeof(buf), std);
 	n += h_keys(buf + n, sizeof(buf) - n, extra);
-	h_login_hdr(&h, ISCSI_LOGIN_F_TRANSIT | (ISCSI_STAGE_OPERATIONAL << 2) |
-				ISCSI_STAGE_FULL_FEATURE,
-		    0, hc->itt, hc->cmdsn);
+	h_login_hdr(
+	    &h, ISCSI_LOGIN_F_TRANSIT | (ISCSI_STAGE_OPERATIONAL << 2) | ISCSI_STAGE_FULL_FEATURE,
+	    0, hc->itt, hc->cmdsn);
 	if (isid)
 		memcpy(h.login_req.isid, isid, 6);
 	h_send(hc, &h, buf, n);
@@ -324,8 +326,8 @@ void h_write10(uint8_t *cdb, uint32_t lba, uint16_t blocks)
 	put_be16(cdb + 7, blocks);
 }
 
-uint32_t h_cmd(struct h_conn *hc, uint8_t flags, uint32_t edtl, const uint8_t *cdb,
-	       const void *imm, uint32_t imm_len)
+uint32_t h_cmd(struct h_conn *hc, uint8_t flags, uint32_t edtl, const uint8_t *cdb, const void *imm,
+	       uint32_t imm_len)
 {
 	union iscsi_hdr h;
 	uint32_t itt = hc->itt;

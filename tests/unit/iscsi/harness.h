@@ -15,7 +15,7 @@
 #include "fabric/iscsi/target.h"
 #include "fake_core.h"
 
-#define H_TARGET "iqn.2026-12.org.utarget:test"
+#define H_TARGET    "iqn.2026-12.org.utarget:test"
 #define H_INITIATOR "iqn.2026-12.org.example:host1"
 
 struct h_env {
@@ -38,7 +38,7 @@ struct h_conn {
 	bool hdigest, ddigest; /* digests in full feature phase */
 	uint32_t cmdsn;
 	uint32_t itt;
-	uint32_t statsn;     /* last StatSN seen */
+	uint32_t statsn; /* last StatSN seen */
 	uint16_t tsih;
 };
 
@@ -75,8 +75,8 @@ void h_scsi_cmd(union iscsi_hdr *h, struct h_conn *hc, uint8_t flags, uint32_t e
 		const uint8_t *cdb);
 void h_read10(uint8_t *cdb, uint32_t lba, uint16_t blocks);
 /* Send a SCSI Command (immediate data optional); returns its ITT. */
-uint32_t h_cmd(struct h_conn *hc, uint8_t flags, uint32_t edtl, const uint8_t *cdb,
-	       const void *imm, uint32_t imm_len);
+uint32_t h_cmd(struct h_conn *hc, uint8_t flags, uint32_t edtl, const uint8_t *cdb, const void *imm,
+	       uint32_t imm_len);
 /* Send one Data-Out PDU. */
 int h_data_out(struct h_conn *hc, uint32_t itt, uint32_t ttt, uint32_t datasn, uint32_t offset,
 	       const void *data, uint32_t len, bool final);

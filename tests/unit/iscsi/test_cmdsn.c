@@ -98,9 +98,9 @@ static void test_depth_bound(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_serial),
-		cmocka_unit_test(test_window),
-		cmocka_unit_test(test_depth_bound),
+	    cmocka_unit_test(test_serial),
+	    cmocka_unit_test(test_window),
+	    cmocka_unit_test(test_depth_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -71,8 +71,8 @@ static void test_fsm(void **state)
 /* A whole conversation as one byte stream. */
 static size_t script(struct h_conn *hc, uint8_t *w, size_t cap)
 {
-	static const char *const keys[] = { "InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
-					    "ImmediateData=Yes", NULL };
+	static const char *const keys[] = {"InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
+					   "ImmediateData=Yes", NULL};
 	uint8_t kb[256], cdb[16], blk[512];
 	union iscsi_hdr h;
 	size_t n = 0;
@@ -161,9 +161,9 @@ static void test_partial_writes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_fsm, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_feed_splits, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_partial_writes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fsm, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_feed_splits, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_partial_writes, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

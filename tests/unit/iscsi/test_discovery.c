@@ -17,8 +17,8 @@
 #include "harness.h"
 #include "lib/endian.h"
 
-#define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
-#define T2 "iqn.2026-12.org.utarget:second"
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define T2	  "iqn.2026-12.org.utarget:second"
 
 static struct h_conn *hc;
 static uint8_t rsp[1 << 16];
@@ -144,10 +144,10 @@ static void test_no_scsi(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_all, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_named_and_acl, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wildcard, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_scsi, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_all, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_named_and_acl, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_wildcard, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_scsi, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -161,9 +161,9 @@ static void test_kbuf(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_basic),	       cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_too_many),       cmocka_unit_test(test_large_segments),
-		cmocka_unit_test(test_numbers),	       cmocka_unit_test(test_kbuf),
+	    cmocka_unit_test(test_basic),    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_too_many), cmocka_unit_test(test_large_segments),
+	    cmocka_unit_test(test_numbers),  cmocka_unit_test(test_kbuf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

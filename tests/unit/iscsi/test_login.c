@@ -33,11 +33,13 @@ static int teardown(void **state)
 	return 0;
 }
 
-#define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
-#define OPNEG_TO_FFP (ISCSI_LOGIN_F_TRANSIT | (ISCSI_STAGE_OPERATIONAL << 2) | ISCSI_STAGE_FULL_FEATURE)
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define OPNEG_TO_FFP                                                                               \
+	(ISCSI_LOGIN_F_TRANSIT | (ISCSI_STAGE_OPERATIONAL << 2) | ISCSI_STAGE_FULL_FEATURE)
 
 /* Send one login request with these keys and flags; returns status. */
-static int login_req(struct h_conn *hc, uint8_t flags, const char *const *keys, union iscsi_hdr *out)
+static int login_req(struct h_conn *hc, uint8_t flags, const char *const *keys,
+		     union iscsi_hdr *out)
 {
 	uint8_t buf[16384];
 	union iscsi_hdr h;
@@ -55,24 +57,24 @@ static void test_status_table(void **state)
 	(void)state;
 	/* RFC 7143 11.13.5 */
 	static const uint16_t want[ISCSI_LS_COUNT] = {
-		[ISCSI_LS_SUCCESS] = 0x0000,
-		[ISCSI_LS_TARGET_MOVED_TEMP] = 0x0101,
-		[ISCSI_LS_TARGET_MOVED_PERM] = 0x0102,
-		[ISCSI_LS_INITIATOR_ERROR] = 0x0200,
-		[ISCSI_LS_AUTH_FAILURE] = 0x0201,
-		[ISCSI_LS_AUTHZ_FAILURE] = 0x0202,
-		[ISCSI_LS_NOT_FOUND] = 0x0203,
-		[ISCSI_LS_TARGET_REMOVED] = 0x0204,
-		[ISCSI_LS_UNSUPPORTED_VERSION] = 0x0205,
-		[ISCSI_LS_TOO_MANY_CONNECTIONS] = 0x0206,
-		[ISCSI_LS_MISSING_PARAMETER] = 0x0207,
-		[ISCSI_LS_CANT_INCLUDE] = 0x0208,
-		[ISCSI_LS_SESSION_TYPE_UNSUPPORTED] = 0x0209,
-		[ISCSI_LS_SESSION_NOT_FOUND] = 0x020a,
-		[ISCSI_LS_INVALID_DURING_LOGIN] = 0x020b,
-		[ISCSI_LS_TARGET_ERROR] = 0x0300,
-		[ISCSI_LS_SERVICE_UNAVAILABLE] = 0x0301,
-		[ISCSI_LS_OUT_OF_RESOURCES] = 0x0302,
+	    [ISCSI_LS_SUCCESS] = 0x0000,
+	    [ISCSI_LS_TARGET_MOVED_TEMP] = 0x0101,
+	    [ISCSI_LS_TARGET_MOVED_PERM] = 0x0102,
+	    [ISCSI_LS_INITIATOR_ERROR] = 0x0200,
+	    [ISCSI_LS_AUTH_FAILURE] = 0x0201,
+	    [ISCSI_LS_AUTHZ_FAILURE] = 0x0202,
+	    [ISCSI_LS_NOT_FOUND] = 0x0203,
+	    [ISCSI_LS_TARGET_REMOVED] = 0x0204,
+	    [ISCSI_LS_UNSUPPORTED_VERSION] = 0x0205,
+	    [ISCSI_LS_TOO_MANY_CONNECTIONS] = 0x0206,
+	    [ISCSI_LS_MISSING_PARAMETER] = 0x0207,
+	    [ISCSI_LS_CANT_INCLUDE] = 0x0208,
+	    [ISCSI_LS_SESSION_TYPE_UNSUPPORTED] = 0x0209,
+	    [ISCSI_LS_SESSION_NOT_FOUND] = 0x020a,
+	    [ISCSI_LS_INVALID_DURING_LOGIN] = 0x020b,
+	    [ISCSI_LS_TARGET_ERROR] = 0x0300,
+	    [ISCSI_LS_SERVICE_UNAVAILABLE] = 0x0301,
+	    [ISCSI_LS_OUT_OF_RESOURCES] = 0x0302,
 	};
 
 	for (unsigned i = 0; i < ISCSI_LS_COUNT; i++) {
@@ -232,8 +234,8 @@ static void test_version_and_tsih(void **state)
 	struct h_conn *hc = h_conn_new();
 	uint8_t buf[512];
 	union iscsi_hdr h;
-	uint32_t n = h_keys(buf, sizeof(buf),
-			    KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET));
+	uint32_t n =
+	    h_keys(buf, sizeof(buf), KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET));
 
 	(void)state;
 	h_login_hdr(&h, OPNEG_TO_FFP, 0, 1, 1);
@@ -276,9 +278,9 @@ static void test_continuation(void **state)
 	struct h_conn *hc = h_conn_new();
 	uint8_t buf[512];
 	union iscsi_hdr h;
-	uint32_t n = h_keys(buf, sizeof(buf),
-			    KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
-				 "MaxBurstLength=65536"));
+	uint32_t n = h_keys(
+	    buf, sizeof(buf),
+	    KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, "MaxBurstLength=65536"));
 
 	(void)state;
 	/* the request in two PDUs, split inside a key (C bit) */
@@ -332,8 +334,7 @@ static void test_wrong_pdus(void **state)
 	/* another PDU during login: 02/0b */
 	hc = h_conn_new();
 	assert_int_equal(login_req(hc, ISCSI_LOGIN_F_TRANSIT | ISCSI_STAGE_OPERATIONAL,
-				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET),
-				   &h),
+				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET), &h),
 			 0);
 	memset(&h, 0, sizeof(h));
 	h.nop_out.opcode = ISCSI_OP_NOP_OUT | ISCSI_OP_IMMEDIATE;
@@ -366,8 +367,7 @@ static void test_redirect(void **state)
 
 	(void)state;
 	assert_int_equal(login_req(hc, ISCSI_LOGIN_F_TRANSIT | ISCSI_STAGE_OPERATIONAL,
-				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET),
-				   &h),
+				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET), &h),
 			 0);
 	/* the redirection path (no configuration triggers it yet) */
 	iscsi_login_fail(hc->c, ISCSI_LS_TARGET_MOVED_TEMP, "192.0.2.7:3260,1");
@@ -381,8 +381,7 @@ static void test_redirect(void **state)
 
 	hc = h_conn_new();
 	assert_int_equal(login_req(hc, ISCSI_LOGIN_F_TRANSIT | ISCSI_STAGE_OPERATIONAL,
-				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET),
-				   &h),
+				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET), &h),
 			 0);
 	iscsi_login_fail(hc->c, ISCSI_LS_TARGET_MOVED_PERM, "[2001:db8::1]:3260,2");
 	iscsi_conn_flush(hc->c);
@@ -395,7 +394,7 @@ static void test_redirect(void **state)
 static void test_max_sessions(void **state)
 {
 	struct iscsi_settings s = h_settings();
-	static const uint8_t isid2[6] = { 0x80, 0, 0, 0, 0, 2 };
+	static const uint8_t isid2[6] = {0x80, 0, 0, 0, 0, 2};
 	struct h_conn *a, *b;
 
 	(void)state;
@@ -469,18 +468,18 @@ static void test_login_timeout(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_status_table),
-		cmocka_unit_test_setup_teardown(test_normal_login, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_security_stage, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_version_and_tsih, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_discovery, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_continuation, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wrong_pdus, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_redirect, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_max_sessions, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reinstatement, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_login_timeout, setup, teardown),
+	    cmocka_unit_test(test_status_table),
+	    cmocka_unit_test_setup_teardown(test_normal_login, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_security_stage, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_version_and_tsih, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_discovery, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_continuation, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_wrong_pdus, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_redirect, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_max_sessions, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reinstatement, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_login_timeout, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

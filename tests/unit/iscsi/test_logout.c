@@ -10,7 +10,7 @@
 #include "harness.h"
 #include "lib/endian.h"
 
-#define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static struct h_conn *hc;
 
@@ -123,10 +123,10 @@ static void test_discovery_logout(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_close_session, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reasons, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_with_tasks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_discovery_logout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_close_session, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reasons, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_with_tasks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_discovery_logout, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,7 +11,7 @@
 #include "harness.h"
 #include "lib/endian.h"
 
-#define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static struct h_conn *hc;
 static uint8_t rsp[16384];
@@ -126,8 +126,8 @@ static void test_keepalive(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_ping, teardown),
-		cmocka_unit_test_teardown(test_keepalive, teardown),
+	    cmocka_unit_test_teardown(test_ping, teardown),
+	    cmocka_unit_test_teardown(test_keepalive, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

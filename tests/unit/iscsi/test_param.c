@@ -87,8 +87,8 @@ static unsigned answers(void)
 	return n;
 }
 
-#define OP ISCSI_NEG_OPERATIONAL
-#define REQ(stage, ...) req(stage, (const char *const[]){ __VA_ARGS__, NULL })
+#define OP		ISCSI_NEG_OPERATIONAL
+#define REQ(stage, ...) req(stage, (const char *const[]){__VA_ARGS__, NULL})
 
 static void test_bool_and(void **state)
 {
@@ -282,9 +282,9 @@ static void test_names(void **state)
 	assert_int_equal(REQ(OP, alias), ISCSI_NEG_OK);
 	/* target-only keys from the initiator */
 	setup(NULL);
-	assert_int_equal(REQ(OP, "TargetAlias=x", "TargetPortalGroupTag=1",
-			     "TargetAddress=1.2.3.4:3260,1"),
-			 ISCSI_NEG_OK);
+	assert_int_equal(
+	    REQ(OP, "TargetAlias=x", "TargetPortalGroupTag=1", "TargetAddress=1.2.3.4:3260,1"),
+	    ISCSI_NEG_OK);
 	assert_true(has("TargetAlias=Reject"));
 	assert_true(has("TargetPortalGroupTag=Reject"));
 	assert_true(has("TargetAddress=Reject"));
@@ -313,9 +313,9 @@ static void test_markers(void **state)
 {
 	(void)state;
 	/* RFC 7143 13.26: removed keys */
-	assert_int_equal(REQ(OP, "OFMarker=Yes", "IFMarker=No", "OFMarkInt=2048~8192",
-			     "IFMarkInt=1"),
-			 ISCSI_NEG_OK);
+	assert_int_equal(
+	    REQ(OP, "OFMarker=Yes", "IFMarker=No", "OFMarkInt=2048~8192", "IFMarkInt=1"),
+	    ISCSI_NEG_OK);
 	assert_true(has("OFMarker=No"));
 	assert_true(has("IFMarker=No"));
 	assert_true(has("OFMarkInt=Irrelevant"));
@@ -390,20 +390,20 @@ static void test_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_bool_and, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bool_or, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_num_min_max, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_first_burst, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_declarative, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lists, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_auth, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_session_type, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_names, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unknown, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_markers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_duplicates, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ffp, setup, teardown),
-		cmocka_unit_test(test_table),
+	    cmocka_unit_test_setup_teardown(test_bool_and, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bool_or, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_num_min_max, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_first_burst, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_declarative, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lists, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_auth, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_session_type, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_names, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unknown, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_markers, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_duplicates, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ffp, setup, teardown),
+	    cmocka_unit_test(test_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,14 +16,14 @@
 static struct {
 	unsigned headers, pdus, bad_ddigest, hdigest_errors;
 	uint8_t dst[8192];
-	uint32_t keep;	   /* how much to keep of each segment */
+	uint32_t keep; /* how much to keep of each segment */
 	uint8_t last_op;
 	uint32_t last_dsl;
 	uint32_t last_ahs;
 	uint8_t ahs[64];
 	uint8_t kept[8192];
 	uint32_t kept_len;
-	int pause_after;   /* pause after this many PDUs (0: never) */
+	int pause_after; /* pause after this many PDUs (0: never) */
 } seen;
 
 static int cb_header(struct iscsi_rx *rx)
@@ -57,16 +57,16 @@ static int cb_hdigest(struct iscsi_rx *rx)
 }
 
 static const struct iscsi_rx_ops ops = {
-	.header = cb_header,
-	.pdu = cb_pdu,
-	.header_digest_error = cb_hdigest,
+    .header = cb_header,
+    .pdu = cb_pdu,
+    .header_digest_error = cb_hdigest,
 };
 
 /* Build a PDU: opcode, AHS of ahs_len bytes, data of dsl bytes. */
 static size_t build(uint8_t *w, uint8_t op, uint32_t ahs_len, uint32_t dsl, bool hd, bool dd,
 		    uint8_t seed)
 {
-	union iscsi_hdr h = { 0 };
+	union iscsi_hdr h = {0};
 	size_t n = 0;
 
 	h.bhs.opcode = op;
@@ -98,7 +98,8 @@ static void reset(void)
 	memset(&seen, 0, sizeof(seen));
 }
 
-static void feed_split(struct iscsi_rx *rx, const uint8_t *w, size_t n, unsigned seed, bool bytewise)
+static void feed_split(struct iscsi_rx *rx, const uint8_t *w, size_t n, unsigned seed,
+		       bool bytewise)
 {
 	size_t off = 0;
 
@@ -274,8 +275,8 @@ static void test_direct(void **state)
 
 static void test_tx(void **state)
 {
-	static const uint8_t data[5] = { 1, 2, 3, 4, 5 };
-	struct iscsi_tx tx = { 0 };
+	static const uint8_t data[5] = {1, 2, 3, 4, 5};
+	struct iscsi_tx tx = {0};
 	struct iovec iov[8];
 	uint8_t wire[128];
 	size_t n = 0;
@@ -325,9 +326,9 @@ static void test_tx(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_splits),	       cmocka_unit_test(test_ahs),
-		cmocka_unit_test(test_digest_errors),  cmocka_unit_test(test_pause),
-		cmocka_unit_test(test_direct),	       cmocka_unit_test(test_tx),
+	    cmocka_unit_test(test_splits),	  cmocka_unit_test(test_ahs),
+	    cmocka_unit_test(test_digest_errors), cmocka_unit_test(test_pause),
+	    cmocka_unit_test(test_direct),	  cmocka_unit_test(test_tx),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -48,9 +48,9 @@ static void test_parse_format(void **state)
 	iscsi_addr_format((struct sockaddr *)&sa, buf, sizeof(buf));
 	assert_string_equal(buf, "10.1.2.3:3260");
 	static const char *const bad[] = {
-		"127.0.0.1", "127.0.0.1:", ":3260", "127.0.0.1:0", "127.0.0.1:65536",
-		"127.0.0.1:32x", "localhost:3260", "[::1]3260", "[::1:3260", "::1:3260",
-		"1.2.3.4.5:1", "[127.0.0.1]:1", "",
+	    "127.0.0.1",     "127.0.0.1:",     ":3260",	    "127.0.0.1:0", "127.0.0.1:65536",
+	    "127.0.0.1:32x", "localhost:3260", "[::1]3260", "[::1:3260",   "::1:3260",
+	    "1.2.3.4.5:1",   "[127.0.0.1]:1",  "",
 	};
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(iscsi_addr_parse(bad[i], &sa, &len), -EINVAL);
@@ -73,7 +73,7 @@ static void run_for(uint64_t ns)
 
 static int connect_to(int port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -100,7 +100,7 @@ static size_t login_pdu(uint8_t *w)
 /* Read what is there within ms milliseconds; 0 on EOF. */
 static ssize_t read_some(int fd, uint8_t *buf, size_t n, int ms)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 
 	if (poll(&p, 1, ms) <= 0)
 		return -1;
@@ -136,7 +136,7 @@ static void test_listen_accept(void **state)
 	assert_int_equal(iscsi_tpg_portal_add(tpg1, "nonsense"), -EINVAL);
 	/* an address already taken by someone else */
 	{
-		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(PORT_B) };
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(PORT_B)};
 		int one = 1;
 
 		blocker = socket(AF_INET, SOCK_STREAM, 0);
@@ -181,7 +181,7 @@ static void test_listen_accept(void **state)
 	assert_int_equal(read_some(b, r, sizeof(r), 500), 0);
 	{
 		/* nobody listens any more */
-		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(PORT_A) };
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(PORT_A)};
 		int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -200,8 +200,8 @@ static void test_listen_accept(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_format),
-		cmocka_unit_test(test_listen_accept),
+	    cmocka_unit_test(test_parse_format),
+	    cmocka_unit_test(test_listen_accept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -69,7 +69,7 @@ static void test_offsets(void **state)
 
 static void test_helpers(void **state)
 {
-	union iscsi_hdr h = { 0 };
+	union iscsi_hdr h = {0};
 
 	(void)state;
 	h.bhs.opcode = ISCSI_OP_SCSI_CMD | ISCSI_OP_IMMEDIATE;
@@ -93,9 +93,9 @@ static void test_helpers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sizes),
-		cmocka_unit_test(test_offsets),
-		cmocka_unit_test(test_helpers),
+	    cmocka_unit_test(test_sizes),
+	    cmocka_unit_test(test_offsets),
+	    cmocka_unit_test(test_helpers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

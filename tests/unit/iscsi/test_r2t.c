@@ -14,8 +14,8 @@
 #include "harness.h"
 #include "lib/endian.h"
 
-#define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
-#define F_W (ISCSI_FLAG_FINAL | ISCSI_CMD_F_WRITE | ISCSI_ATTR_SIMPLE)
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define F_W	  (ISCSI_FLAG_FINAL | ISCSI_CMD_F_WRITE | ISCSI_ATTR_SIMPLE)
 
 static uint8_t pattern[FAKE_BLOCKS * FAKE_BS];
 static uint8_t buf[65536];
@@ -203,9 +203,8 @@ static void test_sequence_errors(void **state)
 	struct r2t r;
 
 	(void)state;
-	assert_int_equal(h_login(hc, KEYS("InitialR2T=Yes", "ImmediateData=No",
-					  "MaxBurstLength=65536")),
-			 0);
+	assert_int_equal(
+	    h_login(hc, KEYS("InitialR2T=Yes", "ImmediateData=No", "MaxBurstLength=65536")), 0);
 	/* DataSN 0 twice */
 	h_write10(cdb, 0, 2);
 	itt = h_cmd(hc, F_W, 1024, cdb, NULL, 0);
@@ -287,9 +286,8 @@ static void test_data_digest(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(h_login(hc, KEYS("DataDigest=CRC32C", "InitialR2T=Yes",
-					  "ImmediateData=No")),
-			 0);
+	assert_int_equal(
+	    h_login(hc, KEYS("DataDigest=CRC32C", "InitialR2T=Yes", "ImmediateData=No")), 0);
 	h_write10(cdb, 0, 1);
 	itt = h_cmd(hc, F_W, 512, cdb, NULL, 0);
 	r = get_r2t(itt);
@@ -338,13 +336,13 @@ static void test_abort_while_collecting(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_sequential_r2t, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_outstanding_r2t, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unsolicited, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sequence_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lengths, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_data_digest, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_abort_while_collecting, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sequential_r2t, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outstanding_r2t, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unsolicited, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sequence_errors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lengths, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_data_digest, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_abort_while_collecting, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,10 +15,10 @@
 #include "lib/crc32c.h"
 #include "lib/endian.h"
 
-#define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
-#define F_R (ISCSI_FLAG_FINAL | ISCSI_CMD_F_READ | ISCSI_ATTR_SIMPLE)
-#define F_W (ISCSI_FLAG_FINAL | ISCSI_CMD_F_WRITE | ISCSI_ATTR_SIMPLE)
-#define F_N (ISCSI_FLAG_FINAL | ISCSI_ATTR_SIMPLE)
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define F_R	  (ISCSI_FLAG_FINAL | ISCSI_CMD_F_READ | ISCSI_ATTR_SIMPLE)
+#define F_W	  (ISCSI_FLAG_FINAL | ISCSI_CMD_F_WRITE | ISCSI_ATTR_SIMPLE)
+#define F_N	  (ISCSI_FLAG_FINAL | ISCSI_ATTR_SIMPLE)
 
 static uint8_t data[1 << 20];
 static struct h_conn *hc;
@@ -219,9 +219,9 @@ static void test_cmdsn_order(void **state)
 	assert_int_equal(get_be32(h.rsp.itt), 0x22);
 	assert_int_equal(get_be32(h.rsp.exp_cmdsn), 3);
 	/* outside the window: silently ignored, the connection kept */
-	tur(2, 0x44, false);					/* duplicate */
-	tur(get_be32(h.rsp.max_cmdsn) + 1, 0x55, false);	/* above MaxCmdSN */
-	tur(0x80000000u, 0x66, false);				/* far away */
+	tur(2, 0x44, false);				 /* duplicate */
+	tur(get_be32(h.rsp.max_cmdsn) + 1, 0x55, false); /* above MaxCmdSN */
+	tur(0x80000000u, 0x66, false);			 /* far away */
 	assert_true(h_idle(hc));
 	assert_int_equal(iscsi_conn_state(hc->c), ISCSI_CONN_S5_LOGGED_IN);
 	/* immediate: delivered at once, ExpCmdSN not advanced */
@@ -416,19 +416,19 @@ static void test_drop_held(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_read_split, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_residuals, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_response_with_sense, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_immediate_data, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_long_cdb, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cmdsn_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_window_backpressure, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_itt_in_use, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_digests, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_oversize_segment, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unsupported_opcodes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_drop_aborts, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_drop_held, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_read_split, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_residuals, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_response_with_sense, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_immediate_data, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_long_cdb, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cmdsn_order, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_window_backpressure, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_itt_in_use, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_digests, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_oversize_segment, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unsupported_opcodes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_drop_aborts, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_drop_held, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -104,7 +104,7 @@ static void test_reinstate_busy(void **state)
 {
 	struct h_conn *a = h_conn_new(), *b = h_conn_new();
 	struct iscsi_session *s = iscsi_session_new(a->c);
-	static const uint8_t isid[6] = { 1, 2, 3, 4, 5, 6 };
+	static const uint8_t isid[6] = {1, 2, 3, 4, 5, 6};
 
 	(void)state;
 	memcpy(s->isid, isid, 6);
@@ -115,9 +115,8 @@ static void test_reinstate_busy(void **state)
 	/* the same I_T nexus is still logging in: not reinstated */
 	assert_int_equal(iscsi_session_reinstate(b->c, isid, H_INITIATOR, henv.t), -EBUSY);
 	/* another ISID or initiator: nothing to reinstate */
-	assert_int_equal(iscsi_session_reinstate(b->c, (const uint8_t *)"abcdef", H_INITIATOR,
-						 henv.t),
-			 0);
+	assert_int_equal(
+	    iscsi_session_reinstate(b->c, (const uint8_t *)"abcdef", H_INITIATOR, henv.t), 0);
 	assert_int_equal(iscsi_session_reinstate(b->c, isid, "iqn.2026-12.org.x:y", henv.t), 0);
 	iscsi_session_abandon(s);
 	h_conn_free(a);
@@ -126,7 +125,7 @@ static void test_reinstate_busy(void **state)
 
 static void test_drop_target(void **state)
 {
-	static const uint8_t isid2[6] = { 0x80, 0, 0, 0, 0, 2 };
+	static const uint8_t isid2[6] = {0x80, 0, 0, 0, 0, 2};
 	struct h_conn *a = h_conn_new(), *b = h_conn_new();
 
 	(void)state;
@@ -151,11 +150,11 @@ static void test_drop_target(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_tsih, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_max_sessions, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_state_table, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reinstate_busy, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_drop_target, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tsih, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_max_sessions, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_state_table, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reinstate_busy, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_drop_target, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,7 @@
 #include "harness.h"
 #include "lib/endian.h"
 
-#define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static struct h_conn *hc;
 static uint8_t rsp[1 << 16];
@@ -185,10 +185,10 @@ static void test_response_continuation(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_send_targets_normal, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ffp_keys, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_request_continuation, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_response_continuation, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_send_targets_normal, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ffp_keys, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_request_continuation, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_response_continuation, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

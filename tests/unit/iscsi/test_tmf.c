@@ -135,7 +135,7 @@ static void test_functions(void **state)
 static void test_cold_reset(void **state)
 {
 	struct h_conn *other = h_conn_new();
-	static const uint8_t isid2[6] = { 0x80, 0, 0, 0, 0, 9 };
+	static const uint8_t isid2[6] = {0x80, 0, 0, 0, 0, 9};
 
 	(void)state;
 	assert_int_equal(h_login_isid(other, NULL, isid2), 0);
@@ -150,9 +150,9 @@ static void test_cold_reset(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_abort_task, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_functions, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cold_reset, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_abort_task, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_functions, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cold_reset, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
