@@ -47,7 +47,8 @@ ut_start "$UT_TMP/cu.json"
 
 url="iscsi://127.0.0.1:$UT_PORT/$UT_TARGET/0"
 echo "profile $profile: cu-score $url $url (CU_FLAGS=-S${CU_TESTS:+ CU_TESTS=$CU_TESTS})"
-out=$(CU_FLAGS=-S CU_LOG="$UT_TMP/cu.log" "$(ut_cu_score)" "$url" "$url")
+CU_FLAGS=-S CU_LOG="$UT_TMP/cu.log" ut_run_client "$UT_TMP/cu.out" "$(ut_cu_score)" "$url" "$url"
+out=$(cat "$UT_TMP/cu.out")
 echo "$out"
 ut_stop
 

@@ -9,6 +9,8 @@
 #                         connections; its stderr goes to $UT_LOG
 #   ut_stop               SIGTERM, bounded wait, exit status must be 0, no
 #                         sanitizer report in the log
+#   ut_run_client OUT CMD  run a client; if utargetd dies meanwhile, stop the
+#                         client and fail at once
 #   ut_fail MSG           print MSG and the daemon log, exit 1
 #   ut_cu_verdicts LOG    "VERDICT SUITE.TEST" per test of an iscsi-test-cu
 #                         -v log; ut_cu_names LOG VERDICT: the names only
@@ -118,6 +120,13 @@ ut_start() {
 ut_stop() {
 	local i rc
 	[ -n "$UT_PID" ] || ut_fail "ut_stop: utargetd is not running"
+	if ! kill -0 "$UT_PID" 2>/dev/null; then
+		wait "$UT_PID"
+		rc=$?
+		UT_PID=
+		ut_sanitizer_check "$UT_LOG"
+		ut_fail "utargetd had already exited (status $rc) before SIGTERM"
+	fi
 	kill -TERM "$UT_PID"
 	for ((i = 0; i < UT_STOP_WAIT * 10; i++)); do
 		kill -0 "$UT_PID" 2>/dev/null || break
@@ -166,6 +175,28 @@ ut_cu_verdicts() {
 # Names of the tests with verdict $2 (passed|skipped|failed) in log $1.
 ut_cu_names() {
 	ut_cu_verdicts "$1" | awk -v want="$2" '$1 == want { print $2 }'
+}
+
+# ut_run_client OUT CMD...: run a client (in its own process group) with
+# stdout+stderr to OUT, and stop it if utargetd dies meanwhile, so a crash
+# fails the test at once instead of after the client's own timeout.
+ut_run_client() {
+	local out=$1 cpid rc
+	shift
+	setsid "$@" >"$out" 2>&1 &
+	cpid=$!
+	while kill -0 "$cpid" 2>/dev/null; do
+		if [ -n "$UT_PID" ] && ! kill -0 "$UT_PID" 2>/dev/null; then
+			kill -TERM -- "-$cpid" 2>/dev/null
+			wait "$cpid"
+			cat "$out"
+			ut_stop
+		fi
+		sleep 0.5
+	done
+	wait "$cpid"
+	rc=$?
+	return $rc
 }
 
 ut_cu_score() {
