@@ -177,17 +177,27 @@ ut_cu_names() {
 	ut_cu_verdicts "$1" | awk -v want="$2" '$1 == want { print $2 }'
 }
 
-# ut_run_client OUT CMD...: run a client (in its own process group) with
+# SIGTERM to a process and all its descendants (children first: timeout(1)
+# runs its command in a process group of its own).
+ut_kill_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		ut_kill_tree "$c"
+	done
+	kill -TERM "$1" 2>/dev/null
+}
+
+# ut_run_client OUT CMD...: run a client with
 # stdout+stderr to OUT, and stop it if utargetd dies meanwhile, so a crash
 # fails the test at once instead of after the client's own timeout.
 ut_run_client() {
 	local out=$1 cpid rc
 	shift
-	setsid "$@" >"$out" 2>&1 &
+	"$@" >"$out" 2>&1 &
 	cpid=$!
 	while kill -0 "$cpid" 2>/dev/null; do
 		if [ -n "$UT_PID" ] && ! kill -0 "$UT_PID" 2>/dev/null; then
-			kill -TERM -- "-$cpid" 2>/dev/null
+			ut_kill_tree "$cpid"
 			wait "$cpid"
 			cat "$out"
 			ut_stop
