@@ -108,7 +108,7 @@ ut_start() {
 			UT_PID=
 			ut_fail "utargetd exited with status $rc during start-up"
 		fi
-		if grep -q "utargetd ready" "$UT_LOG" && ut_can_connect "$UT_PORT"; then
+		if grep -q "utargetd ready" "$UT_LOG" 2>/dev/null && ut_can_connect "$UT_PORT"; then
 			echo "utargetd (pid $UT_PID) ready on 127.0.0.1:$UT_PORT"
 			return 0
 		fi

@@ -1,7 +1,8 @@
 #!/bin/bash
 # qemu_img.sh UTARGETD: qemu-img convert of a 256 MiB random raw image to a
-# LUN over iscsi://, qemu-img compare back (identical), and after a clean
-# stop the back-store file holds exactly the image.
+# LUN over iscsi://, qemu-img compare back (identical), after a clean stop
+# the back-store file holds exactly the image, and after a restart the LUN
+# still does.
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 command -v qemu-img >/dev/null || ut_fail "qemu-img not installed (qemu-utils)"
@@ -34,4 +35,10 @@ qemu-img compare -f raw -F raw "$UT_TMP/src.raw" "$url" || ut_fail "images diffe
 ut_stop
 cmp "$UT_TMP/src.raw" "$UT_TMP/q.img" || ut_fail "the back-store file differs from the image"
 echo "ok: identical over iSCSI and on disk"
+# a restart with the same config ("create": true) keeps the data
+ut_start "$UT_TMP/q.json"
+url="iscsi://127.0.0.1:$UT_PORT/$UT_TARGET/0"
+qemu-img compare -f raw -F raw "$UT_TMP/src.raw" "$url" || ut_fail "images differ after a restart"
+ut_stop
+echo "ok: identical after a restart"
 echo "PASS qemu-img"
