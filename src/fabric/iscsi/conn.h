@@ -216,7 +216,13 @@ void iscsi_conn_hand_off(struct reactor *r, int fd, struct iscsi_portal *portal)
  * with io. iscsi_conn_feed() runs the bytes through the receive machine as
  * if read from a socket and flushes the replies; it returns 0, or -errno
  * once the connection has been dropped. iscsi_conn_destroy() drops it and
- * releases the caller's reference. */
+ * releases the caller's reference.
+ * A harness: iscsi_init(); iscsi_target_add() + iscsi_tpg_add() over a
+ * scsi_target; portal = iscsi_portal_new_virtual(tpg) (target.h: no
+ * socket); c = iscsi_conn_new(r, -1, portal, &io); iscsi_conn_feed(c, data,
+ * size) in any phase (login, discovery, full feature: feed a login first);
+ * iscsi_conn_destroy(c); iscsi_portal_free_virtual(portal). Posted messages
+ * and deferred work need the reactor run (tests/unit/iscsi/harness.c). */
 struct iscsi_conn *iscsi_conn_new(struct reactor *r, int fd, struct iscsi_portal *portal,
 				  const struct iscsi_conn_io *io);
 int iscsi_conn_feed(struct iscsi_conn *c, const void *buf, size_t len);
