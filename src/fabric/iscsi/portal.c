@@ -18,7 +18,7 @@
 #include "lib/log.h"
 #include "lib/reactor.h"
 
-#define PORTAL_BACKLOG	    128
+#define PORTAL_BACKLOG	    4096 /* a connection burst must not overflow it (capped by somaxconn) */
 #define PORTAL_ACCEPT_BATCH 32
 
 int iscsi_addr_parse(const char *addr, struct sockaddr_storage *sa, socklen_t *len)
