@@ -1,6 +1,7 @@
 #!/bin/bash
 # iscsi_ls.sh UTARGETD: discovery (SendTargets) lists the target with its
-# portal (the --listen address, portal group tag 1) and, with -s, its LUNs.
+# portal (the --listen addresses, IPv4 and IPv6, portal group tag 1) and,
+# with -s, its LUNs.
 # SIGHUP is answered with "reload is not supported yet" and changes nothing.
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
@@ -22,7 +23,16 @@ ut_write_config ls.json <<JSON
   ]
 }
 JSON
-ut_start "$UT_TMP/ls.json"
+# IPv6 too when the loopback has ::1
+v6=
+if ip -6 addr show dev lo 2>/dev/null | grep -q 'inet6 ::1/'; then
+	ut_pick_port
+	v6="[::1]:$UT_PORT"
+	ut_start "$UT_TMP/ls.json" --listen "$v6"
+else
+	echo "note: no IPv6 loopback address; the IPv6 portal is not checked"
+	ut_start "$UT_TMP/ls.json"
+fi
 
 echo "iscsi-ls -s iscsi://127.0.0.1:$UT_PORT/"
 out=$(timeout 60 iscsi-ls -s "iscsi://127.0.0.1:$UT_PORT/" 2>&1)
@@ -34,7 +44,15 @@ echo "$out" | grep -qx "Target:$UT_TARGET Portal:127.0.0.1:$UT_PORT,1" ||
 # (iscsi-ls prints the last LBA times the block size, rounded down to MiB)
 echo "$out" | grep -qE "^Lun:0 +Type:DIRECT_ACCESS \(Size:63M\)$" || ut_fail "LUN 0 not listed"
 echo "$out" | grep -qE "^Lun:3 +Type:DIRECT_ACCESS \(Size:31M\)$" || ut_fail "LUN 3 not listed"
-[ "$(echo "$out" | grep -c '^Lun:')" = 2 ] || ut_fail "not exactly two LUNs"
+if [ -n "$v6" ]; then
+	echo "$out" | grep -qxF "Target:$UT_TARGET Portal:$v6,1" || ut_fail "IPv6 portal not listed"
+	[ "$(echo "$out" | grep -c '^Lun:')" = 4 ] || ut_fail "not exactly two LUNs per portal"
+	out6=$(timeout 60 iscsi-ls -s "iscsi://$v6/" 2>&1) || ut_fail "iscsi-ls over IPv6: $out6"
+	echo "$out6" | grep -qxF "Target:$UT_TARGET Portal:$v6,1" || ut_fail "IPv6 discovery: $out6"
+	echo "ok: discovery and login over IPv6 ($v6)"
+else
+	[ "$(echo "$out" | grep -c '^Lun:')" = 2 ] || ut_fail "not exactly two LUNs"
+fi
 # exact capacities and block sizes
 for l in "0 67108864 512" "3 33554432 4096"; do
 	set -- $l
