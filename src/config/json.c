@@ -39,8 +39,12 @@ struct cfg_iscsi_field {
 		.min = (min_), .max = (max_)                                                       \
 	}
 
-/* Ranges: RFC 7143 section 13 for the negotiated keys; our own bounds for
- * the rest (docs/config.md). The index of a row is its bit in iscsi_set. */
+/* Ranges: RFC 7143 section 13 for the negotiated keys, narrowed to what the
+ * fabric implements (a value it would clamp is refused here instead):
+ * MaxOutstandingR2T up to the R2Ts a task tracks (16), MaxConnections 1 (no
+ * MC/S yet), queue_depth up to the CmdSN window bound (1024). Our own bounds
+ * for the rest (docs/config.md). The index of a row is its bit in
+ * iscsi_set. */
 static const struct cfg_iscsi_field cfg_iscsi_fields[] = {
     ISF("max_recv_data_segment_length", max_recv_data_segment_length, CFG_F_U32, 512,
 	16777215),							     /* 13.12 */
@@ -48,8 +52,8 @@ static const struct cfg_iscsi_field cfg_iscsi_fields[] = {
     ISF("first_burst_length", first_burst_length, CFG_F_U32, 512, 16777215), /* 13.14 */
     ISF("initial_r2t", initial_r2t, CFG_F_BOOL, 0, 1),			     /* 13.10 */
     ISF("immediate_data", immediate_data, CFG_F_BOOL, 0, 1),		     /* 13.11 */
-    ISF("max_outstanding_r2t", max_outstanding_r2t, CFG_F_U16, 1, 65535),    /* 13.17 */
-    ISF("max_connections", max_connections, CFG_F_U16, 1, 65535),	     /* 13.2 */
+    ISF("max_outstanding_r2t", max_outstanding_r2t, CFG_F_U16, 1, 16),	     /* 13.17 */
+    ISF("max_connections", max_connections, CFG_F_U16, 1, 1),		     /* 13.2 */
     ISF("header_digest", header_digest, CFG_F_BOOL, 0, 1),		     /* 13.1 */
     ISF("data_digest", data_digest, CFG_F_BOOL, 0, 1),
     ISF("default_time2wait", default_time2wait, CFG_F_U32, 0, 3600),	 /* 13.15 */

@@ -340,7 +340,11 @@ static void test_iscsi_errors(void **state)
 	parse_err("{\"version\": 1, \"iscsi\": {\n\"max_burst_length\": 16777216}}", 2,
 		  "iscsi.max_burst_length", "out of range");
 	parse_err("{\"version\": 1, \"iscsi\": {\n\"max_outstanding_r2t\": 0}}", 2,
-		  "iscsi.max_outstanding_r2t", "out of range 1..65535");
+		  "iscsi.max_outstanding_r2t", "out of range 1..16");
+	parse_err("{\"version\": 1, \"iscsi\": {\n\"max_outstanding_r2t\": 17}}", 2,
+		  "iscsi.max_outstanding_r2t", "17 out of range 1..16");
+	parse_err("{\"version\": 1, \"iscsi\": {\n\"max_connections\": 2}}", 2,
+		  "iscsi.max_connections", "2 out of range 1..1");
 	parse_err("{\"version\": 1, \"iscsi\": {\n\"header_digest\": 1}}", 2, "iscsi.header_digest",
 		  "expected true or false, found an integer");
 	parse_err("{\"version\": 1, \"iscsi\": {\n\"queue_depth\": 1025}}", 2, "iscsi.queue_depth",
@@ -354,7 +358,7 @@ static void test_iscsi_errors(void **state)
 	struct cfg *c = parse_ok(
 	    "{\"version\": 1, \"iscsi\": {\"max_recv_data_segment_length\": 8192,"
 	    "\"max_burst_length\": 65536, \"first_burst_length\": 8192, \"initial_r2t\": true,"
-	    "\"immediate_data\": false, \"max_outstanding_r2t\": 2, \"max_connections\": 4,"
+	    "\"immediate_data\": false, \"max_outstanding_r2t\": 2, \"max_connections\": 1,"
 	    "\"header_digest\": false, \"data_digest\": false, \"default_time2wait\": 0,"
 	    "\"default_time2retain\": 3600, \"nop_in_interval\": 0, \"nop_in_timeout\": 5,"
 	    "\"login_timeout\": 60, \"max_sessions\": 100, \"max_logins_in_progress\": 8,"
@@ -363,7 +367,7 @@ static void test_iscsi_errors(void **state)
 	assert_int_equal(c->iscsi.max_recv_data_segment_length, 8192);
 	assert_true(c->iscsi.initial_r2t);
 	assert_false(c->iscsi.immediate_data);
-	assert_int_equal(c->iscsi.max_connections, 4);
+	assert_int_equal(c->iscsi.max_connections, 1);
 	assert_int_equal(c->iscsi.default_time2wait, 0);
 	assert_int_equal(c->iscsi.default_time2retain, 3600);
 	assert_int_equal(c->iscsi.nop_in_interval_s, 0);
