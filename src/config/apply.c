@@ -284,11 +284,13 @@ static int cfg_build_target(const struct cfg *c, size_t ti, const uint16_t *ids,
 		}
 		for (size_t p = 0; p < naddrs; p++) {
 			if (ov && ov->nlisten)
-				cfg_apath(err, "--listen");
+				cfg_apath(err, "--listen %s", addrs[p]);
 			else
 				cfg_apath(err, "targets[%zu].portal_groups[%zu].portals[%zu]", ti,
 					  g, p);
 			rc = iscsi_tpg_portal_add(tpg, addrs[p]);
+			if (rc && ov && ov->nlisten)
+				return cfg_aerr(err, rc, "cannot listen: %s", strerror(-rc));
 			if (rc)
 				return cfg_aerr(err, rc, "cannot listen on %s: %s", addrs[p],
 						strerror(-rc));

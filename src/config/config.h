@@ -33,7 +33,8 @@ int cfg_check_files(const struct cfg *c, struct cfg_err *err);
 /* Fill err->line from the file text for err->path (no-op when the file
  * cannot be read again). */
 void cfg_err_locate(struct cfg_err *err, const char *file);
-/* "FILE:LINE: PATH: MSG" (parts that are unknown are left out). */
+/* "FILE:LINE: PATH: MSG" (parts that are unknown are left out); for a
+ * command-line origin (path "--listen ..."): "PATH: MSG". */
 void cfg_err_format(const struct cfg_err *err, const char *file, char *buf, size_t size);
 
 /* ---- apply.c ---- */

@@ -134,12 +134,19 @@ int cfg_load(const char *file, const struct iscsi_settings *iscsi_defaults, stru
 	return rc;
 }
 
+/* A path like "--listen": the problem is on the command line, not in the
+ * file. */
+static bool cfg_err_cmdline(const struct cfg_err *err)
+{
+	return strncmp(err->path, "--", 2) == 0;
+}
+
 void cfg_err_locate(struct cfg_err *err, const char *file)
 {
 	size_t len;
 	char *text;
 
-	if (err->path[0] == '\0' || cfg_read_file(file, &text, &len))
+	if (err->path[0] == '\0' || cfg_err_cmdline(err) || cfg_read_file(file, &text, &len))
 		return;
 	err->line = cfg_locate_line(text, len, err->path);
 	free(text);
@@ -200,6 +207,10 @@ void cfg_err_format(const struct cfg_err *err, const char *file, char *buf, size
 {
 	char where[64] = "";
 
+	if (cfg_err_cmdline(err)) {
+		snprintf(buf, size, "%s: %s", err->path, err->msg);
+		return;
+	}
 	if (err->line > 0)
 		snprintf(where, sizeof(where), ":%d", err->line);
 	if (err->path[0])

@@ -111,4 +111,15 @@ ut_sanitizer_check "$UT_TMP/bind.log"
 echo "$err" | grep -q "utargetd ready" && ut_fail "announced ready despite the failure"
 ut_port_free "$UT_PORT" || ut_fail "the first portal is still bound"
 echo "ok: $(echo "$err" | tail -n 1)"
+
+# a --listen address in use: the line names the option, not the file
+echo "$good" | ut_write_config busy.json
+ut_start "$UT_TMP/busy.json"
+err=$("$UTARGETD" -f -c "$UT_TMP/busy.json" --listen "127.0.0.1:$UT_PORT" 2>&1 >/dev/null)
+rc=$?
+[ "$rc" = 1 ] || ut_fail "busy --listen: exit status $rc, want 1"
+[ "$(echo "$err" | tail -n 1)" = "utargetd: --listen 127.0.0.1:$UT_PORT: cannot listen: Address already in use" ] ||
+	ut_fail "busy --listen: $(echo "$err" | tail -n 1)"
+echo "ok: $(echo "$err" | tail -n 1)"
+ut_stop
 echo "PASS config errors"

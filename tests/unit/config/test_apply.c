@@ -539,7 +539,8 @@ static void test_all_or_nothing(void **state)
 	struct cfg_overrides ov = {.listen = listen, .nlisten = 1};
 	fk.fail_at[F_PORTAL_ADD] = 1;
 	assert_int_equal(cfg_apply(c, &ov, &rt, &e), -EADDRINUSE);
-	assert_string_equal(e.path, "--listen");
+	assert_string_equal(e.path, "--listen 127.0.0.1:3499");
+	assert_string_equal(e.msg, "cannot listen: Address already in use");
 	cfg_free(c);
 }
 

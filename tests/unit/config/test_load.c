@@ -144,6 +144,14 @@ static void test_format(void **state)
 	e.line = 0;
 	cfg_err_format(&e, "f.json", line, sizeof(line));
 	assert_string_equal(line, "f.json: a.b: boom");
+	/* a command-line origin names no file */
+	snprintf(e.path, sizeof(e.path), "--listen 127.0.0.1:1");
+	snprintf(e.msg, sizeof(e.msg), "cannot listen: Address already in use");
+	e.line = 0;
+	cfg_err_locate(&e, "f.json");
+	assert_int_equal(e.line, 0);
+	cfg_err_format(&e, "f.json", line, sizeof(line));
+	assert_string_equal(line, "--listen 127.0.0.1:1: cannot listen: Address already in use");
 	/* truncation is safe */
 	char tiny[8];
 	cfg_err_format(&e, "f.json", tiny, sizeof(tiny));
