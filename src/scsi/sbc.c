@@ -608,6 +608,18 @@ enum sense_reason sbc_parse_read_capacity16(struct scsi_cmd *cmd)
 	return rc_check_pmi(cmd, cmd->cdb[14] & 0x01, get_be64(cmd->cdb + 2), 2);
 }
 
+uint8_t sbc_lbppb_exponent(const struct scsi_lu *lu)
+{
+	uint32_t unit = lu->bs->opt_unit;
+	uint8_t e = 0;
+
+	if (unit <= lu->block_size || (unit & (unit - 1)) != 0)
+		return 0;
+	while (e < 15 && (lu->block_size << (e + 1)) <= unit)
+		e++;
+	return e;
+}
+
 void sbc_exec_read_capacity16(struct scsi_cmd *cmd)
 {
 	struct scsi_lu *lu = cmd->priv.lu;
@@ -620,9 +632,10 @@ void sbc_exec_read_capacity16(struct scsi_cmd *cmd)
 	/* byte 12: RC BASIS 01b (the LBA is the last of the LU); no
 	 * protection information (P_TYPE 0, PROT_EN 0) */
 	d[12] = 0x10;
-	/* byte 13: P_I_EXPONENT 0, LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT
-	 * 0: unmap and atomic granularities are reported in VPD B0h instead */
-	d[13] = 0;
+	/* byte 13: P_I_EXPONENT 0; LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT:
+	 * the back-store's allocation unit (a file system block) when it spans
+	 * several logical blocks, e.g. 3 for 512-byte blocks on 4 KiB. */
+	d[13] = sbc_lbppb_exponent(lu);
 	/* byte 14: LBPME when thin provisioned; LBPRZ: a deallocated block
 	 * reads as zeroes (BS_OP_DISCARD contract, or written zeroes when the
 	 * back-store cannot deallocate). LOWEST ALIGNED LBA 0. */

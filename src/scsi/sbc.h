@@ -27,4 +27,7 @@ bool sbc_sanitize_blocks(struct scsi_lu *lu, const struct scsi_cmd *cmd, enum se
  * [lba, lba + nblocks) is not inside the capacity. */
 enum sense_reason sbc_check_range(const struct scsi_lu *lu, uint64_t lba, uint64_t nblocks);
 
+/* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT (READ CAPACITY (16)). */
+uint8_t sbc_lbppb_exponent(const struct scsi_lu *lu);
+
 #endif

@@ -303,6 +303,10 @@ int vpd_page(struct scsi_cmd *cmd, uint8_t page, uint8_t *buf)
 	case VPD_BLOCK_CHARACTERISTICS:
 		buf[3] = 0x3c;
 		put_be16(buf + 4, 1); /* MEDIUM ROTATION RATE: non-rotating */
+		/* SBC-4 6.6.2: WABEREQ 01b: after a SANITIZE BLOCK ERASE a read
+		 * of an erased block succeeds (deallocated blocks read as
+		 * zeroes, LBPRZ); WACEREQ 00b: no CRYPTO ERASE */
+		buf[7] = 0x40;
 		len = 64;
 		break;
 	case VPD_LB_PROVISIONING:
