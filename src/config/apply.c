@@ -98,6 +98,7 @@ static int cfg_open_lu(const struct cfg *c, size_t i, struct scsi_lu **out, stru
 	char path[CFG_FULL_PATH_MAX];
 	struct scsi_lu_attrs attrs = {
 	    .block_size = b->block_size,
+	    .physical_block_size = b->physical_block_size,
 	    .read_only = b->read_only,
 	    .removable = b->removable,
 	    .thin = b->thin,

@@ -434,7 +434,7 @@ static int cfg_parse_backstore(struct cfg_pctx *x, json_t *o, struct cfg_backsto
 	static const char *const allowed[] = {
 	    "name",	  "type",   "path",	 "size",	"create", "read_only",
 	    "block_size", "thin",   "removable", "write_cache", "vendor", "product",
-	    "revision",	  "serial", "naa",	 NULL,
+	    "revision",	  "serial", "naa",	 "physical_block_size", NULL,
 	};
 	uint64_t v;
 	int rc;
@@ -459,6 +459,11 @@ static int cfg_parse_backstore(struct cfg_pctx *x, json_t *o, struct cfg_backsto
 	v = b->block_size;
 	rc = cfg_get_uint(x, o, "block_size", false, 1, 65536, &v, NULL);
 	b->block_size = (uint32_t)v;
+	if (rc)
+		return rc;
+	v = b->physical_block_size;
+	rc = cfg_get_uint(x, o, "physical_block_size", false, 0, 1u << 27, &v, NULL);
+	b->physical_block_size = (uint32_t)v;
 	return rc;
 }
 
@@ -817,6 +822,8 @@ static json_t *cfg_dump_backstore(const struct cfg_backstore *b)
 	bad |= cfg_put(o, "create", json_boolean(b->create));
 	bad |= cfg_put(o, "read_only", json_boolean(b->read_only));
 	bad |= cfg_put(o, "block_size", json_integer(b->block_size));
+	if (b->physical_block_size)
+		bad |= cfg_put(o, "physical_block_size", json_integer(b->physical_block_size));
 	bad |= cfg_put(o, "thin", json_boolean(b->thin));
 	bad |= cfg_put(o, "removable", json_boolean(b->removable));
 	bad |= cfg_put(o, "write_cache", json_boolean(b->write_cache));

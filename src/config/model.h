@@ -45,6 +45,7 @@ struct cfg_backstore {
 	bool create;	/* file: create a sparse file of `size` if missing */
 	bool read_only; /* opened read-only; the medium is write protected */
 	uint32_t block_size;
+	uint32_t physical_block_size; /* 0 = block_size */
 	bool thin;	/* logical block provisioning (UNMAP, LBPRZ) */
 	bool removable; /* RMB: PREVENT ALLOW MEDIUM REMOVAL, eject */
 	bool write_cache;

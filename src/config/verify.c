@@ -411,6 +411,15 @@ static int cfg_verify_backstore(const struct cfg *c, size_t i, struct cfg_err *e
 		snprintf(p, sizeof(p), "backstores[%zu].block_size", i);
 		return cfg_verr(err, p, "%u is not one of 512, 1024, 2048, 4096", b->block_size);
 	}
+	if (b->physical_block_size &&
+	    (b->physical_block_size < b->block_size ||
+	     (b->physical_block_size & (b->physical_block_size - 1)) ||
+	     b->physical_block_size / b->block_size > 32768)) {
+		snprintf(p, sizeof(p), "backstores[%zu].physical_block_size", i);
+		return cfg_verr(err, p,
+				"%u is not a power-of-two multiple of block_size %u (at most 2^15 of them)",
+				b->physical_block_size, b->block_size);
+	}
 	if (b->size % b->block_size) {
 		snprintf(p, sizeof(p), "backstores[%zu].size", i);
 		return cfg_verr(err, p, "%llu bytes is not a multiple of block_size %u",

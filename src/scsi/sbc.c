@@ -610,7 +610,7 @@ enum sense_reason sbc_parse_read_capacity16(struct scsi_cmd *cmd)
 
 uint8_t sbc_lbppb_exponent(const struct scsi_lu *lu)
 {
-	uint32_t unit = lu->bs->opt_unit;
+	uint32_t unit = lu->attrs.physical_block_size;
 	uint8_t e = 0;
 
 	if (unit <= lu->block_size || (unit & (unit - 1)) != 0)
@@ -633,8 +633,8 @@ void sbc_exec_read_capacity16(struct scsi_cmd *cmd)
 	 * protection information (P_TYPE 0, PROT_EN 0) */
 	d[12] = 0x10;
 	/* byte 13: P_I_EXPONENT 0; LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT:
-	 * the back-store's allocation unit (a file system block) when it spans
-	 * several logical blocks, e.g. 3 for 512-byte blocks on 4 KiB. */
+	 * the configured physical block size, e.g. 3 for 512-byte logical blocks
+	 * on 4 KiB physical blocks. */
 	d[13] = sbc_lbppb_exponent(lu);
 	/* byte 14: LBPME when thin provisioned; LBPRZ: a deallocated block
 	 * reads as zeroes (BS_OP_DISCARD contract, or written zeroes when the

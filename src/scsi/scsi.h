@@ -174,6 +174,9 @@ void scsi_tmf_exec(struct scsi_tmf *tmf);
 /* ---- logical units ---- */
 struct scsi_lu_attrs {
 	uint32_t block_size; /* logical block size in bytes: 512, 1024, 2048 or 4096 */
+	/* physical block size (READ CAPACITY (16) LOGICAL BLOCKS PER PHYSICAL
+	 * BLOCK EXPONENT): a power-of-two multiple of block_size; 0 = block_size */
+	uint32_t physical_block_size;
 	bool read_only;      /* write protected medium */
 	bool removable;      /* RMB: PREVENT ALLOW MEDIUM REMOVAL, START STOP UNIT LOEJ */
 	bool thin;           /* logical block provisioning: UNMAP, WRITE SAME UNMAP, LBPRZ */

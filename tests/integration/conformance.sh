@@ -5,6 +5,13 @@
 #   thin       1 GiB thin file LUN: 0 failed, at least 190 passed
 #   removable  removable medium: 0 failed; PreventAllow*, StartStopUnit*,
 #              NoMedia* all passed (none skipped)
+#   thin4k     thin LUN of 512-byte logical blocks on 4 KiB physical blocks
+#              (LBPPB 8): the suites that need LBPPB > 1 (WriteSame10/16
+#              UnmapUnaligned are skipped otherwise) plus Unmap: 0 failed,
+#              UnmapUnaligned passed. GetLBAStatus.UnmapSingle is not run here:
+#              with LBPPB > 1 its second loop asks GET LBA STATUS for LBA i+1
+#              and wants the first descriptor at i+LBPPB, which SBC-4 5.21.2
+#              forbids (the first descriptor starts at the requested LBA).
 #   readonly   write-protected medium: 0 failed; ReadOnly* passed. Only the
 #              suites that do not write run: libiscsi consults the WP bit in
 #              ReadOnly.* and Sanitize.Readonly alone, its write tests expect
@@ -16,6 +23,10 @@ profile=${2:?profile}
 
 case $profile in
 thin) bs='"path": "thin.img", "size": "1G", "create": true, "thin": true' ;;
+thin4k)
+	bs='"path": "thin4k.img", "size": "1G", "create": true, "thin": true, "physical_block_size": 4096'
+	export CU_TESTS="ALL.WriteSame10,ALL.WriteSame16,ALL.Unmap,ALL.ReadCapacity16"
+	;;
 removable) bs='"path": "rm.img", "size": "256M", "create": true, "thin": true, "removable": true' ;;
 readonly)
 	truncate -s 256M "$UT_TMP/ro.img"
@@ -50,6 +61,25 @@ echo "profile $profile: cu-score $url $url (CU_FLAGS=-S${CU_TESTS:+ CU_TESTS=$CU
 CU_FLAGS=-S CU_LOG="$UT_TMP/cu.log" ut_run_client "$UT_TMP/cu.out" "$(ut_cu_score)" "$url" "$url"
 out=$(cat "$UT_TMP/cu.out")
 echo "$out"
+
+# A known defect of libiscsi 1.19's test harness, not of any target: with two
+# URLs, Sanitize.Reservations takes a RESERVE(6) through the second path
+# (mpath_sd2_get_or_clone returns the suite's own second session) and
+# mpath_sd2_put() leaves it in place; the very next test, Sanitize.Reset,
+# then sends SANITIZE through path 1 and gets RESERVATION CONFLICT, as
+# SPC-4 requires. Only that one failure is re-run, on fresh sessions, and
+# only its verdict there is accepted; anything else still fails the test.
+harness_rerun=""
+if [ "$(ut_cu_names "$UT_TMP/cu.log" failed | tr '\n' ' ')" = "Sanitize.Reset " ] &&
+	grep -q '^  Test: Reservations' "$UT_TMP/cu.log"; then
+	echo "re-running Sanitize.Reset alone (libiscsi 1.19 leaves path 2's RESERVE(6) from Sanitize.Reservations)"
+	CU_FLAGS=-S CU_TESTS=ALL.Sanitize.Reset CU_LOG="$UT_TMP/cu-rerun.log" \
+		ut_run_client "$UT_TMP/cu-rerun.out" "$(ut_cu_score)" "$url" "$url"
+	[ "$(ut_cu_names "$UT_TMP/cu-rerun.log" passed)" = "Sanitize.Reset" ] ||
+		ut_fail "Sanitize.Reset failed on its own too"
+	harness_rerun="Sanitize.Reset"
+	echo "ok: Sanitize.Reset passed on fresh sessions"
+fi
 ut_stop
 
 line=$(echo "$out" | grep -E '^cu: [0-9]+ passed, [0-9]+ skipped, [0-9]+ failed$')
@@ -69,6 +99,12 @@ read -r ran cunit_pass cunit_fail < <(awk '$1 == "tests" { print $3, $4, $5 }' "
 [ -n "${ran:-}" ] || ut_fail "no CUnit Run Summary in the log"
 [ $((vp + vs + vf)) = "$ran" ] && [ $((vp + vs)) = "$cunit_pass" ] && [ "$vf" = "$cunit_fail" ] ||
 	ut_fail "verdicts disagree with CUnit's summary: ran $ran, passed $cunit_pass, failed $cunit_fail"
+if [ -n "$harness_rerun" ]; then
+	# counted as passed: it passed on its own (see above)
+	[ "$failed" -gt 0 ] && failed=$((failed - 1))
+	vf=$((vf - 1))
+	vp=$((vp + 1))
+fi
 [ "$failed" = 0 ] && [ "$vf" = 0 ] ||
 	ut_fail "conformance test(s) failed: $(echo $(ut_cu_names "$UT_TMP/cu.log" failed))"
 
@@ -95,6 +131,12 @@ removable)
 	;;
 readonly)
 	need_family ReadOnly
+	;;
+thin4k)
+	for t in WriteSame10.UnmapUnaligned WriteSame16.UnmapUnaligned; do
+		ut_cu_names "$UT_TMP/cu.log" passed | grep -qx "$t" || ut_fail "$t did not pass"
+	done
+	echo "ok: WriteSame10/16.UnmapUnaligned passed with LBPPB 8"
 	;;
 esac
 echo "PASS conformance $profile"
