@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 MESON_OPTS ?=
 
-.PHONY: all deps build asan run test unit bench fuzz format clean
+.PHONY: all deps build asan run test unit bench fuzz fuzz-build format clean
 
 all: build
 
@@ -29,10 +29,11 @@ asan: deps $(ASAN_BUILD)/build.ninja
 run: build
 	./scripts/run-demo.sh $(BUILD)
 
-# Every test (unit, golden, conformance profiles, qemu-img, fuzz smoke, ...) on
-# the ASan+UBSan build; the last line is "N passed, N failed".
-test: asan build
-	./tests/run-all.sh $(ASAN_BUILD) $(BUILD)
+# Every test (unit, golden, conformance profiles, qemu-img, fuzz corpus replay,
+# ...) on the ASan+UBSan build, plus the libFuzzer smoke runs (clang build of
+# the harnesses only); the last line is "N passed, N failed".
+test: asan build fuzz-build
+	./tests/run-all.sh $(ASAN_BUILD) $(BUILD) $(FUZZ_BUILD)
 
 unit: asan
 	meson test -C $(ASAN_BUILD) --suite unit --print-errorlogs
@@ -41,7 +42,16 @@ unit: asan
 bench: build
 	./bench/run.sh $(BUILD)
 
-# libFuzzer harnesses for FUZZ_SECONDS each (default 600).
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang meson setup $(FUZZ_BUILD) --buildtype=debugoptimized --werror -Dfuzzing=true \
+		-Db_sanitize=address,undefined -Db_lundef=false $(MESON_OPTS)
+
+# The libFuzzer binaries only (tests/fuzz/README.md).
+fuzz-build: deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD) $$(cd tests/fuzz && ls fuzz_*.c | grep -v fuzz_env | \
+		sed 's,^,tests/fuzz/,; s,\.c$$,,')
+
+# libFuzzer harnesses for FUZZ_SECONDS each (default 600), FUZZ_JOBS at a time.
 fuzz: deps
 	./tests/fuzz/run.sh $(FUZZ_BUILD) $${FUZZ_SECONDS:-600}
 

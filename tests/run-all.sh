@@ -1,5 +1,5 @@
 #!/bin/bash
-# run-all.sh ASAN_BUILD [RELEASE_BUILD]: runs every registered test (meson
+# run-all.sh ASAN_BUILD [RELEASE_BUILD [FUZZ_BUILD]]: runs every registered test (meson
 # suites unit, golden, integration, fuzz-smoke) on the ASan+UBSan build and
 # prints one final line "N passed, N failed" (", N skipped" when any).
 set -u
@@ -16,11 +16,20 @@ if [ ! -s "$log" ]; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-python3 - "$log" <<'PY'
+# FUZZ_BUILD (third argument): the libFuzzer smoke runs (suite 'fuzz' of the
+# clang -Dfuzzing=true build, tests/fuzz/README.md), counted with the rest.
+fuzzlog=/dev/null
+if [ -n "${3:-}" ] && [ -f "$3/build.ninja" ]; then
+	meson test -C "$3" --suite fuzz --num-processes 2 --print-errorlogs --no-rebuild 2>&1 |
+		grep -vE '^ *[0-9]+/[0-9]+ .* OK ' || true
+	fuzzlog="$3/meson-logs/testlog.json"
+	[ -s "$fuzzlog" ] || { echo "0 passed, 1 failed"; exit 1; }
+fi
+python3 - "$log" "$fuzzlog" <<'PY'
 import json, sys
 p = f = s = 0
 bad = []
-for line in open(sys.argv[1]):
+for line in open(sys.argv[1]).readlines() + open(sys.argv[2]).readlines():
     line = line.strip()
     if not line:
         continue
