@@ -67,6 +67,23 @@ static const struct cfg_iscsi_field cfg_iscsi_fields[] = {
 };
 static_assert(ARRAY_SIZE(cfg_iscsi_fields) <= 32, "iscsi_set is a 32-bit mask");
 
+/* The fields each object accepts (NULL-terminated); cfg_object_fields()
+ * hands them to the control plane (its method schema and "set" methods). */
+static const char *const cfg_fields_root[] = {
+    "version", "state_dir", "log_level", "rpc_socket", "iscsi", "backstores", "targets", NULL,
+};
+static const char *const cfg_fields_backstore[] = {
+    "name",	  "type",   "path",	 "size",	"create", "read_only",
+    "block_size", "thin",   "removable", "write_cache", "vendor", "product",
+    "revision",	  "serial", "naa",	 "physical_block_size", NULL,
+};
+static const char *const cfg_fields_lun[] = {"lun", "backstore", "read_only", NULL};
+static const char *const cfg_fields_tpg[] = {"tag", "portals", "rel_port_id", NULL};
+static const char *const cfg_fields_target[] = {
+    "name", "alias", "portal_groups", "luns", "acls", "demo_mode", NULL,
+};
+static const char *const cfg_fields_acl[] = {"initiator", "luns", NULL};
+
 bool cfg_iscsi_is_set(const struct cfg *c, const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(cfg_iscsi_fields); i++)
@@ -431,11 +448,7 @@ static int cfg_parse_iscsi(struct cfg_pctx *x, json_t *o, struct cfg *c)
 
 static int cfg_parse_backstore(struct cfg_pctx *x, json_t *o, struct cfg_backstore *b)
 {
-	static const char *const allowed[] = {
-	    "name",	  "type",   "path",	 "size",	"create", "read_only",
-	    "block_size", "thin",   "removable", "write_cache", "vendor", "product",
-	    "revision",	  "serial", "naa",	 "physical_block_size", NULL,
-	};
+	const char *const *allowed = cfg_fields_backstore;
 	uint64_t v;
 	int rc;
 
@@ -467,9 +480,24 @@ static int cfg_parse_backstore(struct cfg_pctx *x, json_t *o, struct cfg_backsto
 	return rc;
 }
 
+static int cfg_parse_lun(struct cfg_pctx *x, json_t *e, struct cfg_lun *lun)
+{
+	uint64_t v = 0;
+	int rc;
+
+	if (!json_is_object(e))
+		return cfg_perr(x, "expected an object, found %s", cfg_type_name(e));
+	if ((rc = cfg_check_keys(x, e, cfg_fields_lun)) ||
+	    (rc = cfg_get_uint(x, e, "lun", true, 0, CFG_MAX_LUN, &v, NULL)) ||
+	    (rc = cfg_get_str(x, e, "backstore", true, CFG_BS_NAME_MAX, &lun->backstore)) ||
+	    (rc = cfg_get_bool(x, e, "read_only", &lun->read_only)))
+		return rc;
+	lun->lun = (uint32_t)v;
+	return 0;
+}
+
 static int cfg_parse_luns(struct cfg_pctx *x, json_t *arr, struct cfg_lun_list *l)
 {
-	static const char *const allowed[] = {"lun", "backstore", "read_only", NULL};
 	size_t i;
 	json_t *e;
 
@@ -478,19 +506,11 @@ static int cfg_parse_luns(struct cfg_pctx *x, json_t *arr, struct cfg_lun_list *
 		return -ENOMEM;
 	json_array_foreach(arr, i, e)
 	{
-		struct cfg_lun *lun = &l->v[l->n++];
 		size_t old = cfg_push_idx(x, i);
-		uint64_t v = 0;
-		int rc;
+		int rc = cfg_parse_lun(x, e, &l->v[l->n++]);
 
-		if (!json_is_object(e))
-			return cfg_perr(x, "expected an object, found %s", cfg_type_name(e));
-		if ((rc = cfg_check_keys(x, e, allowed)) ||
-		    (rc = cfg_get_uint(x, e, "lun", true, 0, CFG_MAX_LUN, &v, NULL)) ||
-		    (rc = cfg_get_str(x, e, "backstore", true, CFG_BS_NAME_MAX, &lun->backstore)) ||
-		    (rc = cfg_get_bool(x, e, "read_only", &lun->read_only)))
+		if (rc)
 			return rc;
-		lun->lun = (uint32_t)v;
 		cfg_pop(x, old);
 	}
 	return 0;
@@ -498,7 +518,7 @@ static int cfg_parse_luns(struct cfg_pctx *x, json_t *arr, struct cfg_lun_list *
 
 static int cfg_parse_tpg(struct cfg_pctx *x, json_t *o, struct cfg_portal_group *g)
 {
-	static const char *const allowed[] = {"tag", "portals", "rel_port_id", NULL};
+	const char *const *allowed = cfg_fields_tpg;
 	uint64_t tag = 0, rpi = 0;
 	json_t *arr, *e;
 	size_t i, old;
@@ -540,12 +560,32 @@ static int cfg_parse_tpg(struct cfg_pctx *x, json_t *o, struct cfg_portal_group 
 	return 0;
 }
 
+static int cfg_parse_acl(struct cfg_pctx *x, json_t *e, struct cfg_acl *a)
+{
+	json_t *luns;
+	int rc;
+
+	if (!json_is_object(e))
+		return cfg_perr(x, "expected an object, found %s", cfg_type_name(e));
+	if ((rc = cfg_check_keys(x, e, cfg_fields_acl)) ||
+	    (rc = cfg_get_str(x, e, "initiator", true, CFG_ISCSI_NAME_MAX, &a->initiator)))
+		return rc;
+	luns = cfg_get_typed(x, e, "luns", JSON_ARRAY, &rc);
+	if (rc)
+		return rc;
+	if (luns) {
+		size_t o3 = cfg_push_key(x, "luns");
+		a->has_luns = true;
+		if ((rc = cfg_parse_luns(x, luns, &a->luns)))
+			return rc;
+		cfg_pop(x, o3);
+	}
+	return 0;
+}
+
 static int cfg_parse_target(struct cfg_pctx *x, json_t *o, struct cfg_target *t)
 {
-	static const char *const allowed[] = {
-	    "name", "alias", "portal_groups", "luns", "acls", "demo_mode", NULL,
-	};
-	static const char *const acl_allowed[] = {"initiator", "luns", NULL};
+	const char *const *allowed = cfg_fields_target;
 	static const char *const demo_allowed[] = {"enabled", "read_only", NULL};
 	json_t *arr, *e, *demo;
 	size_t i, old;
@@ -598,27 +638,11 @@ static int cfg_parse_target(struct cfg_pctx *x, json_t *o, struct cfg_target *t)
 			return -ENOMEM;
 		json_array_foreach(arr, i, e)
 		{
-			struct cfg_acl *a = &t->acls[t->nacls++];
 			size_t o2 = cfg_push_idx(x, i);
-			json_t *luns;
 
-			if (!json_is_object(e))
-				return cfg_perr(x, "expected an object, found %s",
-						cfg_type_name(e));
-			if ((rc = cfg_check_keys(x, e, acl_allowed)) ||
-			    (rc = cfg_get_str(x, e, "initiator", true, CFG_ISCSI_NAME_MAX,
-					      &a->initiator)))
-				return rc;
-			luns = cfg_get_typed(x, e, "luns", JSON_ARRAY, &rc);
+			rc = cfg_parse_acl(x, e, &t->acls[t->nacls++]);
 			if (rc)
 				return rc;
-			if (luns) {
-				size_t o3 = cfg_push_key(x, "luns");
-				a->has_luns = true;
-				if ((rc = cfg_parse_luns(x, luns, &a->luns)))
-					return rc;
-				cfg_pop(x, o3);
-			}
 			cfg_pop(x, o2);
 		}
 		cfg_pop(x, old);
@@ -640,9 +664,7 @@ static int cfg_parse_target(struct cfg_pctx *x, json_t *o, struct cfg_target *t)
 
 static int cfg_parse_root(struct cfg_pctx *x, json_t *root, struct cfg *c)
 {
-	static const char *const allowed[] = {
-	    "version", "state_dir", "log_level", "iscsi", "backstores", "targets", NULL,
-	};
+	const char *const *allowed = cfg_fields_root;
 	json_t *o, *e;
 	uint64_t version = 0;
 	size_t i, old;
@@ -661,7 +683,8 @@ static int cfg_parse_root(struct cfg_pctx *x, json_t *root, struct cfg *c)
 	}
 	c->version = (int)version;
 	if ((rc = cfg_get_str(x, root, "state_dir", false, CFG_PATH_MAX, &c->state_dir)) ||
-	    (rc = cfg_get_str(x, root, "log_level", false, 16, &c->log_level)))
+	    (rc = cfg_get_str(x, root, "log_level", false, 16, &c->log_level)) ||
+	    (rc = cfg_get_str(x, root, "rpc_socket", false, CFG_SOCKET_PATH_MAX, &c->rpc_socket)))
 		return rc;
 	if (c->log_level && log_level_parse(c->log_level) < 0) {
 		cfg_push_key(x, "log_level");
@@ -930,6 +953,7 @@ char *cfg_dump(const struct cfg *c)
 		bad |= cfg_put(root, "version", json_integer(c->version));
 		bad |= cfg_put_str(root, "state_dir", c->state_dir);
 		bad |= cfg_put_str(root, "log_level", c->log_level);
+		bad |= cfg_put_str(root, "rpc_socket", c->rpc_socket);
 		if (c->iscsi_set)
 			bad |= cfg_put(root, "iscsi", iscsi);
 		else
@@ -957,4 +981,101 @@ char *cfg_dump(const struct cfg *c)
 		free(text);
 	}
 	return out;
+}
+
+/* ---- single objects, for the control plane ---- */
+const char *const *cfg_object_fields(enum cfg_obj_kind kind)
+{
+	switch (kind) {
+	case CFG_OBJ_ROOT:
+		return cfg_fields_root;
+	case CFG_OBJ_BACKSTORE:
+		return cfg_fields_backstore;
+	case CFG_OBJ_TARGET:
+		return cfg_fields_target;
+	case CFG_OBJ_PORTAL_GROUP:
+		return cfg_fields_tpg;
+	case CFG_OBJ_ACL:
+		return cfg_fields_acl;
+	case CFG_OBJ_LUN:
+		return cfg_fields_lun;
+	}
+	return NULL;
+}
+
+json_t *cfg_object_to_json(enum cfg_obj_kind kind, const void *obj)
+{
+	switch (kind) {
+	case CFG_OBJ_BACKSTORE:
+		return cfg_dump_backstore(obj);
+	case CFG_OBJ_TARGET:
+		return cfg_dump_target(obj);
+	case CFG_OBJ_PORTAL_GROUP: {
+		/* the same shape as inside a target */
+		const struct cfg_portal_group *g = obj;
+		struct cfg_target t = {.tpgs = (struct cfg_portal_group *)g, .ntpgs = 1};
+		json_t *o = cfg_dump_target(&t), *arr = o ? json_object_get(o, "portal_groups") : NULL;
+		json_t *r = arr ? json_incref(json_array_get(arr, 0)) : NULL;
+		json_decref(o);
+		return r;
+	}
+	case CFG_OBJ_ACL: {
+		const struct cfg_acl *a = obj;
+		struct cfg_target t = {.acls = (struct cfg_acl *)a, .nacls = 1};
+		json_t *o = cfg_dump_target(&t), *arr = o ? json_object_get(o, "acls") : NULL;
+		json_t *r = arr ? json_incref(json_array_get(arr, 0)) : NULL;
+		json_decref(o);
+		return r;
+	}
+	case CFG_OBJ_LUN: {
+		struct cfg_lun_list l = {.v = (struct cfg_lun *)obj, .n = 1};
+		json_t *arr = cfg_dump_luns(&l);
+		json_t *r = arr ? json_incref(json_array_get(arr, 0)) : NULL;
+		json_decref(arr);
+		return r;
+	}
+	case CFG_OBJ_ROOT: {
+		char *text = cfg_dump(obj);
+		json_t *r = text ? json_loads(text, 0, NULL) : NULL;
+		free(text);
+		return r;
+	}
+	}
+	return NULL;
+}
+
+int cfg_object_from_json(enum cfg_obj_kind kind, json_t *o, void *obj, struct cfg_err *err)
+{
+	struct cfg_pctx x = {.err = err};
+	int rc = -EINVAL;
+
+	*err = (struct cfg_err){0};
+	switch (kind) {
+	case CFG_OBJ_BACKSTORE:
+		if (!json_is_object(o))
+			return cfg_perr(&x, "expected an object, found %s", cfg_type_name(o));
+		rc = cfg_parse_backstore(&x, o, obj);
+		break;
+	case CFG_OBJ_TARGET:
+		if (!json_is_object(o))
+			return cfg_perr(&x, "expected an object, found %s", cfg_type_name(o));
+		rc = cfg_parse_target(&x, o, obj);
+		break;
+	case CFG_OBJ_PORTAL_GROUP:
+		if (!json_is_object(o))
+			return cfg_perr(&x, "expected an object, found %s", cfg_type_name(o));
+		rc = cfg_parse_tpg(&x, o, obj);
+		break;
+	case CFG_OBJ_ACL:
+		rc = cfg_parse_acl(&x, o, obj);
+		break;
+	case CFG_OBJ_LUN:
+		rc = cfg_parse_lun(&x, o, obj);
+		break;
+	case CFG_OBJ_ROOT:
+		return -EINVAL; /* cfg_parse() reads whole documents */
+	}
+	if (rc == -ENOMEM)
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+	return rc;
 }

@@ -15,49 +15,75 @@ void cfg_backstore_defaults(struct cfg_backstore *b)
 	};
 }
 
-static void cfg_free_luns(struct cfg_lun_list *l)
+void cfg_lun_clear(struct cfg_lun *l)
+{
+	free(l->backstore);
+	*l = (struct cfg_lun){0};
+}
+
+void cfg_lun_list_clear(struct cfg_lun_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i].backstore);
+		cfg_lun_clear(&l->v[i]);
 	free(l->v);
+	*l = (struct cfg_lun_list){0};
+}
+
+void cfg_backstore_clear(struct cfg_backstore *b)
+{
+	free(b->name);
+	free(b->type);
+	free(b->path);
+	free(b->vendor);
+	free(b->product);
+	free(b->revision);
+	free(b->serial);
+	free(b->naa);
+	*b = (struct cfg_backstore){0};
+}
+
+void cfg_acl_clear(struct cfg_acl *a)
+{
+	free(a->initiator);
+	cfg_lun_list_clear(&a->luns);
+	*a = (struct cfg_acl){0};
+}
+
+void cfg_tpg_clear(struct cfg_portal_group *g)
+{
+	for (size_t k = 0; k < g->nportals; k++)
+		free(g->portals[k]);
+	free(g->portals);
+	*g = (struct cfg_portal_group){0};
+}
+
+void cfg_target_clear(struct cfg_target *t)
+{
+	free(t->name);
+	free(t->alias);
+	for (size_t g = 0; g < t->ntpgs; g++)
+		cfg_tpg_clear(&t->tpgs[g]);
+	free(t->tpgs);
+	cfg_lun_list_clear(&t->luns);
+	for (size_t a = 0; a < t->nacls; a++)
+		cfg_acl_clear(&t->acls[a]);
+	free(t->acls);
+	*t = (struct cfg_target){0};
 }
 
 void cfg_free(struct cfg *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->nbs; i++) {
-		struct cfg_backstore *b = &c->bs[i];
-		free(b->name);
-		free(b->type);
-		free(b->path);
-		free(b->vendor);
-		free(b->product);
-		free(b->revision);
-		free(b->serial);
-		free(b->naa);
-	}
+	for (size_t i = 0; i < c->nbs; i++)
+		cfg_backstore_clear(&c->bs[i]);
 	free(c->bs);
-	for (size_t i = 0; i < c->ntargets; i++) {
-		struct cfg_target *t = &c->targets[i];
-		free(t->name);
-		free(t->alias);
-		for (size_t g = 0; g < t->ntpgs; g++) {
-			for (size_t k = 0; k < t->tpgs[g].nportals; k++)
-				free(t->tpgs[g].portals[k]);
-			free(t->tpgs[g].portals);
-		}
-		free(t->tpgs);
-		cfg_free_luns(&t->luns);
-		for (size_t a = 0; a < t->nacls; a++) {
-			free(t->acls[a].initiator);
-			cfg_free_luns(&t->acls[a].luns);
-		}
-		free(t->acls);
-	}
+	for (size_t i = 0; i < c->ntargets; i++)
+		cfg_target_clear(&c->targets[i]);
 	free(c->targets);
 	free(c->state_dir);
 	free(c->log_level);
+	free(c->rpc_socket);
 	free(c);
 }
 

@@ -35,6 +35,7 @@
 #define CFG_MAX_LUN	   16383u /* single level LUN, flat space addressing */
 #define CFG_PATH_MAX	   4096	  /* a path as written */
 #define CFG_FULL_PATH_MAX  4096	  /* a path as opened (PATH_MAX) */
+#define CFG_SOCKET_PATH_MAX 107	  /* an AF_UNIX path (sun_path less its NUL) */
 
 /* One back-store and the logical unit built over it. */
 struct cfg_backstore {
@@ -97,6 +98,7 @@ struct cfg {
 	int version;
 	char *state_dir;	     /* as written; NULL = "." */
 	char *log_level;	     /* NULL = not set */
+	char *rpc_socket;	     /* control socket path; NULL = the daemon's default */
 	struct iscsi_settings iscsi; /* effective: defaults + the "iscsi" section */
 	uint32_t iscsi_set;	     /* bit i: the i-th iscsi field was in the file */
 	struct cfg_backstore *bs;
@@ -118,6 +120,14 @@ struct cfg_err {
 /* Defaults of a back-store before its fields are read. */
 void cfg_backstore_defaults(struct cfg_backstore *b);
 void cfg_free(struct cfg *c);
+/* Free what one object owns (not the object itself: it lives in an array);
+ * the object is left zeroed. A field added to an object is freed here. */
+void cfg_backstore_clear(struct cfg_backstore *b);
+void cfg_lun_clear(struct cfg_lun *l);
+void cfg_lun_list_clear(struct cfg_lun_list *l);
+void cfg_acl_clear(struct cfg_acl *a);
+void cfg_tpg_clear(struct cfg_portal_group *g);
+void cfg_target_clear(struct cfg_target *t);
 
 /* ---- model.c ---- */
 /* Where a file back-store lives: path if absolute, else state_dir/path
@@ -137,6 +147,25 @@ int cfg_parse(const char *text, size_t len, const struct iscsi_settings *iscsi_d
 /* The tree as JSON text (indent 2, sorted keys, trailing newline); malloc'ed,
  * NULL on allocation failure. */
 char *cfg_dump(const struct cfg *c);
+/* One object at a time (the control plane): its fields, the object as the
+ * file writes it, and the object read back from such JSON with the file's
+ * rules (types, ranges, unknown fields). cfg_object_from_json() fills a
+ * zeroed object (free it with the cfg_*_clear() of its kind, also after a
+ * failure); err->path is relative to the object. CFG_OBJ_ROOT:
+ * cfg_object_to_json() dumps the whole tree; from_json is refused. */
+enum cfg_obj_kind {
+	CFG_OBJ_ROOT,
+	CFG_OBJ_BACKSTORE,
+	CFG_OBJ_TARGET,
+	CFG_OBJ_PORTAL_GROUP,
+	CFG_OBJ_ACL,
+	CFG_OBJ_LUN,
+};
+struct json_t;
+const char *const *cfg_object_fields(enum cfg_obj_kind kind);
+struct json_t *cfg_object_to_json(enum cfg_obj_kind kind, const void *obj);
+int cfg_object_from_json(enum cfg_obj_kind kind, struct json_t *o, void *obj,
+			 struct cfg_err *err);
 /* Whether the "iscsi" section set the named field. */
 bool cfg_iscsi_is_set(const struct cfg *c, const char *name);
 /* "4096", "64K", "1G", "2T" (powers of 1024, case-insensitive suffix) ->
