@@ -12,6 +12,7 @@
 
 #include "lib/bufpool.h"
 #include "lib/log.h"
+#include "scsi/alua.h"
 #include "scsi/cmd.h"
 #include "scsi/core.h"
 #include "scsi/limits.h"
@@ -65,6 +66,10 @@ static enum sense_reason setup_checks(struct scsi_cmd *cmd, struct sense_extra *
 		if (r != SENSE_OK)
 			return r;
 	}
+	/* SPC-4 5.15.2.4: the ALUA access state through this target port */
+	r = alua_check(cmd);
+	if (r != SENSE_OK)
+		return r;
 	/* SBC-4 4.11.2: sanitize in progress */
 	if (!(flags & CDB_F_SANITIZE_OK) && sbc_sanitize_blocks(lu, cmd, &r, &progress)) {
 		if (r == SENSE_NOT_READY_SANITIZE_IN_PROGRESS) {

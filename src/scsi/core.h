@@ -59,6 +59,8 @@ struct lu_itn {
  * are evicted, least recently used first, beyond it. */
 #define LU_MAX_ITNS 4096u
 
+struct alua_group;
+
 struct lu_core_state {
 	struct list_node itns; /* struct lu_itn */
 	unsigned n_itns;
@@ -116,6 +118,7 @@ struct scsi_tport {
 	char *name;
 	uint16_t rel_port_id;
 	uint16_t port_group;
+	struct alua_group *alua; /* its target port group (alua.c; reference held) */
 };
 
 /* one cached LUN of a nexus (nexus.c) */

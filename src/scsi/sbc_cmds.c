@@ -46,8 +46,9 @@ static const struct cdb_desc sai16_table[0x20] = {
 		.usage = { 0xff, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 			   0xff, 0xff, 0xff, 0xff, 0x01, CTL },
 		/* SPC-2 5.5.1 and SPC-4 table 58: allowed under reservations;
-		 * no medium access (allowed when stopped) */
-		.flags = CDB_F_SPC2_RESV_OK | CDB_F_ALUA_STANDBY_OK,
+		 * no medium access (allowed when stopped). Not in the SPC-4
+		 * 5.15.2.4.4 standby list: refused in standby. */
+		.flags = CDB_F_SPC2_RESV_OK,
 		.pr_class = PR_CLASS_ALLOWED,
 		.order_class = ORDER_NONE,
 	},
@@ -151,7 +152,8 @@ const struct cdb_desc sbc_cdb_table[256] = {
 		.exec = sbc_exec_read_capacity10,
 		.len = 10,
 		.usage = { 0xff, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x01, CTL },
-		.flags = CDB_F_SPC2_RESV_OK | CDB_F_ALUA_STANDBY_OK,
+		/* as READ CAPACITY(16): refused in standby */
+		.flags = CDB_F_SPC2_RESV_OK,
 		.pr_class = PR_CLASS_ALLOWED,
 		.order_class = ORDER_NONE,
 	},

@@ -204,7 +204,8 @@ const char *scsi_target_name(const struct scsi_target *t);
 
 /* port_name: the SCSI target port name (iSCSI: "<iqn>,t,0x<tpgt hex4>").
  * rel_port_id: relative target port identifier (unique within the target,
- * 1..65535); port_group: ALUA target port group it belongs to. */
+ * 1..65535); port_group: ALUA target port group it belongs to (1..65535;
+ * 0 = a group of its own with the identifier rel_port_id; see scsi/alua.h). */
 struct scsi_tport *scsi_tport_create(struct scsi_target *t, const char *port_name,
 				     uint16_t rel_port_id, uint16_t port_group);
 struct scsi_target *scsi_tport_target(const struct scsi_tport *tp);

@@ -2,6 +2,7 @@
 /* spc_cmds.c: the CDB table of the SPC-4 primary commands (cdb.h). Usage
  * masks list the bits each command uses (SPC-4 6.35.3 CDB USAGE DATA); the
  * CONTROL byte allows none (NACA needs NormACA, LINK is obsolete). */
+#include "scsi/alua.h"
 #include "scsi/cdb.h"
 #include "scsi/spc.h"
 
@@ -12,6 +13,15 @@
 	 CDB_F_ALUA_UNAVAIL_OK | CDB_F_SANITIZE_OK | CDB_F_NO_LUN_OK)
 
 static const struct cdb_desc maintenance_in_sa[0x0e] = {
+	/* SPC-4 5.15.2.4.4/5: allowed in standby and unavailable */
+	[0x0a] = {
+		.name = "REPORT TARGET PORT GROUPS",
+		.parse = alua_parse_rtpg, .exec = alua_exec_rtpg, .len = 12,
+		.usage = { 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SPC2_RESV_OK | CDB_F_ALUA_STANDBY_OK |
+			 CDB_F_ALUA_UNAVAIL_OK | CDB_F_SANITIZE_OK,
+		.pr_class = PR_CLASS_ALLOWED, .order_class = ORDER_NONE, .timeout_s = 5,
+	},
 	[0x0c] = {
 		.name = "REPORT SUPPORTED OPERATION CODES",
 		.parse = spc_parse_rsoc, .exec = spc_exec_rsoc, .len = 12,
@@ -34,12 +44,32 @@ static const struct cdb_sa_table maintenance_in = {
 	.byte = 1, .mask = 0x1f, .count = 0x0e, .v = maintenance_in_sa,
 };
 
+static const struct cdb_desc maintenance_out_sa[0x0b] = {
+	/* SPC-4 5.15.2.4.4/5: allowed in standby and unavailable; table 58:
+	 * conflicts with persistent reservations held by others. It does not
+	 * order against other commands: the other paths keep working while
+	 * the transition runs. */
+	[0x0a] = {
+		.name = "SET TARGET PORT GROUPS",
+		.parse = alua_parse_stpg, .exec = alua_exec_stpg, .len = 12,
+		.usage = { 0xff, 0x1f, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_ALUA_STANDBY_OK | CDB_F_ALUA_UNAVAIL_OK,
+		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_NONE, .timeout_s = 30,
+	},
+};
+
+static const struct cdb_sa_table maintenance_out = {
+	.byte = 1, .mask = 0x1f, .count = 0x0b, .v = maintenance_out_sa,
+};
+
 const struct cdb_desc spc_cdb_table[256] = {
 	[0x00] = {
 		.name = "TEST UNIT READY",
 		.parse = spc_parse_no_data, .exec = spc_exec_test_unit_ready, .len = 6,
 		.usage = { 0xff, 0x00, 0x00, 0x00, 0x00, 0x00 },
-		.flags = CDB_F_ALUA_STANDBY_OK,
+		/* SPC-4 5.15.2.4.4: not among the commands a standby port
+		 * serves; NOT READY 04/0B is how path checkers see standby */
+		.flags = 0,
 		.pr_class = PR_CLASS_ALLOWED, .order_class = ORDER_NONE, .timeout_s = 5,
 	},
 	[0x03] = {
@@ -60,7 +90,7 @@ const struct cdb_desc spc_cdb_table[256] = {
 		.name = "MODE SELECT(6)",
 		.parse = spc_parse_mode_select6, .exec = spc_exec_mode_select, .len = 6,
 		.usage = { 0xff, 0x11, 0x00, 0x00, 0xff, 0x00 },
-		.flags = CDB_F_NO_MEDIUM_OK,
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_ALUA_STANDBY_OK,
 		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_BARRIER, .timeout_s = 10,
 	},
 	[0x16] = {
@@ -102,7 +132,7 @@ const struct cdb_desc spc_cdb_table[256] = {
 		.name = "MODE SELECT(10)",
 		.parse = spc_parse_mode_select10, .exec = spc_exec_mode_select, .len = 10,
 		.usage = { 0xff, 0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0x00 },
-		.flags = CDB_F_NO_MEDIUM_OK,
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_ALUA_STANDBY_OK,
 		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_BARRIER, .timeout_s = 10,
 	},
 	[0x56] = {
@@ -141,5 +171,12 @@ const struct cdb_desc spc_cdb_table[256] = {
 		.usage = { 0xff, 0x1f },
 		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SPC2_RESV_OK,
 		.pr_class = PR_CLASS_ALLOWED, .order_class = ORDER_NONE,
+	},
+	[0xa4] = {
+		.name = "MAINTENANCE OUT",
+		.sa = &maintenance_out, .len = 12,
+		.usage = { 0xff, 0x1f },
+		.flags = CDB_F_NO_MEDIUM_OK,
+		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_NONE,
 	},
 };

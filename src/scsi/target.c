@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/endian.h"
+#include "scsi/alua.h"
 #include "scsi/core.h"
 #include "scsi/ua.h"
 
@@ -216,6 +217,10 @@ void scsi_target_destroy(struct scsi_target *t)
 
 	if (!t)
 		return;
+	/* leave the ALUA groups first: nothing reaches the target through
+	 * them once this returns (alua.c walks targets under its lock) */
+	list_for_each_entry(tp, &t->tports, node)
+		alua_port_detach(tp);
 	list_for_each_entry_safe(tp, tpn, &t->tports, node) {
 		free(tp->name);
 		free(tp);
@@ -268,6 +273,15 @@ struct scsi_tport *scsi_tport_create(struct scsi_target *t, const char *port_nam
 	tp->port_group = port_group;
 	list_add_tail(&t->tports, &tp->node);
 	pthread_mutex_unlock(&t->lock);
+	/* outside t->lock: alua.c takes its lock before target locks */
+	if (alua_port_attach(tp)) {
+		pthread_mutex_lock(&t->lock);
+		list_del(&tp->node);
+		pthread_mutex_unlock(&t->lock);
+		free(tp->name);
+		free(tp);
+		return NULL;
+	}
 	return tp;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/endian.h"
+#include "scsi/alua.h"
 #include "scsi/cmd.h"
 #include "scsi/core.h"
 #include "scsi/limits.h"
@@ -32,6 +33,7 @@ enum {
 	DESIG_T10_VENDOR = 1,
 	DESIG_NAA = 3,
 	DESIG_REL_TARGET_PORT = 4,
+	DESIG_TARGET_PORT_GROUP = 5,
 	DESIG_SCSI_NAME = 8,
 	PROTOCOL_ISCSI = 5,
 	PIV = 0x80,
@@ -88,8 +90,11 @@ size_t spc_std_inquiry(struct scsi_cmd *cmd, uint8_t *buf)
 	buf[2] = 0x06; /* VERSION: SPC-4 */
 	buf[3] = 0x10 | 0x02; /* NORMACA 0, HISUP 1, RESPONSE DATA FORMAT 2 */
 	buf[4] = 96 - 5;      /* ADDITIONAL LENGTH */
-	/* byte 5: TPGS 00b (no ALUA yet); 3PC when EXTENDED COPY exists */
+	/* byte 5: TPGS (bits 5-4, SPC-4 6.6.2: 01b implicit ALUA, 11b also
+	 * explicit); 3PC when EXTENDED COPY exists */
 	buf[5] = has_opcode(0x83) ? 0x08 : 0x00;
+	if (lu)
+		buf[5] |= (uint8_t)(alua_tpgs(lu) << 4);
 	buf[7] = 0x02; /* CMDQUE */
 	if (lu) {
 		put_ascii(buf + 8, 8, lu->attrs.vendor);
@@ -217,6 +222,18 @@ static size_t vpd_device_id(struct scsi_cmd *cmd, uint8_t *buf)
 				       4);
 		q[0] = q[1] = 0;
 		put_be16(q + 2, tp->rel_port_id);
+		p += 8;
+		room -= 8;
+	}
+	/* SPC-4 7.8.6.7: the target port group of the port (ALUA) */
+	if (room >= 8) {
+		uint8_t *q = desig_hdr(p, (uint8_t)((iscsi ? PROTOCOL_ISCSI << 4 : 0) |
+						     CODE_SET_BINARY),
+				       (uint8_t)((iscsi ? PIV : 0) | (ASSOC_TARGET_PORT << 4) |
+						 DESIG_TARGET_PORT_GROUP),
+				       4);
+		q[0] = q[1] = 0;
+		put_be16(q + 2, alua_port_group_id(tp));
 		p += 8;
 		room -= 8;
 	}

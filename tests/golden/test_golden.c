@@ -13,6 +13,7 @@
 
 #include "fabric/loop/loop.h"
 #include "lib/endian.h"
+#include "scsi/alua.h"
 #include "scsi/sense.h"
 #include "../unit/fakes/fake_bs_core.h"
 
@@ -130,6 +131,37 @@ static void sense_case(const char *name, enum sense_reason reason, bool desc,
 	check(name, sense_reason_name(reason), buf, n);
 }
 
+/* REPORT TARGET PORT GROUPS in both formats with two groups: group 1 (port
+ * 1, defined: preferred, explicit, 2.5 s transitions) and group 2 (the
+ * implicit group of a second port, rel id 2, standby for this LU through an
+ * implicit transition). */
+static void rtpg_cases(struct scsi_target *t, struct loop_port *p)
+{
+	struct scsi_alua_group_attrs a = {
+		.name = "golden-a", .state = SCSI_ALUA_ACTIVE_OPTIMIZED, .preferred = true,
+		.explicit_ok = true, .transition_ms = 2500,
+	};
+	char name[64];
+	struct scsi_tport *tp;
+
+	snprintf(name, sizeof(name), "%s,t,0x0002", scsi_target_name(t));
+	tp = scsi_tport_create(t, name, 2, 2);
+	if (!tp || scsi_alua_group_define(1, &a) ||
+	    scsi_alua_set_state(2, "golden", SCSI_ALUA_STANDBY)) {
+		printf("FAIL rtpg: set-up\n");
+		failures++;
+		return;
+	}
+	/* consume ASYMMETRIC ACCESS STATE CHANGED */
+	loop_submit(p, 0, (const uint8_t[6]){ 0 }, 6, SCSI_DIR_NONE, NULL, 0, SCSI_ATTR_SIMPLE,
+		    &(struct loop_result){ 0 });
+	cmd(p, "rtpg", "REPORT TARGET PORT GROUPS, length-only header",
+	    (const uint8_t[12]){ 0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0 }, 12, 256);
+	cmd(p, "rtpg_extended", "REPORT TARGET PORT GROUPS, extended header",
+	    (const uint8_t[12]){ 0xa3, 0x2a, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0 }, 12, 256);
+	scsi_alua_group_undefine(1);
+}
+
 int main(int argc, char **argv)
 {
 	struct scsi_lu_attrs a = {
@@ -189,6 +221,7 @@ int main(int argc, char **argv)
 	    (const uint8_t[12]){ 0xa3, 0x0c, 0x01, 0x88, 0, 0, 0, 0, 1, 0, 0, 0 }, 12, 256);
 	cmd(p, "rstmf", "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS, REPD",
 	    (const uint8_t[12]){ 0xa3, 0x0d, 0x80, 0, 0, 0, 0, 0, 0, 16, 0, 0 }, 12, 16);
+	rtpg_cases(t, p);
 
 	struct sense_extra fp = { .fp_valid = true, .fp_cdb = true, .fp_bit_valid = true,
 				  .fp_bit = 5, .fp_byte = 1 };
