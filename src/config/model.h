@@ -37,6 +37,8 @@
 #define CFG_FULL_PATH_MAX  4096	  /* a path as opened (PATH_MAX) */
 #define CFG_SOCKET_PATH_MAX 107	  /* an AF_UNIX path (sun_path less its NUL) */
 
+struct cfg_fault;
+
 /* One back-store and the logical unit built over it. */
 struct cfg_backstore {
 	char *name;	/* unique; [A-Za-z0-9_.:-], 1..CFG_BS_NAME_MAX */
@@ -56,6 +58,7 @@ struct cfg_backstore {
 	char *revision;
 	char *serial;
 	char *naa; /* 32 hex digits, first digit 6 */
+	struct cfg_fault *fault; /* "fault": NULL = none (config/fault.h) */
 };
 
 struct cfg_lun {
@@ -190,6 +193,23 @@ void cfg_path_index(char *path, size_t size, size_t idx);
  * references, uniqueness). 0 or -EINVAL with err->path and err->msg set
  * (err->line left 0: cfg_load() locates it). */
 int cfg_verify(const struct cfg *c, struct cfg_err *err);
+/* The same rules for one object, for changes made one object at a time
+ * (ix: the index of the config the object is, or is going to be, part of;
+ * uniqueness against the other objects of the config is the caller's).
+ * backstore: every rule but the unique name and file; i names it in errors.
+ * target: every rule of the target and its children but the unique target
+ * name and the whole-config uniqueness of rel_port_id. base: the JSON path
+ * of the object in errors, e.g. "targets[2].acls[0]". */
+struct cfg_index;
+int cfg_verify_backstore_one(const struct cfg *c, const struct cfg_backstore *b, size_t i,
+			     struct cfg_err *err);
+int cfg_verify_target_one(const struct cfg *c, const struct cfg_index *ix,
+			  const struct cfg_target *t, size_t ti, struct cfg_err *err);
+int cfg_verify_tpg_one(const struct cfg_portal_group *pg, const char *base, struct cfg_err *err);
+int cfg_verify_acl_one(const struct cfg *c, const struct cfg_index *ix, const struct cfg_acl *acl,
+		       const char *base, struct cfg_err *err);
+int cfg_verify_luns(const struct cfg *c, const struct cfg_index *ix, const struct cfg_lun_list *l,
+		    const char *base, struct cfg_err *err);
 /* Relative target port identifiers, one per portal group in file order
  * (targets in order, then their portal groups in order): an explicit
  * rel_port_id is kept; the others get the smallest identifier not yet taken,

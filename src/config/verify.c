@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/index.h"
 #include "config/model.h"
 #include "lib/compiler.h"
+#include "lib/hmap.h"
 
 /* Default identity (SPC-4 6.6.2 standard INQUIRY data; VPD 80h/83h). */
 #define CFG_DEFAULT_VENDOR   "UTARGET"
@@ -347,17 +349,9 @@ static const struct cfg_bs_rule *cfg_bs_rule(const char *type)
 	return NULL;
 }
 
-static const struct cfg_backstore *cfg_find_bs(const struct cfg *c, const char *name)
+int cfg_verify_backstore_one(const struct cfg *c, const struct cfg_backstore *b, size_t i,
+			     struct cfg_err *err)
 {
-	for (size_t i = 0; i < c->nbs; i++)
-		if (strcmp(c->bs[i].name, name) == 0)
-			return &c->bs[i];
-	return NULL;
-}
-
-static int cfg_verify_backstore(const struct cfg *c, size_t i, struct cfg_err *err)
-{
-	const struct cfg_backstore *b = &c->bs[i];
 	const struct cfg_bs_rule *rule = cfg_bs_rule(b->type);
 	char p[64];
 
@@ -371,13 +365,6 @@ static int cfg_verify_backstore(const struct cfg *c, size_t i, struct cfg_err *e
 					"allowed in a back-store name");
 		}
 	}
-	for (size_t j = 0; j < i; j++)
-		if (strcmp(c->bs[j].name, b->name) == 0) {
-			snprintf(p, sizeof(p), "backstores[%zu].name", i);
-			return cfg_verr(err, p,
-					"duplicate back-store name \"%s\" (also backstores[%zu])",
-					b->name, j);
-		}
 	if (!rule) {
 		snprintf(p, sizeof(p), "backstores[%zu].type", i);
 		return cfg_verr(err, p, "unknown back-store type \"%s\" (file, ram, null)",
@@ -451,68 +438,135 @@ static int cfg_verify_backstore(const struct cfg *c, size_t i, struct cfg_err *e
 		}
 	}
 	if (b->path) {
-		char a[CFG_FULL_PATH_MAX], o[CFG_FULL_PATH_MAX];
+		char a[CFG_FULL_PATH_MAX];
 		if (cfg_bs_path(c, b, a, sizeof(a))) {
 			snprintf(p, sizeof(p), "backstores[%zu].path", i);
 			return cfg_verr(err, p, "path too long");
 		}
-		for (size_t j = 0; j < i; j++) {
-			if (!c->bs[j].path)
-				continue;
-			if (cfg_bs_path(c, &c->bs[j], o, sizeof(o)) == 0 && strcmp(a, o) == 0) {
-				snprintf(p, sizeof(p), "backstores[%zu].path", i);
-				return cfg_verr(err, p, "the same file as backstores[%zu]", j);
-			}
+	}
+	return 0;
+}
+
+/* Back-store i is the first of its name and of its file (ix: first wins). */
+static int cfg_verify_backstore_unique(const struct cfg *c, const struct cfg_index *ix, size_t i,
+				       struct cfg_err *err)
+{
+	const struct cfg_backstore *b = &c->bs[i];
+	char p[64], a[CFG_FULL_PATH_MAX];
+	long j = cfg_ix_bs(ix, b->name);
+
+	if (j >= 0 && (size_t)j != i) {
+		snprintf(p, sizeof(p), "backstores[%zu].name", i);
+		return cfg_verr(err, p, "duplicate back-store name \"%s\" (also backstores[%ld])",
+				b->name, j);
+	}
+	if (b->path && cfg_bs_path(c, b, a, sizeof(a)) == 0) {
+		j = cfg_ix_path(ix, a);
+		if (j >= 0 && (size_t)j != i) {
+			snprintf(p, sizeof(p), "backstores[%zu].path", i);
+			return cfg_verr(err, p, "the same file as backstores[%ld]", j);
 		}
 	}
 	return 0;
 }
 
-/* LUN numbers and back-stores each at most once per map. */
-static int cfg_verify_luns(const struct cfg *c, const struct cfg_lun_list *l, const char *base,
-			   struct cfg_err *err)
+/* LUN numbers and back-stores each at most once per map; every back-store
+ * exists (ix: the whole config's index). O(n) with a scratch hash map. */
+int cfg_verify_luns(const struct cfg *c, const struct cfg_index *ix, const struct cfg_lun_list *l,
+		    const char *base, struct cfg_err *err)
 {
-	char p[CFG_ERR_PATH_MAX];
+	struct hmap seen = HMAP_INIT;
+	char p[CFG_ERR_PATH_MAX], key[4 + CFG_BS_NAME_MAX + 2];
+	int rc = 0;
 
-	for (size_t i = 0; i < l->n; i++) {
+	for (size_t i = 0; i < l->n && !rc; i++) {
 		const struct cfg_lun *lun = &l->v[i];
-		if (!cfg_find_bs(c, lun->backstore)) {
+		size_t blen = strlen(lun->backstore);
+		uintptr_t j;
+
+		if (cfg_ix_bs(ix, lun->backstore) < 0) {
 			snprintf(p, sizeof(p), "%s[%zu].backstore", base, i);
-			return cfg_verr(err, p, "no back-store named \"%s\"", lun->backstore);
+			rc = cfg_verr(err, p, "no back-store named \"%s\"", lun->backstore);
+			break;
 		}
-		for (size_t j = 0; j < i; j++) {
-			if (l->v[j].lun == lun->lun) {
-				snprintf(p, sizeof(p), "%s[%zu].lun", base, i);
-				return cfg_verr(err, p, "LUN %u is already mapped (%s[%zu])",
-						lun->lun, base, j);
-			}
-			if (strcmp(l->v[j].backstore, lun->backstore) == 0) {
-				snprintf(p, sizeof(p), "%s[%zu].backstore", base, i);
-				return cfg_verr(err, p,
-						"back-store \"%s\" is already mapped at LUN %u",
-						lun->backstore, l->v[j].lun);
-			}
+		/* 'l' + 4-byte LUN, 'b' + back-store name */
+		key[0] = 'l';
+		memcpy(key + 1, &lun->lun, sizeof(lun->lun));
+		if (hmap_get(&seen, key, 1 + sizeof(lun->lun), &j)) {
+			snprintf(p, sizeof(p), "%s[%zu].lun", base, i);
+			rc = cfg_verr(err, p, "LUN %u is already mapped (%s[%zu])", lun->lun, base,
+				      (size_t)j);
+			break;
+		}
+		if (blen > CFG_BS_NAME_MAX)
+			blen = CFG_BS_NAME_MAX + 1;
+		key[sizeof(lun->lun) + 1] = 'b';
+		memcpy(key + sizeof(lun->lun) + 2, lun->backstore, blen);
+		if (hmap_get(&seen, key + sizeof(lun->lun) + 1, 1 + blen, &j)) {
+			snprintf(p, sizeof(p), "%s[%zu].backstore", base, i);
+			rc = cfg_verr(err, p, "back-store \"%s\" is already mapped at LUN %u",
+				      lun->backstore, l->v[j].lun);
+			break;
+		}
+		if (hmap_put(&seen, key, 1 + sizeof(lun->lun), i) ||
+		    hmap_put(&seen, key + sizeof(lun->lun) + 1, 1 + blen, i)) {
+			cfg_verr(err, base, "out of memory");
+			rc = -ENOMEM;
 		}
 	}
-	return 0;
+	hmap_clear(&seen);
+	return rc;
 }
 
-static int cfg_verify_target(const struct cfg *c, size_t ti, struct cfg_err *err)
+int cfg_verify_tpg_one(const struct cfg_portal_group *pg, const char *base, struct cfg_err *err)
 {
-	const struct cfg_target *t = &c->targets[ti];
 	char p[CFG_ERR_PATH_MAX];
 	const char *why;
-	int rc;
+
+	if (pg->nportals == 0) {
+		snprintf(p, sizeof(p), "%s.portals", base);
+		return cfg_verr(err, p, "a portal group needs at least one portal");
+	}
+	for (size_t k = 0; k < pg->nportals; k++) {
+		snprintf(p, sizeof(p), "%s.portals[%zu]", base, k);
+		if (!cfg_portal_valid(pg->portals[k], &why))
+			return cfg_verr(err, p, "bad portal \"%s\": %s", pg->portals[k], why);
+		for (size_t j = 0; j < k; j++)
+			if (strcmp(pg->portals[j], pg->portals[k]) == 0)
+				return cfg_verr(err, p, "duplicate portal \"%s\"", pg->portals[k]);
+	}
+	return 0;
+}
+
+int cfg_verify_acl_one(const struct cfg *c, const struct cfg_index *ix, const struct cfg_acl *acl,
+		       const char *base, struct cfg_err *err)
+{
+	char p[CFG_ERR_PATH_MAX];
+	const char *why;
+
+	if (!cfg_iscsi_name_valid(acl->initiator, &why)) {
+		snprintf(p, sizeof(p), "%s.initiator", base);
+		return cfg_verr(err, p, "bad iSCSI name \"%s\": %s", acl->initiator, why);
+	}
+	if (acl->has_luns) {
+		snprintf(p, sizeof(p), "%s.luns", base);
+		return cfg_verify_luns(c, ix, &acl->luns, p, err);
+	}
+	return 0;
+}
+
+int cfg_verify_target_one(const struct cfg *c, const struct cfg_index *ix,
+			  const struct cfg_target *t, size_t ti, struct cfg_err *err)
+{
+	char p[CFG_ERR_PATH_MAX];
+	struct hmap seen = HMAP_INIT;
+	const char *why;
+	int rc = 0;
 
 	if (!cfg_iscsi_name_valid(t->name, &why)) {
 		snprintf(p, sizeof(p), "targets[%zu].name", ti);
 		return cfg_verr(err, p, "bad iSCSI name \"%s\": %s", t->name, why);
 	}
-	for (size_t j = 0; j < ti; j++)
-		if (strcmp(c->targets[j].name, t->name) == 0) {
-			snprintf(p, sizeof(p), "targets[%zu].name", ti);
-			return cfg_verr(err, p, "duplicate target name (also targets[%zu])", j);
-		}
 	if (t->alias && !cfg_no_controls(t->alias)) {
 		snprintf(p, sizeof(p), "targets[%zu].alias", ti);
 		return cfg_verr(err, p, "control characters are not allowed");
@@ -523,7 +577,7 @@ static int cfg_verify_target(const struct cfg *c, size_t ti, struct cfg_err *err
 	}
 	for (size_t g = 0; g < t->ntpgs; g++) {
 		const struct cfg_portal_group *pg = &t->tpgs[g];
-		for (size_t j = 0; j < g; j++)
+		for (size_t j = 0; j < g; j++) {
 			if (t->tpgs[j].tag == pg->tag) {
 				snprintf(p, sizeof(p), "targets[%zu].portal_groups[%zu].tag", ti,
 					 g);
@@ -531,69 +585,49 @@ static int cfg_verify_target(const struct cfg *c, size_t ti, struct cfg_err *err
 						"tag %u is already used by portal_groups[%zu]",
 						pg->tag, j);
 			}
-		if (pg->rel_port_id) {
-			/* unique across the whole config: logical units may be shared
-			 * between targets, and RTPG/VPD 83h need distinct ports */
-			for (size_t t2 = 0; t2 <= ti; t2++)
-				for (size_t g2 = 0; g2 < c->targets[t2].ntpgs; g2++) {
-					if (t2 == ti && g2 >= g)
-						break;
-					if (c->targets[t2].tpgs[g2].rel_port_id ==
-					    pg->rel_port_id) {
-						snprintf(
-						    p, sizeof(p),
-						    "targets[%zu].portal_groups[%zu].rel_port_id",
-						    ti, g);
-						return cfg_verr(err, p,
-								"%u is already used by "
-								"targets[%zu].portal_groups[%zu]",
-								pg->rel_port_id, t2, g2);
-					}
-				}
+			if (pg->rel_port_id && t->tpgs[j].rel_port_id == pg->rel_port_id) {
+				snprintf(p, sizeof(p),
+					 "targets[%zu].portal_groups[%zu].rel_port_id", ti, g);
+				return cfg_verr(err, p,
+						"%u is already used by "
+						"targets[%zu].portal_groups[%zu]",
+						pg->rel_port_id, ti, j);
+			}
 		}
-		if (pg->nportals == 0) {
-			snprintf(p, sizeof(p), "targets[%zu].portal_groups[%zu].portals", ti, g);
-			return cfg_verr(err, p, "a portal group needs at least one portal");
-		}
-		for (size_t k = 0; k < pg->nportals; k++) {
-			snprintf(p, sizeof(p), "targets[%zu].portal_groups[%zu].portals[%zu]", ti,
-				 g, k);
-			if (!cfg_portal_valid(pg->portals[k], &why))
-				return cfg_verr(err, p, "bad portal \"%s\": %s", pg->portals[k],
-						why);
-			for (size_t j = 0; j < k; j++)
-				if (strcmp(pg->portals[j], pg->portals[k]) == 0)
-					return cfg_verr(err, p, "duplicate portal \"%s\"",
-							pg->portals[k]);
-		}
+		snprintf(p, sizeof(p), "targets[%zu].portal_groups[%zu]", ti, g);
+		rc = cfg_verify_tpg_one(pg, p, err);
+		if (rc)
+			return rc;
 	}
 	snprintf(p, sizeof(p), "targets[%zu].luns", ti);
-	rc = cfg_verify_luns(c, &t->luns, p, err);
-	if (rc)
-		return rc;
-	for (size_t a = 0; a < t->nacls; a++) {
+	rc = cfg_verify_luns(c, ix, &t->luns, p, err);
+	for (size_t a = 0; a < t->nacls && !rc; a++) {
 		const struct cfg_acl *acl = &t->acls[a];
-		if (!cfg_iscsi_name_valid(acl->initiator, &why)) {
+		uintptr_t j;
+
+		snprintf(p, sizeof(p), "targets[%zu].acls[%zu]", ti, a);
+		rc = cfg_verify_acl_one(c, ix, acl, p, err);
+		if (rc)
+			break;
+		if (hmap_get(&seen, acl->initiator, strlen(acl->initiator), &j)) {
 			snprintf(p, sizeof(p), "targets[%zu].acls[%zu].initiator", ti, a);
-			return cfg_verr(err, p, "bad iSCSI name \"%s\": %s", acl->initiator, why);
+			rc = cfg_verr(err, p, "duplicate initiator (also acls[%zu])", (size_t)j);
+			break;
 		}
-		for (size_t j = 0; j < a; j++)
-			if (strcmp(t->acls[j].initiator, acl->initiator) == 0) {
-				snprintf(p, sizeof(p), "targets[%zu].acls[%zu].initiator", ti, a);
-				return cfg_verr(err, p, "duplicate initiator (also acls[%zu])", j);
-			}
-		if (acl->has_luns) {
-			snprintf(p, sizeof(p), "targets[%zu].acls[%zu].luns", ti, a);
-			rc = cfg_verify_luns(c, &acl->luns, p, err);
-			if (rc)
-				return rc;
-		}
+		if (hmap_put(&seen, acl->initiator, strlen(acl->initiator), a))
+			rc = -ENOMEM;
 	}
-	return 0;
+	hmap_clear(&seen);
+	if (rc == -ENOMEM)
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+	return rc;
 }
 
 int cfg_verify(const struct cfg *c, struct cfg_err *err)
 {
+	struct cfg_index *ix;
+	/* first user of each relative port id: (target + 1) << 16 | group */
+	uint64_t *rel = NULL;
 	int rc;
 
 	*err = (struct cfg_err){0};
@@ -605,15 +639,53 @@ int cfg_verify(const struct cfg *c, struct cfg_err *err)
 				    : "iscsi.max_burst_length",
 				"first_burst_length %u exceeds max_burst_length %u",
 				c->iscsi.first_burst_length, c->iscsi.max_burst_length);
-	for (size_t i = 0; i < c->nbs; i++) {
-		rc = cfg_verify_backstore(c, i, err);
-		if (rc)
-			return rc;
+	rc = cfg_index_build(c, &ix);
+	if (!rc) {
+		rel = calloc(65536, sizeof(*rel));
+		if (!rel)
+			rc = -ENOMEM;
 	}
-	for (size_t i = 0; i < c->ntargets; i++) {
-		rc = cfg_verify_target(c, i, err);
-		if (rc)
-			return rc;
+	if (rc) {
+		cfg_index_free(ix);
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return rc;
 	}
-	return 0;
+	for (size_t i = 0; i < c->nbs && !rc; i++) {
+		rc = cfg_verify_backstore_one(c, &c->bs[i], i, err);
+		if (!rc)
+			rc = cfg_verify_backstore_unique(c, ix, i, err);
+	}
+	for (size_t i = 0; i < c->ntargets && !rc; i++) {
+		const struct cfg_target *t = &c->targets[i];
+		char p[CFG_ERR_PATH_MAX];
+		long j = cfg_ix_target(ix, t->name);
+
+		if (j >= 0 && (size_t)j != i) {
+			snprintf(p, sizeof(p), "targets[%zu].name", i);
+			rc = cfg_verr(err, p, "duplicate target name (also targets[%ld])", j);
+			break;
+		}
+		rc = cfg_verify_target_one(c, ix, t, i, err);
+		/* unique across the whole config: logical units may be shared
+		 * between targets, and RTPG/VPD 83h need distinct ports */
+		for (size_t g = 0; g < t->ntpgs && !rc; g++) {
+			uint16_t id = t->tpgs[g].rel_port_id;
+
+			if (!id)
+				continue;
+			if (rel[id]) {
+				snprintf(p, sizeof(p), "targets[%zu].portal_groups[%zu].rel_port_id",
+					 i, g);
+				rc = cfg_verr(err, p,
+					      "%u is already used by targets[%llu].portal_groups[%llu]",
+					      id, (unsigned long long)(rel[id] >> 16) - 1,
+					      (unsigned long long)(rel[id] & 0xffff));
+				break;
+			}
+			rel[id] = ((uint64_t)(i + 1) << 16) | g;
+		}
+	}
+	free(rel);
+	cfg_index_free(ix);
+	return rc;
 }
