@@ -44,30 +44,11 @@ struct fault_wait {
 };
 static_assert(sizeof(struct fault_wait) <= BS_IO_PRIV_SIZE, "fault_wait fits bs_io.priv");
 
-static const char *const fault_error_names[BS_FAULT_ERROR_COUNT] = {
-    [BS_FAULT_MEDIUM] = "medium",
-    [BS_FAULT_HARDWARE] = "hardware",
-    [BS_FAULT_NOSPACE] = "nospace",
-};
-
 static const int fault_errno[BS_FAULT_ERROR_COUNT] = {
     [BS_FAULT_MEDIUM] = -EIO,
     [BS_FAULT_HARDWARE] = -EREMOTEIO,
     [BS_FAULT_NOSPACE] = -ENOSPC,
 };
-
-int bs_fault_error_parse(const char *name)
-{
-	for (unsigned i = 0; i < BS_FAULT_ERROR_COUNT; i++)
-		if (strcmp(fault_error_names[i], name) == 0)
-			return (int)i;
-	return -1;
-}
-
-const char *bs_fault_error_name(unsigned e)
-{
-	return e < BS_FAULT_ERROR_COUNT ? fault_error_names[e] : "?";
-}
 
 /* splitmix64: the n-th draw of the sequence of seed. */
 static uint64_t fault_mix(uint64_t seed, uint64_t n)
@@ -288,7 +269,7 @@ int bs_fault_wrap(struct bs_dev *inner, const struct bs_fault_params *p, struct 
 	log_info("backstore %s: fault injection: %zu read and %zu write LBAs, flush %s, rate "
 		 "%u ppm, %s errors, delay %u+%u us",
 		 inner->name, fd->nr, fd->nw, fd->flush_error ? "fails" : "ok", fd->rate_ppm,
-		 fault_error_names[p->error], fd->delay_us, fd->jitter_us);
+		 bs_fault_error_name(p->error), fd->delay_us, fd->jitter_us);
 	*out = &fd->dev;
 	return 0;
 }

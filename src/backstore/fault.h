@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "scsi/bs.h"
 
@@ -54,9 +55,27 @@ struct bs_fault_params {
 	uint32_t block_size; /* of the logical unit over the wrapper */
 };
 
+/* Names of the errors (the config's "error" values), inline so that the
+ * config parser needs no back-store code. */
+static inline const char *bs_fault_error_name(unsigned e)
+{
+	static const char *const names[BS_FAULT_ERROR_COUNT] = {
+	    [BS_FAULT_MEDIUM] = "medium",
+	    [BS_FAULT_HARDWARE] = "hardware",
+	    [BS_FAULT_NOSPACE] = "nospace",
+	};
+
+	return e < BS_FAULT_ERROR_COUNT ? names[e] : "?";
+}
+
 /* "medium", "hardware", "nospace" -> enum bs_fault_error, or -1. */
-int bs_fault_error_parse(const char *name);
-const char *bs_fault_error_name(unsigned e);
+static inline int bs_fault_error_parse(const char *name)
+{
+	for (unsigned i = 0; i < BS_FAULT_ERROR_COUNT; i++)
+		if (strcmp(bs_fault_error_name(i), name) == 0)
+			return (int)i;
+	return -1;
+}
 
 /* 0, or -EINVAL (an LBA beyond the inner device, a bad block size or
  * error, lists or delays over their bounds; logged) or -ENOMEM. On error

@@ -24,7 +24,9 @@
 #include <sys/stat.h>
 
 #include "backstore/backstore.h"
+#include "backstore/fault.h"
 #include "config/config.h"
+#include "config/fault.h"
 #include "fabric/iscsi/iscsi.h"
 #include "lib/log.h"
 #include "scsi/scsi.h"
@@ -92,6 +94,36 @@ static int cfg_make_state_dir(const struct cfg *c, struct cfg_err *err)
 	return 0;
 }
 
+/* "fault": put the fault-injection wrapper over *dev (closed on failure). */
+static int cfg_fault_wrap(const struct cfg_backstore *b, struct bs_dev **dev, struct cfg_err *err)
+{
+	const struct cfg_fault *f = b->fault;
+	const struct bs_fault_params fp = {
+	    .read_error_lbas = f->read_error_lbas,
+	    .nread = f->nread,
+	    .write_error_lbas = f->write_error_lbas,
+	    .nwrite = f->nwrite,
+	    .flush_error = f->flush_error,
+	    .error_rate_ppm = f->error_rate_ppm,
+	    .error = f->error,
+	    .delay_us = f->delay_us,
+	    .delay_jitter_us = f->delay_jitter_us,
+	    .seed = f->seed,
+	    .block_size = b->block_size,
+	};
+	struct bs_dev *w;
+	int rc = bs_fault_wrap(*dev, &fp, &w);
+
+	if (rc) {
+		bs_close(*dev);
+		*dev = NULL;
+		return cfg_aerr(err, rc, "cannot set up fault injection on \"%s\": %s", b->name,
+				strerror(-rc));
+	}
+	*dev = w;
+	return 0;
+}
+
 static int cfg_open_lu(const struct cfg *c, size_t i, struct scsi_lu **out, struct cfg_err *err)
 {
 	const struct cfg_backstore *b = &c->bs[i];
@@ -134,6 +166,8 @@ static int cfg_open_lu(const struct cfg *c, size_t i, struct scsi_lu **out, stru
 				"back-store \"%s\" is smaller than one block (%u bytes)", b->name,
 				b->block_size);
 	}
+	if (b->fault && (rc = cfg_fault_wrap(b, &dev, err)))
+		return rc;
 	if (b->thin && !(dev->caps & BS_CAP_DISCARD)) {
 		/* SBC-4 4.7: no thin provisioning without deallocation */
 		log_warn("back-store %s: the file system cannot deallocate (no hole punching); "

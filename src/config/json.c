@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/fault.h"
 #include "config/model.h"
 #include "lib/compiler.h"
 #include "lib/log.h"
@@ -75,7 +76,7 @@ static const char *const cfg_fields_root[] = {
 static const char *const cfg_fields_backstore[] = {
     "name",	  "type",   "path",	 "size",	"create", "read_only",
     "block_size", "thin",   "removable", "write_cache", "vendor", "product",
-    "revision",	  "serial", "naa",	 "physical_block_size", NULL,
+    "revision",	  "serial", "naa",	 "physical_block_size", "fault", NULL,
 };
 static const char *const cfg_fields_lun[] = {"lun", "backstore", "read_only", NULL};
 static const char *const cfg_fields_tpg[] = {"tag", "portals", "rel_port_id", NULL};
@@ -446,6 +447,29 @@ static int cfg_parse_iscsi(struct cfg_pctx *x, json_t *o, struct cfg *c)
 	return 0;
 }
 
+/* "fault": fault injection (config/fault.c). */
+static int cfg_get_fault(struct cfg_pctx *x, json_t *o, struct cfg_backstore *b)
+{
+	json_t *f = json_object_get(o, "fault");
+	char member[32], msg[CFG_ERR_MSG_MAX];
+	size_t old;
+	int rc;
+
+	if (!f)
+		return 0;
+	old = cfg_push_key(x, "fault");
+	rc = cfg_fault_parse(f, &b->fault, member, sizeof(member), msg, sizeof(msg));
+	if (rc == -EINVAL) {
+		if (member[0])
+			cfg_push_key(x, member);
+		return cfg_perr(x, "%s", msg);
+	}
+	if (rc)
+		return rc;
+	cfg_pop(x, old);
+	return 0;
+}
+
 static int cfg_parse_backstore(struct cfg_pctx *x, json_t *o, struct cfg_backstore *b)
 {
 	const char *const *allowed = cfg_fields_backstore;
@@ -477,7 +501,9 @@ static int cfg_parse_backstore(struct cfg_pctx *x, json_t *o, struct cfg_backsto
 	v = b->physical_block_size;
 	rc = cfg_get_uint(x, o, "physical_block_size", false, 0, 1u << 27, &v, NULL);
 	b->physical_block_size = (uint32_t)v;
-	return rc;
+	if (rc)
+		return rc;
+	return cfg_get_fault(x, o, b);
 }
 
 static int cfg_parse_lun(struct cfg_pctx *x, json_t *e, struct cfg_lun *lun)
@@ -855,6 +881,8 @@ static json_t *cfg_dump_backstore(const struct cfg_backstore *b)
 	bad |= cfg_put_str(o, "revision", b->revision);
 	bad |= cfg_put_str(o, "serial", b->serial);
 	bad |= cfg_put_str(o, "naa", b->naa);
+	if (b->fault)
+		bad |= cfg_put(o, "fault", cfg_fault_dump(b->fault));
 	if (bad) {
 		json_decref(o);
 		return NULL;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "config/fault.h"
 #include "config/model.h"
 
 void cfg_backstore_defaults(struct cfg_backstore *b)
@@ -39,6 +40,7 @@ void cfg_backstore_clear(struct cfg_backstore *b)
 	free(b->revision);
 	free(b->serial);
 	free(b->naa);
+	cfg_fault_free(b->fault);
 	*b = (struct cfg_backstore){0};
 }
 

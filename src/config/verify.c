@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/fault.h"
 #include "config/index.h"
 #include "config/model.h"
 #include "lib/compiler.h"
@@ -411,6 +412,14 @@ int cfg_verify_backstore_one(const struct cfg *c, const struct cfg_backstore *b,
 		snprintf(p, sizeof(p), "backstores[%zu].size", i);
 		return cfg_verr(err, p, "%llu bytes is not a multiple of block_size %u",
 				(unsigned long long)b->size, b->block_size);
+	}
+	if (b->fault) {
+		char member[32], msg[CFG_ERR_MSG_MAX];
+
+		if (cfg_fault_verify(b, member, sizeof(member), msg, sizeof(msg))) {
+			snprintf(p, sizeof(p), "backstores[%zu].fault.%s", i, member);
+			return cfg_verr(err, p, "%s", msg);
+		}
 	}
 	static const struct {
 		const char *key;
