@@ -229,6 +229,12 @@ int scsi_target_acl_del(struct scsi_target *t, const char *initiator_name);
 /* The LUN map an initiator gets (a reference the caller puts), or -EACCES. */
 int scsi_target_access(struct scsi_target *t, const char *initiator_name,
 		       struct scsi_lun_map **out);
+/* The map of the ACL named initiator_name only (not demo mode): a
+ * reference the caller puts, or -ENOENT. */
+int scsi_target_acl_get(struct scsi_target *t, const char *initiator_name,
+			struct scsi_lun_map **out);
+/* Whether demo mode admits any initiator. */
+bool scsi_target_demo(struct scsi_target *t);
 
 /* ---- I_T nexus ---- */
 struct scsi_nexus_info {

@@ -384,6 +384,33 @@ int scsi_target_access(struct scsi_target *t, const char *initiator_name,
 	return 0;
 }
 
+int scsi_target_acl_get(struct scsi_target *t, const char *initiator_name,
+			struct scsi_lun_map **out)
+{
+	struct tgt_acl *a;
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&t->lock);
+	a = initiator_name ? acl_find_locked(t, initiator_name) : NULL;
+	if (a) {
+		scsi_lun_map_get(a->map);
+		*out = a->map;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+bool scsi_target_demo(struct scsi_target *t)
+{
+	bool demo;
+
+	pthread_mutex_lock(&t->lock);
+	demo = t->demo && t->default_map;
+	pthread_mutex_unlock(&t->lock);
+	return demo;
+}
+
 /* ---- walking the logical units of a target (target resets) ---- */
 
 struct lu_set {

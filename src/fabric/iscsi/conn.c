@@ -250,8 +250,10 @@ static struct iscsi_conn *conn_alloc(struct reactor *r, int fd, struct iscsi_por
 		socklen_t sl = sizeof(peer);
 		int one = 1;
 
-		if (getpeername(fd, (struct sockaddr *)&peer, &sl) == 0)
+		if (getpeername(fd, (struct sockaddr *)&peer, &sl) == 0) {
 			iscsi_addr_format((struct sockaddr *)&peer, c->peer, sizeof(c->peer));
+			c->peer_sa = peer;
+		}
 		sl = sizeof(c->local_sa);
 		if (getsockname(fd, (struct sockaddr *)&c->local_sa, &sl) == 0)
 			iscsi_addr_format((struct sockaddr *)&c->local_sa, c->local,

@@ -139,6 +139,7 @@ struct iscsi_conn {
 	char peer[80];		/* "addr:port", for logs */
 	char local[80];
 	struct sockaddr_storage local_sa;
+	struct sockaddr_storage peer_sa; /* AF_UNSPEC: none (test I/O) */
 
 	/* receive */
 	struct iscsi_rx rx;

@@ -53,4 +53,96 @@ struct iscsi_tpg *iscsi_tpg_add(struct iscsi_target *t, uint16_t tag, uint16_t r
  * -errno (the error is also logged with the address). */
 int iscsi_tpg_portal_add(struct iscsi_tpg *tpg, const char *addr);
 
+/* ---- access control and authentication (access.c, chap.c, limits.c) ----
+ * Who may log in to a target (ACL rules by initiator name and/or network
+ * address on top of the core's name ACLs and demo mode), how initiators
+ * authenticate (CHAP, RFC 7143 12.1.3), what discovery sessions require and
+ * list, and per-target limits. Every input is copied; a replaced policy
+ * stays valid for the logins that started with it. */
+
+/* CHAP algorithms: CHAP_A values (RFC 7143 12.1.3; IANA "PPP Authentication
+ * Algorithms": 5 MD5, 6 SHA-1, 7 SHA-256, 8 SHA3-256). */
+enum iscsi_chap_alg {
+	ISCSI_CHAP_MD5 = 5,
+	ISCSI_CHAP_SHA1 = 6,
+	ISCSI_CHAP_SHA256 = 7,
+	ISCSI_CHAP_SHA3_256 = 8,
+};
+#define ISCSI_CHAP_ALGS	      4u   /* algorithms known */
+#define ISCSI_CHAP_USER_MAX   255u /* CHAP_N is a simple value (RFC 7143 6.1) */
+#define ISCSI_CHAP_SECRET_MAX 255u
+
+/* One CHAP identity: a name and its secret (secret_len bytes, 1..255). */
+struct iscsi_chap_cred {
+	const char *user;
+	const uint8_t *secret;
+	size_t secret_len;
+};
+
+/* What a login must pass. nchap == 0: no authentication (AuthMethod=None);
+ * else CHAP with any one of chap[] (AuthMethod=None refused). mutual: the
+ * target's own identity for initiators that ask to authenticate the target
+ * (NULL: such logins fail); its secret must differ from every chap[] secret
+ * (RFC 7143 12.1.3). algs: the CHAP_A values allowed (nalgs 0: all four);
+ * the initiator's order of preference decides among them (RFC 7143 6.2.2). */
+struct iscsi_auth {
+	const struct iscsi_chap_cred *chap;
+	size_t nchap;
+	const struct iscsi_chap_cred *mutual;
+	const uint8_t *algs;
+	size_t nalgs;
+};
+
+struct iscsi_access;
+struct scsi_lun_map;
+
+/* A target's access policy, built then handed to the target. */
+struct iscsi_access *iscsi_access_new(void);
+void iscsi_access_free(struct iscsi_access *a); /* one never handed over */
+/* Authentication of every initiator that has none of its own. 0, -EINVAL
+ * (bad credentials or algorithm, a mutual secret equal to an initiator
+ * secret) or -ENOMEM. */
+int iscsi_access_set_auth(struct iscsi_access *a, const struct iscsi_auth *auth);
+/* An ACL rule: initiator (iSCSI name; NULL: any) connecting from network
+ * (NULL: anywhere; "192.0.2.7", "10.0.0.0/8", "fd00::/8", "::1"). map: the
+ * LUN map it gets (referenced; NULL only with an initiator: the core's ACL
+ * map for that name). auth: its own authentication (NULL: the policy's).
+ * Resolution at login: the rules naming the initiator (the first whose
+ * network holds the peer address; an initiator named only by rules of other
+ * networks is refused), else the core's ACL of that name, else the address
+ * rule with the longest matching prefix, else demo mode, else refused
+ * (02/02). 0, -EINVAL or -ENOMEM. */
+int iscsi_access_add_rule(struct iscsi_access *a, const char *initiator, const char *network,
+			  struct scsi_lun_map *map, const struct iscsi_auth *auth);
+/* Replace t's policy (takes a over; NULL: the core's ACLs and demo mode
+ * alone, no authentication). */
+void iscsi_target_set_access(struct iscsi_target *t, struct iscsi_access *a);
+
+/* SendTargets in discovery sessions (ctld's discovery-filter). Targets are
+ * always those the initiator may see; the filter narrows them: */
+enum iscsi_discovery_filter {
+	ISCSI_DF_NONE,		   /* every target, every portal */
+	ISCSI_DF_PORTAL,	   /* targets with a portal group on the portal asked, only
+				      those portals, and whose ACLs admit the peer address */
+	ISCSI_DF_PORTAL_NAME,	   /* also: the initiator's name may log in (ACL, demo) */
+	ISCSI_DF_PORTAL_NAME_AUTH, /* also: its discovery CHAP identity would pass */
+};
+/* Authentication of discovery sessions (NULL or nchap 0: none) and the
+ * filter. 0, -EINVAL or -ENOMEM. */
+int iscsi_discovery_set(const struct iscsi_auth *auth, enum iscsi_discovery_filter filter);
+
+/* Per-target limits; 0 (and nop_in_interval_set false) = the global
+ * setting of struct iscsi_settings. max_sessions: sessions of this target,
+ * refused beyond with 03/02 like the global one. */
+struct iscsi_target_limits {
+	uint32_t max_sessions;
+	uint16_t max_connections; /* per session; MC/S is not offered: 1 */
+	uint32_t queue_depth;
+	uint32_t login_timeout_s;
+	bool nop_in_interval_set;
+	uint32_t nop_in_interval_s; /* 0: no keepalive */
+	uint32_t nop_in_timeout_s;
+};
+void iscsi_target_set_limits(struct iscsi_target *t, const struct iscsi_target_limits *l);
+
 #endif

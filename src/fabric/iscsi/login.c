@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/iscsi/access.h"
+#include "fabric/iscsi/chap.h"
 #include "fabric/iscsi/conn.h"
 #include "fabric/iscsi/login.h"
 #include "fabric/iscsi/session.h"
@@ -41,10 +43,31 @@ const struct iscsi_login_status_desc iscsi_login_status_table[ISCSI_LS_COUNT] = 
 
 /* Authentication methods beyond None, indexed by enum iscsi_auth_method.
  * A method is offered only when its entry is set and neg.auth_allowed has
- * its bit (CHAP arrives with its own module). */
+ * its bit: CHAP when the login's access grant requires it, else None. */
 static const struct iscsi_auth_module *const auth_methods[ISCSI_AUTH_COUNT] = {
     [ISCSI_AUTH_NONE] = NULL,
+    [ISCSI_AUTH_CHAP] = &iscsi_chap_module,
 };
+
+/* Login failure lines: every one counts, the flood of a misbehaving or
+ * probing initiator does not fill the log. */
+static struct {
+	pthread_mutex_t lock;
+	struct log_ratelimit rl;
+} fail_log = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .rl = LOG_RATELIMIT_INIT(10ull * NS_PER_S, 20),
+};
+
+static bool fail_log_ok(void)
+{
+	bool ok;
+
+	pthread_mutex_lock(&fail_log.lock);
+	ok = log_ratelimit_ok(&fail_log.rl);
+	pthread_mutex_unlock(&fail_log.lock);
+	return ok;
+}
 
 static const enum iscsi_login_status neg_status[] = {
     [ISCSI_NEG_OK] = ISCSI_LS_SUCCESS,
@@ -87,6 +110,7 @@ void iscsi_login_free(struct iscsi_conn *c)
 		return;
 	if (l->auth && l->auth->free)
 		l->auth->free(l);
+	iscsi_access_grant_release(&l->grant);
 	if (l->map)
 		scsi_lun_map_put(l->map);
 	free(l->acc);
@@ -133,10 +157,12 @@ void iscsi_login_fail(struct iscsi_conn *c, enum iscsi_login_status st, const ch
 		   l ? strlen(l->neg.initiator_name) : 0);
 	log_escape(tname, sizeof(tname), l ? l->neg.target_name : "",
 		   l ? strlen(l->neg.target_name) : 0);
-	log_notice("iscsi: login failed (%02x/%02x %s): initiator %s isid 0x%s target %s from %s "
-		   "to %s",
-		   d->status_class, d->status_detail, d->name, iname[0] ? iname : "-", isid,
-		   tname[0] ? tname : "-", c->peer, c->local);
+	if (fail_log_ok())
+		log_notice("iscsi: login failed (%02x/%02x %s): initiator %s isid 0x%s target %s "
+			   "from %s to %s%s%s",
+			   d->status_class, d->status_detail, d->name, iname[0] ? iname : "-", isid,
+			   tname[0] ? tname : "-", c->peer, c->local, l && l->fail_why ? ": " : "",
+			   l && l->fail_why ? l->fail_why : "");
 
 	tx = iscsi_tx_get(c);
 	if (!tx) {
@@ -268,9 +294,9 @@ static void send_empty_rsp(struct iscsi_conn *c)
 static int login_complete(struct iscsi_conn *c)
 {
 	struct iscsi_login *l = c->login;
-	const struct iscsi_settings *st = &iscsi_global.settings;
 	struct iscsi_session *s = iscsi_session_new(c);
-	char isid[16], iname[96];
+	struct iscsi_target_limits lim;
+	char isid[16], iname[96], cuser[96];
 	int rc;
 
 	if (!s) {
@@ -290,11 +316,16 @@ static int login_complete(struct iscsi_conn *c)
 		s->target = c->target;
 		s->tpg = c->tpg;
 	}
-	iscsi_cmdsn_init(&s->cmdsn, l->cmdsn, st->queue_depth);
+	if (iscsi_chap_identity(l, s->chap_user, sizeof(s->chap_user), s->chap_secret_sha256))
+		s->chap_mutual = ((const struct iscsi_chap *)l->auth_priv)->mutual;
+	iscsi_limits_effective(c->target, &lim);
+	iscsi_cmdsn_init(&s->cmdsn, l->cmdsn, lim.queue_depth);
 	rc = iscsi_session_register(s);
 	if (rc) {
-		log_warn("iscsi: %s: %s: refusing a new session", c->peer,
-			 rc == -EBUSY ? "max_sessions reached" : "no free TSIH");
+		/* 11.13.5 03/02: out of resources; the line says which */
+		l->fail_why = rc == -EBUSY    ? "max_sessions reached (all targets)"
+			      : rc == -EDQUOT ? "max_sessions of the target reached"
+					      : "no free TSIH";
 		iscsi_session_abandon(s);
 		iscsi_login_fail(c, ISCSI_LS_OUT_OF_RESOURCES, NULL);
 		return -1;
@@ -312,13 +343,15 @@ static int login_complete(struct iscsi_conn *c)
 	iscsi_session_event(s, ISCSI_SEV_LOGGED_IN); /* N2 */
 	c->max_tasks = 2 * s->cmdsn.depth + 8;
 	log_escape(iname, sizeof(iname), s->initiator_name, strlen(s->initiator_name));
+	log_escape(cuser, sizeof(cuser), s->chap_user, strlen(s->chap_user));
 	log_notice("iscsi: login: initiator %s isid 0x%s -> %s tpgt %u: %s session tsih %u, "
-		   "from %s to %s%s%s",
+		   "from %s to %s%s%s%s%s%s",
 		   iname, isid, s->target ? s->target->name : "(discovery)",
 		   s->tpg ? s->tpg->tag : 0,
 		   s->type == ISCSI_SESSION_NORMAL ? "normal" : "discovery", s->tsih, c->peer,
 		   c->local, s->params.header_digest ? ", header digest" : "",
-		   s->params.data_digest ? ", data digest" : "");
+		   s->params.data_digest ? ", data digest" : "", s->chap_user[0] ? ", CHAP " : "",
+		   s->chap_user[0] ? cuser : "", s->chap_mutual ? " (mutual)" : "");
 	return 0;
 }
 
@@ -359,14 +392,30 @@ void iscsi_login_resume(struct iscsi_conn *c)
 		iscsi_conn_resume(c);
 }
 
-/* Names, target, portal group, ACL: checked once the first request is
- * complete. 0 or -1 after a failure response. */
+/* The target's login timeout replaces the global one, counted from the
+ * same start (the connection). */
+static void login_timeout_retarget(struct iscsi_conn *c, uint32_t secs)
+{
+	uint32_t g = iscsi_global.settings.login_timeout_s;
+	uint64_t now = reactor_now_ns(), deadline;
+
+	if (secs == g || !reactor_timer_armed(&c->login_timer) || !c->r)
+		return;
+	deadline = c->login_timer.when_ns - (uint64_t)g * NS_PER_S + (uint64_t)secs * NS_PER_S;
+	reactor_timer_cancel(&c->login_timer);
+	reactor_timer_arm(c->r, &c->login_timer, deadline > now ? deadline - now : 1);
+}
+
+/* Names, target, portal group, ACL and what authentication the login needs:
+ * resolved from the identity keys of the first request, before AuthMethod
+ * is answered. 0 or -1 after a failure response. */
 static int login_resolve(struct iscsi_conn *c)
 {
 	struct iscsi_login *l = c->login;
 	struct iscsi_neg *n = &l->neg;
 	struct iscsi_target *t = NULL;
 	struct iscsi_tpg *tpg = NULL;
+	struct iscsi_target_limits lim;
 	bool removed = false;
 	int rc;
 
@@ -401,19 +450,27 @@ static int login_resolve(struct iscsi_conn *c)
 			iscsi_login_fail(c, ISCSI_LS_TARGET_REMOVED, NULL);
 			return -1;
 		}
-		rc = scsi_target_access(t->st, n->initiator_name, &l->map);
+		rc = iscsi_access_check(t, n->initiator_name, &c->peer_sa, &l->grant,
+					&l->fail_why);
 		if (rc) {
-			l->map = NULL;
 			iscsi_login_fail(
 			    c, rc == -EACCES ? ISCSI_LS_AUTHZ_FAILURE : ISCSI_LS_TARGET_ERROR,
 			    NULL);
 			return -1;
 		}
+		l->map = l->grant.map; /* handed to the nexus */
+		l->grant.map = NULL;
+		iscsi_limits_effective(t, &lim);
+		login_timeout_retarget(c, lim.login_timeout_s);
 		/* 13.9: the portal group tag in the first response */
 		iscsi_kbuf_add_num(&l->rsp, "TargetPortalGroupTag", tpg->tag);
 		if (t->alias[0])
 			iscsi_kbuf_add(&l->rsp, "TargetAlias", t->alias);
+	} else {
+		iscsi_access_discovery(&l->grant);
 	}
+	/* 12: CHAP when credentials apply to this login, else None */
+	l->neg.auth_allowed = 1u << (l->grant.auth ? ISCSI_AUTH_CHAP : ISCSI_AUTH_NONE);
 	if (l->tsih) {
 		struct iscsi_session *s;
 		enum iscsi_login_status st = ISCSI_LS_SESSION_NOT_FOUND;
@@ -438,6 +495,8 @@ static int login_resolve(struct iscsi_conn *c)
 			     : s->nconns >= s->params.max_connections
 				 ? ISCSI_LS_TOO_MANY_CONNECTIONS
 				 : ISCSI_LS_CANT_INCLUDE; /* MC/S not offered */
+			if (st == ISCSI_LS_TOO_MANY_CONNECTIONS)
+				l->fail_why = "max_connections of the session reached";
 		}
 		pthread_mutex_unlock(&iscsi_global.lock);
 		iscsi_login_fail(c, st, NULL);
@@ -453,6 +512,9 @@ static int login_request(struct iscsi_conn *c, const uint8_t *data, uint32_t len
 	struct iscsi_login *l = c->login;
 	struct iscsi_kv kv[ISCSI_KEYS_MAX];
 	struct iscsi_kv akv[ISCSI_KEYS_MAX];
+	enum iscsi_neg_stage stage =
+	    l->stage == ISCSI_STAGE_SECURITY ? ISCSI_NEG_SECURITY : ISCSI_NEG_OPERATIONAL;
+	const struct iscsi_auth_module *mod;
 	enum iscsi_neg_result nr;
 	enum iscsi_keys_err ke;
 	unsigned nkv, nauth = 0;
@@ -465,23 +527,48 @@ static int login_request(struct iscsi_conn *c, const uint8_t *data, uint32_t len
 		iscsi_login_fail(c, ISCSI_LS_INITIATOR_ERROR, NULL);
 		return -1;
 	}
-	if (l->auth && l->stage == ISCSI_STAGE_SECURITY) {
-		/* keys outside the table (CHAP_A, CHAP_N, ...) belong to the
-		 * authentication method, the others are negotiated */
+	if (!l->target_resolved) {
+		/* the names and the session type first: the target, its ACLs
+		 * and the authentication they require decide what AuthMethod
+		 * the target accepts in this very request (declarative keys:
+		 * no answers, so the answer order is unchanged) */
+		unsigned k = 0, nid = 0;
+
+		for (unsigned i = 0; i < nkv; i++) {
+			enum iscsi_key_id id = iscsi_key_lookup(kv[i].key, kv[i].key_len);
+
+			if (id == ISCSI_KEY_INITIATOR_NAME || id == ISCSI_KEY_TARGET_NAME ||
+			    id == ISCSI_KEY_SESSION_TYPE || id == ISCSI_KEY_INITIATOR_ALIAS)
+				akv[nid++] = kv[i];
+			else
+				kv[k++] = kv[i];
+		}
+		nkv = k;
+		nr = iscsi_neg_request(&l->neg, stage, akv, nid, &l->rsp);
+		if (nr) {
+			iscsi_conn_proto_err(c, "login negotiation: %s", iscsi_neg_strerror(nr));
+			iscsi_login_fail(c, neg_status[nr], NULL);
+			return -1;
+		}
+		if (login_resolve(c))
+			return -1;
+	}
+	mod = l->auth ? l->auth : l->grant.auth ? auth_methods[ISCSI_AUTH_CHAP] : NULL;
+	if (mod && l->stage == ISCSI_STAGE_SECURITY) {
+		/* the method's keys (CHAP_A, CHAP_N, ...) go to it, the others
+		 * are negotiated */
+		size_t plen = strlen(mod->key_prefix);
 		unsigned k = 0;
 
-		nauth = 0;
 		for (unsigned i = 0; i < nkv; i++) {
-			if (iscsi_key_lookup(kv[i].key, kv[i].key_len) == ISCSI_KEY_UNKNOWN)
+			if (kv[i].key_len >= plen && !memcmp(kv[i].key, mod->key_prefix, plen))
 				akv[nauth++] = kv[i];
 			else
 				kv[k++] = kv[i];
 		}
 		nkv = k;
 	}
-	nr = iscsi_neg_request(
-	    &l->neg, l->stage == ISCSI_STAGE_SECURITY ? ISCSI_NEG_SECURITY : ISCSI_NEG_OPERATIONAL,
-	    kv, nkv, &l->rsp);
+	nr = iscsi_neg_request(&l->neg, stage, kv, nkv, &l->rsp);
 	if (nr) {
 		iscsi_conn_proto_err(c, "login negotiation: %s", iscsi_neg_strerror(nr));
 		iscsi_login_fail(c, neg_status[nr], NULL);
@@ -491,8 +578,6 @@ static int login_request(struct iscsi_conn *c, const uint8_t *data, uint32_t len
 		iscsi_login_fail(c, ISCSI_LS_INITIATOR_ERROR, NULL);
 		return -1;
 	}
-	if (!l->target_resolved && login_resolve(c))
-		return -1;
 
 	/* authentication (12): None is done at once; other methods run
 	 * through their module until it says done */
@@ -507,7 +592,14 @@ static int login_request(struct iscsi_conn *c, const uint8_t *data, uint32_t len
 			iscsi_login_fail(c, ISCSI_LS_AUTH_FAILURE, NULL);
 			return -1;
 		}
-	} else if (l->auth && l->stage == ISCSI_STAGE_SECURITY) {
+	}
+	if (nauth && l->auth != mod) {
+		l->fail_why = "CHAP keys before AuthMethod=CHAP";
+		iscsi_login_fail(c, ISCSI_LS_AUTH_FAILURE, NULL);
+		return -1;
+	}
+	if (l->auth && l->stage == ISCSI_STAGE_SECURITY &&
+	    (nauth || !(l->neg.cur & (1u << ISCSI_KEY_AUTH_METHOD)))) {
 		enum iscsi_auth_result ar = l->auth->step(l, akv, nauth, &l->rsp);
 
 		if (ar == ISCSI_AUTH_FAIL) {

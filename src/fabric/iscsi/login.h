@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fabric/iscsi/access.h"
 #include "fabric/iscsi/keys.h"
 #include "fabric/iscsi/param.h"
 #include "fabric/iscsi/proto.h"
@@ -66,9 +67,11 @@ enum iscsi_auth_result {
 };
 struct iscsi_login;
 struct iscsi_auth_module {
-	uint8_t method; /* enum iscsi_auth_method */
-	/* One security-stage request's keys (AuthMethod already handled);
-	 * append the answers to out. */
+	uint8_t method;		/* enum iscsi_auth_method */
+	const char *key_prefix; /* its keys ("CHAP_"): handed to step, not negotiated */
+	/* One security-stage request's keys of the method (possibly none;
+	 * also those of the request that chose it); append the answers to
+	 * out. On ISCSI_AUTH_FAIL, l->fail_why may say why. */
 	enum iscsi_auth_result (*step)(struct iscsi_login *l, const struct iscsi_kv *kv,
 				       unsigned nkv, struct iscsi_kbuf *out);
 	void (*free)(struct iscsi_login *l);
@@ -91,7 +94,10 @@ struct iscsi_login {
 	uint32_t cmdsn;	   /* CmdSN of the leading Login Request */
 	uint8_t req_flags; /* flags of the request being answered */
 	const struct iscsi_auth_module *auth;
-	struct scsi_lun_map *map; /* from scsi_target_access */
+	void *auth_priv;	       /* the module's state */
+	struct iscsi_access_grant grant; /* policy reference and authentication required */
+	const char *fail_why;	       /* reason for the failure log line (static text) */
+	struct scsi_lun_map *map;      /* from iscsi_access_check */
 	/* request accumulation across C-bit PDUs */
 	uint8_t *acc;
 	uint32_t acc_len;

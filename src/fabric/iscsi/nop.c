@@ -90,11 +90,12 @@ static void send_ping(struct iscsi_conn *c)
 static void nop_timer_cb(struct reactor_timer *tm)
 {
 	struct iscsi_conn *c = container_of(tm, struct iscsi_conn, nop_timer);
-	const struct iscsi_settings *st = &iscsi_global.settings;
+	struct iscsi_target_limits lim, *st = &lim;
 	uint64_t now = reactor_now_ns();
 
 	if (iscsi_conn_dead(c))
 		return;
+	iscsi_conn_limits(c, &lim); /* the target's keepalive, else the global one */
 	if (c->nop_outstanding) {
 		if (now - c->last_rx_ns >= (uint64_t)st->nop_in_timeout_s * NS_PER_S) {
 			log_notice("iscsi: %s: no answer to NOP-In within %u s", c->peer,
@@ -111,8 +112,9 @@ static void nop_timer_cb(struct reactor_timer *tm)
 
 void iscsi_nop_start(struct iscsi_conn *c)
 {
-	const struct iscsi_settings *st = &iscsi_global.settings;
+	struct iscsi_target_limits lim, *st = &lim;
 
+	iscsi_conn_limits(c, &lim);
 	if (!st->nop_in_interval_s || iscsi_conn_dead(c))
 		return;
 	reactor_timer_cancel(&c->nop_timer);

@@ -98,6 +98,11 @@ int iscsi_session_register(struct iscsi_session *s)
 		rc = -EBUSY;
 		goto out;
 	}
+	if (s->target && s->target->limits.max_sessions &&
+	    s->target->nsessions >= s->target->limits.max_sessions) {
+		rc = -EDQUOT;
+		goto out;
+	}
 	/* RFC 7143 11.12.6: TSIH 0 is reserved; unique among live sessions */
 	for (unsigned tries = 0; tries < 65536; tries++) {
 		uint16_t t = ++iscsi_global.next_tsih;
@@ -113,6 +118,8 @@ int iscsi_session_register(struct iscsi_session *s)
 	}
 	list_add_tail(&iscsi_global.sessions, &s->reg_node);
 	iscsi_global.nsessions++;
+	if (s->target)
+		s->target->nsessions++;
 	s->registered = true;
 out:
 	pthread_mutex_unlock(&iscsi_global.lock);
@@ -186,6 +193,8 @@ static void session_maybe_free(struct iscsi_session *s)
 	if (s->registered) {
 		list_del(&s->reg_node);
 		iscsi_global.nsessions--;
+		if (s->target)
+			s->target->nsessions--;
 		s->registered = false;
 	}
 	/* logins waiting for this session to be gone (reinstatement) */

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "fabric/iscsi/cmdsn.h"
+#include "fabric/iscsi/iscsi.h"
 #include "fabric/iscsi/param.h"
 #include "fabric/iscsi/proto.h"
 #include "lib/list.h"
@@ -71,6 +72,9 @@ struct iscsi_session {
 	char initiator_alias[ISCSI_ALIAS_MAX + 1];
 	char initiator_port[ISCSI_NAME_MAX + 24]; /* "<iqn>,i,0x<isid>" */
 	struct iscsi_params params;		  /* negotiated session-wide values */
+	char chap_user[ISCSI_CHAP_USER_MAX + 1];  /* CHAP_N it authenticated with; "": none */
+	uint8_t chap_secret_sha256[32];		  /* of that identity (discovery filter) */
+	bool chap_mutual;			  /* the target authenticated itself too */
 	struct iscsi_cmdsn cmdsn;
 	struct scsi_nexus *nexus;
 	struct list_node conns; /* struct iscsi_conn.sess_node */
@@ -86,8 +90,8 @@ void iscsi_session_event(struct iscsi_session *s, enum iscsi_session_event ev);
 
 /* A new session for the leading login on c (not registered yet). */
 struct iscsi_session *iscsi_session_new(struct iscsi_conn *c);
-/* Register s (TSIH allocation, max_sessions): 0, -EBUSY (max_sessions) or
- * -ENOSPC (no free TSIH). */
+/* Register s (TSIH allocation, max_sessions): 0, -EBUSY (max_sessions),
+ * -EDQUOT (the target's max_sessions) or -ENOSPC (no free TSIH). */
 int iscsi_session_register(struct iscsi_session *s);
 /* Create the I_T nexus (normal sessions): 0 or -ENOMEM. Takes map's
  * reference over. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fabric/iscsi/access.h"
 #include "fabric/iscsi/cmdsn.h"
 #include "fabric/iscsi/conn.h"
 #include "fabric/iscsi/iscsi.h"
@@ -142,6 +143,7 @@ void iscsi_target_put(struct iscsi_target *t)
 
 	if (atomic_fetch_sub(&t->refs, 1) != 1)
 		return;
+	iscsi_access_put(t->access);
 	list_for_each_entry_safe(tpg, tmp, &t->tpgs, node)
 	{
 		list_del(&tpg->node);

@@ -34,6 +34,9 @@ struct iscsi_target {
 	struct list_node tpgs;
 	atomic_uint refs;
 	bool removed;
+	struct iscsi_access *access;	   /* access.c; NULL: core ACLs and demo mode only */
+	struct iscsi_target_limits limits; /* limits.c */
+	unsigned nsessions;		   /* registered sessions (under iscsi_global.lock) */
 };
 
 struct iscsi_tpg {
@@ -86,6 +89,11 @@ void iscsi_target_put(struct iscsi_target *t);
 struct iscsi_target *iscsi_target_find_locked(const char *name);
 /* Under iscsi_global.lock: the portal group of t reachable through portal. */
 struct iscsi_tpg *iscsi_tpg_find_locked(struct iscsi_target *t, const struct iscsi_portal *portal);
+
+/* limits.c: the effective limits of t (NULL: the global settings), every
+ * field filled; of the target of c's session (or login). */
+void iscsi_limits_effective(const struct iscsi_target *t, struct iscsi_target_limits *out);
+void iscsi_conn_limits(const struct iscsi_conn *c, struct iscsi_target_limits *out);
 
 /* portal.c */
 /* A portal without a socket bound to tpg (fuzzing, tests); freed with

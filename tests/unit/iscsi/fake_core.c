@@ -83,6 +83,21 @@ int scsi_target_access(struct scsi_target *t, const char *initiator_name, struct
 	return 0;
 }
 
+int scsi_target_acl_get(struct scsi_target *t, const char *initiator_name,
+			struct scsi_lun_map **out)
+{
+	if (!fake.acl_name || strcmp(fake.acl_name, initiator_name))
+		return -ENOENT;
+	the_map.refs++;
+	*out = &the_map;
+	return 0;
+}
+
+bool scsi_target_demo(struct scsi_target *t)
+{
+	return !fake.access_rc;
+}
+
 void scsi_lun_map_get(struct scsi_lun_map *m)
 {
 	m->refs++;

@@ -22,6 +22,7 @@ struct fake_core {
 	bool hold;	       /* exec'd commands wait for fake_complete_held() */
 	bool loss_skips_setup; /* nexus loss ignores set-up tasks (outside the task set) */
 	int access_rc;	       /* scsi_target_access result */
+	const char *acl_name;  /* scsi_target_acl_get finds this name only */
 	unsigned nexus_created;
 	unsigned nexus_lost;
 	unsigned nexus_destroyed;
