@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* import.c: what the tgt and LIO importers share: the report, back-store
+ * naming, and the final check of the document by the config layer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/import.h"
+#include "config/config.h"
+
+void imp_fmt(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+}
+
+void imp_result_init(struct imp_result *r)
+{
+	*r = (struct imp_result){0};
+	r->config = json_object();
+	if (r->config)
+		json_object_set_new(r->config, "version", json_integer(CFG_VERSION));
+}
+
+void imp_result_free(struct imp_result *r)
+{
+	for (size_t i = 0; i < r->report.n; i++) {
+		free(r->report.v[i].where);
+		free(r->report.v[i].what);
+	}
+	free(r->report.v);
+	json_decref(r->config);
+	json_decref(r->seen);
+	*r = (struct imp_result){0};
+}
+
+void imp_report(struct imp_result *r, enum imp_level level, const char *where, const char *fmt, ...)
+{
+	struct imp_report *rep = &r->report;
+	char buf[1024], key[1536];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	/* one entry per distinct item: a target-level directive applies to
+	 * each LUN but is reported once */
+	snprintf(key, sizeof(key), "%d|%s|%s", (int)level, where ? where : "", buf);
+	if (!r->seen)
+		r->seen = json_object();
+	if (r->seen && json_object_get(r->seen, key))
+		return;
+	if (r->seen)
+		json_object_set_new(r->seen, key, json_true());
+	if (level == IMP_DROPPED)
+		r->ndropped++;
+	if (rep->n == rep->cap) {
+		size_t cap = rep->cap ? rep->cap * 2 : 16;
+		struct imp_item *v = realloc(rep->v, cap * sizeof(*v));
+		if (!v)
+			return; /* the count above still says something was dropped */
+		rep->v = v;
+		rep->cap = cap;
+	}
+	rep->v[rep->n] = (struct imp_item){
+	    .level = level,
+	    .where = strdup(where ? where : ""),
+	    .what = strdup(buf),
+	};
+	if (!rep->v[rep->n].where || !rep->v[rep->n].what) {
+		free(rep->v[rep->n].where);
+		free(rep->v[rep->n].what);
+		return;
+	}
+	rep->n++;
+}
+
+void imp_report_print(const struct imp_result *r, FILE *f)
+{
+	for (size_t i = 0; i < r->report.n; i++) {
+		const struct imp_item *it = &r->report.v[i];
+		fprintf(f, "%s: %s%s%s\n", it->level == IMP_DROPPED ? "dropped" : "note", it->where,
+			it->where[0] ? ": " : "", it->what);
+	}
+}
+
+int imp_finish(const struct imp_result *r, char **text, struct cfg_err *err)
+{
+	struct iscsi_settings defaults;
+	struct cfg *c = NULL;
+	char *doc;
+	int rc;
+
+	*text = NULL;
+	*err = (struct cfg_err){0};
+	doc = json_dumps(r->config, JSON_INDENT(2) | JSON_SORT_KEYS);
+	if (!doc)
+		return -ENOMEM;
+	iscsi_settings_default(&defaults);
+	rc = cfg_parse(doc, strlen(doc), &defaults, &c, err);
+	if (rc == 0) {
+		rc = cfg_verify(c, err);
+		if (rc)
+			err->line = cfg_locate_line(doc, strlen(doc), err->path);
+	}
+	free(doc);
+	if (rc == 0) {
+		*text = cfg_dump(c);
+		if (!*text)
+			rc = -ENOMEM;
+	}
+	cfg_free(c);
+	return rc;
+}
+
+json_t *imp_find_backstore(const struct imp_result *r, const char *name)
+{
+	json_t *arr = json_object_get(r->config, "backstores"), *b;
+	size_t i;
+
+	json_array_foreach(arr, i, b)
+	{
+		const char *n = json_string_value(json_object_get(b, "name"));
+		if (n && strcmp(n, name) == 0)
+			return b;
+	}
+	return NULL;
+}
+
+static bool imp_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '.' || c == ':' || c == '-';
+}
+
+void imp_backstore_name(const struct imp_result *r, const char *hint, char *buf, size_t size)
+{
+	char base[CFG_BS_NAME_MAX + 1];
+	size_t n = 0;
+
+	for (const char *p = hint; *p && n < CFG_BS_NAME_MAX - 8; p++)
+		base[n++] = imp_name_char(*p) ? *p : '_';
+	if (n == 0)
+		base[n++] = 'd';
+	base[n] = '\0';
+	snprintf(buf, size, "%s", base);
+	for (unsigned k = 2; imp_find_backstore(r, buf); k++)
+		snprintf(buf, size, "%s-%u", base, k);
+}
+
+int imp_append(json_t *obj, const char *key, json_t *v)
+{
+	json_t *arr = json_object_get(obj, key);
+
+	if (!v)
+		return -ENOMEM;
+	if (!arr) {
+		arr = json_array();
+		if (!arr || json_object_set_new(obj, key, arr)) {
+			json_decref(v);
+			return -ENOMEM;
+		}
+	}
+	return json_array_append_new(arr, v) ? -ENOMEM : 0;
+}
+
+int imp_read_file(const char *file, char **text, size_t *len)
+{
+	size_t n = 0, cap = 65536;
+	char *buf;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	buf = malloc(cap + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t k;
+
+		if (n == cap) {
+			char *nb;
+			if (cap >= CFG_FILE_MAX) {
+				free(buf);
+				close(fd);
+				return -EFBIG;
+			}
+			cap *= 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		k = read(fd, buf + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int rc = -errno;
+			free(buf);
+			close(fd);
+			return rc;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+bool imp_iscsi_name(const char *in, char *out, size_t size, const char **why)
+{
+	size_t n = strlen(in);
+
+	if (n >= size || n > CFG_ISCSI_NAME_MAX) {
+		*why = "longer than 223 bytes";
+		return false;
+	}
+	/* RFC 3722: names compare case-insensitively; utarget keeps the
+	 * normalized lowercase form */
+	for (size_t i = 0; i <= n; i++)
+		out[i] = (in[i] >= 'A' && in[i] <= 'Z') ? (char)(in[i] - 'A' + 'a') : in[i];
+	return cfg_iscsi_name_valid(out, why);
+}
+
+int imp_chap(struct imp_result *r, json_t *obj, bool is_acl, const struct imp_chap *chap,
+	     size_t nchap, const struct imp_chap *mutual)
+{
+	(void)obj;
+	(void)is_acl;
+	for (size_t i = 0; i < nchap; i++)
+		imp_report(r, IMP_DROPPED, chap[i].where,
+			   "CHAP user %s: CHAP is not in utarget's config format yet",
+			   chap[i].user ? chap[i].user : "(none)");
+	if (mutual)
+		imp_report(r, IMP_DROPPED, mutual->where,
+			   "mutual CHAP user %s: CHAP is not in utarget's config format yet",
+			   mutual->user ? mutual->user : "(none)");
+	return 0;
+}
+
+int imp_access(struct imp_result *r, json_t *t, const char *where, const struct imp_access *a)
+{
+	int rc = 0;
+
+	if (a->nnames == 0 && a->any_address) {
+		imp_report(r, IMP_NOTE, where,
+			   "no initiator-name or initiator-address: any initiator may log in, "
+			   "read-write (imported as demo_mode enabled)");
+		rc = json_object_set_new(t, "demo_mode",
+					 json_pack("{s:b, s:b}", "enabled", 1, "read_only", 0));
+		if (rc)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < a->nnames && rc == 0; i++) {
+		char name[CFG_ISCSI_NAME_MAX + 1];
+		const char *why;
+		bool dup = false;
+		json_t *acls = json_object_get(t, "acls"), *e;
+		size_t k;
+
+		if (!imp_iscsi_name(a->names[i], name, sizeof(name), &why)) {
+			imp_report(r, IMP_DROPPED, a->names_where[i], "initiator-name %s: %s",
+				   a->names[i], why);
+			continue;
+		}
+		if (strcmp(name, a->names[i]) != 0)
+			imp_report(r, IMP_NOTE, a->names_where[i],
+				   "initiator-name %s: written in lowercase (RFC 3722)",
+				   a->names[i]);
+		json_array_foreach(acls, k, e) dup |=
+		    strcmp(json_string_value(json_object_get(e, "initiator")), name) == 0;
+		if (dup)
+			continue;
+		rc = imp_append(t, "acls", json_pack("{s:s}", "initiator", name));
+	}
+	for (size_t i = 0; i < a->naddrs; i++)
+		imp_report(r, IMP_DROPPED, a->addrs_where[i],
+			   "initiator-address %s: access by address is not in utarget's config "
+			   "format yet",
+			   a->addrs[i]);
+	if (rc == 0)
+		rc = imp_chap(r, t, false, a->chap, a->nchap, a->has_mutual ? &a->mutual : NULL);
+	return rc;
+}
+
+int imp_discovery_auth(struct imp_result *r, const struct imp_access *a)
+{
+	for (size_t i = 0; i < a->nchap; i++)
+		imp_report(r, IMP_DROPPED, a->chap[i].where,
+			   "discovery CHAP user %s: discovery authentication is not in utarget's "
+			   "config format yet",
+			   a->chap[i].user ? a->chap[i].user : "(none)");
+	if (a->has_mutual)
+		imp_report(r, IMP_DROPPED, a->mutual.where,
+			   "discovery mutual CHAP user %s: discovery authentication is not in "
+			   "utarget's config format yet",
+			   a->mutual.user ? a->mutual.user : "(none)");
+	return 0;
+}
+
+/* ---- the global "iscsi" section from per-target negotiation keys ---- */
+enum imp_pkind { IMP_P_UINT, IMP_P_BOOL, IMP_P_DIGEST, IMP_P_ONLY };
+
+struct imp_param {
+	const char *key;     /* the RFC 7143 key */
+	const char *field;   /* utarget's "iscsi" field; NULL: none */
+	enum imp_pkind kind; /* IMP_P_ONLY: only `only` carries over */
+	unsigned long min, max;
+	const char *only; /* the one value utarget implements */
+	const char *why;  /* why other values do not carry over */
+};
+
+static const struct imp_param imp_params[] = {
+    {.key = "MaxRecvDataSegmentLength",
+     .field = "max_recv_data_segment_length",
+     .kind = IMP_P_UINT,
+     .min = 512,
+     .max = 16777215},
+    {.key = "MaxBurstLength",
+     .field = "max_burst_length",
+     .kind = IMP_P_UINT,
+     .min = 512,
+     .max = 16777215},
+    {.key = "FirstBurstLength",
+     .field = "first_burst_length",
+     .kind = IMP_P_UINT,
+     .min = 512,
+     .max = 16777215},
+    {.key = "MaxOutstandingR2T",
+     .field = "max_outstanding_r2t",
+     .kind = IMP_P_UINT,
+     .min = 1,
+     .max = 16},
+    {.key = "DefaultTime2Wait",
+     .field = "default_time2wait",
+     .kind = IMP_P_UINT,
+     .min = 0,
+     .max = 3600},
+    {.key = "DefaultTime2Retain",
+     .field = "default_time2retain",
+     .kind = IMP_P_UINT,
+     .min = 0,
+     .max = 3600},
+    {.key = "InitialR2T", .field = "initial_r2t", .kind = IMP_P_BOOL},
+    {.key = "ImmediateData", .field = "immediate_data", .kind = IMP_P_BOOL},
+    {.key = "HeaderDigest", .field = "header_digest", .kind = IMP_P_DIGEST},
+    {.key = "DataDigest", .field = "data_digest", .kind = IMP_P_DIGEST},
+    {.key = "MaxConnections",
+     .kind = IMP_P_ONLY,
+     .only = "1",
+     .why = "utarget offers one connection per session"},
+    {.key = "ErrorRecoveryLevel",
+     .kind = IMP_P_ONLY,
+     .only = "0",
+     .why = "utarget implements error recovery level 0"},
+    {.key = "IFMarker", .kind = IMP_P_ONLY, .only = "No", .why = "markers are not supported"},
+    {.key = "OFMarker", .kind = IMP_P_ONLY, .only = "No", .why = "markers are not supported"},
+    {.key = "IFMarkInt", .kind = IMP_P_ONLY, .only = "Reject", .why = "markers are not supported"},
+    {.key = "OFMarkInt", .kind = IMP_P_ONLY, .only = "Reject", .why = "markers are not supported"},
+    {.key = "DataPDUInOrder",
+     .kind = IMP_P_ONLY,
+     .only = "Yes",
+     .why = "utarget sends data in order (DataPDUInOrder=Yes)"},
+    {.key = "DataSequenceInOrder",
+     .kind = IMP_P_ONLY,
+     .only = "Yes",
+     .why = "utarget sends data in order (DataSequenceInOrder=Yes)"},
+    {.key = "MaxXmitDataSegmentLength",
+     .kind = IMP_P_ONLY,
+     .only = NULL,
+     .why = "utarget sends data segments up to the initiator's MaxRecvDataSegmentLength"},
+    {.key = "state",
+     .kind = IMP_P_ONLY,
+     .only = "ready",
+     .why = "a target that is not ready (offline) is not supported"},
+};
+
+static const struct imp_param *imp_param_find(const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(imp_params); i++)
+		if (strcmp(imp_params[i].key, key) == 0)
+			return &imp_params[i];
+	return NULL;
+}
+
+/* Set field of the global "iscsi" section; the first value set wins, a
+ * different later one is reported. seen: field -> where it was set. */
+int imp_iscsi_setting(struct imp_result *r, json_t *seen, const char *field, json_t *v,
+		      const char *where, const char *key)
+{
+	json_t *iscsi = json_object_get(r->config, "iscsi");
+	json_t *old;
+
+	if (!v)
+		return -ENOMEM;
+	if (!iscsi) {
+		iscsi = json_object();
+		if (!iscsi || json_object_set_new(r->config, "iscsi", iscsi)) {
+			json_decref(v);
+			return -ENOMEM;
+		}
+	}
+	old = json_object_get(iscsi, field);
+	if (old && !json_equal(old, v)) {
+		imp_report(r, IMP_DROPPED, where,
+			   "%s: differs from the value set at %s; utarget's iSCSI settings apply "
+			   "to all targets: the first value is kept",
+			   key, json_string_value(json_object_get(seen, field)));
+		json_decref(v);
+		return 0;
+	}
+	if (!old) {
+		imp_report(r, IMP_NOTE, where,
+			   "%s: set for every target (utarget's iSCSI settings are global)", key);
+		json_object_set_new(seen, field, json_string(where));
+	}
+	return json_object_set_new(iscsi, field, v) ? -ENOMEM : 0;
+}
+
+bool imp_iscsi_param_known(const char *key)
+{
+	return imp_param_find(key) != NULL;
+}
+
+int imp_iscsi_param(struct imp_result *r, json_t *seen, const char *key, const char *v,
+		    const char *where)
+{
+	const struct imp_param *p = imp_param_find(key);
+	unsigned long u;
+	char *end;
+
+	if (!p)
+		return 0;
+	switch (p->kind) {
+	case IMP_P_UINT:
+		errno = 0;
+		u = (v[0] >= '0' && v[0] <= '9') ? strtoul(v, &end, 10) : 0;
+		if (v[0] < '0' || v[0] > '9' || errno || *end || u < p->min || u > p->max) {
+			imp_report(r, IMP_DROPPED, where, "%s %s: utarget accepts %lu..%lu", p->key,
+				   v, p->min, p->max);
+			return 0;
+		}
+		return imp_iscsi_setting(r, seen, p->field, json_integer((json_int_t)u), where,
+					 p->key);
+	case IMP_P_BOOL:
+		if (strcasecmp(v, "Yes") != 0 && strcasecmp(v, "No") != 0) {
+			imp_report(r, IMP_DROPPED, where, "%s %s: not Yes or No", p->key, v);
+			return 0;
+		}
+		return imp_iscsi_setting(r, seen, p->field, json_boolean(strcasecmp(v, "Yes") == 0),
+					 where, p->key);
+	case IMP_P_DIGEST: {
+		/* "None", "CRC32C", or a list: utarget accepts CRC32C when the
+		 * initiator asks (true) or never (false) */
+		bool crc = strcasestr(v, "CRC32C") != NULL;
+		bool none = strcasestr(v, "None") != NULL;
+		if (!crc && !none) {
+			imp_report(r, IMP_DROPPED, where, "%s %s: not CRC32C or None", p->key, v);
+			return 0;
+		}
+		if (crc && !none)
+			imp_report(r, IMP_NOTE, where,
+				   "%s %s: utarget accepts CRC32C when the initiator offers it "
+				   "but does not require it",
+				   p->key, v);
+		return imp_iscsi_setting(r, seen, p->field, json_boolean(crc), where, p->key);
+	}
+	case IMP_P_ONLY:
+		if (p->only && strcasecmp(v, p->only) == 0)
+			return 0; /* what utarget does anyway */
+		imp_report(r, IMP_DROPPED, where, "%s %s: %s", p->key, v, p->why);
+		return 0;
+	}
+	return 0;
+}
