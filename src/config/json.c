@@ -65,6 +65,7 @@ static const struct cfg_iscsi_field cfg_iscsi_fields[] = {
     ISF("max_sessions", max_sessions, CFG_F_U32, 0, 1000000),
     ISF("max_logins_in_progress", max_logins_in_progress, CFG_F_U32, 1, 65535),
     ISF("queue_depth", queue_depth, CFG_F_U32, 1, 1024),
+    ISF("max_buffer_memory_mib", max_buffer_memory_mib, CFG_F_U32, 0, 1048576),
 };
 static_assert(ARRAY_SIZE(cfg_iscsi_fields) <= 32, "iscsi_set is a 32-bit mask");
 

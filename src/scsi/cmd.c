@@ -47,6 +47,21 @@ static void setup_fail(struct scsi_cmd *cmd, enum sense_reason r, const struct s
 	cmd->write_len = 0;
 }
 
+/* The data buffer is there: enter the LU's task set (SAM-5 8.6 ordering). */
+static void setup_enter(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+
+	p->buf_len = p->cdb_xfer_len;
+	if (lu) {
+		p->order_class = p->desc->order_class;
+		pthread_mutex_lock(&lu->lock);
+		order_enter_locked(lu, cmd);
+		pthread_mutex_unlock(&lu->lock);
+	}
+}
+
 /* SPC-4 5.14 and SBC-4 4.x: the checks a command passes before its own
  * parsing, in the order the standards give them precedence. */
 static enum sense_reason setup_checks(struct scsi_cmd *cmd, struct sense_extra *sx)
@@ -209,17 +224,35 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 	}
 	cmd->buf = buf_alloc(p->cdb_xfer_len);
 	if (!cmd->buf) {
-		/* back-pressure, never a crash: the initiator retries */
+		/* back-pressure, never a crash: a fabric that can wait retries
+		 * (scsi_cmd_buf_retry), for the others the initiator retries */
+		if (cmd->buf_wait_ok) {
+			p->buf_wait = true;
+			return;
+		}
 		setup_fail(cmd, SENSE_BUSY, NULL);
 		return;
 	}
-	p->buf_len = p->cdb_xfer_len;
-	if (lu) {
-		p->order_class = desc->order_class;
-		pthread_mutex_lock(&lu->lock);
-		order_enter_locked(lu, cmd);
-		pthread_mutex_unlock(&lu->lock);
-	}
+	setup_enter(cmd);
+}
+
+bool scsi_cmd_buf_pending(const struct scsi_cmd *cmd)
+{
+	return cmd->priv.buf_wait;
+}
+
+int scsi_cmd_buf_retry(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+
+	if (!p->buf_wait)
+		return 0;
+	cmd->buf = buf_alloc(p->cdb_xfer_len);
+	if (!cmd->buf)
+		return -ENOMEM;
+	p->buf_wait = false;
+	setup_enter(cmd);
+	return 0;
 }
 
 void scsi_cmd_set_fabric_error(struct scsi_cmd *cmd, enum sense_reason r)
@@ -233,6 +266,11 @@ void scsi_cmd_exec(struct scsi_cmd *cmd)
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
 
+	if (p->buf_wait) {
+		/* the fabric gave up waiting for a buffer */
+		p->buf_wait = false;
+		setup_fail(cmd, SENSE_BUSY, NULL);
+	}
 	if (p->reason != SENSE_OK) {
 		scsi_cmd_complete_sx(cmd, p->reason, &p->sx);
 		return;

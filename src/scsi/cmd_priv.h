@@ -70,6 +70,7 @@ struct scsi_cmd_priv {
 	uint8_t order_kind;          /* order.c: row/column of the ordering matrix */
 	bool waiting;                /* order.c: must wait for older tasks (lu->lock) */
 	bool msg_posted;             /* msg queued on reactor (lu->lock) */
+	bool buf_wait;               /* set up but no data buffer yet (scsi_cmd_buf_retry) */
 
 	/* decoded once by the handler's parse step (block commands) */
 	uint64_t lba;

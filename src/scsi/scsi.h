@@ -100,6 +100,12 @@ struct scsi_cmd {
 	uint8_t cdb_len;         /* bytes valid in cdb */
 	uint8_t attr;            /* enum scsi_task_attr */
 	uint8_t fabric_dir;      /* enum scsi_dir the initiator declared (R/W bits) */
+	/* The fabric can hold the command when no data buffer can be had
+	 * (global cap, bufpool.h): setup then leaves it pending
+	 * (scsi_cmd_buf_pending) for scsi_cmd_buf_retry() instead of failing
+	 * it with BUSY. The iSCSI fabric stops reading and closes the CmdSN
+	 * window meanwhile (back-pressure, RFC 7143 3.2.2.1). */
+	bool buf_wait_ok;
 
 	/* ---- set by scsi_cmd_setup() ---- */
 	uint32_t write_len; /* bytes of Data-Out to place at buf before exec */
@@ -126,6 +132,13 @@ void scsi_cmd_release(struct scsi_cmd *cmd);
 /* The fabric failed the command itself before exec (e.g. Data-Out digest
  * error, data offset error): exec completes it with this reason instead. */
 void scsi_cmd_set_fabric_error(struct scsi_cmd *cmd, enum sense_reason r);
+/* buf_wait_ok: setup could not allocate the data buffer; the command is set
+ * up otherwise (write_len valid) but holds no buffer and is not yet in the
+ * LU's task set. scsi_cmd_buf_retry() allocates it and enters the task set
+ * (0), or leaves it pending (-ENOMEM). exec or release of a pending command
+ * completes/frees it as BUSY. */
+bool scsi_cmd_buf_pending(const struct scsi_cmd *cmd);
+int scsi_cmd_buf_retry(struct scsi_cmd *cmd);
 
 /* ---- task management ---- */
 enum scsi_tmf_func {

@@ -239,6 +239,7 @@ static struct iscsi_conn *conn_alloc(struct reactor *r, int fd, struct iscsi_por
 	reactor_defer_init(&c->flush, conn_flush_cb);
 	reactor_timer_init(&c->login_timer, NULL);
 	reactor_timer_init(&c->nop_timer, NULL);
+	reactor_timer_init(&c->mem_timer, NULL);
 	c->max_send_dsl = 8192; /* RFC 7143 13.12 default until declared */
 	c->max_recv_dsl = ISCSI_LOGIN_DSL;
 	c->rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(10ull * 1000000000ull, 5);
@@ -373,6 +374,7 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 	}
 	reactor_timer_cancel(&c->login_timer);
 	reactor_timer_cancel(&c->nop_timer);
+	iscsi_mem_conn_close(c);
 	reactor_defer_cancel(&c->flush);
 	list_for_each_entry_safe(tx, tmp, &c->txq, node)
 	{
@@ -425,14 +427,25 @@ void iscsi_conn_pause(struct iscsi_conn *c)
 }
 
 static void conn_process_buffered(struct iscsi_conn *c);
+static ssize_t conn_feed(struct iscsi_conn *c, const uint8_t *p, size_t len);
 
 void iscsi_conn_resume(struct iscsi_conn *c)
 {
-	if (!c->rx_paused || iscsi_conn_dead(c))
+	if (!c->rx_paused || iscsi_conn_dead(c) || c->mem_wait)
 		return;
 	c->rx_paused = false;
 	if (c->fd >= 0 && !c->io)
 		reactor_fd_mod(&c->rfd, REACTOR_IN | (c->out_armed ? REACTOR_OUT : 0));
+	if (c->rx.held && !c->in_rx) {
+		/* the header callback paused before a data segment: go on */
+		iscsi_conn_get(c);
+		conn_feed(c, NULL, 0);
+		if (!iscsi_conn_dead(c))
+			iscsi_conn_flush(c);
+		iscsi_conn_put(c);
+		if (c->rx_paused || iscsi_conn_dead(c))
+			return;
+	}
 	conn_process_buffered(c);
 }
 
@@ -472,7 +485,6 @@ static int rx_header(struct iscsi_rx *rx)
 
 	if (iscsi_conn_dead(c))
 		return -ECONNRESET;
-	c->last_rx_ns = reactor_now_ns();
 	if (!conn_ffp(c)) {
 		if (op != ISCSI_OP_LOGIN_REQ) {
 			if (c->state == ISCSI_CONN_S3_XPT_UP) {
@@ -689,6 +701,7 @@ static void conn_read(struct iscsi_conn *c)
 		iscsi_conn_drop(c, NULL);
 		return;
 	}
+	c->last_rx_ns = reactor_now_ns(); /* the peer is alive (nop.c) */
 	if (dlen) {
 		size_t d = UT_MIN((size_t)n, dlen);
 		ssize_t rc;
@@ -732,6 +745,7 @@ int iscsi_conn_feed(struct iscsi_conn *c, const void *buf, size_t len)
 	if (iscsi_conn_dead(c))
 		return -ECONNRESET;
 	iscsi_conn_get(c);
+	c->last_rx_ns = reactor_now_ns();
 	if (c->rx_paused) {
 		/* keep what fits for after the pause (tests and fuzzing only) */
 		uint32_t room = c->rxbuf_size - c->rx_have;
@@ -820,7 +834,7 @@ void iscsi_conn_fill_sn(struct iscsi_conn *c, uint8_t *statsn, uint8_t *exp_cmds
 		c->stat_sn++;
 	if (s) {
 		put_be32(exp_cmdsn, s->cmdsn.exp);
-		put_be32(max_cmdsn, iscsi_cmdsn_max(&s->cmdsn));
+		put_be32(max_cmdsn, iscsi_mem_max_cmdsn(c));
 	} else if (c->login) {
 		/* login: the leading request's CmdSN, window of one */
 		put_be32(exp_cmdsn, c->login->cmdsn);

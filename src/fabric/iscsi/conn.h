@@ -192,6 +192,11 @@ struct iscsi_conn {
 	uint32_t logout_itt;
 	uint8_t logout_rsp;
 
+	/* back-pressure on buffer memory (mempress.c) */
+	struct reactor_timer mem_timer;
+	bool mem_wait; /* rx_task waits for its data buffer: reading stopped */
+	bool mem_held; /* MaxCmdSN was held back: announce it when memory is back */
+
 	/* timers */
 	struct reactor_timer login_timer;
 	struct reactor_timer nop_timer;
@@ -305,6 +310,16 @@ void iscsi_r2t_stop(struct iscsi_task *t);
 void iscsi_tmf_done(struct scsi_tmf *tmf);
 /* nop.c: keepalive */
 void iscsi_nop_start(struct iscsi_conn *c);
+/* mempress.c: back-pressure on buffer memory (RFC 7143 3.2.2.1). The
+ * MaxCmdSN to advertise (held where it is while memory is short); a command
+ * whose buffer cannot be had waits with the connection's reading stopped
+ * (iscsi_mem_wait; the header callback then returns > 0), retried on a
+ * timer, and placed with iscsi_scsi_cmd_place() once it has it. */
+uint32_t iscsi_mem_max_cmdsn(struct iscsi_conn *c);
+void iscsi_mem_wait(struct iscsi_conn *c);
+void iscsi_mem_conn_close(struct iscsi_conn *c);
+/* scsi_io.c: where the data segment of the SCSI Command being received goes. */
+void iscsi_scsi_cmd_place(struct iscsi_conn *c, struct iscsi_task *t, struct iscsi_rx *rx);
 /* reject.c */
 void iscsi_reject(struct iscsi_conn *c, uint8_t reason, const union iscsi_hdr *h);
 /* logout.c: the Logout Response once the tasks are gone */

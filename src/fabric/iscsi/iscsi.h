@@ -31,6 +31,10 @@ struct iscsi_settings {
 	uint32_t max_sessions;          /* all targets; 0 = unlimited */
 	uint32_t max_logins_in_progress;/* connections not yet in full feature phase */
 	uint32_t queue_depth;           /* commands per session (CmdSN window) */
+	/* Cap on the data buffers of all commands (MiB, 0 = none; bufpool.h):
+	 * at the cap a command waits for memory with reading stopped, and
+	 * MaxCmdSN stops advancing from 7/8 of it (mempress.c). */
+	uint32_t max_buffer_memory_mib;
 };
 void iscsi_settings_default(struct iscsi_settings *s);
 

@@ -22,6 +22,7 @@ void iscsi_rx_reset(struct iscsi_rx *rx)
 	rx->got = 0;
 	rx->dst = NULL;
 	rx->keep = 0;
+	rx->held = false;
 }
 
 uint32_t iscsi_header_digest(const union iscsi_hdr *h, const uint8_t *ahs, uint32_t ahs_len)
@@ -61,7 +62,8 @@ static int rx_header_done(struct iscsi_rx *rx)
 	rx->crc = CRC32C_INIT;
 	rx->got = 0;
 	rx->state = ISCSI_RX_DATA;
-	return 0;
+	rx->held = rc > 0;
+	return rc;
 }
 
 /* Run the states that need no further byte (an empty data segment, no
@@ -109,6 +111,17 @@ ssize_t iscsi_rx_feed(struct iscsi_rx *rx, const uint8_t *buf, size_t len)
 	bool completed;
 	int rc;
 
+	if (rx->held) {
+		/* resumed after the header callback paused: dst/keep are set */
+		rx->held = false;
+		if (rx->keep > rx->dsl)
+			rx->keep = rx->dsl;
+		if (rx->keep && !rx->dst)
+			rx->keep = 0;
+		rc = rx_settle(rx, &completed);
+		if (rc)
+			return rc < 0 ? rc : 0;
+	}
 	for (;;) {
 		size_t avail = len - off;
 		uint32_t n;
@@ -164,6 +177,8 @@ ssize_t iscsi_rx_feed(struct iscsi_rx *rx, const uint8_t *buf, size_t len)
 			rc = rx_header_done(rx);
 			if (rc < 0)
 				return rc;
+			if (rc > 0)
+				return (ssize_t)off; /* paused before the data segment */
 			rc = rx_settle(rx, &completed);
 			if (rc)
 				return rc < 0 ? rc : (ssize_t)off;

@@ -10,7 +10,12 @@
  *                    The callback validates the header and says where the
  *                    data segment goes: rx->dst receives the first rx->keep
  *                    bytes, the rest of the segment is read and discarded.
- *                    Return 0, or < 0 to stop (the connection is dropped).
+ *                    Return 0, or < 0 to stop (the connection is dropped),
+ *                    or > 0 to pause before the data segment (the owner
+ *                    has no room for it yet): iscsi_rx_feed returns, and
+ *                    the owner sets rx->dst/keep and calls
+ *                    iscsi_rx_feed(rx, NULL, 0) (or with more bytes) to go
+ *                    on, which first completes a PDU with no data left.
  *   ops->pdu(rx, ddigest_ok)  the whole PDU is in. Return 0 to go on, > 0 to
  *                    pause (iscsi_rx_feed returns, leaving the rest of the
  *                    caller's bytes unconsumed), < 0 to stop.
@@ -55,6 +60,7 @@ struct iscsi_rx {
 	bool hdigest;  /* CRC32C header digest expected (full feature phase) */
 	bool ddigest;  /* CRC32C data digest expected on non-empty segments */
 	uint8_t state; /* enum iscsi_rx_state */
+	bool held;     /* ops->header paused before the data segment */
 	uint32_t got;  /* bytes of the current part received */
 	union iscsi_hdr hdr;
 	uint8_t ahs[ISCSI_AHS_MAX];

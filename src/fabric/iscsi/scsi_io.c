@@ -253,6 +253,27 @@ static int collect_cdb(struct scsi_cmd *cmd, const struct iscsi_rx *rx)
 	return rc;
 }
 
+void iscsi_scsi_cmd_place(struct iscsi_conn *c, struct iscsi_task *t, struct iscsi_rx *rx)
+{
+	const struct iscsi_bhs_scsi_cmd *h = &rx->hdr.cmd;
+	struct scsi_cmd *cmd = &t->cmd;
+
+	/* What goes into cmd->buf: never more than the core allocated nor
+	 * than the initiator declared it would send. */
+	if ((h->flags & ISCSI_CMD_F_WRITE) && !t->fabric_error && !t->aborted && cmd->buf)
+		t->want = UT_MIN(cmd->write_len, t->edtl);
+	if (rx->dsl) {
+		/* immediate data (11.3, 13.11); bytes beyond want are read
+		 * and discarded by the receive machine */
+		if (!(h->flags & ISCSI_CMD_F_WRITE))
+			iscsi_conn_proto_err(c, "immediate data on a command without W");
+		rx->dst = cmd->buf;
+		rx->keep = UT_MIN(rx->dsl, t->want);
+		t->uns_got = rx->dsl;
+	}
+	t->uns_open = (h->flags & ISCSI_CMD_F_WRITE) && !(h->flags & ISCSI_FLAG_FINAL);
+}
+
 int iscsi_scsi_cmd_hdr(struct iscsi_conn *c, struct iscsi_rx *rx)
 {
 	const struct iscsi_bhs_scsi_cmd *h = &rx->hdr.cmd;
@@ -332,6 +353,7 @@ int iscsi_scsi_cmd_hdr(struct iscsi_conn *c, struct iscsi_rx *rx)
 	cmd->attr = map_attr(h->flags);
 	cmd->fabric_dir = (uint8_t)(((h->flags & ISCSI_CMD_F_READ) ? SCSI_DIR_READ : 0) |
 				    ((h->flags & ISCSI_CMD_F_WRITE) ? SCSI_DIR_WRITE : 0));
+	cmd->buf_wait_ok = true; /* mempress.c */
 	rc = collect_cdb(cmd, rx);
 	scsi_cmd_setup(cmd);
 	t->setup = true;
@@ -344,23 +366,16 @@ int iscsi_scsi_cmd_hdr(struct iscsi_conn *c, struct iscsi_rx *rx)
 		t->fabric_error = SENSE_INVALID_FIELD_IN_CDB;
 	}
 
-	/* What goes into cmd->buf: never more than the core allocated nor
-	 * than the initiator declared it would send. */
-	if ((h->flags & ISCSI_CMD_F_WRITE) && !t->fabric_error)
-		t->want = UT_MIN(cmd->write_len, t->edtl);
-	if (rx->dsl) {
-		/* immediate data (11.3, 13.11); bytes beyond want are read
-		 * and discarded by the receive machine */
-		if (!(h->flags & ISCSI_CMD_F_WRITE))
-			iscsi_conn_proto_err(c, "immediate data on a command without W");
-		rx->dst = cmd->buf;
-		rx->keep = UT_MIN(rx->dsl, t->want);
-		t->uns_got = rx->dsl;
-	}
-	t->uns_open = (h->flags & ISCSI_CMD_F_WRITE) && !(h->flags & ISCSI_FLAG_FINAL);
 	c->rx_task = t;
 	/* commands held behind this one go to the core after it */
 	c->rx_advanced = advanced;
+	if (scsi_cmd_buf_pending(cmd)) {
+		/* no buffer memory now: this command waits with reading
+		 * stopped before its data segment (mempress.c) */
+		iscsi_mem_wait(c);
+		return 1;
+	}
+	iscsi_scsi_cmd_place(c, t, rx);
 	return 0;
 out:
 	if (advanced)

@@ -13,6 +13,7 @@
 #include "fabric/iscsi/iscsi.h"
 #include "fabric/iscsi/session.h"
 #include "fabric/iscsi/target.h"
+#include "lib/bufpool.h"
 #include "lib/log.h"
 #include "scsi/scsi.h"
 
@@ -47,6 +48,7 @@ void iscsi_settings_default(struct iscsi_settings *s)
 	    .max_sessions = 1024,
 	    .max_logins_in_progress = 64,
 	    .queue_depth = 128,
+	    .max_buffer_memory_mib = 1024,
 	};
 }
 
@@ -62,6 +64,7 @@ int iscsi_init(const struct iscsi_settings *s)
 		v.max_connections = 1; /* one connection per session for now */
 	if (v.nop_in_interval_s && !v.nop_in_timeout_s)
 		v.nop_in_timeout_s = v.nop_in_interval_s;
+	buf_set_cap((uint64_t)v.max_buffer_memory_mib << 20);
 	pthread_mutex_lock(&iscsi_global.lock);
 	iscsi_global.settings = v;
 	iscsi_global.initialized = true;

@@ -213,12 +213,31 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 			     : cmd->cdb[0] == 0x28 ? SCSI_DIR_READ
 						   : SCSI_DIR_NONE;
 	cmd->priv.buf_len = len;
-	cmd->buf = calloc(1, len ? len : 1);
+	if (len && cmd->buf_wait_ok && fake.buf_short)
+		cmd->priv.buf_wait = true; /* scsi_cmd_buf_retry() allocates */
+	else
+		cmd->buf = calloc(1, len ? len : 1);
 	if (cmd->priv.data_dir == SCSI_DIR_WRITE && !cmd->priv.reason)
 		cmd->write_len = len;
 	cmd->priv.state = SCSI_CMD_SETUP;
 	list_add_tail(&live, &cmd->priv.task_node);
 	fake.live_cmds++;
+}
+
+bool scsi_cmd_buf_pending(const struct scsi_cmd *cmd)
+{
+	return cmd->priv.buf_wait;
+}
+
+int scsi_cmd_buf_retry(struct scsi_cmd *cmd)
+{
+	if (!cmd->priv.buf_wait)
+		return 0;
+	if (fake.buf_short)
+		return -ENOMEM;
+	cmd->buf = calloc(1, cmd->priv.buf_len);
+	cmd->priv.buf_wait = false;
+	return 0;
 }
 
 void scsi_cmd_set_fabric_error(struct scsi_cmd *cmd, enum sense_reason r)
@@ -262,6 +281,10 @@ static void finish(struct scsi_cmd *cmd)
 void scsi_cmd_exec(struct scsi_cmd *cmd)
 {
 	fake.execs++;
+	if (cmd->priv.buf_wait) {
+		cmd->priv.buf_wait = false;
+		cmd->priv.reason = SENSE_BUSY;
+	}
 	if (cmd->priv.aborted) {
 		cmd->priv.state = SCSI_CMD_DONE;
 		cmd->suppress_response = true;

@@ -33,6 +33,7 @@ struct fake_core {
 	uint64_t last_tmf_ref;
 	uint8_t tmf_response; /* answer for TMFs */
 	uint16_t last_fabric_error;
+	bool buf_short; /* no data buffer for commands that can wait (buf_wait_ok) */
 	char last_iport[300];
 	uint8_t last_tid[300];
 	size_t last_tid_len;

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* mempress.c: back-pressure on the memory of command data buffers.
+ *
+ * The data buffers of all commands come from one pool with a global cap
+ * (lib/bufpool.h, settings.max_buffer_memory_mib). Instead of allocating
+ * without bound, or failing commands with BUSY, the fabric slows the
+ * initiators down the way RFC 7143 3.2.2.1 provides for:
+ *  - from 7/8 of the cap (or while any command waits for memory), MaxCmdSN
+ *    stops advancing: responses carry the MaxCmdSN last advertised, so the
+ *    command window closes as commands arrive (it never moves back);
+ *  - a SCSI Command whose buffer cannot be had is held after its header:
+ *    the core leaves it set up without a buffer (scsi_cmd_buf_pending) and
+ *    the connection stops reading before its data segment (TCP then pushes
+ *    back on the initiator). A timer retries every MEM_RETRY_NS; once the
+ *    buffer is there the command is placed (immediate data lands in it) and
+ *    reading goes on. No command fails for lack of memory.
+ *  - when memory is back and MaxCmdSN was held, a NOP-In (ITT and TTT
+ *    0xffffffff, StatSN not advanced: 11.19) announces the new window, in
+ *    case no response is due that would carry it.
+ * One connection per session (no MC/S), so the state lives on the
+ * connection. Everything runs on the connection's reactor. */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/session.h"
+#include "fabric/iscsi/target.h"
+#include "lib/bufpool.h"
+#include "lib/compiler.h"
+#include "lib/endian.h"
+#include "lib/log.h"
+
+#define MEM_RETRY_NS (2u * 1000000u) /* 2 ms */
+
+/* Connections with a command waiting for buffer memory (all reactors). */
+static atomic_uint mem_waiters;
+
+static bool mem_short(void)
+{
+	uint64_t cap = (uint64_t)iscsi_global.settings.max_buffer_memory_mib << 20;
+
+	if (!cap)
+		return false;
+	return atomic_load_explicit(&mem_waiters, memory_order_relaxed) ||
+	       buf_in_use() > cap - cap / 8;
+}
+
+static void mem_timer_cb(struct reactor_timer *tm);
+
+static void mem_arm(struct iscsi_conn *c)
+{
+	if (reactor_timer_armed(&c->mem_timer) || !c->r)
+		return;
+	reactor_timer_init(&c->mem_timer, mem_timer_cb);
+	reactor_timer_arm(c->r, &c->mem_timer, MEM_RETRY_NS);
+}
+
+uint32_t iscsi_mem_max_cmdsn(struct iscsi_conn *c)
+{
+	struct iscsi_session *s = c->sess;
+
+	if (!mem_short())
+		return iscsi_cmdsn_max(&s->cmdsn);
+	if (!c->mem_held) {
+		c->mem_held = true;
+		log_debug("iscsi: %s: buffer memory short (%llu bytes in use): MaxCmdSN held at "
+			  "0x%08x",
+			  c->peer, (unsigned long long)buf_in_use(), s->cmdsn.max);
+		mem_arm(c);
+	}
+	return s->cmdsn.max;
+}
+
+void iscsi_mem_wait(struct iscsi_conn *c)
+{
+	if (c->mem_wait)
+		return;
+	c->mem_wait = true;
+	atomic_fetch_add_explicit(&mem_waiters, 1, memory_order_relaxed);
+	iscsi_conn_pause(c);
+	mem_arm(c);
+}
+
+static void mem_wait_end(struct iscsi_conn *c)
+{
+	if (!c->mem_wait)
+		return;
+	c->mem_wait = false;
+	atomic_fetch_sub_explicit(&mem_waiters, 1, memory_order_relaxed);
+}
+
+void iscsi_mem_conn_close(struct iscsi_conn *c)
+{
+	/* the waiting task (rx_task) is ended by iscsi_tasks_terminate */
+	mem_wait_end(c);
+	reactor_timer_cancel(&c->mem_timer);
+}
+
+/* 11.19: an unsolicited NOP-In that only carries ExpCmdSN/MaxCmdSN. */
+static void mem_announce(struct iscsi_conn *c)
+{
+	struct iscsi_tx *tx = iscsi_tx_get(c);
+	struct iscsi_bhs_nop_in *r;
+
+	if (!tx)
+		return; /* the next response carries it */
+	r = &tx->hdr.nop_in;
+	r->opcode = ISCSI_OP_NOP_IN;
+	r->flags = ISCSI_FLAG_FINAL;
+	put_be32(r->itt, ISCSI_RSVD_TAG);
+	put_be32(r->ttt, ISCSI_RSVD_TAG);
+	iscsi_conn_fill_sn(c, r->statsn, r->exp_cmdsn, r->max_cmdsn, false);
+	iscsi_tx_queue(c, tx);
+}
+
+static void mem_timer_cb(struct reactor_timer *tm)
+{
+	struct iscsi_conn *c = container_of(tm, struct iscsi_conn, mem_timer);
+	struct iscsi_task *t = c->rx_task;
+
+	if (iscsi_conn_dead(c))
+		return;
+	iscsi_conn_get(c);
+	if (c->mem_wait) {
+		if (t && !t->aborted && scsi_cmd_buf_retry(&t->cmd) != 0) {
+			reactor_timer_arm(c->r, &c->mem_timer, MEM_RETRY_NS);
+			goto out;
+		}
+		/* the buffer is there (or the task went): take the data
+		 * segment and read on */
+		mem_wait_end(c);
+		if (t)
+			iscsi_scsi_cmd_place(c, t, &c->rx);
+		iscsi_conn_resume(c);
+		if (iscsi_conn_dead(c))
+			goto out;
+	}
+	if (c->mem_held && c->sess) {
+		if (mem_short()) {
+			mem_arm(c);
+			goto out;
+		}
+		c->mem_held = false;
+		mem_announce(c);
+		iscsi_conn_flush(c);
+	}
+out:
+	iscsi_conn_put(c);
+}
