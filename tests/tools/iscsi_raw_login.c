@@ -424,6 +424,7 @@ static int login_round(struct ir_conn *c, int csg, int nsg, bool transit, const 
 	int rc;
 
 	ir_text_init(&acc);
+	memset(rsp, 0, sizeof(*rsp));
 	*rsp_data = NULL;
 	*rsp_len = 0;
 	for (;;) {
@@ -492,6 +493,7 @@ static int login_round(struct ir_conn *c, int csg, int nsg, bool transit, const 
 	return 0;
 out:
 	ir_text_free(&acc);
+	ir_pdu_free(rsp); /* the caller gets no response on failure */
 	return rc;
 }
 
