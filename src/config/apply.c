@@ -29,6 +29,7 @@
 #include "config/fault.h"
 #include "fabric/iscsi/iscsi.h"
 #include "lib/log.h"
+#include "scsi/alua.h"
 #include "scsi/scsi.h"
 
 struct cfg_rt_target {
@@ -48,6 +49,9 @@ struct cfg_runtime {
 	size_t nluns;	/* LUNs mapped in the targets' "luns" */
 	char **portals; /* distinct addresses listened on */
 	size_t nportals;
+	uint16_t *gids;	   /* ALUA target port group of each portal group (file order) */
+	uint16_t *pg_defs; /* port groups defined in the core (undefined at teardown) */
+	size_t npg_defs;
 };
 
 UT_PRINTF(3, 4) static int cfg_aerr(struct cfg_err *err, int rc, const char *fmt, ...)
@@ -309,8 +313,7 @@ static int cfg_build_target(const struct cfg *c, size_t ti, const uint16_t *ids,
 		struct iscsi_tpg *tpg;
 
 		cfg_apath(err, "targets[%zu].portal_groups[%zu]", ti, g);
-		/* no ALUA target port groups yet: every port in group 0 */
-		tpg = iscsi_tpg_add(rtt->it, pg->tag, ids[*k], 0);
+		tpg = iscsi_tpg_add(rtt->it, pg->tag, ids[*k], rt->gids[*k]);
 		if (!tpg)
 			return cfg_aerr(err, -ENOMEM, "cannot create portal group %u", pg->tag);
 		if (ov && ov->nlisten) {
@@ -342,6 +345,47 @@ static int cfg_build_target(const struct cfg *c, size_t ti, const uint16_t *ids,
 	return 0;
 }
 
+/* ALUA target port groups (SPC-4 5.15): define the configured ones in the
+ * core before any port joins them; the others come into being with their
+ * first port (scsi/alua.h). */
+static int cfg_define_port_groups(const struct cfg *c, struct cfg_runtime *rt,
+				  struct cfg_err *err)
+{
+	rt->pg_defs = calloc(c->npgs ? c->npgs : 1, sizeof(*rt->pg_defs));
+	if (!rt->pg_defs)
+		return cfg_aerr(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < c->npgs; i++) {
+		const struct cfg_port_group *g = &c->pgs[i];
+		struct scsi_alua_group_attrs a = {
+			.name = g->name,
+			.state = g->state,
+			.preferred = g->preferred,
+			.explicit_ok = g->explicit_ok,
+			.transition_ms = g->transition_ms,
+		};
+		int rc;
+
+		cfg_apath(err, "port_groups[%zu]", i);
+		rc = scsi_alua_group_define(g->id, &a);
+		if (rc)
+			return cfg_aerr(err, rc, "cannot define port group %u: %s", g->id,
+					strerror(-rc));
+		rt->pg_defs[rt->npg_defs++] = g->id;
+		for (size_t j = 0; j < g->nlus; j++) {
+			cfg_apath(err, "port_groups[%zu].lu_states[%zu]", i, j);
+			rc = scsi_alua_set_state(g->id, g->lus[j].backstore, g->lus[j].state);
+			if (rc)
+				return cfg_aerr(err, rc, "cannot set the state of \"%s\": %s",
+						g->lus[j].backstore, strerror(-rc));
+		}
+		log_info("port group %u%s%s%s: %s%s%s, %zu member(s), %zu LU state(s)", g->id,
+			 g->name ? " (" : "", g->name ? g->name : "", g->name ? ")" : "",
+			 cfg_pg_state_name(g->state), g->preferred ? ", preferred" : "",
+			 g->explicit_ok ? ", explicit" : "", g->nmembers, g->nlus);
+	}
+	return 0;
+}
+
 int cfg_apply(const struct cfg *c, const struct cfg_overrides *ov, struct cfg_runtime **out,
 	      struct cfg_err *err)
 {
@@ -367,6 +411,15 @@ int cfg_apply(const struct cfg *c, const struct cfg_overrides *ov, struct cfg_ru
 		rc = cfg_aerr(err, rc, "cannot assign relative target port identifiers");
 		goto fail;
 	}
+	rt->gids = calloc(ngroups ? ngroups : 1, sizeof(*rt->gids));
+	rc = rt->gids ? cfg_assign_group_ids(c, rt->gids, ngroups) : -ENOMEM;
+	if (rc) {
+		rc = cfg_aerr(err, rc, "cannot assign target port group identifiers");
+		goto fail;
+	}
+	rc = cfg_define_port_groups(c, rt, err);
+	if (rc)
+		goto fail;
 	rc = cfg_make_state_dir(c, err);
 	if (rc)
 		goto fail;
@@ -414,6 +467,11 @@ void cfg_runtime_destroy(struct cfg_runtime *rt)
 		if (t->map)
 			scsi_lun_map_put(t->map);
 	}
+	/* the ports have left their ALUA groups with their targets */
+	for (size_t i = 0; i < rt->npg_defs; i++)
+		scsi_alua_group_undefine(rt->pg_defs[i]);
+	free(rt->pg_defs);
+	free(rt->gids);
 	/* the last reference closes the back-store */
 	for (size_t i = rt->nlus; i-- > 0;)
 		if (rt->lus[i])

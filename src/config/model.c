@@ -83,6 +83,7 @@ void cfg_free(struct cfg *c)
 	for (size_t i = 0; i < c->ntargets; i++)
 		cfg_target_clear(&c->targets[i]);
 	free(c->targets);
+	cfg_port_groups_free(c);
 	free(c->state_dir);
 	free(c->log_level);
 	free(c->rpc_socket);

@@ -97,6 +97,31 @@ struct cfg_target {
 	bool demo_read_only; /* demo_mode.read_only: demo initiators get a write protected view */
 };
 
+/* ALUA target port groups (SPC-4 5.15; port_groups.c, docs/config.md). */
+#define CFG_PG_TRANSITION_MS_MAX 255000u /* RTPG IMPLICIT TRANSITION TIME is 1..255 s */
+struct cfg_pg_member {
+	char *target; /* a cfg_target name */
+	uint16_t tag; /* one of its portal groups: that target port */
+};
+
+struct cfg_pg_lu {
+	char *backstore; /* a cfg_backstore name (the LU) */
+	uint8_t state;	 /* enum scsi_alua_state through this group */
+};
+
+struct cfg_port_group {
+	uint16_t id;	      /* target port group identifier, 1..65535, unique */
+	char *name;	      /* optional */
+	uint8_t state;	      /* enum scsi_alua_state of every LU not in lus */
+	bool preferred;	      /* PREF bit */
+	bool explicit_ok;     /* "explicit": SET TARGET PORT GROUPS allowed */
+	uint32_t transition_ms; /* explicit transitions last this long */
+	struct cfg_pg_member *members;
+	size_t nmembers;
+	struct cfg_pg_lu *lus; /* "lu_states" */
+	size_t nlus;
+};
+
 struct cfg {
 	int version;
 	char *state_dir;	     /* as written; NULL = "." */
@@ -108,6 +133,8 @@ struct cfg {
 	size_t nbs;
 	struct cfg_target *targets;
 	size_t ntargets;
+	struct cfg_port_group *pgs; /* "port_groups" */
+	size_t npgs;
 };
 
 /* A config error: where (file line, JSON path) and what. line 0 = unknown;
@@ -176,6 +203,25 @@ bool cfg_iscsi_is_set(const struct cfg *c, const char *name);
 int cfg_parse_size(const char *s, size_t len, uint64_t *out);
 /* Bytes as the shortest exact form: "1G", "64K", "1000". */
 void cfg_format_size(uint64_t v, char *buf, size_t size);
+
+/* ---- port_groups.c ---- */
+struct json_t;
+/* The "port_groups" array into c->pgs (types, ranges, unknown fields);
+ * err->path set on -EINVAL. */
+int cfg_parse_port_groups(struct json_t *arr, struct cfg *c, struct cfg_err *err);
+/* c->pgs as the file writes it (a new array reference), NULL on ENOMEM. */
+struct json_t *cfg_dump_port_groups(const struct cfg *c);
+void cfg_port_groups_free(struct cfg *c);
+/* References (targets and their portal groups, back-stores), unique ids
+ * and names, a portal group in at most one port group. */
+int cfg_verify_port_groups(const struct cfg *c, struct cfg_err *err);
+/* The ALUA target port group of every portal group, in file order (as
+ * cfg_assign_port_ids()): the id of the port group listing it, else a group
+ * of its own with the smallest id no port group uses. 0, -EINVAL, -ENOMEM. */
+int cfg_assign_group_ids(const struct cfg *c, uint16_t *ids, size_t nids);
+/* The file's spelling of access states ("active/optimized", ...). */
+const char *cfg_pg_state_name(uint8_t state);
+int cfg_pg_state_parse(const char *s, size_t len, uint8_t *out);
 
 /* ---- locate.c ---- */
 /* Line (1-based) of the member or element `path` names in the JSON text

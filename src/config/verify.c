@@ -696,5 +696,7 @@ int cfg_verify(const struct cfg *c, struct cfg_err *err)
 	}
 	free(rel);
 	cfg_index_free(ix);
+	if (!rc)
+		rc = cfg_verify_port_groups(c, err); /* ALUA (port_groups.c) */
 	return rc;
 }

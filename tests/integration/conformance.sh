@@ -12,6 +12,10 @@
 #              with LBPPB > 1 its second loop asks GET LBA STATUS for LBA i+1
 #              and wants the first descriptor at i+LBPPB, which SBC-4 5.21.2
 #              forbids (the first descriptor starts at the requested LBA).
+#   multipath  the thin LUN through two target ports: one target with portal
+#              groups 1 and 2 on two TCP ports, each its own ALUA target port
+#              group, URL and URL2 different (two I_T nexuses through
+#              different ports): 0 failed, every MultipathIO* test passed
 #   readonly   write-protected medium: 0 failed; ReadOnly* passed. Only the
 #              suites that do not write run: libiscsi consults the WP bit in
 #              ReadOnly.* and Sanitize.Readonly alone, its write tests expect
@@ -21,8 +25,17 @@
 ut_init "$1"
 profile=${2:?profile}
 
+pgs='[ { "tag": 1, "portals": ["127.0.0.1:3260"] } ]'
 case $profile in
 thin) bs='"path": "thin.img", "size": "1G", "create": true, "thin": true' ;;
+multipath)
+	bs='"path": "thin.img", "size": "1G", "create": true, "thin": true'
+	ut_pick_port
+	ut_pick_port2
+	pgs='[ { "tag": 1, "portals": ["127.0.0.1:@PORT@"] },
+                         { "tag": 2, "portals": ["127.0.0.1:@PORT2@"] } ]'
+	export UT_OWN_PORTALS=1
+	;;
 thin4k)
 	bs='"path": "thin4k.img", "size": "1G", "create": true, "thin": true, "physical_block_size": 4096'
 	export CU_TESTS="ALL.WriteSame10,ALL.WriteSame16,ALL.Unmap,ALL.ReadCapacity16"
@@ -48,7 +61,7 @@ ut_write_config cu.json <<JSON
   "backstores": [ { "name": "lu0", "type": "file", $bs } ],
   "targets": [
     { "name": "$UT_TARGET",
-      "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
+      "portal_groups": $pgs,
       "luns": [ { "lun": 0, "backstore": "lu0" } ],
       "demo_mode": { "enabled": true } }
   ]
@@ -57,8 +70,10 @@ JSON
 ut_start "$UT_TMP/cu.json"
 
 url="iscsi://127.0.0.1:$UT_PORT/$UT_TARGET/0"
-echo "profile $profile: cu-score $url $url (CU_FLAGS=-S${CU_TESTS:+ CU_TESTS=$CU_TESTS})"
-CU_FLAGS=-S CU_LOG="$UT_TMP/cu.log" ut_run_client "$UT_TMP/cu.out" "$(ut_cu_score)" "$url" "$url"
+url2=$url
+[ "$profile" = multipath ] && url2="iscsi://127.0.0.1:$UT_PORT2/$UT_TARGET/0"
+echo "profile $profile: cu-score $url $url2 (CU_FLAGS=-S${CU_TESTS:+ CU_TESTS=$CU_TESTS})"
+CU_FLAGS=-S CU_LOG="$UT_TMP/cu.log" ut_run_client "$UT_TMP/cu.out" "$(ut_cu_score)" "$url" "$url2"
 out=$(cat "$UT_TMP/cu.out")
 echo "$out"
 
@@ -74,7 +89,7 @@ if [ "$(ut_cu_names "$UT_TMP/cu.log" failed | tr '\n' ' ')" = "Sanitize.Reset " 
 	grep -q '^  Test: Reservations' "$UT_TMP/cu.log"; then
 	echo "re-running Sanitize.Reset alone (libiscsi 1.19 leaves path 2's RESERVE(6) from Sanitize.Reservations)"
 	CU_FLAGS=-S CU_TESTS=ALL.Sanitize.Reset CU_LOG="$UT_TMP/cu-rerun.log" \
-		ut_run_client "$UT_TMP/cu-rerun.out" "$(ut_cu_score)" "$url" "$url"
+		ut_run_client "$UT_TMP/cu-rerun.out" "$(ut_cu_score)" "$url" "$url2"
 	[ "$(ut_cu_names "$UT_TMP/cu-rerun.log" passed)" = "Sanitize.Reset" ] ||
 		ut_fail "Sanitize.Reset failed on its own too"
 	harness_rerun="Sanitize.Reset"
@@ -123,6 +138,11 @@ case $profile in
 thin)
 	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
 	echo "ok: $vp passed (>= 190), 0 failed"
+	;;
+multipath)
+	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
+	echo "ok: $vp passed (>= 190), 0 failed"
+	need_family MultipathIO
 	;;
 removable)
 	need_family PreventAllow

@@ -2,11 +2,15 @@
 # lib.sh: helpers for the integration tests (sourced, bash).
 #
 #   ut_init UTARGETD      fresh temporary directory ($UT_TMP), cleanup trap
-#   ut_pick_port          a free TCP port in 3400-3499 -> $UT_PORT
+#   ut_pick_port          a free TCP port in 3400-3499 -> $UT_PORT (the range
+#                         can be moved with UT_PORT_MIN/UT_PORT_MAX)
+#   ut_pick_port2         a second free port -> $UT_PORT2 (@PORT2@ in configs)
 #   ut_write_config F     a config from stdin into $UT_TMP/F (sed @TMP@ @PORT@)
 #   ut_start CONFIG [ARGS]  utargetd -f -c CONFIG --listen 127.0.0.1:$UT_PORT
 #                         ARGS; waits (bounded) until it is ready and accepts
-#                         connections; its stderr goes to $UT_LOG
+#                         connections; its stderr goes to $UT_LOG. With
+#                         UT_OWN_PORTALS=1 the config's own portals are used
+#                         (no --listen; they must include 127.0.0.1:$UT_PORT)
 #   ut_stop               SIGTERM, bounded wait, exit status must be 0, no
 #                         sanitizer report in the log
 #   ut_run_client OUT CMD  run a client; if utargetd dies meanwhile, stop the
@@ -65,20 +69,31 @@ ut_port_free() {
 }
 
 ut_pick_port() {
-	local start=$((3400 + RANDOM % 100)) i p
-	for ((i = 0; i < 100; i++)); do
-		p=$((3400 + (start - 3400 + i) % 100))
-		if ut_port_free "$p"; then
+	local lo=${UT_PORT_MIN:-3400} hi=${UT_PORT_MAX:-3499} n i p
+	n=$((hi - lo + 1))
+	local start=$((RANDOM % n))
+	for ((i = 0; i < n; i++)); do
+		p=$((lo + (start + i) % n))
+		if [ "$p" != "${UT_PORT_SKIP:-}" ] && ut_port_free "$p"; then
 			UT_PORT=$p
 			return 0
 		fi
 	done
-	ut_fail "no free TCP port in 3400-3499"
+	ut_fail "no free TCP port in $lo-$hi"
+}
+
+ut_pick_port2() {
+	local first=${UT_PORT:-}
+	[ -n "$first" ] || { ut_pick_port; first=$UT_PORT; }
+	UT_PORT_SKIP=$first ut_pick_port
+	UT_PORT2=$UT_PORT
+	UT_PORT=$first
 }
 
 # stdin -> $UT_TMP/$1 with @TMP@ and @PORT@ substituted
 ut_write_config() {
-	sed -e "s|@TMP@|$UT_TMP|g" -e "s|@PORT@|${UT_PORT:-3260}|g" >"$UT_TMP/$1"
+	sed -e "s|@TMP@|$UT_TMP|g" -e "s|@PORT@|${UT_PORT:-3260}|g" \
+		-e "s|@PORT2@|${UT_PORT2:-3261}|g" >"$UT_TMP/$1"
 }
 
 ut_sanitizer_check() {
@@ -98,8 +113,12 @@ ut_start() {
 	local cfg=$1 i
 	shift
 	[ -n "${UT_PORT:-}" ] || ut_pick_port
-	"$UTARGETD" -f -c "$cfg" --listen "127.0.0.1:$UT_PORT" --log-level info "$@" \
-		>>"$UT_LOG" 2>&1 &
+	if [ -n "${UT_OWN_PORTALS:-}" ]; then
+		"$UTARGETD" -f -c "$cfg" --log-level info "$@" >>"$UT_LOG" 2>&1 &
+	else
+		"$UTARGETD" -f -c "$cfg" --listen "127.0.0.1:$UT_PORT" --log-level info "$@" \
+			>>"$UT_LOG" 2>&1 &
+	fi
 	UT_PID=$!
 	for ((i = 0; i < UT_START_WAIT * 10; i++)); do
 		if ! kill -0 "$UT_PID" 2>/dev/null; then

@@ -309,6 +309,41 @@ int iscsi_tpg_portal_add(struct iscsi_tpg *tpg, const char *addr)
 	return 0;
 }
 
+/* ALUA (scsi/alua.h): the calls, recorded */
+static struct {
+	int defined, set;
+	uint16_t def_id[4];
+	struct scsi_alua_group_attrs def[4];
+	char set_lu[4][32];
+	uint8_t set_state[4];
+} alua;
+
+int scsi_alua_group_define(uint16_t id, const struct scsi_alua_group_attrs *a)
+{
+	assert_true(alua.defined < 4);
+	alua.def_id[alua.defined] = id;
+	alua.def[alua.defined] = *a;
+	alua.def[alua.defined].name = NULL; /* not kept by the core either */
+	alua.defined++;
+	return 0;
+}
+
+int scsi_alua_set_state(uint16_t id, const char *lu_name, enum scsi_alua_state s)
+{
+	(void)id;
+	assert_true(alua.set < 4);
+	snprintf(alua.set_lu[alua.set], sizeof(alua.set_lu[0]), "%s", lu_name ? lu_name : "*");
+	alua.set_state[alua.set++] = (uint8_t)s;
+	return 0;
+}
+
+int scsi_alua_group_undefine(uint16_t id)
+{
+	(void)id;
+	alua.defined--;
+	return 0;
+}
+
 /* ---- tests ---- */
 static const char text[] =
     "{\"version\": 1, \"state_dir\": \"/replaced/by/load\",\n"
@@ -467,6 +502,58 @@ static void test_builds_everything(void **state)
 	cfg_free(c);
 }
 
+/* Port groups: defined before the ports, each portal group joins its group
+ * (configured, else one of its own with the smallest free id), undefined at
+ * teardown. */
+static void test_port_groups(void **state)
+{
+	static const char pg_text[] =
+	    "{\"version\": 1, \"backstores\": [{\"name\": \"r\", \"type\": \"ram\", "
+	    "\"size\": \"1M\"}],\n"
+	    "\"targets\": [{\"name\": \"iqn.2026-12.org.utarget:a\", \"portal_groups\": [\n"
+	    "  {\"tag\": 1, \"portals\": [\"127.0.0.1:3260\"]},\n"
+	    "  {\"tag\": 2, \"portals\": [\"127.0.0.1:3261\"]},\n"
+	    "  {\"tag\": 3, \"portals\": [\"127.0.0.1:3262\"]}],\n"
+	    "  \"luns\": [{\"lun\": 0, \"backstore\": \"r\"}]}],\n"
+	    "\"port_groups\": [\n"
+	    "  {\"id\": 1, \"name\": \"a\", \"preferred\": true, \"explicit\": true,"
+	    "   \"transition_ms\": 500, \"members\": [{\"target\": "
+	    "\"iqn.2026-12.org.utarget:a\", \"tag\": 2}]},\n"
+	    "  {\"id\": 3, \"state\": \"standby\", \"members\": [{\"target\": "
+	    "\"iqn.2026-12.org.utarget:a\", \"tag\": 3}],"
+	    "   \"lu_states\": [{\"backstore\": \"r\", \"state\": \"unavailable\"}]}]}\n";
+	struct cfg *c = NULL;
+	struct cfg_runtime *rt;
+	struct cfg_err e;
+
+	(void)state;
+	reset();
+	memset(&alua, 0, sizeof(alua));
+	if (cfg_parse(pg_text, strlen(pg_text), NULL, &c, &e) || cfg_verify(c, &e))
+		fail_msg("%s: %s", e.path, e.msg);
+	c->state_dir = strdup(tmpdir);
+	assert_int_equal(cfg_apply(c, NULL, &rt, &e), 0);
+	assert_int_equal(alua.defined, 2);
+	assert_int_equal(alua.def_id[0], 1);
+	assert_true(alua.def[0].preferred && alua.def[0].explicit_ok);
+	assert_int_equal(alua.def[0].transition_ms, 500);
+	assert_int_equal(alua.def[0].state, SCSI_ALUA_ACTIVE_OPTIMIZED);
+	assert_int_equal(alua.def_id[1], 3);
+	assert_int_equal(alua.def[1].state, SCSI_ALUA_STANDBY);
+	assert_false(alua.def[1].explicit_ok);
+	assert_int_equal(alua.set, 1);
+	assert_string_equal(alua.set_lu[0], "r");
+	assert_int_equal(alua.set_state[0], SCSI_ALUA_UNAVAILABLE);
+	/* tag 1 is in no group: a group of its own, the smallest free id (2) */
+	assert_int_equal(itargets[0]->tpg[0].group, 2);
+	assert_int_equal(itargets[0]->tpg[1].group, 1);
+	assert_int_equal(itargets[0]->tpg[2].group, 3);
+	cfg_runtime_destroy(rt);
+	assert_int_equal(alua.defined, 0);
+	assert_nothing_live();
+	cfg_free(c);
+}
+
 static void test_listen_override(void **state)
 {
 	static const char *const listen[] = {"127.0.0.1:3499", "[::1]:3499"};
@@ -584,6 +671,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_builds_everything),
 	    cmocka_unit_test(test_listen_override),
+	    cmocka_unit_test(test_port_groups),
 	    cmocka_unit_test(test_all_or_nothing),
 	    cmocka_unit_test(test_state_dir),
 	};

@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* port_groups.c: the "port_groups" section of the config (docs/config.md):
+ * ALUA target port groups (SPC-4 5.15) gathering portal groups (target
+ * ports) of any target, with their access states. Parse (types, ranges,
+ * unknown fields), dump, verify (references, uniqueness) and the
+ * deterministic target port group identifier of every portal group.
+ *
+ * The core keeps the running states (scsi/alua.h); apply.c defines the
+ * groups from this tree. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "config/model.h"
+#include "lib/compiler.h"
+#include "scsi/alua.h"
+
+/* The spelling of the access states in the file (SPC-4 names). */
+static const struct {
+	const char *name;
+	uint8_t state;
+} cfg_pg_states[] = {
+	{ .name = "active/optimized", .state = SCSI_ALUA_ACTIVE_OPTIMIZED },
+	{ .name = "active/non-optimized", .state = SCSI_ALUA_ACTIVE_NON_OPTIMIZED },
+	{ .name = "standby", .state = SCSI_ALUA_STANDBY },
+	{ .name = "unavailable", .state = SCSI_ALUA_UNAVAILABLE },
+	{ .name = "offline", .state = SCSI_ALUA_OFFLINE },
+	{ .name = "transitioning", .state = SCSI_ALUA_TRANSITIONING },
+};
+
+const char *cfg_pg_state_name(uint8_t state)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cfg_pg_states); i++)
+		if (cfg_pg_states[i].state == state)
+			return cfg_pg_states[i].name;
+	return NULL;
+}
+
+int cfg_pg_state_parse(const char *s, size_t len, uint8_t *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cfg_pg_states); i++) {
+		if (strlen(cfg_pg_states[i].name) == len &&
+		    memcmp(cfg_pg_states[i].name, s, len) == 0) {
+			*out = cfg_pg_states[i].state;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* ---- parse ---- */
+
+struct pg_ctx {
+	struct cfg_err *err;
+	char path[CFG_ERR_PATH_MAX];
+};
+
+UT_PRINTF(2, 3) static int pg_err(struct pg_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	memcpy(x->err->path, x->path, sizeof(x->err->path));
+	va_start(ap, fmt);
+	vsnprintf(x->err->msg, sizeof(x->err->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static size_t pg_push(struct pg_ctx *x, const char *key)
+{
+	size_t old = strlen(x->path);
+
+	cfg_path_key(x->path, sizeof(x->path), key, strlen(key));
+	return old;
+}
+
+static size_t pg_push_idx(struct pg_ctx *x, size_t i)
+{
+	size_t old = strlen(x->path);
+
+	cfg_path_index(x->path, sizeof(x->path), i);
+	return old;
+}
+
+static const char *pg_type(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	default:
+		return "null";
+	}
+}
+
+static int pg_keys(struct pg_ctx *x, json_t *o, const char *const *allowed)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(o, key, v)
+	{
+		size_t i;
+
+		for (i = 0; allowed[i]; i++)
+			if (strcmp(allowed[i], key) == 0)
+				break;
+		if (!allowed[i]) {
+			pg_push(x, key);
+			return pg_err(x, "unknown field");
+		}
+	}
+	return 0;
+}
+
+static int pg_uint(struct pg_ctx *x, json_t *o, const char *key, bool required, uint64_t min,
+		   uint64_t max, uint64_t *out)
+{
+	json_t *v = json_object_get(o, key);
+	size_t old = pg_push(x, key);
+	json_int_t n;
+
+	if (!v) {
+		if (required)
+			return pg_err(x, "required field missing");
+		x->path[old] = '\0';
+		return 0;
+	}
+	if (!json_is_integer(v))
+		return pg_err(x, "expected an integer, found %s", pg_type(v));
+	n = json_integer_value(v);
+	if (n < 0 || (uint64_t)n < min || (uint64_t)n > max)
+		return pg_err(x, "%lld out of range %llu..%llu", (long long)n,
+			      (unsigned long long)min, (unsigned long long)max);
+	*out = (uint64_t)n;
+	x->path[old] = '\0';
+	return 0;
+}
+
+static int pg_bool(struct pg_ctx *x, json_t *o, const char *key, bool *out)
+{
+	json_t *v = json_object_get(o, key);
+	size_t old;
+
+	if (!v)
+		return 0;
+	old = pg_push(x, key);
+	if (!json_is_boolean(v))
+		return pg_err(x, "expected true or false, found %s", pg_type(v));
+	*out = json_is_true(v);
+	x->path[old] = '\0';
+	return 0;
+}
+
+static int pg_str(struct pg_ctx *x, json_t *o, const char *key, bool required, size_t maxlen,
+		  char **out)
+{
+	json_t *v = json_object_get(o, key);
+	size_t old = pg_push(x, key), len;
+
+	if (!v) {
+		if (required)
+			return pg_err(x, "required field missing");
+		x->path[old] = '\0';
+		return 0;
+	}
+	if (!json_is_string(v))
+		return pg_err(x, "expected a string, found %s", pg_type(v));
+	len = json_string_length(v);
+	if (len == 0)
+		return pg_err(x, "must not be empty");
+	if (memchr(json_string_value(v), '\0', len))
+		return pg_err(x, "contains a NUL character");
+	if (len > maxlen)
+		return pg_err(x, "too long (%zu bytes, at most %zu)", len, maxlen);
+	free(*out);
+	*out = strndup(json_string_value(v), len);
+	if (!*out)
+		return -ENOMEM;
+	x->path[old] = '\0';
+	return 0;
+}
+
+static int pg_state(struct pg_ctx *x, json_t *o, const char *key, bool required, uint8_t *out)
+{
+	json_t *v = json_object_get(o, key);
+	size_t old = pg_push(x, key);
+
+	if (!v) {
+		if (required)
+			return pg_err(x, "required field missing");
+		x->path[old] = '\0';
+		return 0;
+	}
+	if (!json_is_string(v) ||
+	    cfg_pg_state_parse(json_string_value(v), json_string_length(v), out))
+		return pg_err(x, "expected one of \"active/optimized\", \"active/non-optimized\", "
+				 "\"standby\", \"unavailable\", \"offline\", \"transitioning\"");
+	x->path[old] = '\0';
+	return 0;
+}
+
+/* Each element of the array arr, an object, handed to fn (v: *n elements of
+ * size elem). */
+static int pg_array_of(struct pg_ctx *x, json_t *arr, size_t elem, void **v, size_t *n,
+		       int (*fn)(struct pg_ctx *x, json_t *e, void *out))
+{
+	json_t *e;
+	size_t i;
+	int rc;
+
+	if (!json_is_array(arr))
+		return pg_err(x, "expected an array, found %s", pg_type(arr));
+	*v = calloc(json_array_size(arr) ? json_array_size(arr) : 1, elem);
+	if (!*v)
+		return -ENOMEM;
+	json_array_foreach(arr, i, e)
+	{
+		size_t old = pg_push_idx(x, i);
+
+		if (!json_is_object(e))
+			return pg_err(x, "expected an object, found %s", pg_type(e));
+		(*n)++;
+		rc = fn(x, e, (char *)*v + i * elem);
+		if (rc)
+			return rc;
+		x->path[old] = '\0';
+	}
+	return 0;
+}
+
+/* The array at key (absent: nothing). */
+static int pg_array(struct pg_ctx *x, json_t *o, const char *key, size_t elem, void **v,
+		    size_t *n, int (*fn)(struct pg_ctx *x, json_t *e, void *out))
+{
+	json_t *arr = json_object_get(o, key);
+	size_t old;
+	int rc;
+
+	if (!arr)
+		return 0;
+	old = pg_push(x, key);
+	rc = pg_array_of(x, arr, elem, v, n, fn);
+	if (!rc)
+		x->path[old] = '\0';
+	return rc;
+}
+
+static int pg_parse_member(struct pg_ctx *x, json_t *e, void *out)
+{
+	static const char *const allowed[] = { "target", "tag", NULL };
+	struct cfg_pg_member *m = out;
+	uint64_t tag = 0;
+	int rc;
+
+	if ((rc = pg_keys(x, e, allowed)) ||
+	    (rc = pg_str(x, e, "target", true, CFG_ISCSI_NAME_MAX, &m->target)) ||
+	    (rc = pg_uint(x, e, "tag", true, 1, 65535, &tag)))
+		return rc;
+	m->tag = (uint16_t)tag;
+	return 0;
+}
+
+static int pg_parse_lu(struct pg_ctx *x, json_t *e, void *out)
+{
+	static const char *const allowed[] = { "backstore", "state", NULL };
+	struct cfg_pg_lu *l = out;
+	int rc;
+
+	if ((rc = pg_keys(x, e, allowed)) ||
+	    (rc = pg_str(x, e, "backstore", true, CFG_BS_NAME_MAX, &l->backstore)) ||
+	    (rc = pg_state(x, e, "state", true, &l->state)))
+		return rc;
+	return 0;
+}
+
+static int pg_parse_group(struct pg_ctx *x, json_t *e, void *out)
+{
+	static const char *const allowed[] = {
+		"id", "name", "state", "preferred", "explicit", "transition_ms", "members",
+		"lu_states", NULL,
+	};
+	struct cfg_port_group *g = out;
+	uint64_t id = 0, ms = 0;
+	int rc;
+
+	g->state = SCSI_ALUA_ACTIVE_OPTIMIZED;
+	if ((rc = pg_keys(x, e, allowed)) || (rc = pg_uint(x, e, "id", true, 1, 65535, &id)) ||
+	    (rc = pg_str(x, e, "name", false, CFG_BS_NAME_MAX, &g->name)) ||
+	    (rc = pg_state(x, e, "state", false, &g->state)) ||
+	    (rc = pg_bool(x, e, "preferred", &g->preferred)) ||
+	    (rc = pg_bool(x, e, "explicit", &g->explicit_ok)) ||
+	    (rc = pg_uint(x, e, "transition_ms", false, 0, CFG_PG_TRANSITION_MS_MAX, &ms)) ||
+	    (rc = pg_array(x, e, "members", sizeof(*g->members), (void **)&g->members,
+			   &g->nmembers, pg_parse_member)) ||
+	    (rc = pg_array(x, e, "lu_states", sizeof(*g->lus), (void **)&g->lus, &g->nlus,
+			   pg_parse_lu)))
+		return rc;
+	g->id = (uint16_t)id;
+	g->transition_ms = (uint32_t)ms;
+	return 0;
+}
+
+int cfg_parse_port_groups(struct json_t *arr, struct cfg *c, struct cfg_err *err)
+{
+	struct pg_ctx x = { .err = err };
+
+	pg_push(&x, "port_groups");
+	return pg_array_of(&x, arr, sizeof(*c->pgs), (void **)&c->pgs, &c->npgs, pg_parse_group);
+}
+
+void cfg_port_groups_free(struct cfg *c)
+{
+	for (size_t i = 0; i < c->npgs; i++) {
+		struct cfg_port_group *g = &c->pgs[i];
+
+		free(g->name);
+		for (size_t j = 0; j < g->nmembers; j++)
+			free(g->members[j].target);
+		free(g->members);
+		for (size_t j = 0; j < g->nlus; j++)
+			free(g->lus[j].backstore);
+		free(g->lus);
+	}
+	free(c->pgs);
+	c->pgs = NULL;
+	c->npgs = 0;
+}
+
+/* ---- dump ---- */
+
+static json_t *pg_dump_group(const struct cfg_port_group *g)
+{
+	json_t *o = json_object(), *members = json_array(), *lus = json_array();
+	bool bad = !o || !members || !lus;
+
+	for (size_t i = 0; !bad && i < g->nmembers; i++)
+		bad = json_array_append_new(members, json_pack("{sssi}", "target",
+							       g->members[i].target, "tag",
+							       (int)g->members[i].tag)) != 0;
+	for (size_t i = 0; !bad && i < g->nlus; i++)
+		bad = json_array_append_new(lus, json_pack("{ssss}", "backstore",
+							   g->lus[i].backstore, "state",
+							   cfg_pg_state_name(g->lus[i].state))) != 0;
+	if (!bad)
+		bad = json_object_set_new(o, "id", json_integer(g->id)) ||
+		      (g->name && json_object_set_new(o, "name", json_string(g->name))) ||
+		      json_object_set_new(o, "state", json_string(cfg_pg_state_name(g->state))) ||
+		      json_object_set_new(o, "preferred", json_boolean(g->preferred)) ||
+		      json_object_set_new(o, "explicit", json_boolean(g->explicit_ok)) ||
+		      json_object_set_new(o, "transition_ms", json_integer(g->transition_ms)) ||
+		      json_object_set(o, "members", members) || json_object_set(o, "lu_states", lus);
+	json_decref(members);
+	json_decref(lus);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+struct json_t *cfg_dump_port_groups(const struct cfg *c)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && i < c->npgs; i++) {
+		if (json_array_append_new(arr, pg_dump_group(&c->pgs[i]))) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+/* ---- verify ---- */
+
+UT_PRINTF(3, 4) static int pg_verr(struct cfg_err *err, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	err->line = 0;
+	snprintf(err->path, sizeof(err->path), "%s", path);
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static const struct cfg_target *pg_target(const struct cfg *c, const char *name)
+{
+	for (size_t i = 0; i < c->ntargets; i++)
+		if (strcmp(c->targets[i].name, name) == 0)
+			return &c->targets[i];
+	return NULL;
+}
+
+static bool pg_has_backstore(const struct cfg *c, const char *name)
+{
+	for (size_t i = 0; i < c->nbs; i++)
+		if (strcmp(c->bs[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* The group (index) that lists portal group `tag` of target `name`, or -1. */
+static long pg_group_of(const struct cfg *c, const char *name, uint16_t tag)
+{
+	for (size_t i = 0; i < c->npgs; i++)
+		for (size_t j = 0; j < c->pgs[i].nmembers; j++)
+			if (c->pgs[i].members[j].tag == tag &&
+			    strcmp(c->pgs[i].members[j].target, name) == 0)
+				return (long)i;
+	return -1;
+}
+
+int cfg_verify_port_groups(const struct cfg *c, struct cfg_err *err)
+{
+	char path[CFG_ERR_PATH_MAX];
+
+	for (size_t i = 0; i < c->npgs; i++) {
+		const struct cfg_port_group *g = &c->pgs[i];
+
+		for (size_t k = 0; k < i; k++) {
+			snprintf(path, sizeof(path), "port_groups[%zu].id", i);
+			if (c->pgs[k].id == g->id)
+				return pg_verr(err, path, "port group id %u already used by "
+						    "port_groups[%zu]", g->id, k);
+			snprintf(path, sizeof(path), "port_groups[%zu].name", i);
+			if (g->name && c->pgs[k].name && strcmp(g->name, c->pgs[k].name) == 0)
+				return pg_verr(err, path, "name \"%s\" already used by "
+						    "port_groups[%zu]", g->name, k);
+		}
+		for (size_t j = 0; j < g->nmembers; j++) {
+			const struct cfg_pg_member *m = &g->members[j];
+			const struct cfg_target *t = pg_target(c, m->target);
+			bool found = false;
+			long owner;
+
+			snprintf(path, sizeof(path), "port_groups[%zu].members[%zu].target", i, j);
+			if (!t)
+				return pg_verr(err, path, "no target named \"%s\"", m->target);
+			for (size_t k = 0; k < t->ntpgs; k++)
+				found |= t->tpgs[k].tag == m->tag;
+			snprintf(path, sizeof(path), "port_groups[%zu].members[%zu].tag", i, j);
+			if (!found)
+				return pg_verr(err, path, "target \"%s\" has no portal group %u",
+					       m->target, m->tag);
+			owner = pg_group_of(c, m->target, m->tag);
+			if (owner != (long)i)
+				return pg_verr(err, path,
+					       "portal group %u of \"%s\" is already in "
+					       "port_groups[%ld] (a target port is in one group)",
+					       m->tag, m->target, owner);
+			for (size_t k = 0; k < j; k++)
+				if (g->members[k].tag == m->tag &&
+				    strcmp(g->members[k].target, m->target) == 0)
+					return pg_verr(err, path, "listed twice");
+		}
+		for (size_t j = 0; j < g->nlus; j++) {
+			snprintf(path, sizeof(path), "port_groups[%zu].lu_states[%zu].backstore", i,
+				 j);
+			if (!pg_has_backstore(c, g->lus[j].backstore))
+				return pg_verr(err, path, "no back-store named \"%s\"",
+					       g->lus[j].backstore);
+			for (size_t k = 0; k < j; k++)
+				if (strcmp(g->lus[k].backstore, g->lus[j].backstore) == 0)
+					return pg_verr(err, path, "listed twice");
+		}
+	}
+	return 0;
+}
+
+/* ---- identifiers ---- */
+
+int cfg_assign_group_ids(const struct cfg *c, uint16_t *ids, size_t nids)
+{
+	size_t k = 0;
+	uint8_t *used = calloc(65536, 1);
+
+	if (!used)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->npgs; i++)
+		used[c->pgs[i].id] = 1;
+	for (size_t t = 0; t < c->ntargets; t++) {
+		for (size_t g = 0; g < c->targets[t].ntpgs; g++, k++) {
+			long owner = pg_group_of(c, c->targets[t].name, c->targets[t].tpgs[g].tag);
+			unsigned id = 1;
+
+			if (k >= nids)
+				break;
+			if (owner >= 0) {
+				ids[k] = c->pgs[owner].id;
+				continue;
+			}
+			/* a group of its own: the smallest identifier no group uses */
+			while (id < 65536 && used[id])
+				id++;
+			if (id == 65536) {
+				free(used);
+				return -EINVAL;
+			}
+			used[id] = 1;
+			ids[k] = (uint16_t)id;
+		}
+	}
+	free(used);
+	return 0;
+}
