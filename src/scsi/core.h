@@ -106,6 +106,7 @@ struct scsi_target {
 	char *name;
 	pthread_mutex_t lock;
 	struct list_node tports;
+	struct list_node retired_tports; /* scsi_tport_retire(): freed with the target */
 	struct list_node acls;
 	struct scsi_lun_map *default_map;
 	bool demo;

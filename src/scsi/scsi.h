@@ -222,6 +222,11 @@ const char *scsi_target_name(const struct scsi_target *t);
 struct scsi_tport *scsi_tport_create(struct scsi_target *t, const char *port_name,
 				     uint16_t rel_port_id, uint16_t port_group);
 struct scsi_target *scsi_tport_target(const struct scsi_tport *tp);
+/* The port is removed (its fabric portal group is gone and its nexuses
+ * are being lost): it leaves its ALUA group and is no longer reported; its
+ * relative port identifier may be reused. The structure lives until
+ * scsi_target_destroy() (nexuses ending may still point at it). */
+void scsi_tport_retire(struct scsi_tport *tp);
 
 struct scsi_lun_map *scsi_lun_map_create(void);
 /* lun: 0..16383 (single level, peripheral/flat addressing chosen by the core).

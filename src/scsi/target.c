@@ -205,6 +205,7 @@ struct scsi_target *scsi_target_create(const char *name)
 	}
 	pthread_mutex_init(&t->lock, NULL);
 	list_init(&t->tports);
+	list_init(&t->retired_tports);
 	list_init(&t->acls);
 	list_init(&t->node);
 	return t;
@@ -222,6 +223,10 @@ void scsi_target_destroy(struct scsi_target *t)
 	list_for_each_entry(tp, &t->tports, node)
 		alua_port_detach(tp);
 	list_for_each_entry_safe(tp, tpn, &t->tports, node) {
+		free(tp->name);
+		free(tp);
+	}
+	list_for_each_entry_safe(tp, tpn, &t->retired_tports, node) {
 		free(tp->name);
 		free(tp);
 	}
@@ -288,6 +293,20 @@ struct scsi_tport *scsi_tport_create(struct scsi_target *t, const char *port_nam
 struct scsi_target *scsi_tport_target(const struct scsi_tport *tp)
 {
 	return tp->target;
+}
+
+/* The port leaves its ALUA group and the target's port list (no longer
+ * reported, its identifier free for a new port); the memory stays until the
+ * target goes, for nexuses that still point at it while they end. */
+void scsi_tport_retire(struct scsi_tport *tp)
+{
+	struct scsi_target *t = tp->target;
+
+	alua_port_detach(tp);
+	pthread_mutex_lock(&t->lock);
+	list_del(&tp->node);
+	list_add_tail(&t->retired_tports, &tp->node);
+	pthread_mutex_unlock(&t->lock);
 }
 
 /* ---- access control ---- */

@@ -57,6 +57,44 @@ struct iscsi_tpg *iscsi_tpg_add(struct iscsi_target *t, uint16_t tag, uint16_t r
  * -errno (the error is also logged with the address). */
 int iscsi_tpg_portal_add(struct iscsi_tpg *tpg, const char *addr);
 
+/* ---- live changes (admin.c, portal.c; the control plane, reactor 0) ---- */
+/* Stop listening on addr for this portal group (the socket closes when no
+ * group uses it any more); established sessions stay. 0, -ENOENT, -EINVAL. */
+int iscsi_tpg_portal_del(struct iscsi_tpg *tpg, const char *addr);
+/* Remove a portal group: its portals, then its sessions (dropped; waits up
+ * to 3 s for them to close). Its SCSI target port is retired. */
+void iscsi_tpg_del(struct iscsi_tpg *tpg);
+/* TargetAlias for logins from now on ("" or NULL: none). */
+void iscsi_target_set_alias(struct iscsi_target *t, const char *alias);
+/* Drop the sessions of one initiator (iSCSI name) on t; the number of
+ * connections dropped. */
+unsigned iscsi_target_drop_initiator(struct iscsi_target *t, const char *initiator);
+
+/* A snapshot of the sessions (normal and discovery) for the control API. */
+#define ISCSI_INFO_CONNS_MAX 8
+struct iscsi_conn_info {
+	uint16_t cid;
+	char peer[80];
+	char local[80];
+	const char *state; /* RFC 7143 8.1.3 state, e.g. "logged_in" */
+};
+struct iscsi_session_info {
+	uint16_t tsih;
+	bool discovery;
+	bool logged_in; /* full feature phase (else still logging in) */
+	uint16_t tpgt;
+	uint8_t isid[6];
+	char target[224];
+	char initiator[224];
+	char initiator_alias[256];
+	struct iscsi_conn_info conns[ISCSI_INFO_CONNS_MAX];
+	size_t nconns;
+};
+/* malloc'ed array (free it); 0 or -ENOMEM. */
+int iscsi_session_list(struct iscsi_session_info **out, size_t *n);
+/* Drop session tsih (cid < 0) or one of its connections. 0 or -ENOENT. */
+int iscsi_session_drop(uint16_t tsih, int cid);
+
 /* ---- access control and authentication (access.c, chap.c, limits.c) ----
  * Who may log in to a target (ACL rules by initiator name and/or network
  * address on top of the core's name ACLs and demo mode), how initiators

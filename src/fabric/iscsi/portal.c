@@ -336,3 +336,42 @@ void iscsi_portal_free_virtual(struct iscsi_portal *p)
 	pthread_mutex_unlock(&iscsi_global.lock);
 	free(p);
 }
+
+int iscsi_tpg_portal_del(struct iscsi_tpg *tpg, const char *addr)
+{
+	struct sockaddr_storage sa;
+	struct iscsi_bind *b, *found = NULL;
+	struct iscsi_portal *p = NULL;
+	struct iscsi_conn *c;
+	socklen_t salen;
+
+	if (iscsi_addr_parse(addr, &sa, &salen))
+		return -EINVAL;
+	pthread_mutex_lock(&iscsi_global.lock);
+	list_for_each_entry(b, &tpg->binds, tpg_node) if (sa_equal(&b->portal->sa, &sa))
+	{
+		found = b;
+		break;
+	}
+	if (!found) {
+		pthread_mutex_unlock(&iscsi_global.lock);
+		return -ENOENT;
+	}
+	p = found->portal;
+	list_del(&found->tpg_node);
+	list_del(&found->portal_node);
+	free(found);
+	if (!list_empty(&p->binds) || !list_linked(&p->node)) {
+		pthread_mutex_unlock(&iscsi_global.lock);
+		return 0;
+	}
+	/* the last group left: close it; logins that came through it and have
+	 * not found their portal group yet find none (login.c looks it up under
+	 * this lock), established sessions stay */
+	list_del(&p->node);
+	list_for_each_entry(c, &iscsi_global.conns, all_node) if (c->portal == p) c->portal = NULL;
+	pthread_mutex_unlock(&iscsi_global.lock);
+	log_info("iscsi: no longer listening on %s", p->addr);
+	portal_close(p);
+	return 0;
+}

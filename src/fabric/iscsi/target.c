@@ -198,7 +198,7 @@ struct iscsi_tpg *iscsi_tpg_add(struct iscsi_target *t, uint16_t tag, uint16_t r
 
 	if (tag == 0)
 		return NULL;
-	list_for_each_entry(tpg, &t->tpgs, node) if (tpg->tag == tag) return NULL;
+	list_for_each_entry(tpg, &t->tpgs, node) if (tpg->tag == tag && !tpg->removed) return NULL;
 	tpg = calloc(1, sizeof(*tpg));
 	if (!tpg)
 		return NULL;

@@ -44,6 +44,7 @@ struct iscsi_tpg {
 	struct iscsi_target *target;
 	struct scsi_tport *tport;
 	uint16_t tag;
+	bool removed;		/* iscsi_tpg_del(): kept for its ending sessions */
 	struct list_node binds; /* struct iscsi_bind.tpg_node */
 };
 

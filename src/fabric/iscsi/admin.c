@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* admin.c: control-plane operations on the running fabric (iscsi.h, "live
+ * changes"): remove a portal group or one of its portals, change a target's
+ * alias, end the sessions of one initiator, list sessions and connections
+ * and end them.
+ *
+ * Ending a session is a drop: target-initiated logout (RFC 7143 11.9.1,
+ * AsyncEvent 1) is not offered, so the connections are closed and the
+ * initiator sees the transport go (ERL 0: the session goes with its last
+ * connection; its tasks are aborted as for I_T nexus loss). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/iscsi.h"
+#include "fabric/iscsi/session.h"
+#include "fabric/iscsi/target.h"
+#include "lib/log.h"
+#include "scsi/scsi.h"
+
+#define ADMIN_DRAIN_S 3
+
+typedef bool (*conn_match_fn)(const struct iscsi_conn *c, const void *arg);
+
+/* Drop every connection matching, then wait (bounded) until they are gone.
+ * Connections of the calling reactor are dropped inline (a message to
+ * ourselves would only run after the wait). Under iscsi_global.lock the
+ * match may read c->target, c->tpg and c->sess (set under it by login). */
+static unsigned admin_drop(conn_match_fn match, const void *arg)
+{
+	struct reactor *self = reactor_self();
+	struct iscsi_conn **mine = NULL, *c;
+	unsigned nmine = 0, cap = 0, n = 0;
+	struct timespec deadline;
+	bool left;
+
+	pthread_mutex_lock(&iscsi_global.lock);
+	list_for_each_entry(c, &iscsi_global.conns, all_node)
+	{
+		if (!match(c, arg))
+			continue;
+		n++;
+		if (c->r != self) {
+			iscsi_conn_drop_async(c);
+			continue;
+		}
+		if (nmine == cap) {
+			unsigned ncap = cap ? cap * 2 : 8;
+			struct iscsi_conn **v = realloc(mine, ncap * sizeof(*v));
+
+			if (!v) {
+				iscsi_conn_drop_async(c); /* later, but dropped */
+				continue;
+			}
+			mine = v;
+			cap = ncap;
+		}
+		iscsi_conn_get(c);
+		mine[nmine++] = c;
+	}
+	pthread_mutex_unlock(&iscsi_global.lock);
+	for (unsigned i = 0; i < nmine; i++) {
+		iscsi_conn_event(mine[i], ISCSI_CEV_DROP);
+		iscsi_conn_put(mine[i]);
+	}
+	free(mine);
+	if (!n)
+		return 0;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += ADMIN_DRAIN_S;
+	pthread_mutex_lock(&iscsi_global.lock);
+	for (;;) {
+		left = false;
+		list_for_each_entry(c, &iscsi_global.conns, all_node) left |= match(c, arg);
+		if (!left ||
+		    pthread_cond_timedwait(&iscsi_global.conns_cv, &iscsi_global.lock, &deadline))
+			break;
+	}
+	pthread_mutex_unlock(&iscsi_global.lock);
+	if (left)
+		log_warn("iscsi: connections still closing after %d s", ADMIN_DRAIN_S);
+	return n;
+}
+
+static bool match_tpg(const struct iscsi_conn *c, const void *arg)
+{
+	return c->tpg == arg;
+}
+
+struct match_ini {
+	const struct iscsi_target *t;
+	const char *name;
+};
+
+static bool match_initiator(const struct iscsi_conn *c, const void *arg)
+{
+	const struct match_ini *m = arg;
+
+	return c->target == m->t && c->sess && strcmp(c->sess->initiator_name, m->name) == 0;
+}
+
+void iscsi_tpg_del(struct iscsi_tpg *tpg)
+{
+	/* no new logins: gone from discovery and from its portals */
+	iscsi_tpg_unbind_all(tpg);
+	pthread_mutex_lock(&iscsi_global.lock);
+	tpg->removed = true;
+	pthread_mutex_unlock(&iscsi_global.lock);
+	admin_drop(match_tpg, tpg);
+	/* the SCSI target port leaves its ALUA group; the structures stay
+	 * until the target goes (sessions still ending point at them) */
+	if (tpg->tport)
+		scsi_tport_retire(tpg->tport);
+	log_info("iscsi: %s: portal group %u removed", tpg->target->name, tpg->tag);
+}
+
+void iscsi_target_set_alias(struct iscsi_target *t, const char *alias)
+{
+	pthread_mutex_lock(&iscsi_global.lock);
+	snprintf(t->alias, sizeof(t->alias), "%s", alias ? alias : "");
+	pthread_mutex_unlock(&iscsi_global.lock);
+}
+
+unsigned iscsi_target_drop_initiator(struct iscsi_target *t, const char *initiator)
+{
+	struct match_ini m = {.t = t, .name = initiator};
+
+	return admin_drop(match_initiator, &m);
+}
+
+/* ---- sessions ---- */
+static const char *const admin_conn_states[] = {
+    [ISCSI_CONN_S1_FREE] = "free",
+    [ISCSI_CONN_S3_XPT_UP] = "xpt_up",
+    [ISCSI_CONN_S4_IN_LOGIN] = "in_login",
+    [ISCSI_CONN_S5_LOGGED_IN] = "logged_in",
+    [ISCSI_CONN_S6_IN_LOGOUT] = "in_logout",
+    [ISCSI_CONN_S7_LOGOUT_REQUESTED] = "logout_requested",
+    [ISCSI_CONN_S8_CLEANUP_WAIT] = "cleanup_wait",
+};
+
+static void admin_fill(struct iscsi_session_info *si, const struct iscsi_session *s)
+{
+	const struct iscsi_conn *c;
+	size_t k = 0;
+
+	*si = (struct iscsi_session_info){
+	    .tsih = s->tsih,
+	    .discovery = s->type != ISCSI_SESSION_NORMAL,
+	    .tpgt = s->tpg ? s->tpg->tag : 0,
+	};
+	snprintf(si->target, sizeof(si->target), "%s", s->target ? s->target->name : "");
+	snprintf(si->initiator, sizeof(si->initiator), "%s", s->initiator_name);
+	snprintf(si->initiator_alias, sizeof(si->initiator_alias), "%s", s->initiator_alias);
+	memcpy(si->isid, s->isid, sizeof(si->isid));
+	si->logged_in = s->state == ISCSI_SESS_Q3_LOGGED_IN;
+	list_for_each_entry(c, &s->conns, sess_node)
+	{
+		struct iscsi_conn_info *ci;
+		uint8_t st = c->state;
+
+		if (k == ISCSI_INFO_CONNS_MAX)
+			break;
+		ci = &si->conns[k++];
+		ci->cid = c->cid;
+		snprintf(ci->peer, sizeof(ci->peer), "%s", c->peer);
+		snprintf(ci->local, sizeof(ci->local), "%s", c->local);
+		ci->state = st < ARRAY_SIZE(admin_conn_states) && admin_conn_states[st]
+				? admin_conn_states[st]
+				: "unknown";
+	}
+	si->nconns = k;
+}
+
+int iscsi_session_list(struct iscsi_session_info **out, size_t *n)
+{
+	struct iscsi_session_info *v;
+	struct iscsi_session *s;
+	size_t cap, k = 0;
+
+	*out = NULL;
+	*n = 0;
+	pthread_mutex_lock(&iscsi_global.lock);
+	cap = iscsi_global.nsessions;
+	v = calloc(cap ? cap : 1, sizeof(*v));
+	if (!v) {
+		pthread_mutex_unlock(&iscsi_global.lock);
+		return -ENOMEM;
+	}
+	list_for_each_entry(s, &iscsi_global.sessions, reg_node)
+	{
+		if (k == cap)
+			break;
+		admin_fill(&v[k++], s);
+	}
+	pthread_mutex_unlock(&iscsi_global.lock);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+struct match_sess {
+	uint16_t tsih;
+	int cid; /* -1: every connection */
+};
+
+static bool match_session(const struct iscsi_conn *c, const void *arg)
+{
+	const struct match_sess *m = arg;
+
+	return c->sess && c->sess->registered && c->sess->tsih == m->tsih &&
+	       (m->cid < 0 || c->cid == (uint16_t)m->cid);
+}
+
+int iscsi_session_drop(uint16_t tsih, int cid)
+{
+	struct match_sess m = {.tsih = tsih, .cid = cid};
+
+	if (!admin_drop(match_session, &m))
+		return -ENOENT;
+	log_notice("iscsi: session tsih %u%s dropped by the administrator", tsih,
+		   cid >= 0 ? " (one connection)" : "");
+	return 0;
+}
