@@ -328,7 +328,29 @@ def config_seeds():
     write("config", "sizes", b"64K")
 
 
+def chap_seeds():
+    def req(*kv):
+        d = keys(*kv)
+        return struct.pack(">H", len(d)) + d
+    empty = struct.pack(">H", 0)
+    hexc = b"0x" + bytes(range(16)).hex().encode()
+    for alg, mode, name in ((5, 0x02, "md5-hex"), (6, 0x06, "sha1-b64"), (7, 0x02, "sha256-hex"),
+                            (8, 0x06, "sha3-b64")):
+        write("chap", name, bytes([mode]) + req(b"CHAP_A=%d" % alg) + empty)
+    write("chap", "mutual", bytes([0x03]) + req(b"CHAP_A=7,5") +
+          req(b"CHAP_I=9", b"CHAP_C=" + hexc))
+    write("chap", "mutual-b64", bytes([0x07]) + req(b"CHAP_A=8") +
+          req(b"CHAP_I=200", b"CHAP_C=0bAAECAwQFBgcICQoLDA0ODw=="))
+    write("chap", "wrong-response", bytes([0x00]) + req(b"CHAP_A=5") +
+          req(b"CHAP_N=iqn.2026-12.org.example:fuzzer", b"CHAP_R=0x" + b"00" * 16))
+    write("chap", "unknown-alg", bytes([0x00]) + req(b"CHAP_A=1,2,99"))
+    write("chap", "long-values", bytes([0x00]) + req(b"CHAP_A=5") +
+          req(b"CHAP_N=" + b"n" * 300, b"CHAP_R=0x" + b"ab" * 1100))
+    write("chap", "only-md5", bytes([0x0A]) + req(b"CHAP_A=7,5") + empty)
+
+
 if __name__ == "__main__":
+    chap_seeds()
     pdu_seeds()
     keys_seeds()
     cdb_seeds()
