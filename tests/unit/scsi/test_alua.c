@@ -159,14 +159,14 @@ static int rtpg_state(const uint8_t *buf, size_t hdr, uint16_t id, uint8_t *stat
 /* ---- the state x command matrix ---- */
 
 /* SPC-4 5.15.2.4.4: the commands a standby target port serves, among those
- * the device server implements (PERSISTENT RESERVE IN/OUT are listed for
- * when they are in the table). REPORT SUPPORTED OPERATION CODES and REPORT
+ * the device server implements (PERSISTENT RESERVE IN/OUT: every service
+ * action). REPORT SUPPORTED OPERATION CODES and REPORT
  * SUPPORTED TASK MANAGEMENT FUNCTIONS only report the device server's
  * capabilities and are served in standby and unavailable too. */
 static const char *const standby_ok[] = {
 	"INQUIRY", "MODE SELECT(6)", "MODE SELECT(10)", "MODE SENSE(6)", "MODE SENSE(10)",
 	"REPORT LUNS", "REPORT TARGET PORT GROUPS", "SET TARGET PORT GROUPS", "REQUEST SENSE",
-	"PERSISTENT RESERVE IN", "PERSISTENT RESERVE OUT", "REPORT SUPPORTED OPERATION CODES",
+	"PERSISTENT RESERVE IN*", "PERSISTENT RESERVE OUT*", "REPORT SUPPORTED OPERATION CODES",
 	"REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS", NULL,
 };
 /* SPC-4 5.15.2.4.5: unavailable (also offline and transitioning here) */
@@ -176,11 +176,15 @@ static const char *const unavail_ok[] = {
 	"REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS", NULL,
 };
 
+/* exact names; "X*" also names every service action "X ..." */
 static bool listed(const char *const *l, const char *name)
 {
-	for (; *l; l++)
-		if (strcmp(*l, name) == 0)
+	for (; *l; l++) {
+		size_t n = strlen(*l);
+
+		if (n && (*l)[n - 1] == '*' ? strncmp(*l, name, n - 1) == 0 : strcmp(*l, name) == 0)
 			return true;
+	}
 	return false;
 }
 
