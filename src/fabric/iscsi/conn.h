@@ -196,6 +196,7 @@ struct iscsi_conn {
 	struct reactor_timer mem_timer;
 	bool mem_wait; /* rx_task waits for its data buffer: reading stopped */
 	bool mem_held; /* MaxCmdSN was held back: announce it when memory is back */
+	uint64_t mem_wait_ns; /* when rx_task started waiting */
 
 	/* timers */
 	struct reactor_timer login_timer;

@@ -13,7 +13,12 @@
  *    the connection stops reading before its data segment (TCP then pushes
  *    back on the initiator). A timer retries every MEM_RETRY_NS; once the
  *    buffer is there the command is placed (immediate data lands in it) and
- *    reading goes on. No command fails for lack of memory.
+ *    reading goes on. Waiting cannot always end: the memory may be held by
+ *    commands waiting for Data-Out that sits behind the waiting command in
+ *    the stream of a connection that no longer reads (this one or another
+ *    waiting one). So a command waits at most MEM_WAIT_MAX_NS; then it is
+ *    given up: its immediate data is discarded and it ends with BUSY (SAM-5
+ *    5.3.1, the initiator retries it), and reading goes on.
  *  - when memory is back and MaxCmdSN was held, a NOP-In (ITT and TTT
  *    0xffffffff, StatSN not advanced: 11.19) announces the new window, in
  *    case no response is due that would carry it.
@@ -30,7 +35,8 @@
 #include "lib/endian.h"
 #include "lib/log.h"
 
-#define MEM_RETRY_NS (2u * 1000000u) /* 2 ms */
+#define MEM_RETRY_NS	(2u * 1000000u)	   /* 2 ms */
+#define MEM_WAIT_MAX_NS (1000u * 1000000u) /* 1 s */
 
 /* Connections with a command waiting for buffer memory (all reactors). */
 static atomic_uint mem_waiters;
@@ -76,6 +82,7 @@ void iscsi_mem_wait(struct iscsi_conn *c)
 	if (c->mem_wait)
 		return;
 	c->mem_wait = true;
+	c->mem_wait_ns = reactor_now_ns();
 	atomic_fetch_add_explicit(&mem_waiters, 1, memory_order_relaxed);
 	iscsi_conn_pause(c);
 	mem_arm(c);
@@ -123,11 +130,17 @@ static void mem_timer_cb(struct reactor_timer *tm)
 	iscsi_conn_get(c);
 	if (c->mem_wait) {
 		if (t && !t->aborted && scsi_cmd_buf_retry(&t->cmd) != 0) {
-			reactor_timer_arm(c->r, &c->mem_timer, MEM_RETRY_NS);
-			goto out;
+			if (reactor_now_ns() - c->mem_wait_ns < MEM_WAIT_MAX_NS) {
+				reactor_timer_arm(c->r, &c->mem_timer, MEM_RETRY_NS);
+				goto out;
+			}
+			/* given up: exec completes it with BUSY */
+			iscsi_conn_proto_err(c, "no buffer memory for ITT 0x%08x within %u ms: BUSY",
+					     t->itt, MEM_WAIT_MAX_NS / 1000000u);
 		}
-		/* the buffer is there (or the task went): take the data
-		 * segment and read on */
+		/* the buffer is there (or the task went, or waited too long):
+		 * take the data segment (into the buffer, or discarded) and
+		 * read on */
 		mem_wait_end(c);
 		if (t)
 			iscsi_scsi_cmd_place(c, t, &c->rx);

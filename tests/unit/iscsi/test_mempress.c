@@ -5,7 +5,8 @@
  * (nothing behind it is answered), MaxCmdSN stops advancing meanwhile, and
  * once memory is back the command completes with its immediate data in
  * place, the PDUs behind it are processed, and a NOP-In announces the
- * window again. A waiting command whose connection goes is ended. */
+ * window again. A command that waits too long ends (BUSY) and reading goes
+ * on. A waiting command whose connection goes is ended. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -118,6 +119,42 @@ static void test_wait_for_memory(void **state)
 	assert_int_equal(get_be32(h.nop_in.statsn), statsn + 1);
 }
 
+/* Memory that never comes back (held by commands waiting for Data-Out
+ * behind a stopped connection): after 1 s the command ends (BUSY in the
+ * core; the fake core reports any refusal as CHECK CONDITION) and reading
+ * goes on. */
+static void test_give_up(void **state)
+{
+	static uint8_t blk[FAKE_BS];
+	const struct timespec ts = {.tv_nsec = 300 * 1000000};
+	uint8_t cdb[16];
+	union iscsi_hdr h;
+	uint32_t itt;
+
+	(void)state;
+	h_setup(NULL);
+	hc = h_conn_new();
+	assert_int_equal(h_login(hc, NULL), 0);
+	fake.buf_short = true;
+	h_write10(cdb, 3, 1);
+	itt = h_cmd(hc, ISCSI_FLAG_FINAL | ISCSI_CMD_F_WRITE, sizeof(blk), cdb, blk, sizeof(blk));
+	nop_ping(0x77);
+	for (int i = 0; i < 3; i++) {
+		nanosleep(&ts, NULL);
+		h_pump();
+		assert_true(h_idle(hc));
+	}
+	nanosleep(&ts, NULL);
+	wait_retry();
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.rsp.itt), itt);
+	assert_int_equal(h.rsp.status, SAM_STAT_CHECK_CONDITION);
+	assert_int_equal(fake.last_fabric_error, 0); /* the core's BUSY, not a fabric error */
+	h_expect(hc, ISCSI_OP_NOP_IN, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.nop_in.itt), 0x77);
+	assert_false(hc->c->mem_wait);
+}
+
 static void test_waiting_then_dropped(void **state)
 {
 	static uint8_t blk[FAKE_BS];
@@ -145,6 +182,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_wait_for_memory, teardown),
+	    cmocka_unit_test_teardown(test_give_up, teardown),
 	    cmocka_unit_test_teardown(test_waiting_then_dropped, teardown),
 	};
 
