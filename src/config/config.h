@@ -37,6 +37,15 @@ void cfg_err_locate(struct cfg_err *err, const char *file);
  * command-line origin (path "--listen ..."): "PATH: MSG". */
 void cfg_err_format(const struct cfg_err *err, const char *file, char *buf, size_t size);
 
+/* ---- alua_sync.c ---- */
+/* The running ALUA states of the configured port groups (SET TARGET PORT
+ * GROUPS, scsi_alua_set_state()) into c->pgs: each group's state and its
+ * lu_states (the LUs whose state differs from the group's). Call before
+ * cfg_dump() when persisting; scsi_alua_set_change_hook() tells when an
+ * initiator changed a state. Groups not running are left as they are.
+ * 0 or -ENOMEM (the tree unchanged for the group that failed). */
+int cfg_port_groups_sync(struct cfg *c);
+
 /* ---- apply.c ---- */
 struct cfg_overrides {
 	/* --listen: when nlisten > 0, these portals replace the portals of
