@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* apply.c: build the running objects from a verified config, all or
- * nothing.
+ * nothing, and the builders live.c reuses for changes while running.
  *
  * Order (each step may fail; cfg_runtime_destroy() undoes what was built):
- *   1. the state directory (created when missing, mode 0700);
- *   2. per back-store: bs_open() then scsi_lu_create() (the LU owns the
+ *   1. the ALUA port groups defined in the config (scsi/alua.h);
+ *   2. the state directory (created when missing, mode 0700);
+ *   3. per back-store: bs_open() then scsi_lu_create() (the LU owns the
  *      bs_dev from then on);
- *   3. per target: scsi_target_create(), its LUN map (the "luns"), the
+ *   4. per target: scsi_target_create(), its LUN map (the "luns"), the
  *      default map + demo flag, the ACLs with their own or the target's map;
- *      iscsi_target_add(), then per portal group iscsi_tpg_add() with the
- *      relative target port identifier of cfg_assign_port_ids() and
- *      iscsi_tpg_portal_add() for each portal (or each --listen address).
- * Nothing is announced before every step has succeeded.
- *
- * Reload (apply the difference to a running set) is a later issue; this file
- * builds from scratch and tears down completely.
+ *      iscsi_target_add(), then per portal group iscsi_tpg_add() with its
+ *      relative target port identifier and iscsi_tpg_portal_add() for each
+ *      portal (or each --listen address).
+ * Nothing is announced before every step has succeeded. The running objects
+ * are keyed by name (runtime.h), so that live.c can change them one at a
+ * time when the configuration changes (reload, the control API).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -27,34 +27,14 @@
 #include "backstore/fault.h"
 #include "config/config.h"
 #include "config/fault.h"
+#include "config/runtime.h"
 #include "fabric/iscsi/iscsi.h"
+#include "lib/endian.h"
 #include "lib/log.h"
 #include "scsi/alua.h"
 #include "scsi/scsi.h"
 
-struct cfg_rt_target {
-	struct scsi_target *st;
-	struct iscsi_target *it;
-	struct scsi_lun_map *map;	/* the target's "luns" */
-	struct scsi_lun_map *demo_map;	/* write protected copy for demo_mode.read_only */
-	struct scsi_lun_map **acl_maps; /* per ACL with its own "luns" (else NULL) */
-	size_t nacls;
-};
-
-struct cfg_runtime {
-	struct scsi_lu **lus; /* per back-store, config order */
-	size_t nlus;
-	struct cfg_rt_target *t;
-	size_t nt;
-	size_t nluns;	/* LUNs mapped in the targets' "luns" */
-	char **portals; /* distinct addresses listened on */
-	size_t nportals;
-	uint16_t *gids;	   /* ALUA target port group of each portal group (file order) */
-	uint16_t *pg_defs; /* port groups defined in the core (undefined at teardown) */
-	size_t npg_defs;
-};
-
-UT_PRINTF(3, 4) static int cfg_aerr(struct cfg_err *err, int rc, const char *fmt, ...)
+int cfg_rt_err(struct cfg_err *err, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -65,8 +45,7 @@ UT_PRINTF(3, 4) static int cfg_aerr(struct cfg_err *err, int rc, const char *fmt
 	return rc < 0 ? rc : -EINVAL;
 }
 
-static void cfg_apath(struct cfg_err *err, const char *fmt, ...) UT_PRINTF(2, 3);
-static void cfg_apath(struct cfg_err *err, const char *fmt, ...)
+void cfg_rt_path(struct cfg_err *err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -83,17 +62,17 @@ static int cfg_make_state_dir(const struct cfg *c, struct cfg_err *err)
 
 	if (!c->state_dir)
 		return 0;
-	cfg_apath(err, "state_dir");
+	cfg_rt_path(err, "state_dir");
 	rc = cfg_state_dir_path(c, dir, sizeof(dir));
 	if (rc)
-		return cfg_aerr(err, rc, "path too long");
+		return cfg_rt_err(err, rc, "path too long");
 	if (stat(dir, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
-			return cfg_aerr(err, -ENOTDIR, "%s: not a directory", dir);
+			return cfg_rt_err(err, -ENOTDIR, "%s: not a directory", dir);
 		return 0;
 	}
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return cfg_aerr(err, -errno, "cannot create %s: %s", dir, strerror(errno));
+		return cfg_rt_err(err, -errno, "cannot create %s: %s", dir, strerror(errno));
 	log_notice("created state directory %s", dir);
 	return 0;
 }
@@ -121,16 +100,16 @@ static int cfg_fault_wrap(const struct cfg_backstore *b, struct bs_dev **dev, st
 	if (rc) {
 		bs_close(*dev);
 		*dev = NULL;
-		return cfg_aerr(err, rc, "cannot set up fault injection on \"%s\": %s", b->name,
+		return cfg_rt_err(err, rc, "cannot set up fault injection on \"%s\": %s", b->name,
 				strerror(-rc));
 	}
 	*dev = w;
 	return 0;
 }
 
-static int cfg_open_lu(const struct cfg *c, size_t i, struct scsi_lu **out, struct cfg_err *err)
+int cfg_rt_open_lu(const struct cfg *c, const struct cfg_backstore *b, size_t i,
+		   struct scsi_lu **out, struct cfg_err *err)
 {
-	const struct cfg_backstore *b = &c->bs[i];
 	char path[CFG_FULL_PATH_MAX];
 	struct scsi_lu_attrs attrs = {
 	    .block_size = b->block_size,
@@ -152,21 +131,21 @@ static int cfg_open_lu(const struct cfg *c, size_t i, struct scsi_lu **out, stru
 	struct bs_dev *dev = NULL;
 	int rc;
 
-	cfg_apath(err, "backstores[%zu]", i);
+	cfg_rt_path(err, "backstores[%zu]", i);
 	if (b->path) {
-		cfg_apath(err, "backstores[%zu].path", i);
+		cfg_rt_path(err, "backstores[%zu].path", i);
 		rc = cfg_bs_path(c, b, path, sizeof(path));
 		if (rc)
-			return cfg_aerr(err, rc, "path too long");
+			return cfg_rt_err(err, rc, "path too long");
 		p.path = path;
 	}
 	rc = bs_open(&p, &dev);
 	if (rc)
-		return cfg_aerr(err, rc, "cannot open %s back-store \"%s\"%s%s: %s", b->type,
+		return cfg_rt_err(err, rc, "cannot open %s back-store \"%s\"%s%s: %s", b->type,
 				b->name, p.path ? " at " : "", p.path ? p.path : "", strerror(-rc));
 	if (dev->size < b->block_size) {
 		bs_close(dev);
-		return cfg_aerr(err, -EINVAL,
+		return cfg_rt_err(err, -EINVAL,
 				"back-store \"%s\" is smaller than one block (%u bytes)", b->name,
 				b->block_size);
 	}
@@ -186,7 +165,7 @@ static int cfg_open_lu(const struct cfg *c, size_t i, struct scsi_lu **out, stru
 	rc = scsi_lu_create(b->name, dev, &attrs, out);
 	if (rc) {
 		bs_close(dev);
-		return cfg_aerr(err, rc, "cannot create the logical unit of \"%s\": %s", b->name,
+		return cfg_rt_err(err, rc, "cannot create the logical unit of \"%s\": %s", b->name,
 				strerror(-rc));
 	}
 	log_info("back-store %s: %s%s%s, %llu bytes, %u-byte blocks%s%s%s", b->name, b->type,
@@ -196,153 +175,243 @@ static int cfg_open_lu(const struct cfg *c, size_t i, struct scsi_lu **out, stru
 	return 0;
 }
 
-static struct scsi_lu *cfg_lu_by_name(const struct cfg *c, const struct cfg_runtime *rt,
-				      const char *name)
+struct scsi_lu *cfg_rt_lu(const struct cfg_runtime *rt, const char *name)
 {
-	for (size_t i = 0; i < c->nbs && i < rt->nlus; i++)
-		if (strcmp(c->bs[i].name, name) == 0)
-			return rt->lus[i];
-	return NULL;
+	uintptr_t v;
+
+	if (!hmap_get(&rt->lus, name, strlen(name), &v))
+		return NULL;
+	return (struct scsi_lu *)v;
 }
 
-/* A LUN map from a verified list; force_ro write protects every mapping. */
-static int cfg_build_map(const struct cfg *c, const struct cfg_runtime *rt,
-			 const struct cfg_lun_list *l, bool force_ro, const char *base,
-			 struct scsi_lun_map **out, struct cfg_err *err)
+struct cfg_rt_target *cfg_rt_target(const struct cfg_runtime *rt, const char *name)
+{
+	uintptr_t v;
+
+	if (!hmap_get(&rt->targets, name, strlen(name), &v))
+		return NULL;
+	return (struct cfg_rt_target *)v;
+}
+
+int cfg_rt_build_map(const struct cfg_runtime *rt, const struct cfg_lun_list *l, bool force_ro,
+		     const char *base, struct scsi_lun_map **out, struct cfg_err *err)
 {
 	struct scsi_lun_map *m = scsi_lun_map_create();
 	int rc;
 
 	if (!m) {
-		cfg_apath(err, "%s", base);
-		return cfg_aerr(err, -ENOMEM, "out of memory");
+		cfg_rt_path(err, "%s", base);
+		return cfg_rt_err(err, -ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < l->n; i++) {
-		struct scsi_lu *lu = cfg_lu_by_name(c, rt, l->v[i].backstore);
-		cfg_apath(err, "%s[%zu]", base, i);
+		struct scsi_lu *lu = cfg_rt_lu(rt, l->v[i].backstore);
+		cfg_rt_path(err, "%s[%zu]", base, i);
 		if (!lu) {
 			scsi_lun_map_put(m);
-			return cfg_aerr(err, -ENOENT, "no back-store named \"%s\"",
-					l->v[i].backstore);
+			return cfg_rt_err(err, -ENOENT, "no back-store named \"%s\"",
+					  l->v[i].backstore);
 		}
 		rc = scsi_lun_map_add(m, l->v[i].lun, lu, force_ro || l->v[i].read_only);
 		if (rc) {
 			scsi_lun_map_put(m);
-			return cfg_aerr(err, rc, "cannot map LUN %u: %s", l->v[i].lun,
-					strerror(-rc));
+			return cfg_rt_err(err, rc, "cannot map LUN %u: %s", l->v[i].lun,
+					  strerror(-rc));
 		}
 	}
 	*out = m;
 	return 0;
 }
 
-static int cfg_add_portal(struct cfg_runtime *rt, const char *addr)
+static void cfg_rt_add_portal(struct cfg_runtime *rt, const char *addr)
 {
 	char **np;
 
 	for (size_t i = 0; i < rt->nportals; i++)
 		if (strcmp(rt->portals[i], addr) == 0)
-			return 0;
+			return;
 	np = realloc(rt->portals, (rt->nportals + 1) * sizeof(*np));
 	if (!np)
-		return -ENOMEM;
+		return; /* the summary line only */
 	rt->portals = np;
 	np[rt->nportals] = strdup(addr);
-	if (!np[rt->nportals])
+	if (np[rt->nportals])
+		rt->nportals++;
+}
+
+void cfg_rt_portals(const struct cfg_runtime *rt, const struct cfg_portal_group *g,
+		    const char *const **addrs, size_t *n)
+{
+	if (rt->nlisten) {
+		*addrs = (const char *const *)rt->listen;
+		*n = rt->nlisten;
+	} else {
+		*addrs = (const char *const *)g->portals;
+		*n = g->nportals;
+	}
+}
+
+int cfg_rt_group_id(const struct cfg *c, size_t ti, size_t gi, uint16_t *out)
+{
+	size_t n = cfg_count_portal_groups(c), k = 0;
+	uint16_t *ids = calloc(n ? n : 1, sizeof(*ids));
+	int rc;
+
+	if (!ids)
 		return -ENOMEM;
-	rt->nportals++;
+	rc = cfg_assign_group_ids(c, ids, n);
+	for (size_t i = 0; i < ti; i++)
+		k += c->targets[i].ntpgs;
+	if (!rc)
+		*out = ids[k + gi];
+	free(ids);
+	return rc;
+}
+
+int cfg_rt_build_tpg(const struct cfg *c, size_t ti, size_t gi, struct cfg_runtime *rt,
+		     struct cfg_rt_target *rtt, struct cfg_err *err)
+{
+	const struct cfg_portal_group *pg = &c->targets[ti].tpgs[gi];
+	const char *const *addrs;
+	struct iscsi_tpg *tpg;
+	uint16_t gid = 0;
+	uint8_t key[2];
+	size_t naddrs;
+	int rc;
+
+	cfg_rt_path(err, "targets[%zu].portal_groups[%zu]", ti, gi);
+	rc = cfg_rt_group_id(c, ti, gi, &gid);
+	if (rc)
+		return cfg_rt_err(err, rc, "cannot assign the target port group identifier");
+	tpg = iscsi_tpg_add(rtt->it, pg->tag, pg->rel_port_id, gid);
+	if (!tpg)
+		return cfg_rt_err(err, -ENOMEM, "cannot create portal group %u", pg->tag);
+	put_be16(key, pg->tag);
+	if (hmap_put(&rtt->tpgs, key, sizeof(key), (uintptr_t)tpg)) {
+		iscsi_tpg_del(tpg);
+		return cfg_rt_err(err, -ENOMEM, "out of memory");
+	}
+	cfg_rt_portals(rt, pg, &addrs, &naddrs);
+	for (size_t p = 0; p < naddrs; p++) {
+		if (rt->nlisten)
+			cfg_rt_path(err, "--listen %s", addrs[p]);
+		else
+			cfg_rt_path(err, "targets[%zu].portal_groups[%zu].portals[%zu]", ti, gi, p);
+		rc = iscsi_tpg_portal_add(tpg, addrs[p]);
+		if (rc && rt->nlisten)
+			return cfg_rt_err(err, rc, "cannot listen: %s", strerror(-rc));
+		if (rc)
+			return cfg_rt_err(err, rc, "cannot listen on %s: %s", addrs[p],
+					  strerror(-rc));
+		cfg_rt_add_portal(rt, addrs[p]);
+	}
 	return 0;
 }
 
-static int cfg_build_target(const struct cfg *c, size_t ti, const uint16_t *ids, size_t *k,
-			    const struct cfg_overrides *ov, struct cfg_runtime *rt,
-			    struct cfg_err *err)
+void cfg_rt_target_destroy(struct cfg_rt_target *rtt)
+{
+	size_t pos = 0, klen;
+	const void *key;
+	uintptr_t v;
+
+	if (!rtt)
+		return;
+	/* iSCSI first: listeners closed, sessions gone, no new commands */
+	if (rtt->it)
+		iscsi_target_del(rtt->it);
+	if (rtt->st)
+		scsi_target_destroy(rtt->st);
+	while (hmap_next(&rtt->acls, &pos, &key, &klen, &v))
+		if (v)
+			scsi_lun_map_put((struct scsi_lun_map *)v);
+	hmap_clear(&rtt->acls);
+	hmap_clear(&rtt->tpgs);
+	if (rtt->demo_map)
+		scsi_lun_map_put(rtt->demo_map);
+	if (rtt->map)
+		scsi_lun_map_put(rtt->map);
+	free(rtt->name);
+	free(rtt);
+}
+
+int cfg_rt_build_target(const struct cfg *c, size_t ti, struct cfg_runtime *rt,
+			struct cfg_rt_target **out, struct cfg_err *err)
 {
 	const struct cfg_target *t = &c->targets[ti];
-	struct cfg_rt_target *rtt = &rt->t[ti];
+	struct cfg_rt_target *rtt = calloc(1, sizeof(*rtt));
 	char base[CFG_ERR_PATH_MAX];
 	int rc;
 
-	cfg_apath(err, "targets[%zu].name", ti);
+	*out = NULL;
+	cfg_rt_path(err, "targets[%zu].name", ti);
+	if (!rtt || !(rtt->name = strdup(t->name))) {
+		free(rtt);
+		return cfg_rt_err(err, -ENOMEM, "out of memory");
+	}
+	rtt->acls = (struct hmap)HMAP_INIT;
+	rtt->tpgs = (struct hmap)HMAP_INIT;
 	rtt->st = scsi_target_create(t->name);
-	if (!rtt->st)
-		return cfg_aerr(err, -ENOMEM, "cannot create target");
+	if (!rtt->st) {
+		rc = cfg_rt_err(err, -ENOMEM, "cannot create target");
+		goto fail;
+	}
 
 	snprintf(base, sizeof(base), "targets[%zu].luns", ti);
-	rc = cfg_build_map(c, rt, &t->luns, false, base, &rtt->map, err);
+	rc = cfg_rt_build_map(rt, &t->luns, false, base, &rtt->map, err);
 	if (rc)
-		return rc;
-	rt->nluns += t->luns.n;
+		goto fail;
 	if (t->demo && t->demo_read_only) {
-		rc = cfg_build_map(c, rt, &t->luns, true, base, &rtt->demo_map, err);
+		rc = cfg_rt_build_map(rt, &t->luns, true, base, &rtt->demo_map, err);
 		if (rc)
-			return rc;
+			goto fail;
 	}
 	/* deny by default: without demo mode the default map admits nobody */
 	scsi_target_set_default_map(rtt->st, rtt->demo_map ? rtt->demo_map : rtt->map, t->demo);
 
-	rtt->acl_maps = calloc(t->nacls ? t->nacls : 1, sizeof(*rtt->acl_maps));
-	if (!rtt->acl_maps)
-		return cfg_aerr(err, -ENOMEM, "out of memory");
-	rtt->nacls = t->nacls;
 	for (size_t a = 0; a < t->nacls; a++) {
 		const struct cfg_acl *acl = &t->acls[a];
-		struct scsi_lun_map *m = rtt->map;
+		struct scsi_lun_map *own = NULL;
 
 		if (acl->has_luns) {
 			snprintf(base, sizeof(base), "targets[%zu].acls[%zu].luns", ti, a);
-			rc = cfg_build_map(c, rt, &acl->luns, false, base, &rtt->acl_maps[a], err);
+			rc = cfg_rt_build_map(rt, &acl->luns, false, base, &own, err);
 			if (rc)
-				return rc;
-			m = rtt->acl_maps[a];
+				goto fail;
 		}
-		cfg_apath(err, "targets[%zu].acls[%zu].initiator", ti, a);
-		rc = scsi_target_acl_set(rtt->st, acl->initiator, m);
-		if (rc)
-			return cfg_aerr(err, rc, "cannot add the ACL: %s", strerror(-rc));
+		cfg_rt_path(err, "targets[%zu].acls[%zu].initiator", ti, a);
+		rc = hmap_put(&rtt->acls, acl->initiator, strlen(acl->initiator), (uintptr_t)own);
+		if (rc) {
+			scsi_lun_map_put(own);
+			rc = cfg_rt_err(err, rc, "out of memory");
+			goto fail;
+		}
+		rc = scsi_target_acl_set(rtt->st, acl->initiator, own ? own : rtt->map);
+		if (rc) {
+			rc = cfg_rt_err(err, rc, "cannot add the ACL: %s", strerror(-rc));
+			goto fail;
+		}
 	}
 
-	cfg_apath(err, "targets[%zu]", ti);
+	cfg_rt_path(err, "targets[%zu]", ti);
 	rtt->it = iscsi_target_add(rtt->st, t->alias);
-	if (!rtt->it)
-		return cfg_aerr(err, -ENOMEM, "cannot create the iSCSI target");
-	for (size_t g = 0; g < t->ntpgs; g++, (*k)++) {
-		const struct cfg_portal_group *pg = &t->tpgs[g];
-		const char *const *addrs = (const char *const *)pg->portals;
-		size_t naddrs = pg->nportals;
-		struct iscsi_tpg *tpg;
-
-		cfg_apath(err, "targets[%zu].portal_groups[%zu]", ti, g);
-		tpg = iscsi_tpg_add(rtt->it, pg->tag, ids[*k], rt->gids[*k]);
-		if (!tpg)
-			return cfg_aerr(err, -ENOMEM, "cannot create portal group %u", pg->tag);
-		if (ov && ov->nlisten) {
-			addrs = ov->listen;
-			naddrs = ov->nlisten;
-		}
-		for (size_t p = 0; p < naddrs; p++) {
-			if (ov && ov->nlisten)
-				cfg_apath(err, "--listen %s", addrs[p]);
-			else
-				cfg_apath(err, "targets[%zu].portal_groups[%zu].portals[%zu]", ti,
-					  g, p);
-			rc = iscsi_tpg_portal_add(tpg, addrs[p]);
-			if (rc && ov && ov->nlisten)
-				return cfg_aerr(err, rc, "cannot listen: %s", strerror(-rc));
-			if (rc)
-				return cfg_aerr(err, rc, "cannot listen on %s: %s", addrs[p],
-						strerror(-rc));
-			rc = cfg_add_portal(rt, addrs[p]);
-			if (rc)
-				return cfg_aerr(err, rc, "out of memory");
-		}
+	if (!rtt->it) {
+		rc = cfg_rt_err(err, -ENOMEM, "cannot create the iSCSI target");
+		goto fail;
+	}
+	for (size_t g = 0; g < t->ntpgs; g++) {
+		rc = cfg_rt_build_tpg(c, ti, g, rt, rtt, err);
+		if (rc)
+			goto fail;
 	}
 	log_info("target %s: %zu LUN(s), %zu portal group(s), %zu ACL(s)%s", t->name, t->luns.n,
 		 t->ntpgs, t->nacls,
 		 t->demo ? (t->demo_read_only ? ", demo mode (any initiator, read-only)"
 					      : ", demo mode (any initiator, read-write)")
 			 : "");
+	*out = rtt;
 	return 0;
+fail:
+	cfg_rt_target_destroy(rtt);
+	return rc;
 }
 
 /* ALUA target port groups (SPC-4 5.15): define the configured ones in the
@@ -353,7 +422,7 @@ static int cfg_define_port_groups(const struct cfg *c, struct cfg_runtime *rt,
 {
 	rt->pg_defs = calloc(c->npgs ? c->npgs : 1, sizeof(*rt->pg_defs));
 	if (!rt->pg_defs)
-		return cfg_aerr(err, -ENOMEM, "out of memory");
+		return cfg_rt_err(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < c->npgs; i++) {
 		const struct cfg_port_group *g = &c->pgs[i];
 		struct scsi_alua_group_attrs a = {
@@ -365,17 +434,17 @@ static int cfg_define_port_groups(const struct cfg *c, struct cfg_runtime *rt,
 		};
 		int rc;
 
-		cfg_apath(err, "port_groups[%zu]", i);
+		cfg_rt_path(err, "port_groups[%zu]", i);
 		rc = scsi_alua_group_define(g->id, &a);
 		if (rc)
-			return cfg_aerr(err, rc, "cannot define port group %u: %s", g->id,
+			return cfg_rt_err(err, rc, "cannot define port group %u: %s", g->id,
 					strerror(-rc));
 		rt->pg_defs[rt->npg_defs++] = g->id;
 		for (size_t j = 0; j < g->nlus; j++) {
-			cfg_apath(err, "port_groups[%zu].lu_states[%zu]", i, j);
+			cfg_rt_path(err, "port_groups[%zu].lu_states[%zu]", i, j);
 			rc = scsi_alua_set_state(g->id, g->lus[j].backstore, g->lus[j].state);
 			if (rc)
-				return cfg_aerr(err, rc, "cannot set the state of \"%s\": %s",
+				return cfg_rt_err(err, rc, "cannot set the state of \"%s\": %s",
 						g->lus[j].backstore, strerror(-rc));
 		}
 		log_info("port group %u%s%s%s: %s%s%s, %zu member(s), %zu LU state(s)", g->id,
@@ -386,7 +455,12 @@ static int cfg_define_port_groups(const struct cfg *c, struct cfg_runtime *rt,
 	return 0;
 }
 
-int cfg_apply(const struct cfg *c, const struct cfg_overrides *ov, struct cfg_runtime **out,
+static int cfg_rt_register_target(struct cfg_runtime *rt, struct cfg_rt_target *rtt)
+{
+	return hmap_put(&rt->targets, rtt->name, strlen(rtt->name), (uintptr_t)rtt);
+}
+
+int cfg_apply(struct cfg *c, const struct cfg_overrides *ov, struct cfg_runtime **out,
 	      struct cfg_err *err)
 {
 	size_t ngroups = cfg_count_portal_groups(c), k = 0;
@@ -398,25 +472,34 @@ int cfg_apply(const struct cfg *c, const struct cfg_overrides *ov, struct cfg_ru
 	*out = NULL;
 	rt = calloc(1, sizeof(*rt));
 	ids = calloc(ngroups ? ngroups : 1, sizeof(*ids));
-	if (rt) {
-		rt->lus = calloc(c->nbs ? c->nbs : 1, sizeof(*rt->lus));
-		rt->t = calloc(c->ntargets ? c->ntargets : 1, sizeof(*rt->t));
+	if (!rt || !ids) {
+		free(rt);
+		free(ids);
+		return cfg_rt_err(err, -ENOMEM, "out of memory");
 	}
-	if (!rt || !ids || !rt->lus || !rt->t) {
-		rc = cfg_aerr(err, -ENOMEM, "out of memory");
-		goto fail;
+	rt->lus = (struct hmap)HMAP_INIT;
+	rt->targets = (struct hmap)HMAP_INIT;
+	if (ov && ov->nlisten) {
+		rt->listen = calloc(ov->nlisten, sizeof(*rt->listen));
+		for (size_t i = 0; rt->listen && i < ov->nlisten; i++)
+			if ((rt->listen[i] = strdup(ov->listen[i])))
+				rt->nlisten++;
+		if (rt->nlisten != ov->nlisten) {
+			rc = cfg_rt_err(err, -ENOMEM, "out of memory");
+			goto fail;
+		}
 	}
+	/* portal groups without an explicit relative port identifier get the
+	 * assigned one, written into the tree (the control plane then persists
+	 * it, so that identifiers never move while the daemon runs) */
 	rc = cfg_assign_port_ids(c, ids, ngroups);
 	if (rc) {
-		rc = cfg_aerr(err, rc, "cannot assign relative target port identifiers");
+		rc = cfg_rt_err(err, rc, "cannot assign relative target port identifiers");
 		goto fail;
 	}
-	rt->gids = calloc(ngroups ? ngroups : 1, sizeof(*rt->gids));
-	rc = rt->gids ? cfg_assign_group_ids(c, rt->gids, ngroups) : -ENOMEM;
-	if (rc) {
-		rc = cfg_aerr(err, rc, "cannot assign target port group identifiers");
-		goto fail;
-	}
+	for (size_t i = 0; i < c->ntargets; i++)
+		for (size_t g = 0; g < c->targets[i].ntpgs; g++, k++)
+			c->targets[i].tpgs[g].rel_port_id = ids[k];
 	rc = cfg_define_port_groups(c, rt, err);
 	if (rc)
 		goto fail;
@@ -424,16 +507,29 @@ int cfg_apply(const struct cfg *c, const struct cfg_overrides *ov, struct cfg_ru
 	if (rc)
 		goto fail;
 	for (size_t i = 0; i < c->nbs; i++) {
-		rc = cfg_open_lu(c, i, &rt->lus[i], err);
+		struct scsi_lu *lu;
+
+		rc = cfg_rt_open_lu(c, &c->bs[i], i, &lu, err);
 		if (rc)
 			goto fail;
-		rt->nlus++;
+		if (hmap_put(&rt->lus, c->bs[i].name, strlen(c->bs[i].name), (uintptr_t)lu)) {
+			scsi_lu_put(lu);
+			rc = cfg_rt_err(err, -ENOMEM, "out of memory");
+			goto fail;
+		}
 	}
 	for (size_t i = 0; i < c->ntargets; i++) {
-		rt->nt++;
-		rc = cfg_build_target(c, i, ids, &k, ov, rt, err);
+		struct cfg_rt_target *rtt;
+
+		rc = cfg_rt_build_target(c, i, rt, &rtt, err);
 		if (rc)
 			goto fail;
+		if (cfg_rt_register_target(rt, rtt)) {
+			cfg_rt_target_destroy(rtt);
+			rc = cfg_rt_err(err, -ENOMEM, "out of memory");
+			goto fail;
+		}
+		rt->nluns += c->targets[i].luns.n;
 	}
 	free(ids);
 	*out = rt;
@@ -446,41 +542,30 @@ fail:
 
 void cfg_runtime_destroy(struct cfg_runtime *rt)
 {
+	size_t pos = 0, klen;
+	const void *key;
+	uintptr_t v;
+
 	if (!rt)
 		return;
-	/* iSCSI first: listeners closed, sessions gone, no new commands */
-	for (size_t i = rt->nt; i-- > 0;) {
-		struct cfg_rt_target *t = &rt->t[i];
-		if (t->it)
-			iscsi_target_del(t->it);
-	}
-	for (size_t i = rt->nt; i-- > 0;) {
-		struct cfg_rt_target *t = &rt->t[i];
-		if (t->st)
-			scsi_target_destroy(t->st);
-		for (size_t a = 0; a < t->nacls; a++)
-			if (t->acl_maps[a])
-				scsi_lun_map_put(t->acl_maps[a]);
-		free(t->acl_maps);
-		if (t->demo_map)
-			scsi_lun_map_put(t->demo_map);
-		if (t->map)
-			scsi_lun_map_put(t->map);
-	}
+	while (hmap_next(&rt->targets, &pos, &key, &klen, &v))
+		cfg_rt_target_destroy((struct cfg_rt_target *)v);
+	hmap_clear(&rt->targets);
 	/* the ports have left their ALUA groups with their targets */
 	for (size_t i = 0; i < rt->npg_defs; i++)
 		scsi_alua_group_undefine(rt->pg_defs[i]);
 	free(rt->pg_defs);
-	free(rt->gids);
 	/* the last reference closes the back-store */
-	for (size_t i = rt->nlus; i-- > 0;)
-		if (rt->lus[i])
-			scsi_lu_put(rt->lus[i]);
+	pos = 0;
+	while (hmap_next(&rt->lus, &pos, &key, &klen, &v))
+		scsi_lu_put((struct scsi_lu *)v);
+	hmap_clear(&rt->lus);
 	for (size_t i = 0; i < rt->nportals; i++)
 		free(rt->portals[i]);
 	free(rt->portals);
-	free(rt->lus);
-	free(rt->t);
+	for (size_t i = 0; i < rt->nlisten; i++)
+		free(rt->listen[i]);
+	free(rt->listen);
 	free(rt);
 }
 
@@ -489,7 +574,7 @@ void cfg_runtime_summary(const struct cfg_runtime *rt, char *buf, size_t size)
 	size_t n;
 	int w;
 
-	w = snprintf(buf, size, "%zu target%s, %zu LUN%s, portals", rt->nt, rt->nt == 1 ? "" : "s",
+	w = snprintf(buf, size, "%zu target%s, %zu LUN%s, portals", hmap_count(&rt->targets), hmap_count(&rt->targets) == 1 ? "" : "s",
 		     rt->nluns, rt->nluns == 1 ? "" : "s");
 	if (w < 0 || (size_t)w >= size)
 		return;

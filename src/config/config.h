@@ -30,6 +30,9 @@ int cfg_load(const char *file, const struct iscsi_settings *iscsi_defaults, stru
  * which cfg_apply() creates). 0 or -errno with *err set (line 0: the caller
  * locates it with cfg_err_locate()). */
 int cfg_check_files(const struct cfg *c, struct cfg_err *err);
+/* The same for one back-store (i names it in err->path). */
+int cfg_check_file(const struct cfg *c, const struct cfg_backstore *b, size_t i,
+		   struct cfg_err *err);
 /* Fill err->line from the file text for err->path (no-op when the file
  * cannot be read again). */
 void cfg_err_locate(struct cfg_err *err, const char *file);
@@ -60,8 +63,10 @@ struct cfg_runtime;
  * missing, open every back-store, create the logical units, targets, LUN
  * maps, ACLs, iSCSI targets and portal groups, and listen on every portal.
  * All or nothing: on any failure what was built is torn down again and
- * -errno returned with *err naming the field (err->line 0). */
-int cfg_apply(const struct cfg *c, const struct cfg_overrides *ov, struct cfg_runtime **out,
+ * -errno returned with *err naming the field (err->line 0). Portal groups
+ * without a rel_port_id get the assigned one written into c (docs/config.md:
+ * the daemon keeps identifiers stable once running). */
+int cfg_apply(struct cfg *c, const struct cfg_overrides *ov, struct cfg_runtime **out,
 	      struct cfg_err *err);
 /* Tear down in reverse order (iSCSI targets first: no new I/O; logical
  * units last: their back-stores close on the last reference). NULL ok. */

@@ -152,10 +152,57 @@ void cfg_err_locate(struct cfg_err *err, const char *file)
 	free(text);
 }
 
-int cfg_check_files(const struct cfg *c, struct cfg_err *err)
+int cfg_check_file(const struct cfg *c, const struct cfg_backstore *b, size_t i,
+		   struct cfg_err *err)
 {
 	char path[CFG_FULL_PATH_MAX], state[CFG_FULL_PATH_MAX];
 	struct stat st;
+	int rc;
+
+	*err = (struct cfg_err){0};
+	if (!b->path)
+		return 0;
+	if (cfg_state_dir_path(c, state, sizeof(state))) {
+		snprintf(err->path, sizeof(err->path), "state_dir");
+		cfg_lmsg(err, "path too long");
+		return -ENAMETOOLONG;
+	}
+	snprintf(err->path, sizeof(err->path), "backstores[%zu].path", i);
+	rc = cfg_bs_path(c, b, path, sizeof(path));
+	if (rc) {
+		cfg_lmsg(err, "path too long");
+		return rc;
+	}
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+			cfg_lmsg(err, "%s: not a regular file or block device", path);
+			return -EINVAL;
+		}
+		*err = (struct cfg_err){0};
+		return 0;
+	}
+	rc = -errno;
+	if (rc != -ENOENT || !b->create) {
+		cfg_lmsg(err, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	/* to be created: its directory must exist (or be the state
+	 * directory, which cfg_apply() creates) */
+	char *slash = strrchr(path, '/');
+	if (slash && slash != path) {
+		*slash = '\0';
+		if (strcmp(path, state) != 0 && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))) {
+			cfg_lmsg(err, "%s: no such directory to create the file in", path);
+			return -ENOENT;
+		}
+	}
+	*err = (struct cfg_err){0};
+	return 0;
+}
+
+int cfg_check_files(const struct cfg *c, struct cfg_err *err)
+{
+	char state[CFG_FULL_PATH_MAX];
 
 	*err = (struct cfg_err){0};
 	if (cfg_state_dir_path(c, state, sizeof(state))) {
@@ -164,40 +211,9 @@ int cfg_check_files(const struct cfg *c, struct cfg_err *err)
 		return -ENAMETOOLONG;
 	}
 	for (size_t i = 0; i < c->nbs; i++) {
-		const struct cfg_backstore *b = &c->bs[i];
-		int rc;
-
-		if (!b->path)
-			continue;
-		snprintf(err->path, sizeof(err->path), "backstores[%zu].path", i);
-		rc = cfg_bs_path(c, b, path, sizeof(path));
-		if (rc) {
-			cfg_lmsg(err, "path too long");
+		int rc = cfg_check_file(c, &c->bs[i], i, err);
+		if (rc)
 			return rc;
-		}
-		if (stat(path, &st) == 0) {
-			if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-				cfg_lmsg(err, "%s: not a regular file or block device", path);
-				return -EINVAL;
-			}
-			continue;
-		}
-		rc = -errno;
-		if (rc != -ENOENT || !b->create) {
-			cfg_lmsg(err, "%s: %s", path, strerror(-rc));
-			return rc;
-		}
-		/* to be created: its directory must exist (or be the state
-		 * directory, which cfg_apply() creates) */
-		char *slash = strrchr(path, '/');
-		if (slash && slash != path) {
-			*slash = '\0';
-			if (strcmp(path, state) != 0 &&
-			    (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))) {
-				cfg_lmsg(err, "%s: no such directory to create the file in", path);
-				return -ENOENT;
-			}
-		}
 	}
 	*err = (struct cfg_err){0};
 	return 0;

@@ -75,6 +75,14 @@ static const struct bs_ops fake_bs_ops = {
     .close = fake_bs_close,
 };
 
+/* the fault-injection wrapper (no config here sets "fault") */
+int bs_fault_wrap(struct bs_dev *inner, const struct bs_fault_params *p, struct bs_dev **out)
+{
+	(void)p;
+	*out = inner;
+	return 0;
+}
+
 int bs_open(const struct bs_params *p, struct bs_dev **out)
 {
 	struct fake_dev *d;
@@ -299,6 +307,13 @@ struct iscsi_tpg *iscsi_tpg_add(struct iscsi_target *t, uint16_t tag, uint16_t r
 	return g;
 }
 
+/* removal of a portal group being built (apply.c's error path) */
+void iscsi_tpg_del(struct iscsi_tpg *tpg)
+{
+	fk.listening -= (int)tpg->nportals;
+	tpg->nportals = 0;
+}
+
 int iscsi_tpg_portal_add(struct iscsi_tpg *tpg, const char *addr)
 {
 	if (fake_fail(F_PORTAL_ADD))
@@ -431,7 +446,7 @@ static void test_builds_everything(void **state)
 	assert_int_equal(fk.listening, 4);
 
 	/* back-stores and LU attributes */
-	struct scsi_lu *d0 = rt->lus[0], *r0 = rt->lus[1], *n0 = rt->lus[2];
+	struct scsi_lu *d0 = cfg_rt_lu(rt, "d0"), *r0 = cfg_rt_lu(rt, "r0"), *n0 = cfg_rt_lu(rt, "n0");
 	struct fake_dev *fd0 = container_of(d0->bs, struct fake_dev, dev);
 	char want[128];
 	snprintf(want, sizeof(want), "%s/d0.img", tmpdir);
@@ -468,7 +483,7 @@ static void test_builds_everything(void **state)
 	assert_true(a->default_map->e[0].ro && a->default_map->e[1].ro);
 	assert_int_equal(a->nacls, 2);
 	assert_string_equal(a->acl[0].name, "iqn.1994-05.com.redhat:c1");
-	assert_ptr_equal(a->acl[0].map, rt->t[0].map);
+	assert_ptr_equal(a->acl[0].map, cfg_rt_target(rt, "iqn.2026-12.org.utarget:a")->map);
 	assert_int_equal(a->acl[0].map->n, 2);
 	assert_int_equal(a->acl[0].map->e[0].lun, 0);
 	assert_ptr_equal(a->acl[0].map->e[0].lu, d0);

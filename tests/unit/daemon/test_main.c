@@ -124,7 +124,7 @@ struct cfg_runtime {
 	int dummy;
 };
 
-int cfg_apply(const struct cfg *c, const struct cfg_overrides *ov, struct cfg_runtime **out,
+int cfg_apply(struct cfg *c, const struct cfg_overrides *ov, struct cfg_runtime **out,
 	      struct cfg_err *err)
 {
 	rec("apply");
