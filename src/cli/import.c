@@ -245,40 +245,147 @@ bool imp_iscsi_name(const char *in, char *out, size_t size, const char **why)
 	return cfg_iscsi_name_valid(out, why);
 }
 
+/* One credential, checked as the config layer will (auth.c): user and
+ * secret 1..255 bytes, no control characters in the user. */
+static bool imp_cred_ok(struct imp_result *r, const struct imp_chap *c, const char *what)
+{
+	if (!c->user || !c->user[0] || !c->secret || !c->secret[0]) {
+		imp_report(r, IMP_DROPPED, c->where, "%s %s: without a user or a secret", what,
+			   c->user ? c->user : "(none)");
+		return false;
+	}
+	if (strlen(c->user) > CFG_CHAP_USER_MAX || strlen(c->secret) > CFG_CHAP_SECRET_MAX) {
+		imp_report(r, IMP_DROPPED, c->where, "%s %s: user or secret longer than %d bytes",
+			   what, c->user, CFG_CHAP_SECRET_MAX);
+		return false;
+	}
+	for (const char *p = c->user; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			imp_report(r, IMP_DROPPED, c->where, "%s: control characters in the user",
+				   what);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* An "auth" object ({chap, mutual}) from credentials, or NULL when none
+ * carries over (reported). */
+static json_t *imp_auth_obj(struct imp_result *r, const struct imp_chap *chap, size_t nchap,
+			    const struct imp_chap *mutual, const char *what)
+{
+	json_t *auth, *arr = json_array();
+	char mwhat[64];
+
+	if (!arr)
+		return NULL;
+	for (size_t i = 0; i < nchap; i++) {
+		bool dup = false;
+		size_t k;
+		json_t *e;
+
+		if (!imp_cred_ok(r, &chap[i], what))
+			continue;
+		json_array_foreach(arr, k, e) dup |=
+		    strcmp(json_string_value(json_object_get(e, "user")), chap[i].user) == 0;
+		if (dup) {
+			imp_report(r, IMP_DROPPED, chap[i].where,
+				   "%s %s: the same user twice; the first applies", what,
+				   chap[i].user);
+			continue;
+		}
+		json_array_append_new(
+		    arr, json_pack("{s:s, s:s}", "user", chap[i].user, "secret", chap[i].secret));
+	}
+	snprintf(mwhat, sizeof(mwhat), "mutual %s", what);
+	if (json_array_size(arr) == 0) {
+		json_decref(arr);
+		if (mutual)
+			imp_report(r, IMP_DROPPED, mutual->where,
+				   "%s %s: mutual CHAP needs the initiator's credentials too",
+				   mwhat, mutual->user ? mutual->user : "(none)");
+		return NULL;
+	}
+	auth = json_pack("{s:o}", "chap", arr);
+	if (auth && mutual && imp_cred_ok(r, mutual, mwhat))
+		json_object_set_new(
+		    auth, "mutual",
+		    json_pack("{s:s, s:s}", "user", mutual->user, "secret", mutual->secret));
+	return auth;
+}
+
 int imp_chap(struct imp_result *r, json_t *obj, bool is_acl, const struct imp_chap *chap,
 	     size_t nchap, const struct imp_chap *mutual)
 {
-	(void)obj;
-	(void)is_acl;
-	for (size_t i = 0; i < nchap; i++)
-		imp_report(r, IMP_DROPPED, chap[i].where,
-			   "CHAP user %s: CHAP is not in utarget's config format yet",
-			   chap[i].user ? chap[i].user : "(none)");
-	if (mutual)
-		imp_report(r, IMP_DROPPED, mutual->where,
-			   "mutual CHAP user %s: CHAP is not in utarget's config format yet",
-			   mutual->user ? mutual->user : "(none)");
-	return 0;
+	json_t *auth = imp_auth_obj(r, chap, is_acl && nchap > 1 ? 1 : nchap, mutual, "CHAP user");
+
+	if (!auth)
+		return 0;
+	return json_object_set_new(obj, "auth", auth) ? -ENOMEM : 0;
+}
+
+/* An address or network of tgt's initiator-address, as the config reads
+ * it. */
+static bool imp_net_ok(const char *s, const char **why)
+{
+	struct cfg_net n;
+
+	if (strlen(s) > CFG_NET_MAX) {
+		*why = "too long";
+		return false;
+	}
+	return cfg_net_parse(s, &n, why) == 0;
 }
 
 int imp_access(struct imp_result *r, json_t *t, const char *where, const struct imp_access *a)
 {
+	json_t *addrs = NULL;
 	int rc = 0;
 
 	if (a->nnames == 0 && a->any_address) {
 		imp_report(r, IMP_NOTE, where,
 			   "no initiator-name or initiator-address: any initiator may log in, "
 			   "read-write (imported as demo_mode enabled)");
-		rc = json_object_set_new(t, "demo_mode",
-					 json_pack("{s:b, s:b}", "enabled", 1, "read_only", 0));
-		if (rc)
+		if (json_object_set_new(t, "demo_mode",
+					json_pack("{s:b, s:b}", "enabled", 1, "read_only", 0)))
 			return -ENOMEM;
 	}
+	/* tgt admits an initiator whose name is listed (when any is) AND whose
+	 * address is listed (unless "ALL" or none): ACLs with both */
+	if (!a->any_address) {
+		addrs = json_array();
+		if (!addrs)
+			return -ENOMEM;
+		for (size_t i = 0; i < a->naddrs; i++) {
+			const char *why;
+			bool dup = false;
+			size_t k;
+			json_t *e;
+
+			if (!imp_net_ok(a->addrs[i], &why)) {
+				imp_report(r, IMP_DROPPED, a->addrs_where[i],
+					   "initiator-address %s: %s", a->addrs[i], why);
+				continue;
+			}
+			json_array_foreach(addrs, k, e) dup |=
+			    strcmp(json_string_value(e), a->addrs[i]) == 0;
+			if (!dup)
+				json_array_append_new(addrs, json_string(a->addrs[i]));
+		}
+		if (json_array_size(addrs) == 0) {
+			imp_report(r, IMP_DROPPED, where,
+				   "no initiator-address carries over: no initiator may log in");
+			json_decref(addrs);
+			return 0;
+		}
+	}
+	if (a->nnames == 0 && addrs)
+		rc = imp_append(t, "acls", json_pack("{s:O}", "addresses", addrs));
 	for (size_t i = 0; i < a->nnames && rc == 0; i++) {
 		char name[CFG_ISCSI_NAME_MAX + 1];
 		const char *why;
 		bool dup = false;
-		json_t *acls = json_object_get(t, "acls"), *e;
+		json_t *acls = json_object_get(t, "acls"), *e, *acl;
 		size_t k;
 
 		if (!imp_iscsi_name(a->names[i], name, sizeof(name), &why)) {
@@ -294,13 +401,12 @@ int imp_access(struct imp_result *r, json_t *t, const char *where, const struct 
 		    strcmp(json_string_value(json_object_get(e, "initiator")), name) == 0;
 		if (dup)
 			continue;
-		rc = imp_append(t, "acls", json_pack("{s:s}", "initiator", name));
+		acl = json_pack("{s:s}", "initiator", name);
+		if (acl && addrs)
+			json_object_set(acl, "addresses", addrs);
+		rc = imp_append(t, "acls", acl);
 	}
-	for (size_t i = 0; i < a->naddrs; i++)
-		imp_report(r, IMP_DROPPED, a->addrs_where[i],
-			   "initiator-address %s: access by address is not in utarget's config "
-			   "format yet",
-			   a->addrs[i]);
+	json_decref(addrs);
 	if (rc == 0)
 		rc = imp_chap(r, t, false, a->chap, a->nchap, a->has_mutual ? &a->mutual : NULL);
 	return rc;
@@ -308,17 +414,73 @@ int imp_access(struct imp_result *r, json_t *t, const char *where, const struct 
 
 int imp_discovery_auth(struct imp_result *r, const struct imp_access *a)
 {
-	for (size_t i = 0; i < a->nchap; i++)
-		imp_report(r, IMP_DROPPED, a->chap[i].where,
-			   "discovery CHAP user %s: discovery authentication is not in utarget's "
-			   "config format yet",
-			   a->chap[i].user ? a->chap[i].user : "(none)");
-	if (a->has_mutual)
-		imp_report(r, IMP_DROPPED, a->mutual.where,
-			   "discovery mutual CHAP user %s: discovery authentication is not in "
-			   "utarget's config format yet",
-			   a->mutual.user ? a->mutual.user : "(none)");
-	return 0;
+	json_t *auth = imp_auth_obj(r, a->chap, a->nchap, a->has_mutual ? &a->mutual : NULL,
+				    "discovery CHAP user");
+
+	if (!auth)
+		return 0;
+	return json_object_set_new(r->config, "discovery", json_pack("{s:o}", "auth", auth))
+		   ? -ENOMEM
+		   : 0;
+}
+
+/* RFC 7143 12.1.3: a secret that authenticates initiators must not
+ * authenticate the target (the config refuses it, file-wide): such a
+ * mutual credential is dropped. */
+static void imp_secrets_collect(json_t *auth, json_t *set)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(json_object_get(auth, "chap"), i, e)
+	    json_object_set_new(set, json_string_value(json_object_get(e, "secret")), json_true());
+}
+
+static void imp_secrets_check(struct imp_result *r, json_t *auth, json_t *set, const char *where)
+{
+	json_t *m = json_object_get(auth, "mutual");
+	const char *s = json_string_value(json_object_get(m, "secret"));
+
+	if (!s || !json_object_get(set, s))
+		return;
+	imp_report(r, IMP_DROPPED, where,
+		   "mutual CHAP user %s: its secret is also an initiator's secret; RFC 7143 "
+		   "12.1.3 wants one secret per direction",
+		   json_string_value(json_object_get(m, "user")));
+	json_object_del(auth, "mutual");
+}
+
+void imp_check_secrets(struct imp_result *r)
+{
+	json_t *set = json_object(), *t, *acl;
+	size_t i, k;
+	char where[IMP_WHERE_MAX];
+
+	if (!set)
+		return;
+	imp_secrets_collect(json_object_get(json_object_get(r->config, "discovery"), "auth"), set);
+	json_array_foreach(json_object_get(r->config, "targets"), i, t)
+	{
+		imp_secrets_collect(json_object_get(t, "auth"), set);
+		json_array_foreach(json_object_get(t, "acls"), k, acl)
+		    imp_secrets_collect(json_object_get(acl, "auth"), set);
+	}
+	imp_secrets_check(r, json_object_get(json_object_get(r->config, "discovery"), "auth"), set,
+			  "discovery");
+	json_array_foreach(json_object_get(r->config, "targets"), i, t)
+	{
+		const char *name = json_string_value(json_object_get(t, "name"));
+		imp_fmt(where, sizeof(where), "target %s", name);
+		imp_secrets_check(r, json_object_get(t, "auth"), set, where);
+		json_array_foreach(json_object_get(t, "acls"), k, acl)
+		{
+			imp_fmt(where, sizeof(where), "target %s, ACL %s", name,
+				json_string_value(json_object_get(acl, "initiator"))
+				    ?: "(addresses)");
+			imp_secrets_check(r, json_object_get(acl, "auth"), set, where);
+		}
+	}
+	json_decref(set);
 }
 
 /* ---- the global "iscsi" section from per-target negotiation keys ---- */

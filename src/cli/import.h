@@ -93,6 +93,12 @@ int imp_lio_load(const char *file, const struct imp_opts *o, struct imp_result *
 int imp_lio_parse(const char *text, size_t len, const char *name, const struct imp_opts *o,
 		  struct imp_result *r, char *err, size_t errsize);
 
+/* ---- import_lio_alua.c ---- */
+/* LIO's ALUA groups into r's "port_groups". so_alua: storage object key ->
+ * {name (utarget back-store), where, groups (its alua_tpgs)}; refs: one
+ * {target, tag, port, so, group, where} per LUN of each imported TPG. */
+int imp_lio_alua(struct imp_result *r, json_t *so_alua, json_t *refs);
+
 /* ---- import.c: shared by the importers ---- */
 void imp_result_init(struct imp_result *r);
 void imp_result_free(struct imp_result *r);
@@ -131,6 +137,10 @@ int imp_chap(struct imp_result *r, json_t *obj, bool is_acl, const struct imp_ch
  * (key names the foreign setting in the report). Consumes v. */
 int imp_iscsi_setting(struct imp_result *r, json_t *seen, const char *field, json_t *v,
 		      const char *where, const char *key);
+/* The file-wide secret rule (RFC 7143 12.1.3): a mutual credential whose
+ * secret also authenticates an initiator is dropped (reported). Run by
+ * each importer at its end. */
+void imp_check_secrets(struct imp_result *r);
 /* Discovery session CHAP (a->chap[0], a->mutual). 0 or -ENOMEM. */
 int imp_discovery_auth(struct imp_result *r, const struct imp_access *a);
 /* An initiator name in utarget's normalized (lowercase) form; false (with

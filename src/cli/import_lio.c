@@ -22,7 +22,7 @@
  *     attributes        block_size, emulate_write_cache, emulate_tpu/_tpws
  *                       (thin); the others where utarget behaves the same,
  *                       else reported (lio_so_attrs[])
- *     alua_tpgs         the default group only (others reported)
+ *     alua_tpgs         "port_groups" (import_lio_alua.c)
  *   targets[] (fabric iscsi)
  *     wwn               the target name
  *     tpgs[]            portal groups (tag, portals; disabled ones and
@@ -59,6 +59,8 @@ struct lio_ctx {
 	const struct imp_opts *o;
 	json_t *iscsi_where; /* global iscsi fields already set */
 	json_t *so_names;    /* "/backstores/<plugin>/<name>" -> utarget name (or null: dropped) */
+	json_t *so_alua;     /* same key -> {name, where, groups: alua_tpgs} of imported ones */
+	json_t *alua_refs;   /* [{target, tag, port, so, group, where}]: each LUN of a TPG */
 };
 
 static const char *lio_str(json_t *o, const char *key)
@@ -373,7 +375,6 @@ static int lio_storage_object(struct lio_ctx *x, json_t *so, size_t idx)
 	char where[LIO_WHERE], key[512], bsname[CFG_BS_NAME_MAX + 1];
 	json_t *attrs = json_object_get(so, "attributes"), *bs, *v;
 	long long n;
-	size_t i;
 	int rc;
 
 	imp_fmt(where, sizeof(where), "storage_objects[%zu]", idx);
@@ -491,25 +492,19 @@ static int lio_storage_object(struct lio_ctx *x, json_t *so, size_t idx)
 	}
 	lio_attrs_rest(x, attrs, lio_so_attrs, ARRAY_SIZE(lio_so_attrs), where);
 
-	/* ALUA: the default group is what utarget has without port groups */
-	json_array_foreach(json_object_get(so, "alua_tpgs"), i, v)
-	{
-		const char *g = lio_str(v, "name");
-		long long state = 0;
-		if (g && strcmp(g, "default_tg_pt_gp") == 0 &&
-		    (!lio_int(json_object_get(v, "alua_access_state"), &state) || state == 0))
-			continue;
-		imp_report(x->r, IMP_DROPPED, where,
-			   "alua_tpgs %s: ALUA target port groups are not in utarget's config "
-			   "format yet",
-			   g ? g : "?");
-	}
 	rc = lio_identity(x, bs, plugin, name, so, attrs, where);
 	lio_unknown_keys(x, so, known, where);
 	if (rc == 0)
 		rc = imp_append(x->r->config, "backstores", json_incref(bs));
 	if (rc == 0)
 		json_object_set_new(x->so_names, key, json_string(bsname));
+	if (rc == 0 && json_is_array(json_object_get(so, "alua_tpgs")))
+		rc =
+		    json_object_set_new(x->so_alua, key,
+					json_pack("{s:s, s:s, s:O}", "name", bsname, "where", where,
+						  "groups", json_object_get(so, "alua_tpgs")))
+			? -ENOMEM
+			: 0;
 	json_decref(bs);
 	return rc;
 }
@@ -666,7 +661,6 @@ static int lio_luns(struct lio_ctx *x, json_t *tpg, json_t *t, const char *twher
 	{
 		char where[LIO_WHERE];
 		const char *so = lio_str(lun, "storage_object");
-		const char *grp = lio_str(lun, "alua_tg_pt_gp_name");
 		json_t *bs;
 		long long idx;
 
@@ -688,11 +682,6 @@ static int lio_luns(struct lio_ctx *x, json_t *tpg, json_t *t, const char *twher
 				   so, bs ? "was not imported" : "does not exist");
 			continue;
 		}
-		if (grp && strcmp(grp, "default_tg_pt_gp") != 0)
-			imp_report(x->r, IMP_DROPPED, where,
-				   "alua_tg_pt_gp_name %s: ALUA target port groups are not in "
-				   "utarget's config format yet",
-				   grp);
 		if (imp_append(t, "luns",
 			       json_pack("{s:I, s:O}", "lun", (json_int_t)idx, "backstore", bs)))
 			return -ENOMEM;
@@ -1155,6 +1144,41 @@ static int lio_target(struct lio_ctx *x, json_t *tj, size_t idx)
 		if (rc)
 			break;
 	}
+	/* which ALUA group each LUN of each imported TPG is in */
+	json_array_foreach(json_object_get(tj, "tpgs"), i, tpg)
+	{
+		long long tag = (long long)i + 1, lidx;
+		bool imported = false;
+		size_t k;
+		json_t *g, *lun;
+
+		if (rc)
+			break;
+		lio_int(json_object_get(tpg, "tag"), &tag);
+		json_array_foreach(json_object_get(t, "portal_groups"), k, g) imported |=
+		    json_integer_value(json_object_get(g, "tag")) == tag;
+		if (!imported)
+			continue;
+		json_array_foreach(json_object_get(tpg, "luns"), k, lun)
+		{
+			const char *so = lio_str(lun, "storage_object");
+			const char *grp = lio_str(lun, "alua_tg_pt_gp_name");
+			char port[CFG_ISCSI_NAME_MAX + 16], lwhere[LIO_WHERE];
+
+			if (!so || !json_is_string(json_object_get(x->so_names, so)) ||
+			    !lio_int(json_object_get(lun, "index"), &lidx))
+				continue;
+			snprintf(port, sizeof(port), "%s,%lld", name, tag);
+			imp_fmt(lwhere, sizeof(lwhere), "%s.tpgs[%zu] (tpg%lld).luns[%zu]", where,
+				i, tag, k);
+			if (imp_append(x->alua_refs, "refs",
+				       json_pack("{s:s, s:I, s:s, s:s, s:s, s:s}", "target", name,
+						 "tag", (json_int_t)tag, "port", port, "so", so,
+						 "group", grp ? grp : "default_tg_pt_gp", "where",
+						 lwhere)))
+				rc = -ENOMEM;
+		}
+	}
 	if (rc == 0 && json_array_size(json_object_get(t, "portal_groups")) == 0)
 		imp_report(x->r, IMP_DROPPED, where, "no portal group carries over; not imported");
 	else if (rc == 0)
@@ -1245,7 +1269,9 @@ int imp_lio_parse(const char *text, size_t len, const char *name, const struct i
 	}
 	x.iscsi_where = json_object();
 	x.so_names = json_object();
-	if (!x.iscsi_where || !x.so_names)
+	x.so_alua = json_object();
+	x.alua_refs = json_object();
+	if (!x.iscsi_where || !x.so_names || !x.so_alua || !x.alua_refs)
 		rc = -ENOMEM;
 	if (rc == 0)
 		lio_unknown_keys(&x, root, known, "");
@@ -1255,8 +1281,14 @@ int imp_lio_parse(const char *text, size_t len, const char *name, const struct i
 	    lio_fabric(&x, v, i);
 	json_array_foreach(json_object_get(root, "targets"), i, v) if (rc == 0) rc =
 	    lio_target(&x, v, i);
+	if (rc == 0)
+		rc = imp_lio_alua(r, x.so_alua, json_object_get(x.alua_refs, "refs"));
+	if (rc == 0)
+		imp_check_secrets(r);
 	json_decref(x.iscsi_where);
 	json_decref(x.so_names);
+	json_decref(x.so_alua);
+	json_decref(x.alua_refs);
 	json_decref(root);
 	if (rc == -ENOMEM)
 		snprintf(err, errsize, "%s: out of memory", name);

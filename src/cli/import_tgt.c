@@ -914,6 +914,8 @@ int imp_tgt_load(const char *file, const struct imp_opts *o, struct imp_result *
 		rc = tgt_target(&x, b->value, opts, nopts, b);
 		free(opts);
 	}
+	if (rc == 0)
+		imp_check_secrets(r);
 	json_decref(x.iscsi_where);
 	json_decref(x.paths);
 	tgt_conf_free(conf);

@@ -445,7 +445,8 @@ static int tgt_parse_file(struct tgt_parser *p, const char *path, const char *fr
 	if (rc) {
 		if (from)
 			return tgt_perr(p, from, line, "include %s: %s", path, strerror(-rc));
-		return tgt_perr(p, path, 0, "%s", strerror(-rc));
+		tgt_perr(p, path, 0, "%s", strerror(-rc));
+		return rc;
 	}
 	if (memchr(text, '\0', len)) {
 		free(text);

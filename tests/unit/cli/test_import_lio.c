@@ -37,10 +37,39 @@ static void test_full(void **state)
 	import_file("full");
 }
 
+/* ALUA groups: per storage object in LIO, file-wide in utarget. */
+static void test_alua(void **state)
+{
+	(void)state;
+	import_file("alua");
+}
+
+/* A file that is not JSON, or not an object, is an error naming it. */
+static void test_errors(void **state)
+{
+	struct imp_result r;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(
+	    imp_lio_parse("{\n  \"targets\": [\n", 16, "x.json", NULL, &r, err, sizeof(err)),
+	    -EINVAL);
+	assert_non_null(strstr(err, "x.json:"));
+	imp_result_free(&r);
+	assert_int_equal(imp_lio_parse("[]", 2, "y.json", NULL, &r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "y.json: not a JSON object"));
+	imp_result_free(&r);
+	assert_int_equal(imp_lio_load("/nonexistent/saveconfig.json", NULL, &r, err, sizeof(err)),
+			 -ENOENT);
+	imp_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_full),
+	    cmocka_unit_test(test_alua),
+	    cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd.h: helpers shared by the command families (cmd_*.c). Each returns an
+ * exit status (enum cli_exit) after printing any error. */
+#ifndef UT_CLI_CMD_H
+#define UT_CLI_CMD_H
+
+#include "cli/cli.h"
+
+/* Call a read method and print its answer: JSON with --json, else as a
+ * "key: value" block. params consumed. */
+int cmd_show(struct cli *c, const char *method, json_t *params);
+/* Call a mutating method; with --json print its answer, else the
+ * confirmation line fmt. params consumed. */
+UT_PRINTF(4, 5)
+int cmd_change(struct cli *c, const char *method, json_t *params, const char *fmt, ...);
+/* Positional arguments from index `from` on are FIELD=VALUE: merge them
+ * into obj. */
+int cmd_fields(struct cli *c, json_t *obj, enum cli_kind kind, const struct cli_args *a,
+	       size_t from);
+/* A size argument ("10G", "4096") checked here, set as key of obj. */
+int cmd_size(struct cli *c, json_t *obj, const char *key, const char *text);
+/* An integer argument in [min, max]. */
+int cmd_uint(struct cli *c, const char *what, const char *text, unsigned long max, json_int_t *out);
+/* For a "set" with dotted fields (demo_mode.enabled=true): the daemon
+ * replaces a nested object as a whole, so merge the current one (from
+ * get_method) under the new fields first. get_params consumed. */
+int cmd_merge_nested(struct cli *c, json_t *params, const char *get_method, json_t *get_params);
+/* A LUN argument: "3" or "lun3". */
+int cmd_lun(struct cli *c, const char *text, json_int_t *out);
+
+#endif

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd_acl.c: utarget acl list|add|delete|set (RPC acl.*): initiators
+ * allowed to log in to a target. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cmd.h"
+
+static int acl_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	static const char *const cols[] = {"initiator", "map"};
+	static const char *const heads[] = {"INITIATOR", "LUNS"};
+	json_t *res, *rows, *e;
+	size_t i;
+	int rc;
+
+	rc = cli_call(c, "acl.list", json_pack("{s:s}", "target", a->pos[0]), &res);
+	if (rc)
+		return rc;
+	if (c->json) {
+		out_json(c, res);
+		json_decref(res);
+		return CLI_OK;
+	}
+	rows = json_array();
+	json_array_foreach(res, i, e)
+	{
+		json_t *row = json_deep_copy(e), *luns = json_object_get(e, "luns"), *l;
+		char map[512] = "";
+		size_t k;
+
+		if (!row)
+			continue;
+		if (!luns)
+			snprintf(map, sizeof(map), "the target's");
+		json_array_foreach(luns, k, l)
+		    snprintf(map + strlen(map), sizeof(map) - strlen(map), "%s%lld=%s%s",
+			     k ? "," : "", (long long)json_integer_value(json_object_get(l, "lun")),
+			     json_string_value(json_object_get(l, "backstore")) ?: "?",
+			     json_is_true(json_object_get(l, "read_only")) ? "(ro)" : "");
+		if (luns && !json_array_size(luns))
+			snprintf(map, sizeof(map), "none");
+		json_object_set_new(row, "map", json_string(map));
+		json_array_append_new(rows, row);
+	}
+	out_table(c, rows, cols, heads, ARRAY_SIZE(cols));
+	json_decref(rows);
+	json_decref(res);
+	return CLI_OK;
+}
+
+/* --lun LUN:BACKSTORE[:ro] (repeatable) -> an own LUN map */
+static int acl_own_map(struct cli *c, const struct cli_args *a, size_t opt, json_t *p)
+{
+	json_t *luns;
+
+	if (!a->set[opt])
+		return CLI_OK;
+	luns = json_array();
+	if (!luns || json_object_set_new(p, "luns", luns))
+		return CLI_EINTERNAL;
+	for (size_t i = 0; i < a->nval[opt]; i++) {
+		char buf[256], *bs, *ro;
+		json_int_t lun;
+		int rc;
+
+		snprintf(buf, sizeof(buf), "%s", a->val[opt][i]);
+		bs = strchr(buf, ':');
+		if (!bs || !bs[1]) {
+			cli_errorf(c, "--lun %s: expected LUN:BACKSTORE[:ro]", a->val[opt][i]);
+			return CLI_EUSAGE;
+		}
+		*bs++ = '\0';
+		ro = strchr(bs, ':');
+		if (ro) {
+			*ro++ = '\0';
+			if (strcmp(ro, "ro") != 0) {
+				cli_errorf(c, "--lun %s: the third part can only be \"ro\"",
+					   a->val[opt][i]);
+				return CLI_EUSAGE;
+			}
+		}
+		rc = cmd_lun(c, buf, &lun);
+		if (rc)
+			return rc;
+		json_array_append_new(luns, json_pack("{s:I, s:s, s:b}", "lun", lun, "backstore",
+						      bs, "read_only", ro != NULL));
+	}
+	return CLI_OK;
+}
+
+static int acl_add(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	json_t *p = json_pack("{s:s, s:s}", "target", a->pos[0], "initiator", a->pos[1]);
+	int rc;
+
+	if (!p)
+		return CLI_EINTERNAL;
+	rc = acl_own_map(c, a, 0, p);
+	if (rc == 0)
+		rc = cmd_fields(c, p, CLI_K_ACL, a, 2);
+	if (rc) {
+		json_decref(p);
+		return rc;
+	}
+	return cmd_change(c, "acl.create", p, "initiator %s may log in to %s", a->pos[1],
+			  a->pos[0]);
+}
+
+static int acl_delete(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	return cmd_change(c, "acl.delete",
+			  json_pack("{s:s, s:s}", "target", a->pos[0], "initiator", a->pos[1]),
+			  "ACL of %s on %s deleted", a->pos[1], a->pos[0]);
+}
+
+static int acl_set(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	json_t *p = json_pack("{s:s, s:s}", "target", a->pos[0], "initiator", a->pos[1]);
+	int rc;
+
+	if (!p)
+		return CLI_EINTERNAL;
+	rc = acl_own_map(c, a, 0, p);
+	if (rc == 0 && a->set[1])
+		json_object_set_new(p, "luns", json_null());
+	if (rc == 0)
+		rc = cmd_fields(c, p, CLI_K_ACL, a, 2);
+	if (rc == 0 && a->npos == 2 && !a->set[0] && !a->set[1]) {
+		cli_errorf(c, "nothing to change (FIELD=VALUE, --lun or --target-map)");
+		rc = CLI_EUSAGE;
+	}
+	if (rc) {
+		json_decref(p);
+		return rc;
+	}
+	return cmd_change(c, "acl.set", p, "ACL of %s on %s changed", a->pos[1], a->pos[0]);
+}
+
+#define ACL_OPT_LUN                                                                                \
+	{                                                                                          \
+		.name = "lun", .short_name = 'l', .has_arg = true, .repeat = true,                 \
+		.arg = "LUN:BACKSTORE[:ro]",                                                       \
+		.help = "an entry of the initiator's own LUN map (repeatable)"                     \
+	}
+
+const struct cli_cmd cli_cmds_acl[] = {
+    {
+	.object = "acl",
+	.verb = "list",
+	.alias = "ls",
+	.usage = "TARGET",
+	.summary = "list the initiators allowed on a target",
+	.min_pos = 1,
+	.max_pos = 1,
+	.read = true,
+	.run = acl_list,
+    },
+    {
+	.object = "acl",
+	.verb = "add",
+	.alias = "create",
+	.usage = "TARGET INITIATOR [FIELD=VALUE...]",
+	.summary = "allow an initiator (with the target's LUN map, or its own with --lun)",
+	.help = "Access is denied by default: an initiator needs an ACL (or the target's\n"
+		"demo mode). Example:\n"
+		"  utarget acl add iqn.2026-12.org.example:t1 iqn.1994-05.com.redhat:host1\n"
+		"  utarget acl add iqn.2026-12.org.example:t1 iqn.1994-05.com.redhat:backup \\\n"
+		"      --lun 0:disk1:ro",
+	.opts = {ACL_OPT_LUN},
+	.min_pos = 2,
+	.max_pos = CLI_ANY,
+	.run = acl_add,
+    },
+    {
+	.object = "acl",
+	.verb = "delete",
+	.alias = "rm",
+	.usage = "TARGET INITIATOR",
+	.summary = "remove an initiator's ACL (its sessions on the target are dropped)",
+	.min_pos = 2,
+	.max_pos = 2,
+	.run = acl_delete,
+    },
+    {
+	.object = "acl",
+	.verb = "set",
+	.usage = "TARGET INITIATOR [FIELD=VALUE...]",
+	.summary = "change an ACL: its own LUN map (--lun), or back to the target's",
+	.opts = {ACL_OPT_LUN,
+		 {.name = "target-map",
+		  .help = "drop the own map: the initiator gets the target's LUNs"}},
+	.min_pos = 2,
+	.max_pos = CLI_ANY,
+	.run = acl_set,
+    },
+    {0},
+};

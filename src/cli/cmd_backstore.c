@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd_backstore.c: utarget backstore list|show|create|delete|resize|set
+ * (RPC backstore.*). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cmd.h"
+
+static int bs_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	static const char *const cols[] = {"name", "type",  "size",  "block_size",
+					   "path", "flags", "mapped"};
+	static const char *const heads[] = {"NAME", "TYPE",  "SIZE",  "BLOCK",
+					    "PATH", "FLAGS", "MAPPED"};
+	json_t *res, *rows;
+	size_t i;
+	json_t *b;
+	int rc;
+
+	rc = cli_call(c, "backstore.list", NULL, &res);
+	if (rc)
+		return rc;
+	if (c->json) {
+		out_json(c, res);
+		json_decref(res);
+		return CLI_OK;
+	}
+	rows = json_array();
+	json_array_foreach(res, i, b)
+	{
+		char flags[64] = "";
+		json_t *row = json_deep_copy(b);
+		if (!row)
+			continue;
+		/* one word per boolean attribute that is on */
+		static const char *const names[] = {"thin", "read_only", "removable", "create"};
+		for (size_t k = 0; k < ARRAY_SIZE(names); k++)
+			if (json_is_true(json_object_get(b, names[k])))
+				snprintf(flags + strlen(flags), sizeof(flags) - strlen(flags),
+					 "%s%s", flags[0] ? "," : "", names[k]);
+		if (json_is_false(json_object_get(b, "write_cache")))
+			snprintf(flags + strlen(flags), sizeof(flags) - strlen(flags), "%s%s",
+				 flags[0] ? "," : "", "no_write_cache");
+		json_object_set_new(row, "flags", json_string(flags[0] ? flags : "-"));
+		json_object_set_new(
+		    row, "mapped",
+		    json_integer((json_int_t)json_array_size(json_object_get(b, "mapped"))));
+		json_array_append_new(rows, row);
+	}
+	out_table(c, rows, cols, heads, ARRAY_SIZE(cols));
+	json_decref(rows);
+	json_decref(res);
+	return CLI_OK;
+}
+
+static int bs_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	return cmd_show(c, "backstore.get", json_pack("{s:s}", "name", a->pos[0]));
+}
+
+static int bs_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	const char *type = a->pos[0], *name = a->pos[1];
+	size_t next = 2;
+	json_t *p;
+	int rc;
+
+	p = json_pack("{s:s, s:s}", "name", name, "type", type);
+	if (!p)
+		return CLI_EINTERNAL;
+	/* file: PATH [SIZE]; ram, null: SIZE. A file with a size is created
+	 * when missing (an existing one is used as it is, grown to SIZE). */
+	if (strcmp(type, "file") == 0 && next < a->npos && !cli_is_field(a->pos[next])) {
+		json_object_set_new(p, "path", json_string(a->pos[next++]));
+		if (next < a->npos && !cli_is_field(a->pos[next])) {
+			rc = cmd_size(c, p, "size", a->pos[next++]);
+			if (rc) {
+				json_decref(p);
+				return rc;
+			}
+			json_object_set_new(p, "create", json_true());
+		}
+	} else if (strcmp(type, "file") != 0 && next < a->npos && !cli_is_field(a->pos[next])) {
+		rc = cmd_size(c, p, "size", a->pos[next++]);
+		if (rc) {
+			json_decref(p);
+			return rc;
+		}
+	}
+	rc = cmd_fields(c, p, CLI_K_BACKSTORE, a, next);
+	if (rc) {
+		json_decref(p);
+		return rc;
+	}
+	return cmd_change(c, "backstore.create", p, "backstore %s created", name);
+}
+
+static int bs_delete(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	return cmd_change(c, "backstore.delete", json_pack("{s:s}", "name", a->pos[0]),
+			  "backstore %s deleted", a->pos[0]);
+}
+
+static int bs_resize(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	json_t *p = json_pack("{s:s}", "name", a->pos[0]);
+	int rc;
+
+	if (!p)
+		return CLI_EINTERNAL;
+	rc = cmd_size(c, p, "size", a->pos[1]);
+	if (rc) {
+		json_decref(p);
+		return rc;
+	}
+	if (a->set[0])
+		json_object_set_new(p, "force", json_true());
+	return cmd_change(c, "backstore.resize", p, "backstore %s resized to %s", a->pos[0],
+			  a->pos[1]);
+}
+
+static int bs_set(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	json_t *p = json_pack("{s:s}", "name", a->pos[0]);
+	int rc;
+
+	if (!p)
+		return CLI_EINTERNAL;
+	rc = cmd_fields(c, p, CLI_K_BACKSTORE, a, 1);
+	if (rc == 0)
+		rc = cmd_merge_nested(c, p, "backstore.get", json_pack("{s:s}", "name", a->pos[0]));
+	if (rc) {
+		json_decref(p);
+		return rc;
+	}
+	return cmd_change(c, "backstore.set", p, "backstore %s changed", a->pos[0]);
+}
+
+const struct cli_cmd cli_cmds_backstore[] = {
+    {
+	.object = "backstore",
+	.verb = "list",
+	.alias = "ls",
+	.usage = "",
+	.summary = "list the back-stores",
+	.max_pos = 0,
+	.read = true,
+	.run = bs_list,
+    },
+    {
+	.object = "backstore",
+	.verb = "show",
+	.alias = "get",
+	.usage = "NAME",
+	.summary = "one back-store: attributes, identity, where it is mapped",
+	.min_pos = 1,
+	.max_pos = 1,
+	.read = true,
+	.run = bs_show,
+    },
+    {
+	.object = "backstore",
+	.verb = "create",
+	.alias = "add",
+	.usage = "TYPE NAME [PATH] [SIZE] [FIELD=VALUE...]",
+	.summary = "create a back-store (file, ram, null) and its logical unit",
+	.help = "  file NAME PATH [SIZE]  a regular file or block device; with SIZE the file\n"
+		"                         is created (sparse) when missing\n"
+		"  ram NAME SIZE          in memory, lost when utargetd stops\n"
+		"  null NAME SIZE         reads zeroes, discards writes\n"
+		"SIZE: bytes or a number with K, M, G or T (powers of 1024).\n"
+		"FIELDs: block_size, physical_block_size, thin, read_only, removable,\n"
+		"write_cache, vendor, product, revision, serial, naa (utarget.json(5)).\n"
+		"Example: utarget backstore create file disk1 /srv/disk1.img 10G thin=true",
+	.min_pos = 2,
+	.max_pos = CLI_ANY,
+	.run = bs_create,
+    },
+    {
+	.object = "backstore",
+	.verb = "delete",
+	.alias = "rm",
+	.usage = "NAME",
+	.summary = "delete a back-store that no LUN maps",
+	.min_pos = 1,
+	.max_pos = 1,
+	.run = bs_delete,
+    },
+    {
+	.object = "backstore",
+	.verb = "resize",
+	.usage = "NAME SIZE",
+	.summary = "change a back-store's size live (initiators are told)",
+	.opts = {{.name = "force", .short_name = 'f', .help = "allow shrinking"}},
+	.min_pos = 2,
+	.max_pos = 2,
+	.run = bs_resize,
+    },
+    {
+	.object = "backstore",
+	.verb = "set",
+	.usage = "NAME FIELD=VALUE...",
+	.summary = "change back-store attributes (VALUE null restores the default)",
+	.help = "A change other than size re-opens the logical unit: initiators see a new\n"
+		"LU (POWER ON unit attention); a ram back-store loses its contents.",
+	.min_pos = 2,
+	.max_pos = CLI_ANY,
+	.run = bs_set,
+    },
+    {0},
+};

@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd_target.c: utarget target ..., tpg ... (portal groups) and portal ...
+ * (RPC target.*, portal_group.*, portal.*). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cmd.h"
+
+#define TGT_DEFAULT_PORTAL "0.0.0.0:3260"
+
+/* ---- targets ---- */
+static int tg_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	static const char *const cols[] = {"name", "alias", "portals", "luns",
+					   "acls", "demo",  "sessions"};
+	static const char *const heads[] = {"NAME", "ALIAS", "PORTALS", "LUNS",
+					    "ACLS", "DEMO",  "SESSIONS"};
+	json_t *res, *rows, *t;
+	size_t i;
+	int rc;
+
+	rc = cli_call(c, "target.list", NULL, &res);
+	if (rc)
+		return rc;
+	if (c->json) {
+		out_json(c, res);
+		json_decref(res);
+		return CLI_OK;
+	}
+	rows = json_array();
+	json_array_foreach(res, i, t)
+	{
+		json_t *portals = json_array(), *g, *demo = json_object_get(t, "demo_mode");
+		size_t k;
+		json_array_foreach(json_object_get(t, "portal_groups"), k, g)
+		{
+			size_t j;
+			json_t *p;
+			json_array_foreach(json_object_get(g, "portals"), j, p)
+			{
+				char buf[128];
+				snprintf(buf, sizeof(buf), "%lld/%s",
+					 (long long)json_integer_value(json_object_get(g, "tag")),
+					 json_string_value(p) ? json_string_value(p) : "?");
+				json_array_append_new(portals, json_string(buf));
+			}
+		}
+		json_array_append_new(
+		    rows, json_pack("{s:O*, s:O*, s:o, s:I, s:I, s:s, s:O*}", "name",
+				    json_object_get(t, "name"), "alias",
+				    json_object_get(t, "alias"), "portals", portals, "luns",
+				    (json_int_t)json_array_size(json_object_get(t, "luns")), "acls",
+				    (json_int_t)json_array_size(json_object_get(t, "acls")), "demo",
+				    !json_is_true(json_object_get(demo, "enabled"))    ? "off"
+				    : json_is_true(json_object_get(demo, "read_only")) ? "ro"
+										       : "rw",
+				    "sessions", json_object_get(t, "sessions")));
+	}
+	out_table(c, rows, cols, heads, ARRAY_SIZE(cols));
+	json_decref(rows);
+	json_decref(res);
+	return CLI_OK;
+}
+
+static int tg_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	return cmd_show(c, "target.get", json_pack("{s:s}", "name", a->pos[0]));
+}
+
+static int tg_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	json_t *p, *portals = json_array();
+	json_int_t tag = 1;
+	int rc;
+
+	if (cli_opt(a, 1) && (rc = cmd_uint(c, "--tag", cli_opt(a, 1), 65535, &tag))) {
+		json_decref(portals);
+		return rc;
+	}
+	for (size_t i = 0; i < a->nval[0]; i++)
+		json_array_append_new(portals, json_string(a->val[0][i]));
+	if (a->nval[0] == 0)
+		json_array_append_new(portals, json_string(TGT_DEFAULT_PORTAL));
+	p = json_pack("{s:s, s:[{s:I, s:o}]}", "name", a->pos[0], "portal_groups", "tag", tag,
+		      "portals", portals);
+	if (!p)
+		return CLI_EINTERNAL;
+	if (cli_opt(a, 2))
+		json_object_set_new(p, "alias", json_string(cli_opt(a, 2)));
+	rc = cmd_fields(c, p, CLI_K_TARGET, a, 1);
+	if (rc) {
+		json_decref(p);
+		return rc;
+	}
+	return cmd_change(c, "target.create", p, "target %s created", a->pos[0]);
+}
+
+static int tg_delete(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	return cmd_change(c, "target.delete", json_pack("{s:s}", "name", a->pos[0]),
+			  "target %s deleted", a->pos[0]);
+}
+
+static int tg_set(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	json_t *p = json_pack("{s:s}", "name", a->pos[0]);
+	int rc;
+
+	if (!p)
+		return CLI_EINTERNAL;
+	rc = cmd_fields(c, p, CLI_K_TARGET, a, 1);
+	if (rc == 0)
+		rc = cmd_merge_nested(c, p, "target.get", json_pack("{s:s}", "name", a->pos[0]));
+	if (rc) {
+		json_decref(p);
+		return rc;
+	}
+	return cmd_change(c, "target.set", p, "target %s changed", a->pos[0]);
+}
+
+/* ---- portal groups ---- */
+static int tpg_tag(struct cli *c, const char *text, json_int_t *tag)
+{
+	if (strncmp(text, "tpg", 3) == 0)
+		text += 3;
+	return cmd_uint(c, "TAG", text, 65535, tag);
+}
+
+static int tpg_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	static const char *const cols[] = {"tag", "rel_port_id", "portals"};
+	static const char *const heads[] = {"TAG", "REL_PORT_ID", "PORTALS"};
+	json_t *res;
+	int rc;
+
+	rc = cli_call(c, "portal_group.list", json_pack("{s:s}", "target", a->pos[0]), &res);
+	if (rc)
+		return rc;
+	if (c->json)
+		out_json(c, res);
+	else
+		out_table(c, res, cols, heads, ARRAY_SIZE(cols));
+	json_decref(res);
+	return CLI_OK;
+}
+
+static int tpg_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	json_t *p, *portals;
+	json_int_t tag;
+	size_t i = 2;
+	int rc;
+
+	rc = tpg_tag(c, a->pos[1], &tag);
+	if (rc)
+		return rc;
+	portals = json_array();
+	for (; i < a->npos && !cli_is_field(a->pos[i]); i++)
+		json_array_append_new(portals, json_string(a->pos[i]));
+	p = json_pack("{s:s, s:I, s:o}", "target", a->pos[0], "tag", tag, "portals", portals);
+	if (!p)
+		return CLI_EINTERNAL;
+	rc = cmd_fields(c, p, CLI_K_PORTAL_GROUP, a, i);
+	if (rc) {
+		json_decref(p);
+		return rc;
+	}
+	return cmd_change(c, "portal_group.create", p, "portal group %lld of %s created",
+			  (long long)tag, a->pos[0]);
+}
+
+static int tpg_delete(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	json_int_t tag;
+	int rc = tpg_tag(c, a->pos[1], &tag);
+
+	if (rc)
+		return rc;
+	return cmd_change(c, "portal_group.delete",
+			  json_pack("{s:s, s:I}", "target", a->pos[0], "tag", tag),
+			  "portal group %lld of %s deleted", (long long)tag, a->pos[0]);
+}
+
+static int tpg_set(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	json_int_t tag;
+	json_t *p;
+	int rc = tpg_tag(c, a->pos[1], &tag);
+
+	if (rc)
+		return rc;
+	p = json_pack("{s:s, s:I}", "target", a->pos[0], "tag", tag);
+	if (!p)
+		return CLI_EINTERNAL;
+	rc = cmd_fields(c, p, CLI_K_PORTAL_GROUP, a, 2);
+	if (rc) {
+		json_decref(p);
+		return rc;
+	}
+	return cmd_change(c, "portal_group.set", p, "portal group %lld of %s changed",
+			  (long long)tag, a->pos[0]);
+}
+
+static int portal_cmd(struct cli *c, const struct cli_args *a, const char *method, const char *done)
+{
+	json_int_t tag;
+	int rc = tpg_tag(c, a->pos[1], &tag);
+
+	if (rc)
+		return rc;
+	return cmd_change(
+	    c, method,
+	    json_pack("{s:s, s:I, s:s}", "target", a->pos[0], "tag", tag, "portal", a->pos[2]),
+	    "portal %s %s portal group %lld of %s", a->pos[2], done, (long long)tag, a->pos[0]);
+}
+
+static int portal_add(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	return portal_cmd(c, a, "portal.add", "added to");
+}
+
+static int portal_delete(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	return portal_cmd(c, a, "portal.delete", "removed from");
+}
+
+const struct cli_cmd cli_cmds_target[] = {
+    {
+	.object = "target",
+	.verb = "list",
+	.alias = "ls",
+	.usage = "",
+	.summary = "list the targets",
+	.max_pos = 0,
+	.read = true,
+	.run = tg_list,
+    },
+    {
+	.object = "target",
+	.verb = "show",
+	.alias = "get",
+	.usage = "NAME",
+	.summary = "one target: portal groups, LUNs, ACLs, demo mode, sessions",
+	.min_pos = 1,
+	.max_pos = 1,
+	.read = true,
+	.run = tg_show,
+    },
+    {
+	.object = "target",
+	.verb = "create",
+	.alias = "add",
+	.usage = "NAME [FIELD=VALUE...]",
+	.summary = "create a target with one portal group",
+	.help = "NAME is an iSCSI name (iqn.yyyy-mm.reversed.domain[:id], eui., naa.).\n"
+		"Without --portal the portal group listens on " TGT_DEFAULT_PORTAL ".\n"
+		"FIELDs: alias, demo_mode.enabled, demo_mode.read_only.\n"
+		"Example: utarget target create iqn.2026-12.org.example:t1 --portal 192.0.2.1:3260",
+	.opts = {{.name = "portal",
+		  .short_name = 'p',
+		  .has_arg = true,
+		  .repeat = true,
+		  .arg = "ADDR:PORT",
+		  .help = "listen here (repeatable; IPv6 as [addr]:port)"},
+		 {.name = "tag",
+		  .has_arg = true,
+		  .arg = "TAG",
+		  .help = "the portal group tag (default 1)"},
+		 {.name = "alias", .has_arg = true, .arg = "ALIAS", .help = "TargetAlias"}},
+	.min_pos = 1,
+	.max_pos = CLI_ANY,
+	.run = tg_create,
+    },
+    {
+	.object = "target",
+	.verb = "delete",
+	.alias = "rm",
+	.usage = "NAME",
+	.summary = "delete a target (its sessions are dropped)",
+	.min_pos = 1,
+	.max_pos = 1,
+	.run = tg_delete,
+    },
+    {
+	.object = "target",
+	.verb = "set",
+	.usage = "NAME FIELD=VALUE...",
+	.summary = "change a target's alias or demo mode",
+	.help = "Example: utarget target set iqn.2026-12.org.example:t1 demo_mode.enabled=true",
+	.min_pos = 2,
+	.max_pos = CLI_ANY,
+	.run = tg_set,
+    },
+    {
+	.object = "tpg",
+	.verb = "list",
+	.alias = "ls",
+	.usage = "TARGET",
+	.summary = "list a target's portal groups",
+	.min_pos = 1,
+	.max_pos = 1,
+	.read = true,
+	.run = tpg_list,
+    },
+    {
+	.object = "tpg",
+	.verb = "create",
+	.alias = "add",
+	.usage = "TARGET TAG PORTAL... [FIELD=VALUE...]",
+	.summary = "add a portal group (a SCSI target port) listening on PORTALs",
+	.help = "FIELDs: rel_port_id.",
+	.min_pos = 3,
+	.max_pos = CLI_ANY,
+	.run = tpg_create,
+    },
+    {
+	.object = "tpg",
+	.verb = "delete",
+	.alias = "rm",
+	.usage = "TARGET TAG",
+	.summary = "remove a portal group (its sessions are dropped)",
+	.min_pos = 2,
+	.max_pos = 2,
+	.run = tpg_delete,
+    },
+    {
+	.object = "tpg",
+	.verb = "set",
+	.usage = "TARGET TAG FIELD=VALUE...",
+	.summary = "change a portal group (portals=A,B replaces them; rel_port_id)",
+	.min_pos = 3,
+	.max_pos = CLI_ANY,
+	.run = tpg_set,
+    },
+    {
+	.object = "portal",
+	.verb = "add",
+	.alias = "create",
+	.usage = "TARGET TAG ADDR:PORT",
+	.summary = "listen on one more address for a portal group",
+	.min_pos = 3,
+	.max_pos = 3,
+	.run = portal_add,
+    },
+    {
+	.object = "portal",
+	.verb = "delete",
+	.alias = "rm",
+	.usage = "TARGET TAG ADDR:PORT",
+	.summary = "stop listening on an address (established sessions stay)",
+	.min_pos = 3,
+	.max_pos = 3,
+	.run = portal_delete,
+    },
+    {0},
+};
