@@ -38,15 +38,21 @@ enum cdb_flags {
 	CDB_F_NO_LUN_OK = 1u << 7,      /* allowed on an unmapped LUN (REPORT LUNS, INQUIRY, REQUEST SENSE) */
 };
 
-/* Persistent reservation conflict classes (SPC-4 5.13.1, table 58): how a
- * command from a nexus that does not hold the reservation is treated. */
+/* Persistent reservation conflict classes (SPC-4 5.13.1 table 58, SBC-4
+ * 4.17 table 13): how a command is treated under a persistent reservation
+ * held by another I_T nexus (pr.c). An I_T nexus that is registered under a
+ * Registrants Only or All Registrants type is never refused by the class. */
 enum cdb_pr_class {
-	PR_CLASS_ALLOWED = 0, /* never conflicts (INQUIRY, REPORT LUNS, ...) */
-	PR_CLASS_READ,        /* conflicts under Exclusive Access types only */
-	PR_CLASS_WRITE,       /* conflicts under Write Exclusive and Exclusive Access types */
-	PR_CLASS_CONFLICT,    /* conflicts under any persistent reservation */
-	PR_CLASS_PR_OUT,      /* PERSISTENT RESERVE OUT: decided by the PR code */
+	PR_CLASS_ALLOWED = 0, /* "Allowed" everywhere (INQUIRY, REPORT LUNS, READ CAPACITY, ...) */
+	PR_CLASS_READ,        /* Allowed under Write Exclusive types, Conflict under Exclusive Access */
+	PR_CLASS_WRITE,       /* Conflict under both (medium writes) */
+	PR_CLASS_CONFLICT,    /* Conflict under both, for commands that do not write the
+			       * medium (MODE SELECT, START STOP UNIT, ...): the WRITE rule */
+	PR_CLASS_PR_OUT,      /* PERSISTENT RESERVE OUT: the service action decides (key checks) */
 	PR_CLASS_PR_IN,       /* PERSISTENT RESERVE IN: always allowed */
+	PR_CLASS_SPC2,        /* RESERVE/RELEASE (6)/(10): conflict while any I_T nexus is
+			       * registered, from every I_T nexus (SPC-4 5.13.3, CRH = 0) */
+	PR_CLASS_COUNT
 };
 
 /* Ordering classes for the task-set ordering matrix (order.c). */
@@ -68,6 +74,11 @@ struct cdb_desc {
 	uint8_t usage[16];             /* allowed bits per CDB byte (usage[0] = 0xff) */
 	uint16_t flags;                /* enum cdb_flags */
 	uint8_t pr_class;              /* enum cdb_pr_class */
+	/* the command counts as PR_CLASS_ALLOWED when (cdb[pr_ok_byte] &
+	 * pr_ok_mask) == pr_ok_value (pr_ok_mask 0: never): START STOP UNIT
+	 * with START 1 and POWER CONDITION 0, PREVENT ALLOW MEDIUM REMOVAL
+	 * with PREVENT 00b (SBC-4 table 13, SPC-4 table 58) */
+	uint8_t pr_ok_byte, pr_ok_mask, pr_ok_value;
 	uint8_t order_class;           /* enum cdb_order_class */
 	uint16_t timeout_s;            /* nominal command timeout for RSOC RCTD (0 = none) */
 };

@@ -16,6 +16,7 @@
 #include "scsi/cmd.h"
 #include "scsi/core.h"
 #include "scsi/limits.h"
+#include "scsi/pr.h"
 #include "scsi/sbc.h"
 #include "scsi/ua.h"
 
@@ -55,10 +56,19 @@ static void setup_enter(struct scsi_cmd *cmd)
 
 	p->buf_len = p->cdb_xfer_len;
 	if (lu) {
+		bool conflict;
+
 		p->order_class = p->desc->order_class;
 		pthread_mutex_lock(&lu->lock);
-		order_enter_locked(lu, cmd);
+		/* again under the lock that PREEMPT AND ABORT holds while it
+		 * aborts the preempted tasks: a task checked before it ran is
+		 * either in the task set now (and aborted) or refused here */
+		conflict = pr_conflict_locked(lu, p->itn, p->desc, cmd->cdb);
+		if (!conflict)
+			order_enter_locked(lu, cmd);
 		pthread_mutex_unlock(&lu->lock);
+		if (conflict)
+			setup_fail(cmd, SENSE_RESERVATION_CONFLICT, NULL);
 	}
 }
 
@@ -102,8 +112,10 @@ static enum sense_reason setup_checks(struct scsi_cmd *cmd, struct sense_extra *
 	/* SPC-2 5.5.1: RESERVE(6)/(10) held by another I_T nexus */
 	if (!(flags & CDB_F_SPC2_RESV_OK) && resv_conflict(lu, p->itn))
 		return SENSE_RESERVATION_CONFLICT;
-	/* persistent reservations: pr_check() goes here (PR commands are not
-	 * in the table yet and answer INVALID OPERATION CODE) */
+	/* SPC-4 5.13.1: persistent reservation held by another I_T nexus,
+	 * by the command's PR conflict class (pr.c) */
+	if (pr_conflict(lu, p->itn, p->desc, cmd->cdb))
+		return SENSE_RESERVATION_CONFLICT;
 	if ((flags & CDB_F_WRITES) && lu_write_protected(lu, cmd))
 		return SENSE_WRITE_PROTECTED;
 	return SENSE_OK;

@@ -53,6 +53,10 @@ struct lu_itn {
 	struct scsi_nexus *nexus; /* the live nexus (NULL after its loss); lu->lock */
 	bool prevent;          /* PREVENT ALLOW MEDIUM REMOVAL state; lu->lock */
 	uint64_t last_used;    /* for eviction of idle records; lu->lock */
+	/* pr.c: the persistent reservation registration covering this I_T
+	 * nexus, valid while pr_ver equals pr_state.version; lu->lock */
+	struct pr_reg *pr_reg;
+	unsigned pr_ver;
 };
 
 /* Bound on remembered I_T nexus records per LU: records without a live nexus
@@ -71,6 +75,8 @@ struct lu_core_state {
 
 	/* SPC-2 RESERVE/RELEASE (reserve.c): the holder, or NULL */
 	_Atomic(struct lu_itn *) resv_holder;
+	/* persistent reservations (pr.c, pr_priv.h) */
+	struct pr_state *pr;
 
 	/* medium state (medium.c) */
 	atomic_bool stopped;   /* START STOP UNIT START=0 */
@@ -197,6 +203,14 @@ void tmf_task_done(struct scsi_tmf *tmf);
 void tmf_abort_nexus_tasks(struct scsi_nexus *n, struct scsi_tmf *tmf);
 /* Logical unit reset (SAM-5 6.3.2) side effects: reservation, PREVENT, UA. */
 void tmf_lu_reset_state(struct scsi_lu *lu);
+/* PERSISTENT RESERVE OUT PREEMPT AND ABORT (SPC-4 5.13.11.2.4): mark aborted
+ * every task of lu whose I_T nexus record satisfies match(), except keep
+ * (lu->lock held). Each marked task counts in tmf->priv.pending and ends
+ * with tmf_task_done(tmf); tasks of other nexuses than tmf->nexus follow the
+ * Control mode page TAS bit. Returns the number of tasks marked. */
+unsigned tmf_abort_matching_locked(struct scsi_lu *lu, struct scsi_tmf *tmf,
+				   const struct scsi_cmd *keep,
+				   bool (*match)(struct lu_itn *itn, void *arg), void *arg);
 
 /* reserve.c */
 /* SPC-2 reservation conflict check (SPC-2 5.5.1) for a command without

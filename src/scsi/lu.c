@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "scsi/core.h"
+#include "scsi/pr.h"
 #include "scsi/sbc.h"
 #include "scsi/ua.h"
 
@@ -55,8 +56,14 @@ int scsi_lu_create(const char *name, struct bs_dev *bs, const struct scsi_lu_att
 	list_init(&lu->core->itns);
 	order_init(&lu->core->order);
 	mode_init(lu);
+	rc = pr_lu_init(lu);
+	if (rc) {
+		pthread_mutex_destroy(&lu->lock);
+		goto fail;
+	}
 	rc = sbc_lu_init(lu);
 	if (rc) {
+		pr_lu_fini(lu);
 		pthread_mutex_destroy(&lu->lock);
 		goto fail;
 	}
@@ -83,6 +90,7 @@ void scsi_lu_put(struct scsi_lu *lu)
 	if (!lu || atomic_fetch_sub_explicit(&lu->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	sbc_lu_fini(lu);
+	pr_lu_fini(lu);
 	list_for_each_entry_safe(itn, tmp, &lu->core->itns, node) {
 		free(itn->port_name);
 		free(itn);

@@ -5,6 +5,7 @@
  * target reset and the holder's I_T nexus loss (SPC-2 5.5.1). */
 #include "scsi/cmd.h"
 #include "scsi/core.h"
+#include "scsi/pr.h"
 #include "scsi/spc.h"
 #include "scsi/ua.h"
 
@@ -38,7 +39,9 @@ void spc_exec_reserve(struct scsi_cmd *cmd)
 
 	pthread_mutex_lock(&lu->lock);
 	holder = atomic_load(&lu->core->resv_holder);
-	if (holder && holder != itn)
+	/* SPC-4 5.13.3 (CRH 0): no RESERVE while any I_T nexus is
+	 * registered; checked again here under the lock REGISTER takes */
+	if ((holder && holder != itn) || pr_registered_any_locked(lu))
 		r = SENSE_RESERVATION_CONFLICT;
 	else
 		atomic_store(&lu->core->resv_holder, itn);
@@ -49,11 +52,16 @@ void spc_exec_reserve(struct scsi_cmd *cmd)
 void spc_exec_release(struct scsi_cmd *cmd)
 {
 	struct scsi_lu *lu = cmd->priv.lu;
+	enum sense_reason r = SENSE_OK;
 
 	/* SPC-2 7.21: a RELEASE from a nexus that holds no reservation
-	 * completes with GOOD and changes nothing */
+	 * completes with GOOD and changes nothing; SPC-4 5.13.3 (CRH 0):
+	 * RESERVATION CONFLICT while any I_T nexus is registered */
 	pthread_mutex_lock(&lu->lock);
-	resv_release_itn_locked(lu, cmd->priv.itn);
+	if (pr_registered_any_locked(lu))
+		r = SENSE_RESERVATION_CONFLICT;
+	else
+		resv_release_itn_locked(lu, cmd->priv.itn);
 	pthread_mutex_unlock(&lu->lock);
-	scsi_cmd_complete(cmd, SENSE_OK);
+	scsi_cmd_complete(cmd, r);
 }

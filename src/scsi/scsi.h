@@ -199,6 +199,9 @@ struct scsi_lu_attrs {
 	char revision[5];
 	char serial[33];     /* unit serial number (VPD 80h) */
 	uint8_t naa[16];     /* NAA IEEE Registered Extended designator (NAA 6h) for VPD 83h */
+	/* persistent reservations: registrations kept at most (INSUFFICIENT
+	 * REGISTRATION RESOURCES beyond); 0 = 4096 */
+	uint32_t pr_max_registrations;
 };
 
 /* The lu takes ownership of bs (closed in scsi_lu_put's last drop). */
@@ -209,6 +212,12 @@ void scsi_lu_put(struct scsi_lu *lu);
 const char *scsi_lu_name(const struct scsi_lu *lu);
 /* Resize the back-store and raise CAPACITY DATA HAS CHANGED. */
 int scsi_lu_resize(struct scsi_lu *lu, uint64_t new_size_bytes);
+/* Persistent reservations survive restarts when an initiator sets APTPL
+ * (SPC-4 5.13.5): keep their state in state_dir, in a file named after the
+ * LU's NAA designator, and load it now. Call once, before the LU is mapped.
+ * 0, -EBADMSG (the file is corrupt, foreign or torn: refused, nothing
+ * loaded), -ENOMEM or -errno. Without it APTPL=1 is refused (PTPL_C 0). */
+int scsi_lu_pr_store(struct scsi_lu *lu, const char *state_dir);
 
 /* ---- targets, ports, LUN maps, access ---- */
 struct scsi_target *scsi_target_create(const char *name);

@@ -4,6 +4,7 @@
  * CONTROL byte allows none (NACA needs NormACA, LINK is obsolete). */
 #include "scsi/alua.h"
 #include "scsi/cdb.h"
+#include "scsi/pr.h"
 #include "scsi/spc.h"
 
 /* commands that inspect the device rather than its medium (SPC-4 5.14,
@@ -28,7 +29,8 @@ static const struct cdb_desc maintenance_in_sa[0x0e] = {
 		.usage = { 0xff, 0x1f, 0x87, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
 		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SPC2_RESV_OK | CDB_F_ALUA_STANDBY_OK |
 			 CDB_F_ALUA_UNAVAIL_OK | CDB_F_SANITIZE_OK,
-		.pr_class = PR_CLASS_ALLOWED, .order_class = ORDER_NONE, .timeout_s = 5,
+		/* SPC-4 table 58: allowed under Write Exclusive only */
+		.pr_class = PR_CLASS_READ, .order_class = ORDER_NONE, .timeout_s = 5,
 	},
 	[0x0d] = {
 		.name = "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS",
@@ -36,7 +38,7 @@ static const struct cdb_desc maintenance_in_sa[0x0e] = {
 		.usage = { 0xff, 0x1f, 0x80, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
 		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SPC2_RESV_OK | CDB_F_ALUA_STANDBY_OK |
 			 CDB_F_ALUA_UNAVAIL_OK | CDB_F_SANITIZE_OK,
-		.pr_class = PR_CLASS_ALLOWED, .order_class = ORDER_NONE, .timeout_s = 5,
+		.pr_class = PR_CLASS_READ, .order_class = ORDER_NONE, .timeout_s = 5,
 	},
 };
 
@@ -60,6 +62,55 @@ static const struct cdb_desc maintenance_out_sa[0x0b] = {
 
 static const struct cdb_sa_table maintenance_out = {
 	.byte = 1, .mask = 0x1f, .count = 0x0b, .v = maintenance_out_sa,
+};
+
+/* PERSISTENT RESERVE IN 5Eh (SPC-4 6.15). ORDER_NONE: PR commands neither
+ * wait for nor block other tasks (pr.c). Allowed under an SPC-2
+ * reservation of another I_T nexus (it only reports). */
+#define PRIN_CMD(nm)                                                                       \
+	{                                                                                  \
+		.name = (nm), .parse = pr_parse_in, .exec = pr_exec_in, .len = 10,          \
+		.usage = { 0xff, 0x1f, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0x00 },    \
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SPC2_RESV_OK | CDB_F_ALUA_STANDBY_OK,   \
+		.pr_class = PR_CLASS_PR_IN, .order_class = ORDER_NONE, .timeout_s = 5,      \
+	}
+
+static const struct cdb_desc prin_sa[0x04] = {
+	[0x00] = PRIN_CMD("PERSISTENT RESERVE IN READ KEYS"),
+	[0x01] = PRIN_CMD("PERSISTENT RESERVE IN READ RESERVATION"),
+	[0x02] = PRIN_CMD("PERSISTENT RESERVE IN REPORT CAPABILITIES"),
+	[0x03] = PRIN_CMD("PERSISTENT RESERVE IN READ FULL STATUS"),
+};
+
+static const struct cdb_sa_table prin = {
+	.byte = 1, .mask = 0x1f, .count = 0x04, .v = prin_sa,
+};
+
+/* PERSISTENT RESERVE OUT 5Fh (SPC-4 6.16): byte 2 SCOPE and TYPE, bytes
+ * 5-8 PARAMETER LIST LENGTH. Refused under an SPC-2 reservation of another
+ * I_T nexus; the service action decides everything else. 30 s: with APTPL
+ * it waits for an fsync. */
+#define PROUT_CMD(nm)                                                                      \
+	{                                                                                  \
+		.name = (nm), .parse = pr_parse_out, .exec = pr_exec_out, .len = 10,        \
+		.usage = { 0xff, 0x1f, 0xff, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00 },    \
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_ALUA_STANDBY_OK,                        \
+		.pr_class = PR_CLASS_PR_OUT, .order_class = ORDER_NONE, .timeout_s = 30,    \
+	}
+
+static const struct cdb_desc prout_sa[0x08] = {
+	[0x00] = PROUT_CMD("PERSISTENT RESERVE OUT REGISTER"),
+	[0x01] = PROUT_CMD("PERSISTENT RESERVE OUT RESERVE"),
+	[0x02] = PROUT_CMD("PERSISTENT RESERVE OUT RELEASE"),
+	[0x03] = PROUT_CMD("PERSISTENT RESERVE OUT CLEAR"),
+	[0x04] = PROUT_CMD("PERSISTENT RESERVE OUT PREEMPT"),
+	[0x05] = PROUT_CMD("PERSISTENT RESERVE OUT PREEMPT AND ABORT"),
+	[0x06] = PROUT_CMD("PERSISTENT RESERVE OUT REGISTER AND IGNORE EXISTING KEY"),
+	[0x07] = PROUT_CMD("PERSISTENT RESERVE OUT REGISTER AND MOVE"),
+};
+
+static const struct cdb_sa_table prout = {
+	.byte = 1, .mask = 0x1f, .count = 0x08, .v = prout_sa,
 };
 
 const struct cdb_desc spc_cdb_table[256] = {
@@ -98,14 +149,14 @@ const struct cdb_desc spc_cdb_table[256] = {
 		.parse = spc_parse_no_data, .exec = spc_exec_reserve, .len = 6,
 		.usage = { 0xff, 0x00, 0x00, 0x00, 0x00, 0x00 },
 		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SANITIZE_OK,
-		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_BARRIER, .timeout_s = 5,
+		.pr_class = PR_CLASS_SPC2, .order_class = ORDER_BARRIER, .timeout_s = 5,
 	},
 	[0x17] = {
 		.name = "RELEASE(6)",
 		.parse = spc_parse_no_data, .exec = spc_exec_release, .len = 6,
 		.usage = { 0xff, 0x00, 0x00, 0x00, 0x00, 0x00 },
 		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SPC2_RESV_OK | CDB_F_SANITIZE_OK,
-		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_BARRIER, .timeout_s = 5,
+		.pr_class = PR_CLASS_SPC2, .order_class = ORDER_BARRIER, .timeout_s = 5,
 	},
 	[0x1a] = {
 		.name = "MODE SENSE(6)",
@@ -119,14 +170,18 @@ const struct cdb_desc spc_cdb_table[256] = {
 		.parse = spc_parse_start_stop_unit, .exec = spc_exec_start_stop_unit, .len = 6,
 		.usage = { 0xff, 0x01, 0x00, 0x0f, 0xf7, 0x00 },
 		.flags = CDB_F_NO_MEDIUM_OK,
-		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_BARRIER, .timeout_s = 30,
+		/* SBC-4 table 13: START 1 with POWER CONDITION 0 is allowed */
+		.pr_class = PR_CLASS_CONFLICT, .pr_ok_byte = 4, .pr_ok_mask = 0xf1,
+		.pr_ok_value = 0x01, .order_class = ORDER_BARRIER, .timeout_s = 30,
 	},
 	[0x1e] = {
 		.name = "PREVENT ALLOW MEDIUM REMOVAL",
 		.parse = spc_parse_prevent_allow, .exec = spc_exec_prevent_allow, .len = 6,
 		.usage = { 0xff, 0x00, 0x00, 0x00, 0x03, 0x00 },
 		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SANITIZE_OK,
-		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_NONE, .timeout_s = 5,
+		/* SPC-4 table 58: PREVENT 00b is allowed */
+		.pr_class = PR_CLASS_CONFLICT, .pr_ok_byte = 4, .pr_ok_mask = 0x03,
+		.pr_ok_value = 0x00, .order_class = ORDER_NONE, .timeout_s = 5,
 	},
 	[0x55] = {
 		.name = "MODE SELECT(10)",
@@ -142,14 +197,28 @@ const struct cdb_desc spc_cdb_table[256] = {
 		 * parameter list are not supported */
 		.usage = { 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 },
 		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SANITIZE_OK,
-		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_BARRIER, .timeout_s = 5,
+		.pr_class = PR_CLASS_SPC2, .order_class = ORDER_BARRIER, .timeout_s = 5,
 	},
 	[0x57] = {
 		.name = "RELEASE(10)",
 		.parse = spc_parse_no_data, .exec = spc_exec_release, .len = 10,
 		.usage = { 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 },
 		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SPC2_RESV_OK | CDB_F_SANITIZE_OK,
-		.pr_class = PR_CLASS_CONFLICT, .order_class = ORDER_BARRIER, .timeout_s = 5,
+		.pr_class = PR_CLASS_SPC2, .order_class = ORDER_BARRIER, .timeout_s = 5,
+	},
+	[0x5e] = {
+		.name = "PERSISTENT RESERVE IN",
+		.sa = &prin, .len = 10,
+		.usage = { 0xff, 0x1f },
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_SPC2_RESV_OK,
+		.pr_class = PR_CLASS_PR_IN, .order_class = ORDER_NONE,
+	},
+	[0x5f] = {
+		.name = "PERSISTENT RESERVE OUT",
+		.sa = &prout, .len = 10,
+		.usage = { 0xff, 0x1f },
+		.flags = CDB_F_NO_MEDIUM_OK,
+		.pr_class = PR_CLASS_PR_OUT, .order_class = ORDER_NONE,
 	},
 	[0x5a] = {
 		.name = "MODE SENSE(10)",

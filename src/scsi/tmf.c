@@ -89,6 +89,32 @@ static unsigned abort_tasks(struct scsi_lu *lu, struct scsi_nexus *n, enum abort
 	return found;
 }
 
+unsigned tmf_abort_matching_locked(struct scsi_lu *lu, struct scsi_tmf *tmf,
+				   const struct scsi_cmd *keep,
+				   bool (*match)(struct lu_itn *itn, void *arg), void *arg)
+{
+	struct order_state *o = &lu->core->order;
+	bool tas = lu_tas(lu);
+	struct list_node *node;
+	unsigned n = 0;
+
+	for (node = o->tasks.next; node != &o->tasks; node = node->next) {
+		struct scsi_cmd *c = task_of(node);
+		bool other = c->nexus != tmf->nexus;
+
+		if (c == keep || !c->priv.itn || !match(c->priv.itn, arg))
+			continue;
+		if (!abort_task_locked(c, tmf, other))
+			continue;
+		n++;
+		/* SAM-5 5.6: TAS 0 aborts silently and tells the initiator
+		 * port by COMMANDS CLEARED BY ANOTHER INITIATOR */
+		if (other && !tas)
+			ua_set(c->priv.itn, UA_COMMANDS_CLEARED);
+	}
+	return n;
+}
+
 /* Does the nexus have a task with tag (or any task) at lu? */
 static bool query_tasks(struct scsi_lu *lu, struct scsi_nexus *n, bool by_tag, uint64_t tag)
 {

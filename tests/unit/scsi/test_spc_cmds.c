@@ -26,7 +26,10 @@ static void check_desc(const struct cdb_desc *d, const struct cdb_sa_table *sat)
 	/* the service action bits are "used" */
 	if (sat)
 		assert_int_equal(d->usage[sat->byte] & sat->mask, sat->mask);
-	assert_true(d->pr_class <= PR_CLASS_PR_IN);
+	assert_true(d->pr_class < PR_CLASS_COUNT);
+	/* the PR conflict exception names a CDB byte */
+	if (d->pr_ok_mask)
+		assert_true(d->pr_ok_byte > 0 && d->pr_ok_byte < d->len);
 	assert_true(d->order_class <= ORDER_BARRIER);
 }
 
@@ -73,13 +76,13 @@ static void test_primary_commands_present(void **state)
 {
 	(void)state;
 	static const uint8_t ops[] = { 0x00, 0x03, 0x12, 0x15, 0x16, 0x17, 0x1a, 0x1b,
-				       0x1e, 0x55, 0x56, 0x57, 0x5a, 0xa0, 0xa3 };
+				       0x1e, 0x55, 0x56, 0x57, 0x5a, 0x5e, 0x5f, 0xa0, 0xa3 };
 
 	for (size_t i = 0; i < sizeof(ops); i++)
 		assert_non_null(cdb_opcode(ops[i]));
-	/* persistent reservations are not implemented yet: not in the table */
-	assert_null(cdb_opcode(0x5e));
-	assert_null(cdb_opcode(0x5f));
+	/* PERSISTENT RESERVE IN: four service actions, OUT: eight */
+	assert_int_equal(cdb_opcode(0x5e)->sa->count, 4);
+	assert_int_equal(cdb_opcode(0x5f)->sa->count, 8);
 }
 
 static void test_lookup(void **state)
