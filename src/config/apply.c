@@ -25,6 +25,7 @@
 
 #include "backstore/backstore.h"
 #include "backstore/fault.h"
+#include "config/auth_apply.h"
 #include "config/config.h"
 #include "config/fault.h"
 #include "config/runtime.h"
@@ -110,7 +111,7 @@ static int cfg_fault_wrap(const struct cfg_backstore *b, struct bs_dev **dev, st
 int cfg_rt_open_lu(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 		   struct scsi_lu **out, struct cfg_err *err)
 {
-	char path[CFG_FULL_PATH_MAX];
+	char path[CFG_FULL_PATH_MAX], state[CFG_FULL_PATH_MAX];
 	struct scsi_lu_attrs attrs = {
 	    .block_size = b->block_size,
 	    .physical_block_size = b->physical_block_size,
@@ -167,6 +168,20 @@ int cfg_rt_open_lu(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 		bs_close(dev);
 		return cfg_rt_err(err, rc, "cannot create the logical unit of \"%s\": %s", b->name,
 				strerror(-rc));
+	}
+	/* SPC-4 5.13.5 APTPL: persistent reservations kept in the state
+	 * directory; a corrupt state file stops the start (never applied in
+	 * part, never silently dropped: the reservation may fence a node) */
+	rc = cfg_state_dir_path(c, state, sizeof(state));
+	if (!rc)
+		rc = scsi_lu_pr_store(*out, state);
+	if (rc) {
+		scsi_lu_put(*out);
+		*out = NULL;
+		cfg_rt_path(err, "backstores[%zu]", i);
+		return cfg_rt_err(err, rc, "persistent reservation state of \"%s\": %s", b->name,
+				  rc == -EBADMSG ? "the state file is corrupt (see the log)"
+						 : strerror(-rc));
 	}
 	log_info("back-store %s: %s%s%s, %llu bytes, %u-byte blocks%s%s%s", b->name, b->type,
 		 p.path ? " " : "", p.path ? p.path : "", (unsigned long long)dev->size,
@@ -371,6 +386,8 @@ int cfg_rt_build_target(const struct cfg *c, size_t ti, struct cfg_runtime *rt,
 		const struct cfg_acl *acl = &t->acls[a];
 		struct scsi_lun_map *own = NULL;
 
+		if (!acl->initiator)
+			continue; /* by address only: a fabric rule (auth_apply.c) */
 		if (acl->has_luns) {
 			snprintf(base, sizeof(base), "targets[%zu].acls[%zu].luns", ti, a);
 			rc = cfg_rt_build_map(rt, &acl->luns, false, base, &own, err);
@@ -397,6 +414,10 @@ int cfg_rt_build_target(const struct cfg *c, size_t ti, struct cfg_runtime *rt,
 		rc = cfg_rt_err(err, -ENOMEM, "cannot create the iSCSI target");
 		goto fail;
 	}
+	/* address ACLs, CHAP, limits: before any portal listens */
+	rc = cfg_auth_apply_target(rt, t, ti, rtt->map, rtt->it, err);
+	if (rc)
+		goto fail;
 	for (size_t g = 0; g < t->ntpgs; g++) {
 		rc = cfg_rt_build_tpg(c, ti, g, rt, rtt, err);
 		if (rc)
@@ -504,6 +525,10 @@ int cfg_apply(struct cfg *c, const struct cfg_overrides *ov, struct cfg_runtime 
 	if (rc)
 		goto fail;
 	rc = cfg_make_state_dir(c, err);
+	if (rc)
+		goto fail;
+	cfg_auth_warn(c);
+	rc = cfg_auth_apply_discovery(c, err);
 	if (rc)
 		goto fail;
 	for (size_t i = 0; i < c->nbs; i++) {

@@ -72,7 +72,8 @@ static_assert(ARRAY_SIZE(cfg_iscsi_fields) <= 32, "iscsi_set is a 32-bit mask");
 /* The fields each object accepts (NULL-terminated); cfg_object_fields()
  * hands them to the control plane (its method schema and "set" methods). */
 static const char *const cfg_fields_root[] = {
-    "version", "state_dir", "log_level", "rpc_socket", "iscsi", "backstores", "targets", NULL,
+    "version", "state_dir", "log_level", "rpc_socket", "iscsi", "backstores", "targets",
+    "port_groups", "discovery", NULL,
 };
 static const char *const cfg_fields_backstore[] = {
     "name",	  "type",   "path",	 "size",	"create", "read_only",
@@ -82,9 +83,9 @@ static const char *const cfg_fields_backstore[] = {
 static const char *const cfg_fields_lun[] = {"lun", "backstore", "read_only", NULL};
 static const char *const cfg_fields_tpg[] = {"tag", "portals", "rel_port_id", NULL};
 static const char *const cfg_fields_target[] = {
-    "name", "alias", "portal_groups", "luns", "acls", "demo_mode", NULL,
+    "name", "alias", "portal_groups", "luns", "acls", "demo_mode", "auth", "limits", NULL,
 };
-static const char *const cfg_fields_acl[] = {"initiator", "luns", NULL};
+static const char *const cfg_fields_acl[] = {"initiator", "luns", "addresses", "auth", NULL};
 
 bool cfg_iscsi_is_set(const struct cfg *c, const char *name)
 {
@@ -595,7 +596,7 @@ static int cfg_parse_acl(struct cfg_pctx *x, json_t *e, struct cfg_acl *a)
 	if (!json_is_object(e))
 		return cfg_perr(x, "expected an object, found %s", cfg_type_name(e));
 	if ((rc = cfg_check_keys(x, e, cfg_fields_acl)) ||
-	    (rc = cfg_get_str(x, e, "initiator", true, CFG_ISCSI_NAME_MAX, &a->initiator)))
+	    (rc = cfg_get_str(x, e, "initiator", false, CFG_ISCSI_NAME_MAX, &a->initiator)))
 		return rc;
 	luns = cfg_get_typed(x, e, "luns", JSON_ARRAY, &rc);
 	if (rc)
@@ -607,7 +608,8 @@ static int cfg_parse_acl(struct cfg_pctx *x, json_t *e, struct cfg_acl *a)
 			return rc;
 		cfg_pop(x, o3);
 	}
-	return 0;
+	/* addresses, auth (auth.c) */
+	return cfg_auth_parse_acl(e, a, x->path, x->err);
 }
 
 static int cfg_parse_target(struct cfg_pctx *x, json_t *o, struct cfg_target *t)
@@ -686,7 +688,8 @@ static int cfg_parse_target(struct cfg_pctx *x, json_t *o, struct cfg_target *t)
 			return rc;
 		cfg_pop(x, old);
 	}
-	return 0;
+	/* auth, limits (auth.c) */
+	return cfg_auth_parse_target(o, t, x->path, x->err);
 }
 
 static int cfg_parse_root(struct cfg_pctx *x, json_t *root, struct cfg *c)
@@ -772,6 +775,14 @@ static int cfg_parse_root(struct cfg_pctx *x, json_t *root, struct cfg *c)
 		}
 		cfg_pop(x, old);
 	}
+	/* discovery sessions (auth.c) */
+	rc = cfg_auth_parse_root(root, c, x->err);
+	if (rc)
+		return rc;
+	/* ALUA target port groups (port_groups.c) */
+	o = json_object_get(root, "port_groups");
+	if (o && (rc = cfg_parse_port_groups(o, c, x->err)))
+		return rc;
 	return 0;
 }
 
@@ -922,6 +933,7 @@ static json_t *cfg_dump_target(const struct cfg_target *t)
 		bad |= cfg_put_str(ao, "initiator", t->acls[i].initiator);
 		if (t->acls[i].has_luns)
 			bad |= cfg_put(ao, "luns", cfg_dump_luns(&t->acls[i].luns));
+		bad |= cfg_auth_dump_acl(ao, &t->acls[i]);
 		bad |= json_array_append_new(acls, ao);
 	}
 	if (!bad) {
@@ -936,6 +948,7 @@ static json_t *cfg_dump_target(const struct cfg_target *t)
 		acls = NULL;
 		bad |= cfg_put(o, "demo_mode", demo);
 		demo = NULL;
+		bad |= cfg_auth_dump_target(o, t);
 	}
 	json_decref(tpgs);
 	json_decref(acls);
@@ -992,6 +1005,9 @@ char *cfg_dump(const struct cfg *c)
 		bs = NULL;
 		bad |= cfg_put(root, "targets", targets);
 		targets = NULL;
+		if (c->npgs)
+			bad |= cfg_put(root, "port_groups", cfg_dump_port_groups(c));
+		bad |= cfg_auth_dump_root(root, c);
 	}
 	json_decref(iscsi);
 	json_decref(bs);

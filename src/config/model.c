@@ -48,6 +48,7 @@ void cfg_acl_clear(struct cfg_acl *a)
 {
 	free(a->initiator);
 	cfg_lun_list_clear(&a->luns);
+	cfg_auth_clear_acl(a);
 	*a = (struct cfg_acl){0};
 }
 
@@ -70,6 +71,7 @@ void cfg_target_clear(struct cfg_target *t)
 	for (size_t a = 0; a < t->nacls; a++)
 		cfg_acl_clear(&t->acls[a]);
 	free(t->acls);
+	cfg_auth_clear_target(t);
 	*t = (struct cfg_target){0};
 }
 
@@ -84,6 +86,7 @@ void cfg_free(struct cfg *c)
 		cfg_target_clear(&c->targets[i]);
 	free(c->targets);
 	cfg_port_groups_free(c);
+	cfg_auth_clear_root(c);
 	free(c->state_dir);
 	free(c->log_level);
 	free(c->rpc_socket);

@@ -72,10 +72,65 @@ struct cfg_lun_list {
 	size_t n;
 };
 
+/* ---- access and authentication (auth.c; docs/config.md) ---- */
+#define CFG_CHAP_USER_MAX   255 /* CHAP_N: a simple value (RFC 7143 6.1) */
+#define CFG_CHAP_SECRET_MAX 255
+#define CFG_CHAP_ALGS	    4u
+#define CFG_NET_MAX	    64 /* "address/prefix" as written */
+
+struct cfg_chap_cred {
+	char *user;
+	char *secret; /* as written: its bytes are the CHAP secret */
+};
+
+/* "auth": CHAP (RFC 7143 12.1.3). Present = CHAP required. */
+struct cfg_auth {
+	struct cfg_chap_cred *chap; /* initiator credentials; any one may be used */
+	size_t nchap;		    /* >= 1 */
+	struct cfg_chap_cred *mutual; /* the target's identity (mutual CHAP); NULL: none */
+	uint8_t algs[CFG_CHAP_ALGS];  /* CHAP_A values as written; nalgs 0: all four */
+	size_t nalgs;
+};
+
+/* A target's "limits"; bit i of set: the i-th field was written (absent
+ * fields are the global "iscsi" settings). */
+struct cfg_limits {
+	uint32_t set;
+	uint32_t max_sessions; /* sessions of this target; 0 = no limit of its own */
+	uint32_t max_connections;
+	uint32_t queue_depth;
+	uint32_t login_timeout;
+	uint32_t nop_in_interval;
+	uint32_t nop_in_timeout;
+};
+
+/* "discovery": discovery sessions. */
+enum cfg_discovery_filter {
+	CFG_DF_NONE,
+	CFG_DF_PORTAL,
+	CFG_DF_PORTAL_NAME, /* the default */
+	CFG_DF_PORTAL_NAME_AUTH,
+};
+struct cfg_discovery {
+	struct cfg_auth *auth; /* NULL: no authentication */
+	bool has_filter;       /* false: the default (written back absent) */
+	uint8_t filter;	       /* enum cfg_discovery_filter */
+};
+
+/* A network of an ACL's "addresses". */
+struct cfg_net {
+	uint8_t family; /* AF_INET, AF_INET6 */
+	uint8_t prefix;
+	uint8_t addr[16];
+};
+
 struct cfg_acl {
-	char *initiator;	  /* iSCSI name of the initiator */
+	char *initiator;	  /* iSCSI name of the initiator; NULL: any (addresses) */
 	bool has_luns;		  /* false: the target's luns */
 	struct cfg_lun_list luns; /* own LUN map when has_luns */
+	char **addresses;	  /* networks it may connect from; none: anywhere */
+	size_t naddresses;
+	struct cfg_auth *auth; /* its own CHAP; NULL: the target's */
 };
 
 struct cfg_portal_group {
@@ -95,6 +150,8 @@ struct cfg_target {
 	size_t nacls;
 	bool demo;	     /* demo_mode.enabled: admit any initiator */
 	bool demo_read_only; /* demo_mode.read_only: demo initiators get a write protected view */
+	struct cfg_auth *auth;	   /* CHAP of initiators without their own; NULL: none */
+	struct cfg_limits *limits; /* NULL: the global settings */
 };
 
 /* ALUA target port groups (SPC-4 5.15; port_groups.c, docs/config.md). */
@@ -135,6 +192,7 @@ struct cfg {
 	size_t ntargets;
 	struct cfg_port_group *pgs; /* "port_groups" */
 	size_t npgs;
+	struct cfg_discovery *discovery; /* NULL: defaults (no authentication) */
 };
 
 /* A config error: where (file line, JSON path) and what. line 0 = unknown;
@@ -222,6 +280,40 @@ int cfg_assign_group_ids(const struct cfg *c, uint16_t *ids, size_t nids);
 /* The file's spelling of access states ("active/optimized", ...). */
 const char *cfg_pg_state_name(uint8_t state);
 int cfg_pg_state_parse(const char *s, size_t len, uint8_t *out);
+
+/* ---- auth.c: "auth", "limits", ACL "addresses", "discovery" ---- */
+/* Parse the fields of o that belong to auth.c into t / a / c; path is o's
+ * JSON path (errors name the field under it). An ACL needs an initiator,
+ * addresses, or both. 0, -EINVAL with *err set, or -ENOMEM. */
+int cfg_auth_parse_target(struct json_t *o, struct cfg_target *t, const char *path,
+			  struct cfg_err *err);
+int cfg_auth_parse_acl(struct json_t *o, struct cfg_acl *a, const char *path, struct cfg_err *err);
+int cfg_auth_parse_root(struct json_t *root, struct cfg *c, struct cfg_err *err);
+/* Add those fields to the object being dumped (absent ones stay absent).
+ * 0 or -1 (out of memory). */
+int cfg_auth_dump_target(struct json_t *o, const struct cfg_target *t);
+int cfg_auth_dump_acl(struct json_t *o, const struct cfg_acl *a);
+int cfg_auth_dump_root(struct json_t *root, const struct cfg *c);
+void cfg_auth_free(struct cfg_auth *a);
+void cfg_auth_clear_target(struct cfg_target *t);
+void cfg_auth_clear_acl(struct cfg_acl *a);
+void cfg_auth_clear_root(struct cfg *c);
+/* Rules (base: the object's path): networks, unique users and networks;
+ * across the file: no target (mutual) secret equal to an initiator secret
+ * (RFC 7143 12.1.3). */
+int cfg_auth_verify_acl(const struct cfg_acl *a, const char *base, struct cfg_err *err);
+int cfg_auth_verify_target(const struct cfg_target *t, size_t ti, struct cfg_err *err);
+int cfg_auth_verify(const struct cfg *c, struct cfg_err *err);
+/* "10.0.0.0/8", "192.0.2.7", "fd00::/8", "::1" (no bits beyond the
+ * prefix). 0 or -EINVAL with *why. */
+int cfg_net_parse(const char *s, struct cfg_net *out, const char **why);
+const char *cfg_chap_alg_name(uint8_t alg);
+const char *cfg_discovery_filter_name(uint8_t f);
+/* Warnings (logged): secrets outside 12..16 bytes; a file with secrets
+ * that its group or others can read. */
+void cfg_auth_warn(const struct cfg *c);
+bool cfg_has_secrets(const struct cfg *c);
+void cfg_auth_check_file_mode(const char *file, const struct cfg *c);
 
 /* ---- locate.c ---- */
 /* Line (1-based) of the member or element `path` names in the JSON text

@@ -552,16 +552,19 @@ int cfg_verify_acl_one(const struct cfg *c, const struct cfg_index *ix, const st
 {
 	char p[CFG_ERR_PATH_MAX];
 	const char *why;
+	int rc;
 
-	if (!cfg_iscsi_name_valid(acl->initiator, &why)) {
+	if (acl->initiator && !cfg_iscsi_name_valid(acl->initiator, &why)) {
 		snprintf(p, sizeof(p), "%s.initiator", base);
 		return cfg_verr(err, p, "bad iSCSI name \"%s\": %s", acl->initiator, why);
 	}
 	if (acl->has_luns) {
 		snprintf(p, sizeof(p), "%s.luns", base);
-		return cfg_verify_luns(c, ix, &acl->luns, p, err);
+		rc = cfg_verify_luns(c, ix, &acl->luns, p, err);
+		if (rc)
+			return rc;
 	}
-	return 0;
+	return cfg_auth_verify_acl(acl, base, err); /* addresses, auth */
 }
 
 int cfg_verify_target_one(const struct cfg *c, const struct cfg_index *ix,
@@ -618,6 +621,8 @@ int cfg_verify_target_one(const struct cfg *c, const struct cfg_index *ix,
 		rc = cfg_verify_acl_one(c, ix, acl, p, err);
 		if (rc)
 			break;
+		if (!acl->initiator)
+			continue; /* by address only: auth.c checks those */
 		if (hmap_get(&seen, acl->initiator, strlen(acl->initiator), &j)) {
 			snprintf(p, sizeof(p), "targets[%zu].acls[%zu].initiator", ti, a);
 			rc = cfg_verr(err, p, "duplicate initiator (also acls[%zu])", (size_t)j);
@@ -629,6 +634,8 @@ int cfg_verify_target_one(const struct cfg *c, const struct cfg_index *ix,
 	hmap_clear(&seen);
 	if (rc == -ENOMEM)
 		snprintf(err->msg, sizeof(err->msg), "out of memory");
+	if (!rc)
+		rc = cfg_auth_verify_target(t, ti, err); /* auth, limits, address ACLs */
 	return rc;
 }
 
@@ -698,5 +705,7 @@ int cfg_verify(const struct cfg *c, struct cfg_err *err)
 	cfg_index_free(ix);
 	if (!rc)
 		rc = cfg_verify_port_groups(c, err); /* ALUA (port_groups.c) */
+	if (!rc)
+		rc = cfg_auth_verify(c, err); /* discovery, secrets (auth.c) */
 	return rc;
 }

@@ -349,6 +349,7 @@ int main(int argc, char **argv)
 		cfg_free(cfg);
 		return 1;
 	}
+	cfg_auth_check_file_mode(o.config, cfg); /* CHAP secrets: the file should be 0600 */
 	if (o.check) {
 		printf("utargetd: %s: configuration OK (%zu back-store%s, %zu target%s)\n",
 		       o.config, cfg->nbs, cfg->nbs == 1 ? "" : "s", cfg->ntargets,

@@ -324,6 +324,24 @@ int iscsi_tpg_portal_add(struct iscsi_tpg *tpg, const char *addr)
 	return 0;
 }
 
+/* access and authentication (auth_apply.c; its own tests in
+ * test_auth_apply.c): counted */
+static int auth_targets, auth_discovery;
+
+int cfg_auth_apply_target(const struct cfg_runtime *rt, const struct cfg_target *t, size_t ti,
+			  struct scsi_lun_map *target_map, struct iscsi_target *it,
+			  struct cfg_err *err)
+{
+	auth_targets++;
+	return 0;
+}
+
+int cfg_auth_apply_discovery(const struct cfg *c, struct cfg_err *err)
+{
+	auth_discovery++;
+	return 0;
+}
+
 /* ALUA (scsi/alua.h): the calls, recorded */
 static struct {
 	int defined, set;
