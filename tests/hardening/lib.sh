@@ -5,7 +5,8 @@
 #   hd_config [ISCSI_JSON]       writes $HD_CFG: target $HD_TARGET with LUN 0 =
 #                                "good" (64 MiB file), LUN 1 = "fuzz" (16 MiB
 #                                file) in $HD_TMP/state; ISCSI_JSON is the body
-#                                of the "iscsi" settings object
+#                                of the "iscsi" settings object; $HD_EXTRA_TARGETS
+#                                (when set) is appended to the "targets" array
 #   hd_start                     utargetd -f -c $HD_CFG --listen 127.0.0.1:$HD_PORT
 #                                on a free port in 3600-3699; waits (bounded)
 #                                until it accepts connections; $HD_PID, log $HD_LOG
@@ -87,7 +88,8 @@ hd_config() {
       "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3600"] } ],
       "luns": [ { "lun": 0, "backstore": "good" }, { "lun": 1, "backstore": "fuzz" } ],
       "demo_mode": { "enabled": true, "read_only": false }
-    }
+    }${HD_EXTRA_TARGETS:+,
+    $HD_EXTRA_TARGETS}
   ]
 }
 JSON

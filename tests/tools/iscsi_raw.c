@@ -461,6 +461,26 @@ int ir_connect(struct ir_conn *c, const char *host, const char *port, int timeou
 			continue;
 		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (c->source) {
+			/* a chosen source address (ACLs by address), any port */
+			struct addrinfo sh = {.ai_socktype = SOCK_STREAM,
+					      .ai_family = ai->ai_family,
+					      .ai_flags = AI_NUMERICHOST};
+			struct addrinfo *src;
+
+			if (getaddrinfo(c->source, NULL, &sh, &src)) {
+				rc = -EADDRNOTAVAIL;
+				close(fd);
+				continue;
+			}
+			if (bind(fd, src->ai_addr, src->ai_addrlen) < 0) {
+				rc = -errno;
+				freeaddrinfo(src);
+				close(fd);
+				continue;
+			}
+			freeaddrinfo(src);
+		}
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS) {
 			rc = -errno;
 			close(fd);

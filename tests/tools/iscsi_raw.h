@@ -582,6 +582,7 @@ struct ir_params {
 
 struct ir_conn {
 	int fd;
+	const char *source;    /* numeric source address for ir_connect; NULL: any */
 	int timeout_ms;	       /* default receive timeout */
 	bool hdigest, ddigest; /* active now */
 	bool full_feature;

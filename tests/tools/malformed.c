@@ -287,18 +287,25 @@ static int probe_lu(struct mf_ctx *x)
 
 static size_t n_cases(void)
 {
-	return mf_login_cases_n + mf_ffp_cases_n;
+	return mf_login_cases_n + mf_chap_cases_n + mf_ffp_cases_n;
 }
 
 static const struct mf_case *case_at(size_t i)
 {
-	return i < mf_login_cases_n ? &mf_login_cases[i] : &mf_ffp_cases[i - mf_login_cases_n];
+	if (i < mf_login_cases_n)
+		return &mf_login_cases[i];
+	i -= mf_login_cases_n;
+	if (i < mf_chap_cases_n)
+		return &mf_chap_cases[i];
+	return &mf_ffp_cases[i - mf_chap_cases_n];
 }
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: malformed --addr HOST:PORT --target IQN [--lun N] [--pid PID] "
-			"[--initiator IQN] [--repeat N] [--case NAME]... [--list] [-v]\n");
+			"[--initiator IQN] [--repeat N] [--case NAME]... [--list] [-v]\n"
+			"                 [--chap-target IQN --chap-user U --chap-secret S "
+			"--mutual-user U --mutual-secret S]\n");
 }
 
 int main(int argc, char **argv)
@@ -308,7 +315,10 @@ int main(int argc, char **argv)
 	    {"initiator", required_argument, NULL, 'i'}, {"lun", required_argument, NULL, 'l'},
 	    {"pid", required_argument, NULL, 'p'},	 {"case", required_argument, NULL, 'c'},
 	    {"repeat", required_argument, NULL, 'r'},	 {"list", no_argument, NULL, 'L'},
-	    {"verbose", no_argument, NULL, 'v'},	 {0},
+	    {"verbose", no_argument, NULL, 'v'},	 {"chap-target", required_argument, NULL, 1},
+	    {"chap-user", required_argument, NULL, 2},	 {"chap-secret", required_argument, NULL, 3},
+	    {"mutual-user", required_argument, NULL, 4}, {"mutual-secret", required_argument, NULL, 5},
+	    {0},
 	};
 	struct mf_ctx x = {.initiator = "iqn.2026-12.org.utarget:malformed", .repeat = 48};
 	char host[256], port[16];
@@ -356,6 +366,21 @@ int main(int argc, char **argv)
 			return 0;
 		case 'v':
 			x.verbose++;
+			break;
+		case 1:
+			x.chap_target = optarg;
+			break;
+		case 2:
+			x.chap_user = optarg;
+			break;
+		case 3:
+			x.chap_secret = optarg;
+			break;
+		case 4:
+			x.mutual_user = optarg;
+			break;
+		case 5:
+			x.mutual_secret = optarg;
 			break;
 		default:
 			usage();

@@ -4,7 +4,8 @@
  * target and returns what it observed (struct mf_outcome); the driver
  * (malformed.c) compares it with the outcomes the case lists as allowed by
  * RFC 7143 (or SPC-4/SAM-5), each case citing its clause. Cases live in
- * malformed_login.c (login phase) and malformed_ffp.c (full feature phase). */
+ * malformed_login.c (login phase), malformed_chap.c (CHAP) and
+ * malformed_ffp.c (full feature phase). */
 #ifndef UT_TESTS_MALFORMED_H
 #define UT_TESTS_MALFORMED_H
 
@@ -49,6 +50,9 @@ struct mf_ctx {
 	uint64_t blocks;
 	int verbose;
 	unsigned repeat; /* sessions per disconnect case (> the target's max_sessions) */
+	/* CHAP cases: a target requiring CHAP with these credentials, and
+	 * offering mutual CHAP with these */
+	const char *chap_target, *chap_user, *chap_secret, *mutual_user, *mutual_secret;
 	char note[512];	 /* per-case detail for the report */
 };
 
@@ -86,5 +90,7 @@ extern const struct mf_case mf_login_cases[]; /* malformed_login.c */
 extern const size_t mf_login_cases_n;
 extern const struct mf_case mf_ffp_cases[]; /* malformed_ffp.c */
 extern const size_t mf_ffp_cases_n;
+extern const struct mf_case mf_chap_cases[]; /* malformed_chap.c */
+extern const size_t mf_chap_cases_n;
 
 #endif

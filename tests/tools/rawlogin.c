@@ -6,13 +6,18 @@
  *                 [--initiator IQN] [--chap-user U --chap-secret S]
  *                 [--mutual-user U --mutual-secret S] [--chap-alg 5,6,7,8]
  *                 [--encoding hex|base64] [--header-digest] [--data-digest]
- *                 [--lun N]
+ *                 [--lun N] [--source ADDR] [--sessions N] [--second-connection]
  *
  * A normal session runs TEST UNIT READY and READ CAPACITY(16) on --lun; a
  * discovery session runs SendTargets=All and prints the answer. Both end
- * with a Logout. Exit status: 0 success, 3 login refused (the status
- * class/detail is printed as "login status CC/DD"), 1 other failures,
- * 2 usage errors. */
+ * with a Logout. --source binds the connections to that local address
+ * (ACLs by address). --sessions N keeps N sessions open at once (the
+ * others print "session I: login ok" or "session I: login status CC/DD")
+ * before the actions and the logouts; --second-connection tries to add a
+ * connection (CID 1) to the first session and prints "second connection:
+ * login ok" or "second connection: login status CC/DD". Exit status: 0
+ * success, 3 a login refused (the status class/detail is printed as "login
+ * status CC/DD"), 1 other failures, 2 usage errors. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -37,7 +42,8 @@ static void usage(void)
 	    "usage: rawlogin --addr HOST:PORT [--target IQN | --discovery] [--initiator IQN]\n"
 	    "                [--chap-user U --chap-secret S] [--mutual-user U --mutual-secret S]\n"
 	    "                [--chap-alg 5,6,7,8] [--encoding hex|base64] [--header-digest]\n"
-	    "                [--data-digest] [--lun N]\n");
+	    "                [--data-digest] [--lun N] [--source ADDR] [--sessions N]\n"
+	    "                [--second-connection]\n");
 }
 
 int main(int argc, char **argv)
@@ -56,6 +62,9 @@ int main(int argc, char **argv)
 	    {"header-digest", no_argument, NULL, 'H'},
 	    {"data-digest", no_argument, NULL, 'd'},
 	    {"lun", required_argument, NULL, 'l'},
+	    {"source", required_argument, NULL, 'B'},
+	    {"sessions", required_argument, NULL, 'n'},
+	    {"second-connection", no_argument, NULL, '2'},
 	    {0},
 	};
 	struct ir_chap_opts chap = {.encoding = IR_ENC_HEX};
@@ -65,16 +74,17 @@ int main(int argc, char **argv)
 	    .immediate_data = -1,
 	};
 	struct ir_scsi_result r;
-	struct ir_conn c;
+	struct ir_conn c, *more = NULL;
 	char host[256], port[16];
-	const char *addr = NULL;
-	bool discovery = false;
+	const char *addr = NULL, *source = NULL;
+	bool discovery = false, second = false;
+	unsigned nsessions = 1, refused = 0;
 	uint64_t lun = 0, blocks = 0;
 	uint32_t bs = 0;
 	uint8_t resp = 0xff;
 	int ch, rc, i;
 
-	while ((ch = getopt_long(argc, argv, "a:t:Di:u:s:U:S:A:e:Hdl:", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "a:t:Di:u:s:U:S:A:e:Hdl:B:n:2", lopts, NULL)) != -1) {
 		char *end, *p;
 		unsigned n = 0;
 
@@ -131,6 +141,17 @@ int main(int argc, char **argv)
 			if (*end)
 				return usage(), 2;
 			break;
+		case 'B':
+			source = optarg;
+			break;
+		case 'n':
+			nsessions = (unsigned)strtoul(optarg, &end, 0);
+			if (*end || !nsessions || nsessions > 4096)
+				return usage(), 2;
+			break;
+		case '2':
+			second = true;
+			break;
 		default:
 			usage();
 			return 2;
@@ -146,6 +167,7 @@ int main(int argc, char **argv)
 	if (chap.user)
 		o.chap = &chap;
 	ir_conn_init(&c);
+	c.source = source;
 	rc = ir_connect(&c, host, port, 5000);
 	if (rc) {
 		fprintf(stderr, "rawlogin: connect %s: %s\n", addr, strerror(-rc));
@@ -171,6 +193,53 @@ int main(int argc, char **argv)
 	       chap.mutual_user ? ", mutual CHAP verified"
 	       : chap.user	? ", CHAP"
 				: "");
+	/* RFC 7143 4.2.2.1: the command window the target opened */
+	printf("CmdSN window %u\n", c.max_cmdsn - c.exp_cmdsn + 1);
+	more = calloc(nsessions, sizeof(*more));
+	for (unsigned k = 1; more && k < nsessions; k++) {
+		struct ir_conn *m = &more[k];
+
+		ir_conn_init(m);
+		m->source = source;
+		rc = ir_connect(m, host, port, 5000);
+		if (!rc)
+			rc = ir_login(m, &o);
+		if (rc == -EACCES) {
+			printf("session %u: login status %02x/%02x\n", k, m->login_class,
+			       m->login_detail);
+			refused++;
+		} else if (rc) {
+			printf("session %u: %s %s\n", k, strerror(-rc), m->err);
+			refused++;
+		} else {
+			printf("session %u: login ok: TSIH 0x%04x\n", k, m->tsih);
+		}
+		if (rc)
+			ir_close(m);
+	}
+	if (second) {
+		/* RFC 7143 6.3.4: a connection for an existing session carries
+		 * its ISID and TSIH and a new CID */
+		struct ir_login_opts o2 = o;
+		struct ir_conn c2;
+
+		memcpy(o2.isid, c.isid, sizeof(o2.isid));
+		o2.tsih = c.tsih;
+		o2.cid = 1;
+		ir_conn_init(&c2);
+		c2.source = source;
+		rc = ir_connect(&c2, host, port, 5000);
+		if (!rc)
+			rc = ir_login(&c2, &o2);
+		if (rc == -EACCES)
+			printf("second connection: login status %02x/%02x\n", c2.login_class,
+			       c2.login_detail);
+		else if (rc)
+			printf("second connection: %s %s\n", strerror(-rc), c2.err);
+		else
+			printf("second connection: login ok\n");
+		ir_close(&c2);
+	}
 	if (discovery) {
 		uint8_t *txt;
 		size_t len;
@@ -195,8 +264,19 @@ int main(int argc, char **argv)
 			printf("LUN %llu: %llu blocks of %u bytes\n", (unsigned long long)lun,
 			       (unsigned long long)blocks, bs);
 	}
-	if (rc) {
+	if (rc)
 		fprintf(stderr, "rawlogin: %s %s\n", strerror(-rc), c.err);
+	for (unsigned k = 1; more && k < nsessions; k++) {
+		uint8_t mr = 0xff;
+
+		if (more[k].fd < 0)
+			continue;
+		if (ir_logout(&more[k], &mr) || mr)
+			fprintf(stderr, "rawlogin: session %u: logout failed\n", k);
+		ir_close(&more[k]);
+	}
+	free(more);
+	if (rc) {
 		ir_close(&c);
 		return 1;
 	}
@@ -207,5 +287,5 @@ int main(int argc, char **argv)
 			resp);
 		return 1;
 	}
-	return 0;
+	return refused ? 3 : 0;
 }
