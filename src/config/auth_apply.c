@@ -55,14 +55,17 @@ static void au_conv_free(struct au_conv *v)
 	v->creds = NULL;
 }
 
-/* One ACL: a rule per network (or one without). */
-static int au_acl_rules(const struct cfg_runtime *rt, const struct cfg_acl *acl, size_t ti,
-			size_t ai, struct scsi_lun_map *target_map, struct iscsi_access *acc,
+/* One ACL of t: a rule per network (or one without). An ACL's own "auth"
+ * without "mutual" or "algorithms" takes the target's. */
+static int au_acl_rules(const struct cfg_runtime *rt, const struct cfg_target *t,
+			const struct cfg_acl *acl, size_t ti, size_t ai,
+			struct scsi_lun_map *target_map, struct iscsi_access *acc,
 			struct cfg_err *err)
 {
 	struct scsi_lun_map *own = NULL, *map = NULL;
 	struct au_conv v = {0};
 	char base[CFG_ERR_PATH_MAX];
+	struct cfg_auth merged;
 	int rc = 0;
 
 	if (!acl->initiator) {
@@ -76,8 +79,18 @@ static int au_acl_rules(const struct cfg_runtime *rt, const struct cfg_acl *acl,
 			map = own;
 		}
 	}
-	if (acl->auth && (rc = au_conv(acl->auth, &v)))
-		goto out;
+	if (acl->auth) {
+		merged = *acl->auth;
+		if (!merged.mutual && t->auth)
+			merged.mutual = t->auth->mutual;
+		if (!merged.nalgs && t->auth) {
+			memcpy(merged.algs, t->auth->algs, sizeof(merged.algs));
+			merged.nalgs = t->auth->nalgs;
+		}
+		rc = au_conv(&merged, &v);
+		if (rc)
+			goto out;
+	}
 	cfg_rt_path(err, "targets[%zu].acls[%zu]", ti, ai);
 	for (size_t i = 0; i < (acl->naddresses ? acl->naddresses : 1) && !rc; i++)
 		rc = iscsi_access_add_rule(acc, acl->initiator,
@@ -119,7 +132,7 @@ int cfg_auth_apply_target(const struct cfg_runtime *rt, const struct cfg_target 
 		}
 	}
 	for (size_t a = 0; a < t->nacls && !rc; a++) {
-		rc = au_acl_rules(rt, &t->acls[a], ti, a, target_map, acc, err);
+		rc = au_acl_rules(rt, t, &t->acls[a], ti, a, target_map, acc, err);
 		nrules += t->acls[a].naddresses ? t->acls[a].naddresses : 1;
 	}
 	if (rc) {
