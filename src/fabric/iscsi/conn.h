@@ -314,10 +314,11 @@ void iscsi_nop_start(struct iscsi_conn *c);
 /* mempress.c: back-pressure on buffer memory (RFC 7143 3.2.2.1). The
  * MaxCmdSN to advertise (held where it is while memory is short); a command
  * whose buffer cannot be had waits with the connection's reading stopped
- * (iscsi_mem_wait; the header callback then returns > 0), retried on a
- * timer, and placed with iscsi_scsi_cmd_place() once it has it. */
+ * (iscsi_mem_wait true; the header callback then returns > 0), retried on a
+ * timer, and placed with iscsi_scsi_cmd_place() once it has it; false: it
+ * is not waited for (it ends with BUSY). */
 uint32_t iscsi_mem_max_cmdsn(struct iscsi_conn *c);
-void iscsi_mem_wait(struct iscsi_conn *c);
+bool iscsi_mem_wait(struct iscsi_conn *c, struct iscsi_task *t);
 void iscsi_mem_conn_close(struct iscsi_conn *c);
 /* scsi_io.c: where the data segment of the SCSI Command being received goes. */
 void iscsi_scsi_cmd_place(struct iscsi_conn *c, struct iscsi_task *t, struct iscsi_rx *rx);

@@ -16,9 +16,13 @@
  *    reading goes on. Waiting cannot always end: the memory may be held by
  *    commands waiting for Data-Out that sits behind the waiting command in
  *    the stream of a connection that no longer reads (this one or another
- *    waiting one). So a command waits at most MEM_WAIT_MAX_NS; then it is
- *    given up: its immediate data is discarded and it ends with BUSY (SAM-5
- *    5.3.1, the initiator retries it), and reading goes on.
+ *    waiting one). So a command does not wait at all when tasks of its own
+ *    connection hold buffers while waiting for Data-Out (they could not get
+ *    it while the connection does not read), and waits at most
+ *    MEM_WAIT_MAX_NS otherwise; a command not waited for is given up: its
+ *    immediate data is discarded, it ends with BUSY (SAM-5 5.3.1, the
+ *    initiator retries it) and reading goes on, so those tasks complete and
+ *    free their buffers.
  *  - when memory is back and MaxCmdSN was held, a NOP-In (ITT and TTT
  *    0xffffffff, StatSN not advanced: 11.19) announces the new window, in
  *    case no response is due that would carry it.
@@ -53,6 +57,18 @@ static bool mem_short(void)
 
 static void mem_timer_cb(struct reactor_timer *tm);
 
+/* Does a task of c other than t hold a buffer while waiting for Data-Out? */
+static bool mem_self_blocked(struct iscsi_conn *c, const struct iscsi_task *t)
+{
+	for (struct list_node *n = c->tasks.next; n != &c->tasks; n = n->next) {
+		const struct iscsi_task *o = list_entry(n, struct iscsi_task, node);
+
+		if (o != t && o->state == ISCSI_TASK_DATA_OUT && o->cmd.buf && !o->exec_pending)
+			return true;
+	}
+	return false;
+}
+
 static void mem_arm(struct iscsi_conn *c)
 {
 	if (reactor_timer_armed(&c->mem_timer) || !c->r)
@@ -77,15 +93,22 @@ uint32_t iscsi_mem_max_cmdsn(struct iscsi_conn *c)
 	return s->cmdsn.max;
 }
 
-void iscsi_mem_wait(struct iscsi_conn *c)
+bool iscsi_mem_wait(struct iscsi_conn *c, struct iscsi_task *t)
 {
+	if (mem_self_blocked(c, t)) {
+		iscsi_conn_proto_err(c, "no buffer memory for ITT 0x%08x while tasks of this "
+					"connection wait for Data-Out: BUSY",
+				     t->itt);
+		return false;
+	}
 	if (c->mem_wait)
-		return;
+		return true;
 	c->mem_wait = true;
 	c->mem_wait_ns = reactor_now_ns();
 	atomic_fetch_add_explicit(&mem_waiters, 1, memory_order_relaxed);
 	iscsi_conn_pause(c);
 	mem_arm(c);
+	return true;
 }
 
 static void mem_wait_end(struct iscsi_conn *c)

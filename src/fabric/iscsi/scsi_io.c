@@ -369,10 +369,9 @@ int iscsi_scsi_cmd_hdr(struct iscsi_conn *c, struct iscsi_rx *rx)
 	c->rx_task = t;
 	/* commands held behind this one go to the core after it */
 	c->rx_advanced = advanced;
-	if (scsi_cmd_buf_pending(cmd)) {
+	if (scsi_cmd_buf_pending(cmd) && iscsi_mem_wait(c, t)) {
 		/* no buffer memory now: this command waits with reading
 		 * stopped before its data segment (mempress.c) */
-		iscsi_mem_wait(c);
 		return 1;
 	}
 	iscsi_scsi_cmd_place(c, t, rx);
