@@ -63,7 +63,7 @@ ut_write_config cu.json <<JSON
     { "name": "$UT_TARGET",
       "portal_groups": $pgs,
       "luns": [ { "lun": 0, "backstore": "lu0" } ],
-      "demo_mode": { "enabled": true } }
+      "demo_mode": { "enabled": true, "read_only": false } }
   ]
 }
 JSON
@@ -138,11 +138,18 @@ case $profile in
 thin)
 	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
 	echo "ok: $vp passed (>= 190), 0 failed"
+	need_family Prin
+	need_family Prout
+	need_family Reserve6
 	;;
 multipath)
 	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
 	echo "ok: $vp passed (>= 190), 0 failed"
 	need_family MultipathIO
+	# persistent reservations through two target ports (issue 3)
+	need_family Prin
+	need_family Prout
+	need_family Reserve6
 	;;
 removable)
 	need_family PreventAllow

@@ -63,7 +63,7 @@ static inline void prh_teardown(struct pr_harness *ph)
 	h_teardown(&ph->h);
 }
 
-static int pr_setup(void **state)
+static inline int pr_setup(void **state)
 {
 	struct pr_harness *ph = calloc(1, sizeof(*ph));
 	struct scsi_lu_attrs a = h_attrs();
@@ -73,7 +73,7 @@ static int pr_setup(void **state)
 	return 0;
 }
 
-static int pr_teardown(void **state)
+static inline int pr_teardown(void **state)
 {
 	struct pr_harness *ph = *state;
 
