@@ -371,7 +371,7 @@ write_utargetd_config() { # file
       "name": "$UT_IQN",
       "portal_groups": [ { "tag": 1, "portals": [ "127.0.0.1:$UT_PORT" ] } ],
       "luns": [ { "lun": $UT_LUN, "backstore": "bench0" } ],
-      "demo_mode": { "enabled": true }
+      "demo_mode": { "enabled": true, "read_only": false }
     }
   ]
 }

@@ -682,6 +682,8 @@ static int cfg_parse_target(struct cfg_pctx *x, json_t *o, struct cfg_target *t)
 		return rc;
 	if (demo) {
 		old = cfg_push_key(x, "demo_mode");
+		/* demo mode is read-only unless said otherwise (issue 4) */
+		t->demo_read_only = true;
 		if ((rc = cfg_check_keys(x, demo, demo_allowed)) ||
 		    (rc = cfg_get_bool(x, demo, "enabled", &t->demo)) ||
 		    (rc = cfg_get_bool(x, demo, "read_only", &t->demo_read_only)))

@@ -30,7 +30,7 @@ config() { # $1: lu_states of group 20
       "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:@PORT@"] },
                          { "tag": 2, "portals": ["127.0.0.1:@PORT2@"] } ],
       "luns": [ { "lun": 0, "backstore": "lu0" } ],
-      "demo_mode": { "enabled": true } }
+      "demo_mode": { "enabled": true, "read_only": false } }
   ],
   "port_groups": [
     { "id": 10, "name": "site-a", "preferred": true, "explicit": true, "transition_ms": 300,

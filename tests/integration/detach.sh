@@ -16,7 +16,7 @@ ut_write_config det.json <<JSON
     { "name": "$UT_TARGET",
       "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:@PORT@"] } ],
       "luns": [ { "lun": 0, "backstore": "r" } ],
-      "demo_mode": { "enabled": true } }
+      "demo_mode": { "enabled": true, "read_only": false } }
   ]
 }
 JSON

@@ -38,7 +38,7 @@ ut_write_config fault.json <<'JSON'
       "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:@PORT@"] } ],
       "luns": [ { "lun": 0, "backstore": "medium" }, { "lun": 1, "backstore": "hw" },
                 { "lun": 2, "backstore": "full" }, { "lun": 3, "backstore": "flaky" } ],
-      "demo_mode": { "enabled": true } }
+      "demo_mode": { "enabled": true, "read_only": false } }
   ]
 }
 JSON

@@ -29,7 +29,7 @@ run() { # CAP_MIB DEPTH KIB ROUNDS MODE MAX_BUSY DELAY_US
                     "fault": { "delay_us": $7 } } ],
   "targets": [ { "name": "iqn.2026-12.org.utarget:mc",
       "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:@PORT@"] } ],
-      "luns": [ { "lun": 0, "backstore": "r" } ], "demo_mode": { "enabled": true } } ] }
+      "luns": [ { "lun": 0, "backstore": "r" } ], "demo_mode": { "enabled": true, "read_only": false } } ] }
 JSON
 	: >"$UT_LOG"
 	ut_start "$UT_TMP/mc.json" --log-level debug

@@ -17,7 +17,7 @@ ut_write_config q.json <<JSON
     { "name": "$UT_TARGET",
       "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
       "luns": [ { "lun": 0, "backstore": "q" } ],
-      "demo_mode": { "enabled": true } }
+      "demo_mode": { "enabled": true, "read_only": false } }
   ]
 }
 JSON

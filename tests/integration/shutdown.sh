@@ -19,7 +19,7 @@ ut_write_config sd.json <<JSON
     { "name": "$UT_TARGET",
       "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
       "luns": [ { "lun": 0, "backstore": "f" }, { "lun": 1, "backstore": "r" } ],
-      "demo_mode": { "enabled": true } }
+      "demo_mode": { "enabled": true, "read_only": false } }
   ]
 }
 JSON

@@ -246,6 +246,21 @@ static void test_verify_errors(void **state)
 		 "targets[0].acls[0].initiator", "bad iSCSI name");
 }
 
+static void test_demo_read_only_default(void **state)
+{
+	struct cfg *c;
+
+	(void)state;
+	/* issue 4: demo mode is read-only unless said otherwise */
+	c = load_ok(HEAD TGT(", \"demo_mode\": {\"enabled\": true}") "}");
+	assert_true(c->targets[0].demo);
+	assert_true(c->targets[0].demo_read_only);
+	cfg_free(c);
+	c = load_ok(HEAD TGT(", \"demo_mode\": {\"enabled\": true, \"read_only\": false}") "}");
+	assert_false(c->targets[0].demo_read_only);
+	cfg_free(c);
+}
+
 static void test_net_parse(void **state)
 {
 	static const struct {
@@ -350,6 +365,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_full),	    cmocka_unit_test(test_dump_round_trip),
 	    cmocka_unit_test(test_parse_errors),    cmocka_unit_test(test_verify_errors),
 	    cmocka_unit_test(test_net_parse),	    cmocka_unit_test(test_warnings),
+	    cmocka_unit_test(test_demo_read_only_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
