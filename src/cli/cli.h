@@ -126,11 +126,13 @@ extern const struct cli_cmd cli_cmds_acl[];
 extern const struct cli_cmd cli_cmds_session[];
 extern const struct cli_cmd cli_cmds_import[];
 
-/* ---- main.c ---- */
+/* ---- cli_dispatch.c ---- */
 /* All command tables, NULL terminated. */
 extern const struct cli_cmd *const cli_families[];
 /* The command for object/verb (or alias), NULL when none. */
 const struct cli_cmd *cli_find(const char *object, const char *verb);
+/* Is object the first word of some command ("backstore", "lun", ...)? */
+bool cli_is_object(const char *object);
 /* Parse argv (after object and verb) for cmd and run it. Prints usage
  * errors and returns the exit status. */
 int cli_run(struct cli *c, const struct cli_cmd *cmd, int argc, char **argv);

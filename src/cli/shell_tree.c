@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* shell_tree.c: the shell's tree of objects (shell.h): paths resolved
+ * lexically, children listed from the daemon's answers. Names that are not
+ * fixed by the tree (back-stores, targets, initiators, portals) are taken
+ * as they are: none of them contains '/'. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/shell.h"
+
+static const char *const sh_bs_types[] = {"file", "ram", "null"};
+
+static bool sh_number(const char *s, const char *prefix, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (prefix && strncmp(s, prefix, strlen(prefix)) == 0)
+		s += strlen(prefix);
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+static bool sh_copy(char *dst, size_t size, const char *src)
+{
+	if (strlen(src) >= size || !src[0])
+		return false;
+	memcpy(dst, src, strlen(src) + 1);
+	return true;
+}
+
+/* The parent of p (the root is its own parent). */
+static void sh_up(struct sh_path *p)
+{
+	switch (p->kind) {
+	case SH_ROOT:
+	case SH_BACKSTORES:
+	case SH_ISCSI:
+	case SH_SESSIONS:
+	case SH_SETTINGS:
+		p->kind = SH_ROOT;
+		break;
+	case SH_BS_TYPE:
+		p->kind = SH_BACKSTORES;
+		break;
+	case SH_BS:
+		p->kind = SH_BS_TYPE;
+		break;
+	case SH_TARGET:
+		p->kind = SH_ISCSI;
+		break;
+	case SH_TPG:
+		p->kind = SH_TARGET;
+		p->has_tag = false;
+		break;
+	case SH_PORTALS:
+		p->kind = SH_TPG;
+		break;
+	case SH_PORTAL:
+		p->kind = SH_PORTALS;
+		break;
+	case SH_LUNS:
+	case SH_ACLS:
+		p->kind = p->has_tag ? SH_TPG : SH_TARGET;
+		break;
+	case SH_LUN:
+		p->kind = p->initiator[0] ? SH_ACL : SH_LUNS;
+		break;
+	case SH_ACL:
+		p->kind = SH_ACLS;
+		p->initiator[0] = '\0';
+		break;
+	case SH_SESSION:
+		p->kind = SH_SESSIONS;
+		break;
+	}
+}
+
+static int sh_down(struct sh_path *p, const char *comp, const char **why)
+{
+	*why = NULL;
+	switch (p->kind) {
+	case SH_ROOT:
+		if (strcmp(comp, "backstores") == 0)
+			p->kind = SH_BACKSTORES;
+		else if (strcmp(comp, "iscsi") == 0)
+			p->kind = SH_ISCSI;
+		else if (strcmp(comp, "sessions") == 0)
+			p->kind = SH_SESSIONS;
+		else if (strcmp(comp, "settings") == 0)
+			p->kind = SH_SETTINGS;
+		else
+			*why = "/ holds backstores, iscsi, sessions and settings";
+		break;
+	case SH_BACKSTORES:
+		for (size_t i = 0; i < ARRAY_SIZE(sh_bs_types); i++)
+			if (strcmp(comp, sh_bs_types[i]) == 0) {
+				snprintf(p->type, sizeof(p->type), "%s", comp);
+				p->kind = SH_BS_TYPE;
+			}
+		if (p->kind != SH_BS_TYPE)
+			*why = "/backstores holds file, ram and null";
+		break;
+	case SH_BS_TYPE:
+		if (!sh_copy(p->name, sizeof(p->name), comp))
+			*why = "bad back-store name";
+		else
+			p->kind = SH_BS;
+		break;
+	case SH_ISCSI:
+		if (!sh_copy(p->name, sizeof(p->name), comp))
+			*why = "bad target name";
+		else
+			p->kind = SH_TARGET;
+		break;
+	case SH_TARGET:
+		if (strcmp(comp, "luns") == 0)
+			p->kind = SH_LUNS;
+		else if (strcmp(comp, "acls") == 0)
+			p->kind = SH_ACLS;
+		else if (strncmp(comp, "tpg", 3) == 0 && sh_number(comp, "tpg", 65535, &p->tag) &&
+			 p->tag > 0) {
+			p->has_tag = true;
+			p->kind = SH_TPG;
+		} else {
+			*why = "a target holds tpg<TAG>, luns and acls";
+		}
+		break;
+	case SH_TPG:
+		if (strcmp(comp, "portals") == 0)
+			p->kind = SH_PORTALS;
+		else if (strcmp(comp, "luns") == 0)
+			p->kind = SH_LUNS;
+		else if (strcmp(comp, "acls") == 0)
+			p->kind = SH_ACLS;
+		else
+			*why = "a portal group holds portals, luns and acls";
+		break;
+	case SH_PORTALS:
+		if (!sh_copy(p->portal, sizeof(p->portal), comp))
+			*why = "bad portal";
+		else
+			p->kind = SH_PORTAL;
+		break;
+	case SH_LUNS:
+	case SH_ACL:
+		if (!sh_number(comp, "lun", CFG_MAX_LUN, &p->lun))
+			*why = "LUNs are lun<N>";
+		else
+			p->kind = SH_LUN;
+		break;
+	case SH_ACLS:
+		if (!sh_copy(p->initiator, sizeof(p->initiator), comp))
+			*why = "bad initiator name";
+		else
+			p->kind = SH_ACL;
+		break;
+	case SH_SESSIONS:
+		if (!sh_number(comp, NULL, 65535, &p->tsih))
+			*why = "sessions are named by their TSIH";
+		else
+			p->kind = SH_SESSION;
+		break;
+	case SH_BS:
+	case SH_PORTAL:
+	case SH_LUN:
+	case SH_SESSION:
+	case SH_SETTINGS:
+		*why = "no objects below this one";
+		break;
+	}
+	return *why ? -EINVAL : 0;
+}
+
+int sh_resolve(const struct sh_path *cwd, const char *arg, struct sh_path *out, const char **why)
+{
+	char buf[SH_PATH_MAX];
+	struct sh_path p = *cwd;
+	char *save = NULL;
+
+	*why = NULL;
+	if (strlen(arg) >= sizeof(buf)) {
+		*why = "path too long";
+		return -EINVAL;
+	}
+	memcpy(buf, arg, strlen(arg) + 1);
+	if (buf[0] == '/')
+		p = (struct sh_path){.kind = SH_ROOT};
+	for (char *comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			sh_up(&p);
+			continue;
+		}
+		if (sh_down(&p, comp, why))
+			return -EINVAL;
+	}
+	*out = p;
+	return 0;
+}
+
+void sh_format(const struct sh_path *p, char *buf, size_t size)
+{
+	char tpg[32] = "", lun[32];
+
+	if (p->has_tag)
+		snprintf(tpg, sizeof(tpg), "/tpg%u", p->tag);
+	snprintf(lun, sizeof(lun), "lun%u", p->lun);
+	switch (p->kind) {
+	case SH_ROOT:
+		snprintf(buf, size, "/");
+		break;
+	case SH_BACKSTORES:
+		snprintf(buf, size, "/backstores");
+		break;
+	case SH_BS_TYPE:
+		snprintf(buf, size, "/backstores/%s", p->type);
+		break;
+	case SH_BS:
+		snprintf(buf, size, "/backstores/%s/%s", p->type, p->name);
+		break;
+	case SH_ISCSI:
+		snprintf(buf, size, "/iscsi");
+		break;
+	case SH_TARGET:
+		snprintf(buf, size, "/iscsi/%s", p->name);
+		break;
+	case SH_TPG:
+		snprintf(buf, size, "/iscsi/%s%s", p->name, tpg);
+		break;
+	case SH_PORTALS:
+		snprintf(buf, size, "/iscsi/%s%s/portals", p->name, tpg);
+		break;
+	case SH_PORTAL:
+		snprintf(buf, size, "/iscsi/%s%s/portals/%s", p->name, tpg, p->portal);
+		break;
+	case SH_LUNS:
+		snprintf(buf, size, "/iscsi/%s%s/luns", p->name, tpg);
+		break;
+	case SH_LUN:
+		if (p->initiator[0])
+			snprintf(buf, size, "/iscsi/%s%s/acls/%s/%s", p->name, tpg, p->initiator,
+				 lun);
+		else
+			snprintf(buf, size, "/iscsi/%s%s/luns/%s", p->name, tpg, lun);
+		break;
+	case SH_ACLS:
+		snprintf(buf, size, "/iscsi/%s%s/acls", p->name, tpg);
+		break;
+	case SH_ACL:
+		snprintf(buf, size, "/iscsi/%s%s/acls/%s", p->name, tpg, p->initiator);
+		break;
+	case SH_SESSIONS:
+		snprintf(buf, size, "/sessions");
+		break;
+	case SH_SESSION:
+		snprintf(buf, size, "/sessions/%u", p->tsih);
+		break;
+	case SH_SETTINGS:
+		snprintf(buf, size, "/settings");
+		break;
+	}
+}
+
+/* ---- children, from the daemon ---- */
+static int sh_add(json_t *arr, const char *name, bool dir, const char *info)
+{
+	return json_array_append_new(
+	    arr, json_pack("{s:s, s:b, s:s}", "name", name, "dir", dir, "info", info ? info : ""));
+}
+
+/* A quiet call (completion must not print errors): the result or NULL. */
+static json_t *sh_get(struct cli *c, const char *method, json_t *params)
+{
+	struct rpc_error e = {0};
+	json_t *res = NULL;
+
+	if (c->rpc.fd < 0 && rpc_connect(&c->rpc, c->socket, &e)) {
+		json_decref(params);
+		return NULL;
+	}
+	if (rpc_call(&c->rpc, method, params, &res, &e)) {
+		rpc_error_clear(&e);
+		return NULL;
+	}
+	return res;
+}
+
+static void sh_lun_info(json_t *l, char *buf, size_t size)
+{
+	snprintf(buf, size, "-> %s%s", json_string_value(json_object_get(l, "backstore")) ?: "?",
+		 json_is_true(json_object_get(l, "read_only")) ? " (read-only)" : "");
+}
+
+static json_t *sh_target(struct cli *c, const struct sh_path *p)
+{
+	return sh_get(c, "target.get", json_pack("{s:s}", "name", p->name));
+}
+
+json_t *sh_children(struct cli *c, const struct sh_path *p)
+{
+	json_t *out = json_array(), *res = NULL, *e;
+	char info[512];
+	size_t i;
+
+	if (!out)
+		return NULL;
+	switch (p->kind) {
+	case SH_ROOT:
+		sh_add(out, "backstores", true, "where the data lives");
+		sh_add(out, "iscsi", true, "targets");
+		sh_add(out, "sessions", true, "logged-in initiators");
+		sh_add(out, "settings", false, "global settings");
+		break;
+	case SH_BACKSTORES:
+		res = sh_get(c, "backstore.list", NULL);
+		for (size_t k = 0; k < ARRAY_SIZE(sh_bs_types); k++) {
+			size_t n = 0;
+			json_array_foreach(res, i, e) n +=
+			    strcmp(json_string_value(json_object_get(e, "type")) ?: "",
+				   sh_bs_types[k]) == 0;
+			snprintf(info, sizeof(info), "%zu back-store%s", n, n == 1 ? "" : "s");
+			sh_add(out, sh_bs_types[k], true, res ? info : "");
+		}
+		break;
+	case SH_BS_TYPE:
+		res = sh_get(c, "backstore.list", NULL);
+		json_array_foreach(res, i, e)
+		{
+			char size[32];
+			if (strcmp(json_string_value(json_object_get(e, "type")) ?: "", p->type))
+				continue;
+			out_text(json_object_get(e, "size"), size, sizeof(size));
+			snprintf(info, sizeof(info), "%s%s%s, %zu mapping%s",
+				 json_string_value(json_object_get(e, "path")) ?: "",
+				 json_object_get(e, "path") ? " " : "", size,
+				 json_array_size(json_object_get(e, "mapped")),
+				 json_array_size(json_object_get(e, "mapped")) == 1 ? "" : "s");
+			sh_add(out, json_string_value(json_object_get(e, "name")) ?: "?", false,
+			       info);
+		}
+		break;
+	case SH_ISCSI:
+		res = sh_get(c, "target.list", NULL);
+		json_array_foreach(res, i, e)
+		{
+			snprintf(info, sizeof(info), "%zu LUNs, %zu ACLs, %lld sessions",
+				 json_array_size(json_object_get(e, "luns")),
+				 json_array_size(json_object_get(e, "acls")),
+				 (long long)json_integer_value(json_object_get(e, "sessions")));
+			sh_add(out, json_string_value(json_object_get(e, "name")) ?: "?", true,
+			       info);
+		}
+		break;
+	case SH_TARGET:
+		res = sh_target(c, p);
+		json_array_foreach(json_object_get(res, "portal_groups"), i, e)
+		{
+			char name[32];
+			out_text(json_object_get(e, "portals"), info, sizeof(info));
+			snprintf(name, sizeof(name), "tpg%lld",
+				 (long long)json_integer_value(json_object_get(e, "tag")));
+			sh_add(out, name, true, info);
+		}
+		if (res) {
+			snprintf(info, sizeof(info), "%zu",
+				 json_array_size(json_object_get(res, "luns")));
+			sh_add(out, "luns", true, info);
+			snprintf(info, sizeof(info), "%zu",
+				 json_array_size(json_object_get(res, "acls")));
+			sh_add(out, "acls", true, info);
+		}
+		break;
+	case SH_TPG:
+		sh_add(out, "portals", true, "");
+		sh_add(out, "luns", true, "the target's LUN map");
+		sh_add(out, "acls", true, "the target's ACLs");
+		break;
+	case SH_PORTALS:
+		res = sh_target(c, p);
+		json_array_foreach(json_object_get(res, "portal_groups"), i, e)
+		{
+			json_t *a;
+			size_t k;
+			if (json_integer_value(json_object_get(e, "tag")) != p->tag)
+				continue;
+			json_array_foreach(json_object_get(e, "portals"), k, a)
+			    sh_add(out, json_string_value(a) ?: "?", false, "");
+		}
+		break;
+	case SH_LUNS:
+	case SH_ACL: {
+		json_t *params = json_pack("{s:s}", "target", p->name);
+		if (p->kind == SH_ACL)
+			json_object_set_new(params, "initiator", json_string(p->initiator));
+		res = sh_get(c, "lun.list", params);
+		json_array_foreach(res, i, e)
+		{
+			char name[32];
+			snprintf(name, sizeof(name), "lun%lld",
+				 (long long)json_integer_value(json_object_get(e, "lun")));
+			sh_lun_info(e, info, sizeof(info));
+			sh_add(out, name, false, info);
+		}
+		break;
+	}
+	case SH_ACLS:
+		res = sh_get(c, "acl.list", json_pack("{s:s}", "target", p->name));
+		json_array_foreach(res, i, e)
+		{
+			const char *ini = json_string_value(json_object_get(e, "initiator"));
+			json_t *own = json_object_get(e, "luns");
+			if (!ini)
+				continue; /* address-only ACLs have no name in the tree */
+			if (own)
+				snprintf(info, sizeof(info), "own map: %zu LUNs",
+					 json_array_size(own));
+			else
+				snprintf(info, sizeof(info), "the target's LUNs");
+			sh_add(out, ini, true, info);
+		}
+		break;
+	case SH_SESSIONS:
+		res = sh_get(c, "session.list", NULL);
+		json_array_foreach(res, i, e)
+		{
+			char name[32];
+			snprintf(name, sizeof(name), "%lld",
+				 (long long)json_integer_value(json_object_get(e, "tsih")));
+			snprintf(info, sizeof(info), "%s %s -> %s",
+				 json_string_value(json_object_get(e, "type")) ?: "",
+				 json_string_value(json_object_get(e, "initiator")) ?: "?",
+				 json_string_value(json_object_get(e, "target")) ?: "(discovery)");
+			sh_add(out, name, false, info);
+		}
+		break;
+	case SH_BS:
+	case SH_PORTAL:
+	case SH_LUN:
+	case SH_SESSION:
+	case SH_SETTINGS:
+		break;
+	}
+	json_decref(res);
+	return out;
+}
+
+bool sh_exists(struct cli *c, const struct sh_path *p)
+{
+	struct sh_path parent = *p;
+	char want[SH_PATH_MAX], name[SH_PATH_MAX];
+	json_t *kids, *e;
+	const char *slash;
+	bool found = false;
+	size_t i;
+
+	if (p->kind == SH_ROOT)
+		return true;
+	sh_format(p, want, sizeof(want));
+	slash = strrchr(want, '/');
+	snprintf(name, sizeof(name), "%s", slash ? slash + 1 : want);
+	sh_up(&parent);
+	kids = sh_children(c, &parent);
+	json_array_foreach(kids, i, e) found |=
+	    strcmp(json_string_value(json_object_get(e, "name")) ?: "", name) == 0;
+	json_decref(kids);
+	return found;
+}

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for the command families (src/cli/cmd_*.c, cli_dispatch.c,
+ * cli_call.c, output.c) against a fake daemon: each command line must send
+ * exactly the JSON-RPC request of docs/rpc.md, print what it should, and
+ * exit with the documented status. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "cli/cli.h"
+#include "fake_rpcd.h"
+
+static struct fake_rpcd fake;
+
+struct run {
+	int rc;
+	char *out, *err;
+};
+
+static int setup(void **state)
+{
+	fake_start(&fake);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fake_stop(&fake);
+	return 0;
+}
+
+/* Run "OBJECT VERB ARGS..." (a NULL-terminated list) like main() does. */
+static struct run run(bool json, const char *const *words)
+{
+	struct cli c = {.socket = fake.path, .timeout_ms = 5000, .json = json};
+	struct run r = {0};
+	size_t olen, elen, n = 0;
+	const struct cli_cmd *cmd;
+	char *argv[64];
+	int skip = 1;
+
+	while (words[n])
+		n++;
+	for (size_t i = 0; i < n; i++)
+		argv[i] = (char *)words[i];
+	rpc_client_init(&c.rpc, c.timeout_ms);
+	c.out = open_memstream(&r.out, &olen);
+	c.err = open_memstream(&r.err, &elen);
+	cmd = cli_find("", words[0]);
+	if (!cmd) {
+		cmd = cli_find(words[0], words[1]);
+		skip = 2;
+	}
+	if (!cmd)
+		fail_msg("no command %s %s", words[0], words[1]);
+	r.rc = cli_run(&c, cmd, (int)n - skip, argv + skip);
+	rpc_close(&c.rpc);
+	fclose(c.out);
+	fclose(c.err);
+	return r;
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* The command sends `want` (the last request) and exits rc. */
+static void expect_request(const char *const *words, const char *want, int rc)
+{
+	size_t before = fake_count(&fake);
+	struct run r = run(false, words);
+	char *got;
+
+	if (r.rc != rc)
+		fail_msg("%s %s: exit %d, want %d (stderr: %s)", words[0], words[1], r.rc, rc,
+			 r.err);
+	if (!want) {
+		assert_int_equal(fake_count(&fake), before);
+		run_free(&r);
+		return;
+	}
+	assert_true(fake_count(&fake) > before);
+	got = fake_request(&fake, fake_count(&fake) - 1);
+	if (strcmp(got, want) != 0)
+		fail_msg("%s %s sent\n  %s\nwant\n  %s", words[0], words[1], got, want);
+	free(got);
+	run_free(&r);
+}
+
+#define W(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void test_backstore(void **state)
+{
+	expect_request(W("backstore", "create", "file", "disk1", "/srv/disk1.img", "10G"),
+		       "{\"method\":\"backstore.create\",\"params\":{\"create\":true,\"name\":"
+		       "\"disk1\",\"path\":\"/srv/disk1.img\",\"size\":\"10G\",\"type\":\"file\"}}",
+		       CLI_OK);
+	expect_request(W("backstore", "create", "file", "old", "/srv/old.img", "read_only=true"),
+		       "{\"method\":\"backstore.create\",\"params\":{\"name\":\"old\",\"path\":"
+		       "\"/srv/old.img\",\"read_only\":true,\"type\":\"file\"}}",
+		       CLI_OK);
+	expect_request(W("backstore", "create", "ram", "r", "64M", "thin=true", "block_size=4096"),
+		       "{\"method\":\"backstore.create\",\"params\":{\"block_size\":4096,\"name\":"
+		       "\"r\",\"size\":\"64M\",\"thin\":true,\"type\":\"ram\"}}",
+		       CLI_OK);
+	expect_request(W("backstore", "resize", "r", "128M", "--force"),
+		       "{\"method\":\"backstore.resize\",\"params\":{\"force\":true,\"name\":\"r\","
+		       "\"size\":\"128M\"}}",
+		       CLI_OK);
+	expect_request(W("backstore", "set", "r", "write_cache=false"),
+		       "{\"method\":\"backstore.set\",\"params\":{\"name\":\"r\",\"write_cache\":"
+		       "false}}",
+		       CLI_OK);
+	expect_request(W("backstore", "rm", "r"),
+		       "{\"method\":\"backstore.delete\",\"params\":{\"name\":\"r\"}}", CLI_OK);
+	/* usage errors send nothing */
+	expect_request(W("backstore", "create", "ram", "r", "64Q"), NULL, CLI_EUSAGE);
+	expect_request(W("backstore", "create", "ram"), NULL, CLI_EUSAGE);
+	expect_request(W("backstore", "set", "r", "notafield"), NULL, CLI_EUSAGE);
+	expect_request(W("backstore", "delete", "r", "--bogus"), NULL, CLI_EUSAGE);
+}
+
+static void test_target_lun_acl(void **state)
+{
+	expect_request(W("target", "create", "iqn.2026-12.org.example:t1", "--portal",
+			 "127.0.0.1:3851", "--portal=[::1]:3851", "--alias", "T one"),
+		       "{\"method\":\"target.create\",\"params\":{\"alias\":\"T one\",\"name\":"
+		       "\"iqn.2026-12.org.example:t1\",\"portal_groups\":[{\"portals\":[\"127.0.0."
+		       "1:3851\",\"[::1]:3851\"],\"tag\":1}]}}",
+		       CLI_OK);
+	expect_request(
+	    W("target", "create", "iqn.2026-12.org.example:t2"),
+	    "{\"method\":\"target.create\",\"params\":{\"name\":\"iqn.2026-12.org."
+	    "example:t2\",\"portal_groups\":[{\"portals\":[\"0.0.0.0:3260\"],\"tag\":1}]}"
+	    "}",
+	    CLI_OK);
+	expect_request(W("tpg", "create", "iqn.2026-12.org.example:t1", "tpg2", "127.0.0.1:3852",
+			 "rel_port_id=9"),
+		       "{\"method\":\"portal_group.create\",\"params\":{\"portals\":[\"127.0.0.1:"
+		       "3852\"],\"rel_port_id\":9,\"tag\":2,\"target\":\"iqn.2026-12.org.example:"
+		       "t1\"}}",
+		       CLI_OK);
+	expect_request(
+	    W("portal", "add", "iqn.2026-12.org.example:t1", "2", "127.0.0.2:3852"),
+	    "{\"method\":\"portal.add\",\"params\":{\"portal\":\"127.0.0.2:3852\",\"tag\""
+	    ":2,\"target\":\"iqn.2026-12.org.example:t1\"}}",
+	    CLI_OK);
+	expect_request(W("lun", "add", "iqn.2026-12.org.example:t1", "disk1", "lun3", "-r"),
+		       "{\"method\":\"lun.add\",\"params\":{\"backstore\":\"disk1\",\"lun\":3,"
+		       "\"read_only\":true,\"target\":\"iqn.2026-12.org.example:t1\"}}",
+		       CLI_OK);
+	expect_request(W("lun", "delete", "iqn.2026-12.org.example:t1", "3", "--initiator",
+			 "iqn.1994-05.com.redhat:h"),
+		       "{\"method\":\"lun.delete\",\"params\":{\"initiator\":\"iqn.1994-05.com."
+		       "redhat:h\",\"lun\":3,\"target\":\"iqn.2026-12.org.example:t1\"}}",
+		       CLI_OK);
+	expect_request(W("acl", "add", "iqn.2026-12.org.example:t1", "iqn.1994-05.com.redhat:h",
+			 "--lun", "0:disk1:ro", "--lun", "1:disk2"),
+		       "{\"method\":\"acl.create\",\"params\":{\"initiator\":\"iqn.1994-05.com."
+		       "redhat:h\",\"luns\":[{\"backstore\":\"disk1\",\"lun\":0,\"read_only\":"
+		       "true},{\"backstore\":\"disk2\",\"lun\":1,\"read_only\":false}],\"target\":"
+		       "\"iqn.2026-12.org.example:t1\"}}",
+		       CLI_OK);
+	expect_request(W("acl", "set", "iqn.2026-12.org.example:t1", "iqn.1994-05.com.redhat:h",
+			 "--target-map"),
+		       "{\"method\":\"acl.set\",\"params\":{\"initiator\":\"iqn.1994-05.com."
+		       "redhat:h\",\"luns\":null,\"target\":\"iqn.2026-12.org.example:t1\"}}",
+		       CLI_OK);
+	expect_request(W("acl", "add", "t", "i", "--lun", "x"), NULL, CLI_EUSAGE);
+	expect_request(W("lun", "add", "t", "d", "99999"), NULL, CLI_EUSAGE);
+	expect_request(W("session", "close", "7"),
+		       "{\"method\":\"session.close\",\"params\":{\"tsih\":7}}", CLI_OK);
+	expect_request(W("connection", "close", "7", "1"),
+		       "{\"method\":\"connection.close\",\"params\":{\"cid\":1,\"tsih\":7}}",
+		       CLI_OK);
+}
+
+/* A "set" with a dotted field merges into the current nested object. */
+static void test_set_nested(void **state)
+{
+	fake_set(&fake, "target.get",
+		 "{\"result\": {\"name\": \"t\", \"demo_mode\": {\"enabled\": false, "
+		 "\"read_only\": true}}}");
+	expect_request(W("target", "set", "t", "demo_mode.enabled=true"),
+		       "{\"method\":\"target.set\",\"params\":{\"demo_mode\":{\"enabled\":true,"
+		       "\"read_only\":true},\"name\":\"t\"}}",
+		       CLI_OK);
+	expect_request(W("settings", "set", "iscsi.queue_depth=64"),
+		       "{\"method\":\"settings.set\",\"params\":{\"iscsi\":{\"queue_depth\":64}}}",
+		       CLI_OK);
+}
+
+static void test_errors(void **state)
+{
+	struct run r;
+
+	fake_set(&fake, "backstore.get",
+		 "{\"error\": {\"code\": -32002, \"message\": \"no back-store named \\\"x\\\"\", "
+		 "\"data\": {\"kind\": \"backstore\", \"name\": \"x\"}}}");
+	r = run(false, W("backstore", "show", "x"));
+	assert_int_equal(r.rc, CLI_ENOTFOUND);
+	assert_string_equal(r.err, "utarget: no back-store named \"x\"\n");
+	run_free(&r);
+	fake_set(&fake, "backstore.delete",
+		 "{\"error\": {\"code\": -32004, \"message\": \"back-store d is mapped\", "
+		 "\"data\": {\"kind\": \"backstore\", \"name\": \"d\", \"used_by\": "
+		 "[\"iqn.2026-12.org.example:t1 LUN 0\"]}}}");
+	r = run(false, W("backstore", "delete", "d"));
+	assert_int_equal(r.rc, CLI_EREJECTED);
+	assert_string_equal(r.err, "utarget: back-store d is mapped (used by "
+				   "iqn.2026-12.org.example:t1 LUN 0)\n");
+	run_free(&r);
+	fake_set(&fake, "target.create",
+		 "{\"error\": {\"code\": -32003, \"message\": \"target exists\"}}");
+	r = run(false, W("target", "create", "iqn.2026-12.org.example:t1"));
+	assert_int_equal(r.rc, CLI_EEXISTS);
+	run_free(&r);
+}
+
+static void test_output(void **state)
+{
+	struct run r;
+
+	fake_set(&fake, "lun.list",
+		 "{\"result\": [{\"lun\": 0, \"backstore\": \"disk1\", \"read_only\": false}, "
+		 "{\"lun\": 12, \"backstore\": \"a-longer-name\", \"read_only\": true}]}");
+	r = run(false, W("lun", "list", "t"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(r.out, "LUN  BACKSTORE      READ_ONLY\n"
+				   "0    disk1          no\n"
+				   "12   a-longer-name  yes\n");
+	run_free(&r);
+	r = run(true, W("lun", "list", "t"));
+	assert_string_equal(r.out, "[\n  {\n    \"backstore\": \"disk1\",\n    \"lun\": 0,\n    "
+				   "\"read_only\": false\n  },\n  {\n    \"backstore\": \"a-longer-"
+				   "name\",\n    \"lun\": 12,\n    \"read_only\": true\n  }\n]\n");
+	run_free(&r);
+	/* a control character from the daemon is escaped for people */
+	fake_set(&fake, "backstore.get",
+		 "{\"result\": {\"name\": \"d\", \"vendor\": \"a\\u001bb\", \"size\": 1024}}");
+	r = run(false, W("backstore", "show", "d"));
+	assert_non_null(strstr(r.out, "a\\x1bb"));
+	assert_null(strchr(r.out, 0x1b));
+	run_free(&r);
+	/* --help prints the command's help and calls nothing */
+	r = run(false, W("lun", "add", "--help"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_non_null(strstr(r.out, "Usage: utarget lun add TARGET BACKSTORE [LUN]"));
+	run_free(&r);
+}
+
+/* The daemon cannot be reached: exit 2, one line. */
+static void test_unreachable(void **state)
+{
+	struct cli c = {.socket = "/tmp/utarget-nothing-here.sock", .timeout_ms = 1000};
+	char *out = NULL, *err = NULL;
+	size_t ol, el;
+
+	rpc_client_init(&c.rpc, 1000);
+	c.out = open_memstream(&out, &ol);
+	c.err = open_memstream(&err, &el);
+	assert_int_equal(cli_run(&c, cli_find("target", "list"), 0, NULL), CLI_EUNREACHABLE);
+	fclose(c.out);
+	fclose(c.err);
+	assert_non_null(strstr(err, "cannot reach utargetd at /tmp/utarget-nothing-here.sock"));
+	free(out);
+	free(err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_backstore),  cmocka_unit_test(test_target_lun_acl),
+	    cmocka_unit_test(test_set_nested), cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_output),     cmocka_unit_test(test_unreachable),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
