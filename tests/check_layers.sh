@@ -10,6 +10,8 @@
 #     headers;
 #   - src/fabric includes backstore/, config/, rpc/, cli/ or daemon/;
 #   - src/config includes rpc/, cli/ or daemon/;
+#   - src/cli includes anything but cli/, config/ and lib/ (the CLI talks to
+#     the daemon only through its socket);
 #   - a banned function (strcpy, sprintf, strtok, atoi, gets) is called
 #     anywhere in src/ (comments and string literals are ignored).
 set -u
@@ -45,8 +47,12 @@ def rule_config(inc):
     for bad in ("rpc/", "cli/", "daemon/"):
         if inc.startswith(bad):
             return "src/config includes nothing from " + bad
+def rule_cli(inc):
+    if "/" not in inc or inc.startswith(("cli/", "config/", "lib/")):
+        return None
+    return "src/cli includes only cli/, config/ and lib/ (the daemon only through its socket)"
 rules = {"lib": rule_lib, "scsi": rule_scsi, "backstore": rule_backstore,
-         "fabric": rule_fabric, "config": rule_config}
+         "fabric": rule_fabric, "config": rule_config, "cli": rule_cli}
 
 def strip_comments_and_strings(text):
     """Blank out comments and string/char literals, keeping newlines."""

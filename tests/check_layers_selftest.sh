@@ -11,7 +11,7 @@ fail=0
 tree() {
 	rm -rf "$tmp/src"
 	mkdir -p "$tmp/src/lib" "$tmp/src/scsi" "$tmp/src/backstore" "$tmp/src/fabric/iscsi" \
-		"$tmp/src/config"
+		"$tmp/src/config" "$tmp/src/cli"
 	printf '#include "compiler.h"\n#include "lib/log.h"\n' >"$tmp/src/lib/a.c"
 	printf '#include "lib/log.h"\n#include "scsi/bs.h"\n' >"$tmp/src/scsi/a.c"
 	printf '#include "lib/log.h"\n#include "scsi/bs.h"\n#include "backstore/backstore.h"\n' \
@@ -20,6 +20,8 @@ tree() {
 		>"$tmp/src/fabric/iscsi/a.c"
 	printf '#include "backstore/backstore.h"\n#include "fabric/iscsi/iscsi.h"\n' \
 		>"$tmp/src/config/a.c"
+	printf '#include "cli/cli.h"\n#include "config/model.h"\n#include "lib/compiler.h"\n' \
+		>"$tmp/src/cli/a.c"
 	printf '/* strcpy(a, b) in a comment */\nconst char *s = "sprintf(x)";\nint n = snprintf(b, 1, "x");\n' \
 		>"$tmp/src/lib/b.c"
 	if [ $# -gt 0 ]; then
@@ -65,6 +67,12 @@ tree fabric/iscsi/a.c '#include "backstore/backstore.h"\n'
 expect fail "fabric including backstore/" "src/fabric/iscsi/a.c:3:"
 tree config/a.c '#include "daemon/x.h"\n'
 expect fail "config including daemon/" "src/config/a.c:3:"
+tree cli/a.c '#include "rpc/server.h"\n'
+expect fail "cli including rpc/ (it talks to the daemon through the socket)" "src/cli/a.c:4:"
+tree cli/a.c '#include "scsi/scsi.h"\n'
+expect fail "cli including scsi/" "src/cli/a.c:4:"
+tree cli/a.c '#include "fabric/iscsi/iscsi.h"\n'
+expect fail "cli including fabric/" "src/cli/a.c:4:"
 for f in 'strcpy(a, b)' 'sprintf(a, "x")' 'strtok(s, ",")' 'atoi(s)' 'gets(buf)' 'x = atoi (s)'; do
 	name=${f%%(*}
 	name=${name##* }
