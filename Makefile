@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 MESON_OPTS ?=
 
-.PHONY: all deps build asan run test unit bench fuzz fuzz-build format clean
+.PHONY: all deps build asan run test unit bench fuzz fuzz-build soak format clean
 
 all: build
 
@@ -50,6 +50,11 @@ $(FUZZ_BUILD)/build.ninja:
 fuzz-build: deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD) $$(cd tests/fuzz && ls fuzz_*.c | grep -v fuzz_env | \
 		sed 's,^,tests/fuzz/,; s,\.c$$,,')
+
+# libiscsi's conformance suite SOAK_ROUNDS times (default 20) against one
+# ASan+UBSan utargetd: 0 failures and 0 sanitizer reports (tests/hardening/soak.sh).
+soak: asan
+	./tests/hardening/soak.sh $(ASAN_BUILD)/src/daemon/utargetd $${SOAK_ROUNDS:-20}
 
 # libFuzzer harnesses for FUZZ_SECONDS each (default 600), FUZZ_JOBS at a time.
 fuzz: deps

@@ -114,8 +114,13 @@ void iscsi_conn_event(struct iscsi_conn *c, enum iscsi_conn_event ev)
 	log_debug("iscsi: %s: %s -> %s (%s)", c->peer, conn_state_names[from],
 		  conn_state_names[c->state], t->label);
 	if (c->state == ISCSI_CONN_S8_CLEANUP_WAIT) {
+		/* conn_close() drops the connection's own reference: a caller
+		 * without one of its own (a timer: NOP-In timeout) must not see
+		 * c freed before the CLEANED transition */
+		iscsi_conn_get(c);
 		conn_close(c, false);
 		iscsi_conn_event(c, ISCSI_CEV_CLEANED);
+		iscsi_conn_put(c);
 	} else if (c->state == ISCSI_CONN_S1_FREE && from != ISCSI_CONN_S8_CLEANUP_WAIT) {
 		conn_close(c, ev == ISCSI_CEV_LOGOUT_SENT);
 	}
