@@ -98,6 +98,19 @@ bool scsi_target_demo(struct scsi_target *t)
 	return !fake.access_rc;
 }
 
+struct scsi_lun_map *fake_map_new(void)
+{
+	struct scsi_lun_map *m = calloc(1, sizeof(*m));
+
+	m->refs = 1;
+	return m;
+}
+
+int fake_map_refs(const struct scsi_lun_map *m)
+{
+	return m->refs;
+}
+
 void scsi_lun_map_get(struct scsi_lun_map *m)
 {
 	m->refs++;

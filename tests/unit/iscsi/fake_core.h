@@ -43,6 +43,10 @@ extern struct fake_core fake;
 void fake_reset(void);
 struct scsi_target *fake_target(const char *name);
 void fake_target_free(struct scsi_target *t);
+/* A LUN map of its own (the core's ACL and demo maps are one shared fake
+ * map); its reference count. */
+struct scsi_lun_map *fake_map_new(void);
+int fake_map_refs(const struct scsi_lun_map *m);
 /* Complete every held command (GOOD). Returns how many. */
 unsigned fake_complete_held(void);
 
