@@ -9,7 +9,9 @@
  * Input: one mode byte, then the byte stream the initiator sends.
  *   mode bits 0-1  phase the stream starts in: 0 = a fresh connection (the
  *                  stream must log in itself), 1 = after a discovery login,
- *                  2 and 3 = after a normal login (the harness logs in)
+ *                  2 = after a normal login (the harness logs in), 3 = the
+ *                  same with the buffer memory cap at 1 MiB (back-pressure:
+ *                  commands wait for memory, mempress.c)
  *   bit 2          the harness login negotiates HeaderDigest and DataDigest
  *                  CRC32C
  *   bit 3          framed: the harness cuts the stream into PDUs (BHS, AHS
@@ -168,6 +170,26 @@ static size_t pdu_frame(struct pdu_ctx *x, struct fz_in *in, bool fix_sn)
 	return n;
 }
 
+static struct iscsi_conn *pdu_conn; /* for pdu_settled() */
+
+/* No command waits for buffer memory any more. */
+static bool pdu_settled(void)
+{
+	return !pdu_conn || iscsi_conn_dead(pdu_conn) || !pdu_conn->mem_wait;
+}
+
+static void pdu_settings(unsigned cap_mib)
+{
+	struct iscsi_settings s;
+
+	iscsi_settings_default(&s);
+	s.nop_in_interval_s = 0;
+	s.login_timeout_s = 3600;
+	s.queue_depth = 32;
+	s.max_buffer_memory_mib = cap_mib;
+	iscsi_init(&s);
+}
+
 static bool pdu_quiet(void)
 {
 	bool q;
@@ -223,9 +245,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	x.wire = malloc(PDU_WIRE_MAX);
 	if (!portal || !x.wire)
 		abort();
+	if (phase == 3)
+		pdu_settings(1);
 	x.c = iscsi_conn_new(fz_reactor(), -1, portal, &pdu_io);
 	if (!x.c)
 		abort();
+	pdu_conn = x.c;
 
 	if (phase == 0 || pdu_login(&x, phase == 1, mode & 4u)) {
 		if (mode & 8u) {
@@ -240,7 +265,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 
+	/* a command waiting for memory: let the retry timer (2 ms) run */
+	fz_pump_until(pdu_settled, 20);
+	pdu_conn = NULL;
 	iscsi_conn_destroy(x.c);
+	if (phase == 3)
+		pdu_settings(1024);
 	if (!fz_pump_until(pdu_quiet, 10000)) {
 		fprintf(stderr, "fuzz_pdu: a connection or session did not end\n");
 		abort();

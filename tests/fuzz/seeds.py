@@ -181,6 +181,17 @@ def pdu_seeds():
         s += bhs(op, 0x80, itt=0x100 + op, f20=b"\xff\xff\xff\xff", f24=1)
     write("pdu", "ffp-every-opcode", bytes([2 | 4 | 8 | 16]) + s)
     write("pdu", "disc-every-opcode", bytes([1 | 8 | 16]) + s)
+    # buffer cap 1 MiB (phase 3): R2T writes of 512 KiB pile up, a third
+    # waits for memory; then writes with immediate data
+    s = scsi_cmd(bytes(6), 0x80, 0, 0x1FF, 1)  # TEST UNIT READY: the UA
+    for i in range(5):
+        s += scsi_cmd(rw10(0x2A, i * 512, 512), 0xA0, 256 * 1024, 0x200 + i, 2 + i)
+    s += data_out(0x200, 0, 0, 0, bytes(range(256)) * 32)
+    for i in range(4):
+        s += scsi_cmd(rw10(0x2A, 100 + i * 128, 128), 0xA0, 65536, 0x300 + i, 7 + i,
+                      data=bytes([i]) * 65536)
+    write("pdu", "ffp-memcap", bytes([3 | 8 | 16]) + s)
+    write("pdu", "ffp-memcap-raw", bytes([3]) + s)
 
 
 def keys_seeds():
