@@ -24,6 +24,7 @@ static struct {
 	uint8_t kept[8192];
 	uint32_t kept_len;
 	int pause_after; /* pause after this many PDUs (0: never) */
+	bool hold_header; /* the header callback pauses before the data segment */
 } seen;
 
 static int cb_header(struct iscsi_rx *rx)
@@ -33,6 +34,11 @@ static int cb_header(struct iscsi_rx *rx)
 	seen.last_dsl = rx->dsl;
 	seen.last_ahs = rx->ahs_len;
 	memcpy(seen.ahs, rx->ahs, rx->ahs_len < 64 ? rx->ahs_len : 64);
+	if (seen.hold_header) {
+		/* no room yet: the owner sets dst/keep before resuming */
+		seen.hold_header = false;
+		return 1;
+	}
 	rx->dst = seen.dst;
 	rx->keep = seen.keep;
 	return 0;
@@ -236,6 +242,53 @@ static void test_pause(void **state)
 	assert_int_equal(seen.pdus, 2);
 }
 
+/* The header callback pauses before the data segment (mempress.c: no
+ * buffer yet); feeding resumes with the destination set then, with bytes or
+ * with none (a PDU without data completes at once). */
+static void test_header_pause(void **state)
+{
+	uint8_t w[512];
+	struct iscsi_rx rx;
+	size_t n = 0, a, b;
+
+	(void)state;
+	for (int dd = 0; dd < 2; dd++) {
+		reset();
+		iscsi_rx_init(&rx, &ops);
+		rx.ddigest = dd;
+		seen.keep = 7;
+		n = build(w, 0x01, 0, 7, false, dd, 3);
+		a = n;
+		n += build(w + n, 0x01, 0, 0, false, dd, 4);
+		b = n;
+		n += build(w + n, 0x00, 0, 5, false, dd, 5);
+		/* first PDU: paused after its 48-byte header */
+		seen.hold_header = true;
+		assert_int_equal(iscsi_rx_feed(&rx, w, n), 48);
+		assert_true(rx.held);
+		assert_int_equal(seen.pdus, 0);
+		rx.dst = seen.dst;
+		rx.keep = 7;
+		assert_int_equal(iscsi_rx_feed(&rx, w + 48, a - 48), (ssize_t)(a - 48));
+		assert_false(rx.held);
+		assert_int_equal(seen.pdus, 1);
+		assert_int_equal(seen.bad_ddigest, 0);
+		assert_int_equal(seen.kept_len, 7);
+		assert_memory_equal(seen.kept, w + 48, 7);
+		/* second PDU has no data segment: paused, then resumed with no
+		 * bytes at all completes it */
+		seen.hold_header = true;
+		assert_int_equal(iscsi_rx_feed(&rx, w + a, n - a), 48);
+		assert_int_equal(seen.pdus, 1);
+		assert_int_equal(iscsi_rx_feed(&rx, NULL, 0), 0);
+		assert_int_equal(seen.pdus, 2);
+		/* the third goes through unpaused */
+		assert_int_equal(iscsi_rx_feed(&rx, w + b, n - b), (ssize_t)(n - b));
+		assert_int_equal(seen.pdus, 3);
+		assert_int_equal(seen.headers, 3);
+	}
+}
+
 static void test_direct(void **state)
 {
 	static uint8_t w[20000];
@@ -328,6 +381,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_splits),	  cmocka_unit_test(test_ahs),
 	    cmocka_unit_test(test_digest_errors), cmocka_unit_test(test_pause),
+	    cmocka_unit_test(test_header_pause),
 	    cmocka_unit_test(test_direct),	  cmocka_unit_test(test_tx),
 	};
 
