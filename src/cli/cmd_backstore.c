@@ -128,6 +128,8 @@ static int bs_set(struct cli *c, const struct cli_cmd *cmd, const struct cli_arg
 	if (!p)
 		return CLI_EINTERNAL;
 	rc = cmd_fields(c, p, CLI_K_BACKSTORE, a, 1);
+	if (rc == 0 && a->set[0])
+		json_object_set_new(p, "force", json_true());
 	if (rc == 0)
 		rc = cmd_merge_nested(c, p, "backstore.get", json_pack("{s:s}", "name", a->pos[0]));
 	if (rc) {
@@ -204,6 +206,7 @@ const struct cli_cmd cli_cmds_backstore[] = {
 	.summary = "change back-store attributes (VALUE null restores the default)",
 	.help = "A change other than size re-opens the logical unit: initiators see a new\n"
 		"LU (POWER ON unit attention); a ram back-store loses its contents.",
+	.opts = {{.name = "force", .short_name = 'f', .help = "allow a smaller size"}},
 	.min_pos = 2,
 	.max_pos = CLI_ANY,
 	.run = bs_set,
