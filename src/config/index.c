@@ -15,6 +15,7 @@
  *   'R' id(2)             portal groups using the relative port id (count)
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,6 +136,39 @@ static void key_acl(struct ix_key *k, const char *t, const char *ini)
 	key_start(k, 'A');
 	key_str(k, t);
 	key_str(k, ini);
+}
+
+int cfg_acl_key(const struct cfg_acl *a, char *buf, size_t size)
+{
+	size_t n = 0;
+	int w;
+
+	if (a->initiator) {
+		w = snprintf(buf, size, "%s", a->initiator);
+		return w < 0 || (size_t)w >= size ? -ENAMETOOLONG : 0;
+	}
+	/* by address only: "@" and its networks as written */
+	w = snprintf(buf, size, "@");
+	for (size_t i = 0; w >= 0 && i < a->naddresses; i++) {
+		n += (size_t)w;
+		if (n >= size)
+			return -ENAMETOOLONG;
+		w = snprintf(buf + n, size - n, "%s%s", i ? "," : "", a->addresses[i]);
+	}
+	if (w < 0 || n + (size_t)w >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* 'A' key of an ACL (its initiator, or "@" + networks); false if too long. */
+static bool key_acl_of(struct ix_key *k, const char *t, const struct cfg_acl *a)
+{
+	char name[CFG_ACL_KEY_MAX];
+
+	if (cfg_acl_key(a, name, sizeof(name)))
+		return false;
+	key_acl(k, t, name);
+	return !k->overflow;
 }
 
 static void key_lun(struct ix_key *k, const char *t, const char *ini, uint32_t lun)
@@ -381,14 +415,16 @@ static int ix_put_luns(struct cfg_index *ix, const char *target, const char *ini
 int cfg_ix_put_acl(struct cfg_index *ix, const struct cfg_target *t, const struct cfg_acl *a,
 		   size_t pos)
 {
+	char name[CFG_ACL_KEY_MAX];
 	struct ix_key k;
 	int rc;
 
-	key_acl(&k, t->name, a->initiator);
+	if (!key_acl_of(&k, t->name, a) || cfg_acl_key(a, name, sizeof(name)))
+		return -ENAMETOOLONG;
 	rc = ix_put_first(ix, &k, pos);
 	if (rc || !a->has_luns)
 		return rc;
-	rc = ix_put_luns(ix, t->name, a->initiator, &a->luns);
+	rc = ix_put_luns(ix, t->name, name, &a->luns);
 	if (rc)
 		ix_del(ix, &k);
 	return rc;
@@ -396,12 +432,14 @@ int cfg_ix_put_acl(struct cfg_index *ix, const struct cfg_target *t, const struc
 
 void cfg_ix_del_acl(struct cfg_index *ix, const struct cfg_target *t, const struct cfg_acl *a)
 {
+	char name[CFG_ACL_KEY_MAX];
 	struct ix_key k;
 
-	key_acl(&k, t->name, a->initiator);
+	if (!key_acl_of(&k, t->name, a) || cfg_acl_key(a, name, sizeof(name)))
+		return;
 	ix_del(ix, &k);
 	if (a->has_luns)
-		ix_del_luns(ix, t->name, a->initiator, &a->luns, a->luns.n);
+		ix_del_luns(ix, t->name, name, &a->luns, a->luns.n);
 }
 
 void cfg_ix_acl_pos(struct cfg_index *ix, const struct cfg_target *t, const struct cfg_acl *a,
@@ -409,8 +447,7 @@ void cfg_ix_acl_pos(struct cfg_index *ix, const struct cfg_target *t, const stru
 {
 	struct ix_key k;
 
-	key_acl(&k, t->name, a->initiator);
-	if (ix_get(ix, &k) >= 0)
+	if (key_acl_of(&k, t->name, a) && ix_get(ix, &k) >= 0)
 		ix_put(ix, &k, pos);
 }
 

@@ -27,10 +27,17 @@
 
 struct cfg_index;
 
+/* An ACL's name in the index and in changes: its initiator, or for an ACL
+ * by network address only "@" and its "addresses" joined by ",". 0 or
+ * -ENAMETOOLONG. */
+#define CFG_ACL_KEY_MAX 1024
+int cfg_acl_key(const struct cfg_acl *a, char *buf, size_t size);
+
 int cfg_index_build(const struct cfg *c, struct cfg_index **out);
 void cfg_index_free(struct cfg_index *ix);
 
-/* Lookups: the position, or -1. initiator NULL: the target's own map. */
+/* Lookups: the position, or -1. initiator: an ACL's key (cfg_acl_key());
+ * NULL: the target's own map. */
 long cfg_ix_bs(const struct cfg_index *ix, const char *name);
 long cfg_ix_path(const struct cfg_index *ix, const char *abs_path);
 long cfg_ix_target(const struct cfg_index *ix, const char *name);

@@ -48,6 +48,7 @@ struct cfg_runtime {
 	size_t nluns;	     /* LUNs of the targets' "luns" at start-up (summary) */
 	uint16_t *pg_defs;   /* ALUA port groups defined in the core (undefined at teardown) */
 	size_t npg_defs;
+	bool log_level_fixed; /* --log-level given: the config's log_level is not applied */
 };
 
 /* err helpers shared by apply.c and live.c */

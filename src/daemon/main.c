@@ -3,14 +3,18 @@
  *
  * Start-up (nothing is announced before every step has succeeded; on any
  * failure what was built is undone and the exit status is 1):
- *   options -> load + verify the whole config (one error line naming the
- *   file, the line and the field) -> [detach] -> block signals ->
- *   reactor_pool_start -> scsi_core_init -> iscsi_init -> cfg_apply (every
- *   back-store opened, every listener bound) -> "utargetd ready: ..." (and
- *   READY=1 to $NOTIFY_SOCKET) -> reactor_pool_run.
- * SIGINT/SIGTERM: graceful stop (iscsi_shutdown, back-stores closed, exit 0).
- * SIGHUP: reload is not implemented yet; the daemon says so and keeps
- * running unchanged. SIGPIPE is ignored (peer resets surface as EPIPE).
+ *   options -> load + verify the whole config and replay the changes
+ *   acknowledged since it was written (its journal; one error line naming
+ *   the file, the line and the field) -> [detach] -> block signals ->
+ *   reactor_pool_start -> scsi_core_init -> iscsi_init -> cfg_ctl_apply
+ *   (every back-store opened, every listener bound) -> the control socket
+ *   (src/rpc) -> "utargetd ready: ..." (and READY=1 to $NOTIFY_SOCKET) ->
+ *   reactor_pool_run.
+ * SIGINT/SIGTERM: graceful stop (STOPPING=1; iscsi_shutdown, the control
+ * socket closed, back-stores closed, exit 0).
+ * SIGHUP: reload: the file is read again and only the difference applied
+ * (RELOADING=1 ... READY=1); a rejected file changes nothing.
+ * SIGPIPE is ignored (peer resets surface as EPIPE).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,10 +30,13 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "config/ctl.h"
+#include "config/persist.h"
 #include "fabric/iscsi/iscsi.h"
 #include "lib/compiler.h"
 #include "lib/log.h"
 #include "lib/reactor.h"
+#include "rpc/rpc.h"
 #include "scsi/scsi.h"
 
 #ifndef UTARGET_VERSION
@@ -37,6 +44,8 @@
 #endif
 
 #define UTD_DEFAULT_CONFIG "/etc/utarget/utarget.json"
+#define UTD_DEFAULT_SOCKET "/run/utarget/utargetd.sock"
+#define UTD_BACKUPS	   5 /* FILE.1 .. FILE.5 */
 #define UTD_MAX_LISTEN	   16
 #define UTD_MAX_THREADS	   256
 
@@ -49,6 +58,7 @@ struct utd_opts {
 	const char *log_file;
 	const char *listen[UTD_MAX_LISTEN];
 	size_t nlisten;
+	const char *rpc_socket; /* --rpc-socket */
 };
 
 enum utd_parse_result { UTD_RUN = 0, UTD_EXIT_OK = 1, UTD_EXIT_ERR = 2 };
@@ -68,6 +78,8 @@ static void utd_usage(FILE *f)
 		"      --log-file FILE    without -f: append the log to FILE (default: discarded)\n"
 		"      --threads N        reactor threads (default: online CPUs)\n"
 		"      --check            validate the configuration and exit (0 valid, 1 not)\n"
+		"      --rpc-socket PATH  control socket (default: the config's rpc_socket, else\n"
+		"                         " UTD_DEFAULT_SOCKET ")\n"
 		"  -h, --help             this text\n"
 		"  -V, --version          the version\n");
 }
@@ -84,7 +96,7 @@ static unsigned utd_default_threads(void)
 /* Options -> o. Errors are one line on errf. */
 static enum utd_parse_result utd_parse_args(int argc, char **argv, struct utd_opts *o, FILE *errf)
 {
-	enum { OPT_LISTEN = 256, OPT_LOG_LEVEL, OPT_LOG_FILE, OPT_THREADS, OPT_CHECK };
+	enum { OPT_LISTEN = 256, OPT_LOG_LEVEL, OPT_LOG_FILE, OPT_THREADS, OPT_CHECK, OPT_RPC };
 	static const struct option longopts[] = {
 	    {.name = "config", .has_arg = required_argument, .val = 'c'},
 	    {.name = "foreground", .has_arg = no_argument, .val = 'f'},
@@ -93,6 +105,7 @@ static enum utd_parse_result utd_parse_args(int argc, char **argv, struct utd_op
 	    {.name = "log-file", .has_arg = required_argument, .val = OPT_LOG_FILE},
 	    {.name = "threads", .has_arg = required_argument, .val = OPT_THREADS},
 	    {.name = "check", .has_arg = no_argument, .val = OPT_CHECK},
+	    {.name = "rpc-socket", .has_arg = required_argument, .val = OPT_RPC},
 	    {.name = "help", .has_arg = no_argument, .val = 'h'},
 	    {.name = "version", .has_arg = no_argument, .val = 'V'},
 	    {0},
@@ -156,6 +169,9 @@ static enum utd_parse_result utd_parse_args(int argc, char **argv, struct utd_op
 			break;
 		case OPT_CHECK:
 			o->check = true;
+			break;
+		case OPT_RPC:
+			o->rpc_socket = optarg;
 			break;
 		case 'h':
 			utd_usage(stdout);
@@ -273,6 +289,50 @@ static void utd_detached_ready(int fd, const char *log_file)
 	close(fd);
 }
 
+/* ---- the control plane ---- */
+
+/* SIGHUP: re-read the file and apply the difference (as config.reload). */
+static void utd_reload(void)
+{
+	struct cfg_err err;
+	size_t n = 0;
+	int rc;
+
+	log_notice("SIGHUP: reloading %s", cfg_store_file());
+	utd_sd_notify("RELOADING=1");
+	rc = cfg_ctl_reload(&n, &err);
+	if (rc) {
+		char line[CFG_ERR_PATH_MAX + CFG_ERR_MSG_MAX + 4200];
+
+		cfg_err_format(&err, cfg_store_file(), line, sizeof(line));
+		log_err("reload refused, nothing changed: %s", line);
+	} else {
+		log_notice("reload: %zu change(s) applied", n);
+	}
+	utd_sd_notify("READY=1");
+}
+
+/* The control socket: --rpc-socket, else the config's rpc_socket (a failure
+ * to listen on either is fatal), else the default path (when another
+ * daemon holds it, this one runs without a control socket and says so). */
+static int utd_rpc_start(const struct utd_opts *o)
+{
+	const char *cfgpath = cfg_ctl_tree()->rpc_socket;
+	struct rpc_server_opts ro = {
+	    .path = o->rpc_socket ? o->rpc_socket : cfgpath ? cfgpath : UTD_DEFAULT_SOCKET,
+	    .version = UTARGET_VERSION,
+	    .config_file = o->config,
+	};
+	int rc = rpc_server_start(reactor_pool_get(0), &ro);
+
+	if (rc && !o->rpc_socket && !cfgpath) {
+		log_warn("no control socket (%s: %s): utarget cannot reach this daemon", ro.path,
+			 strerror(-rc));
+		return 0;
+	}
+	return rc;
+}
+
 /* ---- signals, on reactor 0 ---- */
 struct utd_signals {
 	struct reactor_fd h;
@@ -287,7 +347,7 @@ static void utd_signal_cb(struct reactor_fd *h, uint32_t revents)
 	while (read(h->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		switch (si.ssi_signo) {
 		case SIGHUP:
-			log_notice("SIGHUP: reload is not supported yet; configuration unchanged");
+			utd_reload();
 			break;
 		case SIGINT:
 		case SIGTERM:
@@ -317,8 +377,7 @@ int main(int argc, char **argv)
 {
 	struct iscsi_settings defaults;
 	struct utd_signals sigs = {.stop_signal = 0};
-	struct cfg_overrides ov;
-	struct cfg_runtime *rt = NULL;
+	struct cfg_ctl_opts copts;
 	struct cfg_err err;
 	struct utd_opts o;
 	struct cfg *cfg = NULL;
@@ -338,15 +397,30 @@ int main(int argc, char **argv)
 		log_set_level(o.log_level);
 
 	iscsi_settings_default(&defaults);
-	rc = cfg_load(o.config, &defaults, &cfg, &err);
-	if (rc == 0) {
-		rc = cfg_check_files(cfg, &err);
-		if (rc)
-			cfg_err_locate(&err, o.config);
+	copts = (struct cfg_ctl_opts){
+	    .file = o.config,
+	    .backups = UTD_BACKUPS,
+	    .listen = o.listen,
+	    .nlisten = o.nlisten,
+	    .log_level_fixed = o.log_level >= 0,
+	    .defaults = &defaults,
+	};
+	if (o.check) {
+		rc = cfg_load(o.config, &defaults, &cfg, &err);
+		if (rc == 0) {
+			rc = cfg_check_files(cfg, &err);
+			if (rc)
+				cfg_err_locate(&err, o.config);
+		}
+	} else {
+		/* the file and the changes acknowledged since (its journal) */
+		rc = cfg_ctl_load(&copts, &err);
+		cfg = (struct cfg *)cfg_ctl_tree();
 	}
 	if (rc) {
 		utd_print_cfg_err(&err, o.config);
-		cfg_free(cfg);
+		if (o.check)
+			cfg_free(cfg);
 		return 1;
 	}
 	cfg_auth_check_file_mode(o.config, cfg); /* CHAP secrets: the file should be 0600 */
@@ -357,8 +431,9 @@ int main(int argc, char **argv)
 		cfg_free(cfg);
 		return 0;
 	}
-	if (o.log_level < 0 && cfg->log_level)
-		log_set_level(log_level_parse(cfg->log_level));
+	cfg = NULL; /* the control plane owns the tree from here on */
+	if (o.log_level < 0 && cfg_ctl_tree()->log_level)
+		log_set_level(log_level_parse(cfg_ctl_tree()->log_level));
 
 	if (!o.foreground)
 		ready_fd = utd_detach();
@@ -373,7 +448,7 @@ int main(int argc, char **argv)
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ||
 	    (sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
 		log_err("signalfd: %s", strerror(errno));
-		cfg_free(cfg);
+		cfg_ctl_stop();
 		return 1;
 	}
 
@@ -381,7 +456,7 @@ int main(int argc, char **argv)
 	if (rc) {
 		log_err("cannot start %u reactor threads: %s", o.threads, strerror(-rc));
 		close(sfd);
-		cfg_free(cfg);
+		cfg_ctl_stop();
 		return 1;
 	}
 	rc = scsi_core_init();
@@ -389,7 +464,7 @@ int main(int argc, char **argv)
 		log_err("scsi_core_init: %s", strerror(-rc));
 		goto fail_pool;
 	}
-	rc = iscsi_init(&cfg->iscsi);
+	rc = iscsi_init(&cfg_ctl_tree()->iscsi);
 	if (rc) {
 		log_err("iscsi_init: %s", strerror(-rc));
 		goto fail_pool;
@@ -399,15 +474,16 @@ int main(int argc, char **argv)
 		log_err("cannot watch signals: %s", strerror(-rc));
 		goto fail_iscsi;
 	}
-	ov = (struct cfg_overrides){.listen = o.listen, .nlisten = o.nlisten};
-	rc = cfg_apply(cfg, &ov, &rt, &err);
+	rc = cfg_ctl_apply(&err);
 	if (rc) {
-		cfg_err_locate(&err, o.config);
 		utd_print_cfg_err(&err, o.config);
 		goto fail_sig;
 	}
+	rc = utd_rpc_start(&o);
+	if (rc)
+		goto fail_apply;
 
-	cfg_runtime_summary(rt, summary, sizeof(summary));
+	cfg_ctl_summary(summary, sizeof(summary));
 	log_notice("utargetd ready: %s", summary);
 	utd_sd_notify("READY=1");
 	if (ready_fd >= 0)
@@ -416,14 +492,16 @@ int main(int argc, char **argv)
 	rc = reactor_pool_run();
 	if (rc)
 		log_err("reactor: %s", strerror(-rc));
-	cfg_runtime_destroy(rt);
+	rpc_server_stop();
+	cfg_ctl_stop();
 	reactor_fd_del(&sigs.h);
 	close(sfd);
 	reactor_pool_join();
-	cfg_free(cfg);
 	log_notice("utargetd stopped");
 	return rc ? 1 : 0;
 
+fail_apply:
+	cfg_ctl_stop();
 fail_sig:
 	reactor_fd_del(&sigs.h);
 fail_iscsi:
@@ -432,6 +510,6 @@ fail_pool:
 	reactor_pool_stop();
 	reactor_pool_join();
 	close(sfd);
-	cfg_free(cfg);
+	cfg_ctl_stop();
 	return 1;
 }

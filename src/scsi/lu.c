@@ -126,6 +126,11 @@ int scsi_lu_resize(struct scsi_lu *lu, uint64_t new_size_bytes)
 	return 0;
 }
 
+uint64_t scsi_lu_size(const struct scsi_lu *lu)
+{
+	return lu_nblocks(lu) << lu->block_shift;
+}
+
 struct lu_core_state *lu_core(struct scsi_lu *lu)
 {
 	return lu->core;

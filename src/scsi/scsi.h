@@ -212,6 +212,8 @@ void scsi_lu_put(struct scsi_lu *lu);
 const char *scsi_lu_name(const struct scsi_lu *lu);
 /* Resize the back-store and raise CAPACITY DATA HAS CHANGED. */
 int scsi_lu_resize(struct scsi_lu *lu, uint64_t new_size_bytes);
+/* Current capacity in bytes. */
+uint64_t scsi_lu_size(const struct scsi_lu *lu);
 /* Persistent reservations survive restarts when an initiator sets APTPL
  * (SPC-4 5.13.5): keep their state in state_dir, in a file named after the
  * LU's NAA designator, and load it now. Call once, before the LU is mapped.

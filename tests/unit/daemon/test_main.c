@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for src/daemon/main.c: option parsing, and the start-up and
- * shutdown sequence with fakes of the reactor pool, the core, the iSCSI
- * fabric and cfg_apply() (the real config loader and verifier are used). */
+/* Unit tests for src/daemon/main.c: option parsing, and the start-up,
+ * reload and shutdown sequence with fakes of the reactor pool, the core,
+ * the iSCSI fabric, the control plane's build (cfg_ctl_apply) and the
+ * control socket (the real config loader and verifier are used). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -120,36 +121,81 @@ void reactor_pool_join(void)
 	rec("pool_join");
 }
 
-struct cfg_runtime {
-	int dummy;
-};
+/* the control plane (config/ctl.h): the real loader and verifier, a fake
+ * build; the control socket (rpc/rpc.h) recorded */
+static struct cfg *ctl_tree;
+static const struct cfg_ctl_opts *ctl_opts;
+static int fail_rpc;
+static bool ctl_applied;
 
-int cfg_apply(struct cfg *c, const struct cfg_overrides *ov, struct cfg_runtime **out,
-	      struct cfg_err *err)
+int cfg_ctl_load(const struct cfg_ctl_opts *o, struct cfg_err *err)
+{
+	int rc = cfg_load(o->file, o->defaults, &ctl_tree, err);
+
+	if (rc == 0 && (rc = cfg_check_files(ctl_tree, err))) {
+		cfg_free(ctl_tree);
+		ctl_tree = NULL;
+	}
+	ctl_opts = o;
+	return rc;
+}
+
+const struct cfg *cfg_ctl_tree(void)
+{
+	return ctl_tree;
+}
+
+int cfg_ctl_apply(struct cfg_err *err)
 {
 	rec("apply");
-	seen_nlisten = ov->nlisten;
-	if (ov->nlisten)
-		snprintf(seen_listen0, sizeof(seen_listen0), "%s", ov->listen[0]);
+	seen_nlisten = ctl_opts->nlisten;
+	if (ctl_opts->nlisten)
+		snprintf(seen_listen0, sizeof(seen_listen0), "%s", ctl_opts->listen[0]);
 	if (fail_apply) {
 		*err = (struct cfg_err){0};
 		snprintf(err->path, sizeof(err->path), "targets[0].portal_groups[0].portals[0]");
 		snprintf(err->msg, sizeof(err->msg), "cannot listen on 127.0.0.1:3260: in use");
+		cfg_free(ctl_tree);
+		ctl_tree = NULL;
 		return -EADDRINUSE;
 	}
-	*out = calloc(1, sizeof(**out));
+	ctl_applied = true;
 	return 0;
 }
 
-void cfg_runtime_destroy(struct cfg_runtime *rt)
+void cfg_ctl_stop(void)
 {
-	rec("destroy");
-	free(rt);
+	if (ctl_applied)
+		rec("destroy"); /* what was built */
+	ctl_applied = false;
+	cfg_free(ctl_tree);
+	ctl_tree = NULL;
 }
 
-void cfg_runtime_summary(const struct cfg_runtime *rt, char *buf, size_t size)
+void cfg_ctl_summary(char *buf, size_t size)
 {
 	snprintf(buf, size, "1 target, 1 LUN, portals 127.0.0.1:3260");
+}
+
+int cfg_ctl_reload(size_t *n, struct cfg_err *err)
+{
+	rec("reload");
+	*n = 0;
+	return 0;
+}
+
+static char seen_socket[128];
+
+int rpc_server_start(struct reactor *r, const struct rpc_server_opts *o)
+{
+	rec("rpc");
+	snprintf(seen_socket, sizeof(seen_socket), "%s", o->path);
+	return fail_rpc ? -EADDRINUSE : 0;
+}
+
+void rpc_server_stop(void)
+{
+	rec("rpc_stop");
 }
 
 /* ---- helpers ---- */
@@ -174,7 +220,7 @@ static int teardown(void **state)
 static void reset(void)
 {
 	seq[0] = '\0';
-	fail_apply = fail_iscsi_init = fail_pool_start = 0;
+	fail_apply = fail_iscsi_init = fail_pool_start = fail_rpc = 0;
 	memset(signals_to_send, 0, sizeof(signals_to_send));
 	seen_nlisten = 0;
 	seen_settings = NULL;
@@ -356,15 +402,16 @@ static void test_start_and_sigterm(void **state)
 {
 	(void)state;
 	reset();
-	signals_to_send[0] = SIGHUP; /* logged, ignored */
+	signals_to_send[0] = SIGHUP; /* reload */
 	signals_to_send[1] = SIGTERM;
 	signals_to_send[2] = SIGINT; /* already stopping: no second shutdown */
 	const char *p = write_cfg("good.json", good_cfg);
-	const char *a[] = {"utargetd",	"-f", "-c",	  p,
-			   "--threads", "2",  "--listen", "127.0.0.1:3410"};
+	const char *a[] = {"utargetd", "-f", "-c", p, "--threads", "2", "--listen", "127.0.0.1:3410",
+			   "--rpc-socket", "/tmp/x.sock"};
 	assert_int_equal(run(ARRAY_SIZE(a), a), 0);
-	assert_string_equal(seq, "pool_start scsi_core_init iscsi_init apply pool_run "
-				 "iscsi_shutdown pool_stop destroy pool_join");
+	assert_string_equal(seq, "pool_start scsi_core_init iscsi_init apply rpc pool_run reload "
+				 "iscsi_shutdown pool_stop rpc_stop destroy pool_join");
+	assert_string_equal(seen_socket, "/tmp/x.sock");
 	assert_int_equal(seen_threads, 2);
 	assert_int_equal(seen_nlisten, 1);
 	assert_string_equal(seen_listen0, "127.0.0.1:3410");
@@ -386,6 +433,20 @@ static void test_start_failures(void **state)
 	/* undone, never announced, never run */
 	assert_string_equal(seq, "pool_start scsi_core_init iscsi_init apply iscsi_shutdown "
 				 "pool_stop pool_join");
+
+	/* an explicit control socket that cannot listen is fatal */
+	reset();
+	fail_rpc = 1;
+	const char *r[] = {"utargetd", "-f", "-c", p, "--rpc-socket", "/tmp/x.sock"};
+	assert_int_equal(run(6, r), 1);
+	assert_string_equal(seq, "pool_start scsi_core_init iscsi_init apply rpc destroy "
+				 "iscsi_shutdown pool_stop pool_join");
+	/* the default one is not: the daemon runs without it */
+	reset();
+	fail_rpc = 1;
+	signals_to_send[0] = SIGTERM;
+	assert_int_equal(run(4, a), 0);
+	assert_string_equal(seen_socket, "/run/utarget/utargetd.sock");
 
 	reset();
 	fail_iscsi_init = 1;

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ctl.h: the running configuration as the control plane sees it: the live
+ * tree and its index (what the daemon runs), the running objects, and the
+ * file with its journal. Every change goes the same way (docs/rpc.md):
+ *
+ *   cfg_ctl_prepare(txn)   each change: checked and applied to the tree,
+ *                          then prepared on the running objects; on any
+ *                          failure the whole transaction is rolled back
+ *   cfg_ctl_commit(txns)   the prepared transactions' records appended to
+ *                          the journal with one fdatasync, then committed
+ *                          on the running objects; if the journal cannot be
+ *                          written, all of them are rolled back instead
+ *   cfg_ctl_done(txn)      release the transaction (after reading effects)
+ *
+ * Reload and config.apply compute a transaction with cfg_diff(); the daemon
+ * start replays the journal into the tree before building anything. Main
+ * thread (reactor 0) only. */
+#ifndef UT_CONFIG_CTL_H
+#define UT_CONFIG_CTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/change.h"
+#include "config/config.h"
+#include "config/index.h"
+
+struct json_t;
+struct cfg_runtime;
+
+struct cfg_ctl_opts {
+	const char *file;
+	unsigned backups;	 /* FILE.1 .. FILE.N kept */
+	const char *const *listen; /* --listen: replaces every portal */
+	size_t nlisten;
+	bool log_level_fixed;	 /* --log-level given */
+	const struct iscsi_settings *defaults;
+};
+
+/* Start-up in two steps: load FILE, replay its journal, check the files
+ * (cfg_ctl_tree() is then the configuration to run; the fabric is
+ * initialized from its settings in between), then build and start every
+ * object (cfg_apply()); when records were replayed, FILE is rewritten. On
+ * failure nothing runs and err names the problem (err->line set when it is
+ * in FILE). o (its strings and arrays) must outlive the control plane. */
+int cfg_ctl_load(const struct cfg_ctl_opts *o, struct cfg_err *err);
+int cfg_ctl_apply(struct cfg_err *err);
+/* Tear everything down (NULL-safe after a failed or no start). */
+void cfg_ctl_stop(void);
+bool cfg_ctl_running(void);
+
+const struct cfg *cfg_ctl_tree(void);
+const struct cfg_index *cfg_ctl_index(void);
+struct cfg_runtime *cfg_ctl_runtime(void);
+/* "N targets, N LUNs, portals ..." after start-up */
+void cfg_ctl_summary(char *buf, size_t size);
+
+/* See above. dry_run: the tree only, undone at once (nothing runs, nothing
+ * is written). *failed: index of the failing change (x->n: the checks
+ * across the whole tree); *runtime: the running side refused it (the tree
+ * accepted it). */
+int cfg_ctl_prepare(struct cfg_txn *x, bool dry_run, size_t *failed, bool *runtime,
+		    struct cfg_err *err);
+int cfg_ctl_commit(struct cfg_txn *const *v, size_t n, struct cfg_err *err);
+void cfg_ctl_rollback(struct cfg_txn *x);
+void cfg_ctl_done(struct cfg_txn *x);
+
+/* Compact now if the journal has grown enough (after a commit), or if it
+ * holds anything at all (idle). Never overwrites a FILE changed by someone
+ * else since the daemon wrote it (logged; reload or save decide). */
+void cfg_ctl_maybe_compact(bool idle);
+/* Rewrite FILE now from the running tree (config.save), even if it was
+ * edited by hand since. */
+int cfg_ctl_save(struct cfg_err *err);
+
+/* The changes that make the running configuration equal to the file (the
+ * daemon's own when path is NULL) or to a document. The new tree is
+ * verified and its files checked first. */
+int cfg_ctl_diff_file(const char *path, struct cfg_txn *out, struct cfg_err *err);
+int cfg_ctl_diff_doc(struct json_t *doc, struct cfg_txn *out, struct cfg_err *err);
+/* Validate without applying: parse, rules, files. counts: back-stores and
+ * targets of the valid document. */
+int cfg_ctl_check_file(const char *path, size_t *nbs, size_t *ntargets, struct cfg_err *err);
+int cfg_ctl_check_doc(struct json_t *doc, size_t *nbs, size_t *ntargets, struct cfg_err *err);
+/* Reload the file (SIGHUP, config.reload): diff, prepare, commit, then
+ * FILE is rewritten (the journal starts over from it). *nchanges: how many
+ * changes were applied. */
+int cfg_ctl_reload(size_t *nchanges, struct cfg_err *err);
+
+#endif

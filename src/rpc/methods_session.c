@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* methods_session.c: iSCSI sessions and connections: list them, end them.
+ * Ending is a drop (iscsi.h: target-initiated logout is not offered), and
+ * the answer says so ("action": "dropped"). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/iscsi/iscsi.h"
+#include "rpc/rpc.h"
+
+static json_t *session_json(const struct iscsi_session_info *s)
+{
+	char isid[13];
+	json_t *o, *conns = json_array();
+
+	for (size_t i = 0; i < 6; i++)
+		snprintf(isid + 2 * i, 3, "%02x", s->isid[i]);
+	for (size_t i = 0; conns && i < s->nconns; i++)
+		json_array_append_new(conns, json_pack("{s:i,s:s,s:s,s:s}", "cid", s->conns[i].cid,
+						       "peer", s->conns[i].peer, "local",
+						       s->conns[i].local, "state",
+						       s->conns[i].state));
+	o = json_pack("{s:i,s:s,s:s,s:i,s:s,s:s,s:s,s:b,s:o}", "tsih", s->tsih, "type",
+		      s->discovery ? "discovery" : "normal", "target", s->target, "tpgt", s->tpgt,
+		      "initiator", s->initiator, "initiator_alias", s->initiator_alias, "isid", isid,
+		      "logged_in", s->logged_in, "connections", conns ? conns : json_array());
+	return o;
+}
+
+static int m_list(struct rpc_call *call)
+{
+	const char *target = json_string_value(json_object_get(call->params, "target"));
+	struct iscsi_session_info *s = NULL;
+	size_t n = 0;
+	json_t *a;
+
+	if (iscsi_session_list(&s, &n))
+		return rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
+	a = json_array();
+	for (size_t i = 0; a && i < n; i++)
+		if (!target || strcmp(s[i].target, target) == 0)
+			json_array_append_new(a, session_json(&s[i]));
+	free(s);
+	call->result = a;
+	return a ? 0 : rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
+}
+
+static int drop(struct rpc_call *call, int cid)
+{
+	json_int_t tsih = json_integer_value(json_object_get(call->params, "tsih"));
+	char what[32];
+
+	if (tsih < 1 || tsih > 65535 || cid > 65535 ||
+	    iscsi_session_drop((uint16_t)tsih, cid) != 0) {
+		snprintf(what, sizeof(what), "%lld", (long long)tsih);
+		return rpc_fail(call, RPC_NOT_FOUND,
+				json_pack("{s:s,s:s}", "kind", cid < 0 ? "session" : "connection",
+					  "name", what),
+				"no session with TSIH %s%s", what,
+				cid < 0 ? "" : " and that connection");
+	}
+	call->result = cid < 0 ? json_pack("{s:I,s:s}", "tsih", tsih, "action", "dropped")
+			       : json_pack("{s:I,s:i,s:s}", "tsih", tsih, "cid", cid, "action",
+					   "dropped");
+	return 0;
+}
+
+static int m_close(struct rpc_call *call)
+{
+	return drop(call, -1);
+}
+
+static int m_conn_close(struct rpc_call *call)
+{
+	json_int_t cid = json_integer_value(json_object_get(call->params, "cid"));
+
+	if (cid < 0 || cid > 65535)
+		return rpc_fail(call, RPC_INVALID_PARAMS, json_pack("{s:s}", "param", "cid"),
+				"cid: 0..65535");
+	return drop(call, (int)cid);
+}
+
+static const struct rpc_param p_list[] = {
+    {.name = "target", .type = RPC_T_STRING},
+    {0},
+};
+static const struct rpc_param p_close[] = {
+    {.name = "tsih", .type = RPC_T_INTEGER, .required = true},
+    {0},
+};
+static const struct rpc_param p_conn[] = {
+    {.name = "tsih", .type = RPC_T_INTEGER, .required = true},
+    {.name = "cid", .type = RPC_T_INTEGER, .required = true},
+    {0},
+};
+
+const struct rpc_method rpc_methods_session[] = {
+    {.name = "session.list", .fn = m_list, .params = p_list},
+    {.name = "session.close", .fn = m_close, .params = p_close},
+    {.name = "connection.close", .fn = m_conn_close, .params = p_conn},
+    {0},
+};
