@@ -10,9 +10,11 @@
  *
  * Authentication plugs in as a struct iscsi_auth_module: the security stage
  * picks the first AuthMethod of the initiator's list the target allows and
- * hands every later security-stage request to that method until it says
- * done; the transition out of the security stage needs it done. "None" is
- * built in. */
+ * hands the method's keys of every later security-stage request to it until
+ * it says done; the transition out of the security stage needs it done.
+ * "None" is built in, CHAP is chap.c. What the target allows comes from the
+ * access policy (access.c), resolved from the identity keys of the first
+ * request before AuthMethod is answered. */
 #ifndef UT_ISCSI_LOGIN_H
 #define UT_ISCSI_LOGIN_H
 
