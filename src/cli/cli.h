@@ -123,6 +123,7 @@ extern const struct cli_cmd cli_cmds_backstore[];
 extern const struct cli_cmd cli_cmds_target[];
 extern const struct cli_cmd cli_cmds_lun[];
 extern const struct cli_cmd cli_cmds_acl[];
+extern const struct cli_cmd cli_cmds_auth[];
 extern const struct cli_cmd cli_cmds_session[];
 extern const struct cli_cmd cli_cmds_import[];
 

@@ -62,7 +62,9 @@ chap() { # initiator user secret: its own CHAP credential, and the target's mutu
 		"$2" "$3" "$T" "target-secret-77"
 }
 run u acl set "$T" "$A" "auth:=$(chap "$A" user-a secret-a-1234)"
-run u acl set "$T" "$B" "auth:=$(chap "$B" user-b secret-b-5678)"
+# the same for B with the chap commands (the secret from standard input)
+echo secret-b-5678 | run u chap add "$T" user-b - --initiator "$B"
+run u chap mutual "$T" "$T" target-secret-77 --initiator "$B"
 echo "ok: built $T (2 LUNs, 2 ACLs with mutual CHAP) with utarget"
 
 u --json target show "$T" >"$UT_TMP/t.json" || ut_fail "target show: $(cat "$UT_TMP/t.json")"

@@ -194,6 +194,52 @@ static void test_set_nested(void **state)
 		       CLI_OK);
 }
 
+/* chap: read the object's auth, change one credential, write it back. */
+static void test_chap(void **state)
+{
+	fake_set(&fake, "target.get",
+		 "{\"result\": {\"name\": \"t\", \"auth\": {\"chap\": [{\"user\": \"a\", "
+		 "\"secret\": \"a-secret-1234\"}], \"algorithms\": [\"MD5\"]}}}");
+	expect_request(
+	    W("chap", "add", "t", "b", "b-secret-1234"),
+	    "{\"method\":\"target.set\",\"params\":{\"auth\":{\"algorithms\":[\"MD5\"],"
+	    "\"chap\":[{\"secret\":\"a-secret-1234\",\"user\":\"a\"},{\"secret\":\"b-secret-"
+	    "1234\",\"user\":\"b\"}]},\"name\":\"t\"}}",
+	    CLI_OK);
+	/* the same user again: its secret changes */
+	expect_request(
+	    W("chap", "add", "t", "a", "new-secret-123"),
+	    "{\"method\":\"target.set\",\"params\":{\"auth\":{\"algorithms\":[\"MD5\"],"
+	    "\"chap\":[{\"secret\":\"new-secret-123\",\"user\":\"a\"}]},\"name\":\"t\"}}",
+	    CLI_OK);
+	expect_request(
+	    W("chap", "mutual", "t", "tgt", "tgt-secret-99"),
+	    "{\"method\":\"target.set\",\"params\":{\"auth\":{\"algorithms\":[\"MD5\"],"
+	    "\"chap\":[{\"secret\":\"a-secret-1234\",\"user\":\"a\"}],\"mutual\":{\"secret\""
+	    ":\"tgt-secret-99\",\"user\":\"tgt\"}},\"name\":\"t\"}}",
+	    CLI_OK);
+	/* the last user removed: no auth at all */
+	expect_request(W("chap", "delete", "t", "a"),
+		       "{\"method\":\"target.set\",\"params\":{\"auth\":null,\"name\":\"t\"}}",
+		       CLI_OK);
+	expect_request(W("chap", "delete", "t", "nobody"),
+		       "{\"method\":\"target.get\",\"params\":{\"name\":\"t\"}}", CLI_ENOTFOUND);
+	/* an ACL's own credentials; discovery's */
+	fake_set(&fake, "acl.list", "{\"result\": [{\"initiator\": \"i\"}]}");
+	expect_request(W("chap", "add", "t", "u", "u-secret-1234", "--initiator", "i"),
+		       "{\"method\":\"acl.set\",\"params\":{\"auth\":{\"chap\":[{\"secret\":\"u-"
+		       "secret-1234\",\"user\":\"u\"}]},\"initiator\":\"i\",\"target\":\"t\"}}",
+		       CLI_OK);
+	expect_request(W("chap", "add", "t", "u", "u-secret-1234", "--initiator", "j"),
+		       "{\"method\":\"acl.list\",\"params\":{\"target\":\"t\"}}", CLI_ENOTFOUND);
+	fake_set(&fake, "settings.get", "{\"result\": {\"log_level\": \"notice\"}}");
+	expect_request(W("chap", "add", "--discovery", "d", "d-secret-1234"),
+		       "{\"method\":\"settings.set\",\"params\":{\"discovery\":{\"auth\":{\"chap\":"
+		       "[{\"secret\":\"d-secret-1234\",\"user\":\"d\"}]}}}}",
+		       CLI_OK);
+	expect_request(W("chap", "add", "--discovery", "t", "d", "x"), NULL, CLI_EUSAGE);
+}
+
 static void test_errors(void **state)
 {
 	struct run r;
@@ -274,9 +320,10 @@ static void test_unreachable(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_backstore),  cmocka_unit_test(test_target_lun_acl),
-	    cmocka_unit_test(test_set_nested), cmocka_unit_test(test_errors),
-	    cmocka_unit_test(test_output),     cmocka_unit_test(test_unreachable),
+	    cmocka_unit_test(test_backstore),	cmocka_unit_test(test_target_lun_acl),
+	    cmocka_unit_test(test_set_nested),	cmocka_unit_test(test_chap),
+	    cmocka_unit_test(test_errors),	cmocka_unit_test(test_output),
+	    cmocka_unit_test(test_unreachable),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
