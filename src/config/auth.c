@@ -472,7 +472,8 @@ static json_t *au_dump_auth(const struct cfg_auth *a)
 		algs = json_array();
 		bad |= !algs;
 		for (size_t i = 0; !bad && i < a->nalgs; i++)
-			bad |= json_array_append_new(algs, json_string(cfg_chap_alg_name(a->algs[i])));
+			bad |=
+			    json_array_append_new(algs, json_string(cfg_chap_alg_name(a->algs[i])));
 		bad |= au_put(o, "algorithms", algs);
 	}
 	json_decref(chap);
@@ -859,6 +860,6 @@ void cfg_auth_check_file_mode(const char *file, const struct cfg *c)
 	if (!cfg_has_secrets(c) || stat(file, &st) || !(st.st_mode & 077))
 		return;
 	log_warn("config: %s holds CHAP secrets and is readable by %s (mode %03o): chmod 600 %s",
-		 file, (st.st_mode & 007) ? "everyone" : "its group",
-		 (unsigned)(st.st_mode & 0777), file);
+		 file, (st.st_mode & 007) ? "everyone" : "its group", (unsigned)(st.st_mode & 0777),
+		 file);
 }

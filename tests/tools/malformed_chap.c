@@ -26,8 +26,7 @@ struct chap_login {
 
 static bool have_chap(struct mf_ctx *x)
 {
-	if (x->chap_target && x->chap_user && x->chap_secret && x->mutual_user &&
-	    x->mutual_secret)
+	if (x->chap_target && x->chap_user && x->chap_secret && x->mutual_user && x->mutual_secret)
 		return true;
 	NOTE(x, "CHAP cases need --chap-target, --chap-user, --chap-secret, --mutual-user, "
 		"--mutual-secret");
@@ -144,8 +143,8 @@ static int chap_begin(struct mf_ctx *x, struct chap_login *L, const char *algs,
 
 /* Send the keys of the response step (T=1) and classify the answer; on
  * GOOD finish the login (operational stage) and log out. */
-static struct mf_outcome chap_finish(struct mf_ctx *x, struct chap_login *L, const struct ir_text *t,
-				     bool transit)
+static struct mf_outcome chap_finish(struct mf_ctx *x, struct chap_login *L,
+				     const struct ir_text *t, bool transit)
 {
 	struct ir_pdu rsp;
 	struct ir_text op;
@@ -168,8 +167,8 @@ static struct mf_outcome chap_finish(struct mf_ctx *x, struct chap_login *L, con
 	rc = req(&L->c, IR_STAGE_OPERATIONAL, IR_STAGE_FFP, true, &op, &rsp);
 	ir_text_free(&op);
 	o = rsp_outcome(rc, &rsp);
-	if (o.kind == MF_GOOD &&
-	    (rsp.bhs.login_rsp.flags & (IR_LOGIN_TRANSIT | 3)) != (IR_LOGIN_TRANSIT | IR_STAGE_FFP)) {
+	if (o.kind == MF_GOOD && (rsp.bhs.login_rsp.flags & (IR_LOGIN_TRANSIT | 3)) !=
+				     (IR_LOGIN_TRANSIT | IR_STAGE_FFP)) {
 		NOTE(x, "no transit to full feature phase");
 		o = mf_out(MF_ERROR, 0, 0, 0);
 	}
@@ -186,8 +185,7 @@ static struct mf_outcome chap_finish(struct mf_ctx *x, struct chap_login *L, con
 }
 
 /* CHAP_R=<encoded response of secret> */
-static void add_response(struct ir_text *t, const struct chap_login *L, const char *secret,
-			 int enc)
+static void add_response(struct ir_text *t, const struct chap_login *L, const char *secret, int enc)
 {
 	uint8_t r[IR_CHAP_MAX_DIGEST];
 	char v[2 * IR_CHAP_MAX_DIGEST + 8];
@@ -319,11 +317,14 @@ static struct mf_outcome c_chap_r_decimal(struct mf_ctx *x)
 static struct mf_outcome c_chap_r_wrong_len(struct mf_ctx *x)
 {
 	/* 15 bytes where MD5 gives 16; 32 where SHA-1 gives 20 */
-	struct mf_outcome o = chap_case(x, "5", true, RECS("CHAP_R=0x00112233445566778899aabbccddee"));
+	struct mf_outcome o =
+	    chap_case(x, "5", true, RECS("CHAP_R=0x00112233445566778899aabbccddee"));
 
 	if (o.kind == MF_LOGIN_FAIL)
-		o = chap_case(x, "6", true,
-			      RECS("CHAP_R=0x00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"));
+		o = chap_case(
+		    x, "6", true,
+		    RECS("CHAP_R="
+			 "0x00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"));
 	return o;
 }
 
@@ -661,9 +662,11 @@ static struct mf_outcome c_chap_mutual_ok(struct mf_ctx *x)
 	/* the well-formed exchange, every algorithm in turn: the baseline of
 	 * the cases above */
 	for (int alg = 5; alg <= 8; alg++) {
-		ch = (struct ir_chap_opts){.user = x->chap_user, .secret = x->chap_secret,
+		ch = (struct ir_chap_opts){.user = x->chap_user,
+					   .secret = x->chap_secret,
 					   .mutual_user = x->mutual_user,
-					   .mutual_secret = x->mutual_secret, .algs = {alg},
+					   .mutual_secret = x->mutual_secret,
+					   .algs = {alg},
 					   .encoding = alg & 1 ? IR_ENC_HEX : IR_ENC_BASE64};
 		mf_std_opts(x, &lo);
 		lo.target_name = x->chap_target;

@@ -45,7 +45,8 @@ static int cred_copy(struct iscsi_auth_cred *dst, const struct iscsi_chap_cred *
 
 static bool same_secret(const struct iscsi_auth_cred *a, const struct iscsi_auth_cred *b)
 {
-	return a->secret_len == b->secret_len && !CRYPTO_memcmp(a->secret, b->secret, a->secret_len);
+	return a->secret_len == b->secret_len &&
+	       !CRYPTO_memcmp(a->secret, b->secret, a->secret_len);
 }
 
 static void auth_set_clear(struct iscsi_auth_set *s)

@@ -50,7 +50,7 @@ struct iscsi_access_rule {
 	uint8_t family; /* AF_INET or AF_INET6 */
 	uint8_t prefix; /* bits */
 	uint8_t addr[16];
-	struct scsi_lun_map *map;     /* referenced; NULL: the core's ACL map */
+	struct scsi_lun_map *map;    /* referenced; NULL: the core's ACL map */
 	struct iscsi_auth_set *auth; /* NULL: the policy's */
 };
 

@@ -97,8 +97,8 @@ static void chal_gen_init(void)
 {
 	uint8_t seed[8];
 
-	chal_gen.ok = !fill_random(chal_gen.key, sizeof(chal_gen.key)) &&
-		      !fill_random(seed, sizeof(seed));
+	chal_gen.ok =
+	    !fill_random(chal_gen.key, sizeof(chal_gen.key)) && !fill_random(seed, sizeof(seed));
 	if (chal_gen.ok)
 		atomic_init(&chal_gen.counter, get_be64(seed));
 }
@@ -291,8 +291,7 @@ enum chap_key {
 };
 
 static const char *const chap_key_names[CK_COUNT] = {
-    [CK_A] = "CHAP_A", [CK_I] = "CHAP_I", [CK_C] = "CHAP_C",
-    [CK_N] = "CHAP_N", [CK_R] = "CHAP_R",
+    [CK_A] = "CHAP_A", [CK_I] = "CHAP_I", [CK_C] = "CHAP_C", [CK_N] = "CHAP_N", [CK_R] = "CHAP_R",
 };
 
 void iscsi_chap_init(struct iscsi_chap *ch, const struct iscsi_auth_set *auth)
@@ -396,8 +395,8 @@ static enum iscsi_auth_result chap_mutual(struct iscsi_chap *ch, const struct is
 	 * Responder for the other direction"; responders check it */
 	if ((size_t)clen == ch->chal_len && !CRYPTO_memcmp(c, ch->chal, ch->chal_len))
 		return chap_fail(ch, "the initiator reflected the target's challenge");
-	rlen = iscsi_chap_digest(ch->alg, (uint8_t)id, auth->mutual.secret,
-				 auth->mutual.secret_len, c, (size_t)clen, r);
+	rlen = iscsi_chap_digest(ch->alg, (uint8_t)id, auth->mutual.secret, auth->mutual.secret_len,
+				 c, (size_t)clen, r);
 	if (rlen < 0)
 		return chap_fail(ch, "digest failure");
 	iscsi_kbuf_addn(out, "CHAP_N", 6, auth->mutual.user, auth->mutual.user_len);

@@ -80,8 +80,8 @@ struct iscsi_chap {
 	uint8_t id;
 	uint8_t chal_len;
 	uint8_t chal[ISCSI_CHAP_CHAL_MAX];
-	int cred;	  /* index of the credential that verified, -1 */
-	bool mutual;	  /* the target authenticated itself */
+	int cred;	 /* index of the credential that verified, -1 */
+	bool mutual;	 /* the target authenticated itself */
 	const char *why; /* reason of a failure (static text) */
 };
 

@@ -29,8 +29,8 @@ void iscsi_limits_effective(const struct iscsi_target *t, struct iscsi_target_li
 	pthread_mutex_unlock(&iscsi_global.lock);
 	out->max_sessions = l.max_sessions;
 	out->max_connections = l.max_connections ? l.max_connections : g->max_connections;
-	out->queue_depth = UT_MIN(l.queue_depth ? l.queue_depth : g->queue_depth,
-				  (uint32_t)ISCSI_CMDSN_DEPTH_MAX);
+	out->queue_depth =
+	    UT_MIN(l.queue_depth ? l.queue_depth : g->queue_depth, (uint32_t)ISCSI_CMDSN_DEPTH_MAX);
 	out->login_timeout_s = l.login_timeout_s ? l.login_timeout_s : g->login_timeout_s;
 	out->nop_in_interval_set = true;
 	out->nop_in_interval_s = l.nop_in_interval_set ? l.nop_in_interval_s : g->nop_in_interval_s;

@@ -20,11 +20,13 @@
 #include "config/model.h"
 #include "lib/log.h"
 
-#define HEAD "{\"version\": 1, \"backstores\": [{\"name\": \"d\", \"type\": \"ram\", \"size\": \"1M\"}],"
+#define HEAD                                                                                       \
+	"{\"version\": 1, \"backstores\": [{\"name\": \"d\", \"type\": \"ram\", \"size\": "        \
+	"\"1M\"}],"
 #define TGT(fields)                                                                                \
 	"\"targets\": [{\"name\": \"iqn.2026-01.org.x:t\", \"portal_groups\": [{\"tag\": 1, "      \
-	"\"portals\": [\"127.0.0.1:3260\"]}], \"luns\": [{\"lun\": 0, \"backstore\": \"d\"}]" fields \
-	"}]"
+	"\"portals\": [\"127.0.0.1:3260\"]}], \"luns\": [{\"lun\": 0, \"backstore\": "             \
+	"\"d\"}]" fields "}]"
 
 static struct cfg *load_ok(const char *text)
 {
@@ -61,18 +63,21 @@ static void load_err(const char *text, bool verify, const char *path, const char
 }
 
 static const char full[] =
-    HEAD "\"discovery\": {\"auth\": {\"chap\": [{\"user\": \"disc\", \"secret\": \"disc-secret-12\"}],"
-    " \"mutual\": {\"user\": \"tgt\", \"secret\": \"tgt-secret-123\"}},"
-    " \"filter\": \"portal-name-auth\"}," TGT(
-	", \"auth\": {\"chap\": [{\"user\": \"u1\", \"secret\": \"secret-one-12\"},"
-	" {\"user\": \"u2\", \"secret\": \"secret-two-12\"}],"
-	" \"mutual\": {\"user\": \"target\", \"secret\": \"target-sec-12\"},"
-	" \"algorithms\": [\"SHA3-256\", \"MD5\"]},"
-	" \"limits\": {\"max_sessions\": 4, \"max_connections\": 1, \"queue_depth\": 32,"
-	" \"login_timeout\": 5, \"nop_in_interval\": 0, \"nop_in_timeout\": 9},"
-	" \"acls\": [{\"initiator\": \"iqn.2026-01.org.x:i1\", \"addresses\": [\"10.0.0.0/8\","
-	" \"::1\"], \"auth\": {\"chap\": [{\"user\": \"i1\", \"secret\": \"i1-secret-123\"}]}},"
-	" {\"addresses\": [\"192.0.2.0/24\"], \"luns\": [{\"lun\": 3, \"backstore\": \"d\"}]}]") "}";
+    HEAD "\"discovery\": {\"auth\": {\"chap\": [{\"user\": \"disc\", \"secret\": "
+	 "\"disc-secret-12\"}],"
+	 " \"mutual\": {\"user\": \"tgt\", \"secret\": \"tgt-secret-123\"}},"
+	 " \"filter\": \"portal-name-auth\"}," TGT(
+	     ", \"auth\": {\"chap\": [{\"user\": \"u1\", \"secret\": \"secret-one-12\"},"
+	     " {\"user\": \"u2\", \"secret\": \"secret-two-12\"}],"
+	     " \"mutual\": {\"user\": \"target\", \"secret\": \"target-sec-12\"},"
+	     " \"algorithms\": [\"SHA3-256\", \"MD5\"]},"
+	     " \"limits\": {\"max_sessions\": 4, \"max_connections\": 1, \"queue_depth\": 32,"
+	     " \"login_timeout\": 5, \"nop_in_interval\": 0, \"nop_in_timeout\": 9},"
+	     " \"acls\": [{\"initiator\": \"iqn.2026-01.org.x:i1\", \"addresses\": [\"10.0.0.0/8\","
+	     " \"::1\"], \"auth\": {\"chap\": [{\"user\": \"i1\", \"secret\": "
+	     "\"i1-secret-123\"}]}},"
+	     " {\"addresses\": [\"192.0.2.0/24\"], \"luns\": [{\"lun\": 3, \"backstore\": "
+	     "\"d\"}]}]") "}";
 
 static void test_parse_full(void **state)
 {
@@ -159,12 +164,14 @@ static void test_parse_errors(void **state)
 		 "expected an array");
 	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\"}]}") "}", false,
 		 "targets[0].auth.chap[0].secret", "required");
-	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"\"}]}") "}", false,
-		 "targets[0].auth.chap[0].secret", "must not be empty");
+	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"\"}]}") "}",
+		 false, "targets[0].auth.chap[0].secret", "must not be empty");
 	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": 5}]}") "}", false,
 		 "targets[0].auth.chap[0].secret", "expected a string");
-	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"s\", \"x\": 1}]}") "}",
-		 false, "targets[0].auth.chap[0].x", "unknown field");
+	load_err(
+	    HEAD TGT(
+		", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"s\", \"x\": 1}]}") "}",
+	    false, "targets[0].auth.chap[0].x", "unknown field");
 	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"s\"}], "
 			  "\"algorithms\": [\"SHA-512\"]}") "}",
 		 false, "targets[0].auth.algorithms[0]", "unknown algorithm");
@@ -177,9 +184,10 @@ static void test_parse_errors(void **state)
 	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"s\"}], "
 			  "\"mutual\": \"x\"}") "}",
 		 false, "targets[0].auth.mutual", "expected an object");
-	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"s\"}], \"none\": "
-			  "true}") "}",
-		 false, "targets[0].auth.none", "unknown field");
+	load_err(
+	    HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"s\"}], \"none\": "
+		     "true}") "}",
+	    false, "targets[0].auth.none", "unknown field");
 	load_err(HEAD TGT(", \"limits\": {\"max_connections\": 2}") "}", false,
 		 "targets[0].limits.max_connections", "out of range 1..1");
 	load_err(HEAD TGT(", \"limits\": {\"queue_depth\": 0}") "}", false,
@@ -188,7 +196,8 @@ static void test_parse_errors(void **state)
 		 "targets[0].limits.login_timeout", "expected an integer");
 	load_err(HEAD TGT(", \"limits\": {\"max_session\": 1}") "}", false,
 		 "targets[0].limits.max_session", "unknown field");
-	load_err(HEAD TGT(", \"acls\": [{\"luns\": []}]") "}", false, "targets[0].acls[0].initiator",
+	load_err(HEAD TGT(", \"acls\": [{\"luns\": []}]") "}", false,
+		 "targets[0].acls[0].initiator",
 		 "an ACL names an initiator, \"addresses\", or both");
 	load_err(HEAD TGT(", \"acls\": [{\"addresses\": []}]") "}", false,
 		 "targets[0].acls[0].addresses", "at least one");
@@ -215,35 +224,42 @@ static void test_verify_errors(void **state)
 		 "targets[0].acls[0].addresses[0]", "bad prefix length");
 	load_err(HEAD TGT(", \"acls\": [{\"addresses\": [\"host.example\"]}]") "}", true,
 		 "targets[0].acls[0].addresses[0]", "not an IPv4 or IPv6 address");
-	load_err(HEAD TGT(", \"acls\": [{\"addresses\": [\"10.0.0.0/8\", \"10.0.0.0/8\"]}]") "}", true,
-		 "targets[0].acls[0].addresses[1]", "listed twice");
+	load_err(HEAD TGT(", \"acls\": [{\"addresses\": [\"10.0.0.0/8\", \"10.0.0.0/8\"]}]") "}",
+		 true, "targets[0].acls[0].addresses[1]", "listed twice");
 	load_err(HEAD TGT(", \"acls\": [{\"addresses\": [\"10.0.0.0/8\"]}, {\"addresses\": "
 			  "[\"192.0.2.0/24\", \"10.0.0.0/8\"]}]") "}",
 		 true, "targets[0].acls[1]", "already in acls[0]");
 	/* the same network in an initiator's ACL and an address ACL is fine */
-	cfg_free(load_ok(HEAD TGT(", \"acls\": [{\"addresses\": [\"10.0.0.0/8\"]}, {\"initiator\": "
-				  "\"iqn.2026-01.org.x:i\", \"addresses\": [\"10.0.0.0/8\"]}]") "}"));
+	cfg_free(
+	    load_ok(HEAD TGT(", \"acls\": [{\"addresses\": [\"10.0.0.0/8\"]}, {\"initiator\": "
+			     "\"iqn.2026-01.org.x:i\", \"addresses\": [\"10.0.0.0/8\"]}]") "}"));
 	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"s1\"}, "
 			  "{\"user\": \"u\", \"secret\": \"s2\"}]}") "}",
 		 true, "targets[0].auth.chap[1].user", "already chap[0]");
-	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\\u0001\", \"secret\": \"s1\"}]}") "}",
-		 true, "targets[0].auth.chap[0].user", "control characters");
+	load_err(
+	    HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\\u0001\", \"secret\": \"s1\"}]}") "}",
+	    true, "targets[0].auth.chap[0].user", "control characters");
 	/* RFC 7143 12.1.3: a secret authenticates one direction only */
-	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"same-secret-1\"}], "
-			  "\"mutual\": {\"user\": \"t\", \"secret\": \"same-secret-1\"}}") "}",
-		 true, "targets[0].auth.mutual.secret", "equals an initiator's secret");
-	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"target-side-1\"}]}, "
-			  "\"acls\": [{\"initiator\": \"iqn.2026-01.org.x:i\", \"auth\": {\"chap\": "
-			  "[{\"user\": \"i\", \"secret\": \"init-side-12\"}], \"mutual\": {\"user\": "
-			  "\"t\", \"secret\": \"target-side-1\"}}}]") "}",
-		 true, "targets[0].acls[0].auth.mutual.secret", "equals an initiator's secret");
-	load_err(HEAD "\"discovery\": {\"auth\": {\"chap\": [{\"user\": \"d\", \"secret\": "
-		      "\"disc-secret-1\"}], \"mutual\": {\"user\": \"t\", \"secret\": \"x-secret-123\"}}}, " TGT(
-			  ", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"x-secret-123\"}]}") "}",
-		 true, "discovery.auth.mutual.secret", "equals an initiator's secret");
+	load_err(
+	    HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"same-secret-1\"}], "
+		     "\"mutual\": {\"user\": \"t\", \"secret\": \"same-secret-1\"}}") "}",
+	    true, "targets[0].auth.mutual.secret", "equals an initiator's secret");
+	load_err(
+	    HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"target-side-1\"}]}, "
+		     "\"acls\": [{\"initiator\": \"iqn.2026-01.org.x:i\", \"auth\": {\"chap\": "
+		     "[{\"user\": \"i\", \"secret\": \"init-side-12\"}], \"mutual\": {\"user\": "
+		     "\"t\", \"secret\": \"target-side-1\"}}}]") "}",
+	    true, "targets[0].acls[0].auth.mutual.secret", "equals an initiator's secret");
+	load_err(
+	    HEAD
+	    "\"discovery\": {\"auth\": {\"chap\": [{\"user\": \"d\", \"secret\": "
+	    "\"disc-secret-1\"}], \"mutual\": {\"user\": \"t\", \"secret\": "
+	    "\"x-secret-123\"}}}, " TGT(
+		", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"x-secret-123\"}]}") "}",
+	    true, "discovery.auth.mutual.secret", "equals an initiator's secret");
 	/* an ACL needs an initiator name that is valid when it has one */
-	load_err(HEAD TGT(", \"acls\": [{\"initiator\": \"nope\", \"addresses\": [\"::1\"]}]") "}", true,
-		 "targets[0].acls[0].initiator", "bad iSCSI name");
+	load_err(HEAD TGT(", \"acls\": [{\"initiator\": \"nope\", \"addresses\": [\"::1\"]}]") "}",
+		 true, "targets[0].acls[0].initiator", "bad iSCSI name");
 }
 
 static void test_demo_read_only_default(void **state)
@@ -267,13 +283,13 @@ static void test_net_parse(void **state)
 		const char *s;
 		int family, prefix;
 	} ok[] = {
-	    {"10.0.0.0/8", AF_INET, 8},   {"192.0.2.7", AF_INET, 32},	 {"0.0.0.0/0", AF_INET, 0},
-	    {"fd00::/8", AF_INET6, 8},	  {"::1", AF_INET6, 128},	 {"::/0", AF_INET6, 0},
+	    {"10.0.0.0/8", AF_INET, 8},	     {"192.0.2.7", AF_INET, 32}, {"0.0.0.0/0", AF_INET, 0},
+	    {"fd00::/8", AF_INET6, 8},	     {"::1", AF_INET6, 128},	 {"::/0", AF_INET6, 0},
 	    {"2001:db8::/32", AF_INET6, 32},
 	};
-	static const char *const bad[] = {"", "/8", "10.0.0.0/33", "10.0.0.0/-1", "10.0.0.0/8x",
-					  "10.0.0.0/0008", "1.2.3", "10.0.0.1/8", "::1/64",
-					  "[::1]", "10.0.0.0 /8"};
+	static const char *const bad[] = {
+	    "",	     "/8",	   "10.0.0.0/33", "10.0.0.0/-1", "10.0.0.0/8x", "10.0.0.0/0008",
+	    "1.2.3", "10.0.0.1/8", "::1/64",	  "[::1]",	 "10.0.0.0 /8"};
 	struct cfg_net n;
 	const char *why;
 
@@ -326,10 +342,11 @@ static void mode_fn(const void *c)
 
 static void test_warnings(void **state)
 {
-	struct cfg *c = load_ok(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"short\", \"secret\": "
-					 "\"eleven-byte\"}, {\"user\": \"good\", \"secret\": "
-					 "\"twelve-bytes\"}, {\"user\": \"long\", \"secret\": "
-					 "\"seventeen-bytes!!\"}]}") "}");
+	struct cfg *c =
+	    load_ok(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"short\", \"secret\": "
+			     "\"eleven-byte\"}, {\"user\": \"good\", \"secret\": "
+			     "\"twelve-bytes\"}, {\"user\": \"long\", \"secret\": "
+			     "\"seventeen-bytes!!\"}]}") "}");
 	char path[] = "/tmp/utarget-test-cfg-XXXXXX";
 	int fd = mkstemp(path);
 	char *out;
@@ -362,9 +379,12 @@ static void test_warnings(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_full),	    cmocka_unit_test(test_dump_round_trip),
-	    cmocka_unit_test(test_parse_errors),    cmocka_unit_test(test_verify_errors),
-	    cmocka_unit_test(test_net_parse),	    cmocka_unit_test(test_warnings),
+	    cmocka_unit_test(test_parse_full),
+	    cmocka_unit_test(test_dump_round_trip),
+	    cmocka_unit_test(test_parse_errors),
+	    cmocka_unit_test(test_verify_errors),
+	    cmocka_unit_test(test_net_parse),
+	    cmocka_unit_test(test_warnings),
 	    cmocka_unit_test(test_demo_read_only_default),
 	};
 

@@ -32,7 +32,8 @@
 #define NS	  1000000000ull
 #define SEC_TO_OP (ISCSI_LOGIN_F_TRANSIT | (ISCSI_STAGE_SECURITY << 2) | ISCSI_STAGE_OPERATIONAL)
 #define SEC_STAY  (ISCSI_STAGE_SECURITY << 2)
-#define OP_TO_FFP (ISCSI_LOGIN_F_TRANSIT | (ISCSI_STAGE_OPERATIONAL << 2) | ISCSI_STAGE_FULL_FEATURE)
+#define OP_TO_FFP                                                                                  \
+	(ISCSI_LOGIN_F_TRANSIT | (ISCSI_STAGE_OPERATIONAL << 2) | ISCSI_STAGE_FULL_FEATURE)
 
 static const struct iscsi_chap_cred creds[] = {
     {.user = "alice", .secret = (const uint8_t *)"alice-secret", .secret_len = 12},
@@ -40,8 +41,7 @@ static const struct iscsi_chap_cred creds[] = {
 };
 static const struct iscsi_chap_cred target_cred = {
     .user = "target", .secret = (const uint8_t *)"target-secret", .secret_len = 13};
-static const struct iscsi_auth target_auth = {
-    .chap = creds, .nchap = 2, .mutual = &target_cred};
+static const struct iscsi_auth target_auth = {.chap = creds, .nchap = 2, .mutual = &target_cred};
 
 static uint8_t rsp[65536];
 static uint32_t rsp_len;
@@ -117,8 +117,8 @@ static void test_networks(void **state)
 	assert_false(iscsi_net_match(fam, a, p, NULL));
 	struct sockaddr_storage none = {0};
 	assert_false(iscsi_net_match(fam, a, p, &none));
-	static const char *const bad[] = {"10.0.0.1/8", "10.0.0.0/33", "fd00::/129", "x",
-					  "10.0.0.0/", "::1/64", ""};
+	static const char *const bad[] = {
+	    "10.0.0.1/8", "10.0.0.0/33", "fd00::/129", "x", "10.0.0.0/", "::1/64", ""};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(iscsi_net_parse(bad[i], &fam, a, &p), -EINVAL);
 }
@@ -128,36 +128,41 @@ static void test_auth_validation(void **state)
 {
 	struct iscsi_access *a = iscsi_access_new();
 	struct iscsi_chap_cred same = {.user = "t", .secret = creds[1].secret, .secret_len = 13};
-	struct iscsi_chap_cred empty = {.user = "", .secret = (const uint8_t *)"x", .secret_len = 1};
-	struct iscsi_chap_cred nosecret = {.user = "u", .secret = (const uint8_t *)"", .secret_len = 0};
+	struct iscsi_chap_cred empty = {
+	    .user = "", .secret = (const uint8_t *)"x", .secret_len = 1};
+	struct iscsi_chap_cred nosecret = {
+	    .user = "u", .secret = (const uint8_t *)"", .secret_len = 0};
 	const uint8_t badalg[] = {4}, goodalg[] = {7, 8};
 
 	(void)state;
 	assert_int_equal(iscsi_access_set_auth(a, &target_auth), 0);
 	/* RFC 7143 12.1.3: the target's secret is not an initiator's */
-	assert_int_equal(iscsi_access_set_auth(a, &(struct iscsi_auth){.chap = creds, .nchap = 2,
-									 .mutual = &same}),
+	assert_int_equal(iscsi_access_set_auth(
+			     a, &(struct iscsi_auth){.chap = creds, .nchap = 2, .mutual = &same}),
 			 -EINVAL);
 	assert_int_equal(iscsi_access_set_auth(a, &(struct iscsi_auth){.chap = &empty, .nchap = 1}),
 			 -EINVAL);
 	assert_int_equal(
 	    iscsi_access_set_auth(a, &(struct iscsi_auth){.chap = &nosecret, .nchap = 1}), -EINVAL);
-	assert_int_equal(iscsi_access_set_auth(a, &(struct iscsi_auth){.chap = creds, .nchap = 1,
-									 .algs = badalg, .nalgs = 1}),
-			 -EINVAL);
+	assert_int_equal(
+	    iscsi_access_set_auth(
+		a, &(struct iscsi_auth){.chap = creds, .nchap = 1, .algs = badalg, .nalgs = 1}),
+	    -EINVAL);
 	/* a target identity without initiator credentials means nothing */
 	assert_int_equal(iscsi_access_set_auth(a, &(struct iscsi_auth){.mutual = &target_cred}),
 			 -EINVAL);
-	assert_int_equal(iscsi_access_set_auth(a, &(struct iscsi_auth){.chap = creds, .nchap = 1,
-									 .algs = goodalg, .nalgs = 2}),
-			 0);
+	assert_int_equal(
+	    iscsi_access_set_auth(
+		a, &(struct iscsi_auth){.chap = creds, .nchap = 1, .algs = goodalg, .nalgs = 2}),
+	    0);
 	assert_int_equal(a->auth.algs, (1u << 7) | (1u << 8));
 	/* failures left the last good setting */
 	assert_int_equal(a->auth.nchap, 1);
 	assert_int_equal(iscsi_access_add_rule(a, NULL, NULL, NULL, NULL), -EINVAL);
 	assert_int_equal(iscsi_access_add_rule(a, NULL, "10.0.0.0/8", NULL, NULL), -EINVAL);
 	assert_int_equal(iscsi_access_add_rule(a, "iqn.x", "10.0.0.1/8", NULL, NULL), -EINVAL);
-	assert_int_equal(iscsi_access_add_rule(a, "iqn.x", NULL, NULL, &(struct iscsi_auth){.chap = &empty, .nchap = 1}),
+	assert_int_equal(iscsi_access_add_rule(a, "iqn.x", NULL, NULL,
+					       &(struct iscsi_auth){.chap = &empty, .nchap = 1}),
 			 -EINVAL);
 	assert_int_equal(a->nrules, 0);
 	iscsi_access_free(a);
@@ -169,8 +174,8 @@ static void test_resolution(void **state)
 	struct scsi_lun_map *wide = fake_map_new(), *narrow = fake_map_new();
 	struct sockaddr_storage p10 = sa("10.0.0.5"), p10b = sa("10.0.9.9"), p192 = sa("192.0.2.1");
 	struct iscsi_access_grant g;
-	const struct iscsi_chap_cred own = {.user = "own", .secret = (const uint8_t *)"own-secret-1",
-					    .secret_len = 12};
+	const struct iscsi_chap_cred own = {
+	    .user = "own", .secret = (const uint8_t *)"own-secret-1", .secret_len = 12};
 	const char *why;
 
 	(void)state;
@@ -290,7 +295,8 @@ static void test_limits_effective(void **state)
 }
 
 /* ---- logins ---- */
-static int login_req(struct h_conn *hc, uint8_t flags, const char *const *keys, union iscsi_hdr *out)
+static int login_req(struct h_conn *hc, uint8_t flags, const char *const *keys,
+		     union iscsi_hdr *out)
 {
 	uint8_t buf[16384];
 	union iscsi_hdr h;
@@ -363,12 +369,12 @@ static void test_chap_login_libiscsi_style(void **state)
 	chap_target();
 	hc = h_conn_new();
 	/* libiscsi: AuthMethod=CHAP,None with T=1 in the first request */
-	assert_int_equal(login_req(hc, SEC_TO_OP,
-				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
-					"SessionType=Normal", "AuthMethod=CHAP,None",
-					"HeaderDigest=None"),
-				   &h),
-			 0);
+	assert_int_equal(
+	    login_req(hc, SEC_TO_OP,
+		      KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
+			   "SessionType=Normal", "AuthMethod=CHAP,None", "HeaderDigest=None"),
+		      &h),
+	    0);
 	assert_true(rsp_val("AuthMethod", v, sizeof(v)));
 	assert_string_equal(v, "CHAP");
 	assert_int_equal(h.login_rsp.flags & ISCSI_LOGIN_F_TRANSIT, 0); /* not yet */
@@ -426,11 +432,11 @@ static void test_chap_refusals(void **state)
 	chap_target();
 	/* None offered to a target that requires CHAP: 02/01 with the answer */
 	hc = h_conn_new();
-	assert_int_equal(login_req(hc, SEC_TO_OP,
-				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
-					"AuthMethod=None"),
-				   &h),
-			 0x0201);
+	assert_int_equal(
+	    login_req(hc, SEC_TO_OP,
+		      KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, "AuthMethod=None"),
+		      &h),
+	    0x0201);
 	assert_true(rsp_val("AuthMethod", v, sizeof(v)));
 	assert_string_equal(v, "Reject");
 	h_conn_free(hc);
@@ -440,16 +446,16 @@ static void test_chap_refusals(void **state)
 	h_conn_free(hc);
 	/* CHAP keys before AuthMethod */
 	hc = h_conn_new();
-	assert_int_equal(login_req(hc, SEC_STAY,
-				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
-					"CHAP_A=5"),
-				   &h),
-			 0x0201);
+	assert_int_equal(
+	    login_req(hc, SEC_STAY,
+		      KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, "CHAP_A=5"), &h),
+	    0x0201);
 	h_conn_free(hc);
 	/* wrong secret */
 	hc = h_conn_new();
 	login_req(hc, SEC_STAY,
-		  KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, "AuthMethod=CHAP"), &h);
+		  KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, "AuthMethod=CHAP"),
+		  &h);
 	assert_int_equal(login_req(hc, SEC_STAY, KEYS("CHAP_A=6"), &h), 0);
 	response(n, sizeof(n), r, sizeof(r), "alice", "alice-secreT");
 	assert_int_equal(login_req(hc, SEC_TO_OP, KEYS(n, r), &h), 0x0201);
@@ -457,11 +463,11 @@ static void test_chap_refusals(void **state)
 	/* the target without CHAP: an initiator offering CHAP only */
 	iscsi_target_set_access(henv.t, NULL);
 	hc = h_conn_new();
-	assert_int_equal(login_req(hc, SEC_TO_OP,
-				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
-					"AuthMethod=CHAP"),
-				   &h),
-			 0x0201);
+	assert_int_equal(
+	    login_req(hc, SEC_TO_OP,
+		      KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, "AuthMethod=CHAP"),
+		      &h),
+	    0x0201);
 	h_conn_free(hc);
 	/* and CHAP keys there are not acted upon */
 	hc = h_conn_new();
@@ -507,8 +513,9 @@ static void test_target_limits(void **state)
 	uint64_t before, after;
 
 	(void)state;
-	iscsi_target_set_limits(henv.t, &(struct iscsi_target_limits){
-					    .max_sessions = 1, .queue_depth = 4, .login_timeout_s = 2});
+	iscsi_target_set_limits(henv.t, &(struct iscsi_target_limits){.max_sessions = 1,
+								      .queue_depth = 4,
+								      .login_timeout_s = 2});
 	a = h_conn_new();
 	assert_int_equal(h_login(a, NULL), 0);
 	/* the command window is the target's queue depth */
@@ -518,11 +525,11 @@ static void test_target_limits(void **state)
 	/* the login timer moves to the target's timeout once it is known */
 	assert_true(reactor_timer_armed(&b->c->login_timer));
 	before = b->c->login_timer.when_ns;
-	assert_int_equal(login_req(b, SEC_TO_OP,
-				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
-					"AuthMethod=None"),
-				   &h),
-			 0);
+	assert_int_equal(
+	    login_req(b, SEC_TO_OP,
+		      KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, "AuthMethod=None"),
+		      &h),
+	    0);
 	after = b->c->login_timer.when_ns;
 	/* from the same start: 2 s instead of the global 30 s */
 	assert_true(before - after > (uint64_t)(iscsi_global.settings.login_timeout_s - 3) * NS);

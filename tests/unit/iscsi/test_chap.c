@@ -87,8 +87,8 @@ static void test_digest_vectors(void **state)
 
 		hex2bin(v[i].hex, want);
 		/* H(0x2a || "twelve-bytes" || 00..0f) */
-		assert_int_equal(iscsi_chap_digest(v[i].alg, 0x2a, (const uint8_t *)"twelve-bytes", 12,
-						   vec_chal, sizeof(vec_chal), out),
+		assert_int_equal(iscsi_chap_digest(v[i].alg, 0x2a, (const uint8_t *)"twelve-bytes",
+						   12, vec_chal, sizeof(vec_chal), out),
 				 (int)n);
 		assert_memory_equal(out, want, n);
 		assert_int_equal(iscsi_chap_digest_len(v[i].alg), n);
@@ -175,13 +175,13 @@ static void test_decode_base64(void **state)
 	/* malformed */
 	assert_int_equal(dec("0b", out, sizeof(out), NULL), -EINVAL);
 	assert_int_equal(dec("0b=", out, sizeof(out), NULL), -EINVAL);
-	assert_int_equal(dec("0bA", out, sizeof(out), NULL), -EINVAL);       /* 6 bits */
-	assert_int_equal(dec("0bAAAAA", out, sizeof(out), NULL), -EINVAL);   /* 4n+1 */
-	assert_int_equal(dec("0bAB==", out, sizeof(out), NULL), -EINVAL);    /* bits left */
-	assert_int_equal(dec("0bAA=A", out, sizeof(out), NULL), -EINVAL);    /* '=' inside */
-	assert_int_equal(dec("0bAA===", out, sizeof(out), NULL), -EINVAL);   /* 3 pads */
-	assert_int_equal(dec("0bAAA==", out, sizeof(out), NULL), -EINVAL);   /* bad padding */
-	assert_int_equal(dec("0bAA-A", out, sizeof(out), NULL), -EINVAL);    /* not RFC 4648 4 */
+	assert_int_equal(dec("0bA", out, sizeof(out), NULL), -EINVAL);	   /* 6 bits */
+	assert_int_equal(dec("0bAAAAA", out, sizeof(out), NULL), -EINVAL); /* 4n+1 */
+	assert_int_equal(dec("0bAB==", out, sizeof(out), NULL), -EINVAL);  /* bits left */
+	assert_int_equal(dec("0bAA=A", out, sizeof(out), NULL), -EINVAL);  /* '=' inside */
+	assert_int_equal(dec("0bAA===", out, sizeof(out), NULL), -EINVAL); /* 3 pads */
+	assert_int_equal(dec("0bAAA==", out, sizeof(out), NULL), -EINVAL); /* bad padding */
+	assert_int_equal(dec("0bAA-A", out, sizeof(out), NULL), -EINVAL);  /* not RFC 4648 4 */
 	assert_int_equal(dec("0bAAAAAAAAAAAA", out, sizeof(out), NULL), -E2BIG); /* 9 > 8 */
 }
 
@@ -244,7 +244,10 @@ static int setup(void **state)
 	    .chap = creds,
 	    .nchap = 2,
 	    .has_mutual = true,
-	    .mutual = {.user = "target-id", .user_len = 9, .secret = "target-secret!", .secret_len = 14},
+	    .mutual = {.user = "target-id",
+		       .user_len = 9,
+		       .secret = "target-secret!",
+		       .secret_len = 14},
 	    .algs = (1u << 5) | (1u << 6) | (1u << 7) | (1u << 8),
 	};
 	iscsi_chap_init(&ch, &auth);
@@ -341,8 +344,8 @@ static void test_alg_choice(void **state)
 	/* a failed exchange stays failed */
 	assert_int_equal(step(RECS("CHAP_A=5")), ISCSI_AUTH_FAIL);
 	/* malformed lists */
-	static const char *const bad[] = {"CHAP_A=5,,6", "CHAP_A=", "CHAP_A=md5", "CHAP_A=5,",
-					  "CHAP_A=-5", "CHAP_A=256"};
+	static const char *const bad[] = {"CHAP_A=5,,6", "CHAP_A=",   "CHAP_A=md5",
+					  "CHAP_A=5,",	 "CHAP_A=-5", "CHAP_A=256"};
 	for (unsigned i = 0; i < 6; i++) {
 		iscsi_chap_init(&ch, &auth);
 		assert_int_equal(step(RECS(bad[i])), ISCSI_AUTH_FAIL);
