@@ -2,6 +2,7 @@
 /* ctl.c: the running configuration for the control plane (ctl.h). */
 #include <errno.h>
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 #include "config/persist.h"
 #include "config/runtime.h"
 #include "lib/log.h"
+#include "lib/reactor.h"
+#include "scsi/alua.h"
 
 static struct {
 	bool running;
@@ -22,7 +25,23 @@ static struct {
 	struct cfg_ctl_opts opts;
 	size_t replayed;
 	char summary[1024];
+	void (*flush)(void); /* commit what the control API has pending */
+	struct reactor_msg alua_msg;
+	atomic_bool alua_posted;
 } ctl;
+
+void cfg_ctl_set_flush(void (*fn)(void))
+{
+	ctl.flush = fn;
+}
+
+static void ctl_alua_changed(uint16_t id, const char *lu_name, void *arg);
+
+static void ctl_flush(void)
+{
+	if (ctl.flush)
+		ctl.flush();
+}
 
 bool cfg_ctl_running(void)
 {
@@ -135,6 +154,7 @@ int cfg_ctl_apply(struct cfg_err *err)
 	cfg_live_fix_log_level(ctl.rt, ctl.opts.log_level_fixed);
 	cfg_runtime_summary(ctl.rt, ctl.summary, sizeof(ctl.summary));
 	ctl.running = true;
+	scsi_alua_set_change_hook(ctl_alua_changed, NULL);
 	if (ctl.replayed) {
 		struct cfg_err e2;
 
@@ -155,6 +175,7 @@ void cfg_ctl_stop(void)
 		ctl.c = NULL;
 		return;
 	}
+	scsi_alua_set_change_hook(NULL, NULL);
 	cfg_runtime_destroy(ctl.rt);
 	cfg_index_free(ctl.ix);
 	cfg_free(ctl.c);
@@ -172,7 +193,7 @@ static void ctl_undo(struct cfg_txn *x, size_t n, bool runtime)
 		struct cfg_chg *ch = x->v[n];
 
 		if (runtime) {
-			cfg_live_abort(ctl.rt, ch);
+			cfg_live_abort(ctl.rt, ctl.c, ch);
 			cfg_live_release(ch);
 		}
 		cfg_chg_undo(ctl.c, ctl.ix, ch);
@@ -437,6 +458,7 @@ int cfg_ctl_reload(size_t *nchanges, struct cfg_err *err)
 	int rc;
 
 	*nchanges = 0;
+	ctl_flush(); /* the journal keeps the order changes were made in */
 	rc = cfg_ctl_diff_file(NULL, &x, err);
 	if (rc)
 		return rc;
@@ -454,4 +476,92 @@ int cfg_ctl_reload(size_t *nchanges, struct cfg_err *err)
 			log_warn("config: %s", e2.msg);
 	}
 	return rc;
+}
+
+/* ---- ALUA states changed by initiators (SET TARGET PORT GROUPS) ---- */
+
+/* Persist the running port group states: a settings change that only
+ * writes (the core already has them). */
+int cfg_ctl_alua_sync(void)
+{
+	struct cfg shell = *ctl.c;
+	struct cfg_txn x = {0};
+	struct cfg_txn *v[1] = {&x};
+	struct cfg_chg *ch = NULL;
+	struct cfg_err err;
+	json_t *cur, *j, *after;
+	bool runtime, same;
+	size_t failed;
+	int rc;
+
+	if (!ctl.running || !ctl.c->npgs)
+		return 0;
+	shell.bs = NULL;
+	shell.nbs = 0;
+	shell.targets = NULL;
+	shell.ntargets = 0;
+	cur = cfg_object_to_json(CFG_OBJ_ROOT, &shell);
+	if (!cur)
+		return -ENOMEM;
+	json_object_del(cur, "backstores");
+	json_object_del(cur, "targets");
+	j = json_pack("{s:s,s:O}", "op", "settings.set", "object", cur);
+	rc = j ? cfg_chg_from_json(j, &ch, &err) : -ENOMEM;
+	json_decref(j);
+	if (!rc)
+		rc = cfg_port_groups_sync(ch->obj.settings);
+	if (rc) {
+		json_decref(cur);
+		cfg_chg_free(ch);
+		return rc;
+	}
+	shell = *ch->obj.settings;
+	after = cfg_object_to_json(CFG_OBJ_ROOT, &shell);
+	if (after) {
+		json_object_del(after, "backstores");
+		json_object_del(after, "targets");
+	}
+	same = after && json_equal(cur, after);
+	json_decref(cur);
+	json_decref(after);
+	if (same) {
+		cfg_chg_free(ch);
+		return 0;
+	}
+	json_decref(ch->json);
+	ch->json = NULL;
+	ch->model_only = true;
+	if ((rc = cfg_txn_add(&x, ch)))
+		return rc;
+	ctl_flush();
+	rc = cfg_ctl_prepare(&x, false, &failed, &runtime, &err);
+	if (!rc)
+		rc = cfg_ctl_commit(v, 1, &err);
+	if (rc)
+		log_err("config: the ALUA states set by an initiator are not persisted: %s",
+			err.msg);
+	else
+		log_info("config: ALUA states changed by SET TARGET PORT GROUPS persisted");
+	cfg_ctl_done(&x);
+	cfg_ctl_maybe_compact(false);
+	return rc;
+}
+
+static void ctl_alua_msg(struct reactor_msg *m)
+{
+	(void)m;
+	atomic_store(&ctl.alua_posted, false);
+	cfg_ctl_alua_sync();
+}
+
+/* On the reactor that ran the transition: hand it to the main thread. */
+static void ctl_alua_changed(uint16_t id, const char *lu_name, void *arg)
+{
+	(void)id;
+	(void)lu_name;
+	(void)arg;
+	if (!atomic_exchange(&ctl.alua_posted, true)) {
+		ctl.alua_msg.fn = ctl_alua_msg;
+		reactor_post(reactor_pool_get(0), &ctl.alua_msg);
+	}
 }

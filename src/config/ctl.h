@@ -87,4 +87,13 @@ int cfg_ctl_check_doc(struct json_t *doc, size_t *nbs, size_t *ntargets, struct 
  * changes were applied. */
 int cfg_ctl_reload(size_t *nchanges, struct cfg_err *err);
 
+/* The control API's group commit: called before a change that does not
+ * come through it (reload on SIGHUP, ALUA states), so that the journal
+ * keeps the order in which changes were made. */
+void cfg_ctl_set_flush(void (*fn)(void));
+/* Persist the ALUA states initiators changed (SET TARGET PORT GROUPS): a
+ * settings change that only writes; runs on its own after the core's
+ * change hook. */
+int cfg_ctl_alua_sync(void);
+
 #endif

@@ -28,7 +28,7 @@ void cfg_live_fix_log_level(struct cfg_runtime *rt, bool fixed);
 
 int cfg_live_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
 		     struct cfg_chg *ch, struct cfg_err *err);
-void cfg_live_abort(struct cfg_runtime *rt, struct cfg_chg *ch);
+void cfg_live_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch);
 /* Commit every prepared change of the transaction, in order. */
 void cfg_live_commit(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
 		     struct cfg_txn *x);

@@ -14,6 +14,7 @@ const struct rpc_method *const rpc_methods[] = {
     rpc_methods_backstore,
     rpc_methods_target,
     rpc_methods_session,
+    rpc_methods_alua,
     NULL,
 };
 

@@ -754,6 +754,7 @@ int rpc_server_start(struct reactor *r, const struct rpc_server_opts *o)
 		return rc;
 	}
 	srv.running = true;
+	cfg_ctl_set_flush(server_commit);
 	log_info("rpc: control socket %s", srv.path);
 	return 0;
 }
@@ -765,6 +766,7 @@ void rpc_server_stop(void)
 	if (!srv.running)
 		return;
 	server_commit(); /* answers of what is pending */
+	cfg_ctl_set_flush(NULL);
 	reactor_defer_cancel(&srv.flush);
 	reactor_timer_cancel(&srv.idle);
 	list_for_each_entry_safe(cl, tmp, &srv.clients, node) client_close(cl);
