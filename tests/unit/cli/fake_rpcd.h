@@ -22,6 +22,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "lib/compiler.h"
+
 enum fake_mode { FAKE_NORMAL, FAKE_CLOSE, FAKE_GARBAGE, FAKE_WRONG_ID, FAKE_SILENT, FAKE_SPLIT };
 
 struct fake_rpcd {
@@ -174,7 +176,7 @@ static void fake_set(struct fake_rpcd *f, const char *method, const char *answer
 }
 
 /* The i-th request recorded, as compact JSON (sorted keys), malloc'ed. */
-static char *fake_request(struct fake_rpcd *f, size_t i)
+UT_UNUSED static char *fake_request(struct fake_rpcd *f, size_t i)
 {
 	char *s;
 
@@ -184,7 +186,7 @@ static char *fake_request(struct fake_rpcd *f, size_t i)
 	return s;
 }
 
-static size_t fake_count(struct fake_rpcd *f)
+UT_UNUSED static size_t fake_count(struct fake_rpcd *f)
 {
 	size_t n;
 

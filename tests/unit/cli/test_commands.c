@@ -240,6 +240,42 @@ static void test_chap(void **state)
 	expect_request(W("chap", "add", "--discovery", "t", "d", "x"), NULL, CLI_EUSAGE);
 }
 
+/* alua: state changes live; group edits rewrite the port_groups list. */
+static void test_alua(void **state)
+{
+	fake_set(&fake, "alua.list",
+		 "{\"result\": [{\"id\": 1, \"state\": \"active/optimized\", \"members\": "
+		 "[{\"target\": \"iqn.2026-12.org.example:t\", \"tag\": 1}]}]}");
+	expect_request(W("alua", "state", "1", "standby", "--backstore", "d"),
+		       "{\"method\":\"alua.set_state\",\"params\":{\"backstore\":\"d\",\"group\":1,"
+		       "\"state\":\"standby\"}}",
+		       CLI_OK);
+	expect_request(
+	    W("alua", "create", "2", "--member", "iqn.2026-12.org.example:t:2", "name=b",
+	      "preferred=yes", "transition_ms=500"),
+	    "{\"method\":\"settings.set\",\"params\":{\"port_groups\":[{\"id\":1,"
+	    "\"members\":[{\"tag\":1,\"target\":\"iqn.2026-12.org.example:t\"}],\"state\":"
+	    "\"active/optimized\"},{\"id\":2,\"members\":[{\"tag\":2,\"target\":\"iqn.2026-"
+	    "12.org.example:t\"}],\"name\":\"b\",\"preferred\":true,\"transition_ms\":500}]}}",
+	    CLI_OK);
+	expect_request(
+	    W("alua", "set", "1", "--remove-member", "iqn.2026-12.org.example:t:1",
+	      "explicit=true"),
+	    "{\"method\":\"settings.set\",\"params\":{\"port_groups\":[{\"explicit\":true,"
+	    "\"id\":1,\"members\":[],\"state\":\"active/optimized\"}]}}",
+	    CLI_OK);
+	expect_request(W("alua", "delete", "1"),
+		       "{\"method\":\"settings.set\",\"params\":{\"port_groups\":[]}}", CLI_OK);
+	expect_request(W("alua", "create", "1"), "{\"method\":\"alua.list\",\"params\":{}}",
+		       CLI_EEXISTS);
+	expect_request(W("alua", "delete", "9"), "{\"method\":\"alua.list\",\"params\":{}}",
+		       CLI_ENOTFOUND);
+	expect_request(W("alua", "create", "3", "--member", "notag"),
+		       "{\"method\":\"alua.list\","
+		       "\"params\":{}}",
+		       CLI_EUSAGE);
+}
+
 static void test_errors(void **state)
 {
 	struct run r;
@@ -320,10 +356,10 @@ static void test_unreachable(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_backstore),	cmocka_unit_test(test_target_lun_acl),
-	    cmocka_unit_test(test_set_nested),	cmocka_unit_test(test_chap),
-	    cmocka_unit_test(test_errors),	cmocka_unit_test(test_output),
-	    cmocka_unit_test(test_unreachable),
+	    cmocka_unit_test(test_backstore),  cmocka_unit_test(test_target_lun_acl),
+	    cmocka_unit_test(test_set_nested), cmocka_unit_test(test_chap),
+	    cmocka_unit_test(test_alua),       cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_output),     cmocka_unit_test(test_unreachable),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
