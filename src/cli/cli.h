@@ -124,6 +124,7 @@ extern const struct cli_cmd cli_cmds_target[];
 extern const struct cli_cmd cli_cmds_lun[];
 extern const struct cli_cmd cli_cmds_acl[];
 extern const struct cli_cmd cli_cmds_auth[];
+extern const struct cli_cmd cli_cmds_alua[];
 extern const struct cli_cmd cli_cmds_session[];
 extern const struct cli_cmd cli_cmds_import[];
 
@@ -163,6 +164,7 @@ enum cli_kind {
 	CLI_K_PORTAL_GROUP,
 	CLI_K_LUN,
 	CLI_K_ACL,
+	CLI_K_ALUA_GROUP,
 	CLI_K_ANY,
 };
 /* Is arg a FIELD=VALUE (or FIELD:=JSON) argument? */

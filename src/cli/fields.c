@@ -74,6 +74,16 @@ static const struct cli_field cli_f_acl[] = {
     {0},
 };
 
+static const struct cli_field cli_f_alua_group[] = {
+    {.name = "id", .type = CLI_F_INT},
+    {.name = "name", .type = CLI_F_STR},
+    {.name = "state", .type = CLI_F_STR},
+    {.name = "preferred", .type = CLI_F_BOOL},
+    {.name = "explicit", .type = CLI_F_BOOL},
+    {.name = "transition_ms", .type = CLI_F_INT},
+    {0},
+};
+
 static const struct cli_field cli_f_settings[] = {
     {.name = "log_level", .type = CLI_F_STR},
     {.name = "iscsi.max_recv_data_segment_length", .type = CLI_F_INT},
@@ -105,6 +115,7 @@ static const struct cli_field *const cli_kind_table[] = {
     [CLI_K_PORTAL_GROUP] = cli_f_portal_group,
     [CLI_K_LUN] = cli_f_lun,
     [CLI_K_ACL] = cli_f_acl,
+    [CLI_K_ALUA_GROUP] = cli_f_alua_group,
     [CLI_K_ANY] = NULL,
 };
 

@@ -25,8 +25,8 @@
 #define SH_HISTORY_LINES 1000
 
 static const char *const sh_verbs[] = {
-    "cd",   "ls",     "pwd",  "create", "delete", "set", "get",
-    "info", "resize", "help", "exit",	"quit",	  NULL,
+    "cd",   "ls",     "pwd",   "create", "delete", "set",  "get",
+    "info", "resize", "state", "help",	 "exit",   "quit", NULL,
 };
 
 /* The state completion needs (libedit calls back without a context). */
@@ -116,7 +116,7 @@ static int sh_ls(struct cli *c, const struct sh_path *p)
 	size_t i, w = 0;
 
 	if (p->kind == SH_BS || p->kind == SH_LUN || p->kind == SH_SESSION ||
-	    p->kind == SH_SETTINGS || p->kind == SH_PORTAL)
+	    p->kind == SH_SETTINGS || p->kind == SH_PORTAL || p->kind == SH_ALUA_GROUP)
 		return -1; /* a leaf: the caller shows it */
 	kids = sh_children(c, p);
 	if (!kids)
@@ -275,6 +275,10 @@ static int sh_set(struct cli *c, const struct sh_path *p, int argc, char **argv)
 		return sh_runv(c, "acl", "set", fixed, 2, argc, argv);
 	case SH_SETTINGS:
 		return sh_runv(c, "settings", "set", fixed, 0, argc, argv);
+	case SH_ALUA_GROUP:
+		snprintf(tag, sizeof(tag), "%u", p->group);
+		fixed[0] = tag;
+		return sh_runv(c, "alua", "set", fixed, 1, argc, argv);
 	default:
 		cli_errorf(c, "set: nothing to set here (back-stores, targets, tpg<N>, LUNs, ACLs "
 			      "and /settings have fields)");
@@ -314,6 +318,8 @@ static int sh_create(struct cli *c, const struct sh_path *p, int argc, char **ar
 		fixed[1] = p->initiator;
 		fixed[2] = p->name;
 		return sh_runv(c, "lun", "add", fixed, 3, argc, argv);
+	case SH_ALUA:
+		return sh_runv(c, "alua", "create", fixed, 0, argc, argv);
 	default:
 		cli_errorf(c, "create: nothing is created here (try help)");
 		return CLI_EUSAGE;
@@ -379,6 +385,11 @@ static int sh_delete(struct cli *c, struct sh_path *p, int argc, char **argv)
 	case SH_SESSION:
 		fixed[0] = tsih;
 		rc = sh_runv(c, "session", "close", fixed, 1, 0, NULL);
+		break;
+	case SH_ALUA_GROUP:
+		snprintf(tsih, sizeof(tsih), "%u", t.group);
+		fixed[0] = tsih;
+		rc = sh_runv(c, "alua", "delete", fixed, 1, 0, NULL);
 		break;
 	default:
 		cli_errorf(c, "delete: this cannot be deleted");
@@ -549,6 +560,11 @@ int shell_line(struct cli *c, struct sh_path *cwd, char *line, bool *quit)
 		rc = sh_create(c, &at, argc, argv);
 	} else if (strcmp(verb, "delete") == 0 || strcmp(verb, "rm") == 0) {
 		rc = sh_delete(c, elsewhere ? &at : cwd, argc, argv);
+	} else if (strcmp(verb, "state") == 0 && at.kind == SH_ALUA_GROUP) {
+		char id[16];
+		const char *fixed[1] = {id};
+		snprintf(id, sizeof(id), "%u", at.group);
+		rc = sh_runv(c, "alua", "state", fixed, 1, argc, argv);
 	} else if (strcmp(verb, "resize") == 0 && at.kind == SH_BS) {
 		const char *fixed[1] = {at.name};
 		rc = sh_runv(c, "backstore", "resize", fixed, 1, argc, argv);
@@ -628,13 +644,14 @@ static void sh_complete_path(const char *text)
 
 static void sh_complete_fields(const struct sh_path *p)
 {
-	enum cli_kind k = p->kind == SH_BS	   ? CLI_K_BACKSTORE
-			  : p->kind == SH_TARGET   ? CLI_K_TARGET
-			  : p->kind == SH_TPG	   ? CLI_K_PORTAL_GROUP
-			  : p->kind == SH_LUN	   ? CLI_K_LUN
-			  : p->kind == SH_ACL	   ? CLI_K_ACL
-			  : p->kind == SH_SETTINGS ? CLI_K_SETTINGS
-						   : CLI_K_ANY;
+	enum cli_kind k = p->kind == SH_BS	     ? CLI_K_BACKSTORE
+			  : p->kind == SH_TARGET     ? CLI_K_TARGET
+			  : p->kind == SH_TPG	     ? CLI_K_PORTAL_GROUP
+			  : p->kind == SH_LUN	     ? CLI_K_LUN
+			  : p->kind == SH_ACL	     ? CLI_K_ACL
+			  : p->kind == SH_SETTINGS   ? CLI_K_SETTINGS
+			  : p->kind == SH_ALUA_GROUP ? CLI_K_ALUA_GROUP
+						     : CLI_K_ANY;
 	const char *const *names = cli_kind_fields(k);
 
 	for (size_t i = 0; names[i]; i++) {

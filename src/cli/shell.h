@@ -8,6 +8,7 @@
  *   /iscsi/<target>/luns/lun<N>                  the target's LUN map
  *   /iscsi/<target>/acls/<initiator>/lun<N>      ACLs and their own maps
  *   /sessions/<tsih>                             sessions
+ *   /alua/<id>                                   ALUA target port groups
  *   /settings                                    global settings
  * utarget keeps LUN maps and ACLs per target (not per portal group):
  * /iscsi/<target>/tpg<tag>/luns and .../acls are the same as the target's,
@@ -36,6 +37,8 @@ enum sh_kind {
 	SH_ACL,
 	SH_SESSIONS,
 	SH_SESSION,
+	SH_ALUA,
+	SH_ALUA_GROUP,
 	SH_SETTINGS,
 };
 
@@ -51,6 +54,7 @@ struct sh_path {
 	unsigned lun;
 	char portal[80];
 	unsigned tsih;
+	unsigned group; /* SH_ALUA_GROUP */
 };
 
 /* ---- shell_tree.c ---- */

@@ -45,8 +45,12 @@ static void sh_up(struct sh_path *p)
 	case SH_BACKSTORES:
 	case SH_ISCSI:
 	case SH_SESSIONS:
+	case SH_ALUA:
 	case SH_SETTINGS:
 		p->kind = SH_ROOT;
+		break;
+	case SH_ALUA_GROUP:
+		p->kind = SH_ALUA;
 		break;
 	case SH_BS_TYPE:
 		p->kind = SH_BACKSTORES;
@@ -97,8 +101,10 @@ static int sh_down(struct sh_path *p, const char *comp, const char **why)
 			p->kind = SH_SESSIONS;
 		else if (strcmp(comp, "settings") == 0)
 			p->kind = SH_SETTINGS;
+		else if (strcmp(comp, "alua") == 0)
+			p->kind = SH_ALUA;
 		else
-			*why = "/ holds backstores, iscsi, sessions and settings";
+			*why = "/ holds backstores, iscsi, sessions, alua and settings";
 		break;
 	case SH_BACKSTORES:
 		for (size_t i = 0; i < ARRAY_SIZE(sh_bs_types); i++)
@@ -169,10 +175,17 @@ static int sh_down(struct sh_path *p, const char *comp, const char **why)
 		else
 			p->kind = SH_SESSION;
 		break;
+	case SH_ALUA:
+		if (!sh_number(comp, NULL, 65535, &p->group) || p->group == 0)
+			*why = "port groups are named by their id";
+		else
+			p->kind = SH_ALUA_GROUP;
+		break;
 	case SH_BS:
 	case SH_PORTAL:
 	case SH_LUN:
 	case SH_SESSION:
+	case SH_ALUA_GROUP:
 	case SH_SETTINGS:
 		*why = "no objects below this one";
 		break;
@@ -265,6 +278,12 @@ void sh_format(const struct sh_path *p, char *buf, size_t size)
 	case SH_SESSION:
 		snprintf(buf, size, "/sessions/%u", p->tsih);
 		break;
+	case SH_ALUA:
+		snprintf(buf, size, "/alua");
+		break;
+	case SH_ALUA_GROUP:
+		snprintf(buf, size, "/alua/%u", p->group);
+		break;
 	case SH_SETTINGS:
 		snprintf(buf, size, "/settings");
 		break;
@@ -319,6 +338,7 @@ json_t *sh_children(struct cli *c, const struct sh_path *p)
 		sh_add(out, "backstores", true, "where the data lives");
 		sh_add(out, "iscsi", true, "targets");
 		sh_add(out, "sessions", true, "logged-in initiators");
+		sh_add(out, "alua", true, "ALUA target port groups");
 		sh_add(out, "settings", false, "global settings");
 		break;
 	case SH_BACKSTORES:
@@ -443,10 +463,26 @@ json_t *sh_children(struct cli *c, const struct sh_path *p)
 			sh_add(out, name, false, info);
 		}
 		break;
+	case SH_ALUA:
+		res = sh_get(c, "alua.list", NULL);
+		json_array_foreach(res, i, e)
+		{
+			char name[32];
+			snprintf(name, sizeof(name), "%lld",
+				 (long long)json_integer_value(json_object_get(e, "id")));
+			snprintf(info, sizeof(info), "%s%s%s, %zu ports",
+				 json_string_value(json_object_get(e, "name")) ?: "",
+				 json_object_get(e, "name") ? ": " : "",
+				 json_string_value(json_object_get(e, "state")) ?: "?",
+				 json_array_size(json_object_get(e, "members")));
+			sh_add(out, name, false, info);
+		}
+		break;
 	case SH_BS:
 	case SH_PORTAL:
 	case SH_LUN:
 	case SH_SESSION:
+	case SH_ALUA_GROUP:
 	case SH_SETTINGS:
 		break;
 	}

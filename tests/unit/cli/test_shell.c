@@ -34,6 +34,9 @@ static int setup(void **state)
 		 "{\"result\": [{\"lun\": 0, \"backstore\": \"r\", \"read_only\": false}]}");
 	fake_set(&fake, "acl.list",
 		 "{\"result\": [{\"initiator\": \"iqn.1994-05.com.redhat:h\"}]}");
+	fake_set(&fake, "alua.list",
+		 "{\"result\": [{\"id\": 5, \"name\": \"a\", \"state\": \"standby\", \"members\": "
+		 "[]}]}");
 	return 0;
 }
 
@@ -70,6 +73,8 @@ static void test_paths(void **state)
 	     .want = "/iscsi/iqn.2026-12.org.example:t1/tpg2/portals/[::1]:3260"},
 	    {.cwd = "/sessions", .arg = "./12/", .want = "/sessions/12"},
 	    {.cwd = "/settings", .arg = "../../..", .want = "/"},
+	    {.cwd = "/alua", .arg = "5", .want = "/alua/5"},
+	    {.cwd = "/alua/5", .arg = "../../sessions", .want = "/sessions"},
 	};
 	static const struct {
 		const char *arg, *why;
@@ -80,6 +85,7 @@ static void test_paths(void **state)
 	    {.arg = "/iscsi/t/luns/x", .why = "lun<N>"},
 	    {.arg = "/settings/x", .why = "no objects below"},
 	    {.arg = "/sessions/abc", .why = "TSIH"},
+	    {.arg = "/alua/0", .why = "by their id"},
 	};
 	struct sh_path root = {.kind = SH_ROOT};
 
@@ -201,6 +207,18 @@ static void test_verbs(void **state)
 	    "{\"method\":\"settings.set\",\"params\":{\"iscsi\":{\"nop_in_interval\":10}}}");
 	expect_line("/sessions", "delete 12",
 		    "{\"method\":\"session.close\",\"params\":{\"tsih\":12}}");
+	expect_line("/alua/5", "state active/optimized --backstore r",
+		    "{\"method\":\"alua.set_state\",\"params\":{\"backstore\":\"r\",\"group\":5,"
+		    "\"state\":\"active/optimized\"}}");
+	expect_line(
+	    "/alua", "create 6 --member " T1 ":1",
+	    "{\"method\":\"settings.set\",\"params\":{\"port_groups\":[{\"id\":5,\"members\":"
+	    "[],\"name\":\"a\",\"state\":\"standby\"},{\"id\":6,\"members\":[{\"tag\":1,"
+	    "\"target\":\"" T1 "\"}]}]}}");
+	expect_line(
+	    "/alua/5", "set preferred=true",
+	    "{\"method\":\"settings.set\",\"params\":{\"port_groups\":[{\"id\":5,\"members\":"
+	    "[],\"name\":\"a\",\"preferred\":true,\"state\":\"standby\"}]}}");
 	/* a one-shot command works in the shell too */
 	expect_line("/iscsi", "config save", "{\"method\":\"config.save\",\"params\":{}}");
 }
