@@ -141,6 +141,15 @@ void scsi_lu_put(struct scsi_lu *lu)
 	}
 }
 
+/* persistent reservation state (APTPL): kept in the state directory */
+int scsi_lu_pr_store(struct scsi_lu *lu, const char *state_dir)
+{
+	assert_true(lu->refs > 0);
+	assert_non_null(state_dir);
+	assert_true(state_dir[0] == '/');
+	return 0;
+}
+
 #define FAKE_MAP_MAX 16
 struct scsi_lun_map {
 	int refs;
