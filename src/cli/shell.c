@@ -736,12 +736,20 @@ static char **sh_complete(const char *text, int start, int end)
 				if (strcmp(cmd->object, words[0]) == 0)
 					sh_cand(cmd->verb);
 	}
-	/* a path or "field=" continues without a blank */
+	/* a directory path or "field=" continues without a blank */
 	rl_completion_append_character = ' ';
-	if (json_array_size(sh_comp.cands) == 1) {
-		const char *s = json_string_value(json_array_get(sh_comp.cands, 0));
-		size_t k = strlen(s);
-		if (k && (s[k - 1] == '/' || s[k - 1] == '='))
+	{
+		const char *only = NULL;
+		size_t nmatch = 0;
+		for (size_t i = 0; i < json_array_size(sh_comp.cands); i++) {
+			const char *s = json_string_value(json_array_get(sh_comp.cands, i));
+			if (strncmp(s, text, strlen(text)) == 0) {
+				only = s;
+				nmatch++;
+			}
+		}
+		if (nmatch == 1 && only[0] &&
+		    (only[strlen(only) - 1] == '/' || only[strlen(only) - 1] == '='))
 			rl_completion_append_character = '\0';
 	}
 	m = rl_completion_matches(text, sh_generator);
@@ -809,5 +817,6 @@ int shell_main(struct cli *c)
 		write_history(hist);
 	json_decref(sh_comp.cands);
 	sh_comp.cands = NULL;
+	rpc_close(&c->rpc);
 	return quit ? CLI_OK : rc;
 }
