@@ -162,6 +162,51 @@ static void rtpg_cases(struct scsi_target *t, struct loop_port *p)
 	scsi_alua_group_undefine(1);
 }
 
+static void prout(struct loop_port *p, const char *what, uint8_t sa, uint8_t type,
+		  uint64_t sark)
+{
+	uint8_t cdb[10] = { 0x5f, sa, type, 0, 0, 0, 0, 0, 24, 0 }, list[24] = { 0 };
+	struct loop_result r;
+
+	put_be64(list, sa == 0x06 ? 0 : sark);
+	put_be64(list + 8, sa == 0x06 ? sark : 0);
+	if (loop_submit(p, 0, cdb, 10, SCSI_DIR_WRITE, list, 24, SCSI_ATTR_SIMPLE, &r) ||
+	    r.status != SAM_STAT_GOOD) {
+		printf("FAIL %s: status %02x\n", what, r.status);
+		failures++;
+	}
+}
+
+/* PERSISTENT RESERVE IN (SPC-4 6.15) with two registrations: this
+ * initiator through port 1 and a second one through port 2, the first
+ * holding a Write Exclusive - Registrants Only reservation. */
+static void pr_cases(struct scsi_target *t, struct loop_port *p)
+{
+	struct loop_port *p2 = loop_create(t, 2, "iqn.2026-12.org.utarget:golden-initiator2");
+	struct loop_result r;
+
+	if (!p2) {
+		printf("FAIL pr: set-up\n");
+		failures++;
+		return;
+	}
+	loop_submit(p2, 0, (const uint8_t[6]){ 0 }, 6, SCSI_DIR_NONE, NULL, 0, SCSI_ATTR_SIMPLE,
+		    &r);
+	prout(p, "PR OUT REGISTER AND IGNORE EXISTING KEY", 0x06, 0, 0x1122334455667788ull);
+	prout(p2, "PR OUT REGISTER AND IGNORE EXISTING KEY", 0x06, 0, 0x8877665544332211ull);
+	prout(p, "PR OUT RESERVE", 0x01, 0x05, 0x1122334455667788ull);
+	cmd(p, "pr_in_read_keys", "PERSISTENT RESERVE IN READ KEYS",
+	    (const uint8_t[10]){ 0x5e, 0x00, 0, 0, 0, 0, 0, 1, 0, 0 }, 10, 256);
+	cmd(p, "pr_in_read_reservation", "PERSISTENT RESERVE IN READ RESERVATION",
+	    (const uint8_t[10]){ 0x5e, 0x01, 0, 0, 0, 0, 0, 1, 0, 0 }, 10, 256);
+	cmd(p, "pr_in_report_capabilities", "PERSISTENT RESERVE IN REPORT CAPABILITIES",
+	    (const uint8_t[10]){ 0x5e, 0x02, 0, 0, 0, 0, 0, 1, 0, 0 }, 10, 256);
+	cmd(p, "pr_in_read_full_status", "PERSISTENT RESERVE IN READ FULL STATUS",
+	    (const uint8_t[10]){ 0x5e, 0x03, 0, 0, 0, 0, 0, 1, 0, 0 }, 10, 256);
+	prout(p, "PR OUT CLEAR", 0x03, 0, 0x1122334455667788ull);
+	loop_destroy(p2);
+}
+
 int main(int argc, char **argv)
 {
 	struct scsi_lu_attrs a = {
@@ -222,6 +267,7 @@ int main(int argc, char **argv)
 	cmd(p, "rstmf", "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS, REPD",
 	    (const uint8_t[12]){ 0xa3, 0x0d, 0x80, 0, 0, 0, 0, 0, 0, 16, 0, 0 }, 12, 16);
 	rtpg_cases(t, p);
+	pr_cases(t, p);
 
 	struct sense_extra fp = { .fp_valid = true, .fp_cdb = true, .fp_bit_valid = true,
 				  .fp_bit = 5, .fp_byte = 1 };
