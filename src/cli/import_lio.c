@@ -806,15 +806,27 @@ static int lio_acls(struct lio_ctx *x, json_t *tpg, json_t *t, const char *twher
 					       json_integer(v), where, "nopin_response_timeout");
 		lio_attrs_rest(x, aattrs, lio_acl_attrs, ARRAY_SIZE(lio_acl_attrs), where);
 		/* CHAP of this initiator */
-		if (rc == 0 && (lio_creds(acl, where, &chap, &mutual, &has_mutual) || has_mutual)) {
-			if (auth)
+		if (rc == 0) {
+			int ncred = lio_creds(acl, where, &chap, &mutual, &has_mutual);
+			if (auth && ncred)
 				rc = imp_chap(x->r, a, true, &chap, lio_cred(acl, "userid") ? 1 : 0,
 					      has_mutual ? &mutual : NULL);
-			else
+			else if (!auth && (ncred || has_mutual))
 				imp_report(
 				    x->r, IMP_NOTE, where,
 				    "CHAP credentials: not enforced by LIO (authentication=0); "
 				    "not imported");
+			if (rc == 0 && auth && !json_object_get(a, "auth")) {
+				/* LIO refuses it; without credentials of its own the
+				 * ACL would take the target's, or none: not carried */
+				imp_report(
+				    x->r, IMP_DROPPED, where,
+				    "CHAP is required (authentication=1) but this ACL has no "
+				    "usable credentials: LIO refuses the initiator; ACL not "
+				    "imported");
+				json_decref(a);
+				continue;
+			}
 		}
 		if (rc == 0)
 			rc = imp_append(t, "acls", a);
@@ -986,6 +998,15 @@ static int lio_tpg_content(struct lio_ctx *x, json_t *tpg, json_t *t, const char
 	if (rc)
 		return rc;
 	n = lio_creds(tpg, where, &chap, &mutual, &has_mutual);
+	if (auth && !n &&
+	    json_is_true(json_object_get(json_object_get(t, "demo_mode"), "enabled"))) {
+		/* LIO asks demo logins for the TPG's credentials: there are none,
+		 * so nobody logs in through demo mode */
+		imp_report(x->r, IMP_DROPPED, where,
+			   "generate_node_acls with CHAP required (authentication=1) and no TPG "
+			   "credentials: LIO admits no demo login; demo mode not imported");
+		json_object_del(t, "demo_mode");
+	}
 	if (!n && !has_mutual)
 		return 0;
 	if (!auth) {
