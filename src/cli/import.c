@@ -409,6 +409,15 @@ int imp_access(struct imp_result *r, json_t *t, const char *where, const struct 
 	json_decref(addrs);
 	if (rc == 0)
 		rc = imp_chap(r, t, false, a->chap, a->nchap, a->has_mutual ? &a->mutual : NULL);
+	if (rc == 0 && (a->nchap || a->nchap_asked) && !json_object_get(t, "auth")) {
+		/* CHAP was asked for and none of it carries over: admitting
+		 * initiators without it would widen access */
+		imp_report(r, IMP_DROPPED, where,
+			   "no incominguser carries over: CHAP cannot be required, so no "
+			   "initiator may log in");
+		json_object_del(t, "acls");
+		json_object_del(t, "demo_mode");
+	}
 	return rc;
 }
 

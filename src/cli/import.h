@@ -75,6 +75,7 @@ struct imp_access {
 	bool any_address;		      /* from any address */
 	struct imp_chap chap[IMP_ACCESS_MAX]; /* credentials initiators may use */
 	size_t nchap;
+	size_t nchap_asked; /* credential lines in the file, usable or not */
 	bool has_mutual;
 	struct imp_chap mutual; /* the target's own (mutual CHAP) */
 };

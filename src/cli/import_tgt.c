@@ -640,6 +640,8 @@ static int tgt_target_opts(struct tgt_ctx *x, json_t *t, const char *name,
 			   strcmp(n->key, "outgoinguser") == 0) {
 			bool out = n->key[0] == 'o';
 			struct imp_chap c;
+			if (!out)
+				acc.nchap_asked++;
 			if (nbuf == ARRAY_SIZE(bufs) || (!out && acc.nchap == IMP_ACCESS_MAX)) {
 				imp_report(x->r, IMP_DROPPED, where, "too many %s", n->key);
 				continue;
