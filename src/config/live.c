@@ -492,7 +492,7 @@ static int live_bs_set(struct cfg_runtime *rt, const struct cfg *c, const struct
 		cur = scsi_lu_size(s->lu);
 		s->old_size = cur;
 		if (nb->size < cur && !ch->force)
-			return cfg_rt_err(err, -EINVAL,
+			return cfg_rt_err(err, -EPERM,
 					  "shrinking \"%s\" loses the data beyond %llu bytes: use "
 					  "backstore.resize with force",
 					  ch->name, (unsigned long long)nb->size);

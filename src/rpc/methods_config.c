@@ -224,6 +224,7 @@ static int m_transaction(struct rpc_call *call)
 			call->txn.applied = call->txn.n;
 		}
 		sub->txn.n = 0;
+		sub->txn.applied = 0;
 	}
 	call->prepared = true;
 	call->finish = finish_transaction;

@@ -134,6 +134,9 @@ int rpc_fail_cfg(struct rpc_call *call, int rc, const struct cfg_err *err, bool 
 	case -EOPNOTSUPP:
 		code = RPC_NOT_SUPPORTED;
 		break;
+	case -EPERM: /* a rule of the running side (e.g. shrinking without force) */
+		code = RPC_CONFIG_INVALID;
+		break;
 	default:
 		code = runtime ? RPC_APPLY_FAILED : RPC_CONFIG_INVALID;
 		break;
