@@ -115,6 +115,7 @@ int cfg_rt_open_lu(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 	struct scsi_lu_attrs attrs = {
 	    .block_size = b->block_size,
 	    .physical_block_size = b->physical_block_size,
+	    .pr_max_registrations = b->pr_max_registrations,
 	    .read_only = b->read_only,
 	    .removable = b->removable,
 	    .thin = b->thin,

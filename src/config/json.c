@@ -78,7 +78,8 @@ static const char *const cfg_fields_root[] = {
 static const char *const cfg_fields_backstore[] = {
     "name",	  "type",   "path",	 "size",	"create", "read_only",
     "block_size", "thin",   "removable", "write_cache", "vendor", "product",
-    "revision",	  "serial", "naa",	 "physical_block_size", "fault", NULL,
+    "revision",	  "serial", "naa",	 "physical_block_size", "fault", "pr_max_registrations",
+    NULL,
 };
 static const char *const cfg_fields_lun[] = {"lun", "backstore", "read_only", NULL};
 static const char *const cfg_fields_tpg[] = {"tag", "portals", "rel_port_id", NULL};
@@ -505,6 +506,11 @@ static int cfg_parse_backstore(struct cfg_pctx *x, json_t *o, struct cfg_backsto
 	b->physical_block_size = (uint32_t)v;
 	if (rc)
 		return rc;
+	v = b->pr_max_registrations;
+	rc = cfg_get_uint(x, o, "pr_max_registrations", false, 1, 65536, &v, NULL);
+	b->pr_max_registrations = (uint32_t)v;
+	if (rc)
+		return rc;
 	return cfg_get_fault(x, o, b);
 }
 
@@ -887,6 +893,8 @@ static json_t *cfg_dump_backstore(const struct cfg_backstore *b)
 	bad |= cfg_put(o, "block_size", json_integer(b->block_size));
 	if (b->physical_block_size)
 		bad |= cfg_put(o, "physical_block_size", json_integer(b->physical_block_size));
+	if (b->pr_max_registrations)
+		bad |= cfg_put(o, "pr_max_registrations", json_integer(b->pr_max_registrations));
 	bad |= cfg_put(o, "thin", json_boolean(b->thin));
 	bad |= cfg_put(o, "removable", json_boolean(b->removable));
 	bad |= cfg_put(o, "write_cache", json_boolean(b->write_cache));

@@ -49,6 +49,7 @@ struct cfg_backstore {
 	bool read_only; /* opened read-only; the medium is write protected */
 	uint32_t block_size;
 	uint32_t physical_block_size; /* 0 = block_size */
+	uint32_t pr_max_registrations; /* persistent reservation registrations; 0 = 4096 */
 	bool thin;	/* logical block provisioning (UNMAP, LBPRZ) */
 	bool removable; /* RMB: PREVENT ALLOW MEDIUM REMOVAL, eject */
 	bool write_cache;

@@ -106,7 +106,7 @@ static const char full[] =
     "      \"create\": true, \"block_size\": 4096, \"thin\": true, \"removable\": true,\n"
     "      \"write_cache\": false, \"vendor\": \"ACME\", \"product\": \"Disk\",\n"
     "      \"revision\": \"1.0\", \"serial\": \"SN1\",\n"
-    "      \"naa\": \"60014051234567890123456789abcdef\" },\n"
+    "      \"naa\": \"60014051234567890123456789abcdef\", \"pr_max_registrations\": 128 },\n"
     "    { \"name\": \"ro\", \"type\": \"ram\", \"size\": 1048576, \"read_only\": true }\n"
     "  ],\n"
     "  \"targets\": [\n"
@@ -156,6 +156,8 @@ static void test_full(void **state)
 	assert_string_equal(b->revision, "1.0");
 	assert_string_equal(b->serial, "SN1");
 	assert_string_equal(b->naa, "60014051234567890123456789abcdef");
+	assert_int_equal(b->pr_max_registrations, 128);
+	assert_int_equal(c->bs[1].pr_max_registrations, 0); /* the core's default */
 	assert_int_equal(c->bs[1].size, 1048576);
 	assert_true(c->bs[1].read_only);
 
@@ -410,6 +412,9 @@ static void test_backstore_errors(void **state)
 	parse_err("{\"version\": 1, \"backstores\": [{\"name\": \"a\", \"type\": \"ram\",\n"
 		  "\"thin\": \"yes\"}]}",
 		  2, "backstores[0].thin", "expected true or false, found a string");
+	parse_err("{\"version\": 1, \"backstores\": [{\"name\": \"a\", \"type\": \"ram\",\n"
+		  "\"pr_max_registrations\": 0}]}",
+		  2, "backstores[0].pr_max_registrations", "0 out of range 1..65536");
 }
 
 static void test_target_errors(void **state)
