@@ -216,7 +216,7 @@ int rpc_call(struct rpc_client *c, const char *method, json_t *params, json_t **
 	long long id = c->next_id++, deadline = rpc_now_ms() + c->timeout_ms;
 	json_t *req, *ans;
 	json_error_t jerr;
-	char *text, *line;
+	char *text, *line = NULL;
 	size_t len;
 	int rc;
 

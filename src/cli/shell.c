@@ -246,7 +246,7 @@ static int sh_get_fields(struct cli *c, const struct sh_path *p, int argc, char 
 static int sh_set(struct cli *c, const struct sh_path *p, int argc, char **argv)
 {
 	char tag[16], lun[16];
-	const char *fixed[6];
+	const char *fixed[6] = {0};
 
 	sh_tagstr(p, tag, sizeof(tag));
 	snprintf(lun, sizeof(lun), "%u", p->lun);
@@ -289,7 +289,7 @@ static int sh_set(struct cli *c, const struct sh_path *p, int argc, char **argv)
 static int sh_create(struct cli *c, const struct sh_path *p, int argc, char **argv)
 {
 	char tag[16];
-	const char *fixed[4];
+	const char *fixed[4] = {0};
 
 	sh_tagstr(p, tag, sizeof(tag));
 	switch (p->kind) {
@@ -330,7 +330,7 @@ static int sh_create(struct cli *c, const struct sh_path *p, int argc, char **ar
 static int sh_delete(struct cli *c, struct sh_path *p, int argc, char **argv)
 {
 	struct sh_path t = *p;
-	const char *why, *fixed[5];
+	const char *why, *fixed[5] = {0};
 	char tag[16], lun[16], tsih[16];
 	int rc;
 

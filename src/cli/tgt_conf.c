@@ -476,9 +476,15 @@ static int tgt_include_dir(struct tgt_parser *p, const char *from, int line, con
 		char path[CFG_FULL_PATH_MAX], **v;
 		struct stat st;
 
+		int k;
+
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		k = snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (k < 0 || (size_t)k >= sizeof(path)) {
+			rc = tgt_perr(p, from, line, "include %s: a path is too long", dir);
+			break;
+		}
 		if (stat(path, &st) || !S_ISREG(st.st_mode))
 			continue;
 		v = realloc(names, (n + 1) * sizeof(*v));
