@@ -6,6 +6,14 @@
  * carried out synchronously and done() runs inside submit().
  *
  * Paths:
+ *  - inline on the reactor thread first, for what the page cache can take
+ *    at once (see file_try_inline): a READ with preadv2(RWF_NOWAIT), which
+ *    fails with EAGAIN instead of waiting for the disk; a WRITE of whole
+ *    pages without FUA with pwritev2, which only copies into the page cache
+ *    (ext4 refuses RWF_NOWAIT for buffered writes, so a write that would
+ *    block, throttled by dirty page limits, cannot be told apart before it
+ *    runs: a slow one turns inline writes off for FILE_INLINE_BACKOFF_NS).
+ *    What is left (a cache miss, the rest of a short transfer) goes on:
  *  - io_uring of the submitting reactor when it has one: READV/WRITEV
  *    (RWF_DSYNC for BS_IO_FUA), FSYNC with IORING_FSYNC_DATASYNC for FLUSH,
  *    FALLOCATE PUNCH_HOLE|KEEP_SIZE for DISCARD and ZERO_RANGE|KEEP_SIZE for
@@ -57,6 +65,20 @@
 #define FILE_ZERO_BUF  65536
 #define FILE_ZERO_IOVS 16
 
+/* Inline I/O on the reactor thread (file_try_inline). A transfer up to
+ * FILE_INLINE_MAX bytes is tried inline; an inline write slower than
+ * FILE_INLINE_SLOW_NS plus FILE_INLINE_SLOW_NS_PER_KIB per KiB turns inline
+ * writes off for the device for FILE_INLINE_BACKOFF_NS. */
+#define FILE_INLINE_MAX		    (256u << 10)
+#define FILE_INLINE_PAGE	    4096u
+#define FILE_INLINE_SLOW_NS	    2000000ull
+#define FILE_INLINE_SLOW_NS_PER_KIB 2000ull
+#define FILE_INLINE_BACKOFF_NS	    100000000ull
+
+/* The thresholds; unit tests lower them to see the back-off. */
+static uint64_t file_inline_slow_ns = FILE_INLINE_SLOW_NS;
+static uint64_t file_inline_slow_ns_per_kib = FILE_INLINE_SLOW_NS_PER_KIB;
+
 struct file_dev {
 	struct bs_dev dev;
 	int fd;
@@ -64,6 +86,10 @@ struct file_dev {
 	bool is_blk;
 	bool readonly;
 	atomic_bool no_zero_range; /* ZERO_RANGE refused: write zeroes instead */
+	atomic_bool no_nowait;	   /* RWF_NOWAIT reads refused: no inline reads */
+	/* reactor_now_ns() before which writes are not tried inline (a slow
+	 * inline write was seen); 0: tried */
+	_Atomic uint64_t inline_wr_off_until;
 };
 
 /* Per-request state, in bs_io.priv. */
@@ -377,6 +403,100 @@ static void file_uring_done(struct reactor_uring_req *req, int res)
 	file_finish(io, res < 0 ? res : 0);
 }
 
+/* ---- inline path ---- */
+
+/* Whether a WRITE may run inline: whole pages (no read of a partial page
+ * from the disk), no FUA (RWF_DSYNC waits for the disk), and no slow inline
+ * write seen lately on this device. */
+static bool file_write_inline_ok(struct file_dev *f, const struct bs_io *io)
+{
+	uint64_t until;
+
+	if ((io->flags & BS_IO_FUA) || (io->off | io->len) % FILE_INLINE_PAGE)
+		return false;
+	until = atomic_load_explicit(&f->inline_wr_off_until, memory_order_relaxed);
+	if (likely(!until))
+		return true;
+	if (reactor_now_ns() < until)
+		return false;
+	atomic_store_explicit(&f->inline_wr_off_until, 0, memory_order_relaxed);
+	return true;
+}
+
+/* Try a READ or WRITE inline on the reactor thread. Returns true when the
+ * request is finished (done() called), false when the rest (from rq->xfer
+ * on) is to be queued: nothing was tried, the data is not in the page cache
+ * (EAGAIN), or the transfer came out short. */
+static bool file_try_inline(struct file_dev *f, struct bs_io *io, struct file_req *rq)
+{
+	bool rd = io->op == BS_OP_READ;
+	uint64_t t0 = 0;
+
+	if (io->len > FILE_INLINE_MAX)
+		return false;
+	if (rd) {
+		if (atomic_load_explicit(&f->no_nowait, memory_order_relaxed))
+			return false;
+	} else {
+		if (!file_write_inline_ok(f, io))
+			return false;
+		t0 = reactor_now_ns();
+	}
+	FILE_TRACE(io, 'i', 0);
+	while (rq->xfer < io->len) {
+		const struct iovec *v;
+		int n = file_iov_rest(io, rq, &v);
+		off_t pos = (off_t)(io->off + rq->xfer);
+		ssize_t k;
+
+		if (n == 0) {
+			file_finish(io, -EINVAL);
+			return true;
+		}
+		k = rd ? preadv2(f->fd, v, n, pos, RWF_NOWAIT) : pwritev2(f->fd, v, n, pos, 0);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			if (rd && errno == EOPNOTSUPP) {
+				if (!atomic_exchange(&f->no_nowait, true))
+					log_info("backstore %s: no RWF_NOWAIT reads; reads are "
+						 "queued",
+						 f->dev.name);
+				return false;
+			}
+			if (errno == EAGAIN)
+				return false;
+			file_finish(io, -errno);
+			return true;
+		}
+		if (k == 0) {
+			if (rd && rq->xfer < io->len) {
+				io->bad_off = io->off + rq->xfer; /* the file shrank */
+				file_finish(io, -EIO);
+				return true;
+			}
+			return false;
+		}
+		rq->xfer += (uint64_t)k;
+		if (rd && rq->xfer < io->len)
+			return false; /* part of it cached: the rest may block */
+	}
+	if (!rd) {
+		uint64_t dt = reactor_now_ns() - t0;
+
+		if (dt >= file_inline_slow_ns + file_inline_slow_ns_per_kib * (io->len >> 10)) {
+			atomic_store_explicit(&f->inline_wr_off_until,
+					      reactor_now_ns() + FILE_INLINE_BACKOFF_NS,
+					      memory_order_relaxed);
+			log_debug("backstore %s: inline write of %" PRIu64 " bytes took %" PRIu64
+				  " us; queuing writes for a while",
+				  f->dev.name, io->len, dt / 1000);
+		}
+	}
+	file_finish(io, 0);
+	return true;
+}
+
 /* ---- submit ---- */
 
 static void file_submit(struct bs_dev *dev, struct bs_io *io)
@@ -422,6 +542,8 @@ static void file_submit(struct bs_dev *dev, struct bs_io *io)
 	}
 
 	r = reactor_self();
+	if (r && (io->op == BS_OP_READ || io->op == BS_OP_WRITE) && file_try_inline(f, io, rq))
+		return;
 	if (!r) { /* not on a reactor: do it here and now */
 		FILE_TRACE(io, 's',
 			   io->op == BS_OP_WRITE && (io->flags & BS_IO_FUA) ? RWF_DSYNC : 0);

@@ -2,7 +2,10 @@
 /* Unit tests for backstore/file.c. Every data-path test runs twice: on a
  * reactor with io_uring (when the machine has it) and on one without, where
  * requests go through the worker pool; a trace hook checks which path
- * carried each request and with which RWF flags. */
+ * carried each request and with which RWF flags. READs of cached data and
+ * WRITEs of whole pages are first tried inline on the reactor thread ('i');
+ * the tests that check the queued paths use unaligned writes and data evicted
+ * from the page cache. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -21,7 +25,7 @@
 #include "scsi/bs.h"
 
 static struct {
-	char last_path; /* 'u' io_uring, 'w' worker pool, 's' synchronous */
+	char last_path; /* 'u' io_uring, 'w' worker pool, 's' synchronous, 'i' inline */
 	int last_flags;
 	int count[128];
 } trace;
@@ -150,6 +154,41 @@ static void map_status(struct fix *fx, uint64_t off, bool *mapped, uint64_t *len
 	*len = h.io.map_len;
 }
 
+/* Whether no page of [off, off + len) is in the page cache (mincore: a
+ * probing read would start readahead). */
+static bool uncached(struct fix *fx, uint64_t off, uint64_t len)
+{
+	size_t n = (size_t)(len + 4095) / 4096;
+	unsigned char vec[1024];
+	void *p;
+	bool none = true;
+
+	assert_true(off % 4096 == 0 && n <= sizeof(vec));
+	p = mmap(NULL, n * 4096, PROT_READ, MAP_SHARED, fx->f->fd, (off_t)off);
+	assert_true(p != MAP_FAILED);
+	assert_int_equal(mincore(p, n * 4096, vec), 0);
+	for (size_t i = 0; i < n; i++)
+		none = none && !(vec[i] & 1);
+	munmap(p, n * 4096);
+	return none;
+}
+
+/* Write back and drop the file from the page cache (the whole file: a large
+ * folio is only dropped whole), until no page of [off, off + len) is cached.
+ * False where pages cannot be dropped (tmpfs): the caller then cannot test a
+ * cache miss. */
+static bool evict(struct fix *fx, uint64_t off, uint64_t len)
+{
+	for (int tries = 0; tries < 10; tries++) {
+		assert_int_equal(fdatasync(fx->f->fd), 0);
+		assert_int_equal(posix_fadvise(fx->f->fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+		if (uncached(fx, off, len))
+			return true;
+	}
+	fprintf(stderr, "note: cannot drop pages of %s from the page cache\n", fx->path);
+	return false;
+}
+
 static blkcnt_t file_blocks(const char *path)
 {
 	struct stat st;
@@ -197,16 +236,29 @@ static void test_write_read(void **state)
 	assert_int_equal(pread(fx->f->fd, disk, LEN, MiB + 512), LEN);
 	assert_memory_equal(disk, src, LEN);
 
-	memset(dst, 0xee, LEN);
-	h_init(&h, BS_OP_READ, MiB + 512, LEN, NULL);
-	h.iov[0] = (struct iovec){dst, 4096};
-	h.iov[1] = (struct iovec){dst + 4096, 0};
-	h.iov[2] = (struct iovec){dst + 4096, LEN - 4096};
-	h.io.iovcnt = 3;
-	assert_int_equal(h_do(fx->r, fx->dev, &h), 0);
-	assert_int_equal(trace.last_path, fx->path_kind);
-	assert_memory_equal(dst, src, LEN);
-	assert_int_equal(h.io.bad_off, UINT64_MAX);
+	/* Cached: read inline. Evicted: tried inline first, then queued
+	 * unless the readahead that the RWF_NOWAIT miss started was already
+	 * done (a fast disk): either way the same data. */
+	for (int pass = 0; pass < 2; pass++) {
+		int tried = trace.count['i'];
+
+		if (pass == 1 && !evict(fx, MiB, LEN + 4096))
+			break;
+		memset(dst, 0xee, LEN);
+		h_init(&h, BS_OP_READ, MiB + 512, LEN, NULL);
+		h.iov[0] = (struct iovec){dst, 4096};
+		h.iov[1] = (struct iovec){dst + 4096, 0};
+		h.iov[2] = (struct iovec){dst + 4096, LEN - 4096};
+		h.io.iovcnt = 3;
+		assert_int_equal(h_do(fx->r, fx->dev, &h), 0);
+		assert_int_equal(trace.count['i'], tried + 1);
+		if (pass == 0)
+			assert_int_equal(trace.last_path, 'i');
+		else
+			assert_true(trace.last_path == 'i' || trace.last_path == fx->path_kind);
+		assert_memory_equal(dst, src, LEN);
+		assert_int_equal(h.io.bad_off, UINT64_MAX);
+	}
 
 	/* FUA: the write carries RWF_DSYNC on either path. */
 	h_pattern(src, 4096, 12);
@@ -388,9 +440,97 @@ static void test_read_past_eof(void **state)
 	assert_int_equal(do_io(fx, BS_OP_WRITE, 512 * 1024, sizeof(buf), buf, 0), 0);
 	assert_int_equal(ftruncate(fx->f->fd, 512 * 1024 + 1000), 0);
 	h_init(&h, BS_OP_READ, 512 * 1024, sizeof(buf), buf);
+	trace.count['i'] = 0;
 	assert_int_equal(h_do(fx->r, fx->dev, &h), -EIO);
 	assert_int_equal(h.io.bad_off, 512 * 1024 + 1000);
+	/* 1000 bytes inline, the rest queued, where the end of file shows */
+	assert_int_equal(trace.count['i'], 1);
 	assert_int_equal(trace.last_path, fx->path_kind);
+}
+
+/* Which READs and WRITEs run inline on the reactor thread, and that the
+ * queued paths take over where an inline transfer stopped. */
+static void test_inline(void **state)
+{
+	struct fix *fx = *state;
+	enum { LEN = 64 * 1024 };
+	uint8_t *src = malloc(FILE_INLINE_MAX + 4096), *dst = malloc(FILE_INLINE_MAX + 4096);
+	int queued = trace.count[(unsigned char)fx->path_kind];
+
+	/* Whole pages without FUA: inline, done before submit returns. */
+	h_pattern(src, LEN, 91);
+	assert_int_equal(do_io(fx, BS_OP_WRITE, MiB, LEN, src, 0), 0);
+	assert_int_equal(trace.last_path, 'i');
+	assert_int_equal(trace.count[(unsigned char)fx->path_kind], queued);
+	assert_int_equal(do_io(fx, BS_OP_READ, MiB, LEN, dst, 0), 0);
+	assert_int_equal(trace.last_path, 'i');
+	assert_memory_equal(dst, src, LEN);
+	/* A cached read needs no alignment. */
+	assert_int_equal(do_io(fx, BS_OP_READ, MiB + 512, 1024, dst, 0), 0);
+	assert_int_equal(trace.last_path, 'i');
+	assert_memory_equal(dst, src + 512, 1024);
+
+	/* Queued: part of a page, FUA, over FILE_INLINE_MAX. */
+	assert_int_equal(do_io(fx, BS_OP_WRITE, MiB + 512, 4096, src, 0), 0);
+	assert_int_equal(trace.last_path, fx->path_kind);
+	assert_int_equal(do_io(fx, BS_OP_WRITE, MiB, 4096, src, BS_IO_FUA), 0);
+	assert_int_equal(trace.last_path, fx->path_kind);
+	assert_int_equal(trace.last_flags, RWF_DSYNC);
+	h_pattern(src, FILE_INLINE_MAX + 4096, 92);
+	assert_int_equal(do_io(fx, BS_OP_WRITE, 2 * MiB, FILE_INLINE_MAX + 4096, src, 0), 0);
+	assert_int_equal(trace.last_path, fx->path_kind);
+	assert_int_equal(do_io(fx, BS_OP_READ, 2 * MiB, FILE_INLINE_MAX + 4096, dst, 0), 0);
+	assert_int_equal(trace.last_path, fx->path_kind);
+	assert_memory_equal(dst, src, FILE_INLINE_MAX + 4096);
+
+	/* Half cached (the first half written again after the eviction: a
+	 * write reads nothing around it): the first half is read inline, the
+	 * rest, when still not cached, queued from where it stopped. */
+	if (evict(fx, 2 * MiB, LEN)) {
+		assert_int_equal(pwrite(fx->f->fd, src, LEN / 2, 2 * MiB), LEN / 2);
+		memset(dst, 0, LEN);
+		trace.count['i'] = 0;
+		queued = trace.count[(unsigned char)fx->path_kind];
+		assert_int_equal(do_io(fx, BS_OP_READ, 2 * MiB, LEN, dst, 0), 0);
+		assert_int_equal(trace.count['i'], 1);
+		assert_true(trace.count[(unsigned char)fx->path_kind] <= queued + 1);
+		assert_memory_equal(dst, src, LEN);
+	}
+	/* A short inline read (the file ends inside the range) goes on queued
+	 * from where it stopped: test_read_past_eof. */
+	free(src);
+	free(dst);
+}
+
+/* A slow inline write turns inline writes off for the device for a while;
+ * reads stay inline. */
+static void test_inline_slow_write(void **state)
+{
+	struct fix *fx = *state;
+	uint8_t src[8192], dst[8192];
+	uint64_t until;
+
+	h_pattern(src, sizeof(src), 93);
+	/* every write counts as slow */
+	file_inline_slow_ns = 0;
+	file_inline_slow_ns_per_kib = 0;
+	assert_int_equal(do_io(fx, BS_OP_WRITE, 0, 4096, src, 0), 0);
+	assert_int_equal(trace.last_path, 'i');
+	file_inline_slow_ns = FILE_INLINE_SLOW_NS;
+	file_inline_slow_ns_per_kib = FILE_INLINE_SLOW_NS_PER_KIB;
+	until = atomic_load(&fx->f->inline_wr_off_until);
+	assert_true(until > reactor_now_ns());
+	assert_true(until <= reactor_now_ns() + FILE_INLINE_BACKOFF_NS);
+	assert_int_equal(do_io(fx, BS_OP_WRITE, 4096, 4096, src + 4096, 0), 0);
+	assert_int_equal(trace.last_path, fx->path_kind);
+	assert_int_equal(do_io(fx, BS_OP_READ, 0, 8192, dst, 0), 0);
+	assert_int_equal(trace.last_path, 'i');
+	assert_memory_equal(dst, src, sizeof(src));
+	/* The back-off over: inline again. */
+	atomic_store(&fx->f->inline_wr_off_until, reactor_now_ns() - 1);
+	assert_int_equal(do_io(fx, BS_OP_WRITE, 0, 4096, src, 0), 0);
+	assert_int_equal(trace.last_path, 'i');
+	assert_int_equal(atomic_load(&fx->f->inline_wr_off_until), 0);
 }
 
 /* Off any reactor, a request completes synchronously inside submit. */
@@ -637,6 +777,8 @@ int main(void)
 	    BOTH(test_write_zeroes),
 	    BOTH(test_map_status_sparse),
 	    BOTH(test_read_past_eof),
+	    BOTH(test_inline),
+	    BOTH(test_inline_slow_write),
 	    BOTH(test_no_reactor),
 	    BOTH(test_bounds),
 	    BOTH(test_resize),
