@@ -16,10 +16,15 @@
  *  - timers: binary min-heap of pointers (heap_idx is the 1-based slot);
  *    epoll_pwait2 gets the exact delay to the earliest deadline (epoll_wait
  *    with the delay rounded up to a millisecond where epoll_pwait2 is absent).
- *  - io_uring: probed at creation (UTARGET_NO_IO_URING=1 disables it); an
- *    eventfd registered with the ring is watched by epoll; on wake-up every
- *    CQE is reaped and its reactor_uring_req's cb called. SQEs are handed out
- *    by reactor_uring_sqe() and submitted once, at the end of the iteration.
+ *  - io_uring: probed at creation (UTARGET_NO_IO_URING=1 disables it). SQEs
+ *    are handed out by reactor_uring_sqe() and submitted once, at the end of
+ *    the iteration; the CQ is reaped right after the submit, since requests
+ *    that need no waiting complete inside it, and the deferred work their
+ *    callbacks queue (a connection's flush) runs in the same iteration (up to
+ *    REACTOR_URING_ROUNDS submit/reap rounds). Later completions signal an
+ *    eventfd registered with the ring and watched by epoll (every CQE does,
+ *    so none is missed; the signal of the inline ones is cleared before they
+ *    are reaped).
  *
  * Destroying a reactor does not run posted messages, deferred work or timers
  * still pending, nor the callbacks of io_uring requests still in flight (the
@@ -49,6 +54,7 @@
 #define REACTOR_HEAP_INIT    64
 #define REACTOR_CQE_BATCH    64
 #define REACTOR_SQ_RETRY_NS  1000000ull /* SQEs the kernel refused: retry after 1 ms */
+#define REACTOR_URING_ROUNDS 8
 
 struct reactor {
 	unsigned id;
@@ -394,6 +400,27 @@ static void reactor_uring_submit(struct reactor *r)
 	r->sq_stuck = io_uring_sq_ready(&r->ring) > 0;
 }
 
+/* Submit, then handle what completed inside the submit (and what was
+ * already in the CQ) with the deferred work it queues, until a round
+ * completes nothing. The eventfd those completions signalled is cleared
+ * first (a CQE posted after the clear signals it again), so that they cause
+ * no empty wake-up later. */
+static void reactor_uring_rounds(struct reactor *r)
+{
+	for (unsigned round = 0; round < REACTOR_URING_ROUNDS; round++) {
+		uint64_t v;
+
+		reactor_uring_submit(r);
+		if (!io_uring_cq_ready(&r->ring))
+			return;
+		while (read(r->uring_fd, &v, sizeof(v)) < 0 && errno == EINTR)
+			;
+		reactor_uring_reap(r);
+		reactor_run_deferred(r);
+	}
+	reactor_uring_submit(r);
+}
+
 bool reactor_has_uring(const struct reactor *r)
 {
 	return r && r->has_uring;
@@ -636,7 +663,7 @@ int reactor_run(struct reactor *r)
 		reactor_run_timers(r);
 		reactor_run_deferred(r);
 		if (r->has_uring)
-			reactor_uring_submit(r);
+			reactor_uring_rounds(r);
 	}
 	atomic_store_explicit(&r->stop, false, memory_order_relaxed);
 	reactor_tls = prev;
