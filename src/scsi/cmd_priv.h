@@ -43,7 +43,7 @@ struct scsi_range_lock {
 	void (*granted)(struct scsi_range_lock *rl);
 	uint64_t lba;
 	uint64_t nblocks;
-	uint8_t state; /* 0 = free, 1 = waiting, 2 = held */
+	uint8_t state; /* 0 = free, 1 = waiting, 2 = held, 3 = held (fast path) */
 	bool excl;
 };
 

@@ -24,7 +24,7 @@
  * FLUSH (FUA emulated on a back-store without BS_CAP_FUA). */
 #define SBC_IOF_FLUSH (1u << 7)
 
-enum { RL_FREE = 0, RL_WAITING = 1, RL_HELD = 2 };
+enum { RL_FREE = 0, RL_WAITING = 1, RL_HELD = 2, RL_HELD_FAST = 3 };
 
 /* ---- per-LU state ---- */
 
@@ -36,6 +36,8 @@ int sbc_lu_init(struct scsi_lu *lu)
 		return -ENOMEM;
 	list_init(&s->held);
 	list_init(&s->waiting);
+	atomic_init(&s->excl_gate, 0);
+	atomic_init(&s->fast_shared, 0);
 	atomic_init(&s->san_state, SBC_SAN_IDLE);
 	atomic_init(&s->san_progress, 0);
 	lu->sbc = s;
@@ -81,6 +83,9 @@ static bool rl_blocked_locked(struct sbc_lu_state *s, const struct scsi_range_lo
 {
 	const struct list_node *n;
 
+	/* shared locks of the fast path: their ranges are unknown */
+	if (rl->excl && atomic_load(&s->fast_shared))
+		return true;
 	if (rl->excl || s->n_excl_held) {
 		for (n = s->held.next; n != &s->held; n = n->next)
 			if (rl_conflict(rl, list_entry(n, struct scsi_range_lock, node)))
@@ -114,6 +119,60 @@ void sbc_range_init(struct scsi_range_lock *rl, struct reactor *reactor,
 	rl->msg.fn = rl_granted_msg;
 }
 
+/* Grant the waiters that no longer conflict; the ones without a reactor
+ * are chained on *direct for the caller to run once lu->lock is dropped. */
+static void rl_grant_locked(struct sbc_lu_state *s, struct reactor_msg **direct)
+{
+	struct list_node *n, *next;
+
+	for (n = s->waiting.next; n != &s->waiting; n = next) {
+		struct scsi_range_lock *w = list_entry(n, struct scsi_range_lock, node);
+
+		next = n->next;
+		if (rl_blocked_locked(s, w, w))
+			continue;
+		list_del(&w->node);
+		s->n_waiting--;
+		list_add_tail(&s->held, &w->node);
+		w->state = RL_HELD;
+		if (w->excl)
+			s->n_excl_held++;
+		if (w->reactor) {
+			reactor_post(w->reactor, &w->msg);
+		} else {
+			/* no reactor (tests): call it after the lock is dropped */
+			w->msg.next = *direct;
+			*direct = &w->msg;
+		}
+	}
+}
+
+static void rl_run_direct(struct reactor_msg *direct)
+{
+	while (direct) {
+		struct reactor_msg *m = direct;
+
+		direct = m->next;
+		m->fn(m);
+	}
+}
+
+/* Drop a fast-path count. The last one out lets a waiting exclusive request
+ * go: seq_cst on both sides (here: decrement, then read excl_gate; there:
+ * increment excl_gate, then read fast_shared under lu->lock) means that
+ * either the exclusive request saw this count gone or this sees its gate. */
+static void rl_fast_put(struct scsi_lu *lu, struct sbc_lu_state *s)
+{
+	struct reactor_msg *direct = NULL;
+
+	if (atomic_fetch_sub(&s->fast_shared, 1) != 1 || !atomic_load(&s->excl_gate))
+		return;
+	pthread_mutex_lock(&lu->lock);
+	rl_grant_locked(s, &direct);
+	pthread_mutex_unlock(&lu->lock);
+	rl_run_direct(direct);
+}
+
 bool sbc_range_lock(struct scsi_lu *lu, struct scsi_range_lock *rl, uint64_t lba, uint64_t nblocks,
 		    bool excl)
 {
@@ -124,7 +183,17 @@ bool sbc_range_lock(struct scsi_lu *lu, struct scsi_range_lock *rl, uint64_t lba
 	rl->lba = lba;
 	rl->nblocks = nblocks;
 	rl->excl = excl;
+	if (!excl) {
+		atomic_fetch_add(&s->fast_shared, 1);
+		if (likely(!atomic_load(&s->excl_gate))) {
+			rl->state = RL_HELD_FAST;
+			return true;
+		}
+		rl_fast_put(lu, s); /* an exclusive one is about: the full check */
+	}
 	pthread_mutex_lock(&lu->lock);
+	if (excl)
+		atomic_fetch_add(&s->excl_gate, 1);
 	now = !rl_blocked_locked(s, rl, NULL);
 	if (now) {
 		list_add_tail(&s->held, &rl->node);
@@ -144,44 +213,26 @@ void sbc_range_unlock(struct scsi_range_lock *rl)
 {
 	struct scsi_lu *lu = rl->lu;
 	struct sbc_lu_state *s;
-	struct list_node *n, *next;
 	struct reactor_msg *direct = NULL;
 
+	if (rl->state == RL_HELD_FAST) {
+		rl->state = RL_FREE;
+		rl_fast_put(lu, lu->sbc);
+		return;
+	}
 	if (rl->state != RL_HELD)
 		return;
 	s = lu->sbc;
 	pthread_mutex_lock(&lu->lock);
 	list_del(&rl->node);
 	rl->state = RL_FREE;
-	if (rl->excl)
+	if (rl->excl) {
 		s->n_excl_held--;
-	for (n = s->waiting.next; n != &s->waiting; n = next) {
-		struct scsi_range_lock *w = list_entry(n, struct scsi_range_lock, node);
-
-		next = n->next;
-		if (rl_blocked_locked(s, w, w))
-			continue;
-		list_del(&w->node);
-		s->n_waiting--;
-		list_add_tail(&s->held, &w->node);
-		w->state = RL_HELD;
-		if (w->excl)
-			s->n_excl_held++;
-		if (w->reactor) {
-			reactor_post(w->reactor, &w->msg);
-		} else {
-			/* no reactor (tests): call it after the lock is dropped */
-			w->msg.next = direct;
-			direct = &w->msg;
-		}
+		atomic_fetch_sub(&s->excl_gate, 1);
 	}
+	rl_grant_locked(s, &direct);
 	pthread_mutex_unlock(&lu->lock);
-	while (direct) {
-		struct reactor_msg *m = direct;
-
-		direct = m->next;
-		m->fn(m);
-	}
+	rl_run_direct(direct);
 }
 
 /* ---- step engine ---- */

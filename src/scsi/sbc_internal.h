@@ -57,6 +57,12 @@ struct sbc_lu_state {
 	struct list_node waiting;
 	unsigned n_excl_held;
 	unsigned n_waiting;
+	/* Fast path of shared locks (sbc.c): while excl_gate (exclusive locks
+	 * held or waiting; changed under lu->lock) is 0, a shared lock only
+	 * counts itself in fast_shared, without lu->lock and without its range.
+	 * An exclusive request waits until fast_shared is 0. */
+	atomic_uint excl_gate;
+	atomic_uint fast_shared;
 
 	/* SANITIZE (sanitize.c, SBC-4 4.11) */
 	atomic_int san_state;	  /* enum sbc_sanitize_state */
@@ -74,7 +80,11 @@ struct sbc_lu_state {
  * is granted when it conflicts with no held lock and no earlier waiter (FIFO
  * per range, so an exclusive request is not starved by a stream of shared
  * ones). A command holds at most one lock at a time and holds it only across
- * back-store I/O, so waiting cannot deadlock. */
+ * back-store I/O, so waiting cannot deadlock.
+ * Cost: while no exclusive lock is held or waiting (no COMPARE AND WRITE,
+ * WRITE ATOMIC, ... in flight), a shared lock is one atomic increment and its
+ * release one decrement: no lu->lock. The price is that an exclusive request
+ * also waits for the non-overlapping shared locks taken that way. */
 
 /* Prepare rl for sbc_range_lock(): granted runs on `reactor` (reactor_post)
  * when the lock is granted after waiting. */

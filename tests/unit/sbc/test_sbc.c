@@ -665,6 +665,37 @@ static void test_range_lock_fifo(void **state)
 	sh_teardown(h);
 }
 
+/* A shared lock taken while no exclusive one is about records no range: a
+ * WRITE ATOMIC waits for a READ in flight even to another range, and goes
+ * once it is over. */
+static void test_range_lock_fast_shared(void **state)
+{
+	struct sh *h = sh_setup(&fake_opts);
+	struct loop_result r;
+	uint8_t rd[512], at[512], c[16];
+	struct loop_task *t[2];
+
+	(void)state;
+	memset(at, 'X', sizeof(at));
+	fsb_hold(h->bs[0], true);
+	cdb16(c, 0x88, 0, 100, 1);
+	t[0] = loop_submit_async(h->p1, 0, c, 16, SCSI_DIR_READ, rd, 512, SCSI_ATTR_SIMPLE, 1, 0);
+	assert_int_equal(fsb_wait_held(h->bs[0], 1), 1);
+	cdb_atomic(c, 0, 10, 1);
+	t[1] = loop_submit_async(h->p2, 0, c, 16, SCSI_DIR_WRITE, at, 512, SCSI_ATTR_SIMPLE, 2, 0);
+	sh_settle();
+	assert_int_equal(fsb_held(h->bs[0]), 1); /* the WRITE ATOMIC waits */
+	assert_false(loop_task_done(t[1]));
+	fsb_hold(h->bs[0], false);
+	fsb_release(h->bs[0]);
+	for (int i = 0; i < 2; i++) {
+		loop_wait(t[i], &r);
+		sh_expect_good(&r);
+	}
+	assert_true(sh_blocks_are(h, 0, 10, 1, 'X'));
+	sh_teardown(h);
+}
+
 int main(void)
 {
 	/* clang-format off */
@@ -688,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_write_atomic),
 		cmocka_unit_test(test_range_lock),
 		cmocka_unit_test(test_range_lock_fifo),
+		cmocka_unit_test(test_range_lock_fast_shared),
 	};
 	/* clang-format on */
 
