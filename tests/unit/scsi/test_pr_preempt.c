@@ -10,6 +10,8 @@
  */
 #include "pr_harness.h"
 
+#include <stdio.h>
+
 /* An iSCSI TransportID (SPC-4 7.6.4.6) of port name s, format 01b when it
  * holds ",i,0x", else 00b; returns its length. */
 static size_t make_tid(uint8_t *buf, const char *s)
@@ -306,6 +308,32 @@ static void test_spec_i_pt(void **state)
 	assert_int_equal(pr_keys(ph->h.p1, NULL, NULL), 3);
 }
 
+/* A SPEC_I_PT list over 4 KiB (200 TransportIDs of initiator devices):
+ * every one registered. */
+static void test_spec_i_pt_large(void **state)
+{
+	struct pr_harness *ph = *state;
+	uint8_t *list = calloc(1, 28 + 200 * 28), buf[8];
+	struct loop_result r;
+	uint32_t n = 28;
+
+	assert_non_null(list);
+	put_be64(list + 8, 0x77);
+	list[20] = B20_SPEC_I_PT;
+	for (int i = 0; i < 200; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "iqn.test:host%03d", i);
+		n += (uint32_t)make_tid(list + n, name);
+	}
+	put_be32(list + 24, n - 28);
+	assert_true(n > 4096);
+	assert_int_equal(prout_raw(ph->h.p1, PRO_REGISTER, 0, list, n, &r), SAM_STAT_GOOD);
+	assert_int_equal(prin(ph->h.p2, PRI_READ_KEYS, buf, 8, &r), SAM_STAT_GOOD);
+	assert_int_equal(get_be32(buf + 4), 8 * 201);
+	free(list);
+}
+
 /* ALL_TG_PT: one registration for the initiator port through every target
  * port (p1 and p3); READ FULL STATUS shows it once, with the bit. */
 static void test_all_tg_pt_and_full_status(void **state)
@@ -359,6 +387,15 @@ static void test_registration_cap(void **state)
 	/* a key change needs no room */
 	assert_int_equal(pr_register(ph->h.p2, 2, 4), SAM_STAT_GOOD);
 	assert_int_equal(pr_keys(ph->h.p1, NULL, NULL), 2);
+	/* SPEC_I_PT: room for the requester and every TransportID, or none */
+	assert_int_equal(pr_register(ph->h.p2, 4, 0), SAM_STAT_GOOD);
+	uint8_t list[28 + 24] = { 0 };
+	put_be64(list + 8, 5);
+	list[20] = B20_SPEC_I_PT;
+	put_be32(list + 24, (uint32_t)make_tid(list + 28, "iqn.test:c"));
+	prout_raw(ph->p3, PRO_REGISTER, 0, list, sizeof(list), &r);
+	h_expect_sense(&r, 0x5, 0x55, 0x04);
+	assert_int_equal(pr_keys(ph->h.p1, NULL, NULL), 1);
 	prh_teardown(ph);
 	free(ph);
 }
@@ -376,6 +413,7 @@ int main(void)
 						pr_teardown),
 		cmocka_unit_test_setup_teardown(test_register_and_move, pr_setup, pr_teardown),
 		cmocka_unit_test_setup_teardown(test_spec_i_pt, pr_setup, pr_teardown),
+		cmocka_unit_test_setup_teardown(test_spec_i_pt_large, pr_setup, pr_teardown),
 		cmocka_unit_test_setup_teardown(test_all_tg_pt_and_full_status, pr_setup,
 						pr_teardown),
 		cmocka_unit_test(test_registration_cap),
