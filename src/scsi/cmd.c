@@ -347,7 +347,7 @@ static void cmd_residual(struct scsi_cmd *cmd)
 	}
 }
 
-static void cmd_count(struct scsi_cmd *cmd, struct scsi_stats *s)
+static void cmd_count(struct scsi_cmd *cmd, struct scsi_stats *s, uint64_t lat_ns)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	bool good = cmd->status == SAM_STAT_GOOD || cmd->status == SAM_STAT_CONDITION_MET;
@@ -361,7 +361,7 @@ static void cmd_count(struct scsi_cmd *cmd, struct scsi_stats *s)
 		stats_add(&s->aborted, 1);
 	else if (!good)
 		stats_add(&s->errors, 1);
-	stats_add(&s->lat_ns_sum, reactor_now_ns() - p->start_ns);
+	stats_add(&s->lat_ns_sum, lat_ns);
 }
 
 /* Hand the finished command to the fabric, then let a waiting TMF go on.
@@ -390,6 +390,7 @@ void scsi_cmd_complete_sx(struct scsi_cmd *cmd, enum sense_reason r, const struc
 	struct scsi_tmf *tmf = NULL;
 	struct list_node ready;
 	bool deferred = false, aborted;
+	uint64_t lat_ns;
 
 	list_init(&ready);
 	if (p->order_kind != ORDER_KIND_OUTSIDE) {
@@ -425,9 +426,10 @@ void scsi_cmd_complete_sx(struct scsi_cmd *cmd, enum sense_reason r, const struc
 			cmd->data_in_len = 0;
 	}
 	cmd_residual(cmd);
+	lat_ns = reactor_now_ns() - p->start_ns;
 	if (lu)
-		cmd_count(cmd, &lu->core->stats);
-	cmd_count(cmd, &cmd->nexus->stats);
+		cmd_count(cmd, &lu->core->stats, lat_ns);
+	cmd_count(cmd, &cmd->nexus->stats, lat_ns);
 	cmd_start_ready(&ready);
 	if (!deferred)
 		cmd_deliver(cmd, tmf);
