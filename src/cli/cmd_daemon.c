@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
@@ -127,7 +128,7 @@ static int cf_call_doc(struct cli *c, const char *method, json_t *params, const 
 	rc = rpc_call(&c->rpc, method, params, res, &e);
 	if (rc == 0)
 		return CLI_OK;
-	if (e.code == -32001 && json_string_value(json_object_get(e.data, "path"))) {
+	if (json_string_value(json_object_get(e.data, "path")) && e.code != -32008) {
 		const char *path = json_string_value(json_object_get(e.data, "path"));
 		const char *msg = json_string_value(json_object_get(e.data, "message"));
 		int line = path[0] ? cfg_locate_line(text, strlen(text), path) : 0;
@@ -166,15 +167,34 @@ static int cf_check_local(struct cli *c, const char *file)
 		out_json(c, o);
 		json_decref(o);
 	} else {
-		cli_done(c, "%s: valid (%zu back-stores, %zu targets; checked locally)", file,
-			 cfg->nbs, cfg->ntargets);
+		cli_done(c, "%s: valid (%zu back-store%s, %zu target%s; checked locally)", file,
+			 cfg->nbs, cfg->nbs == 1 ? "" : "s", cfg->ntargets,
+			 cfg->ntargets == 1 ? "" : "s");
 	}
 	cfg_free(cfg);
 	return CLI_OK;
 }
 
+/* Relative paths of a file checked here resolve against this directory,
+ * as "utargetd --check" run here would resolve them, not against the
+ * daemon's: a relative (or absent) state_dir is made absolute. */
+static void cf_state_dir_here(json_t *doc)
+{
+	const char *sd = json_string_value(json_object_get(doc, "state_dir"));
+	char cwd[CFG_FULL_PATH_MAX], abs[CFG_FULL_PATH_MAX + CFG_PATH_MAX + 2];
+
+	if ((sd && sd[0] == '/') || !getcwd(cwd, sizeof(cwd)))
+		return;
+	if (sd)
+		snprintf(abs, sizeof(abs), "%s/%s", cwd, sd);
+	else
+		snprintf(abs, sizeof(abs), "%s", cwd);
+	json_object_set_new(doc, "state_dir", json_string(abs));
+}
+
 static int cf_check(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
+	long long nb, nt;
 	json_t *doc = NULL, *res;
 	char *text = NULL;
 	int rc;
@@ -191,19 +211,21 @@ static int cf_check(struct cli *c, const struct cli_cmd *cmd, const struct cli_a
 		rc = cf_read(c, a->pos[0], &text, &doc);
 		if (rc)
 			return rc;
+		cf_state_dir_here(doc);
 		rc = cf_call_doc(c, "config.check", json_pack("{s:o}", "config", doc), a->pos[0],
 				 text, &res);
 		free(text);
 	}
 	if (rc)
 		return rc;
+	nb = (long long)json_integer_value(json_object_get(res, "backstores"));
+	nt = (long long)json_integer_value(json_object_get(res, "targets"));
 	if (c->json)
 		out_json(c, res);
 	else
-		cli_done(c, "%s: valid (%lld back-stores, %lld targets)",
-			 a->npos ? a->pos[0] : "the daemon's config file",
-			 (long long)json_integer_value(json_object_get(res, "backstores")),
-			 (long long)json_integer_value(json_object_get(res, "targets")));
+		cli_done(c, "%s: valid (%lld back-store%s, %lld target%s)",
+			 a->npos ? a->pos[0] : "the daemon's config file", nb, nb == 1 ? "" : "s",
+			 nt, nt == 1 ? "" : "s");
 	json_decref(res);
 	return CLI_OK;
 }
@@ -420,7 +442,9 @@ const struct cli_cmd cli_cmds_daemon[] = {
 	.verb = "check",
 	.usage = "[FILE]",
 	.summary = "validate a config file (default: the daemon's own) without applying it",
-	.help = "Errors name the file, the line and the field, as utargetd --check does.",
+	.help = "Errors name the file, the line and the field, as utargetd --check does.\n"
+		"Relative paths in FILE resolve against the current directory, as for\n"
+		"utargetd --check run here.",
 	.opts = {{.name = "local",
 		  .help = "check FILE here, without utargetd (syntax and rules; not whether "
 			  "files and portals can be opened)"}},
