@@ -303,6 +303,50 @@ static void test_errors(void **state)
 	run_free(&r);
 }
 
+/* config check FILE: the daemon's error located in the local file. */
+static void test_config_check(void **state)
+{
+	char path[] = "/tmp/utarget-check-XXXXXX";
+	int fd = mkstemp(path);
+	const char *text = "{\n  \"version\": 1,\n  \"backstores\": [\n    { \"name\": \"d\",\n"
+			   "      \"type\": \"ram\", \"size\": 1000, \"block_size\": 4096 } ]\n}\n";
+	struct run r;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	fake_set(&fake, "config.check",
+		 "{\"error\": {\"code\": -32001, \"message\": \"invalid\", \"data\": {\"path\": "
+		 "\"backstores[0].size\", \"message\": \"not a multiple of the block size\"}}}");
+	r = run(false, W("config", "check", path));
+	assert_int_equal(r.rc, CLI_EREJECTED);
+	{
+		char want[256];
+		snprintf(want, sizeof(want),
+			 "utarget: %s:5: backstores[0].size: not a multiple of the block size\n",
+			 path);
+		assert_string_equal(r.err, want);
+	}
+	run_free(&r);
+	/* the document sent is the file's, with state_dir made absolute */
+	{
+		char *req = fake_request(&fake, fake_count(&fake) - 1);
+		assert_non_null(strstr(req, "\"method\":\"config.check\""));
+		assert_non_null(strstr(req, "\"state_dir\":\"/"));
+		assert_non_null(strstr(req, "\"block_size\":4096"));
+		free(req);
+	}
+	/* --local: the tool's own check, no daemon */
+	r = run(false, W("config", "check", "--local", path));
+	assert_int_equal(r.rc, CLI_EINPUT);
+	assert_non_null(strstr(r.err, ":5: backstores[0]"));
+	run_free(&r);
+	unlink(path);
+	r = run(false, W("config", "check", "/nonexistent/x.json"));
+	assert_int_equal(r.rc, CLI_EINPUT);
+	run_free(&r);
+}
+
 static void test_output(void **state)
 {
 	struct run r;
@@ -356,10 +400,11 @@ static void test_unreachable(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_backstore),  cmocka_unit_test(test_target_lun_acl),
-	    cmocka_unit_test(test_set_nested), cmocka_unit_test(test_chap),
-	    cmocka_unit_test(test_alua),       cmocka_unit_test(test_errors),
-	    cmocka_unit_test(test_output),     cmocka_unit_test(test_unreachable),
+	    cmocka_unit_test(test_backstore),	cmocka_unit_test(test_target_lun_acl),
+	    cmocka_unit_test(test_set_nested),	cmocka_unit_test(test_chap),
+	    cmocka_unit_test(test_alua),	cmocka_unit_test(test_config_check),
+	    cmocka_unit_test(test_errors),	cmocka_unit_test(test_output),
+	    cmocka_unit_test(test_unreachable),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
