@@ -952,8 +952,8 @@ static int chg_apply_lun(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 			 struct cfg_err *err)
 {
 	struct cfg_lun *nl = &ch->obj.l;
-	struct cfg_lun_list *l;
-	struct cfg_target *t;
+	struct cfg_lun_list *l = NULL;
+	struct cfg_target *t = NULL;
 	long pos, other;
 	int rc;
 
@@ -1014,8 +1014,8 @@ static int chg_apply_lun(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 static void chg_undo_lun(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch)
 {
 	struct cfg_lun *nl = &ch->obj.l;
-	struct cfg_lun_list *l;
-	struct cfg_target *t;
+	struct cfg_lun_list *l = NULL;
+	struct cfg_target *t = NULL;
 	struct cfg_err err;
 	size_t pos = ch->pos;
 

@@ -572,7 +572,7 @@ static int live_target_set(struct cfg_runtime *rt, const struct cfg *c, const st
 {
 	struct cfg_rt_target *rtt = cfg_rt_target(rt, ch->target);
 	const struct cfg_target *old = &ch->obj.t, *t;
-	size_t ti;
+	size_t ti = 0;
 
 	t = tree_target(c, ix, ch->target, &ti);
 	if (!rtt || !t)
@@ -596,7 +596,7 @@ static void live_target_set_commit(struct cfg_runtime *rt, const struct cfg *c,
 {
 	struct cfg_rt_target *rtt = cfg_rt_target(rt, ch->target);
 	const struct cfg_target *t;
-	size_t ti;
+	size_t ti = 0;
 
 	t = tree_target(c, ix, ch->target, &ti);
 	if (!rtt || !t)
@@ -657,7 +657,7 @@ static int live_tpg_set(struct cfg_runtime *rt, const struct cfg *c, const struc
 	struct cfg_rt_target *rtt = cfg_rt_target(rt, ch->target);
 	const struct cfg_portal_group *old = &ch->obj.g, *g;
 	struct iscsi_tpg *tpg;
-	size_t ti;
+	size_t ti = 0;
 	long gi;
 	const struct cfg_target *t = tree_target(c, ix, ch->target, &ti);
 
@@ -709,7 +709,7 @@ static void live_tpg_set_commit(struct cfg_runtime *rt, const struct cfg *c,
 	struct iscsi_tpg *tpg = rtt ? rt_tpg(rtt, ch->tag) : NULL;
 	const struct cfg_target *t;
 	struct cfg_err err;
-	size_t ti;
+	size_t ti = 0;
 	long gi;
 
 	t = tree_target(c, ix, ch->target, &ti);
@@ -739,7 +739,7 @@ static int live_acl_add(struct cfg_runtime *rt, const struct cfg *c, const struc
 	struct cfg_rt_target *rtt = cfg_rt_target(rt, ch->target);
 	const struct cfg_target *t;
 	const struct cfg_acl *a;
-	size_t ti;
+	size_t ti = 0;
 	long ai;
 	int rc;
 
@@ -868,7 +868,7 @@ static int live_acl_set(struct cfg_runtime *rt, const struct cfg *c, const struc
 	const struct cfg_acl *old = &ch->obj.a, *a;
 	const struct cfg_target *t;
 	struct scsi_lun_map *own;
-	size_t ti;
+	size_t ti = 0;
 	long ai;
 	int rc;
 
@@ -929,7 +929,7 @@ static int live_lun(struct cfg_runtime *rt, const struct cfg *c, const struct cf
 	const struct cfg_lun_list *l;
 	const struct cfg_target *t;
 	struct scsi_lun_map *m, *demo = NULL;
-	size_t ti;
+	size_t ti = 0;
 	long p;
 	int rc = 0;
 
@@ -984,7 +984,7 @@ int cfg_live_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct c
 		     struct cfg_chg *ch, struct cfg_err *err)
 {
 	struct live_state *s = live_state(ch);
-	size_t ti;
+	size_t ti = 0;
 	int rc = 0;
 
 	*err = (struct cfg_err){0};
@@ -1177,7 +1177,7 @@ static void live_policy(struct cfg_runtime *rt, const struct cfg *c, const struc
 	struct cfg_rt_target *rtt = cfg_rt_target(rt, target);
 	const struct cfg_target *t;
 	struct cfg_err err;
-	size_t ti;
+	size_t ti = 0;
 
 	t = tree_target(c, ix, target, &ti);
 	if (!rtt || !t)

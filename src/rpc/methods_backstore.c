@@ -96,6 +96,38 @@ static int m_list(struct rpc_call *call)
 	return a ? 0 : rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
 }
 
+/* The mappings of one back-store: an index lookup per LUN map (targets and
+ * ACLs with their own map), not a walk over every LUN. */
+static json_t *mappings_of(const struct cfg *c, const char *name)
+{
+	const struct cfg_index *ix = cfg_ctl_index();
+	json_t *m = json_object(), *arr = json_array();
+
+	for (size_t i = 0; m && arr && i < c->ntargets; i++) {
+		const struct cfg_target *t = &c->targets[i];
+		long p = cfg_ix_lun_bs(ix, t->name, NULL, name);
+
+		if (p >= 0)
+			json_array_append_new(arr, json_pack("{s:s,s:i}", "target", t->name, "lun",
+							     (json_int_t)t->luns.v[p].lun));
+		for (size_t a = 0; a < t->nacls; a++) {
+			char key[CFG_ACL_KEY_MAX];
+
+			if (!t->acls[a].has_luns || cfg_acl_key(&t->acls[a], key, sizeof(key)))
+				continue;
+			p = cfg_ix_lun_bs(ix, t->name, key, name);
+			if (p >= 0)
+				json_array_append_new(arr, json_pack("{s:s,s:s,s:i}", "target",
+								     t->name, "initiator", key, "lun",
+								     (json_int_t)t->acls[a].luns.v[p].lun));
+		}
+	}
+	if (m && arr)
+		json_object_set(m, name, arr);
+	json_decref(arr);
+	return m;
+}
+
 static json_t *get_one(const char *name)
 {
 	const struct cfg *c = cfg_ctl_tree();
@@ -104,7 +136,7 @@ static json_t *get_one(const char *name)
 
 	if (!b)
 		return json_object();
-	maps = mappings(c);
+	maps = mappings_of(c, name);
 	o = bs_json(c, b, maps);
 	json_decref(maps);
 	return o;
