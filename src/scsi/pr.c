@@ -87,6 +87,7 @@ int pr_lu_init(struct scsi_lu *lu)
 						      : PR_DEFAULT_MAX_REGS;
 	pr->version = 1;
 	atomic_init(&pr->active, false);
+	atomic_init(&pr->reserved, false);
 	lu->core->pr = pr;
 	return 0;
 }
@@ -117,6 +118,7 @@ void pr_lu_fini(struct scsi_lu *lu)
 void pr_set_active(struct pr_state *pr)
 {
 	atomic_store_explicit(&pr->active, pr->nregs > 0, memory_order_release);
+	atomic_store_explicit(&pr->reserved, pr->type != PR_TYPE_NONE, memory_order_release);
 }
 
 void pr_reset_locked(struct pr_state *pr)
@@ -209,7 +211,11 @@ bool pr_conflict(struct scsi_lu *lu, struct lu_itn *itn, const struct cdb_desc *
 	struct pr_state *pr = lu->core->pr;
 	bool c;
 
-	if (!atomic_load_explicit(&pr->active, memory_order_acquire))
+	/* nobody registered; or registered without a reservation, where only
+	 * RESERVE/RELEASE conflict */
+	if (!atomic_load_explicit(&pr->active, memory_order_acquire) ||
+	    (d->pr_class != PR_CLASS_SPC2 &&
+	     !atomic_load_explicit(&pr->reserved, memory_order_acquire)))
 		return false;
 	pthread_mutex_lock(&lu->lock);
 	c = pr_conflict_locked(lu, itn, d, cdb);

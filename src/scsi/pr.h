@@ -23,8 +23,8 @@ void pr_lu_fini(struct scsi_lu *lu);
 
 /* cmd.c: does command d (CDB cdb) from the I_T nexus itn conflict with the
  * persistent reservation of lu (SPC-4 5.13.1 table 58, SBC-4 4.17 table
- * 13; the command's class is cdb_desc.pr_class)? One relaxed atomic load
- * when lu has no registration. pr_conflict() takes lu->lock, the _locked
+ * 13; the command's class is cdb_desc.pr_class)? Atomic loads only while
+ * lu has no reservation; then pr_conflict() takes lu->lock, the _locked
  * variant needs it held. */
 bool pr_conflict(struct scsi_lu *lu, struct lu_itn *itn, const struct cdb_desc *d,
 		 const uint8_t *cdb);

@@ -59,7 +59,9 @@ struct pr_reg {
 };
 
 struct pr_state {
-	atomic_bool active;    /* nregs > 0: the command path looks no further when false */
+	/* the command path's lock-free view: nregs > 0, and type != NONE */
+	atomic_bool active;
+	atomic_bool reserved;
 	struct list_node regs; /* struct pr_reg */
 	unsigned nregs;
 	unsigned max_regs;     /* INSUFFICIENT REGISTRATION RESOURCES beyond */
