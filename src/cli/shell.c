@@ -25,8 +25,8 @@
 #define SH_HISTORY_LINES 1000
 
 static const char *const sh_verbs[] = {
-    "cd",   "ls",     "pwd",   "create", "delete", "set",  "get",
-    "info", "resize", "state", "help",	 "exit",   "quit", NULL,
+    "cd",     "ls",    "pwd",  "create", "delete", "set",  "get", "info",
+    "resize", "state", "tree", "help",	 "exit",   "quit", NULL,
 };
 
 /* The state completion needs (libedit calls back without a context). */
@@ -151,6 +151,36 @@ static int sh_ls(struct cli *c, const struct sh_path *p)
 	}
 	json_decref(kids);
 	return CLI_OK;
+}
+
+/* The subtree below p, targetcli's way: "o- name ... [info]", indented. */
+static void sh_tree(struct cli *c, const struct sh_path *p, int depth, int max)
+{
+	json_t *kids, *e;
+	size_t i;
+
+	if (depth >= max)
+		return;
+	kids = sh_children(c, p);
+	json_array_foreach(kids, i, e)
+	{
+		const char *name = json_string_value(json_object_get(e, "name"));
+		char info[512];
+		struct sh_path child;
+		const char *why;
+
+		out_text(json_object_get(e, "info"), info, sizeof(info));
+		fprintf(c->out, "%*so- %s%s%s%s\n", 2 * depth, "", name,
+			json_string_value(json_object_get(e, "info"))[0] ? " [" : "",
+			json_string_value(json_object_get(e, "info"))[0] ? info : "",
+			json_string_value(json_object_get(e, "info"))[0] ? "]" : "");
+		/* tpg<N>/luns and acls repeat the target's: shown once */
+		if (p->kind == SH_TPG && (strcmp(name, "luns") == 0 || strcmp(name, "acls") == 0))
+			continue;
+		if (json_is_true(json_object_get(e, "dir")) && !sh_resolve(p, name, &child, &why))
+			sh_tree(c, &child, depth + 1, max);
+	}
+	json_decref(kids);
 }
 
 /* The object of a node, as the daemon describes it (NULL: printed error). */
@@ -413,6 +443,7 @@ static void sh_help(struct cli *c, const struct sh_path *p)
 		"At %s:\n"
 		"  cd [PATH]        go to PATH (/, .., backstores, iscsi/<target>/tpg1, ...)\n"
 		"  ls [PATH]        the objects below\n"
+		"  tree [PATH]      everything below, as a tree\n"
 		"  pwd              the current path\n",
 		path);
 	switch (p->kind) {
@@ -550,6 +581,18 @@ int shell_line(struct cli *c, struct sh_path *cwd, char *line, bool *quit)
 			rc = sh_ls(c, &to);
 			if (rc == -1)
 				rc = sh_get_fields(c, &to, 0, NULL);
+		}
+	} else if (strcmp(verb, "tree") == 0) {
+		struct sh_path to = at;
+		if (argc > 1 || (argc == 1 && sh_resolve(&at, argv[0], &to, &why))) {
+			cli_errorf(c, "%s: %s", argc ? argv[0] : "tree",
+				   argc > 1 ? "one path" : why);
+			rc = CLI_EUSAGE;
+		} else {
+			char path[SH_PATH_MAX];
+			sh_format(&to, path, sizeof(path));
+			fprintf(c->out, "o- %s\n", path);
+			sh_tree(c, &to, 1, 8);
 		}
 	} else if (strcmp(verb, "get") == 0 || strcmp(verb, "info") == 0 ||
 		   strcmp(verb, "show") == 0) {

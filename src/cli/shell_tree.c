@@ -417,11 +417,28 @@ json_t *sh_children(struct cli *c, const struct sh_path *p)
 			    sh_add(out, json_string_value(a) ?: "?", false, "");
 		}
 		break;
-	case SH_LUNS:
-	case SH_ACL: {
+	case SH_ACL:
+		/* its own LUN map, when it has one (else it sees the target's) */
+		res = sh_get(c, "acl.list", json_pack("{s:s}", "target", p->name));
+		json_array_foreach(res, i, e)
+		{
+			json_t *l;
+			size_t k;
+			if (strcmp(json_string_value(json_object_get(e, "initiator")) ?: "",
+				   p->initiator) != 0)
+				continue;
+			json_array_foreach(json_object_get(e, "luns"), k, l)
+			{
+				char name[32];
+				snprintf(name, sizeof(name), "lun%lld",
+					 (long long)json_integer_value(json_object_get(l, "lun")));
+				sh_lun_info(l, info, sizeof(info));
+				sh_add(out, name, false, info);
+			}
+		}
+		break;
+	case SH_LUNS: {
 		json_t *params = json_pack("{s:s}", "target", p->name);
-		if (p->kind == SH_ACL)
-			json_object_set_new(params, "initiator", json_string(p->initiator));
 		res = sh_get(c, "lun.list", params);
 		json_array_foreach(res, i, e)
 		{
@@ -442,11 +459,13 @@ json_t *sh_children(struct cli *c, const struct sh_path *p)
 			if (!ini)
 				continue; /* address-only ACLs have no name in the tree */
 			if (own)
-				snprintf(info, sizeof(info), "own map: %zu LUNs",
-					 json_array_size(own));
+				snprintf(info, sizeof(info), "own map: %zu LUN%s",
+					 json_array_size(own),
+					 json_array_size(own) == 1 ? "" : "s");
 			else
 				snprintf(info, sizeof(info), "the target's LUNs");
-			sh_add(out, ini, true, info);
+			/* a directory only with a map of its own to show */
+			sh_add(out, ini, own != NULL, info);
 		}
 		break;
 	case SH_SESSIONS:

@@ -248,6 +248,21 @@ static void test_navigation(void **state)
 	assert_string_equal(r.out, "tpg1/  127.0.0.1:3850\nluns/  1\nacls/  1\n");
 	free(r.out);
 	free(r.err);
+	r = lines("/iscsi", (const char *const[]){"tree", NULL});
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(r.out, "o- /iscsi\n"
+				   "  o- iqn.2026-12.org.example:t1 [0 LUNs, 0 ACLs, 0 sessions]\n"
+				   "    o- tpg1 [127.0.0.1:3850]\n"
+				   "      o- portals\n"
+				   "        o- 127.0.0.1:3850\n"
+				   "      o- luns [the target's LUN map]\n"
+				   "      o- acls [the target's ACLs]\n"
+				   "    o- luns [1]\n"
+				   "      o- lun0 [-> r]\n"
+				   "    o- acls [1]\n"
+				   "      o- iqn.1994-05.com.redhat:h [the target's LUNs]\n");
+	free(r.out);
+	free(r.err);
 	/* delete with no argument deletes the node and goes up */
 	r = lines("/backstores/file/disk1", (const char *const[]){"delete", NULL});
 	assert_int_equal(r.rc, CLI_OK);
