@@ -9,8 +9,8 @@
 
 static int acl_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
-	static const char *const cols[] = {"initiator", "map"};
-	static const char *const heads[] = {"INITIATOR", "LUNS"};
+	static const char *const cols[] = {"initiator", "addresses", "map", "chap"};
+	static const char *const heads[] = {"INITIATOR", "ADDRESSES", "LUNS", "CHAP"};
 	json_t *res, *rows, *e;
 	size_t i;
 	int rc;
@@ -42,6 +42,8 @@ static int acl_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_a
 		if (luns && !json_array_size(luns))
 			snprintf(map, sizeof(map), "none");
 		json_object_set_new(row, "map", json_string(map));
+		json_object_set_new(
+		    row, "chap", json_string(json_object_get(e, "auth") ? "own" : "the target's"));
 		json_array_append_new(rows, row);
 	}
 	out_table(c, rows, cols, heads, ARRAY_SIZE(cols));
@@ -92,20 +94,39 @@ static int acl_own_map(struct cli *c, const struct cli_args *a, size_t opt, json
 
 static int acl_add(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
-	json_t *p = json_pack("{s:s, s:s}", "target", a->pos[0], "initiator", a->pos[1]);
+	bool named = a->npos > 1 && !cli_is_field(a->pos[1]);
+	json_t *p = json_pack("{s:s}", "target", a->pos[0]);
+	char who[512];
 	int rc;
 
 	if (!p)
 		return CLI_EINTERNAL;
+	if (!named && !a->nval[1]) {
+		json_decref(p);
+		cli_errorf(c, "an ACL names an INITIATOR, --address networks, or both");
+		return CLI_EUSAGE;
+	}
+	if (named)
+		json_object_set_new(p, "initiator", json_string(a->pos[1]));
+	if (a->nval[1]) {
+		json_t *nets = json_array();
+		for (size_t i = 0; i < a->nval[1]; i++)
+			json_array_append_new(nets, json_string(a->val[1][i]));
+		json_object_set_new(p, "addresses", nets);
+	}
 	rc = acl_own_map(c, a, 0, p);
 	if (rc == 0)
-		rc = cmd_fields(c, p, CLI_K_ACL, a, 2);
+		rc = cmd_fields(c, p, CLI_K_ACL, a, named ? 2 : 1);
 	if (rc) {
 		json_decref(p);
 		return rc;
 	}
-	return cmd_change(c, "acl.create", p, "initiator %s may log in to %s", a->pos[1],
-			  a->pos[0]);
+	if (named)
+		snprintf(who, sizeof(who), "initiator %s%s", a->pos[1],
+			 a->nval[1] ? " (from the given networks)" : "");
+	else
+		snprintf(who, sizeof(who), "any initiator from the given networks");
+	return cmd_change(c, "acl.create", p, "%s may log in to %s", who, a->pos[0]);
 }
 
 static int acl_delete(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
@@ -161,15 +182,25 @@ const struct cli_cmd cli_cmds_acl[] = {
 	.object = "acl",
 	.verb = "add",
 	.alias = "create",
-	.usage = "TARGET INITIATOR [FIELD=VALUE...]",
-	.summary = "allow an initiator (with the target's LUN map, or its own with --lun)",
+	.usage = "TARGET [INITIATOR] [FIELD=VALUE...]",
+	.summary = "allow an initiator, or networks (with the target's LUN map, or --lun)",
 	.help = "Access is denied by default: an initiator needs an ACL (or the target's\n"
 		"demo mode). Example:\n"
 		"  utarget acl add iqn.2026-12.org.example:t1 iqn.1994-05.com.redhat:host1\n"
 		"  utarget acl add iqn.2026-12.org.example:t1 iqn.1994-05.com.redhat:backup \\\n"
-		"      --lun 0:disk1:ro",
-	.opts = {ACL_OPT_LUN},
-	.min_pos = 2,
+		"      --lun 0:disk1:ro\n"
+		"  utarget acl add iqn.2026-12.org.example:t1 --address 192.0.2.0/24\n"
+		"An ACL with networks only is named \"@NET[,NET...]\" in acl delete/set and\n"
+		"lun --initiator.",
+	.opts = {ACL_OPT_LUN,
+		 {.name = "address",
+		  .short_name = 'a',
+		  .has_arg = true,
+		  .repeat = true,
+		  .arg = "NET",
+		  .help = "a network the initiator may connect from (10.0.0.0/8, fd00::/8; "
+			  "repeatable)"}},
+	.min_pos = 1,
 	.max_pos = CLI_ANY,
 	.run = acl_add,
     },

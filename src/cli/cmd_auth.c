@@ -19,6 +19,29 @@
 
 enum { AU_O_INITIATOR, AU_O_DISCOVERY };
 
+/* The key the API names an ACL by: its initiator, or "@" and its networks
+ * (config/index.c cfg_acl_key). */
+static void au_acl_key(json_t *acl, char *buf, size_t size)
+{
+	const char *ini = json_string_value(json_object_get(acl, "initiator"));
+	json_t *e;
+	size_t i, n;
+
+	if (ini) {
+		snprintf(buf, size, "%s", ini);
+		return;
+	}
+	n = (size_t)snprintf(buf, size, "@");
+	json_array_foreach(json_object_get(acl, "addresses"), i, e)
+	{
+		int k =
+		    snprintf(buf + n, size - n, "%s%s", i ? "," : "", json_string_value(e) ?: "");
+		if (k < 0 || (size_t)k >= size - n)
+			break;
+		n += (size_t)k;
+	}
+}
+
 /* The current "auth" of the object the options name (a new reference, or
  * NULL when it has none); *rc an exit status. */
 static json_t *au_get(struct cli *c, const struct cli_args *a, const char *target, int *rc)
@@ -34,8 +57,9 @@ static json_t *au_get(struct cli *c, const struct cli_args *a, const char *targe
 		*rc = cli_call(c, "acl.list", json_pack("{s:s}", "target", target), &res);
 		json_array_foreach(res, i, e)
 		{
-			if (strcmp(json_string_value(json_object_get(e, "initiator")) ?: "",
-				   cli_opt(a, AU_O_INITIATOR)) == 0) {
+			char key[1024];
+			au_acl_key(e, key, sizeof(key));
+			if (strcmp(key, cli_opt(a, AU_O_INITIATOR)) == 0) {
 				auth = json_object_get(e, "auth");
 				found = true;
 			}

@@ -171,6 +171,17 @@ static void test_target_lun_acl(void **state)
 		       "redhat:h\",\"luns\":null,\"target\":\"iqn.2026-12.org.example:t1\"}}",
 		       CLI_OK);
 	expect_request(W("acl", "add", "t", "i", "--lun", "x"), NULL, CLI_EUSAGE);
+	/* by networks only, or by name from networks */
+	expect_request(
+	    W("acl", "add", "t", "--address", "10.0.0.0/8", "-a", "fd00::/8"),
+	    "{\"method\":\"acl.create\",\"params\":{\"addresses\":[\"10.0.0.0/8\",\"fd00:"
+	    ":/8\"],\"target\":\"t\"}}",
+	    CLI_OK);
+	expect_request(W("acl", "add", "t", "iqn.1994-05.com.redhat:h", "-a", "192.0.2.7"),
+		       "{\"method\":\"acl.create\",\"params\":{\"addresses\":[\"192.0.2.7\"],"
+		       "\"initiator\":\"iqn.1994-05.com.redhat:h\",\"target\":\"t\"}}",
+		       CLI_OK);
+	expect_request(W("acl", "add", "t"), NULL, CLI_EUSAGE);
 	expect_request(W("lun", "add", "t", "d", "99999"), NULL, CLI_EUSAGE);
 	expect_request(W("session", "close", "7"),
 		       "{\"method\":\"session.close\",\"params\":{\"tsih\":7}}", CLI_OK);
@@ -229,6 +240,14 @@ static void test_chap(void **state)
 	expect_request(W("chap", "add", "t", "u", "u-secret-1234", "--initiator", "i"),
 		       "{\"method\":\"acl.set\",\"params\":{\"auth\":{\"chap\":[{\"secret\":\"u-"
 		       "secret-1234\",\"user\":\"u\"}]},\"initiator\":\"i\",\"target\":\"t\"}}",
+		       CLI_OK);
+	fake_set(&fake, "acl.list",
+		 "{\"result\": [{\"initiator\": \"i\"}, {\"addresses\": [\"10.0.0.0/8\", "
+		 "\"fd00::/8\"]}]}");
+	expect_request(W("chap", "add", "t", "n", "n-secret-1234", "-i", "@10.0.0.0/8,fd00::/8"),
+		       "{\"method\":\"acl.set\",\"params\":{\"auth\":{\"chap\":[{\"secret\":\"n-"
+		       "secret-1234\",\"user\":\"n\"}]},\"initiator\":\"@10.0.0.0/8,fd00::/8\","
+		       "\"target\":\"t\"}}",
 		       CLI_OK);
 	expect_request(W("chap", "add", "t", "u", "u-secret-1234", "--initiator", "j"),
 		       "{\"method\":\"acl.list\",\"params\":{\"target\":\"t\"}}", CLI_ENOTFOUND);
