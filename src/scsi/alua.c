@@ -286,6 +286,23 @@ bool alua_port_reaches_locked(struct scsi_tport *tp, const struct scsi_lu *lu)
 	return p.found;
 }
 
+bool alua_lu_has_port(const struct scsi_lu *lu, uint16_t rel_port_id)
+{
+	struct alua_group *g;
+	bool found = false;
+
+	pthread_mutex_lock(&alua_lock);
+	list_for_each_entry(g, &alua_groups, node) {
+		for (unsigned i = 0; i < g->nports && !found; i++)
+			found = g->ports[i]->rel_port_id == rel_port_id &&
+				alua_port_reaches_locked(g->ports[i], lu);
+		if (found)
+			break;
+	}
+	pthread_mutex_unlock(&alua_lock);
+	return found;
+}
+
 struct lu_list {
 	struct scsi_lu **v;
 	unsigned n, cap;

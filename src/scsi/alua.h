@@ -119,6 +119,10 @@ int alua_port_attach(struct scsi_tport *tp);
 void alua_port_detach(struct scsi_tport *tp);
 /* Target port group identifier of a port (VPD 83h designator). */
 uint16_t alua_port_group_id(const struct scsi_tport *tp);
+/* pr.c (REGISTER AND MOVE, SPC-4 5.13.8): does a target port with this
+ * relative target port identifier reach lu (a port of a target whose LUN
+ * maps hold lu)? Takes the registry lock: call without lu->lock. */
+bool alua_lu_has_port(const struct scsi_lu *lu, uint16_t rel_port_id);
 /* cmd.c: SPC-4 5.15.2.4: NOT READY for a command the access state of the
  * command's logical unit through its target port does not allow (by the
  * command's CDB_F_ALUA_* flags), else SENSE_OK. */

@@ -18,6 +18,7 @@
 
 #include "lib/endian.h"
 #include "lib/log.h"
+#include "scsi/alua.h"
 #include "scsi/cmd.h"
 #include "scsi/core.h"
 #include "scsi/pr_priv.h"
@@ -231,7 +232,7 @@ struct pr_out_req {
 	uint64_t sark; /* SERVICE ACTION RESERVATION KEY */
 	bool spec_i_pt, all_tg_pt, aptpl, unreg;
 	uint16_t rtpi;          /* REGISTER AND MOVE: RELATIVE TARGET PORT IDENTIFIER */
-	bool rtpi_in_target;    /* rtpi is a port of the receiving target */
+	bool rtpi_ok;           /* a target port that reaches the LU */
 	const uint8_t *tids;    /* TransportIDs */
 	uint32_t tids_len;
 	uint32_t tids_off;      /* their offset in the parameter list */
@@ -646,21 +647,6 @@ static enum sense_reason sa_preempt(struct pr_ctx *c)
 	return SENSE_OK;
 }
 
-/* Is rtpi a target port an I_T nexus to this LU may go through? Ports of
- * the receiving target (looked up before lu->lock: lock order) and ports
- * the logical unit has seen I_T nexuses through. */
-static bool rtpi_known(struct pr_ctx *c, uint16_t rtpi)
-{
-	struct lu_itn *itn;
-
-	if (c->rq->rtpi_in_target)
-		return true;
-	list_for_each_entry(itn, &c->lu->core->itns, node)
-		if (itn->rel_port == rtpi)
-			return true;
-	return false;
-}
-
 /* REGISTER AND MOVE (SPC-4 5.13.8) */
 static enum sense_reason sa_register_and_move(struct pr_ctx *c)
 {
@@ -679,7 +665,7 @@ static enum sense_reason sa_register_and_move(struct pr_ctx *c)
 		return param_invalid_field(c->cmd, 8, -1);
 	if (tid_parse(rq->tids, rq->tids_len, &dest, &len, &bad))
 		return param_invalid_field(c->cmd, rq->tids_off + (uint32_t)bad, -1);
-	if (rq->rtpi == 0 || !rtpi_known(c, rq->rtpi))
+	if (!rq->rtpi_ok)
 		return param_invalid_field(c->cmd, 18, -1);
 	if (my_port(c, &me))
 		return SENSE_INTERNAL_TARGET_FAILURE;
@@ -819,21 +805,6 @@ static void pr_op_stored(struct pr_wait *w)
 	pr_op_put(op);
 }
 
-/* Ports of the receiving target (REGISTER AND MOVE's RELATIVE TARGET PORT
- * IDENTIFIER), looked up before lu->lock. */
-static bool target_has_port(struct scsi_nexus *n, uint16_t rtpi)
-{
-	struct scsi_target *t = scsi_tport_target(scsi_nexus_tport(n));
-	struct scsi_tport *tp;
-	bool found = false;
-
-	pthread_mutex_lock(&t->lock);
-	list_for_each_entry(tp, &t->tports, node)
-		found |= tp->rel_port_id == rtpi;
-	pthread_mutex_unlock(&t->lock);
-	return found;
-}
-
 void pr_exec_out(struct scsi_cmd *cmd)
 {
 	struct scsi_lu *lu = cmd->priv.lu;
@@ -863,8 +834,10 @@ void pr_exec_out(struct scsi_cmd *cmd)
 	atomic_init(&op->pending, 1);
 	cmd->priv.op = op;
 	cmd->priv.op_free = pr_op_free;
+	/* REGISTER AND MOVE: the target port is looked up before lu->lock
+	 * (lock order: the ALUA registry, targets, then LUs) */
 	if (rq.sa == PRO_REGISTER_AND_MOVE)
-		rq.rtpi_in_target = target_has_port(cmd->nexus, rq.rtpi);
+		rq.rtpi_ok = rq.rtpi && alua_lu_has_port(lu, rq.rtpi);
 
 	c = (struct pr_ctx){ .lu = lu, .pr = pr, .cmd = cmd, .itn = cmd->priv.itn, .rq = &rq };
 	if (rq.sa == PRO_PREEMPT_AND_ABORT) {

@@ -266,6 +266,36 @@ static void test_register_and_move(void **state)
 			 SAM_STAT_RESERVATION_CONFLICT);
 }
 
+/* REGISTER AND MOVE to an I_T nexus that does not exist yet: initiator b
+ * through target port 2 (b is logged in through port 1 only). */
+static void test_register_and_move_no_nexus(void **state)
+{
+	struct pr_harness *ph = *state;
+	uint8_t list[24 + 64] = { 0 }, buf[256];
+	struct loop_result r;
+	size_t tl;
+
+	assert_int_equal(pr_register(ph->h.p1, 0, 0xa1), SAM_STAT_GOOD);
+	assert_int_equal(pr_reserve(ph->h.p1, 0xa1, T_EA), SAM_STAT_GOOD);
+	tl = make_tid(list + 24, "iqn.test:b,i,0x000000000001");
+	put_be64(list, 0xa1);
+	put_be64(list + 8, 0xb2);
+	list[17] = 0x02; /* UNREG */
+	put_be16(list + 18, 2);
+	put_be32(list + 20, (uint32_t)tl);
+	assert_int_equal(prout_raw(ph->h.p1, PRO_REGISTER_AND_MOVE, T_EA, list, 24 + tl, &r),
+			 SAM_STAT_GOOD);
+	assert_int_equal(prin(ph->h.p2, PRI_READ_FULL_STATUS, buf, sizeof(buf), &r),
+			 SAM_STAT_GOOD);
+	assert_int_equal(get_be32(buf + 4), 24 + tl);
+	assert_int_equal(get_be64(buf + 8), 0xb2);
+	assert_int_equal(buf[8 + 12], 0x01); /* R_HOLDER */
+	assert_int_equal(get_be16(buf + 8 + 18), 2);
+	/* b through port 1 is another I_T nexus: not registered */
+	assert_int_equal(h_read1(ph->h.p2, &r), SAM_STAT_RESERVATION_CONFLICT);
+	assert_int_equal(h_read1(ph->h.p1, &r), SAM_STAT_RESERVATION_CONFLICT);
+}
+
 /* REGISTER with SPEC_I_PT: the requester and every TransportID's initiator
  * port (a port, format 01b, and a device, 00b), all or nothing. */
 static void test_spec_i_pt(void **state)
@@ -412,6 +442,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_preempt_and_abort_tas1, pr_setup,
 						pr_teardown),
 		cmocka_unit_test_setup_teardown(test_register_and_move, pr_setup, pr_teardown),
+		cmocka_unit_test_setup_teardown(test_register_and_move_no_nexus, pr_setup,
+						pr_teardown),
 		cmocka_unit_test_setup_teardown(test_spec_i_pt, pr_setup, pr_teardown),
 		cmocka_unit_test_setup_teardown(test_spec_i_pt_large, pr_setup, pr_teardown),
 		cmocka_unit_test_setup_teardown(test_all_tg_pt_and_full_status, pr_setup,
