@@ -362,6 +362,83 @@ static void test_prin(void **state)
 	assert_int_equal(get_be16(buf + 4), 0xea01);
 }
 
+/* Random PERSISTENT RESERVE OUT commands and parameter lists from the three
+ * I_T nexuses (fixed seed): every one ends GOOD, CHECK CONDITION or
+ * RESERVATION CONFLICT, and READ FULL STATUS stays well formed. */
+static void test_random_lists(void **state)
+{
+	struct pr_harness *ph = *state;
+	struct loop_port *ports[3] = { ph->h.p1, ph->h.p2, ph->p3 };
+	static const char *const names[] = { "iqn.test:a,i,0x000000000001", "iqn.test:b",
+					     "iqn.test:b,i,0x000000000001", "iqn.test:x" };
+	static const uint8_t types[] = { T_WE, T_EA, T_WE_RO, T_EA_RO, T_WE_AR, T_EA_AR };
+	uint64_t keys[4] = { 0, 0x11, 0x22, 0x33 };
+	uint8_t list[700], buf[4096];
+	struct loop_result r;
+	int who;
+
+	srand(12345);
+	for (int it = 0; it < 3000; it++) {
+		uint8_t sa = (uint8_t)(rand() % 9), type = types[rand() % 6];
+		uint32_t len = 24, off;
+
+		memset(list, 0, sizeof(list));
+		put_be64(list, keys[rand() % 4]);
+		put_be64(list + 8, keys[rand() % 4]);
+		if (rand() % 8 == 0)
+			type = (uint8_t)rand();
+		list[20] = (uint8_t)(rand() % 8 == 0 ? rand() : (rand() % 4 == 0) << 2);
+		switch (rand() % 6) {
+		case 0: /* SPEC_I_PT or REGISTER AND MOVE with TransportIDs */
+			list[sa == PRO_REGISTER_AND_MOVE ? 17 : 20] |= (uint8_t)(rand() % 2 ? 0x08 : 0);
+			put_be16(list + 18, (uint16_t)(rand() % 3));
+			off = sa == PRO_REGISTER_AND_MOVE ? 24 : 28;
+			for (int k = rand() % 4; k > 0; k--) {
+				const char *n = names[rand() % 4];
+				size_t l = strlen(n) + 1, add = (l + 3) & ~(size_t)3;
+
+				list[off] = (uint8_t)(strchr(n, ',') ? 0x45 : 0x05);
+				put_be16(list + off + 2, (uint16_t)add);
+				memcpy(list + off + 4, n, l - 1);
+				off += 4 + (uint32_t)add;
+			}
+			put_be32(list + (sa == PRO_REGISTER_AND_MOVE ? 20 : 24),
+				 off - (sa == PRO_REGISTER_AND_MOVE ? 24 : 28));
+			len = off;
+			break;
+		case 1: /* noise */
+			len = (uint32_t)(rand() % (int)sizeof(list));
+			for (uint32_t i = 0; i < len; i++)
+				list[i] = (uint8_t)rand();
+			break;
+		default:
+			break;
+		}
+		if (rand() % 16 == 0)
+			len = (uint32_t)(rand() % 64);
+		who = rand() % 3;
+		/* mostly without the unit attentions the others' changes raise */
+		if (rand() % 4)
+			h_clear_ua(ports[who], 0);
+		prout_raw(ports[who], sa, type, list, len, &r);
+		assert_true(r.status == SAM_STAT_GOOD || r.status == SAM_STAT_CHECK_CONDITION ||
+			    r.status == SAM_STAT_RESERVATION_CONFLICT);
+		if (it % 50 == 0) {
+			uint32_t add, pos = 8;
+
+			h_clear_ua(ph->p3, 0);
+			assert_int_equal(prin(ph->p3, PRI_READ_FULL_STATUS, buf, sizeof(buf), &r),
+					 SAM_STAT_GOOD);
+			add = get_be32(buf + 4);
+			while (pos < 8 + add && pos + 24 <= r.data_in_len) {
+				assert_true(get_be64(buf + pos) != 0);
+				pos += 24 + get_be32(buf + pos + 20);
+			}
+			assert_true(pos == 8 + add || pos + 24 > r.data_in_len);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +454,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_conditional_commands, pr_setup, pr_teardown),
 		cmocka_unit_test_setup_teardown(test_parameter_list, pr_setup, pr_teardown),
 		cmocka_unit_test_setup_teardown(test_prin, pr_setup, pr_teardown),
+		cmocka_unit_test_setup_teardown(test_random_lists, pr_setup, pr_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
