@@ -196,7 +196,10 @@ int cmd_merge_nested(struct cli *c, json_t *params, const char *get_method, json
 	bool nested = false;
 	int rc;
 
-	json_object_foreach(params, key, v) nested |= json_is_object(v);
+	json_object_foreach(params, key, v)
+	{
+		nested |= json_is_object(v);
+	}
 	if (!nested) {
 		json_decref(get_params);
 		return CLI_OK;

@@ -35,10 +35,13 @@ static int acl_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_a
 		if (!luns)
 			snprintf(map, sizeof(map), "the target's");
 		json_array_foreach(luns, k, l)
-		    snprintf(map + strlen(map), sizeof(map) - strlen(map), "%s%lld=%s%s",
-			     k ? "," : "", (long long)json_integer_value(json_object_get(l, "lun")),
-			     json_string_value(json_object_get(l, "backstore")) ?: "?",
-			     json_is_true(json_object_get(l, "read_only")) ? "(ro)" : "");
+		{
+			snprintf(map + strlen(map), sizeof(map) - strlen(map), "%s%lld=%s%s",
+				 k ? "," : "",
+				 (long long)json_integer_value(json_object_get(l, "lun")),
+				 json_string_value(json_object_get(l, "backstore")) ?: "?",
+				 json_is_true(json_object_get(l, "read_only")) ? "(ro)" : "");
+		}
 		if (luns && !json_array_size(luns))
 			snprintf(map, sizeof(map), "none");
 		json_object_set_new(row, "map", json_string(map));

@@ -105,8 +105,11 @@ static json_t *al_groups(struct cli *c, json_int_t id, long *at, int *rc)
 
 	*at = -1;
 	*rc = cli_call(c, "alua.list", NULL, &res);
-	json_array_foreach(res, i, g) if (json_integer_value(json_object_get(g, "id")) == id) *at =
-	    (long)i;
+	json_array_foreach(res, i, g)
+	{
+		if (json_integer_value(json_object_get(g, "id")) == id)
+			*at = (long)i;
+	}
 	return res;
 }
 

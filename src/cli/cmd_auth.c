@@ -306,8 +306,11 @@ static int au_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_ar
 			cli_opt(a, AU_O_INITIATOR) ? " of its own: the target's applies" : "");
 	} else {
 		/* users only: secrets are for --json (and config show) */
-		json_array_foreach(json_object_get(auth, "chap"), i, e) fprintf(
-		    c->out, "user     %s\n", json_string_value(json_object_get(e, "user")) ?: "?");
+		json_array_foreach(json_object_get(auth, "chap"), i, e)
+		{
+			fprintf(c->out, "user     %s\n",
+				json_string_value(json_object_get(e, "user")) ?: "?");
+		}
 		if (json_object_get(auth, "mutual"))
 			fprintf(c->out, "mutual   %s\n",
 				json_string_value(

@@ -292,9 +292,11 @@ static int dm_methods(struct cli *c, const struct cli_cmd *cmd, const struct cli
 		const char *pn;
 		json_t *pv;
 		json_object_foreach(json_object_get(m, "params"), pn, pv)
-		    snprintf(params + strlen(params), sizeof(params) - strlen(params), "%s%s%s",
-			     params[0] ? " " : "", pn,
-			     json_is_true(json_object_get(pv, "required")) ? "*" : "");
+		{
+			snprintf(params + strlen(params), sizeof(params) - strlen(params), "%s%s%s",
+				 params[0] ? " " : "", pn,
+				 json_is_true(json_object_get(pv, "required")) ? "*" : "");
+		}
 		if (json_object_get(m, "object"))
 			snprintf(params + strlen(params), sizeof(params) - strlen(params),
 				 "%s+%s fields", params[0] ? " " : "",

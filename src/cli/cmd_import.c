@@ -71,6 +71,42 @@ static json_t *imp_report_json(const struct imp_result *r)
 	return arr;
 }
 
+/* The daemon's ALUA groups stay: the imported ones are added, as one
+ * settings.set of the whole list, the last request (they name targets of
+ * the import). An imported id the daemon has already is refused. */
+static int imp_port_groups(struct cli *c, json_t *pgs, json_t *reqs)
+{
+	json_t *cur = NULL, *all, *v, *g;
+	size_t i, k;
+	int rc = cli_call(c, "alua.list", NULL, &cur);
+
+	if (rc)
+		return rc;
+	all = json_is_array(cur) ? json_deep_copy(cur) : json_array();
+	json_decref(cur);
+	if (!all)
+		return CLI_EINTERNAL;
+	json_array_foreach(pgs, i, v)
+	{
+		json_array_foreach(all, k, g)
+		{
+			if (json_equal(json_object_get(g, "id"), json_object_get(v, "id"))) {
+				cli_errorf(c,
+					   "ALUA port group %lld exists already; nothing was "
+					   "imported",
+					   (long long)json_integer_value(json_object_get(v, "id")));
+				json_decref(all);
+				return CLI_EEXISTS;
+			}
+		}
+		json_array_append(all, v);
+	}
+	return json_array_append_new(reqs, json_pack("{s:s, s:{s:o}}", "method", "settings.set",
+						     "params", "port_groups", all))
+		   ? CLI_EINTERNAL
+		   : CLI_OK;
+}
+
 /* Add the imported objects to the running configuration. */
 static int imp_apply_add(struct cli *c, json_t *doc)
 {
@@ -82,22 +118,38 @@ static int imp_apply_add(struct cli *c, json_t *doc)
 	if (!reqs)
 		return CLI_EINTERNAL;
 	/* sections other than the lists: settings.set merges them field by
-	 * field into the daemon's */
+	 * field into the daemon's (ALUA port groups last: they name targets) */
 	{
 		json_t *settings = json_object();
-		json_object_foreach(
-		    doc, key, v) if (strcmp(key, "version") && strcmp(key, "backstores") &&
-				     strcmp(key, "targets")) json_object_set(settings, key, v);
+		json_object_foreach(doc, key, v)
+		{
+			if (strcmp(key, "version") && strcmp(key, "backstores") &&
+			    strcmp(key, "targets") && strcmp(key, "port_groups"))
+				json_object_set(settings, key, v);
+		}
 		if (json_object_size(settings))
 			json_array_append_new(reqs, json_pack("{s:s, s:o}", "method",
 							      "settings.set", "params", settings));
 		else
 			json_decref(settings);
 	}
-	json_array_foreach(json_object_get(doc, "backstores"), i, v) json_array_append_new(
-	    reqs, json_pack("{s:s, s:O}", "method", "backstore.create", "params", v));
-	json_array_foreach(json_object_get(doc, "targets"), i, v) json_array_append_new(
-	    reqs, json_pack("{s:s, s:O}", "method", "target.create", "params", v));
+	json_array_foreach(json_object_get(doc, "backstores"), i, v)
+	{
+		json_array_append_new(
+		    reqs, json_pack("{s:s, s:O}", "method", "backstore.create", "params", v));
+	}
+	json_array_foreach(json_object_get(doc, "targets"), i, v)
+	{
+		json_array_append_new(
+		    reqs, json_pack("{s:s, s:O}", "method", "target.create", "params", v));
+	}
+	if (json_array_size(json_object_get(doc, "port_groups"))) {
+		rc = imp_port_groups(c, json_object_get(doc, "port_groups"), reqs);
+		if (rc) {
+			json_decref(reqs);
+			return rc;
+		}
+	}
 	rc = cli_call(c, "config.transaction", json_pack("{s:o}", "requests", reqs), &res);
 	if (rc)
 		return rc;
@@ -142,8 +194,11 @@ static int imp_apply_replace(struct cli *c, json_t *doc)
 		json_t *ch = json_object_get(res, "changes"), *e;
 		size_t i;
 		cli_done(c, "running configuration replaced (%zu changes)", json_array_size(ch));
-		json_array_foreach(ch, i, e) if (!c->quiet)
-		    fprintf(c->out, "  %s\n", json_string_value(e) ?: "?");
+		json_array_foreach(ch, i, e)
+		{
+			if (!c->quiet)
+				fprintf(c->out, "  %s\n", json_string_value(e) ?: "?");
+		}
 	}
 	json_decref(res);
 	return CLI_OK;

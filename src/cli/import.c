@@ -286,8 +286,11 @@ static json_t *imp_auth_obj(struct imp_result *r, const struct imp_chap *chap, s
 
 		if (!imp_cred_ok(r, &chap[i], what))
 			continue;
-		json_array_foreach(arr, k, e) dup |=
-		    strcmp(json_string_value(json_object_get(e, "user")), chap[i].user) == 0;
+		json_array_foreach(arr, k, e)
+		{
+			dup |= strcmp(json_string_value(json_object_get(e, "user")),
+				      chap[i].user) == 0;
+		}
 		if (dup) {
 			imp_report(r, IMP_DROPPED, chap[i].where,
 				   "%s %s: the same user twice; the first applies", what,
@@ -367,8 +370,10 @@ int imp_access(struct imp_result *r, json_t *t, const char *where, const struct 
 					   "initiator-address %s: %s", a->addrs[i], why);
 				continue;
 			}
-			json_array_foreach(addrs, k, e) dup |=
-			    strcmp(json_string_value(e), a->addrs[i]) == 0;
+			json_array_foreach(addrs, k, e)
+			{
+				dup |= strcmp(json_string_value(e), a->addrs[i]) == 0;
+			}
 			if (!dup)
 				json_array_append_new(addrs, json_string(a->addrs[i]));
 		}
@@ -397,8 +402,11 @@ int imp_access(struct imp_result *r, json_t *t, const char *where, const struct 
 			imp_report(r, IMP_NOTE, a->names_where[i],
 				   "initiator-name %s: written in lowercase (RFC 3722)",
 				   a->names[i]);
-		json_array_foreach(acls, k, e) dup |=
-		    strcmp(json_string_value(json_object_get(e, "initiator")), name) == 0;
+		json_array_foreach(acls, k, e)
+		{
+			dup |=
+			    strcmp(json_string_value(json_object_get(e, "initiator")), name) == 0;
+		}
 		if (dup)
 			continue;
 		acl = json_pack("{s:s}", "initiator", name);
@@ -442,7 +450,10 @@ static void imp_secrets_collect(json_t *auth, json_t *set)
 	json_t *e;
 
 	json_array_foreach(json_object_get(auth, "chap"), i, e)
-	    json_object_set_new(set, json_string_value(json_object_get(e, "secret")), json_true());
+	{
+		json_object_set_new(set, json_string_value(json_object_get(e, "secret")),
+				    json_true());
+	}
 }
 
 static void imp_secrets_check(struct imp_result *r, json_t *auth, json_t *set, const char *where)
@@ -472,7 +483,9 @@ void imp_check_secrets(struct imp_result *r)
 	{
 		imp_secrets_collect(json_object_get(t, "auth"), set);
 		json_array_foreach(json_object_get(t, "acls"), k, acl)
-		    imp_secrets_collect(json_object_get(acl, "auth"), set);
+		{
+			imp_secrets_collect(json_object_get(acl, "auth"), set);
+		}
 	}
 	imp_secrets_check(r, json_object_get(json_object_get(r->config, "discovery"), "auth"), set,
 			  "discovery");

@@ -694,9 +694,11 @@ static json_t *lio_lun_backstore(json_t *t, long long tpg_lun)
 	json_t *l;
 	size_t i;
 
-	json_array_foreach(json_object_get(t, "luns"), i,
-			   l) if (json_integer_value(json_object_get(l, "lun")) ==
-				  tpg_lun) return json_object_get(l, "backstore");
+	json_array_foreach(json_object_get(t, "luns"), i, l)
+	{
+		if (json_integer_value(json_object_get(l, "lun")) == tpg_lun)
+			return json_object_get(l, "backstore");
+	}
 	return NULL;
 }
 
@@ -1056,11 +1058,14 @@ static int lio_tpg_compare(struct lio_ctx *x, json_t *tpg, json_t *t, const char
 		       *b = json_object_get(scratch.config, "iscsi");
 		const char *key;
 		json_t *v;
-		json_object_foreach(b, key, v) if (!json_equal(json_object_get(a, key), v))
-		    imp_report(x->r, IMP_DROPPED, where,
-			       "iSCSI setting %s: differs from the first TPG's; "
-			       "utarget's settings are global",
-			       key);
+		json_object_foreach(b, key, v)
+		{
+			if (!json_equal(json_object_get(a, key), v))
+				imp_report(x->r, IMP_DROPPED, where,
+					   "iSCSI setting %s: differs from the first TPG's; "
+					   "utarget's settings are global",
+					   key);
+		}
 	}
 	imp_result_free(&scratch);
 	json_decref(y.iscsi_where);
@@ -1176,8 +1181,10 @@ static int lio_target(struct lio_ctx *x, json_t *tj, size_t idx)
 		if (rc)
 			break;
 		lio_int(json_object_get(tpg, "tag"), &tag);
-		json_array_foreach(json_object_get(t, "portal_groups"), k, g) imported |=
-		    json_integer_value(json_object_get(g, "tag")) == tag;
+		json_array_foreach(json_object_get(t, "portal_groups"), k, g)
+		{
+			imported |= json_integer_value(json_object_get(g, "tag")) == tag;
+		}
 		if (!imported)
 			continue;
 		json_array_foreach(json_object_get(tpg, "luns"), k, lun)
@@ -1296,12 +1303,21 @@ int imp_lio_parse(const char *text, size_t len, const char *name, const struct i
 		rc = -ENOMEM;
 	if (rc == 0)
 		lio_unknown_keys(&x, root, known, "");
-	json_array_foreach(json_object_get(root, "storage_objects"), i, v) if (rc == 0) rc =
-	    lio_storage_object(&x, v, i);
-	json_array_foreach(json_object_get(root, "fabric_modules"), i, v) if (rc == 0) rc =
-	    lio_fabric(&x, v, i);
-	json_array_foreach(json_object_get(root, "targets"), i, v) if (rc == 0) rc =
-	    lio_target(&x, v, i);
+	json_array_foreach(json_object_get(root, "storage_objects"), i, v)
+	{
+		if (rc == 0)
+			rc = lio_storage_object(&x, v, i);
+	}
+	json_array_foreach(json_object_get(root, "fabric_modules"), i, v)
+	{
+		if (rc == 0)
+			rc = lio_fabric(&x, v, i);
+	}
+	json_array_foreach(json_object_get(root, "targets"), i, v)
+	{
+		if (rc == 0)
+			rc = lio_target(&x, v, i);
+	}
 	if (rc == 0)
 		rc = imp_lio_alua(r, x.so_alua, json_object_get(x.alua_refs, "refs"));
 	if (rc == 0)

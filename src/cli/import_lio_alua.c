@@ -273,9 +273,12 @@ int imp_lio_alua(struct imp_result *r, json_t *so_alua, json_t *refs)
 			continue;
 		lus = json_object_get(G, "lus");
 		states = json_array();
-		json_object_foreach(lus, bs, v) if (!json_equal(v, json_object_get(G, "state")))
-		    json_array_append_new(states,
-					  json_pack("{s:s, s:O}", "backstore", bs, "state", v));
+		json_object_foreach(lus, bs, v)
+		{
+			if (!json_equal(v, json_object_get(G, "state")))
+				json_array_append_new(
+				    states, json_pack("{s:s, s:O}", "backstore", bs, "state", v));
+		}
 		json_object_del(G, "lus");
 		if (json_array_size(states))
 			json_object_set_new(G, "lu_states", states);

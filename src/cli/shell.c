@@ -206,28 +206,40 @@ static json_t *sh_object(struct cli *c, const struct sh_path *p, int *rc)
 	case SH_TPG:
 	case SH_PORTALS:
 		*rc = cli_call(c, "portal_group.list", json_pack("{s:s}", "target", p->name), &res);
-		json_array_foreach(res, i, e) if (json_integer_value(json_object_get(e, "tag")) ==
-						  p->tag) found = json_incref(e);
+		json_array_foreach(res, i, e)
+		{
+			if (json_integer_value(json_object_get(e, "tag")) == p->tag)
+				found = json_incref(e);
+		}
 		break;
 	case SH_LUN: {
 		json_t *params = json_pack("{s:s}", "target", p->name);
 		if (p->initiator[0])
 			json_object_set_new(params, "initiator", json_string(p->initiator));
 		*rc = cli_call(c, "lun.list", params, &res);
-		json_array_foreach(res, i, e) if (json_integer_value(json_object_get(e, "lun")) ==
-						  p->lun) found = json_incref(e);
+		json_array_foreach(res, i, e)
+		{
+			if (json_integer_value(json_object_get(e, "lun")) == p->lun)
+				found = json_incref(e);
+		}
 		break;
 	}
 	case SH_ACL:
 		*rc = cli_call(c, "acl.list", json_pack("{s:s}", "target", p->name), &res);
-		json_array_foreach(
-		    res, i, e) if (strcmp(json_string_value(json_object_get(e, "initiator")) ?: "",
-					  p->initiator) == 0) found = json_incref(e);
+		json_array_foreach(res, i, e)
+		{
+			if (strcmp(json_string_value(json_object_get(e, "initiator")) ?: "",
+				   p->initiator) == 0)
+				found = json_incref(e);
+		}
 		break;
 	case SH_SESSION:
 		*rc = cli_call(c, "session.list", NULL, &res);
-		json_array_foreach(res, i, e) if (json_integer_value(json_object_get(e, "tsih")) ==
-						  p->tsih) found = json_incref(e);
+		json_array_foreach(res, i, e)
+		{
+			if (json_integer_value(json_object_get(e, "tsih")) == p->tsih)
+				found = json_incref(e);
+		}
 		break;
 	default:
 		cli_errorf(c, "nothing to show here: ls lists the objects below");
@@ -752,7 +764,9 @@ static char **sh_complete(const char *text, int start, int end)
 		json_t *kids = sh_children(sh_comp.c, &at), *e;
 		size_t i;
 		json_array_foreach(kids, i, e)
-		    sh_cand(json_string_value(json_object_get(e, "name")));
+		{
+			sh_cand(json_string_value(json_object_get(e, "name")));
+		}
 		json_decref(kids);
 	} else if (strcmp(words[0], "set") == 0 || strcmp(words[0], "get") == 0) {
 		sh_complete_fields(&at);
@@ -766,7 +780,10 @@ static char **sh_complete(const char *text, int start, int end)
 		    !rpc_connect(&sh_comp.c->rpc, sh_comp.c->socket, &err))
 			if (rpc_call(&sh_comp.c->rpc, "backstore.list", NULL, &bs, &err))
 				rpc_error_clear(&err);
-		json_array_foreach(bs, i, e) sh_cand(json_string_value(json_object_get(e, "name")));
+		json_array_foreach(bs, i, e)
+		{
+			sh_cand(json_string_value(json_object_get(e, "name")));
+		}
 		json_decref(bs);
 	} else if (strcmp(words[0], "help") == 0 && n == 1) {
 		for (size_t f = 0; cli_families[f]; f++)

@@ -345,9 +345,11 @@ json_t *sh_children(struct cli *c, const struct sh_path *p)
 		res = sh_get(c, "backstore.list", NULL);
 		for (size_t k = 0; k < ARRAY_SIZE(sh_bs_types); k++) {
 			size_t n = 0;
-			json_array_foreach(res, i, e) n +=
-			    strcmp(json_string_value(json_object_get(e, "type")) ?: "",
-				   sh_bs_types[k]) == 0;
+			json_array_foreach(res, i, e)
+			{
+				n += strcmp(json_string_value(json_object_get(e, "type")) ?: "",
+					    sh_bs_types[k]) == 0;
+			}
 			snprintf(info, sizeof(info), "%zu back-store%s", n, n == 1 ? "" : "s");
 			sh_add(out, sh_bs_types[k], true, res ? info : "");
 		}
@@ -414,7 +416,9 @@ json_t *sh_children(struct cli *c, const struct sh_path *p)
 			if (json_integer_value(json_object_get(e, "tag")) != p->tag)
 				continue;
 			json_array_foreach(json_object_get(e, "portals"), k, a)
-			    sh_add(out, json_string_value(a) ?: "?", false, "");
+			{
+				sh_add(out, json_string_value(a) ?: "?", false, "");
+			}
 		}
 		break;
 	case SH_ACL:
@@ -525,8 +529,10 @@ bool sh_exists(struct cli *c, const struct sh_path *p)
 	snprintf(name, sizeof(name), "%s", slash ? slash + 1 : want);
 	sh_up(&parent);
 	kids = sh_children(c, &parent);
-	json_array_foreach(kids, i, e) found |=
-	    strcmp(json_string_value(json_object_get(e, "name")) ?: "", name) == 0;
+	json_array_foreach(kids, i, e)
+	{
+		found |= strcmp(json_string_value(json_object_get(e, "name")) ?: "", name) == 0;
+	}
 	json_decref(kids);
 	return found;
 }

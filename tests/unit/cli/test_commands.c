@@ -366,6 +366,66 @@ static void test_config_check(void **state)
 	run_free(&r);
 }
 
+/* An import is one config.transaction: settings, back-stores, targets,
+ * then the ALUA groups added to the daemon's (they name the targets). */
+static void test_import_apply(void **state)
+{
+	size_t before = fake_count(&fake);
+	struct run r;
+	json_t *req, *reqs;
+	char *s;
+
+	fake_set(&fake, "alua.list",
+		 "{\"result\": [{\"id\": 3, \"state\": \"active/optimized\", \"members\": []}]}");
+	r = run(false, W("import", "lio", SOURCE_ROOT "/tests/data/import/lio/alua.saveconfig.json",
+			 "--partial"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_non_null(strstr(r.out, "imported 3 back-stores and 1 targets"));
+	assert_non_null(strstr(r.err, "dropped: "));
+	run_free(&r);
+	assert_int_equal(fake_count(&fake), before + 2); /* alua.list, config.transaction */
+	s = fake_request(&fake, before + 1);
+	req = json_loads(s, 0, NULL);
+	free(s);
+	assert_string_equal(json_string_value(json_object_get(req, "method")),
+			    "config.transaction");
+	reqs = json_object_get(json_object_get(req, "params"), "requests");
+	assert_int_equal(json_array_size(reqs), 5);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(reqs, 0), "method")),
+			    "backstore.create");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(reqs, 3), "method")),
+			    "target.create");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(reqs, 4), "method")),
+			    "settings.set");
+	/* the daemon's group 3, then the imported 10 and 20 */
+	{
+		json_t *pgs = json_object_get(json_object_get(json_array_get(reqs, 4), "params"),
+					      "port_groups");
+		assert_int_equal(json_array_size(pgs), 3);
+		assert_int_equal(json_integer_value(json_object_get(json_array_get(pgs, 0), "id")),
+				 3);
+		assert_int_equal(json_integer_value(json_object_get(json_array_get(pgs, 2), "id")),
+				 20);
+	}
+	json_decref(req);
+	/* without --partial nothing is sent (exit 6); --dry-run sends nothing */
+	before = fake_count(&fake);
+	r = run(false,
+		W("import", "lio", SOURCE_ROOT "/tests/data/import/lio/alua.saveconfig.json"));
+	assert_int_equal(r.rc, CLI_EPARTIAL);
+	run_free(&r);
+	r = run(false, W("import", "tgt", SOURCE_ROOT "/tests/data/import/tgt/access.conf",
+			 "--dry-run", "--partial"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_non_null(strstr(r.out, "\"version\": 1"));
+	run_free(&r);
+	assert_int_equal(fake_count(&fake), before);
+	/* an unreadable file, a syntax error: exit 7 */
+	r = run(false, W("import", "tgt", "/nonexistent/targets.conf"));
+	assert_int_equal(r.rc, CLI_EINPUT);
+	run_free(&r);
+}
+
 static void test_output(void **state)
 {
 	struct run r;
@@ -419,11 +479,11 @@ static void test_unreachable(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_backstore),	cmocka_unit_test(test_target_lun_acl),
-	    cmocka_unit_test(test_set_nested),	cmocka_unit_test(test_chap),
-	    cmocka_unit_test(test_alua),	cmocka_unit_test(test_config_check),
-	    cmocka_unit_test(test_errors),	cmocka_unit_test(test_output),
-	    cmocka_unit_test(test_unreachable),
+	    cmocka_unit_test(test_backstore),	 cmocka_unit_test(test_target_lun_acl),
+	    cmocka_unit_test(test_set_nested),	 cmocka_unit_test(test_chap),
+	    cmocka_unit_test(test_alua),	 cmocka_unit_test(test_config_check),
+	    cmocka_unit_test(test_import_apply), cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_output),	 cmocka_unit_test(test_unreachable),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
