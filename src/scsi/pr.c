@@ -878,12 +878,12 @@ void pr_exec_out(struct scsi_cmd *cmd)
 	}
 	if (begun) {
 		if (r == SENSE_OK && c.changed) {
+			op->wait.done = pr_op_stored;
+			atomic_fetch_add(&op->pending, 1);
 			if (pr_store_commit_locked(lu, &op->wait)) {
+				atomic_fetch_sub(&op->pending, 1);
 				pr_store_rollback_locked(lu);
 				r = SENSE_BUSY;
-			} else {
-				op->wait.done = pr_op_stored;
-				atomic_fetch_add(&op->pending, 1);
 			}
 		} else {
 			pr_store_abandon_locked(lu);
