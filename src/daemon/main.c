@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config/config.h"
@@ -294,12 +295,18 @@ static void utd_detached_ready(int fd, const char *log_file)
 /* SIGHUP: re-read the file and apply the difference (as config.reload). */
 static void utd_reload(void)
 {
+	struct timespec now;
 	struct cfg_err err;
+	char msg[64];
 	size_t n = 0;
 	int rc;
 
 	log_notice("SIGHUP: reloading %s", cfg_store_file());
-	utd_sd_notify("RELOADING=1");
+	/* systemd >= 253 (Type=notify-reload) wants the monotonic time too */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%llu",
+		 (unsigned long long)now.tv_sec * 1000000ull + (unsigned long long)now.tv_nsec / 1000);
+	utd_sd_notify(msg);
 	rc = cfg_ctl_reload(&n, &err);
 	if (rc) {
 		char line[CFG_ERR_PATH_MAX + CFG_ERR_MSG_MAX + 4200];

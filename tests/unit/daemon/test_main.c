@@ -493,12 +493,46 @@ static void test_sd_notify(void **state)
 	close(fd);
 }
 
+/* READY=1, RELOADING=1 (with MONOTONIC_USEC) + READY=1 around a SIGHUP
+ * reload, STOPPING=1 on SIGTERM, in that order, to $NOTIFY_SOCKET. */
+static void test_notify_sequence(void **state)
+{
+	char path[128], buf[128], got[512] = "";
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	ssize_t n;
+	int fd;
+
+	(void)state;
+	reset();
+	snprintf(path, sizeof(path), "%s/notify2", dir);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	setenv("NOTIFY_SOCKET", path, 1);
+	signals_to_send[0] = SIGHUP;
+	signals_to_send[1] = SIGTERM;
+	const char *p = write_cfg("good.json", good_cfg);
+	const char *a[] = {"utargetd", "-f", "-c", p, "--rpc-socket", "/tmp/x.sock"};
+	assert_int_equal(run(6, a), 0);
+	unsetenv("NOTIFY_SOCKET");
+	while ((n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT)) > 0) {
+		buf[n] = '\0';
+		if (!strncmp(buf, "RELOADING=1\nMONOTONIC_USEC=", 27))
+			buf[11] = '\0'; /* the time varies */
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s;", buf);
+	}
+	close(fd);
+	assert_string_equal(got, "READY=1;RELOADING=1;READY=1;STOPPING=1;");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_options),	      cmocka_unit_test(test_option_errors),
 	    cmocka_unit_test(test_help_version),      cmocka_unit_test(test_check),
 	    cmocka_unit_test(test_start_and_sigterm), cmocka_unit_test(test_start_failures),
+	    cmocka_unit_test(test_notify_sequence),
 	    cmocka_unit_test(test_sd_notify),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
