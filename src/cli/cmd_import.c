@@ -158,9 +158,10 @@ static int imp_apply_add(struct cli *c, json_t *doc)
 		out_json(c, o);
 		json_decref(o);
 	} else {
-		cli_done(c, "imported %zu back-stores and %zu targets",
-			 json_array_size(json_object_get(doc, "backstores")),
-			 json_array_size(json_object_get(doc, "targets")));
+		size_t nb = json_array_size(json_object_get(doc, "backstores"));
+		size_t nt = json_array_size(json_object_get(doc, "targets"));
+		cli_done(c, "imported %zu back-store%s and %zu target%s", nb, nb == 1 ? "" : "s",
+			 nt, nt == 1 ? "" : "s");
 	}
 	json_decref(res);
 	return CLI_OK;
@@ -181,6 +182,7 @@ static int imp_apply_replace(struct cli *c, json_t *doc)
 		return CLI_EINTERNAL;
 	json_object_del(merged, "backstores");
 	json_object_del(merged, "targets");
+	json_object_del(merged, "port_groups"); /* they name the replaced targets */
 	if (cli_json_merge(merged, doc)) {
 		json_decref(merged);
 		return CLI_EINTERNAL;

@@ -145,5 +145,16 @@ l = {x["lun"]: x for x in json.load(sys.stdin)}
 assert l[7]["read_only"] is False' || ut_fail "the shell's set did not reach the daemon"
 echo "ok: the shell (cd, create, ls, get, set, pwd) drives the daemon"
 
+# ---- import --replace: the imported configuration replaces the running one ----
+printf '<target iqn.2026-12.org.utarget.cli:replaced>\n    backing-store %s\n</target>\n' \
+	"$UT_TMP/tgt-disk.img" >"$UT_TMP/replace.conf"
+status 0 u import tgt "$UT_TMP/replace.conf" --portal "$P" --replace
+u --json target list | python3 -c '
+import json, sys
+names = [t["name"] for t in json.load(sys.stdin)]
+assert names == ["iqn.2026-12.org.utarget.cli:replaced"], names' ||
+	ut_fail "import --replace left other targets: $(u target list)"
+echo "ok: import --replace makes the running configuration the imported one"
+
 ut_stop
 echo "PASS cli_tools"

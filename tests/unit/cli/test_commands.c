@@ -380,7 +380,7 @@ static void test_import_apply(void **state)
 	r = run(false, W("import", "lio", SOURCE_ROOT "/tests/data/import/lio/alua.saveconfig.json",
 			 "--partial"));
 	assert_int_equal(r.rc, CLI_OK);
-	assert_non_null(strstr(r.out, "imported 3 back-stores and 1 targets"));
+	assert_non_null(strstr(r.out, "imported 3 back-stores and 1 target"));
 	assert_non_null(strstr(r.err, "dropped: "));
 	run_free(&r);
 	assert_int_equal(fake_count(&fake), before + 2); /* alua.list, config.transaction */
