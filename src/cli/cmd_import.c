@@ -108,7 +108,7 @@ static int imp_port_groups(struct cli *c, json_t *pgs, json_t *reqs)
 }
 
 /* Add the imported objects to the running configuration. */
-static int imp_apply_add(struct cli *c, json_t *doc)
+static int imp_apply_add(struct cli *c, json_t *doc, json_t *report)
 {
 	json_t *reqs = json_array(), *v, *res;
 	const char *key;
@@ -154,7 +154,8 @@ static int imp_apply_add(struct cli *c, json_t *doc)
 	if (rc)
 		return rc;
 	if (c->json) {
-		json_t *o = json_pack("{s:O, s:O}", "config", doc, "result", res);
+		json_t *o =
+		    json_pack("{s:O, s:O, s:O}", "config", doc, "result", res, "report", report);
 		out_json(c, o);
 		json_decref(o);
 	} else {
@@ -169,7 +170,7 @@ static int imp_apply_add(struct cli *c, json_t *doc)
 
 /* Replace the running configuration, keeping the daemon's own top-level
  * settings (state_dir, log_level, ...) unless the import sets them. */
-static int imp_apply_replace(struct cli *c, json_t *doc)
+static int imp_apply_replace(struct cli *c, json_t *doc, json_t *report)
 {
 	json_t *cur, *res, *merged;
 	int rc = cli_call(c, "config.get", NULL, &cur);
@@ -191,7 +192,9 @@ static int imp_apply_replace(struct cli *c, json_t *doc)
 	if (rc)
 		return rc;
 	if (c->json) {
-		out_json(c, res);
+		json_t *o = json_pack("{s:O, s:O}", "result", res, "report", report);
+		out_json(c, o);
+		json_decref(o);
 	} else {
 		json_t *ch = json_object_get(res, "changes"), *e;
 		size_t i;
@@ -277,14 +280,15 @@ static int imp_run(struct cli *c, const struct cli_args *a, const char *kind)
 		}
 	} else if (!a->set[IMP_O_DRY]) {
 		json_error_t jerr;
-		json_t *d = json_loads(text, 0, &jerr);
-		if (!d)
+		json_t *d = json_loads(text, 0, &jerr), *rep = imp_report_json(&r);
+		if (!d || !rep)
 			rc = CLI_EINTERNAL;
 		else if (a->set[IMP_O_REPLACE])
-			rc = imp_apply_replace(c, d);
+			rc = imp_apply_replace(c, d, rep);
 		else
-			rc = imp_apply_add(c, d);
+			rc = imp_apply_add(c, d, rep);
 		json_decref(d);
+		json_decref(rep);
 	}
 	json_decref(doc);
 	free(text);
