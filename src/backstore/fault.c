@@ -101,8 +101,7 @@ static int fault_verdict(struct fault_dev *fd, struct bs_io *io)
 	default:
 		return 0;
 	}
-	if (hit == UINT64_MAX && fd->rate_ppm && n &&
-	    fault_draw(fd) % 1000000u < fd->rate_ppm)
+	if (hit == UINT64_MAX && fd->rate_ppm && n && fault_draw(fd) % 1000000u < fd->rate_ppm)
 		hit = first;
 	if (hit == UINT64_MAX)
 		return 0;
@@ -197,8 +196,8 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int fault_copy_lbas(const struct bs_dev *inner, const uint64_t *src, size_t n,
-			   uint32_t bsz, uint64_t **out)
+static int fault_copy_lbas(const struct bs_dev *inner, const uint64_t *src, size_t n, uint32_t bsz,
+			   uint64_t **out)
 {
 	uint64_t blocks = inner->size / bsz;
 

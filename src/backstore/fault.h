@@ -31,7 +31,7 @@
 
 #include "scsi/bs.h"
 
-#define BS_FAULT_LBAS_MAX  4096u    /* entries of each LBA list */
+#define BS_FAULT_LBAS_MAX  4096u     /* entries of each LBA list */
 #define BS_FAULT_DELAY_MAX 10000000u /* 10 s, delay_us and delay_jitter_us each */
 
 enum bs_fault_error {

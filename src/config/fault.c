@@ -14,7 +14,7 @@
 #include "lib/compiler.h"
 
 static const char *const cfg_fault_fields[] = {
-    "read_error_lbas", "write_error_lbas", "flush_error", "error_rate",
+    "read_error_lbas", "write_error_lbas", "flush_error",     "error_rate",
     "error",	       "delay_us",	   "delay_jitter_us", "seed",
 };
 
@@ -38,7 +38,8 @@ static int cfg_fault_err(const struct cfg_fault_ectx *x, const char *field, cons
 	return -EINVAL;
 }
 
-static int cfg_fault_lbas(json_t *o, const char *key, uint64_t **out, size_t *n, const struct cfg_fault_ectx *x)
+static int cfg_fault_lbas(json_t *o, const char *key, uint64_t **out, size_t *n,
+			  const struct cfg_fault_ectx *x)
 {
 	json_t *a = json_object_get(o, key), *e;
 	size_t i;
@@ -59,15 +60,16 @@ static int cfg_fault_lbas(json_t *o, const char *key, uint64_t **out, size_t *n,
 	json_array_foreach(a, i, e)
 	{
 		if (!json_is_integer(e) || json_integer_value(e) < 0)
-			return cfg_fault_err(x, key,
-					     "element %zu is not a non-negative integer", i);
+			return cfg_fault_err(x, key, "element %zu is not a non-negative integer",
+					     i);
 		(*out)[i] = (uint64_t)json_integer_value(e);
 	}
 	*n = json_array_size(a);
 	return 0;
 }
 
-static int cfg_fault_uint(json_t *o, const char *key, uint64_t max, uint64_t *v, const struct cfg_fault_ectx *x)
+static int cfg_fault_uint(json_t *o, const char *key, uint64_t max, uint64_t *v,
+			  const struct cfg_fault_ectx *x)
 {
 	json_t *e = json_object_get(o, key);
 
@@ -98,8 +100,8 @@ static int cfg_fault_fields_check(json_t *o, const struct cfg_fault_ectx *x)
 	return 0;
 }
 
-int cfg_fault_parse(json_t *o, struct cfg_fault **out, char *member, size_t member_size,
-		    char *msg, size_t msg_size)
+int cfg_fault_parse(json_t *o, struct cfg_fault **out, char *member, size_t member_size, char *msg,
+		    size_t msg_size)
 {
 	struct cfg_fault *f;
 	json_t *e;

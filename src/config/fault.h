@@ -28,8 +28,8 @@ struct cfg_fault {
 
 /* Parse the "fault" object o into a new *out. 0; -ENOMEM; or -EINVAL with
  * msg set and member naming the offending field of o ("" for o itself). */
-int cfg_fault_parse(json_t *o, struct cfg_fault **out, char *member, size_t member_size,
-		    char *msg, size_t msg_size);
+int cfg_fault_parse(json_t *o, struct cfg_fault **out, char *member, size_t member_size, char *msg,
+		    size_t msg_size);
 /* The object as JSON (every field written), NULL on allocation failure. */
 json_t *cfg_fault_dump(const struct cfg_fault *f);
 void cfg_fault_free(struct cfg_fault *f);

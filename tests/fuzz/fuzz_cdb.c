@@ -169,9 +169,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t lun = (flags >> 2) & 1u;
 		uint8_t cdb[32] = {0};
 		size_t cdb_len = lens[lb & 7u] ? lens[lb & 7u] : 1u + (lb >> 3);
-		uint8_t dir = (flags & 3u) == 0 ? SCSI_DIR_NONE
-				: (flags & 3u) == 1 ? SCSI_DIR_READ
-						    : SCSI_DIR_WRITE;
+		uint8_t dir = (flags & 3u) == 0	  ? SCSI_DIR_NONE
+			      : (flags & 3u) == 1 ? SCSI_DIR_READ
+						  : SCSI_DIR_WRITE;
 		uint8_t attr = flags >> 6;
 		const uint8_t *src;
 		uint32_t len;
@@ -216,7 +216,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			struct loop_result r;
 
-			if (loop_submit(p, lun, cdb, cdb_len, (enum scsi_dir)dir, buf, len, attr, &r))
+			if (loop_submit(p, lun, cdb, cdb_len, (enum scsi_dir)dir, buf, len, attr,
+					&r))
 				abort();
 			cdb_check(&r, len, dir);
 			free(buf);

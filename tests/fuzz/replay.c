@@ -82,8 +82,8 @@ static int replay_dir(const char *dir, unsigned *count)
 		char path[4096];
 		struct stat st;
 
-		if (rc == 0 && snprintf(path, sizeof(path), "%s/%s", dir, names[i]) <
-				   (int)sizeof(path) &&
+		if (rc == 0 &&
+		    snprintf(path, sizeof(path), "%s/%s", dir, names[i]) < (int)sizeof(path) &&
 		    stat(path, &st) == 0 && S_ISREG(st.st_mode))
 			rc = replay_file(path, count);
 		free(names[i]);

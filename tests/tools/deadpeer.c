@@ -28,7 +28,7 @@
 
 #include "iscsi_raw.h"
 
-#define SAM_GOOD		0x00
+#define SAM_GOOD		 0x00
 #define SAM_RESERVATION_CONFLICT 0x18
 #define SAM_CHECK_CONDITION	 0x02
 
@@ -141,7 +141,8 @@ int main(int argc, char **argv)
 		}
 		if (r.status != SAM_RESERVATION_CONFLICT) {
 			fprintf(stderr, "deadpeer: B's write: status 0x%02x sense %02x/%02x/%02x\n",
-				r.status, ir_sense_parse(&r, &key, &asc, &ascq) ? key : 0, asc, ascq);
+				r.status, ir_sense_parse(&r, &key, &asc, &ascq) ? key : 0, asc,
+				ascq);
 			return fail("B's write: unexpected status", &b);
 		}
 		if (now_ms() - t0 > (uint64_t)(interval + timeout + 20) * 1000u)

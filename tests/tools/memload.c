@@ -151,10 +151,12 @@ int main(int argc, char **argv)
 		submit(&slots[i]);
 	}
 	while (inflight) {
-		struct pollfd pfd = {.fd = iscsi_get_fd(iscsi), .events = iscsi_which_events(iscsi)};
+		struct pollfd pfd = {.fd = iscsi_get_fd(iscsi),
+				     .events = iscsi_which_events(iscsi)};
 
 		if (poll(&pfd, 1, 30000) <= 0) {
-			fprintf(stderr, "memload: no progress for 30 s (%lu in flight)\n", inflight);
+			fprintf(stderr, "memload: no progress for 30 s (%lu in flight)\n",
+				inflight);
 			return 1;
 		}
 		if (iscsi_service(iscsi, pfd.revents) < 0) {

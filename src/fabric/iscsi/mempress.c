@@ -96,8 +96,9 @@ uint32_t iscsi_mem_max_cmdsn(struct iscsi_conn *c)
 bool iscsi_mem_wait(struct iscsi_conn *c, struct iscsi_task *t)
 {
 	if (mem_self_blocked(c, t)) {
-		iscsi_conn_proto_err(c, "no buffer memory for ITT 0x%08x while tasks of this "
-					"connection wait for Data-Out: BUSY",
+		iscsi_conn_proto_err(c,
+				     "no buffer memory for ITT 0x%08x while tasks of this "
+				     "connection wait for Data-Out: BUSY",
 				     t->itt);
 		return false;
 	}
@@ -158,7 +159,8 @@ static void mem_timer_cb(struct reactor_timer *tm)
 				goto out;
 			}
 			/* given up: exec completes it with BUSY */
-			iscsi_conn_proto_err(c, "no buffer memory for ITT 0x%08x within %u ms: BUSY",
+			iscsi_conn_proto_err(c,
+					     "no buffer memory for ITT 0x%08x within %u ms: BUSY",
 					     t->itt, MEM_WAIT_MAX_NS / 1000000u);
 		}
 		/* the buffer is there (or the task went, or waited too long):
