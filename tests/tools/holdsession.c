@@ -38,9 +38,15 @@ static const char *read_once(struct iscsi_context *iscsi, int lun, char *why, si
 		snprintf(why, size, "%s", iscsi_get_error(iscsi));
 		return why;
 	}
+	if (t->status == SCSI_STATUS_CHECK_CONDITION) {
+		snprintf(why, size, "CHECK CONDITION (sense key 0x%x asc 0x%02x ascq 0x%02x)",
+			 t->sense.key, t->sense.ascq >> 8, t->sense.ascq & 0xff);
+		scsi_free_scsi_task(t);
+		return why;
+	}
 	if (t->status != SCSI_STATUS_GOOD) {
-		snprintf(why, size, "status 0x%02x (sense key 0x%x asc 0x%02x ascq 0x%02x)",
-			 t->status, t->sense.key, t->sense.ascq >> 8, t->sense.ascq & 0xff);
+		/* libiscsi's own statuses (connection lost, cancelled) */
+		snprintf(why, size, "status 0x%x: %s", (unsigned)t->status, iscsi_get_error(iscsi));
 		scsi_free_scsi_task(t);
 		return why;
 	}
@@ -56,7 +62,7 @@ int main(int argc, char **argv)
 	unsigned long n = 0;
 	double end;
 	char why[512];
-	int opt;
+	int opt, rc;
 
 	while ((opt = getopt(argc, argv, "i:")) != -1) {
 		if (opt != 'i') {
@@ -76,6 +82,7 @@ int main(int argc, char **argv)
 	url = iscsi_parse_full_url(iscsi, argv[optind]);
 	if (!url) {
 		fprintf(stderr, "holdsession: %s\n", iscsi_get_error(iscsi));
+		iscsi_destroy_context(iscsi);
 		return 2;
 	}
 	iscsi_set_noautoreconnect(iscsi, 1);
@@ -83,31 +90,33 @@ int main(int argc, char **argv)
 	iscsi_set_header_digest(iscsi, ISCSI_HEADER_DIGEST_NONE_CRC32C);
 	if (iscsi_full_connect_sync(iscsi, url->portal, url->lun)) {
 		fprintf(stderr, "holdsession: login: %s\n", iscsi_get_error(iscsi));
-		return 2;
+		rc = 2;
+		goto out;
 	}
-	if (read_once(iscsi, url->lun, why, sizeof(why))) {
-		printf("FAIL after 0 commands: %s\n", why);
-		return 1;
-	}
+	if (read_once(iscsi, url->lun, why, sizeof(why)))
+		goto fail;
 	n++;
 	printf("ready\n");
 	fflush(stdout);
 	while (access(argv[optind + 1], F_OK) != 0 && now_s() < end) {
 		usleep(20000);
-		if (read_once(iscsi, url->lun, why, sizeof(why))) {
-			printf("FAIL after %lu commands: %s\n", n, why);
-			return 1;
-		}
+		if (read_once(iscsi, url->lun, why, sizeof(why)))
+			goto fail;
 		n++;
 	}
-	if (read_once(iscsi, url->lun, why, sizeof(why))) {
-		printf("FAIL after %lu commands: %s\n", n, why);
-		return 1;
-	}
+	if (read_once(iscsi, url->lun, why, sizeof(why)))
+		goto fail;
 	n++;
 	printf("ok commands=%lu\n", n);
 	iscsi_logout_sync(iscsi);
+	rc = 0;
+	goto out;
+fail:
+	printf("FAIL after %lu commands: %s\n", n, why);
+	rc = 1;
+out:
+	fflush(stdout);
 	iscsi_destroy_url(url);
 	iscsi_destroy_context(iscsi);
-	return 0;
+	return rc;
 }
