@@ -37,6 +37,7 @@
 #include "lib/compiler.h"
 #include "lib/log.h"
 #include "lib/reactor.h"
+#include "lib/workq.h"
 #include "rpc/rpc.h"
 #include "scsi/scsi.h"
 
@@ -503,6 +504,10 @@ int main(int argc, char **argv)
 	cfg_ctl_stop();
 	reactor_fd_del(&sigs.h);
 	close(sfd);
+	/* blocking work still queued (a persistent reservation state file's
+	 * fsync, file I/O without io_uring) ends before the reactors its
+	 * completions are posted to are freed */
+	workq_stop();
 	reactor_pool_join();
 	log_notice("utargetd stopped");
 	return rc ? 1 : 0;

@@ -344,18 +344,22 @@ int prc_latency(const char *url, unsigned n)
 		return 2;
 	prc_clear_ua(&p);
 	prc_check(prc_prout(&p, PRC_REGISTER_IGNORE, 0, 0, key, 0) == 0, "register");
-	for (int aptpl = 0; aptpl < 2; aptpl++) {
-		for (unsigned i = 0; i < n; i++) {
+	for (int aptpl = 0; aptpl < 2 && !prc_failures; aptpl++) {
+		unsigned done = 0;
+
+		for (; done < n; done++) {
 			double t0 = prc_now();
 
 			if (prc_prout(&p, PRC_REGISTER, 0, key, key + 1, aptpl ? PRC_APTPL : 0)) {
-				prc_check(false, "REGISTER (key change) %u", i);
+				prc_check(false, "REGISTER (key change) %u", done);
 				break;
 			}
-			v[i] = prc_now() - t0;
+			v[done] = prc_now() - t0;
 			key++;
 		}
-		report(aptpl ? "APTPL=1 (state file written and fsync'ed)" : "APTPL=0", v, n);
+		if (done)
+			report(aptpl ? "APTPL=1 (state file written and fsync'ed)" : "APTPL=0", v,
+			       done);
 	}
 	prc_check(prc_prout(&p, PRC_REGISTER, 0, key, 0, 0) == 0, "unregister (APTPL=0)");
 	prc_disconnect(&p);
