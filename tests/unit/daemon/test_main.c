@@ -121,6 +121,11 @@ void reactor_pool_join(void)
 	rec("pool_join");
 }
 
+/* the worker pool (lib/workq.h): nothing queued here */
+void workq_stop(void)
+{
+}
+
 /* the control plane (config/ctl.h): the real loader and verifier, a fake
  * build; the control socket (rpc/rpc.h) recorded */
 static struct cfg *ctl_tree;
