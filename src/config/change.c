@@ -951,6 +951,7 @@ static void chg_undo_acl(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 static int chg_apply_lun(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch,
 			 struct cfg_err *err)
 {
+	char path[CFG_ERR_PATH_MAX];
 	struct cfg_lun *nl = &ch->obj.l;
 	struct cfg_lun_list *l = NULL;
 	struct cfg_target *t = NULL;
@@ -980,14 +981,19 @@ static int chg_apply_lun(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 	}
 	if (ch->kind == CFG_CHG_LUN_SET && nl->lun != ch->lun)
 		return chg_err(err, -EINVAL, "", "a mapping's LUN cannot change");
+	/* the field as the file names it */
+	if (ch->initiator)
+		snprintf(path, sizeof(path), "targets[%zu].acls[%ld].luns[%ld].backstore",
+			 (size_t)(t - c->targets), cfg_ix_acl(ix, t->name, ch->initiator), pos);
+	else
+		snprintf(path, sizeof(path), "targets[%zu].luns[%ld].backstore",
+			 (size_t)(t - c->targets), pos);
 	if (cfg_ix_bs(ix, nl->backstore) < 0)
-		return chg_err(err, -EINVAL, "backstore", "no back-store named \"%s\"",
-			       nl->backstore);
+		return chg_err(err, -EINVAL, path, "no back-store named \"%s\"", nl->backstore);
 	other = cfg_ix_lun_bs(ix, t->name, ch->initiator, nl->backstore);
 	if (other >= 0 && other != pos)
-		return chg_err(err, -EINVAL, "backstore",
-			       "back-store \"%s\" is already mapped at LUN %u", nl->backstore,
-			       l->v[other].lun);
+		return chg_err(err, -EINVAL, path, "back-store \"%s\" is already mapped at LUN %u",
+			       nl->backstore, l->v[other].lun);
 	if (ch->kind == CFG_CHG_LUN_ADD) {
 		if (arr_reserve((void **)&l->v, l->n, sizeof(*l->v)))
 			return chg_err(err, -ENOMEM, "", "out of memory");

@@ -191,7 +191,7 @@ static void client_close(struct rpc_client *cl);
 static void client_want_out(struct rpc_client *cl)
 {
 	if (!cl->dead)
-		reactor_fd_mod(&cl->rfd, REACTOR_IN | REACTOR_OUT);
+		reactor_fd_mod(&cl->rfd, cl->closing ? REACTOR_OUT : REACTOR_IN | REACTOR_OUT);
 }
 
 static int client_queue(struct rpc_client *cl, const char *s, size_t n)
@@ -566,9 +566,19 @@ static void client_read(struct rpc_client *cl)
 			continue;
 		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
-		if (r <= 0) {
-			/* peer closed: answers still pending are dropped */
+		if (r < 0) {
 			client_close(cl);
+			return;
+		}
+		if (r == 0) {
+			/* the peer is done sending (a half-close): answer what it
+			 * asked, then close */
+			cl->closing = true;
+			cl->inlen = 0;
+			if (list_empty(&cl->lines) && cl->outlen == cl->outoff)
+				client_close(cl);
+			else
+				reactor_fd_mod(&cl->rfd, REACTOR_OUT);
 			return;
 		}
 		cl->inlen += (size_t)r;
@@ -594,7 +604,8 @@ static void client_read(struct rpc_client *cl)
 	}
 }
 
-static void client_write(struct rpc_client *cl)
+/* false when the connection was closed (cl may be gone) */
+static bool client_write(struct rpc_client *cl)
 {
 	while (cl->outoff < cl->outlen) {
 		ssize_t w = send(cl->rfd.fd, cl->out + cl->outoff, cl->outlen - cl->outoff,
@@ -603,30 +614,30 @@ static void client_write(struct rpc_client *cl)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
+			return true;
 		if (w < 0) {
 			client_close(cl);
-			return;
+			return false;
 		}
 		cl->outoff += (size_t)w;
 	}
 	cl->outoff = cl->outlen = 0;
-	if (cl->closing && list_empty(&cl->lines)) {
+	if (cl->closing) {
+		if (!list_empty(&cl->lines))
+			return true; /* answers still to come: client_emit asks for OUT */
 		client_close(cl);
-		return;
+		return false;
 	}
 	reactor_fd_mod(&cl->rfd, REACTOR_IN);
+	return true;
 }
 
 static void client_cb(struct reactor_fd *h, uint32_t revents)
 {
 	struct rpc_client *cl = container_of(h, struct rpc_client, rfd);
 
-	if (revents & REACTOR_OUT) {
-		client_write(cl);
-		if (cl->dead)
-			return;
-	}
+	if ((revents & REACTOR_OUT) && !client_write(cl))
+		return;
 	if ((revents & (REACTOR_IN | REACTOR_HUP | REACTOR_ERR)) && !cl->closing)
 		client_read(cl);
 }

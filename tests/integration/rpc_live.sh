@@ -126,6 +126,7 @@ echo "ok: back-stores, LUNs, ACLs, portal groups, targets and settings changed l
 
 # ---- 2. rejected changes change nothing ----
 before=$(state)
+r config.save >/dev/null # everything in the file: the sum below is the state's
 sum=$(filesum)
 rfail -32001 lun.add "{\"target\": \"$T1\", \"lun\": 9, \"backstore\": \"nope\"}" >/dev/null
 rfail -32003 lun.add "{\"target\": \"$T1\", \"lun\": 0, \"backstore\": \"d3\"}" >/dev/null

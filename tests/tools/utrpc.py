@@ -6,8 +6,8 @@ the integration tests (docs/rpc.md: one JSON text per line each way).
   utrpc.py SOCKET METHOD [PARAMS-JSON]   one call: prints the result (JSON,
                                          sorted keys) and exits 0, or prints
                                          the error object and exits 3
-  utrpc.py SOCKET --raw                  each stdin line sent as is, each
-                                         answer line printed (exit 0)
+  utrpc.py SOCKET --raw                  stdin sent as is, then every answer
+                                         line printed until the daemon closes
 Connection failures exit 2."""
 import json
 import socket
@@ -44,15 +44,16 @@ def main():
         sys.exit(1)
     s, f = connect(sys.argv[1])
     if sys.argv[2] == "--raw":
-        for line in sys.stdin:
-            f.write(line.encode() if line.endswith("\n") else (line + "\n").encode())
+        # everything at once, then a half-close: the daemon answers what was
+        # asked (notifications get nothing) and closes
+        try:
+            f.write(sys.stdin.buffer.read())
             f.flush()
-            if '"id"' in line or line.lstrip().startswith("["):
-                ans = f.readline()
-                if not ans:
-                    print("connection closed")
-                    break
-                sys.stdout.write(ans.decode())
+            s.shutdown(socket.SHUT_WR)
+        except BrokenPipeError:
+            pass
+        for ans in f:
+            sys.stdout.write(ans.decode())
         return
     params = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
     r = call(f, sys.argv[2], params)
