@@ -214,6 +214,26 @@ const char *scsi_lu_name(const struct scsi_lu *lu);
 int scsi_lu_resize(struct scsi_lu *lu, uint64_t new_size_bytes);
 /* Current capacity in bytes. */
 uint64_t scsi_lu_size(const struct scsi_lu *lu);
+/* The persistent reservation state of lu (SPC-4 5.13), for the control
+ * plane (pr_admin.c): a snapshot; regs is malloc'ed (scsi_pr_info_free). */
+struct scsi_pr_reg_info {
+	uint64_t key;
+	char initiator[224]; /* iSCSI name */
+	char isid[13];	     /* 12 hex digits; "" = every port of the initiator */
+	uint16_t rel_port;   /* relative target port identifier; 0 with all_tg_pt */
+	bool all_tg_pt;
+	bool holder;	     /* holds the reservation */
+};
+struct scsi_pr_info {
+	uint32_t generation; /* PRGENERATION */
+	bool aptpl;	     /* persist through power loss (PTPL_A) */
+	uint8_t type;	     /* reservation type (SPC-4 table 217), 0 = none */
+	const char *type_name;
+	struct scsi_pr_reg_info *regs;
+	size_t nregs;
+};
+int scsi_lu_pr_info(struct scsi_lu *lu, struct scsi_pr_info *out);
+void scsi_pr_info_free(struct scsi_pr_info *info);
 /* Persistent reservations survive restarts when an initiator sets APTPL
  * (SPC-4 5.13.5): keep their state in state_dir, in a file named after the
  * LU's NAA designator, and load it now. Call once, before the LU is mapped.

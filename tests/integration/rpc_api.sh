@@ -9,7 +9,9 @@
 #     apply, config.get, daemon.info, rpc.methods against the schema file;
 #   - ALUA port groups defined through settings.set, a state changed with
 #     alua.set_state, visible in alua.list and persisted;
-#   - a session that does not exist: -32002.
+#   - a session that does not exist: -32002;
+#   - with PR_CLIENT (tests/tools/pr_client): a registration made by an
+#     initiator shows in reservation.get.
 # Ports: 3800-3849.
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
@@ -23,9 +25,11 @@ ut_write_config api.json <<JSON
   "targets": [ { "name": "$T",
     "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:@PORT@"] },
                        { "tag": 2, "portals": ["[::1]:@PORT@"] } ],
-    "luns": [ { "lun": 0, "backstore": "d0" } ] } ] }
+    "luns": [ { "lun": 0, "backstore": "d0" } ],
+    "demo_mode": { "enabled": true, "read_only": false } } ] }
 JSON
 CFG=$UT_TMP/api.json
+PR_CLIENT=${2:-}
 UT_OWN_PORTALS=1 ut_start "$CFG"
 
 raw() { python3 "$RPC" "$SOCK" --raw; }
@@ -149,5 +153,17 @@ echo "ok: ALUA port groups defined, states changed live and persisted"
 
 out=$(python3 "$RPC" "$SOCK" session.close '{"tsih": 4242}')
 expect 'lines[0]["code"] == -32002' "$out" "closing a session that does not exist"
+
+out=$(python3 "$RPC" "$SOCK" reservation.get '{"backstore": "d0"}')
+expect 'lines[0]["registrations"] == [] and lines[0]["reservation"] is None' "$out" \
+	"reservation.get of an LU nobody registered with"
+if [ -n "$PR_CLIENT" ]; then
+	"$PR_CLIENT" register "iscsi://127.0.0.1:$UT_PORT/$T/0" iqn.2026-12.org.utarget.rpc:pr \
+		abc 0 >"$UT_TMP/pr.out" 2>&1 || ut_fail "pr_client register: $(cat "$UT_TMP/pr.out")"
+	out=$(python3 "$RPC" "$SOCK" reservation.get '{"backstore": "d0"}')
+	expect 'lines[0]["registrations"][0]["key"] == "0x0000000000000abc" and lines[0]["registrations"][0]["initiator"] == "iqn.2026-12.org.utarget.rpc:pr" and lines[0]["generation"] >= 1' \
+		"$out" "reservation.get after a REGISTER"
+	echo "ok: reservation.get shows an initiator's registration"
+fi
 ut_stop
 echo "PASS rpc_api"
