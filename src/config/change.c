@@ -39,16 +39,11 @@ static const char *const chg_names[CFG_CHG_KIND_COUNT] = {
 
 /* The object kind each change carries (CFG_OBJ_ROOT: none or settings). */
 static const enum cfg_obj_kind chg_obj[CFG_CHG_KIND_COUNT] = {
-    [CFG_CHG_SETTINGS] = CFG_OBJ_ROOT,
-    [CFG_CHG_BS_ADD] = CFG_OBJ_BACKSTORE,
-    [CFG_CHG_BS_SET] = CFG_OBJ_BACKSTORE,
-    [CFG_CHG_TGT_ADD] = CFG_OBJ_TARGET,
-    [CFG_CHG_TGT_SET] = CFG_OBJ_TARGET,
-    [CFG_CHG_TPG_ADD] = CFG_OBJ_PORTAL_GROUP,
-    [CFG_CHG_TPG_SET] = CFG_OBJ_PORTAL_GROUP,
-    [CFG_CHG_ACL_ADD] = CFG_OBJ_ACL,
-    [CFG_CHG_ACL_SET] = CFG_OBJ_ACL,
-    [CFG_CHG_LUN_ADD] = CFG_OBJ_LUN,
+    [CFG_CHG_SETTINGS] = CFG_OBJ_ROOT,	      [CFG_CHG_BS_ADD] = CFG_OBJ_BACKSTORE,
+    [CFG_CHG_BS_SET] = CFG_OBJ_BACKSTORE,     [CFG_CHG_TGT_ADD] = CFG_OBJ_TARGET,
+    [CFG_CHG_TGT_SET] = CFG_OBJ_TARGET,	      [CFG_CHG_TPG_ADD] = CFG_OBJ_PORTAL_GROUP,
+    [CFG_CHG_TPG_SET] = CFG_OBJ_PORTAL_GROUP, [CFG_CHG_ACL_ADD] = CFG_OBJ_ACL,
+    [CFG_CHG_ACL_SET] = CFG_OBJ_ACL,	      [CFG_CHG_LUN_ADD] = CFG_OBJ_LUN,
     [CFG_CHG_LUN_SET] = CFG_OBJ_LUN,
 };
 
@@ -457,8 +452,8 @@ static int chg_lun_list(struct cfg *c, const struct cfg_index *ix, const struct 
 
 /* Smallest relative port identifier no portal group uses (nor one of the
  * `n` groups in pending). 0 when all are taken. */
-static uint16_t chg_free_rel_port(const struct cfg_index *ix, const struct cfg_portal_group *pending,
-				  size_t n)
+static uint16_t chg_free_rel_port(const struct cfg_index *ix,
+				  const struct cfg_portal_group *pending, size_t n)
 {
 	for (uint32_t id = 1; id <= 65535; id++) {
 		bool used = cfg_ix_rel_port(ix, (uint16_t)id) > 0;
@@ -787,8 +782,7 @@ static int chg_apply_tpg(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 		return chg_err(err, -EINVAL, p, "a portal group's tag cannot change");
 	if (ch->kind == CFG_CHG_TPG_SET && ng->rel_port_id == 0)
 		ng->rel_port_id = t->tpgs[pos].rel_port_id; /* keep it */
-	if (ch->kind == CFG_CHG_TPG_ADD ||
-	    ng->rel_port_id != t->tpgs[pos].rel_port_id) {
+	if (ch->kind == CFG_CHG_TPG_ADD || ng->rel_port_id != t->tpgs[pos].rel_port_id) {
 		char rp[CFG_ERR_PATH_MAX + 16];
 
 		snprintf(rp, sizeof(rp), "%s.rel_port_id", p);

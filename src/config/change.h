@@ -68,11 +68,11 @@ struct cfg_chg {
 	} obj;
 	bool has_obj;
 	bool applied;
-	bool force;	       /* backstore.set: a smaller size may truncate (not journaled) */
-	bool model_only;       /* the running objects already are so: persist only */
-	size_t pos;	       /* where the object was in its array (undo) */
-	struct json_t *json;   /* journal form */
-	void *rt;	       /* live.c's state for this change */
+	bool force;	     /* backstore.set: a smaller size may truncate (not journaled) */
+	bool model_only;     /* the running objects already are so: persist only */
+	size_t pos;	     /* where the object was in its array (undo) */
+	struct json_t *json; /* journal form */
+	void *rt;	     /* live.c's state for this change */
 };
 
 /* A new change of that kind (names copied, NULL allowed); NULL on ENOMEM. */

@@ -30,10 +30,10 @@ struct cfg_runtime;
 
 struct cfg_ctl_opts {
 	const char *file;
-	unsigned backups;	 /* FILE.1 .. FILE.N kept */
+	unsigned backups;	   /* FILE.1 .. FILE.N kept */
 	const char *const *listen; /* --listen: replaces every portal */
 	size_t nlisten;
-	bool log_level_fixed;	 /* --log-level given */
+	bool log_level_fixed; /* --log-level given */
 	const struct iscsi_settings *defaults;
 };
 

@@ -308,9 +308,9 @@ int cfg_diff(const struct cfg *old, const struct cfg_index *oix, struct cfg *nw,
 	} else if (!json_equal(so, sn)) {
 		struct cfg_chg *ch = chg(&d, &d.c, CFG_CHG_SETTINGS, NULL, NULL, NULL);
 		char *text = json_dumps(sn, JSON_COMPACT);
-		json_t *j = text ? json_pack("{s:s,s:o}", "op", "settings.set", "object",
-					     json_incref(sn))
-				 : NULL;
+		json_t *j =
+		    text ? json_pack("{s:s,s:o}", "op", "settings.set", "object", json_incref(sn))
+			 : NULL;
 		struct cfg_chg *parsed = NULL;
 		struct cfg_err err;
 
@@ -340,8 +340,8 @@ int cfg_diff(const struct cfg *old, const struct cfg_index *oix, struct cfg *nw,
 			chg_obj(&d, &d.c, CFG_CHG_BS_ADD, CFG_OBJ_BACKSTORE, &nw->bs[i], NULL, NULL,
 				NULL);
 		else if (!json_same(CFG_OBJ_BACKSTORE, &old->bs[o], &nw->bs[i]))
-			chg_obj(&d, &d.c, CFG_CHG_BS_SET, CFG_OBJ_BACKSTORE, &nw->bs[i], NULL,
-				NULL, nw->bs[i].name);
+			chg_obj(&d, &d.c, CFG_CHG_BS_SET, CFG_OBJ_BACKSTORE, &nw->bs[i], NULL, NULL,
+				nw->bs[i].name);
 	}
 
 	/* targets */

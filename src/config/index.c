@@ -253,8 +253,7 @@ long cfg_ix_acl(const struct cfg_index *ix, const char *target, const char *init
 	return ix_get(ix, &k);
 }
 
-long cfg_ix_lun(const struct cfg_index *ix, const char *target, const char *initiator,
-		uint32_t lun)
+long cfg_ix_lun(const struct cfg_index *ix, const char *target, const char *initiator, uint32_t lun)
 {
 	struct ix_key k;
 

@@ -53,20 +53,20 @@ struct live_edit {
 };
 
 struct live_state {
-	struct scsi_lu *lu;	       /* backstore.*: the LU added, removed or replaced */
-	struct scsi_lu *new_lu;	       /* backstore.set (rebuild): the new LU */
-	uint64_t old_size;	       /* backstore.set (resize) */
+	struct scsi_lu *lu;	/* backstore.*: the LU added, removed or replaced */
+	struct scsi_lu *new_lu; /* backstore.set (rebuild): the new LU */
+	uint64_t old_size;	/* backstore.set (resize) */
 	bool resized;
-	struct cfg_rt_target *rtt;     /* target.add/del/set: built or removed target */
-	struct scsi_lun_map *map;      /* target.set: new demo map; acl: new own map */
-	struct iscsi_tpg *tpg;	       /* portal_group.add */
-	char **added;		       /* portal_group.set: portals now listening */
+	struct cfg_rt_target *rtt; /* target.add/del/set: built or removed target */
+	struct scsi_lun_map *map;  /* target.set: new demo map; acl: new own map */
+	struct iscsi_tpg *tpg;	   /* portal_group.add */
+	char **added;		   /* portal_group.set: portals now listening */
 	size_t nadded;
-	bool rebuild;		       /* target.set / portal_group.set: rebuilt at commit */
-	bool drop;		       /* acl.set: the initiator's sessions go */
-	struct live_edit *edits;       /* lun.*, acl.set, backstore.set */
+	bool rebuild;		 /* target.set / portal_group.set: rebuilt at commit */
+	bool drop;		 /* acl.set: the initiator's sessions go */
+	struct live_edit *edits; /* lun.*, acl.set, backstore.set */
 	size_t nedits, capedits;
-	const char *effect;	       /* what commit did to sessions */
+	const char *effect; /* what commit did to sessions */
 };
 
 void cfg_live_fix_log_level(struct cfg_runtime *rt, bool fixed)
@@ -336,7 +336,8 @@ static void live_settings_abort(struct cfg_runtime *rt, const struct cfg *c, str
 static void live_regroup(struct cfg_runtime *rt, const struct cfg *c, const struct cfg *old)
 {
 	size_t n = cfg_count_portal_groups(c), k = 0;
-	uint16_t *now = calloc(n ? n : 1, sizeof(*now)), *before = calloc(n ? n : 1, sizeof(*before));
+	uint16_t *now = calloc(n ? n : 1, sizeof(*now)),
+		 *before = calloc(n ? n : 1, sizeof(*before));
 	struct cfg shell = *c;
 
 	shell.pgs = old->pgs;
@@ -361,9 +362,10 @@ static void live_regroup(struct cfg_runtime *rt, const struct cfg *c, const stru
 			if (cfg_rt_build_tpg(c, i, g, rt, rtt, &err))
 				log_err("config: %s: %s", err.path, err.msg);
 			else
-				log_notice("config: %s portal group %u moved to target port group %u "
-					   "(its sessions were dropped)",
-					   c->targets[i].name, tag, now[k]);
+				log_notice(
+				    "config: %s portal group %u moved to target port group %u "
+				    "(its sessions were dropped)",
+				    c->targets[i].name, tag, now[k]);
 		}
 	}
 out:
@@ -841,7 +843,8 @@ static int lun_edit_diff(struct live_state *s, struct cfg_runtime *rt, struct sc
 		bool keep = false;
 
 		for (size_t j = 0; j < to->n && !keep; j++)
-			keep = to->v[j].lun == o->lun && !strcmp(to->v[j].backstore, o->backstore) &&
+			keep = to->v[j].lun == o->lun &&
+			       !strcmp(to->v[j].backstore, o->backstore) &&
 			       to->v[j].read_only == o->read_only;
 		if (!keep)
 			rc = edit_del(s, m, o->lun, cfg_rt_lu(rt, o->backstore),
@@ -852,7 +855,8 @@ static int lun_edit_diff(struct live_state *s, struct cfg_runtime *rt, struct sc
 		bool had = false;
 
 		for (size_t i = 0; i < from->n && !had; i++)
-			had = from->v[i].lun == n->lun && !strcmp(from->v[i].backstore, n->backstore) &&
+			had = from->v[i].lun == n->lun &&
+			      !strcmp(from->v[i].backstore, n->backstore) &&
 			      from->v[i].read_only == n->read_only;
 		if (!had)
 			rc = edit_add(s, m, n->lun, cfg_rt_lu(rt, n->backstore),
@@ -886,8 +890,7 @@ static int live_acl_set(struct cfg_runtime *rt, const struct cfg *c, const struc
 		rc = lun_edit_diff(s, rt, own, &old->luns, &a->luns, false);
 		if (rc) {
 			edits_undo(s);
-			return cfg_rt_err(err, rc, "cannot change the LUN map: %s",
-					  strerror(-rc));
+			return cfg_rt_err(err, rc, "cannot change the LUN map: %s", strerror(-rc));
 		}
 		return 0;
 	}
@@ -917,7 +920,8 @@ static void live_acl_set_commit(struct cfg_runtime *rt, struct cfg_chg *ch, stru
 		scsi_lun_map_put(own);
 	s->map = NULL;
 	if (iscsi_target_drop_initiator(rtt->it, ch->initiator))
-		s->effect = "the initiator's sessions on the target were dropped (LUN map switched)";
+		s->effect =
+		    "the initiator's sessions on the target were dropped (LUN map switched)";
 }
 
 /* ---- LUNs ---- */

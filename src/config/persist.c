@@ -28,9 +28,9 @@ struct cfg_store {
 	char *journal;
 	unsigned backups;
 	int jfd;
-	bool broken;	     /* an append could not be undone: compact first */
-	size_t jbytes;	     /* journal size, header included */
-	size_t jheader;	     /* header bytes */
+	bool broken;	/* an append could not be undone: compact first */
+	size_t jbytes;	/* journal size, header included */
+	size_t jheader; /* header bytes */
 	size_t records;
 	size_t file_bytes;
 	char base[SHA_HEX + 1]; /* SHA-256 of FILE as the journal's header names it */
@@ -343,7 +343,8 @@ int cfg_store_open(const char *file, unsigned backups, const struct iscsi_settin
 		st->file = strdup(file);
 		st->journal = malloc(strlen(file) + sizeof(".journal"));
 		if (st->journal)
-			snprintf(st->journal, strlen(file) + sizeof(".journal"), "%s.journal", file);
+			snprintf(st->journal, strlen(file) + sizeof(".journal"), "%s.journal",
+				 file);
 	}
 	if (!st || !st->file || !st->journal) {
 		if (st) {
@@ -370,8 +371,7 @@ int cfg_store_open(const char *file, unsigned backups, const struct iscsi_settin
 		if (h && json_integer_value(json_object_get(h, JOURNAL_MAGIC)) == JOURNAL_VERSION &&
 		    base && strcmp(base, sha) == 0) {
 			st->jheader = (size_t)(nl - jt) + 1;
-			*replayed =
-			    journal_replay(c, jt, jlen, st->jheader, fn, arg, &good_end);
+			*replayed = journal_replay(c, jt, jlen, st->jheader, fn, arg, &good_end);
 			if (*replayed)
 				log_notice("config: %zu change(s) replayed from %s", *replayed,
 					   st->journal);
@@ -509,7 +509,8 @@ int cfg_store_compact(const struct cfg *c, struct cfg_err *err)
 	rc = cfg_write_atomic(st->file, text, len);
 	free(text);
 	if (rc) {
-		snprintf(err->msg, sizeof(err->msg), "cannot write %s: %s", st->file, strerror(-rc));
+		snprintf(err->msg, sizeof(err->msg), "cannot write %s: %s", st->file,
+			 strerror(-rc));
 		return rc;
 	}
 	st->file_bytes = len;

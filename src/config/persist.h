@@ -34,8 +34,7 @@ struct json_t;
 /* Records replayed from the journal: fn applies one record (a JSON array of
  * changes in journal form) to c; it returns 0 or -errno (replay stops
  * there). */
-typedef int (*cfg_replay_fn)(struct cfg *c, struct json_t *changes, void *arg,
-			     struct cfg_err *err);
+typedef int (*cfg_replay_fn)(struct cfg *c, struct json_t *changes, void *arg, struct cfg_err *err);
 
 /* Read and verify FILE (parse, rules; not the file system checks), give
  * every portal group its relative port identifier (cfg_freeze_port_ids()),

@@ -43,10 +43,10 @@ struct cfg_runtime {
 	struct hmap targets; /* target name -> struct cfg_rt_target * */
 	char **listen;	     /* --listen addresses (copied), replacing every portal */
 	size_t nlisten;
-	char **portals;	     /* distinct addresses listened on at start-up (summary) */
+	char **portals; /* distinct addresses listened on at start-up (summary) */
 	size_t nportals;
-	size_t nluns;	     /* LUNs of the targets' "luns" at start-up (summary) */
-	uint16_t *pg_defs;   /* ALUA port groups defined in the core (undefined at teardown) */
+	size_t nluns;	   /* LUNs of the targets' "luns" at start-up (summary) */
+	uint16_t *pg_defs; /* ALUA port groups defined in the core (undefined at teardown) */
 	size_t npg_defs;
 	bool log_level_fixed; /* --log-level given: the config's log_level is not applied */
 };

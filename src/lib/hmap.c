@@ -154,8 +154,7 @@ void hmap_clear(struct hmap *m)
 	*m = (struct hmap)HMAP_INIT;
 }
 
-bool hmap_next(const struct hmap *m, size_t *pos, const void **key, size_t *klen,
-	       uintptr_t *val)
+bool hmap_next(const struct hmap *m, size_t *pos, const void **key, size_t *klen, uintptr_t *val)
 {
 	for (; *pos < m->cap; (*pos)++) {
 		const struct hmap_slot *s = &m->v[*pos];

@@ -20,7 +20,10 @@ struct hmap {
 	size_t tombs; /* deleted slots still marked */
 };
 
-#define HMAP_INIT { .v = NULL, .cap = 0, .n = 0, .tombs = 0 }
+#define HMAP_INIT                                                                                  \
+	{                                                                                          \
+		.v = NULL, .cap = 0, .n = 0, .tombs = 0                                            \
+	}
 
 /* Insert or replace. 0 or -ENOMEM (the map is unchanged then). */
 int hmap_put(struct hmap *m, const void *key, size_t klen, uintptr_t val);
@@ -36,7 +39,6 @@ static inline size_t hmap_count(const struct hmap *m)
 void hmap_clear(struct hmap *m);
 /* Iterate: *pos starts at 0; returns false at the end. The map must not be
  * changed during the walk. */
-bool hmap_next(const struct hmap *m, size_t *pos, const void **key, size_t *klen,
-	       uintptr_t *val);
+bool hmap_next(const struct hmap *m, size_t *pos, const void **key, size_t *klen, uintptr_t *val);
 
 #endif

@@ -10,12 +10,8 @@
 #include "rpc/rpc.h"
 
 const struct rpc_method *const rpc_methods[] = {
-    rpc_methods_config,
-    rpc_methods_backstore,
-    rpc_methods_target,
-    rpc_methods_session,
-    rpc_methods_alua,
-    NULL,
+    rpc_methods_config,	 rpc_methods_backstore, rpc_methods_target,
+    rpc_methods_session, rpc_methods_alua,	NULL,
 };
 
 const struct rpc_method *rpc_method_find(const char *name)
@@ -92,7 +88,8 @@ int rpc_check_params(struct rpc_call *call)
 						json_pack("{s:s,s:s}", "param", key, "expected",
 							  type_names[p->type]),
 						"parameter \"%s\" must be %s %s", key,
-						p->type == RPC_T_INTEGER || p->type == RPC_T_ARRAY ||
+						p->type == RPC_T_INTEGER ||
+							p->type == RPC_T_ARRAY ||
 							p->type == RPC_T_OBJECT
 						    ? "an"
 						    : "a",
@@ -150,8 +147,9 @@ json_t *rpc_methods_json(void)
 			}
 			for (const struct rpc_param *p = m->params; p && p->name; p++)
 				json_object_set_new(ps, p->name,
-						    json_pack("{s:s,s:b}", "type", type_names[p->type],
-							      "required", p->required));
+						    json_pack("{s:s,s:b}", "type",
+							      type_names[p->type], "required",
+							      p->required));
 			json_object_set_new(o, "params", ps);
 			json_object_set_new(o, "mutating", json_boolean(m->mutating));
 			if (m->object) {

@@ -99,11 +99,11 @@ static int m_set_state(struct rpc_call *call)
 
 		json_decref(s);
 		snprintf(what, sizeof(what), "%lld", (long long)id);
-		return rpc_fail(call, RPC_NOT_FOUND,
-				json_pack("{s:s,s:s}", "kind", "port_group", "name", what),
-				"no port group %s in the configuration (define it with settings.set "
-				"\"port_groups\")",
-				what);
+		return rpc_fail(
+		    call, RPC_NOT_FOUND, json_pack("{s:s,s:s}", "kind", "port_group", "name", what),
+		    "no port group %s in the configuration (define it with settings.set "
+		    "\"port_groups\")",
+		    what);
 	}
 	if (!bs) {
 		json_object_set_new(g, "state", json_string(state));
@@ -124,8 +124,8 @@ static int m_set_state(struct rpc_call *call)
 		if (found)
 			json_object_set_new(found, "state", json_string(state));
 		else
-			json_array_append_new(lus, json_pack("{s:s,s:s}", "backstore", bs, "state",
-							     state));
+			json_array_append_new(
+			    lus, json_pack("{s:s,s:s}", "backstore", bs, "state", state));
 	}
 	j = json_pack("{s:s,s:o}", "op", "settings.set", "object", s);
 	rc = j ? cfg_chg_from_json(j, &ch, &err) : -1;

@@ -117,9 +117,10 @@ static json_t *mappings_of(const struct cfg *c, const char *name)
 				continue;
 			p = cfg_ix_lun_bs(ix, t->name, key, name);
 			if (p >= 0)
-				json_array_append_new(arr, json_pack("{s:s,s:s,s:i}", "target",
-								     t->name, "initiator", key, "lun",
-								     (json_int_t)t->acls[a].luns.v[p].lun));
+				json_array_append_new(
+				    arr,
+				    json_pack("{s:s,s:s,s:i}", "target", t->name, "initiator", key,
+					      "lun", (json_int_t)t->acls[a].luns.v[p].lun));
 		}
 	}
 	if (m && arr)
@@ -261,22 +262,21 @@ static int m_reservation(struct rpc_call *call)
 		json_t *o;
 
 		snprintf(key, sizeof(key), "0x%016llx", (unsigned long long)r->key);
-		o = json_pack("{s:s,s:s,s:s,s:b,s:b}", "key", key, "initiator", r->initiator, "isid",
-			      r->isid, "all_tg_pt", r->all_tg_pt, "holder", r->holder);
+		o = json_pack("{s:s,s:s,s:s,s:b,s:b}", "key", key, "initiator", r->initiator,
+			      "isid", r->isid, "all_tg_pt", r->all_tg_pt, "holder", r->holder);
 		if (o && !r->all_tg_pt)
 			json_object_set_new(o, "rel_port", json_integer(r->rel_port));
 		if (o && r->holder && nholders++ == 0)
 			holder = json_incref(o);
 		json_array_append_new(regs, o);
 	}
-	call->result = json_pack("{s:I,s:b,s:o,s:o}", "generation", (json_int_t)pi.generation,
-				 "aptpl", pi.aptpl, "registrations", regs ? regs : json_array(),
-				 "reservation",
-				 pi.type ? json_pack("{s:i,s:s,s:b,s:o}", "type", pi.type, "name",
-						     pi.type_name ? pi.type_name : "",
-						     "all_registrants", nholders > 1, "holder",
-						     nholders == 1 ? holder : json_null())
-					 : json_null());
+	call->result = json_pack(
+	    "{s:I,s:b,s:o,s:o}", "generation", (json_int_t)pi.generation, "aptpl", pi.aptpl,
+	    "registrations", regs ? regs : json_array(), "reservation",
+	    pi.type ? json_pack("{s:i,s:s,s:b,s:o}", "type", pi.type, "name",
+				pi.type_name ? pi.type_name : "", "all_registrants", nholders > 1,
+				"holder", nholders == 1 ? holder : json_null())
+		    : json_null());
 	if (nholders != 1 || !pi.type)
 		json_decref(holder);
 	scsi_pr_info_free(&pi);

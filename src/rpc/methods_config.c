@@ -36,15 +36,15 @@ static int m_info(struct rpc_call *call)
 	if (iscsi_session_list(&s, &ns))
 		ns = 0;
 	free(s);
-	call->result = json_pack(
-	    "{s:s,s:i,s:s,s:s,s:f,s:i,s:i,s:i,s:i,s:{s:i,s:i},s:i}", "version",
-	    rpc_server_version(), "pid", (int)getpid(), "config",
-	    cfg_store_file() ? cfg_store_file() : "", "socket", rpc_server_path(), "uptime_s",
-	    rpc_server_uptime(), "backstores", (json_int_t)c->nbs, "targets",
-	    (json_int_t)c->ntargets, "luns", (json_int_t)count_luns(c), "sessions",
-	    (json_int_t)ns, "journal", "records", (json_int_t)cfg_store_journal_records(),
-	    "bytes", (json_int_t)cfg_store_journal_bytes(), "config_bytes",
-	    (json_int_t)cfg_store_file_bytes());
+	call->result =
+	    json_pack("{s:s,s:i,s:s,s:s,s:f,s:i,s:i,s:i,s:i,s:{s:i,s:i},s:i}", "version",
+		      rpc_server_version(), "pid", (int)getpid(), "config",
+		      cfg_store_file() ? cfg_store_file() : "", "socket", rpc_server_path(),
+		      "uptime_s", rpc_server_uptime(), "backstores", (json_int_t)c->nbs, "targets",
+		      (json_int_t)c->ntargets, "luns", (json_int_t)count_luns(c), "sessions",
+		      (json_int_t)ns, "journal", "records", (json_int_t)cfg_store_journal_records(),
+		      "bytes", (json_int_t)cfg_store_journal_bytes(), "config_bytes",
+		      (json_int_t)cfg_store_file_bytes());
 	return call->result ? 0 : rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
 }
 
@@ -100,8 +100,8 @@ static int diff_common(struct rpc_call *call, int rc, const struct cfg_err *err)
 		rc = cfg_ctl_prepare(&call->txn, true, &failed, &runtime, &e2);
 		if (rc)
 			return rpc_fail_cfg(call, rc, &e2, false);
-		call->result = json_pack("{s:o,s:b}", "changes", changes_json(&call->txn),
-					 "dry_run", true);
+		call->result =
+		    json_pack("{s:o,s:b}", "changes", changes_json(&call->txn), "dry_run", true);
 		return 0;
 	}
 	call->finish = finish_changes;
@@ -194,11 +194,12 @@ static int m_transaction(struct rpc_call *call)
 		sub->m = name ? rpc_method_find(name) : NULL;
 		if (!json_is_object(req) || !sub->m || !sub->m->mutating ||
 		    !strncmp(name, "config.", 7) || (params && !json_is_object(params))) {
-			rpc_fail(call, RPC_INVALID_PARAMS,
-				 json_pack("{s:s,s:i}", "param", "requests", "index", (json_int_t)i),
-				 "requests[%zu]: a {method, params} of a method that changes "
-				 "objects",
-				 i);
+			rpc_fail(
+			    call, RPC_INVALID_PARAMS,
+			    json_pack("{s:s,s:i}", "param", "requests", "index", (json_int_t)i),
+			    "requests[%zu]: a {method, params} of a method that changes "
+			    "objects",
+			    i);
 			goto fail;
 		}
 		sub->params = params ? json_incref(params) : json_object();
@@ -208,7 +209,8 @@ static int m_transaction(struct rpc_call *call)
 			rpc_fail(call, sub->code, json_incref(sub->data), "requests[%zu] (%s): %s",
 				 i, name, sub->msg);
 			if (call->data)
-				json_object_set_new(call->data, "index", json_integer((json_int_t)i));
+				json_object_set_new(call->data, "index",
+						    json_integer((json_int_t)i));
 			else
 				call->data = json_pack("{s:i}", "index", (json_int_t)i);
 			goto fail;
@@ -269,8 +271,8 @@ static json_t *finish_settings(struct rpc_call *call)
 	return settings_json(true);
 }
 
-static const char *const settings_except[] = {"version", "backstores", "targets", "state_dir",
-					       "rpc_socket", NULL};
+static const char *const settings_except[] = {"version",   "backstores", "targets",
+					      "state_dir", "rpc_socket", NULL};
 
 static int m_settings_set(struct rpc_call *call)
 {

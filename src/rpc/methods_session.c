@@ -17,14 +17,14 @@ static json_t *session_json(const struct iscsi_session_info *s)
 	for (size_t i = 0; i < 6; i++)
 		snprintf(isid + 2 * i, 3, "%02x", s->isid[i]);
 	for (size_t i = 0; conns && i < s->nconns; i++)
-		json_array_append_new(conns, json_pack("{s:i,s:s,s:s,s:s}", "cid", s->conns[i].cid,
-						       "peer", s->conns[i].peer, "local",
-						       s->conns[i].local, "state",
-						       s->conns[i].state));
+		json_array_append_new(conns,
+				      json_pack("{s:i,s:s,s:s,s:s}", "cid", s->conns[i].cid, "peer",
+						s->conns[i].peer, "local", s->conns[i].local,
+						"state", s->conns[i].state));
 	o = json_pack("{s:i,s:s,s:s,s:i,s:s,s:s,s:s,s:b,s:o}", "tsih", s->tsih, "type",
 		      s->discovery ? "discovery" : "normal", "target", s->target, "tpgt", s->tpgt,
-		      "initiator", s->initiator, "initiator_alias", s->initiator_alias, "isid", isid,
-		      "logged_in", s->logged_in, "connections", conns ? conns : json_array());
+		      "initiator", s->initiator, "initiator_alias", s->initiator_alias, "isid",
+		      isid, "logged_in", s->logged_in, "connections", conns ? conns : json_array());
 	return o;
 }
 
@@ -60,9 +60,9 @@ static int drop(struct rpc_call *call, int cid)
 				"no session with TSIH %s%s", what,
 				cid < 0 ? "" : " and that connection");
 	}
-	call->result = cid < 0 ? json_pack("{s:I,s:s}", "tsih", tsih, "action", "dropped")
-			       : json_pack("{s:I,s:i,s:s}", "tsih", tsih, "cid", cid, "action",
-					   "dropped");
+	call->result =
+	    cid < 0 ? json_pack("{s:I,s:s}", "tsih", tsih, "action", "dropped")
+		    : json_pack("{s:I,s:i,s:s}", "tsih", tsih, "cid", cid, "action", "dropped");
 	return 0;
 }
 

@@ -134,8 +134,8 @@ static json_t *finish_ref(struct rpc_call *call)
 	}
 }
 
-static int keep_ref(struct rpc_call *call, enum obj_what what, const char *target,
-		    const char *key, uint32_t num)
+static int keep_ref(struct rpc_call *call, enum obj_what what, const char *target, const char *key,
+		    uint32_t num)
 {
 	struct obj_ref *r = calloc(1, sizeof(*r));
 
@@ -455,8 +455,9 @@ static int m_lun_set(struct rpc_call *call)
 
 	if (!l)
 		return -1;
-	p = lun >= 0 && lun <= CFG_MAX_LUN ? cfg_ix_lun(cfg_ctl_index(), t->name, ini, (uint32_t)lun)
-					   : -1;
+	p = lun >= 0 && lun <= CFG_MAX_LUN
+		? cfg_ix_lun(cfg_ctl_index(), t->name, ini, (uint32_t)lun)
+		: -1;
 	if (p < 0) {
 		char what[32];
 

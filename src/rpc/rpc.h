@@ -66,11 +66,11 @@ typedef json_t *(*rpc_finish)(struct rpc_call *call);
 struct rpc_method {
 	const char *name;
 	rpc_handler fn;
-	bool mutating;		       /* makes changes (journaled) */
+	bool mutating;			/* makes changes (journaled) */
 	const struct rpc_param *params; /* NULL-name terminated */
-	bool object;		       /* also takes the fields of a config object */
-	enum cfg_obj_kind kind;	       /* which one (cfg_object_fields()) */
-	const char *const *except;     /* of those fields, the ones it does not take */
+	bool object;			/* also takes the fields of a config object */
+	enum cfg_obj_kind kind;		/* which one (cfg_object_fields()) */
+	const char *const *except;	/* of those fields, the ones it does not take */
 };
 
 /* One request being handled. */

@@ -33,7 +33,7 @@
 #include "lib/reactor.h"
 #include "rpc/rpc.h"
 
-#define RPC_READ_CHUNK	  65536
+#define RPC_READ_CHUNK	    65536
 #define RPC_IDLE_COMPACT_NS (1000ull * 1000000ull) /* compact 1 s after the last change */
 
 struct rpc_client;
@@ -258,8 +258,8 @@ static void pending_finish(struct rpc_pending *p, int rc, const struct cfg_err *
 			if (!e[0])
 				continue;
 			cfg_chg_describe(call->txn.v[i], what, sizeof(what));
-			json_array_append_new(effects, json_pack("{s:s,s:s}", "change", what,
-								 "effect", e));
+			json_array_append_new(effects,
+					      json_pack("{s:s,s:s}", "change", what, "effect", e));
 		}
 		call->result = call->finish ? call->finish(call) : json_object();
 		if (!call->result && !call->code)
@@ -365,20 +365,20 @@ static json_t *handle_request(struct rpc_client *cl, struct rpc_line *line, json
 	int rc;
 
 	if (!json_is_object(req))
-		return rpc_response(NULL, NULL,
-				    rpc_error_obj(RPC_INVALID_REQUEST, "not a request object", NULL));
+		return rpc_response(
+		    NULL, NULL, rpc_error_obj(RPC_INVALID_REQUEST, "not a request object", NULL));
 	id = json_object_get(req, "id");
 	method = json_object_get(req, "method");
 	params = json_object_get(req, "params");
-	if (!valid_id(id) ||
-	    !json_is_string(json_object_get(req, "jsonrpc")) ||
+	if (!valid_id(id) || !json_is_string(json_object_get(req, "jsonrpc")) ||
 	    strcmp(json_string_value(json_object_get(req, "jsonrpc")), "2.0") != 0 ||
 	    !json_is_string(method))
-		return rpc_response(valid_id(id) ? id : NULL, NULL,
-				    rpc_error_obj(RPC_INVALID_REQUEST,
-						  "a JSON-RPC 2.0 request needs \"jsonrpc\": \"2.0\" "
-						  "and a string \"method\"",
-						  NULL));
+		return rpc_response(
+		    valid_id(id) ? id : NULL, NULL,
+		    rpc_error_obj(RPC_INVALID_REQUEST,
+				  "a JSON-RPC 2.0 request needs \"jsonrpc\": \"2.0\" "
+				  "and a string \"method\"",
+				  NULL));
 	call.m = rpc_method_find(json_string_value(method));
 	if (!call.m) {
 		if (!id)
@@ -480,8 +480,7 @@ static void handle_line(struct rpc_client *cl, const char *text, size_t len)
 				r = handle_request(cl, line, arr, json_array_size(arr) - 1, req);
 				if (r)
 					json_array_set_new(arr, json_array_size(arr) - 1, r);
-				else if (!json_is_object(req) ||
-					 !json_object_get(req, "id"))
+				else if (!json_is_object(req) || !json_object_get(req, "id"))
 					/* a notification: no answer, no slot */
 					json_array_remove(arr, json_array_size(arr) - 1);
 			}
@@ -608,8 +607,8 @@ static void client_read(struct rpc_client *cl)
 static bool client_write(struct rpc_client *cl)
 {
 	while (cl->outoff < cl->outlen) {
-		ssize_t w = send(cl->rfd.fd, cl->out + cl->outoff, cl->outlen - cl->outoff,
-				 MSG_NOSIGNAL);
+		ssize_t w =
+		    send(cl->rfd.fd, cl->out + cl->outoff, cl->outlen - cl->outoff, MSG_NOSIGNAL);
 
 		if (w < 0 && errno == EINTR)
 			continue;

@@ -23,8 +23,8 @@
 #include "config/change.h"
 #include "config/config.h"
 
-#define T "iqn.2026-12.org.utarget:t"
-#define U "iqn.2026-12.org.utarget:u"
+#define T  "iqn.2026-12.org.utarget:t"
+#define U  "iqn.2026-12.org.utarget:u"
 #define I1 "iqn.2026-12.org.utarget:i1"
 #define I2 "iqn.2026-12.org.utarget:i2"
 
@@ -172,47 +172,59 @@ static void test_each_kind(void **state)
 {
 	struct fx *f = *state;
 
-	apply_undo(f, "{\"op\":\"backstore.add\",\"object\":{\"name\":\"d\",\"type\":\"null\","
-		      "\"size\":\"1M\"}}",
+	apply_undo(f,
+		   "{\"op\":\"backstore.add\",\"object\":{\"name\":\"d\",\"type\":\"null\","
+		   "\"size\":\"1M\"}}",
 		   check_bs_add);
 	apply_undo(f,
 		   "{\"op\":\"backstore.set\",\"name\":\"b\",\"object\":{\"name\":\"b\","
 		   "\"type\":\"null\",\"size\":\"2M\",\"thin\":true}}",
 		   NULL);
-	apply_undo(f, "{\"op\":\"lun.add\",\"target\":\"" T "\",\"object\":{\"lun\":7,"
-		      "\"backstore\":\"c\"}}",
+	apply_undo(f,
+		   "{\"op\":\"lun.add\",\"target\":\"" T "\",\"object\":{\"lun\":7,"
+		   "\"backstore\":\"c\"}}",
 		   check_lun_add);
-	apply_undo(f, "{\"op\":\"lun.set\",\"target\":\"" T "\",\"lun\":1,\"object\":{\"lun\":1,"
-		      "\"backstore\":\"c\",\"read_only\":true}}",
+	apply_undo(f,
+		   "{\"op\":\"lun.set\",\"target\":\"" T "\",\"lun\":1,\"object\":{\"lun\":1,"
+		   "\"backstore\":\"c\",\"read_only\":true}}",
 		   NULL);
 	apply_undo(f, "{\"op\":\"lun.delete\",\"target\":\"" T "\",\"lun\":0}", NULL);
-	apply_undo(f, "{\"op\":\"lun.add\",\"target\":\"" T "\",\"initiator\":\"" I1 "\","
-		      "\"object\":{\"lun\":3,\"backstore\":\"a\"}}",
+	apply_undo(f,
+		   "{\"op\":\"lun.add\",\"target\":\"" T "\",\"initiator\":\"" I1 "\","
+		   "\"object\":{\"lun\":3,\"backstore\":\"a\"}}",
 		   NULL);
-	apply_undo(f, "{\"op\":\"acl.add\",\"target\":\"" T "\",\"object\":{\"initiator\":"
-		      "\"iqn.2026-12.org.utarget:i3\"}}",
+	apply_undo(f,
+		   "{\"op\":\"acl.add\",\"target\":\"" T "\",\"object\":{\"initiator\":"
+		   "\"iqn.2026-12.org.utarget:i3\"}}",
 		   NULL);
 	apply_undo(f, "{\"op\":\"acl.delete\",\"target\":\"" T "\",\"initiator\":\"" I1 "\"}",
 		   NULL);
-	apply_undo(f, "{\"op\":\"acl.set\",\"target\":\"" T "\",\"initiator\":\"" I2 "\","
-		      "\"object\":{\"initiator\":\"" I2 "\",\"luns\":[{\"lun\":9,\"backstore\":\"b\"}]}}",
+	apply_undo(f,
+		   "{\"op\":\"acl.set\",\"target\":\"" T "\",\"initiator\":\"" I2 "\","
+		   "\"object\":{\"initiator\":\"" I2
+		   "\",\"luns\":[{\"lun\":9,\"backstore\":\"b\"}]}}",
 		   NULL);
-	apply_undo(f, "{\"op\":\"portal_group.add\",\"target\":\"" T "\",\"object\":{\"tag\":2,"
-		      "\"portals\":[\"[::1]:3260\"]}}",
+	apply_undo(f,
+		   "{\"op\":\"portal_group.add\",\"target\":\"" T "\",\"object\":{\"tag\":2,"
+		   "\"portals\":[\"[::1]:3260\"]}}",
 		   NULL);
-	apply_undo(f, "{\"op\":\"portal_group.set\",\"target\":\"" T "\",\"tag\":1,\"object\":"
-		      "{\"tag\":1,\"portals\":[\"127.0.0.1:3261\"]}}",
+	apply_undo(f,
+		   "{\"op\":\"portal_group.set\",\"target\":\"" T "\",\"tag\":1,\"object\":"
+		   "{\"tag\":1,\"portals\":[\"127.0.0.1:3261\"]}}",
 		   NULL);
-	apply_undo(f, "{\"op\":\"target.set\",\"target\":\"" T "\",\"object\":{\"name\":\"" T "\","
-		      "\"alias\":\"new\"}}",
+	apply_undo(f,
+		   "{\"op\":\"target.set\",\"target\":\"" T "\",\"object\":{\"name\":\"" T "\","
+		   "\"alias\":\"new\"}}",
 		   check_tgt_set);
 	apply_undo(f, "{\"op\":\"target.delete\",\"target\":\"" T "\"}", NULL);
-	apply_undo(f, "{\"op\":\"target.add\",\"object\":{\"name\":\"iqn.2026-12.org.utarget:v\","
-		      "\"portal_groups\":[{\"tag\":1,\"portals\":[\"127.0.0.1:3262\"]}],"
-		      "\"luns\":[{\"lun\":0,\"backstore\":\"b\"}]}}",
+	apply_undo(f,
+		   "{\"op\":\"target.add\",\"object\":{\"name\":\"iqn.2026-12.org.utarget:v\","
+		   "\"portal_groups\":[{\"tag\":1,\"portals\":[\"127.0.0.1:3262\"]}],"
+		   "\"luns\":[{\"lun\":0,\"backstore\":\"b\"}]}}",
 		   check_tgt_add);
-	apply_undo(f, "{\"op\":\"settings.set\",\"object\":{\"log_level\":\"debug\","
-		      "\"iscsi\":{\"queue_depth\":32}}}",
+	apply_undo(f,
+		   "{\"op\":\"settings.set\",\"object\":{\"log_level\":\"debug\","
+		   "\"iscsi\":{\"queue_depth\":32}}}",
 		   NULL);
 	/* deleting b once unmapped, in one transaction */
 	struct cfg_txn x = {0};
@@ -263,8 +275,9 @@ static void test_refusals(void **state)
 				      "\"object\":{\"tag\":2,\"rel_port_id\":2,"
 				      "\"portals\":[\"127.0.0.1:1\"]}}"),
 			 -EINVAL); /* U's group has rel_port_id 2 */
-	assert_int_equal(apply_err(f, "{\"op\":\"target.add\",\"object\":{\"name\":\"bad name\","
-				      "\"portal_groups\":[{\"tag\":1,\"portals\":[\"1.2.3.4:1\"]}]}}"),
+	assert_int_equal(apply_err(f,
+				   "{\"op\":\"target.add\",\"object\":{\"name\":\"bad name\","
+				   "\"portal_groups\":[{\"tag\":1,\"portals\":[\"1.2.3.4:1\"]}]}}"),
 			 -EINVAL);
 	assert_int_equal(apply_err(f, "{\"op\":\"target.set\",\"target\":\"" T "\",\"object\":"
 				      "{\"name\":\"" U "\"}}"),
@@ -344,8 +357,8 @@ static void test_random_undo(void **state)
 				 k);
 			break;
 		case 1:
-			snprintf(json, sizeof(json), "{\"op\":\"backstore.delete\",\"name\":\"r%d\"}",
-				 k);
+			snprintf(json, sizeof(json),
+				 "{\"op\":\"backstore.delete\",\"name\":\"r%d\"}", k);
 			break;
 		case 2:
 			snprintf(json, sizeof(json),
@@ -359,7 +372,8 @@ static void test_random_undo(void **state)
 			break;
 		case 4:
 			snprintf(json, sizeof(json),
-				 "{\"op\":\"acl.add\",\"target\":\"" U "\",\"object\":{\"initiator\":"
+				 "{\"op\":\"acl.add\",\"target\":\"" U
+				 "\",\"object\":{\"initiator\":"
 				 "\"iqn.2026-12.org.utarget:r%d\",\"luns\":[{\"lun\":0,"
 				 "\"backstore\":\"c\"}]}}",
 				 k);

@@ -145,8 +145,8 @@ static size_t diff_apply(const char *a, const char *b, enum cfg_chg_kind *kinds,
 }
 
 #define BS3                                                                                        \
-	"\"backstores\": [{\"name\": \"a\", \"type\": \"ram\", \"size\": \"1M\"},"              \
-	" {\"name\": \"b\", \"type\": \"null\", \"size\": \"1M\"},"                             \
+	"\"backstores\": [{\"name\": \"a\", \"type\": \"ram\", \"size\": \"1M\"},"                 \
+	" {\"name\": \"b\", \"type\": \"null\", \"size\": \"1M\"},"                                \
 	" {\"name\": \"c\", \"type\": \"null\", \"size\": \"1M\"}]"
 #define TPG1 "\"portal_groups\": [{\"tag\": 1, \"portals\": [\"127.0.0.1:3260\"]}]"
 
@@ -269,10 +269,8 @@ static void test_rel_ports_kept(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_equal),
-	    cmocka_unit_test(test_one_lun),
-	    cmocka_unit_test(test_everything),
-	    cmocka_unit_test(test_reverse_and_swap),
+	    cmocka_unit_test(test_equal),	   cmocka_unit_test(test_one_lun),
+	    cmocka_unit_test(test_everything),	   cmocka_unit_test(test_reverse_and_swap),
 	    cmocka_unit_test(test_rel_ports_kept),
 	};
 	struct iscsi_settings d = defaults;

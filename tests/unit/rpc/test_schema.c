@@ -41,9 +41,9 @@ static int teardown(void **state)
 static const char *kind_name(enum cfg_obj_kind k)
 {
 	static const char *const names[] = {
-	    [CFG_OBJ_ROOT] = "settings",	   [CFG_OBJ_BACKSTORE] = "backstore",
-	    [CFG_OBJ_TARGET] = "target",	   [CFG_OBJ_PORTAL_GROUP] = "portal_group",
-	    [CFG_OBJ_ACL] = "acl",		   [CFG_OBJ_LUN] = "lun",
+	    [CFG_OBJ_ROOT] = "settings", [CFG_OBJ_BACKSTORE] = "backstore",
+	    [CFG_OBJ_TARGET] = "target", [CFG_OBJ_PORTAL_GROUP] = "portal_group",
+	    [CFG_OBJ_ACL] = "acl",	 [CFG_OBJ_LUN] = "lun",
 	};
 	return names[k];
 }
@@ -53,8 +53,8 @@ static bool array_has(const json_t *a, const char *s)
 	size_t i;
 	json_t *v;
 
-	json_array_foreach(a, i, v) if (json_string_value(v) && !strcmp(json_string_value(v), s))
-	    return true;
+	json_array_foreach(a, i, v) if (json_string_value(v) &&
+					!strcmp(json_string_value(v), s)) return true;
 	return false;
 }
 
@@ -137,8 +137,9 @@ static void test_same_params(void **state)
 					continue;
 				n++;
 				if (!array_has(impl_f, fn))
-					fail_msg("%s: the schema says it takes field %s; it does not",
-						 name, fn);
+					fail_msg(
+					    "%s: the schema says it takes field %s; it does not",
+					    name, fn);
 			}
 			if (n != json_array_size(impl_f))
 				fail_msg("%s: takes %zu object fields, the schema %zu", name,
