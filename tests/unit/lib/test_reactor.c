@@ -599,6 +599,82 @@ static void test_uring_many(void **state)
 	reactor_destroy(r);
 }
 
+/* A request that completes inside the submit (a NOP) has its callback, and
+ * the deferred work that queues, run in the iteration that submitted it: a
+ * pipe kept readable counts the iterations. */
+struct inl {
+	struct reactor_fd pipe_h;
+	struct reactor_msg m;
+	struct reactor_uring_req req;
+	struct reactor_defer d;
+	struct reactor *r;
+	int iterations; /* pipe callbacks: one per loop iteration */
+	int cb_at, defer_at;
+	int res;
+};
+
+static void inl_pipe_cb(struct reactor_fd *h, uint32_t revents)
+{
+	struct inl *x = container_of(h, struct inl, pipe_h);
+
+	x->iterations++; /* the byte stays: readable in every iteration */
+	if (x->iterations > 5)
+		reactor_stop(x->r); /* the completion never came */
+}
+
+static void inl_defer_fn(struct reactor_defer *d)
+{
+	struct inl *x = container_of(d, struct inl, d);
+
+	x->defer_at = x->iterations;
+	reactor_stop(x->r);
+}
+
+static void inl_cb(struct reactor_uring_req *req, int res)
+{
+	struct inl *x = container_of(req, struct inl, req);
+
+	x->res = res;
+	x->cb_at = x->iterations;
+	reactor_defer(x->r, &x->d);
+}
+
+static void inl_start(struct reactor_msg *m)
+{
+	struct inl *x = container_of(m, struct inl, m);
+	struct io_uring_sqe *sqe = reactor_uring_sqe(x->r, &x->req);
+
+	assert_non_null(sqe);
+	io_uring_prep_nop(sqe);
+}
+
+static void test_uring_inline_completion(void **state)
+{
+	struct reactor *r = new_reactor();
+	struct inl x = {.m.fn = inl_start, .req.cb = inl_cb, .r = r, .res = -1};
+	int p[2];
+
+	if (!reactor_has_uring(r)) {
+		/* why io_uring is unavailable: test_uring_read */
+		assert_null(reactor_uring_sqe(r, &x.req));
+		reactor_destroy(r);
+		return;
+	}
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], "x", 1), 1);
+	assert_int_equal(reactor_fd_add(r, &x.pipe_h, p[0], REACTOR_IN, inl_pipe_cb), 0);
+	reactor_defer_init(&x.d, inl_defer_fn);
+	reactor_post(r, &x.m);
+	assert_int_equal(reactor_run(r), 0);
+	assert_int_equal(x.res, 0);
+	assert_int_equal(x.cb_at, 1);
+	assert_int_equal(x.defer_at, 1);
+	reactor_fd_del(&x.pipe_h);
+	close(p[0]);
+	close(p[1]);
+	reactor_destroy(r);
+}
+
 static void test_uring_disabled_by_env(void **state)
 {
 	struct reactor *r;
@@ -678,6 +754,7 @@ int main(void)
 	    cmocka_unit_test(test_timer_heap),
 	    cmocka_unit_test(test_uring_read),
 	    cmocka_unit_test(test_uring_many),
+	    cmocka_unit_test(test_uring_inline_completion),
 	    cmocka_unit_test(test_uring_disabled_by_env),
 	    cmocka_unit_test(test_pool),
 	};
