@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* methods_session.c: iSCSI sessions and connections: list them, end them.
- * Ending is a drop (iscsi.h: target-initiated logout is not offered), and
- * the answer says so ("action": "dropped"). */
+/* methods_session.c: iSCSI sessions and connections: list them, end them:
+ * by default with a target-initiated logout (RFC 7143 11.9.1: AsyncEvent 1,
+ * the initiator logs out within "timeout" seconds, else it is dropped), or
+ * at once with "mode": "drop"; the answer's "action" says which. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,13 +48,29 @@ static int m_list(struct rpc_call *call)
 	return a ? 0 : rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
 }
 
-static int drop(struct rpc_call *call, int cid)
+/* session.close / connection.close: a target-initiated logout (RFC 7143
+ * 11.9.1, the default) or a drop */
+static int end(struct rpc_call *call, int cid)
 {
 	json_int_t tsih = json_integer_value(json_object_get(call->params, "tsih"));
+	const char *mode = rpc_str(call, "mode");
+	json_t *tv = json_object_get(call->params, "timeout");
+	json_int_t timeout = tv ? json_integer_value(tv) : 10;
+	bool logout = !mode || !strcmp(mode, "logout");
 	char what[32];
+	int rc;
 
-	if (tsih < 1 || tsih > 65535 || cid > 65535 ||
-	    iscsi_session_drop((uint16_t)tsih, cid) != 0) {
+	if (mode && !logout && strcmp(mode, "drop"))
+		return rpc_fail(call, RPC_INVALID_PARAMS, json_pack("{s:s}", "param", "mode"),
+				"mode: \"logout\" or \"drop\"");
+	if (timeout < 1 || timeout > 3600)
+		return rpc_fail(call, RPC_INVALID_PARAMS, json_pack("{s:s}", "param", "timeout"),
+				"timeout: 1..3600 seconds");
+	rc = -ENOENT;
+	if (tsih >= 1 && tsih <= 65535 && cid <= 65535)
+		rc = logout ? iscsi_session_logout((uint16_t)tsih, cid, (uint16_t)timeout)
+			    : iscsi_session_drop((uint16_t)tsih, cid);
+	if (rc) {
 		snprintf(what, sizeof(what), "%lld", (long long)tsih);
 		return rpc_fail(call, RPC_NOT_FOUND,
 				json_pack("{s:s,s:s}", "kind", cid < 0 ? "session" : "connection",
@@ -60,15 +78,18 @@ static int drop(struct rpc_call *call, int cid)
 				"no session with TSIH %s%s", what,
 				cid < 0 ? "" : " and that connection");
 	}
-	call->result =
-	    cid < 0 ? json_pack("{s:I,s:s}", "tsih", tsih, "action", "dropped")
-		    : json_pack("{s:I,s:i,s:s}", "tsih", tsih, "cid", cid, "action", "dropped");
+	call->result = json_pack("{s:I,s:s}", "tsih", tsih, "action",
+				 logout ? "logout requested" : "dropped");
+	if (call->result && cid >= 0)
+		json_object_set_new(call->result, "cid", json_integer(cid));
+	if (call->result && logout)
+		json_object_set_new(call->result, "timeout", json_integer(timeout));
 	return 0;
 }
 
 static int m_close(struct rpc_call *call)
 {
-	return drop(call, -1);
+	return end(call, -1);
 }
 
 static int m_conn_close(struct rpc_call *call)
@@ -78,7 +99,7 @@ static int m_conn_close(struct rpc_call *call)
 	if (cid < 0 || cid > 65535)
 		return rpc_fail(call, RPC_INVALID_PARAMS, json_pack("{s:s}", "param", "cid"),
 				"cid: 0..65535");
-	return drop(call, (int)cid);
+	return end(call, (int)cid);
 }
 
 static const struct rpc_param p_list[] = {
@@ -87,11 +108,15 @@ static const struct rpc_param p_list[] = {
 };
 static const struct rpc_param p_close[] = {
     {.name = "tsih", .type = RPC_T_INTEGER, .required = true},
+    {.name = "mode", .type = RPC_T_STRING},
+    {.name = "timeout", .type = RPC_T_INTEGER},
     {0},
 };
 static const struct rpc_param p_conn[] = {
     {.name = "tsih", .type = RPC_T_INTEGER, .required = true},
     {.name = "cid", .type = RPC_T_INTEGER, .required = true},
+    {.name = "mode", .type = RPC_T_STRING},
+    {.name = "timeout", .type = RPC_T_INTEGER},
     {0},
 };
 

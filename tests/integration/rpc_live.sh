@@ -16,6 +16,8 @@
 #      the same configuration comes back.
 #   5. the file is 0600 with rotated backups; the socket is 0600 and a
 #      peer that is neither root nor the daemon's user is refused (-32008).
+# And session.close: a target-initiated logout (AsyncEvent 1: libiscsi logs
+# out), and a drop.
 # Ports: 3800-3849.
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
@@ -169,6 +171,33 @@ echo "$io" | grep -q "luns=0,2,7" || ut_fail "liveio's REPORT LUNS after the cha
 [ "$(echo "$io" | sed 's/.*ua_capacity=\([0-9]*\).*/\1/')" -ge 1 ] ||
 	ut_fail "liveio saw no CAPACITY DATA HAS CHANGED: $io"
 echo "ok: the session kept working across every change ($io)"
+
+# ---- ending sessions: a target-initiated logout, a drop ----
+end_session() { # end_session MODE: a liveio session ended through the API
+	rm -f "$STOP"
+	"$LIVEIO" -i "$INI" "iscsi://127.0.0.1:$UT_PORT/$T1/0" "$STOP" 30 >"$UT_TMP/io3.out" 2>&1 &
+	IO_PID=$!
+	for ((i = 0; i < 100; i++)); do grep -qs ready "$UT_TMP/io3.out" && break; sleep 0.1; done
+	grep -qs ready "$UT_TMP/io3.out" || ut_fail "liveio did not start: $(cat "$UT_TMP/io3.out")"
+	TSIH=$(tsih_of)
+	out=$(r session.close "{\"tsih\": $TSIH, \"mode\": \"$1\", \"timeout\": 5}")
+	for ((i = 0; i < 80; i++)); do [ "$(tsih_of)" = none ] && break; sleep 0.1; done
+	[ "$(tsih_of)" = none ] || ut_fail "session.close ($1): the session is still there"
+	touch "$STOP"
+	wait $IO_PID
+	echo "$out"
+}
+logouts=$(grep -c "logout: initiator $INI" "$UT_LOG")
+out=$(end_session logout)
+[ "$(jget 'j["action"]' "$out")" = "logout requested" ] || ut_fail "session.close: $out"
+grep -q "Logout requested (AsyncEvent 1" "$UT_LOG" || ut_fail "no AsyncEvent 1 sent"
+[ "$(grep -c "logout: initiator $INI" "$UT_LOG")" -gt "$logouts" ] ||
+	ut_fail "the initiator did not log out after AsyncEvent 1"
+grep -q "no Logout within" "$UT_LOG" && ut_fail "the initiator's session had to be dropped"
+out=$(end_session drop)
+[ "$(jget 'j["action"]' "$out")" = dropped ] || ut_fail "session.close drop: $out"
+rfail -32002 session.close '{"tsih": 4321}' >/dev/null
+echo "ok: session.close: a target-initiated logout (the initiator logged out), and a drop"
 
 # ---- 3. reload of a hand-edited file ----
 r config.save >/dev/null

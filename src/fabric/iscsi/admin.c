@@ -4,10 +4,12 @@
  * alias, end the sessions of one initiator, list sessions and connections
  * and end them.
  *
- * Ending a session is a drop: target-initiated logout (RFC 7143 11.9.1,
- * AsyncEvent 1) is not offered, so the connections are closed and the
- * initiator sees the transport go (ERL 0: the session goes with its last
- * connection; its tasks are aborted as for I_T nexus loss). */
+ * Ending a session: either a target-initiated logout (RFC 7143 11.9.1: an
+ * Asynchronous Message with AsyncEvent 1 asks the initiator to log out
+ * within Parameter3 seconds; the connection is dropped if it has not by
+ * then), or a drop (the connections are closed and the initiator sees the
+ * transport go; ERL 0: the session goes with its last connection, its tasks
+ * are aborted as for I_T nexus loss). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include "fabric/iscsi/iscsi.h"
 #include "fabric/iscsi/session.h"
 #include "fabric/iscsi/target.h"
+#include "lib/endian.h"
 #include "lib/log.h"
 #include "scsi/scsi.h"
 
@@ -214,6 +217,103 @@ static bool match_session(const struct iscsi_conn *c, const void *arg)
 
 	return c->sess && c->sess->registered && c->sess->tsih == m->tsih &&
 	       (m->cid < 0 || c->cid == (uint16_t)m->cid);
+}
+
+/* ---- target-initiated logout (RFC 7143 11.9.1, AsyncEvent 1) ---- */
+
+/* One request on one connection, on its reactor: the Async Message now,
+ * the drop if the initiator has not logged out by the deadline. */
+struct logout_req {
+	struct reactor_msg msg;
+	struct reactor_timer timer;
+	struct iscsi_conn *c; /* referenced */
+	uint16_t seconds;
+	uint64_t deadline_ns;
+};
+
+#define LOGOUT_TICK_NS (50ull * 1000000ull)
+
+/* Every 50 ms until the connection is gone (the request is freed soon
+ * after a Logout) or the deadline passes (then it is dropped). */
+static void logout_tick(struct reactor_timer *t)
+{
+	struct logout_req *lr = container_of(t, struct logout_req, timer);
+	struct iscsi_conn *c = lr->c;
+
+	if (!iscsi_conn_dead(c) && reactor_now_ns() < lr->deadline_ns) {
+		reactor_timer_arm(c->r, &lr->timer, LOGOUT_TICK_NS);
+		return;
+	}
+	if (!iscsi_conn_dead(c)) {
+		log_notice("iscsi: %s: no Logout within %u s of the target's request: dropped",
+			   c->peer, lr->seconds);
+		iscsi_conn_drop(c, "no Logout after AsyncEvent 1");
+	}
+	iscsi_conn_put(c);
+	free(lr);
+}
+
+static void logout_send(struct reactor_msg *m)
+{
+	struct logout_req *lr = container_of(m, struct logout_req, msg);
+	struct iscsi_conn *c = lr->c;
+	struct iscsi_bhs_async *h;
+	struct iscsi_tx *tx;
+
+	if (iscsi_conn_dead(c) || c->state != ISCSI_CONN_S5_LOGGED_IN ||
+	    !(tx = iscsi_tx_get(c))) {
+		/* not in full feature phase (or no memory): a drop instead */
+		if (!iscsi_conn_dead(c))
+			iscsi_conn_drop(c, "logout requested outside full feature phase");
+		iscsi_conn_put(c);
+		free(lr);
+		return;
+	}
+	h = &tx->hdr.async;
+	h->opcode = ISCSI_OP_ASYNC_MSG;
+	h->flags = ISCSI_FLAG_FINAL;
+	put_be32(h->itt, ISCSI_RSVD_TAG);
+	/* 11.9: a status-bearing PDU (StatSN advances) */
+	iscsi_conn_fill_sn(c, h->statsn, h->exp_cmdsn, h->max_cmdsn, true);
+	h->event = ISCSI_ASYNC_LOGOUT_REQUEST;
+	/* 11.9.1: Parameter3, the time allowed for the Logout */
+	put_be16(h->param3, lr->seconds);
+	iscsi_tx_queue(c, tx);
+	log_info("iscsi: %s: Logout requested (AsyncEvent 1, within %u s)", c->peer, lr->seconds);
+	/* the initiator's answer has its time; the drop follows if it does not come */
+	lr->deadline_ns = reactor_now_ns() + ((uint64_t)lr->seconds + 1) * 1000000000ull;
+	reactor_timer_init(&lr->timer, logout_tick);
+	reactor_timer_arm(c->r, &lr->timer, LOGOUT_TICK_NS);
+}
+
+int iscsi_session_logout(uint16_t tsih, int cid, uint16_t seconds)
+{
+	struct match_sess m = {.tsih = tsih, .cid = cid};
+	struct iscsi_conn *c;
+	unsigned n = 0;
+
+	pthread_mutex_lock(&iscsi_global.lock);
+	list_for_each_entry(c, &iscsi_global.conns, all_node)
+	{
+		struct logout_req *lr;
+
+		if (!match_session(c, &m) || c->drop_posted)
+			continue;
+		lr = calloc(1, sizeof(*lr));
+		if (!lr) {
+			iscsi_conn_drop_async(c); /* no memory: a drop instead */
+			n++;
+			continue;
+		}
+		iscsi_conn_get(c);
+		lr->c = c;
+		lr->seconds = seconds ? seconds : 1;
+		lr->msg.fn = logout_send;
+		reactor_post(c->r, &lr->msg);
+		n++;
+	}
+	pthread_mutex_unlock(&iscsi_global.lock);
+	return n ? 0 : -ENOENT;
 }
 
 int iscsi_session_drop(uint16_t tsih, int cid)

@@ -94,6 +94,11 @@ struct iscsi_session_info {
 int iscsi_session_list(struct iscsi_session_info **out, size_t *n);
 /* Drop session tsih (cid < 0) or one of its connections. 0 or -ENOENT. */
 int iscsi_session_drop(uint16_t tsih, int cid);
+/* Ask the initiator to log out session tsih (cid < 0: every connection) or
+ * one connection (RFC 7143 11.9.1, AsyncEvent 1) within `seconds`; a
+ * connection still there one second after is dropped. Returns at once.
+ * 0 or -ENOENT. */
+int iscsi_session_logout(uint16_t tsih, int cid, uint16_t seconds);
 
 /* ---- access control and authentication (access.c, chap.c, limits.c) ----
  * Who may log in to a target (ACL rules by initiator name and/or network
