@@ -106,7 +106,8 @@ int cfg_verify_cross(const struct cfg *c, struct cfg_err *err);
 struct cfg_txn {
 	struct cfg_chg **v;
 	size_t n, cap;
-	size_t applied; /* the first `applied` changes are in the tree */
+	size_t applied;	 /* the first `applied` changes are in the tree */
+	bool no_journal; /* a reload: the file read is the new state (ctl.h) */
 };
 /* Append (the transaction owns ch from then on, also on failure). */
 int cfg_txn_add(struct cfg_txn *x, struct cfg_chg *ch);

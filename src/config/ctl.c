@@ -264,7 +264,9 @@ int cfg_ctl_commit(struct cfg_txn *const *v, size_t n, struct cfg_err *err)
 	for (size_t t = 0; !rc && t < n; t++) {
 		json_t *a;
 
-		if (!v[t]->n)
+		/* a reload's changes: the file it read is their record (the
+		 * file is rewritten right after the commit) */
+		if (!v[t]->n || v[t]->no_journal)
 			continue;
 		a = json_array();
 		if (!a) {
@@ -408,7 +410,12 @@ int cfg_ctl_diff_file(const char *path, struct cfg_txn *out, struct cfg_err *err
 	if (!ctl.running)
 		return -ENODEV;
 	rc = ctl_load_file(path ? path : cfg_store_file(), &nw, err);
-	return rc ? rc : ctl_diff(nw, out, err);
+	if (!rc)
+		rc = ctl_diff(nw, out, err);
+	/* the daemon's own file, read again: it is the record of the change */
+	if (!rc && !path)
+		out->no_journal = true;
+	return rc;
 }
 
 int cfg_ctl_diff_doc(json_t *doc, struct cfg_txn *out, struct cfg_err *err)

@@ -34,7 +34,27 @@ struct cfg_store {
 	size_t records;
 	size_t file_bytes;
 	char base[SHA_HEX + 1]; /* SHA-256 of FILE as the journal's header names it */
+	struct stat seen;	/* FILE when the daemon last read or wrote it */
 };
+
+/* Remember FILE as it is now (after reading or writing it). */
+static void remember_file(struct cfg_store *st)
+{
+	if (stat(st->file, &st->seen) < 0)
+		memset(&st->seen, 0, sizeof(st->seen));
+}
+
+/* Has someone else written FILE since? (one stat: cheap enough per append) */
+static bool file_changed(const struct cfg_store *st)
+{
+	struct stat now;
+
+	if (stat(st->file, &now) < 0)
+		return true;
+	return now.st_ino != st->seen.st_ino || now.st_size != st->seen.st_size ||
+	       now.st_mtim.tv_sec != st->seen.st_mtim.tv_sec ||
+	       now.st_mtim.tv_nsec != st->seen.st_mtim.tv_nsec;
+}
 
 static struct cfg_store *store;
 
@@ -358,6 +378,7 @@ int cfg_store_open(const char *file, unsigned backups, const struct iscsi_settin
 	}
 	st->file_bytes = len;
 	memcpy(st->base, sha, sizeof(sha));
+	remember_file(st);
 	*out = c;
 	store = st;
 
@@ -431,6 +452,16 @@ int cfg_store_append(json_t *const *records, size_t n, struct cfg_err *err)
 			 "the change journal is not writable (a failed write could not be "
 			 "undone): config.save must succeed first");
 		return -EIO;
+	}
+	if (file_changed(st)) {
+		/* the journal continues the file as the daemon wrote it: a change
+		 * recorded now would be lost at the next start, which reads the
+		 * edited file */
+		snprintf(err->msg, sizeof(err->msg),
+			 "%s was changed outside utargetd since it wrote it: reload it "
+			 "(config.reload, SIGHUP) or overwrite it (config.save) first",
+			 st->file);
+		return -ESTALE;
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
 		char *j = json_dumps(records[i], JSON_COMPACT | JSON_SORT_KEYS);
@@ -514,6 +545,7 @@ int cfg_store_compact(const struct cfg *c, struct cfg_err *err)
 		return rc;
 	}
 	st->file_bytes = len;
+	remember_file(st);
 	/* FILE now holds every record: a crash from here on finds the old
 	 * journal stale (its base is the old FILE) */
 	rc = journal_start(st, sha);

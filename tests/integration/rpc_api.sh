@@ -9,6 +9,7 @@
 #     apply, config.get, daemon.info, rpc.methods against the schema file;
 #   - ALUA port groups defined through settings.set, a state changed with
 #     alua.set_state, visible in alua.list and persisted;
+#   - a hand-edited file: changes refused (-32006) until it is reloaded;
 #   - a session that does not exist: -32002;
 #   - with PR_CLIENT (tests/tools/pr_client): a registration made by an
 #     initiator shows in reservation.get.
@@ -150,6 +151,23 @@ out=$(python3 "$RPC" "$SOCK" alua.list)
 expect '{g["id"]: g["state"] for g in lines[0]} == {10: "active/optimized", 20: "active/non-optimized"}' \
 	"$out" "ALUA states after a restart"
 echo "ok: ALUA port groups defined, states changed live and persisted"
+
+# the file edited by hand and not reloaded: changes are refused (they would
+# continue a file the next start does not read); a reload takes the edit
+python3 - "$CFG" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["backstores"].append({"name": "hand", "type": "null", "size": "1M"})
+open(sys.argv[1], "w").write(json.dumps(c, indent=1))
+PY
+out=$(python3 "$RPC" "$SOCK" backstore.create '{"name": "x1", "type": "null", "size": "1M"}')
+expect 'lines[0]["code"] == -32006 and "reload" in lines[0]["message"]' "$out" \
+	"a change after a hand edit that was not reloaded"
+python3 "$RPC" "$SOCK" config.reload >/dev/null || ut_fail "reload of the hand edit"
+python3 "$RPC" "$SOCK" backstore.get '{"name": "hand"}' >/dev/null || ut_fail "the hand edit not applied"
+python3 "$RPC" "$SOCK" backstore.create '{"name": "x1", "type": "null", "size": "1M"}' >/dev/null ||
+	ut_fail "a change after the reload"
+echo "ok: a hand edit blocks changes until it is reloaded"
 
 out=$(python3 "$RPC" "$SOCK" session.close '{"tsih": 4242}')
 expect 'lines[0]["code"] == -32002' "$out" "closing a session that does not exist"
