@@ -196,9 +196,21 @@ static void *good_thread(void *arg)
 	(void)arg;
 	ir_conn_init(&c);
 	c.timeout_ms = 15000; /* a stall this long counts as a failure */
-	rc = ir_connect(&c, opt.host, opt.port, 5000);
-	if (!rc)
-		rc = ir_login(&c, &o);
+	/* right after the truncation sweep the target may still hold its
+	 * connections in login and refuse new ones over its cap of logins in
+	 * progress (closed at once, or 03/02): retry for up to 5 s */
+	for (int attempt = 0; attempt < 50; attempt++) {
+		const struct timespec nap = {.tv_nsec = 100 * 1000000};
+
+		rc = ir_connect(&c, opt.host, opt.port, 5000);
+		if (!rc)
+			rc = ir_login(&c, &o);
+		if (rc != -ECONNRESET && rc != -EPIPE &&
+		    !(rc == -EACCES && c.login_class == 0x03))
+			break;
+		ir_close(&c);
+		nanosleep(&nap, NULL);
+	}
 	for (int i = 0; !rc && i < 4; i++) {
 		/* clear unit attentions (SPC-4 5.14) before READ CAPACITY */
 		rc = ir_test_unit_ready(&c, opt.good_lun, &r);
