@@ -9,6 +9,7 @@
 #     apply, config.get, daemon.info, rpc.methods against the schema file;
 #   - ALUA port groups defined through settings.set, a state changed with
 #     alua.set_state, visible in alua.list and persisted;
+#   - a [::] portal added and removed live, reached over IPv4 and IPv6;
 #   - a hand-edited file: changes refused (-32006) until it is reloaded;
 #   - a session that does not exist: -32002;
 #   - with PR_CLIENT (tests/tools/pr_client): a registration made by an
@@ -18,6 +19,7 @@
 ut_init "$1"
 RPC="$UT_ROOT/tests/tools/utrpc.py"
 UT_PORT_MIN=3800 UT_PORT_MAX=3849 ut_pick_port
+UT_PORT_MIN=3800 UT_PORT_MAX=3849 ut_pick_port2
 SOCK=$UT_TMP/rpc.sock
 T=iqn.2026-12.org.utarget.rpc:api
 ut_write_config api.json <<JSON
@@ -151,6 +153,18 @@ out=$(python3 "$RPC" "$SOCK" alua.list)
 expect '{g["id"]: g["state"] for g in lines[0]} == {10: "active/optimized", 20: "active/non-optimized"}' \
 	"$out" "ALUA states after a restart"
 echo "ok: ALUA port groups defined, states changed live and persisted"
+
+# a dual-stack portal added live: IPv4 and IPv6 initiators both reach it
+python3 "$RPC" "$SOCK" portal.add "{\"target\": \"$T\", \"tag\": 1, \"portal\": \"[::]:$UT_PORT2\"}" \
+	>/dev/null || ut_fail "portal.add [::]:$UT_PORT2"
+timeout 60 iscsi-inq "iscsi://127.0.0.1:$UT_PORT2/$T/0" >/dev/null 2>&1 ||
+	ut_fail "[::]:$UT_PORT2 is not reachable over IPv4 (dual-stack)"
+timeout 60 iscsi-inq "iscsi://[::1]:$UT_PORT2/$T/0" >/dev/null 2>&1 ||
+	ut_fail "[::]:$UT_PORT2 is not reachable over IPv6"
+python3 "$RPC" "$SOCK" portal.delete "{\"target\": \"$T\", \"tag\": 1, \"portal\": \"[::]:$UT_PORT2\"}" \
+	>/dev/null || ut_fail "portal.delete [::]:$UT_PORT2"
+ut_can_connect "$UT_PORT2" && ut_fail "[::]:$UT_PORT2 still listens after portal.delete"
+echo "ok: a [::] portal added live is dual-stack (IPv4 and IPv6 logins); removed live"
 
 # the file edited by hand and not reloaded: changes are refused (they would
 # continue a file the next start does not read); a reload takes the edit

@@ -2,7 +2,14 @@
 /* portal.c: network portals: listening sockets on reactor 0, accept, and
  * the hand-off of each new connection to a reactor (reactor_pool_next). A
  * cap on connections still in login (max_logins_in_progress) protects the
- * target from connection floods. */
+ * target from connection floods.
+ *
+ * "[::]:P" listens dual-stack (IPv6 and IPv4 peers) unless "0.0.0.0:P"
+ * already has a socket; a "0.0.0.0:P" configured while "[::]:P" listens
+ * dual-stack takes no socket of its own: it is the [::] portal's IPv4 twin,
+ * and the IPv4 connections accepted there are handed off as the twin's (so
+ * that they reach the portal groups bound to 0.0.0.0:P). When the [::]
+ * portal closes, the twin opens its own socket. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -20,6 +27,9 @@
 
 #define PORTAL_BACKLOG	    4096 /* a connection burst must not overflow it (capped by somaxconn) */
 #define PORTAL_ACCEPT_BATCH 32
+
+/* iscsi_portals_close_all() ran: nothing listens any more (shutdown) */
+static bool portals_closed;
 
 int iscsi_addr_parse(const char *addr, struct sockaddr_storage *sa, socklen_t *len)
 {
@@ -122,6 +132,24 @@ static bool sa_wildcard(const struct sockaddr_storage *a)
 	return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)a)->sin6_addr);
 }
 
+/* The portal a connection accepted on p belongs to: p, or for an IPv4 peer
+ * of a dual-stack [::] portal, its 0.0.0.0 twin when there is one. */
+static struct iscsi_portal *portal_of(struct iscsi_portal *p, int fd)
+{
+	struct sockaddr_storage local;
+	socklen_t len = sizeof(local);
+	struct iscsi_portal *twin;
+
+	pthread_mutex_lock(&iscsi_global.lock);
+	twin = p->v4_twin;
+	pthread_mutex_unlock(&iscsi_global.lock);
+	if (!twin || getsockname(fd, (struct sockaddr *)&local, &len) < 0 ||
+	    local.ss_family != AF_INET6 ||
+	    !IN6_IS_ADDR_V4MAPPED(&((struct sockaddr_in6 *)&local)->sin6_addr))
+		return p;
+	return twin;
+}
+
 static void portal_accept_cb(struct reactor_fd *h, uint32_t revents)
 {
 	static struct log_ratelimit rl = LOG_RATELIMIT_INIT(10ull * 1000000000ull, 3);
@@ -148,7 +176,7 @@ static void portal_accept_cb(struct reactor_fd *h, uint32_t revents)
 		}
 		if (!max)
 			atomic_fetch_add(&iscsi_global.logins_in_progress, 1);
-		iscsi_conn_hand_off(reactor_pool_next(), fd, p);
+		iscsi_conn_hand_off(reactor_pool_next(), fd, portal_of(p, fd));
 	}
 }
 
@@ -175,17 +203,56 @@ static int portal_bind(struct iscsi_portal *p, struct iscsi_tpg *tpg)
 	return 0;
 }
 
+static uint16_t sa_port(const struct sockaddr_storage *a)
+{
+	return a->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)a)->sin6_port
+					: ((const struct sockaddr_in *)a)->sin_port;
+}
+
+/* Under the lock: the open wildcard portal of the other family on p's port. */
+static struct iscsi_portal *wildcard_peer_locked(const struct iscsi_portal *p, int family)
+{
+	struct iscsi_portal *q;
+
+	list_for_each_entry(q, &iscsi_global.portals, node) if (q->wildcard &&
+								 q->sa.ss_family == family &&
+								 sa_port(&q->sa) == sa_port(&p->sa))
+	    return q;
+	return NULL;
+}
+
 static int portal_open(struct iscsi_portal *p)
 {
-	int one = 1, fd, rc;
+	int one = 1, zero = 0, fd, rc;
+	bool dual = false;
 
+	if (p->wildcard) {
+		struct iscsi_portal *q;
+
+		pthread_mutex_lock(&iscsi_global.lock);
+		q = wildcard_peer_locked(p, p->sa.ss_family == AF_INET ? AF_INET6 : AF_INET);
+		if (q && p->sa.ss_family == AF_INET && q->dual && !q->v4_twin) {
+			/* IPv4 peers already arrive through [::]: ride on it */
+			p->host = q;
+			q->v4_twin = p;
+			p->fd = -1;
+			pthread_mutex_unlock(&iscsi_global.lock);
+			return 0;
+		}
+		/* [::] is dual-stack unless 0.0.0.0 has its own socket */
+		dual = p->sa.ss_family == AF_INET6 && !q;
+		pthread_mutex_unlock(&iscsi_global.lock);
+	}
 	fd = socket(p->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (p->sa.ss_family == AF_INET6)
-		/* "[::]" and "0.0.0.0" can then be configured side by side */
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		/* specific IPv6 addresses, and [::] beside a 0.0.0.0 socket: IPv6
+		 * only; [::] alone: both families (a host without IPv6 is not an
+		 * error for the IPv4 side: the kernel refuses the option then) */
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, dual ? &zero : &one, sizeof(one));
+	p->dual = dual;
 	if (bind(fd, (struct sockaddr *)&p->sa, p->salen) < 0 || listen(fd, PORTAL_BACKLOG) < 0) {
 		rc = -errno;
 		close(fd);
@@ -244,14 +311,42 @@ int iscsi_tpg_portal_add(struct iscsi_tpg *tpg, const char *addr)
 	return rc;
 }
 
+/* Connections still logging in through p find no portal group any more
+ * (login.c looks c->portal up under the lock). Lock held. */
+static void portal_forget_conns_locked(struct iscsi_portal *p)
+{
+	struct iscsi_conn *c;
+
+	list_for_each_entry(c, &iscsi_global.conns, all_node) if (c->portal == p) c->portal = NULL;
+}
+
+/* p has left iscsi_global.portals (no group uses it): close and free it. A
+ * twin leaves its host; a host with a twin hands the twin a socket of its
+ * own (it could not bind while [::] held the port for IPv4 too). */
 static void portal_close(struct iscsi_portal *p)
 {
+	struct iscsi_portal *twin;
+	int rc;
+
+	pthread_mutex_lock(&iscsi_global.lock);
+	portal_forget_conns_locked(p);
+	if (p->host)
+		p->host->v4_twin = NULL;
+	twin = p->v4_twin;
+	if (twin) {
+		twin->host = NULL;
+		p->v4_twin = NULL;
+	}
+	pthread_mutex_unlock(&iscsi_global.lock);
 	if (p->fd >= 0) {
 		reactor_fd_del(&p->rfd);
 		close(p->fd);
 		p->fd = -1;
 	}
 	free(p);
+	if (twin && !portals_closed && (rc = portal_open(twin)))
+		log_err("iscsi: %s: cannot listen on its own once [::] closed: %s", twin->addr,
+			strerror(-rc));
 }
 
 void iscsi_tpg_unbind_all(struct iscsi_tpg *tpg)
@@ -287,6 +382,7 @@ void iscsi_portals_close_all(void)
 	struct iscsi_portal *p;
 
 	pthread_mutex_lock(&iscsi_global.lock);
+	portals_closed = true;
 	list_for_each_entry(p, &iscsi_global.portals, node) if (p->fd >= 0)
 	{
 		reactor_fd_del(&p->rfd);
@@ -342,7 +438,6 @@ int iscsi_tpg_portal_del(struct iscsi_tpg *tpg, const char *addr)
 	struct sockaddr_storage sa;
 	struct iscsi_bind *b, *found = NULL;
 	struct iscsi_portal *p = NULL;
-	struct iscsi_conn *c;
 	socklen_t salen;
 
 	if (iscsi_addr_parse(addr, &sa, &salen))
@@ -369,7 +464,6 @@ int iscsi_tpg_portal_del(struct iscsi_tpg *tpg, const char *addr)
 	 * not found their portal group yet find none (login.c looks it up under
 	 * this lock), established sessions stay */
 	list_del(&p->node);
-	list_for_each_entry(c, &iscsi_global.conns, all_node) if (c->portal == p) c->portal = NULL;
 	pthread_mutex_unlock(&iscsi_global.lock);
 	log_info("iscsi: no longer listening on %s", p->addr);
 	portal_close(p);

@@ -58,7 +58,12 @@ struct iscsi_portal {
 	struct reactor_fd rfd;
 	int fd;
 	bool wildcard;		/* 0.0.0.0 / [::]: report the connection's local address */
-	struct list_node binds; /* struct iscsi_bind.portal_node */
+	bool dual;		/* "[::]:P" listening dual-stack (IPv4 peers too) */
+	/* "0.0.0.0:P" while "[::]:P" listens dual-stack: the IPv4 portal has no
+	 * socket of its own, its connections arrive through host's (portal.c) */
+	struct iscsi_portal *v4_twin; /* on the dual [::] portal */
+	struct iscsi_portal *host;    /* on the twin */
+	struct list_node binds;	      /* struct iscsi_bind.portal_node */
 };
 
 struct iscsi_bind {
