@@ -1256,6 +1256,17 @@ void cfg_live_commit(struct cfg_runtime *rt, const struct cfg *c, const struct c
 		cfg_chg_describe(ch, what, sizeof(what));
 		log_info("config: %s%s%s", what, s->effect ? "; " : "", s->effect ? s->effect : "");
 	}
+	/* a back-store re-opened: the maps of ACLs by address (in the policies)
+	 * still hold the old LU; rebuild every target's policy */
+	for (size_t i = 0; i < x->n; i++) {
+		const struct live_state *s = x->v[i]->rt;
+
+		if (x->v[i]->kind == CFG_CHG_BS_SET && s && s->new_lu) {
+			for (size_t t = 0; t < c->ntargets; t++)
+				live_policy(rt, c, ix, c->targets[t].name);
+			return;
+		}
+	}
 	/* the fabric's access policies, once per target touched */
 	for (size_t i = 0; i < x->n; i++) {
 		bool seen = false;
