@@ -40,7 +40,12 @@ thin4k)
 	bs='"path": "thin4k.img", "size": "1G", "create": true, "thin": true, "physical_block_size": 4096'
 	export CU_TESTS="ALL.WriteSame10,ALL.WriteSame16,ALL.Unmap,ALL.ReadCapacity16"
 	;;
-removable) bs='"path": "rm.img", "size": "256M", "create": true, "thin": true, "removable": true' ;;
+removable)
+	# 1 GiB like thin: Sanitize.Reset sleeps 3 s and then wants the
+	# SANITIZE OVERWRITE still running; at the 128 MiB/s pacing of
+	# sanitize.c a 256 MiB LU is done in 2 s
+	bs='"path": "rm.img", "size": "1G", "create": true, "thin": true, "removable": true'
+	;;
 readonly)
 	truncate -s 256M "$UT_TMP/ro.img"
 	bs='"path": "ro.img", "read_only": true'
