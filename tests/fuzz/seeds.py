@@ -360,7 +360,53 @@ def chap_seeds():
     write("chap", "only-md5", bytes([0x0A]) + req(b"CHAP_A=7,5") + empty)
 
 
+def rpc_seeds():
+    """One request per method of docs/rpc-schema.json, with plausible values
+    for the small config fuzz_rpc.c loads (r0, n1, iqn...:rpc, tpg 1)."""
+    import json
+    with open(os.path.join(HERE, "..", "..", "docs", "rpc-schema.json")) as f:
+        schema = json.load(f)
+    vals = {"name": "r0", "target": "iqn.2026-12.org.utarget:rpc", "tag": 1, "lun": 0,
+            "backstore": "r0", "initiator": "iqn.2026-12.org.example:a",
+            "portal": "127.0.0.1:3998", "size": "2M", "tsih": 1, "cid": 0,
+            "group": 1, "state": "standby", "mode": "logout", "timeout": 1,
+            "dry_run": True, "force": False, "read_only": True}
+    objects = {
+        "settings": {"log_level": "info"},
+        "backstore": {"name": "d9", "type": "ram", "size": "4M", "thin": True,
+                      "fault": {"read_error_lbas": [1], "error": "medium"}},
+        "target": {"name": "iqn.2026-12.org.utarget:t9",
+                   "portal_groups": [{"tag": 1, "portals": ["127.0.0.1:3997"]}],
+                   "luns": [{"lun": 0, "backstore": "n1"}]},
+        "portal_group": {"tag": 2, "portals": ["127.0.0.1:3996"]},
+        "acl": {"initiator": "iqn.2026-12.org.example:b"},
+    }
+    for i, (m, d) in enumerate(sorted(schema["methods"].items())):
+        params = {}
+        for p, q in d.get("params", {}).items():
+            if p in vals:
+                params[p] = vals[p]
+        if d.get("object") in objects:
+            params.update(objects[d["object"]])
+            if m.endswith(".set") and "name" in d.get("params", {}):
+                params["name"] = vals["name"] if m.startswith("backstore") else vals["target"]
+        if m == "config.apply" or m == "config.check":
+            params["config"] = {"version": 1}
+        if m == "config.transaction":
+            params["requests"] = [{"method": "backstore.delete", "params": {"name": "n1"}}]
+        req = {"jsonrpc": "2.0", "id": i, "method": m}
+        if params:
+            req["params"] = params
+        write("rpc", m, json.dumps(req).encode())
+    write("rpc", "batch", json.dumps([
+        {"jsonrpc": "2.0", "id": 1, "method": "daemon.info"},
+        {"jsonrpc": "2.0", "method": "settings.get"},
+        {"jsonrpc": "2.0", "id": "x", "method": "nope"},
+        {"jsonrpc": "1.0", "id": 2, "method": "config.get"}, 7]).encode())
+
+
 if __name__ == "__main__":
+    rpc_seeds()
     chap_seeds()
     pdu_seeds()
     keys_seeds()
