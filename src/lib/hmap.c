@@ -28,7 +28,15 @@ static uint64_t hmap_hash(const void *key, size_t klen)
 		h ^= p[i];
 		h *= 0x100000001b3ull;
 	}
-	return h ^ (h >> 29);
+	/* FNV's low bits hardly depend on the last bytes (the multiplication
+	 * carries upwards only): keys that differ at their end (LUN numbers)
+	 * would cluster in the table. A 64-bit finalizer mixes every bit down. */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
 }
 
 /* Index of the slot holding key, or of the slot where it would go (the first
