@@ -749,6 +749,53 @@ static void pr_out_finish(struct pr_ctx *c)
 	pr_set_active(pr);
 }
 
+/* ---- the control plane's clear (pr_admin.c) ---- */
+
+unsigned pr_admin_clear_locked(struct scsi_lu *lu, const struct tid_port *only, bool *released)
+{
+	static const struct pr_out_req none = { 0 };
+	struct pr_state *pr = lu->core->pr;
+	struct pr_ctx c = { .lu = lu, .pr = pr, .rq = &none };
+	uint8_t type = pr->type;
+	struct pr_reg *r;
+	bool end;
+
+	*released = false;
+	if (!only) {
+		/* CLEAR (SPC-4 5.13.11.2.6) without a requesting I_T nexus:
+		 * RESERVATIONS PREEMPTED for every registered I_T nexus */
+		if (!pr->nregs)
+			return 0;
+		ua_for_regs(&c, UA_RESERVATIONS_PREEMPTED, false);
+		release(&c, false);
+		list_for_each_entry(r, &pr->regs, node)
+			doom(&c, r);
+	} else {
+		/* the registrations through which that initiator port (or any
+		 * port of that device) has access: REGISTRATIONS PREEMPTED,
+		 * as for a PREEMPT of their keys (5.13.11.4.3) */
+		list_for_each_entry(r, &pr->regs, node)
+			if (tid_overlap(&r->port, only))
+				doom(&c, r);
+		if (!c.doomed)
+			return 0;
+		ua_for_regs(&c, UA_REGISTRATIONS_PREEMPTED, true);
+		/* the reservation ends as on an unregister (5.13.11.3): with its
+		 * holder, an all registrants one with the last registrant;
+		 * RESERVATIONS RELEASED for the others of an RO/AR type */
+		if (type != PR_TYPE_NONE) {
+			end = pr_types[type].all_holders ? c.doomed == pr->nregs
+							 : pr->holder && pr->holder->doomed;
+			if (end)
+				release(&c, true);
+		}
+	}
+	c.bump_generation = true;
+	pr_out_finish(&c);
+	*released = type != PR_TYPE_NONE && pr->type == PR_TYPE_NONE;
+	return c.doomed;
+}
+
 /* ---- PERSISTENT RESERVE OUT: execution ---- */
 
 /* The asynchronous part of one PERSISTENT RESERVE OUT: it completes when

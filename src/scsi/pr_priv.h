@@ -85,6 +85,14 @@ bool pr_is_holder(const struct pr_state *pr, const struct pr_reg *reg);
  * after a failed write): frees the old registrations, bumps version. */
 void pr_reset_locked(struct pr_state *pr);
 void pr_set_active(struct pr_state *pr);
+/* The control plane's clear (pr_admin.c), lu->lock held. only NULL: what
+ * PERSISTENT RESERVE OUT CLEAR does, without a requesting I_T nexus (every
+ * registrant gets RESERVATIONS PREEMPTED); else the registrations that
+ * overlap the initiator port (or device) only: REGISTRATIONS PREEMPTED for
+ * them, the reservation released if it ends with them. PRGENERATION + 1
+ * when anything was removed. Returns the number of registrations removed
+ * (0: nothing changed); *released: a reservation ended. */
+unsigned pr_admin_clear_locked(struct scsi_lu *lu, const struct tid_port *only, bool *released);
 
 /* pr_store.c */
 /* A PERSISTENT RESERVE OUT waiting for the state file. */

@@ -234,6 +234,27 @@ struct scsi_pr_info {
 };
 int scsi_lu_pr_info(struct scsi_lu *lu, struct scsi_pr_info *out);
 void scsi_pr_info_free(struct scsi_pr_info *info);
+/* The administrator clears lu's persistent reservations (pr_admin.c).
+ * initiator NULL: every registration and the reservation, as PERSISTENT
+ * RESERVE OUT CLEAR (every registrant gets RESERVATIONS PREEMPTED: the
+ * administrator is no I_T nexus). Else an iSCSI initiator name (every port
+ * of that device) or port name "<name>,i,0x<ISID>": the registrations
+ * covering it (REGISTRATIONS PREEMPTED), and the reservation when it ends
+ * with them. With APTPL the state file is written (or removed) first, as for
+ * a PR OUT. Call on a reactor thread: 0, and done() follows there, never
+ * inside the call, once the change is durable (err 0; res->removed 0:
+ * nothing was registered, or nothing for that initiator: no change), or
+ * with the state file's -errno (the change was rolled back); or -EINVAL (a
+ * malformed initiator name, or not on a reactor thread) / -ENOMEM, and no
+ * done(). */
+struct scsi_pr_clear_result {
+	unsigned removed;    /* registrations removed */
+	bool released;       /* a reservation ended */
+	uint32_t generation; /* PRGENERATION afterwards */
+};
+typedef void (*scsi_pr_clear_done)(void *arg, int err, const struct scsi_pr_clear_result *res);
+int scsi_lu_pr_clear(struct scsi_lu *lu, const char *initiator, scsi_pr_clear_done done,
+		     void *arg);
 /* Persistent reservations survive restarts when an initiator sets APTPL
  * (SPC-4 5.13.5): keep their state in state_dir, in a file named after the
  * LU's NAA designator, and load it now. Call once, before the LU is mapped.
