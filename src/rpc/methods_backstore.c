@@ -241,53 +241,7 @@ static int m_resize(struct rpc_call *call)
 	return bs_change(call, o);
 }
 
-/* reservation.get: the LU's persistent reservations (SPC-4 5.13), as READ
- * FULL STATUS reports them, with each initiator port spelled out. */
-static int m_reservation(struct rpc_call *call)
-{
-	const char *name = rpc_str(call, "backstore");
-	struct scsi_lu *lu = bs_find(name) ? cfg_rt_lu(cfg_ctl_runtime(), name) : NULL;
-	struct scsi_pr_info pi;
-	json_t *regs, *holder = json_null();
-	size_t nholders = 0;
-	char key[19];
-
-	if (!lu)
-		return not_found(call, name);
-	if (scsi_lu_pr_info(lu, &pi))
-		return rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
-	regs = json_array();
-	for (size_t i = 0; regs && i < pi.nregs; i++) {
-		const struct scsi_pr_reg_info *r = &pi.regs[i];
-		json_t *o;
-
-		snprintf(key, sizeof(key), "0x%016llx", (unsigned long long)r->key);
-		o = json_pack("{s:s,s:s,s:s,s:b,s:b}", "key", key, "initiator", r->initiator,
-			      "isid", r->isid, "all_tg_pt", r->all_tg_pt, "holder", r->holder);
-		if (o && !r->all_tg_pt)
-			json_object_set_new(o, "rel_port", json_integer(r->rel_port));
-		if (o && r->holder && nholders++ == 0)
-			holder = json_incref(o);
-		json_array_append_new(regs, o);
-	}
-	call->result = json_pack(
-	    "{s:I,s:b,s:o,s:o}", "generation", (json_int_t)pi.generation, "aptpl", pi.aptpl,
-	    "registrations", regs ? regs : json_array(), "reservation",
-	    pi.type ? json_pack("{s:i,s:s,s:b,s:o}", "type", pi.type, "name",
-				pi.type_name ? pi.type_name : "", "all_registrants", nholders > 1,
-				"holder", nholders == 1 ? holder : json_null())
-		    : json_null());
-	if (nholders != 1 || !pi.type)
-		json_decref(holder);
-	scsi_pr_info_free(&pi);
-	return call->result ? 0 : rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
-}
-
 static const struct rpc_param p_none[] = {{0}};
-static const struct rpc_param p_resv[] = {
-    {.name = "backstore", .type = RPC_T_STRING, .required = true},
-    {0},
-};
 static const struct rpc_param p_name[] = {
     {.name = "name", .type = RPC_T_STRING, .required = true},
     {0},
@@ -324,6 +278,5 @@ const struct rpc_method rpc_methods_backstore[] = {
      .object = true,
      .kind = CFG_OBJ_BACKSTORE,
      .except = set_drop},
-    {.name = "reservation.get", .fn = m_reservation, .params = p_resv},
     {0},
 };

@@ -11,7 +11,9 @@
  * fills call->txn and call->finish: the server prepares the transaction
  * (config/ctl.h), makes every prepared transaction of the reactor
  * iteration durable with one journal write, commits them, and only then
- * calls finish() to build each answer. */
+ * calls finish() to build each answer. A method that waits for something
+ * else (the core's persistent reservation state file: reservation.clear)
+ * sets call->start and answers later with rpc_call_done(). */
 #ifndef UT_RPC_H
 #define UT_RPC_H
 
@@ -82,6 +84,11 @@ struct rpc_call {
 	/* or change: the transaction and the answer once committed */
 	struct cfg_txn txn;
 	rpc_finish finish;
+	/* or answer later (no journal): the server moves the call to a stable
+	 * place and runs start(call): 0, and the method calls rpc_call_done()
+	 * on reactor 0 after start returned (never inside it); or -1 with the
+	 * error set (answered at once) */
+	int (*start)(struct rpc_call *call);
 	void *priv; /* the method's (freed with free()) */
 	bool dry_run;
 	bool prepared; /* the handler prepared txn itself (config.transaction) */
@@ -111,6 +118,7 @@ extern const struct rpc_method rpc_methods_backstore[];
 extern const struct rpc_method rpc_methods_target[];
 extern const struct rpc_method rpc_methods_session[];
 extern const struct rpc_method rpc_methods_alua[];
+extern const struct rpc_method rpc_methods_reservation[];
 /* Check params against m (unknown, missing, mistyped): 0 or -1 (error set). */
 int rpc_check_params(struct rpc_call *call);
 /* Run a method on params (the server and config.transaction). */
@@ -146,6 +154,9 @@ struct rpc_server_opts {
 int rpc_server_start(struct reactor *r, const struct rpc_server_opts *o);
 /* Close the socket and every client; unlink the socket. */
 void rpc_server_stop(void);
+/* The answer of a call started with call->start: call->result, or its
+ * error; the server sends it in order and frees the call. */
+void rpc_call_done(struct rpc_call *call);
 /* For daemon.info. */
 const char *rpc_server_path(void);
 const char *rpc_server_version(void);

@@ -12,7 +12,10 @@
  * reactor iteration has been made durable with one journal write and
  * committed (a deferred item at the end of the iteration). A request that
  * only reads first commits what is pending, so that it never sees a state
- * that is not durable. Answers leave each connection in request order.
+ * that is not durable. A method that answers later without the journal
+ * (call->start, e.g. reservation.clear waiting for the core's state file)
+ * holds its place the same way. Answers leave each connection in request
+ * order.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -347,6 +350,63 @@ static void server_idle_cb(struct reactor_timer *t)
 		cfg_ctl_maybe_compact(true);
 }
 
+/* ---- answers that come later (call->start) ---- */
+
+/* Move call to the heap and start it: true when its answer is pending;
+ * false: answer now (call holds the error). */
+static bool start_later(struct rpc_client *cl, struct rpc_line *line, json_t *slot_array,
+			size_t slot, json_t *id, struct rpc_call *call)
+{
+	struct rpc_pending *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
+		return false;
+	}
+	list_init(&p->node); /* not on srv.pending: no commit */
+	p->client = cl;
+	p->line = line;
+	p->slot_array = slot_array;
+	p->slot = slot;
+	p->id = id ? json_incref(id) : NULL;
+	p->call = *call;
+	cl->refs++;
+	line->waiting++;
+	if (p->call.start(&p->call) == 0)
+		return true;
+	*call = p->call;
+	cl->refs--;
+	line->waiting--;
+	json_decref(p->id);
+	free(p);
+	return false;
+}
+
+void rpc_call_done(struct rpc_call *call)
+{
+	struct rpc_pending *p = container_of(call, struct rpc_pending, call);
+	struct rpc_client *cl = p->client;
+	json_t *resp;
+
+	if (!call->result && !call->code)
+		rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
+	if (p->id) {
+		resp = call_response(p->id, call);
+		if (p->slot_array)
+			json_array_set_new(p->slot_array, p->slot, resp ? resp : json_null());
+		else
+			p->line->resp = resp;
+	}
+	p->line->waiting--;
+	rpc_call_clear(call);
+	json_decref(p->id);
+	free(p);
+	cl->refs--;
+	client_emit(cl);
+	if (cl->dead && !cl->refs)
+		client_close(cl);
+}
+
 /* ---- requests ---- */
 static bool valid_id(const json_t *id)
 {
@@ -397,7 +457,10 @@ static json_t *handle_request(struct rpc_client *cl, struct rpc_line *line, json
 	if (!call.m->mutating)
 		server_commit(); /* reads see durable state only */
 	rc = rpc_call_run(&call);
-	if (!rc && call.txn.n && !call.dry_run) {
+	if (!rc && call.start) {
+		if (start_later(cl, line, slot_array, slot, id, &call))
+			return NULL;
+	} else if (!rc && call.txn.n && !call.dry_run) {
 		struct rpc_pending *p;
 		struct cfg_err err;
 		bool runtime = false;
