@@ -469,7 +469,9 @@ static void sh_help(struct cli *c, const struct sh_path *p)
 		break;
 	case SH_BS:
 		fprintf(c->out, "  get [FIELD...]   set FIELD=VALUE...   resize SIZE [--force]   "
-				"delete\n");
+				"delete\n"
+				"  reservation [get]   reservation clear [--initiator NAME]   "
+				"(persistent reservations)\n");
 		break;
 	case SH_ISCSI:
 		fprintf(c->out, "  create IQN [--portal ADDR:PORT]... [--tag N]\n  delete IQN\n");
@@ -623,6 +625,12 @@ int shell_line(struct cli *c, struct sh_path *cwd, char *line, bool *quit)
 	} else if (strcmp(verb, "resize") == 0 && at.kind == SH_BS) {
 		const char *fixed[1] = {at.name};
 		rc = sh_runv(c, "backstore", "resize", fixed, 1, argc, argv);
+	} else if (strcmp(verb, "reservation") == 0 && at.kind == SH_BS) {
+		/* "reservation [get]", "reservation clear [--initiator NAME]":
+		 * the back-store is this node's */
+		const char *fixed[1] = {at.name};
+		rc = sh_runv(c, "reservation", argc ? argv[0] : "get", fixed, 1,
+			     argc ? argc - 1 : 0, argv + (argc ? 1 : 0));
 	} else if (strcmp(verb, "help") == 0 && argc == 0) {
 		sh_help(c, &at);
 	} else if (strcmp(verb, "shell") == 0) {
