@@ -54,7 +54,7 @@ u --json backstore show r1 >"$UT_TMP/r1.json"
 python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); assert b["name"]=="r1" and b["type"]=="ram", b' \
 	"$UT_TMP/r1.json" || ut_fail "--json backstore show: $(cat "$UT_TMP/r1.json")"
 for cmd in "backstore list" "target list" "session list" "daemon info" "settings show" \
-	"lun list $SEED" "acl list $SEED" "tpg list $SEED" "methods"; do
+	"lun list $SEED" "acl list $SEED" "tpg list $SEED" "methods" "reservation get seed"; do
 	# shellcheck disable=SC2086
 	u --json $cmd >"$UT_TMP/j.out" 2>&1 || ut_fail "--json $cmd: $(cat "$UT_TMP/j.out")"
 	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$UT_TMP/j.out" ||

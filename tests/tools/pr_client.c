@@ -12,6 +12,11 @@
  *   pr_client register URL INITIATOR KEY APTPL   REGISTER AND IGNORE EXISTING
  *                                       KEY (hex key, APTPL 0 or 1)
  *   pr_client keys URL                  "keys:" and the registered keys (hex)
+ *   pr_client hold URL INITIATOR ISID KEY APTPL TYPE GOFILE   register (and
+ *                                       reserve), hold the session until
+ *                                       GOFILE exists, then report the unit
+ *                                       attention, keys, reservation
+ *                                       (pr_hold.c)
  *
  * Prints one "ok:"/"FAIL:" line per check; exit status 0 when all passed,
  * 1 when a check failed, 2 on usage or connection errors. */
@@ -288,7 +293,8 @@ static int usage(void)
 			"       pr_client crash-check URL JOURNAL\n"
 			"       pr_client latency URL N\n"
 			"       pr_client register URL INITIATOR KEY APTPL\n"
-			"       pr_client keys URL\n");
+			"       pr_client keys URL\n"
+			"       pr_client hold URL INITIATOR ISID KEY APTPL TYPE GOFILE\n");
 	return 2;
 }
 
@@ -306,5 +312,7 @@ int main(int argc, char **argv)
 		return cmd_register(argv[2], argv[3], argv[4], argv[5]);
 	if (argc == 3 && !strcmp(argv[1], "keys"))
 		return cmd_keys(argv[2]);
+	if (argc == 9 && !strcmp(argv[1], "hold"))
+		return prc_hold(argv[2], argv[3], argv[4], argv[5], argv[6], argv[7], argv[8]);
 	return usage();
 }

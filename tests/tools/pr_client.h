@@ -4,7 +4,8 @@
  * helpers and the command line; pr_scenario.c: two initiators through
  * register, reserve (each type), conflict, preempt-and-abort and
  * register-and-move; pr_crash.c: the APTPL crash-test loop and its
- * checker, and the PR OUT latency measurement. */
+ * checker, and the PR OUT latency measurement; pr_hold.c: a registered
+ * session held while the control API changes its reservations. */
 #ifndef UT_TOOLS_PR_CLIENT_H
 #define UT_TOOLS_PR_CLIENT_H
 
@@ -84,5 +85,9 @@ int prc_scenario(const char *url_a, const char *url_b);
 int prc_crash_loop(const char *url, const char *journal, unsigned seed);
 int prc_crash_check(const char *url, const char *journal);
 int prc_latency(const char *url, unsigned n);
+/* pr_hold.c: a registered session kept until a file exists, then its unit
+ * attention, keys and reservation */
+int prc_hold(const char *url, const char *initiator, const char *isid, const char *key,
+	     const char *aptpl, const char *type, const char *gofile);
 
 #endif
