@@ -244,7 +244,8 @@ void scsi_pr_info_free(struct scsi_pr_info *info);
  * a PR OUT. Call on a reactor thread: 0, and done() follows there, never
  * inside the call, once the change is durable (err 0; res->removed 0:
  * nothing was registered, or nothing for that initiator: no change), or
- * with the state file's -errno (the change was rolled back); or -EINVAL (a
+ * with the state file's -errno (the change was rolled back; the unit
+ * attentions it established stay, as after a failed PR OUT); or -EINVAL (a
  * malformed initiator name, or not on a reactor thread) / -ENOMEM, and no
  * done(). */
 struct scsi_pr_clear_result {
