@@ -458,6 +458,76 @@ static void test_output(void **state)
 	run_free(&r);
 }
 
+/* reservation get|clear (cmd_reservation.c): the requests, the table of
+ * registrations, the confirmation line, exit statuses. */
+static void test_reservation(void **state)
+{
+	struct run r;
+
+	expect_request(W("reservation", "clear", "d0"),
+		       "{\"method\":\"reservation.clear\",\"params\":{\"backstore\":\"d0\"}}",
+		       CLI_OK);
+	expect_request(W("reservation", "clear", "d0", "-i", "iqn.2026-12.org.example:h"),
+		       "{\"method\":\"reservation.clear\",\"params\":{\"backstore\":\"d0\","
+		       "\"initiator\":\"iqn.2026-12.org.example:h\"}}",
+		       CLI_OK);
+	expect_request(W("reservation", "clear"), NULL, CLI_EUSAGE);
+	expect_request(W("reservation", "clear", "d0", "d1"), NULL, CLI_EUSAGE);
+	expect_request(W("reservation", "clear", "d0", "--initiator"), NULL, CLI_EUSAGE);
+	expect_request(W("reservation", "show", "d0"),
+		       "{\"method\":\"reservation.get\",\"params\":{\"backstore\":\"d0\"}}",
+		       CLI_OK);
+
+	fake_set(&fake, "reservation.get",
+		 "{\"result\": {\"generation\": 7, \"aptpl\": true, \"registrations\": ["
+		 "{\"key\": \"0x00000000000000a1\", \"initiator\": \"iqn.x:a\", \"isid\": "
+		 "\"8000001a0000\", \"rel_port\": 1, \"all_tg_pt\": false, \"holder\": true},"
+		 "{\"key\": \"0x00000000000000b2\", \"initiator\": \"iqn.x:b\", \"isid\": \"\", "
+		 "\"all_tg_pt\": true, \"holder\": false}], \"reservation\": {\"type\": 5, "
+		 "\"name\": \"Write Exclusive - Registrants Only\", \"all_registrants\": false, "
+		 "\"holder\": {\"key\": \"0x00000000000000a1\", \"initiator\": \"iqn.x:a\", "
+		 "\"isid\": \"8000001a0000\", \"rel_port\": 1, \"all_tg_pt\": false, "
+		 "\"holder\": true}}}}");
+	r = run(false, W("reservation", "get", "d0"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(r.out,
+			    "generation: 7\n"
+			    "aptpl: yes (persists across restarts)\n"
+			    "reservation: Write Exclusive - Registrants Only (type 5), held by "
+			    "iqn.x:a,i,0x8000001a0000\n"
+			    "registrations:\n"
+			    "KEY                 INITIATOR PORT            TARGET PORT  HOLDER\n"
+			    "0x00000000000000a1  iqn.x:a,i,0x8000001a0000  1            yes\n"
+			    "0x00000000000000b2  iqn.x:b                   all          no\n");
+	run_free(&r);
+	r = run(true, W("reservation", "get", "d0"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_non_null(strstr(r.out, "\"generation\": 7"));
+	run_free(&r);
+
+	fake_set(&fake, "reservation.clear",
+		 "{\"result\": {\"backstore\": \"d0\", \"initiator\": \"iqn.x:a\", "
+		 "\"removed\": 1, \"released\": true, \"generation\": 8}}");
+	r = run(false, W("reservation", "clear", "d0", "--initiator=iqn.x:a"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(r.out, "d0: 1 registration of iqn.x:a removed, reservation released\n");
+	run_free(&r);
+	fake_set(&fake, "reservation.clear",
+		 "{\"error\": {\"code\": -32002, \"message\": \"no persistent reservation "
+		 "registration of \\\"iqn.x:c\\\" on back-store \\\"d0\\\"\", \"data\": {\"kind\": "
+		 "\"registration\", \"name\": \"iqn.x:c\"}}}");
+	r = run(false, W("reservation", "clear", "d0", "-i", "iqn.x:c"));
+	assert_int_equal(r.rc, CLI_ENOTFOUND);
+	assert_non_null(strstr(r.err, "no persistent reservation registration"));
+	run_free(&r);
+	fake_set(&fake, "reservation.clear",
+		 "{\"error\": {\"code\": -32006, \"message\": \"the persistent reservation "
+		 "state file could not be written\"}}");
+	r = run(false, W("reservation", "clear", "d0"));
+	assert_int_equal(r.rc, CLI_EREJECTED);
+	run_free(&r);
+}
+
 /* The daemon cannot be reached: exit 2, one line. */
 static void test_unreachable(void **state)
 {
@@ -484,6 +554,7 @@ int main(void)
 	    cmocka_unit_test(test_alua),	 cmocka_unit_test(test_config_check),
 	    cmocka_unit_test(test_import_apply), cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_output),	 cmocka_unit_test(test_unreachable),
+	    cmocka_unit_test(test_reservation),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

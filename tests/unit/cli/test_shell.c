@@ -219,6 +219,12 @@ static void test_verbs(void **state)
 	    "/alua/5", "set preferred=true",
 	    "{\"method\":\"settings.set\",\"params\":{\"port_groups\":[{\"id\":5,\"members\":"
 	    "[],\"name\":\"a\",\"preferred\":true,\"state\":\"standby\"}]}}");
+	/* a back-store's persistent reservations */
+	expect_line("/backstores/file/disk1", "reservation",
+		    "{\"method\":\"reservation.get\",\"params\":{\"backstore\":\"disk1\"}}");
+	expect_line("/backstores/file/disk1", "reservation clear --initiator iqn.x:a",
+		    "{\"method\":\"reservation.clear\",\"params\":{\"backstore\":\"disk1\","
+		    "\"initiator\":\"iqn.x:a\"}}");
 	/* a one-shot command works in the shell too */
 	expect_line("/iscsi", "config save", "{\"method\":\"config.save\",\"params\":{}}");
 }
