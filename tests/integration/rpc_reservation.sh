@@ -15,6 +15,8 @@
 #     reservation;
 #   - the config file and its journal are untouched (reservations are not
 #     configuration); after a restart the state file keeps the LU cleared;
+#   - clears that wait for the state file are answered in request order
+#     (a batch with a notification, pipelined requests);
 #   - with UTARGET: the same through the CLI (exit statuses 0, 4, 1;
 #     --json), and in the shell at /backstores/ram/d0.
 # Ports: 3850-3899.
@@ -131,6 +133,30 @@ out=$(rpc reservation.get '{"backstore": "d0"}')
 expect 'r["registrations"] == [] and r["reservation"] is None' "$out" "reservation.get after a restart"
 grep -q "restored from" "$UT_LOG" && ut_fail "registrations restored after the clear"
 echo "ok: cleared across a restart"
+
+# ---- answers that wait for the state file keep their order ----
+for ini in "$IA" "$IB"; do
+	"$PR_CLIENT" register "$URL" "$ini" c3 1 >"$UT_TMP/reg.out" 2>&1 ||
+		ut_fail "pr_client register $ini: $(cat "$UT_TMP/reg.out")"
+done
+out=$(python3 - "$SOCK" "$IA" <<'PY'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rwb")
+def req(i, m, p):
+    return {"jsonrpc": "2.0", "id": i, "method": m, "params": p}
+lines = [[req(1, "reservation.clear", {"backstore": "d0", "initiator": sys.argv[2]}),
+          req(2, "daemon.info", {}),
+          {"jsonrpc": "2.0", "method": "reservation.get", "params": {"backstore": "d0"}}],
+         req(3, "reservation.get", {"backstore": "d0"}),
+         req(4, "reservation.clear", {"backstore": "d0"}),
+         req(5, "reservation.get", {"backstore": "d0"})]
+f.write(b"".join((json.dumps(l) + "\n").encode() for l in lines)); f.flush()
+print(json.dumps([json.loads(f.readline()) for _ in range(4)]))
+PY
+)
+expect '[a["id"] for a in r[0]] == [1, 2] and r[0][0]["result"]["removed"] == 1 and [a["id"] for a in r[1:]] == [3, 4, 5] and len(r[1]["result"]["registrations"]) == 1 and r[2]["result"]["removed"] == 1 and r[3]["result"]["registrations"] == []' \
+	"$out" "pipelined clears (a batch with a notification, then single requests)"
+echo "ok: clears waiting for the state file are answered in request order (batches, pipelining)"
 
 # ---- the CLI ----
 if [ -n "$UTARGET" ]; then
