@@ -331,8 +331,9 @@ static void live_settings_abort(struct cfg_runtime *rt, const struct cfg *c, str
 		log_err("config: port groups not restored while rolling back: %s", err.msg);
 }
 
-/* A portal group whose ALUA target port group changed is rebuilt (its
- * SCSI port is created in its group). */
+/* A portal group whose ALUA target port group changed moves there with its
+ * sessions (iscsi_tpg_set_port_group(); they get unit attentions); rebuilt
+ * in the new group only if that fails. */
 static void live_regroup(struct cfg_runtime *rt, const struct cfg *c, const struct cfg *old)
 {
 	size_t n = cfg_count_portal_groups(c), k = 0;
@@ -357,7 +358,13 @@ static void live_regroup(struct cfg_runtime *rt, const struct cfg *c, const stru
 
 			if (!tpg || now[k] == before[k])
 				continue;
-			rt_tpg_forget(rtt, tag);
+			if (iscsi_tpg_set_port_group(tpg, now[k]) == 0) {
+				log_notice("config: %s portal group %u moved to target port group "
+					   "%u (its sessions stay)",
+					   c->targets[i].name, tag, now[k]);
+				continue;
+			}
+			rt_tpg_forget(rtt, tag); /* out of memory: rebuilt in the new group */
 			iscsi_tpg_del(tpg);
 			if (cfg_rt_build_tpg(c, i, g, rt, rtt, &err))
 				log_err("config: %s: %s", err.path, err.msg);

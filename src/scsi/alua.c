@@ -197,44 +197,155 @@ void alua_lu_state_report(struct alua_group *g, const char *lu_name, uint8_t *st
 
 /* ---- ports ---- */
 
-int alua_port_attach(struct scsi_tport *tp)
+struct lu_list {
+	struct scsi_lu **v;
+	unsigned n, cap;
+	const char *name; /* only LUs of this name (NULL: all) */
+};
+
+static void collect_lu(struct scsi_lu *lu, void *arg)
 {
-	uint16_t id = tp->port_group ? tp->port_group : tp->rel_port_id;
-	struct alua_group *g;
+	struct lu_list *l = arg;
+
+	if (l->name && strcmp(l->name, lu->name) != 0)
+		return;
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->v[i] == lu)
+			return;
+	if (l->n == l->cap) {
+		unsigned cap = l->cap ? 2 * l->cap : 8;
+		struct scsi_lu **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return; /* best effort: a missed unit attention under ENOMEM */
+		l->v = v;
+		l->cap = cap;
+	}
+	scsi_lu_get(lu);
+	l->v[l->n++] = lu;
+}
+
+
+/* Put tp in g's port list (sorted by relative target port identifier, the
+ * RTPG port order) and take a reference on g. alua_lock held. */
+static int group_add_port_locked(struct alua_group *g, struct scsi_tport *tp)
+{
 	unsigned i;
 
-	pthread_mutex_lock(&alua_lock);
-	g = alua_group_find_locked(id);
-	if (!g)
-		g = group_new_locked(id);
-	if (!g)
-		goto nomem;
 	if (g->nports == g->cap_ports) {
 		unsigned cap = g->cap_ports ? 2 * g->cap_ports : 4;
 		struct scsi_tport **v = realloc(g->ports, cap * sizeof(*v));
 
-		if (!v) {
-			if (!g->refs) {
-				g->refs = 1;
-				alua_group_put_locked(g);
-			}
-			goto nomem;
-		}
+		if (!v)
+			return -ENOMEM;
 		g->ports = v;
 		g->cap_ports = cap;
 	}
-	/* sorted by relative target port identifier (RTPG port order) */
 	for (i = g->nports; i > 0 && g->ports[i - 1]->rel_port_id > tp->rel_port_id; i--)
 		g->ports[i] = g->ports[i - 1];
 	g->ports[i] = tp;
 	g->nports++;
 	alua_group_get_locked(g);
-	tp->alua = g;
+	return 0;
+}
+
+/* Take tp out of g's port list (the reference stays with the caller). */
+static void group_del_port_locked(struct alua_group *g, struct scsi_tport *tp)
+{
+	for (unsigned i = 0; i < g->nports; i++) {
+		if (g->ports[i] != tp)
+			continue;
+		memmove(&g->ports[i], &g->ports[i + 1], (g->nports - i - 1) * sizeof(g->ports[0]));
+		g->nports--;
+		return;
+	}
+}
+
+/* The group of identifier id, created (implicit, no reference) if needed. */
+static struct alua_group *group_get_or_new_locked(uint16_t id, bool *created)
+{
+	struct alua_group *g = alua_group_find_locked(id);
+
+	*created = !g;
+	return g ? g : group_new_locked(id);
+}
+
+/* A group created for a port that could not join it goes again. */
+static void group_drop_new_locked(struct alua_group *g)
+{
+	g->refs = 1;
+	alua_group_put_locked(g);
+}
+
+int alua_port_attach(struct scsi_tport *tp)
+{
+	uint16_t id = tp->port_group ? tp->port_group : tp->rel_port_id;
+	struct alua_group *g;
+	bool created;
+
+	pthread_mutex_lock(&alua_lock);
+	g = group_get_or_new_locked(id, &created);
+	if (g && group_add_port_locked(g, tp)) {
+		if (created)
+			group_drop_new_locked(g);
+		g = NULL;
+	}
+	if (g)
+		__atomic_store_n(&tp->alua, g, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&alua_lock);
+	return g ? 0 : -ENOMEM;
+}
+
+/* SPC-4 5.15.2.5 and 7.8.6.7: a port moved to another target port group.
+ * Commands of other reactors may still be reading the old group
+ * (alua_state_of() reads tp->alua without the registry lock), so the port
+ * keeps its reference on it until alua_port_detach(). The access state of
+ * the logical units through the port may change and RTPG and VPD 83h's
+ * target port group designator report another group: ASYMMETRIC ACCESS
+ * STATE CHANGED and INQUIRY DATA HAS CHANGED to every I_T nexus of the
+ * logical units the port reaches. */
+int alua_port_move(struct scsi_tport *tp, uint16_t port_group)
+{
+	uint16_t id = port_group ? port_group : tp->rel_port_id;
+	struct alua_group *old, *g, **moved;
+	struct lu_list l = {0};
+	bool created;
+
+	pthread_mutex_lock(&alua_lock);
+	old = tp->alua;
+	if (old && old->id == id) {
+		tp->port_group = port_group;
+		pthread_mutex_unlock(&alua_lock);
+		return 0;
+	}
+	moved = realloc(tp->alua_moved_from, (tp->nalua_moved + 1) * sizeof(*moved));
+	if (moved)
+		tp->alua_moved_from = moved;
+	g = moved ? group_get_or_new_locked(id, &created) : NULL;
+	if (g && group_add_port_locked(g, tp)) {
+		if (created)
+			group_drop_new_locked(g);
+		g = NULL;
+	}
+	if (!g) {
+		pthread_mutex_unlock(&alua_lock);
+		return -ENOMEM;
+	}
+	if (old) {
+		group_del_port_locked(old, tp);
+		tp->alua_moved_from[tp->nalua_moved++] = old; /* its reference */
+	}
+	__atomic_store_n(&tp->alua, g, __ATOMIC_RELEASE);
+	tp->port_group = port_group;
+	target_for_each_lu(tp->target, collect_lu, &l);
+	for (unsigned i = 0; i < l.n; i++) {
+		ua_set_all(l.v[i], UA_ASYM_ACCESS_CHANGED, NULL);
+		ua_set_all(l.v[i], UA_INQUIRY_DATA_CHANGED, NULL);
+		scsi_lu_put(l.v[i]);
+	}
+	free(l.v);
 	pthread_mutex_unlock(&alua_lock);
 	return 0;
-nomem:
-	pthread_mutex_unlock(&alua_lock);
-	return -ENOMEM;
 }
 
 void alua_port_detach(struct scsi_tport *tp)
@@ -244,22 +355,23 @@ void alua_port_detach(struct scsi_tport *tp)
 	if (!g)
 		return;
 	pthread_mutex_lock(&alua_lock);
-	for (unsigned i = 0; i < g->nports; i++) {
-		if (g->ports[i] != tp)
-			continue;
-		memmove(&g->ports[i], &g->ports[i + 1], (g->nports - i - 1) * sizeof(g->ports[0]));
-		g->nports--;
-		break;
-	}
-	tp->alua = NULL;
+	group_del_port_locked(g, tp);
+	__atomic_store_n(&tp->alua, NULL, __ATOMIC_RELEASE);
 	alua_group_put_locked(g);
+	for (unsigned i = 0; i < tp->nalua_moved; i++)
+		alua_group_put_locked(tp->alua_moved_from[i]);
+	free(tp->alua_moved_from);
+	tp->alua_moved_from = NULL;
+	tp->nalua_moved = 0;
 	pthread_mutex_unlock(&alua_lock);
 }
 
 uint16_t alua_port_group_id(const struct scsi_tport *tp)
 {
-	if (tp->alua)
-		return tp->alua->id;
+	const struct alua_group *g = __atomic_load_n(&tp->alua, __ATOMIC_ACQUIRE);
+
+	if (g)
+		return g->id;
 	return tp->port_group ? tp->port_group : tp->rel_port_id;
 }
 
@@ -301,34 +413,6 @@ bool alua_lu_has_port(const struct scsi_lu *lu, uint16_t rel_port_id)
 	}
 	pthread_mutex_unlock(&alua_lock);
 	return found;
-}
-
-struct lu_list {
-	struct scsi_lu **v;
-	unsigned n, cap;
-	const char *name; /* only LUs of this name (NULL: all) */
-};
-
-static void collect_lu(struct scsi_lu *lu, void *arg)
-{
-	struct lu_list *l = arg;
-
-	if (l->name && strcmp(l->name, lu->name) != 0)
-		return;
-	for (unsigned i = 0; i < l->n; i++)
-		if (l->v[i] == lu)
-			return;
-	if (l->n == l->cap) {
-		unsigned cap = l->cap ? 2 * l->cap : 8;
-		struct scsi_lu **v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return; /* best effort: a missed unit attention under ENOMEM */
-		l->v = v;
-		l->cap = cap;
-	}
-	scsi_lu_get(lu);
-	l->v[l->n++] = lu;
 }
 
 /* SPC-4 5.15.2.5 (implicit transitions): ASYMMETRIC ACCESS STATE CHANGED
@@ -551,9 +635,11 @@ void alua_notify_change(uint16_t id, const char *lu_name)
 
 enum scsi_alua_state alua_state_of(const struct scsi_tport *tp, const struct scsi_lu *lu)
 {
-	if (!tp->alua)
+	struct alua_group *g = __atomic_load_n(&tp->alua, __ATOMIC_ACQUIRE);
+
+	if (!g)
 		return SCSI_ALUA_ACTIVE_OPTIMIZED;
-	return (enum scsi_alua_state)lu_state_of(tp->alua, lu->name, NULL);
+	return (enum scsi_alua_state)lu_state_of(g, lu->name, NULL);
 }
 
 /* SPC-4 5.15.2.4: which commands each access state allows, from the CDB

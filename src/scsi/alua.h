@@ -117,6 +117,10 @@ unsigned scsi_alua_group_count(void);
  * leaving drops the group when it was the last reference. */
 int alua_port_attach(struct scsi_tport *tp);
 void alua_port_detach(struct scsi_tport *tp);
+/* The port joins group port_group (0: a group of its own) and leaves its
+ * group, without dropping its nexuses; unit attentions as alua.c says.
+ * 0 or -ENOMEM (nothing changed). */
+int alua_port_move(struct scsi_tport *tp, uint16_t port_group);
 /* Target port group identifier of a port (VPD 83h designator). */
 uint16_t alua_port_group_id(const struct scsi_tport *tp);
 /* pr.c (REGISTER AND MOVE, SPC-4 5.13.8): does a target port with this

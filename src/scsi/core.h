@@ -126,6 +126,8 @@ struct scsi_tport {
 	uint16_t rel_port_id;
 	uint16_t port_group;
 	struct alua_group *alua; /* its target port group (alua.c; reference held) */
+	struct alua_group **alua_moved_from; /* groups it left (references held, alua.c) */
+	unsigned nalua_moved;
 };
 
 /* one cached LUN of a nexus (nexus.c) */

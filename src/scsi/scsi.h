@@ -280,6 +280,10 @@ struct scsi_target *scsi_tport_target(const struct scsi_tport *tp);
  * relative port identifier may be reused. The structure lives until
  * scsi_target_destroy() (nexuses ending may still point at it). */
 void scsi_tport_retire(struct scsi_tport *tp);
+/* The port moves to ALUA target port group port_group (0: a group of its
+ * own) with its nexuses kept; they get ASYMMETRIC ACCESS STATE CHANGED and
+ * INQUIRY DATA HAS CHANGED (scsi/alua.c). 0 or -ENOMEM (nothing changed). */
+int scsi_tport_set_port_group(struct scsi_tport *tp, uint16_t port_group);
 
 struct scsi_lun_map *scsi_lun_map_create(void);
 /* lun: 0..16383 (single level, peripheral/flat addressing chosen by the core).

@@ -298,6 +298,11 @@ struct scsi_target *scsi_tport_target(const struct scsi_tport *tp)
 /* The port leaves its ALUA group and the target's port list (no longer
  * reported, its identifier free for a new port); the memory stays until the
  * target goes, for nexuses that still point at it while they end. */
+int scsi_tport_set_port_group(struct scsi_tport *tp, uint16_t port_group)
+{
+	return alua_port_move(tp, port_group);
+}
+
 void scsi_tport_retire(struct scsi_tport *tp)
 {
 	struct scsi_target *t = tp->target;

@@ -3,7 +3,8 @@
 # while a libiscsi session does I/O (issue 4; docs/rpc.md).
 #   1. live changes through the API: back-stores created, mapped, resized,
 #      unmapped, deleted; ACLs, portal groups, portals, targets added and
-#      removed; target fields and global settings changed. The session
+#      removed; target fields and global settings changed; the session's
+#      portal group moved between ALUA target port groups. The session
 #      (liveio: writes and reads back a counter, retrying past the unit
 #      attentions the changes raise) keeps working, keeps its TSIH, and sees
 #      REPORTED LUNS DATA HAS CHANGED and CAPACITY DATA HAS CHANGED.
@@ -126,6 +127,19 @@ r lun.delete "{\"target\": \"$T1\", \"lun\": 1}" >/dev/null
 r backstore.delete '{"name": "d1"}' >/dev/null
 echo "ok: back-stores, LUNs, ACLs, portal groups, targets and settings changed live"
 
+# the session's portal group moves between ALUA target port groups: it stays
+r settings.set "{\"port_groups\": [{\"id\": 10, \"name\": \"a\", \"members\": [{\"target\": \"$T1\", \"tag\": 1}]}]}" >/dev/null
+sleep 0.3
+r settings.set "{\"port_groups\": [{\"id\": 10, \"name\": \"a\"}, {\"id\": 20, \"name\": \"b\", \"state\": \"active/non-optimized\", \"members\": [{\"target\": \"$T1\", \"tag\": 1}]}]}" >/dev/null
+sleep 0.3
+grep -q "$T1 portal group 1 moved to target port group 20 (its sessions stay)" "$UT_LOG" ||
+	ut_fail "no log line for the move to target port group 20"
+grep -q "moved to target port group .* (its sessions were dropped)" "$UT_LOG" &&
+	ut_fail "a portal group was rebuilt"
+[ "$(tsih_of)" = "$TSIH" ] || ut_fail "moving the portal group replaced the liveio session"
+r settings.set '{"port_groups": []}' >/dev/null
+echo "ok: a portal group moved between target port groups live, its session kept"
+
 # ---- 2. rejected changes change nothing ----
 before=$(state)
 r config.save >/dev/null # everything in the file: the sum below is the state's
@@ -170,6 +184,10 @@ echo "$io" | grep -q "luns=0,2,7" || ut_fail "liveio's REPORT LUNS after the cha
 	ut_fail "liveio saw no REPORTED LUNS DATA HAS CHANGED: $io"
 [ "$(echo "$io" | sed 's/.*ua_capacity=\([0-9]*\).*/\1/')" -ge 1 ] ||
 	ut_fail "liveio saw no CAPACITY DATA HAS CHANGED: $io"
+[ "$(echo "$io" | sed 's/.*ua_alua=\([0-9]*\).*/\1/')" -ge 1 ] ||
+	ut_fail "liveio saw no ASYMMETRIC ACCESS STATE CHANGED: $io"
+[ "$(echo "$io" | sed 's/.*ua_inquiry=\([0-9]*\).*/\1/')" -ge 1 ] ||
+	ut_fail "liveio saw no INQUIRY DATA HAS CHANGED: $io"
 echo "ok: the session kept working across every change ($io)"
 
 # ---- ending sessions: a target-initiated logout, a drop ----

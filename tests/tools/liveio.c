@@ -2,7 +2,8 @@
 /* liveio: one libiscsi session doing I/O while the control API changes the
  * target under it (tests/integration/rpc_live.sh). Unlike holdsession it
  * expects the unit attentions live changes raise (REPORTED LUNS DATA HAS
- * CHANGED 3F/0E, CAPACITY DATA HAS CHANGED 2A/09), counts them and retries
+ * CHANGED 3F/0E, CAPACITY DATA HAS CHANGED 2A/09, ASYMMETRIC ACCESS STATE
+ * CHANGED 2A/06, INQUIRY DATA HAS CHANGED 3F/03), counts them and retries
  * the command; anything else (a dropped connection, another error) is a
  * failure.
  *
@@ -11,7 +12,8 @@
  * Writes then reads back block 1 (a counter in it) every 10 ms until
  * STOPFILE exists or MAX_SECONDS pass; then REPORT LUNS. Prints "ready"
  * after the first write+read, and at the end one line
- *   "ok commands=N ua_luns=N ua_capacity=N luns=L0,L1,..." (exit 0) or
+ *   "ok commands=N ua_luns=N ua_capacity=N ua_alua=N ua_inquiry=N ua_other=N
+ *   luns=L0,L1,..." (exit 0) or
  *   "FAIL after N commands: WHY" (exit 1). Usage and login errors exit 2. */
 #include <getopt.h>
 #include <stdint.h>
@@ -27,7 +29,7 @@
 struct live {
 	struct iscsi_context *iscsi;
 	int lun;
-	unsigned long commands, ua_luns, ua_capacity, ua_other;
+	unsigned long commands, ua_luns, ua_capacity, ua_alua, ua_inquiry, ua_other;
 	char why[512];
 };
 
@@ -53,6 +55,10 @@ static int check(struct live *lv, struct scsi_task *t, const char *what)
 			lv->ua_luns++;
 		else if (t->sense.ascq == 0x2a09) /* CAPACITY DATA HAS CHANGED */
 			lv->ua_capacity++;
+		else if (t->sense.ascq == 0x2a06) /* ASYMMETRIC ACCESS STATE CHANGED */
+			lv->ua_alua++;
+		else if (t->sense.ascq == 0x3f03) /* INQUIRY DATA HAS CHANGED */
+			lv->ua_inquiry++;
 		else
 			lv->ua_other++;
 		return 1;
@@ -181,8 +187,9 @@ int main(int argc, char **argv)
 		}
 	}
 	report_luns(&lv, luns, sizeof(luns));
-	printf("ok commands=%lu ua_luns=%lu ua_capacity=%lu ua_other=%lu luns=%s\n", lv.commands,
-	       lv.ua_luns, lv.ua_capacity, lv.ua_other, luns);
+	printf("ok commands=%lu ua_luns=%lu ua_capacity=%lu ua_alua=%lu ua_inquiry=%lu ua_other=%lu "
+	       "luns=%s\n",
+	       lv.commands, lv.ua_luns, lv.ua_capacity, lv.ua_alua, lv.ua_inquiry, lv.ua_other, luns);
 	iscsi_logout_sync(lv.iscsi);
 	iscsi_destroy_url(url);
 	iscsi_destroy_context(lv.iscsi);

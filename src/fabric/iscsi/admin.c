@@ -121,6 +121,16 @@ void iscsi_tpg_del(struct iscsi_tpg *tpg)
 	log_info("iscsi: %s: portal group %u removed", tpg->target->name, tpg->tag);
 }
 
+int iscsi_tpg_set_port_group(struct iscsi_tpg *tpg, uint16_t port_group)
+{
+	int rc = tpg->tport ? scsi_tport_set_port_group(tpg->tport, port_group) : -ENOENT;
+
+	if (!rc)
+		log_info("iscsi: %s: portal group %u is in target port group %u", tpg->target->name,
+			 tpg->tag, port_group);
+	return rc;
+}
+
 void iscsi_target_set_alias(struct iscsi_target *t, const char *alias)
 {
 	pthread_mutex_lock(&iscsi_global.lock);

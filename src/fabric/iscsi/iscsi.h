@@ -64,6 +64,9 @@ int iscsi_tpg_portal_del(struct iscsi_tpg *tpg, const char *addr);
 /* Remove a portal group: its portals, then its sessions (dropped; waits up
  * to 3 s for them to close). Its SCSI target port is retired. */
 void iscsi_tpg_del(struct iscsi_tpg *tpg);
+/* Move the portal group's SCSI target port to ALUA target port group
+ * port_group (0: a group of its own); its sessions stay. 0 or -ENOMEM. */
+int iscsi_tpg_set_port_group(struct iscsi_tpg *tpg, uint16_t port_group);
 /* TargetAlias for logins from now on ("" or NULL: none). */
 void iscsi_target_set_alias(struct iscsi_target *t, const char *alias);
 /* Drop the sessions of one initiator (iSCSI name) on t; the number of

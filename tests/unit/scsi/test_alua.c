@@ -25,6 +25,7 @@ struct alua_h {
 	struct scsi_lu *lu0, *lu1;
 	struct bs_dev *bs0, *bs1;
 	struct loop_port *p1, *p2;
+	struct scsi_tport *tp2;
 };
 
 static struct scsi_tport *port_in_group(struct scsi_target *t, uint16_t rel, uint16_t group)
@@ -51,7 +52,8 @@ static int setup(void **state)
 	assert_int_equal(scsi_lun_map_add(h->map, 1, h->lu1, false), 0);
 	scsi_target_set_default_map(h->t, h->map, true);
 	assert_non_null(port_in_group(h->t, 1, 10));
-	assert_non_null(port_in_group(h->t, 2, 20));
+	h->tp2 = port_in_group(h->t, 2, 20);
+	assert_non_null(h->tp2);
 	h->p1 = loop_create(h->t, 1, "iqn.test:a");
 	h->p2 = loop_create(h->t, 2, "iqn.test:b");
 	assert_non_null(h->p1);
@@ -516,6 +518,65 @@ static void test_api_set_state(void **state)
 	assert_int_equal(scsi_alua_set_state(20, NULL, (enum scsi_alua_state)4), -EINVAL);
 }
 
+/* A port moved to another group keeps its nexus: unit attentions, then the
+ * new group's state; RTPG and VPD 83h report the new group. */
+static void test_port_move(void **state)
+{
+	struct alua_h *h = *state;
+	const uint8_t vpd83[6] = { 0x12, 1, 0x83, 0, 255, 0 };
+	uint8_t buf[256];
+	struct loop_result r;
+	unsigned np;
+	int group = -1;
+
+	assert_int_equal(scsi_alua_set_state(10, NULL, SCSI_ALUA_STANDBY), 0);
+	h_clear_ua(h->p1, 0);
+	h_clear_ua(h->p1, LUN1);
+	h_clear_ua(h->p2, 0);
+	h_clear_ua(h->p2, LUN1);
+	assert_int_equal(read10(h->p2, 0, &r), SAM_STAT_GOOD);
+
+	assert_int_equal(scsi_tport_set_port_group(h->tp2, 10), 0);
+	/* 2A/06 first (SAM-5: the order the UAs were established in), then 3F/03 */
+	assert_int_equal(read10(h->p2, 0, &r), SAM_STAT_CHECK_CONDITION);
+	h_expect_sense(&r, 0x06, 0x2a, 0x06);
+	assert_int_equal(read10(h->p2, 0, &r), SAM_STAT_CHECK_CONDITION);
+	h_expect_sense(&r, 0x06, 0x3f, 0x03);
+	assert_int_equal(read10(h->p2, 0, &r), SAM_STAT_CHECK_CONDITION);
+	h_expect_sense(&r, 0x02, 0x04, 0x0b);
+	/* every LU the port reaches, every nexus of them */
+	assert_int_equal(h_clear_ua(h->p2, LUN1), 2);
+	assert_int_equal(h_clear_ua(h->p1, 0), 2);
+
+	assert_int_equal(rtpg(h->p1, false, buf, sizeof(buf), &r), SAM_STAT_GOOD);
+	assert_int_equal(get_be32(buf), 8 + 2 * 4); /* one group, two ports */
+	assert_int_equal(rtpg_state(buf, 4, 10, NULL, &np), SCSI_ALUA_STANDBY);
+	assert_int_equal(np, 2);
+	assert_int_equal(rtpg_state(buf, 4, 20, NULL, NULL), -1);
+	assert_int_equal(h_cmd(h->p2, 0, vpd83, 6, SCSI_DIR_READ, buf, 255, &r), SAM_STAT_GOOD);
+	for (size_t off = 4; off + 8 <= r.data_in_len; off += 4u + buf[off + 3])
+		if ((buf[off + 1] & 0x3f) == 0x15)
+			group = get_be16(buf + off + 6);
+	assert_int_equal(group, 10);
+
+	/* the same group again: nothing happens */
+	assert_int_equal(scsi_tport_set_port_group(h->tp2, 10), 0);
+	assert_int_equal(h_clear_ua(h->p2, LUN1), 0);
+	/* back to a group of its own (identifier = relative port 2): active */
+	assert_int_equal(scsi_tport_set_port_group(h->tp2, 0), 0);
+	assert_int_equal(h_clear_ua(h->p2, 0), 2);
+	assert_int_equal(read10(h->p2, 0, &r), SAM_STAT_GOOD);
+	assert_int_equal(read10(h->p1, LUN1, &r), SAM_STAT_CHECK_CONDITION);
+	h_expect_sense(&r, 0x06, 0x2a, 0x06);
+	assert_int_equal(h_clear_ua(h->p1, 0), 2);
+	assert_int_equal(rtpg(h->p1, false, buf, sizeof(buf), &r), SAM_STAT_GOOD);
+	assert_int_equal(rtpg_state(buf, 4, 2, NULL, &np), SCSI_ALUA_ACTIVE_OPTIMIZED);
+	assert_int_equal(np, 1);
+	assert_int_equal(rtpg_state(buf, 4, 10, NULL, &np), SCSI_ALUA_STANDBY);
+	assert_int_equal(np, 1);
+	/* teardown: the groups the port left go with it (group count 0) */
+}
+
 static void collect(uint16_t id, const char *lu_name, enum scsi_alua_state s, void *arg)
 {
 	char *out = arg;
@@ -587,6 +648,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_api_set_state, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_api_define_and_enumerate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_change_hook, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_port_move, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
