@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "config/model.h"
+#include "config/pctx.h"
 #include "lib/compiler.h"
 #include "lib/hmap.h"
 #include "lib/log.h"
@@ -76,42 +77,6 @@ const char *cfg_discovery_filter_name(uint8_t f)
 }
 
 /* ---- parse ---- */
-struct au_ctx {
-	struct cfg_err *err;
-	char path[CFG_ERR_PATH_MAX];
-};
-
-UT_PRINTF(2, 3) static int au_err(struct au_ctx *x, const char *fmt, ...)
-{
-	va_list ap;
-
-	memcpy(x->err->path, x->path, sizeof(x->err->path));
-	va_start(ap, fmt);
-	vsnprintf(x->err->msg, sizeof(x->err->msg), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static size_t au_push(struct au_ctx *x, const char *key)
-{
-	size_t old = strlen(x->path);
-
-	cfg_path_key(x->path, sizeof(x->path), key, strlen(key));
-	return old;
-}
-
-static size_t au_push_idx(struct au_ctx *x, size_t i)
-{
-	size_t old = strlen(x->path);
-
-	cfg_path_index(x->path, sizeof(x->path), i);
-	return old;
-}
-
-static void au_pop(struct au_ctx *x, size_t old)
-{
-	x->path[old] = '\0';
-}
 
 static const char *au_type(const json_t *v)
 {
@@ -134,7 +99,7 @@ static const char *au_type(const json_t *v)
 	}
 }
 
-static int au_keys(struct au_ctx *x, json_t *o, const char *const *allowed)
+static int au_keys(struct cfg_pctx *x, json_t *o, const char *const *allowed)
 {
 	const char *key;
 	json_t *v;
@@ -147,15 +112,15 @@ static int au_keys(struct au_ctx *x, json_t *o, const char *const *allowed)
 			if (strcmp(allowed[i], key) == 0)
 				break;
 		if (!allowed[i]) {
-			au_push(x, key);
-			return au_err(x, "unknown field");
+			cfg_push_key(x, key);
+			return cfg_perr(x, "unknown field");
 		}
 	}
 	return 0;
 }
 
 /* A string member: required or not, 1..max bytes, no NUL. */
-static int au_str(struct au_ctx *x, json_t *o, const char *key, bool required, size_t max,
+static int au_str(struct cfg_pctx *x, json_t *o, const char *key, bool required, size_t max,
 		  char **out)
 {
 	json_t *v = json_object_get(o, key);
@@ -164,33 +129,33 @@ static int au_str(struct au_ctx *x, json_t *o, const char *key, bool required, s
 	if (!v) {
 		if (!required)
 			return 0;
-		au_push(x, key);
-		return au_err(x, "required field missing");
+		cfg_push_key(x, key);
+		return cfg_perr(x, "required field missing");
 	}
-	old = au_push(x, key);
+	old = cfg_push_key(x, key);
 	if (!json_is_string(v))
-		return au_err(x, "expected a string, found %s", au_type(v));
+		return cfg_perr(x, "expected a string, found %s", au_type(v));
 	len = json_string_length(v);
 	if (!len)
-		return au_err(x, "must not be empty");
+		return cfg_perr(x, "must not be empty");
 	if (memchr(json_string_value(v), '\0', len))
-		return au_err(x, "contains a NUL character");
+		return cfg_perr(x, "contains a NUL character");
 	if (len > max)
-		return au_err(x, "too long (%zu bytes, at most %zu)", len, max);
+		return cfg_perr(x, "too long (%zu bytes, at most %zu)", len, max);
 	*out = strndup(json_string_value(v), len);
 	if (!*out)
 		return -ENOMEM;
-	au_pop(x, old);
+	cfg_pop(x, old);
 	return 0;
 }
 
-static int au_cred(struct au_ctx *x, json_t *o, struct cfg_chap_cred *c)
+static int au_cred(struct cfg_pctx *x, json_t *o, struct cfg_chap_cred *c)
 {
 	static const char *const fields[] = {"user", "secret", NULL};
 	int rc;
 
 	if (!json_is_object(o))
-		return au_err(x, "expected an object {\"user\", \"secret\"}, found %s", au_type(o));
+		return cfg_perr(x, "expected an object {\"user\", \"secret\"}, found %s", au_type(o));
 	if ((rc = au_keys(x, o, fields)) ||
 	    (rc = au_str(x, o, "user", true, CFG_CHAP_USER_MAX, &c->user)) ||
 	    (rc = au_str(x, o, "secret", true, CFG_CHAP_SECRET_MAX, &c->secret)))
@@ -198,7 +163,7 @@ static int au_cred(struct au_ctx *x, json_t *o, struct cfg_chap_cred *c)
 	return 0;
 }
 
-static int au_auth(struct au_ctx *x, json_t *o, struct cfg_auth **out)
+static int au_auth(struct cfg_pctx *x, json_t *o, struct cfg_auth **out)
 {
 	static const char *const fields[] = {"chap", "mutual", "algorithms", NULL};
 	struct cfg_auth *a;
@@ -207,7 +172,7 @@ static int au_auth(struct au_ctx *x, json_t *o, struct cfg_auth **out)
 	int rc;
 
 	if (!json_is_object(o))
-		return au_err(x, "expected an object, found %s", au_type(o));
+		return cfg_perr(x, "expected an object, found %s", au_type(o));
 	rc = au_keys(x, o, fields);
 	if (rc)
 		return rc;
@@ -215,83 +180,83 @@ static int au_auth(struct au_ctx *x, json_t *o, struct cfg_auth **out)
 	if (!a)
 		return -ENOMEM;
 	v = json_object_get(o, "chap");
-	old = au_push(x, "chap");
+	old = cfg_push_key(x, "chap");
 	if (!v)
-		return au_err(x, "required field missing (the CHAP credentials initiators use)");
+		return cfg_perr(x, "required field missing (the CHAP credentials initiators use)");
 	if (!json_is_array(v))
-		return au_err(x, "expected an array of {\"user\", \"secret\"}, found %s",
+		return cfg_perr(x, "expected an array of {\"user\", \"secret\"}, found %s",
 			      au_type(v));
 	if (!json_array_size(v))
-		return au_err(x, "at least one credential");
+		return cfg_perr(x, "at least one credential");
 	a->chap = calloc(json_array_size(v), sizeof(*a->chap));
 	if (!a->chap)
 		return -ENOMEM;
 	json_array_foreach(v, i, e)
 	{
-		size_t o2 = au_push_idx(x, i);
+		size_t o2 = cfg_push_idx(x, i);
 
 		rc = au_cred(x, e, &a->chap[a->nchap++]);
 		if (rc)
 			return rc;
-		au_pop(x, o2);
+		cfg_pop(x, o2);
 	}
-	au_pop(x, old);
+	cfg_pop(x, old);
 
 	v = json_object_get(o, "mutual");
 	if (v) {
-		old = au_push(x, "mutual");
+		old = cfg_push_key(x, "mutual");
 		a->mutual = calloc(1, sizeof(*a->mutual));
 		if (!a->mutual)
 			return -ENOMEM;
 		rc = au_cred(x, v, a->mutual);
 		if (rc)
 			return rc;
-		au_pop(x, old);
+		cfg_pop(x, old);
 	}
 
 	v = json_object_get(o, "algorithms");
 	if (v) {
-		old = au_push(x, "algorithms");
+		old = cfg_push_key(x, "algorithms");
 		if (!json_is_array(v))
-			return au_err(x, "expected an array of names, found %s", au_type(v));
+			return cfg_perr(x, "expected an array of names, found %s", au_type(v));
 		if (!json_array_size(v))
-			return au_err(x, "at least one algorithm (MD5, SHA-1, SHA-256, SHA3-256)");
+			return cfg_perr(x, "at least one algorithm (MD5, SHA-1, SHA-256, SHA3-256)");
 		if (json_array_size(v) > CFG_CHAP_ALGS)
-			return au_err(x, "at most %u algorithms", CFG_CHAP_ALGS);
+			return cfg_perr(x, "at most %u algorithms", CFG_CHAP_ALGS);
 		json_array_foreach(v, i, e)
 		{
-			size_t o2 = au_push_idx(x, i), k;
+			size_t o2 = cfg_push_idx(x, i), k;
 
 			if (!json_is_string(e))
-				return au_err(x, "expected a string, found %s", au_type(e));
+				return cfg_perr(x, "expected a string, found %s", au_type(e));
 			for (k = 0; k < ARRAY_SIZE(cfg_chap_algs); k++)
 				if (!strcmp(json_string_value(e), cfg_chap_algs[k].name))
 					break;
 			if (k == ARRAY_SIZE(cfg_chap_algs))
-				return au_err(x,
+				return cfg_perr(x,
 					      "unknown algorithm \"%.32s\" (MD5, SHA-1, SHA-256, "
 					      "SHA3-256)",
 					      json_string_value(e));
 			for (size_t j = 0; j < a->nalgs; j++)
 				if (a->algs[j] == cfg_chap_algs[k].alg)
-					return au_err(x, "\"%s\" is listed twice",
+					return cfg_perr(x, "\"%s\" is listed twice",
 						      cfg_chap_algs[k].name);
 			a->algs[a->nalgs++] = cfg_chap_algs[k].alg;
-			au_pop(x, o2);
+			cfg_pop(x, o2);
 		}
-		au_pop(x, old);
+		cfg_pop(x, old);
 	}
 	return 0;
 }
 
-static int au_limits(struct au_ctx *x, json_t *o, struct cfg_limits **out)
+static int au_limits(struct cfg_pctx *x, json_t *o, struct cfg_limits **out)
 {
 	const char *fields[ARRAY_SIZE(cfg_limit_fields) + 1];
 	struct cfg_limits *l;
 	int rc;
 
 	if (!json_is_object(o))
-		return au_err(x, "expected an object, found %s", au_type(o));
+		return cfg_perr(x, "expected an object, found %s", au_type(o));
 	for (size_t i = 0; i < ARRAY_SIZE(cfg_limit_fields); i++)
 		fields[i] = cfg_limit_fields[i].name;
 	fields[ARRAY_SIZE(cfg_limit_fields)] = NULL;
@@ -310,16 +275,16 @@ static int au_limits(struct au_ctx *x, json_t *o, struct cfg_limits **out)
 
 		if (!v)
 			continue;
-		old = au_push(x, f->name);
+		old = cfg_push_key(x, f->name);
 		if (!json_is_integer(v))
-			return au_err(x, "expected an integer, found %s", au_type(v));
+			return cfg_perr(x, "expected an integer, found %s", au_type(v));
 		n = json_integer_value(v);
 		if (n < f->min || n > f->max)
-			return au_err(x, "%lld out of range %u..%u", (long long)n, f->min, f->max);
+			return cfg_perr(x, "%lld out of range %u..%u", (long long)n, f->min, f->max);
 		w = (uint32_t)n;
 		memcpy((char *)l + f->off, &w, sizeof(w));
 		l->set |= 1u << i;
-		au_pop(x, old);
+		cfg_pop(x, old);
 	}
 	return 0;
 }
@@ -327,74 +292,74 @@ static int au_limits(struct au_ctx *x, json_t *o, struct cfg_limits **out)
 int cfg_auth_parse_target(struct json_t *o, struct cfg_target *t, const char *path,
 			  struct cfg_err *err)
 {
-	struct au_ctx x = {.err = err};
+	struct cfg_pctx x = {.err = err};
 	json_t *v;
 	size_t old;
 	int rc;
 
 	snprintf(x.path, sizeof(x.path), "%s", path);
 	if ((v = json_object_get(o, "auth"))) {
-		old = au_push(&x, "auth");
+		old = cfg_push_key(&x, "auth");
 		rc = au_auth(&x, v, &t->auth);
 		if (rc)
 			return rc;
-		au_pop(&x, old);
+		cfg_pop(&x, old);
 	}
 	if ((v = json_object_get(o, "limits"))) {
-		old = au_push(&x, "limits");
+		old = cfg_push_key(&x, "limits");
 		rc = au_limits(&x, v, &t->limits);
 		if (rc)
 			return rc;
-		au_pop(&x, old);
+		cfg_pop(&x, old);
 	}
 	return 0;
 }
 
 int cfg_auth_parse_acl(struct json_t *o, struct cfg_acl *a, const char *path, struct cfg_err *err)
 {
-	struct au_ctx x = {.err = err};
+	struct cfg_pctx x = {.err = err};
 	json_t *v, *e;
 	size_t old, i;
 	int rc;
 
 	snprintf(x.path, sizeof(x.path), "%s", path);
 	if ((v = json_object_get(o, "addresses"))) {
-		old = au_push(&x, "addresses");
+		old = cfg_push_key(&x, "addresses");
 		if (!json_is_array(v))
-			return au_err(&x, "expected an array of addresses or networks, found %s",
+			return cfg_perr(&x, "expected an array of addresses or networks, found %s",
 				      au_type(v));
 		if (!json_array_size(v))
-			return au_err(&x, "at least one address or network");
+			return cfg_perr(&x, "at least one address or network");
 		a->addresses = calloc(json_array_size(v), sizeof(*a->addresses));
 		if (!a->addresses)
 			return -ENOMEM;
 		json_array_foreach(v, i, e)
 		{
-			size_t o2 = au_push_idx(&x, i), len;
+			size_t o2 = cfg_push_idx(&x, i), len;
 
 			if (!json_is_string(e))
-				return au_err(&x, "expected a string, found %s", au_type(e));
+				return cfg_perr(&x, "expected a string, found %s", au_type(e));
 			len = json_string_length(e);
 			if (!len || len > CFG_NET_MAX || memchr(json_string_value(e), 0, len))
-				return au_err(&x, "bad address or network");
+				return cfg_perr(&x, "bad address or network");
 			a->addresses[a->naddresses] = strndup(json_string_value(e), len);
 			if (!a->addresses[a->naddresses])
 				return -ENOMEM;
 			a->naddresses++;
-			au_pop(&x, o2);
+			cfg_pop(&x, o2);
 		}
-		au_pop(&x, old);
+		cfg_pop(&x, old);
 	}
 	if ((v = json_object_get(o, "auth"))) {
-		old = au_push(&x, "auth");
+		old = cfg_push_key(&x, "auth");
 		rc = au_auth(&x, v, &a->auth);
 		if (rc)
 			return rc;
-		au_pop(&x, old);
+		cfg_pop(&x, old);
 	}
 	if (!a->initiator && !a->naddresses) {
-		au_push(&x, "initiator");
-		return au_err(&x, "required field missing (an ACL names an initiator, "
+		cfg_push_key(&x, "initiator");
+		return cfg_perr(&x, "required field missing (an ACL names an initiator, "
 				  "\"addresses\", or both)");
 	}
 	return 0;
@@ -403,16 +368,16 @@ int cfg_auth_parse_acl(struct json_t *o, struct cfg_acl *a, const char *path, st
 int cfg_auth_parse_root(struct json_t *root, struct cfg *c, struct cfg_err *err)
 {
 	static const char *const fields[] = {"auth", "filter", NULL};
-	struct au_ctx x = {.err = err};
+	struct cfg_pctx x = {.err = err};
 	json_t *o = json_object_get(root, "discovery"), *v;
 	size_t old;
 	int rc;
 
 	if (!o)
 		return 0;
-	au_push(&x, "discovery");
+	cfg_push_key(&x, "discovery");
 	if (!json_is_object(o))
-		return au_err(&x, "expected an object, found %s", au_type(o));
+		return cfg_perr(&x, "expected an object, found %s", au_type(o));
 	rc = au_keys(&x, o, fields);
 	if (rc)
 		return rc;
@@ -420,23 +385,23 @@ int cfg_auth_parse_root(struct json_t *root, struct cfg *c, struct cfg_err *err)
 	if (!c->discovery)
 		return -ENOMEM;
 	if ((v = json_object_get(o, "auth"))) {
-		old = au_push(&x, "auth");
+		old = cfg_push_key(&x, "auth");
 		rc = au_auth(&x, v, &c->discovery->auth);
 		if (rc)
 			return rc;
-		au_pop(&x, old);
+		cfg_pop(&x, old);
 	}
 	if ((v = json_object_get(o, "filter"))) {
 		size_t k;
 
-		au_push(&x, "filter");
+		cfg_push_key(&x, "filter");
 		if (!json_is_string(v))
-			return au_err(&x, "expected a string, found %s", au_type(v));
+			return cfg_perr(&x, "expected a string, found %s", au_type(v));
 		for (k = 0; k < ARRAY_SIZE(cfg_df_names); k++)
 			if (!strcmp(json_string_value(v), cfg_df_names[k]))
 				break;
 		if (k == ARRAY_SIZE(cfg_df_names))
-			return au_err(&x,
+			return cfg_perr(&x,
 				      "unknown filter \"%.32s\" (none, portal, portal-name, "
 				      "portal-name-auth)",
 				      json_string_value(v));

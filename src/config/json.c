@@ -21,6 +21,7 @@
 
 #include "config/fault.h"
 #include "config/model.h"
+#include "config/pctx.h"
 #include "lib/compiler.h"
 #include "lib/log.h"
 
@@ -96,43 +97,6 @@ bool cfg_iscsi_is_set(const struct cfg *c, const char *name)
 	return false;
 }
 
-/* ---- parse context: the JSON path of the value being read ---- */
-struct cfg_pctx {
-	struct cfg_err *err;
-	char path[CFG_ERR_PATH_MAX];
-};
-
-UT_PRINTF(2, 3) static int cfg_perr(struct cfg_pctx *x, const char *fmt, ...)
-{
-	va_list ap;
-
-	memcpy(x->err->path, x->path, sizeof(x->err->path));
-	va_start(ap, fmt);
-	vsnprintf(x->err->msg, sizeof(x->err->msg), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static size_t cfg_push_key(struct cfg_pctx *x, const char *key)
-{
-	size_t old = strlen(x->path);
-
-	cfg_path_key(x->path, sizeof(x->path), key, strlen(key));
-	return old;
-}
-
-static size_t cfg_push_idx(struct cfg_pctx *x, size_t i)
-{
-	size_t old = strlen(x->path);
-
-	cfg_path_index(x->path, sizeof(x->path), i);
-	return old;
-}
-
-static void cfg_pop(struct cfg_pctx *x, size_t old)
-{
-	x->path[old] = '\0';
-}
 
 /* Levenshtein distance, bounded inputs (field names). */
 static size_t cfg_edit_distance(const char *a, const char *b)

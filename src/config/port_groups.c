@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "config/model.h"
+#include "config/pctx.h"
 #include "lib/compiler.h"
 #include "scsi/alua.h"
 
@@ -54,37 +55,6 @@ int cfg_pg_state_parse(const char *s, size_t len, uint8_t *out)
 
 /* ---- parse ---- */
 
-struct pg_ctx {
-	struct cfg_err *err;
-	char path[CFG_ERR_PATH_MAX];
-};
-
-UT_PRINTF(2, 3) static int pg_err(struct pg_ctx *x, const char *fmt, ...)
-{
-	va_list ap;
-
-	memcpy(x->err->path, x->path, sizeof(x->err->path));
-	va_start(ap, fmt);
-	vsnprintf(x->err->msg, sizeof(x->err->msg), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static size_t pg_push(struct pg_ctx *x, const char *key)
-{
-	size_t old = strlen(x->path);
-
-	cfg_path_key(x->path, sizeof(x->path), key, strlen(key));
-	return old;
-}
-
-static size_t pg_push_idx(struct pg_ctx *x, size_t i)
-{
-	size_t old = strlen(x->path);
-
-	cfg_path_index(x->path, sizeof(x->path), i);
-	return old;
-}
 
 static const char *pg_type(const json_t *v)
 {
@@ -107,7 +77,7 @@ static const char *pg_type(const json_t *v)
 	}
 }
 
-static int pg_keys(struct pg_ctx *x, json_t *o, const char *const *allowed)
+static int pg_keys(struct cfg_pctx *x, json_t *o, const char *const *allowed)
 {
 	const char *key;
 	json_t *v;
@@ -120,73 +90,73 @@ static int pg_keys(struct pg_ctx *x, json_t *o, const char *const *allowed)
 			if (strcmp(allowed[i], key) == 0)
 				break;
 		if (!allowed[i]) {
-			pg_push(x, key);
-			return pg_err(x, "unknown field");
+			cfg_push_key(x, key);
+			return cfg_perr(x, "unknown field");
 		}
 	}
 	return 0;
 }
 
-static int pg_uint(struct pg_ctx *x, json_t *o, const char *key, bool required, uint64_t min,
+static int pg_uint(struct cfg_pctx *x, json_t *o, const char *key, bool required, uint64_t min,
 		   uint64_t max, uint64_t *out)
 {
 	json_t *v = json_object_get(o, key);
-	size_t old = pg_push(x, key);
+	size_t old = cfg_push_key(x, key);
 	json_int_t n;
 
 	if (!v) {
 		if (required)
-			return pg_err(x, "required field missing");
+			return cfg_perr(x, "required field missing");
 		x->path[old] = '\0';
 		return 0;
 	}
 	if (!json_is_integer(v))
-		return pg_err(x, "expected an integer, found %s", pg_type(v));
+		return cfg_perr(x, "expected an integer, found %s", pg_type(v));
 	n = json_integer_value(v);
 	if (n < 0 || (uint64_t)n < min || (uint64_t)n > max)
-		return pg_err(x, "%lld out of range %llu..%llu", (long long)n,
+		return cfg_perr(x, "%lld out of range %llu..%llu", (long long)n,
 			      (unsigned long long)min, (unsigned long long)max);
 	*out = (uint64_t)n;
 	x->path[old] = '\0';
 	return 0;
 }
 
-static int pg_bool(struct pg_ctx *x, json_t *o, const char *key, bool *out)
+static int pg_bool(struct cfg_pctx *x, json_t *o, const char *key, bool *out)
 {
 	json_t *v = json_object_get(o, key);
 	size_t old;
 
 	if (!v)
 		return 0;
-	old = pg_push(x, key);
+	old = cfg_push_key(x, key);
 	if (!json_is_boolean(v))
-		return pg_err(x, "expected true or false, found %s", pg_type(v));
+		return cfg_perr(x, "expected true or false, found %s", pg_type(v));
 	*out = json_is_true(v);
 	x->path[old] = '\0';
 	return 0;
 }
 
-static int pg_str(struct pg_ctx *x, json_t *o, const char *key, bool required, size_t maxlen,
+static int pg_str(struct cfg_pctx *x, json_t *o, const char *key, bool required, size_t maxlen,
 		  char **out)
 {
 	json_t *v = json_object_get(o, key);
-	size_t old = pg_push(x, key), len;
+	size_t old = cfg_push_key(x, key), len;
 
 	if (!v) {
 		if (required)
-			return pg_err(x, "required field missing");
+			return cfg_perr(x, "required field missing");
 		x->path[old] = '\0';
 		return 0;
 	}
 	if (!json_is_string(v))
-		return pg_err(x, "expected a string, found %s", pg_type(v));
+		return cfg_perr(x, "expected a string, found %s", pg_type(v));
 	len = json_string_length(v);
 	if (len == 0)
-		return pg_err(x, "must not be empty");
+		return cfg_perr(x, "must not be empty");
 	if (memchr(json_string_value(v), '\0', len))
-		return pg_err(x, "contains a NUL character");
+		return cfg_perr(x, "contains a NUL character");
 	if (len > maxlen)
-		return pg_err(x, "too long (%zu bytes, at most %zu)", len, maxlen);
+		return cfg_perr(x, "too long (%zu bytes, at most %zu)", len, maxlen);
 	free(*out);
 	*out = strndup(json_string_value(v), len);
 	if (!*out)
@@ -195,20 +165,20 @@ static int pg_str(struct pg_ctx *x, json_t *o, const char *key, bool required, s
 	return 0;
 }
 
-static int pg_state(struct pg_ctx *x, json_t *o, const char *key, bool required, uint8_t *out)
+static int pg_state(struct cfg_pctx *x, json_t *o, const char *key, bool required, uint8_t *out)
 {
 	json_t *v = json_object_get(o, key);
-	size_t old = pg_push(x, key);
+	size_t old = cfg_push_key(x, key);
 
 	if (!v) {
 		if (required)
-			return pg_err(x, "required field missing");
+			return cfg_perr(x, "required field missing");
 		x->path[old] = '\0';
 		return 0;
 	}
 	if (!json_is_string(v) ||
 	    cfg_pg_state_parse(json_string_value(v), json_string_length(v), out))
-		return pg_err(x, "expected one of \"active/optimized\", \"active/non-optimized\", "
+		return cfg_perr(x, "expected one of \"active/optimized\", \"active/non-optimized\", "
 				 "\"standby\", \"unavailable\", \"offline\", \"transitioning\"");
 	x->path[old] = '\0';
 	return 0;
@@ -216,24 +186,24 @@ static int pg_state(struct pg_ctx *x, json_t *o, const char *key, bool required,
 
 /* Each element of the array arr, an object, handed to fn (v: *n elements of
  * size elem). */
-static int pg_array_of(struct pg_ctx *x, json_t *arr, size_t elem, void **v, size_t *n,
-		       int (*fn)(struct pg_ctx *x, json_t *e, void *out))
+static int pg_array_of(struct cfg_pctx *x, json_t *arr, size_t elem, void **v, size_t *n,
+		       int (*fn)(struct cfg_pctx *x, json_t *e, void *out))
 {
 	json_t *e;
 	size_t i;
 	int rc;
 
 	if (!json_is_array(arr))
-		return pg_err(x, "expected an array, found %s", pg_type(arr));
+		return cfg_perr(x, "expected an array, found %s", pg_type(arr));
 	*v = calloc(json_array_size(arr) ? json_array_size(arr) : 1, elem);
 	if (!*v)
 		return -ENOMEM;
 	json_array_foreach(arr, i, e)
 	{
-		size_t old = pg_push_idx(x, i);
+		size_t old = cfg_push_idx(x, i);
 
 		if (!json_is_object(e))
-			return pg_err(x, "expected an object, found %s", pg_type(e));
+			return cfg_perr(x, "expected an object, found %s", pg_type(e));
 		(*n)++;
 		rc = fn(x, e, (char *)*v + i * elem);
 		if (rc)
@@ -244,8 +214,8 @@ static int pg_array_of(struct pg_ctx *x, json_t *arr, size_t elem, void **v, siz
 }
 
 /* The array at key (absent: nothing). */
-static int pg_array(struct pg_ctx *x, json_t *o, const char *key, size_t elem, void **v,
-		    size_t *n, int (*fn)(struct pg_ctx *x, json_t *e, void *out))
+static int pg_array(struct cfg_pctx *x, json_t *o, const char *key, size_t elem, void **v,
+		    size_t *n, int (*fn)(struct cfg_pctx *x, json_t *e, void *out))
 {
 	json_t *arr = json_object_get(o, key);
 	size_t old;
@@ -253,14 +223,14 @@ static int pg_array(struct pg_ctx *x, json_t *o, const char *key, size_t elem, v
 
 	if (!arr)
 		return 0;
-	old = pg_push(x, key);
+	old = cfg_push_key(x, key);
 	rc = pg_array_of(x, arr, elem, v, n, fn);
 	if (!rc)
 		x->path[old] = '\0';
 	return rc;
 }
 
-static int pg_parse_member(struct pg_ctx *x, json_t *e, void *out)
+static int pg_parse_member(struct cfg_pctx *x, json_t *e, void *out)
 {
 	static const char *const allowed[] = { "target", "tag", NULL };
 	struct cfg_pg_member *m = out;
@@ -275,7 +245,7 @@ static int pg_parse_member(struct pg_ctx *x, json_t *e, void *out)
 	return 0;
 }
 
-static int pg_parse_lu(struct pg_ctx *x, json_t *e, void *out)
+static int pg_parse_lu(struct cfg_pctx *x, json_t *e, void *out)
 {
 	static const char *const allowed[] = { "backstore", "state", NULL };
 	struct cfg_pg_lu *l = out;
@@ -288,7 +258,7 @@ static int pg_parse_lu(struct pg_ctx *x, json_t *e, void *out)
 	return 0;
 }
 
-static int pg_parse_group(struct pg_ctx *x, json_t *e, void *out)
+static int pg_parse_group(struct cfg_pctx *x, json_t *e, void *out)
 {
 	static const char *const allowed[] = {
 		"id", "name", "state", "preferred", "explicit", "transition_ms", "members",
@@ -317,9 +287,9 @@ static int pg_parse_group(struct pg_ctx *x, json_t *e, void *out)
 
 int cfg_parse_port_groups(struct json_t *arr, struct cfg *c, struct cfg_err *err)
 {
-	struct pg_ctx x = { .err = err };
+	struct cfg_pctx x = { .err = err };
 
-	pg_push(&x, "port_groups");
+	cfg_push_key(&x, "port_groups");
 	return pg_array_of(&x, arr, sizeof(*c->pgs), (void **)&c->pgs, &c->npgs, pg_parse_group);
 }
 

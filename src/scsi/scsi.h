@@ -301,7 +301,7 @@ void scsi_target_set_default_map(struct scsi_target *t, struct scsi_lun_map *m, 
 int scsi_target_acl_set(struct scsi_target *t, const char *initiator_name,
 			struct scsi_lun_map *m);
 int scsi_target_acl_del(struct scsi_target *t, const char *initiator_name);
-/* The LUN map an initiator gets (a reference the caller puts), or -EACCES. */
+/* The LUN map an initiator is given (a reference the caller puts), or -EACCES. */
 int scsi_target_access(struct scsi_target *t, const char *initiator_name,
 		       struct scsi_lun_map **out);
 /* The map of the ACL named initiator_name only (not demo mode): a

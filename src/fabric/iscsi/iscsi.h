@@ -155,7 +155,7 @@ void iscsi_access_free(struct iscsi_access *a); /* one never handed over */
 int iscsi_access_set_auth(struct iscsi_access *a, const struct iscsi_auth *auth);
 /* An ACL rule: initiator (iSCSI name; NULL: any) connecting from network
  * (NULL: anywhere; "192.0.2.7", "10.0.0.0/8", "fd00::/8", "::1"). map: the
- * LUN map it gets (referenced; NULL only with an initiator: the core's ACL
+ * LUN map it receives (referenced; NULL only with an initiator: the core's ACL
  * map for that name). auth: its own authentication (NULL: the policy's).
  * Resolution at login: the rules naming the initiator (the first whose
  * network holds the peer address; an initiator named only by rules of other
