@@ -6,9 +6,10 @@
 #   removable  removable medium: 0 failed; PreventAllow*, StartStopUnit*,
 #              NoMedia* all passed (none skipped)
 #   thin4k     thin LUN of 512-byte logical blocks on 4 KiB physical blocks
-#              (LBPPB 8): the suites that need LBPPB > 1 (WriteSame10/16
+#              (LBPPB 8): the suites that need LBPPB > 1 (WriteSame10/16 and
+#              CompareAndWrite InvalidDataOutSize, WriteSame10/16
 #              UnmapUnaligned are skipped otherwise) plus Unmap: 0 failed,
-#              UnmapUnaligned passed. GetLBAStatus.UnmapSingle is not run here:
+#              those passed. GetLBAStatus.UnmapSingle is not run here:
 #              with LBPPB > 1 its second loop asks GET LBA STATUS for LBA i+1
 #              and wants the first descriptor at i+LBPPB, which SBC-4 5.21.2
 #              forbids (the first descriptor starts at the requested LBA).
@@ -38,7 +39,7 @@ multipath)
 	;;
 thin4k)
 	bs='"path": "thin4k.img", "size": "1G", "create": true, "thin": true, "physical_block_size": 4096'
-	export CU_TESTS="ALL.WriteSame10,ALL.WriteSame16,ALL.Unmap,ALL.ReadCapacity16"
+	export CU_TESTS="ALL.WriteSame10,ALL.WriteSame16,ALL.Unmap,ALL.ReadCapacity16,ALL.CompareAndWrite"
 	;;
 removable)
 	# 1 GiB like thin: Sanitize.Reset sleeps 3 s and then wants the
@@ -165,10 +166,12 @@ readonly)
 	need_family ReadOnly
 	;;
 thin4k)
-	for t in WriteSame10.UnmapUnaligned WriteSame16.UnmapUnaligned; do
+	for t in WriteSame10.UnmapUnaligned WriteSame16.UnmapUnaligned \
+		WriteSame10.InvalidDataOutSize WriteSame16.InvalidDataOutSize \
+		CompareAndWrite.InvalidDataOutSize; do
 		ut_cu_names "$UT_TMP/cu.log" passed | grep -qx "$t" || ut_fail "$t did not pass"
 	done
-	echo "ok: WriteSame10/16.UnmapUnaligned passed with LBPPB 8"
+	echo "ok: WriteSame10/16.UnmapUnaligned and .InvalidDataOutSize, CompareAndWrite.InvalidDataOutSize passed with LBPPB 8"
 	;;
 esac
 echo "PASS conformance $profile"
