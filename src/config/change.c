@@ -229,8 +229,7 @@ static int chg_json_put_str(json_t *o, const char *key, const char *s)
 	return s ? json_object_set_new(o, key, json_string(s)) : 0;
 }
 
-/* The settings of a tree: its root fields without back-stores and targets. */
-static json_t *chg_settings_json(const struct cfg *s)
+json_t *cfg_settings_to_json(const struct cfg *s)
 {
 	struct cfg shell = *s;
 	json_t *o;
@@ -264,7 +263,7 @@ int cfg_chg_to_json(struct cfg_chg *ch)
 		bad |= json_object_set_new(o, "lun", json_integer(ch->lun));
 	if (ch->has_obj) {
 		if (ch->kind == CFG_CHG_SETTINGS)
-			obj = chg_settings_json(ch->obj.settings);
+			obj = cfg_settings_to_json(ch->obj.settings);
 		else
 			obj = cfg_object_to_json(chg_obj[ch->kind], &ch->obj);
 		bad |= !obj;

@@ -86,6 +86,10 @@ void cfg_chg_describe(const struct cfg_chg *ch, char *buf, size_t size);
 
 /* Fill ch->json from ch (call before cfg_chg_apply()); 0 or -ENOMEM. */
 int cfg_chg_to_json(struct cfg_chg *ch);
+/* The settings of a tree as JSON: its root fields without "backstores" and
+ * "targets" (the object of a settings change; what cfg_diff() compares).
+ * NULL when out of memory. */
+struct json_t *cfg_settings_to_json(const struct cfg *c);
 /* The iSCSI settings a settings change leaves out take these (the fabric's
  * defaults, as for the file: iscsi_settings_default()). */
 void cfg_chg_set_defaults(const struct iscsi_settings *d);

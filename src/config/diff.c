@@ -270,23 +270,6 @@ static void keep_rel_ports(const struct cfg *old, const struct cfg_index *oix, s
 	free(taken);
 }
 
-static json_t *settings_json(const struct cfg *c)
-{
-	struct cfg shell = *c;
-	json_t *o;
-
-	shell.bs = NULL;
-	shell.nbs = 0;
-	shell.targets = NULL;
-	shell.ntargets = 0;
-	o = cfg_object_to_json(CFG_OBJ_ROOT, &shell);
-	if (o) {
-		json_object_del(o, "backstores");
-		json_object_del(o, "targets");
-	}
-	return o;
-}
-
 int cfg_diff(const struct cfg *old, const struct cfg_index *oix, struct cfg *nw,
 	     struct cfg_txn *out)
 {
@@ -301,8 +284,8 @@ int cfg_diff(const struct cfg *old, const struct cfg_index *oix, struct cfg *nw,
 		return d.rc;
 
 	/* settings */
-	so = settings_json(old);
-	sn = settings_json(nw);
+	so = cfg_settings_to_json(old);
+	sn = cfg_settings_to_json(nw);
 	if (!so || !sn) {
 		d.rc = -ENOMEM;
 	} else if (!json_equal(so, sn)) {
