@@ -78,87 +78,17 @@ const char *cfg_discovery_filter_name(uint8_t f)
 
 /* ---- parse ---- */
 
-static const char *au_type(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-		return "an integer";
-	case JSON_REAL:
-		return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "a boolean";
-	default:
-		return "null";
-	}
-}
-
-static int au_keys(struct cfg_pctx *x, json_t *o, const char *const *allowed)
-{
-	const char *key;
-	json_t *v;
-
-	json_object_foreach(o, key, v)
-	{
-		size_t i;
-
-		for (i = 0; allowed[i]; i++)
-			if (strcmp(allowed[i], key) == 0)
-				break;
-		if (!allowed[i]) {
-			cfg_push_key(x, key);
-			return cfg_perr(x, "unknown field");
-		}
-	}
-	return 0;
-}
-
-/* A string member: required or not, 1..max bytes, no NUL. */
-static int au_str(struct cfg_pctx *x, json_t *o, const char *key, bool required, size_t max,
-		  char **out)
-{
-	json_t *v = json_object_get(o, key);
-	size_t old, len;
-
-	if (!v) {
-		if (!required)
-			return 0;
-		cfg_push_key(x, key);
-		return cfg_perr(x, "required field missing");
-	}
-	old = cfg_push_key(x, key);
-	if (!json_is_string(v))
-		return cfg_perr(x, "expected a string, found %s", au_type(v));
-	len = json_string_length(v);
-	if (!len)
-		return cfg_perr(x, "must not be empty");
-	if (memchr(json_string_value(v), '\0', len))
-		return cfg_perr(x, "contains a NUL character");
-	if (len > max)
-		return cfg_perr(x, "too long (%zu bytes, at most %zu)", len, max);
-	*out = strndup(json_string_value(v), len);
-	if (!*out)
-		return -ENOMEM;
-	cfg_pop(x, old);
-	return 0;
-}
-
 static int au_cred(struct cfg_pctx *x, json_t *o, struct cfg_chap_cred *c)
 {
 	static const char *const fields[] = {"user", "secret", NULL};
 	int rc;
 
 	if (!json_is_object(o))
-		return cfg_perr(x, "expected an object {\"user\", \"secret\"}, found %s", au_type(o));
-	if ((rc = au_keys(x, o, fields)) ||
-	    (rc = au_str(x, o, "user", true, CFG_CHAP_USER_MAX, &c->user)) ||
-	    (rc = au_str(x, o, "secret", true, CFG_CHAP_SECRET_MAX, &c->secret)))
+		return cfg_perr(x, "expected an object {\"user\", \"secret\"}, found %s",
+				cfg_type_name(o));
+	if ((rc = cfg_check_keys(x, o, fields)) ||
+	    (rc = cfg_get_str(x, o, "user", true, CFG_CHAP_USER_MAX, &c->user)) ||
+	    (rc = cfg_get_str(x, o, "secret", true, CFG_CHAP_SECRET_MAX, &c->secret)))
 		return rc;
 	return 0;
 }
@@ -172,8 +102,8 @@ static int au_auth(struct cfg_pctx *x, json_t *o, struct cfg_auth **out)
 	int rc;
 
 	if (!json_is_object(o))
-		return cfg_perr(x, "expected an object, found %s", au_type(o));
-	rc = au_keys(x, o, fields);
+		return cfg_perr(x, "expected an object, found %s", cfg_type_name(o));
+	rc = cfg_check_keys(x, o, fields);
 	if (rc)
 		return rc;
 	a = *out = calloc(1, sizeof(*a));
@@ -185,7 +115,7 @@ static int au_auth(struct cfg_pctx *x, json_t *o, struct cfg_auth **out)
 		return cfg_perr(x, "required field missing (the CHAP credentials initiators use)");
 	if (!json_is_array(v))
 		return cfg_perr(x, "expected an array of {\"user\", \"secret\"}, found %s",
-			      au_type(v));
+			      cfg_type_name(v));
 	if (!json_array_size(v))
 		return cfg_perr(x, "at least one credential");
 	a->chap = calloc(json_array_size(v), sizeof(*a->chap));
@@ -218,7 +148,8 @@ static int au_auth(struct cfg_pctx *x, json_t *o, struct cfg_auth **out)
 	if (v) {
 		old = cfg_push_key(x, "algorithms");
 		if (!json_is_array(v))
-			return cfg_perr(x, "expected an array of names, found %s", au_type(v));
+			return cfg_perr(x, "expected an array of names, found %s",
+					cfg_type_name(v));
 		if (!json_array_size(v))
 			return cfg_perr(x, "at least one algorithm (MD5, SHA-1, SHA-256, SHA3-256)");
 		if (json_array_size(v) > CFG_CHAP_ALGS)
@@ -228,7 +159,7 @@ static int au_auth(struct cfg_pctx *x, json_t *o, struct cfg_auth **out)
 			size_t o2 = cfg_push_idx(x, i), k;
 
 			if (!json_is_string(e))
-				return cfg_perr(x, "expected a string, found %s", au_type(e));
+				return cfg_perr(x, "expected a string, found %s", cfg_type_name(e));
 			for (k = 0; k < ARRAY_SIZE(cfg_chap_algs); k++)
 				if (!strcmp(json_string_value(e), cfg_chap_algs[k].name))
 					break;
@@ -256,11 +187,11 @@ static int au_limits(struct cfg_pctx *x, json_t *o, struct cfg_limits **out)
 	int rc;
 
 	if (!json_is_object(o))
-		return cfg_perr(x, "expected an object, found %s", au_type(o));
+		return cfg_perr(x, "expected an object, found %s", cfg_type_name(o));
 	for (size_t i = 0; i < ARRAY_SIZE(cfg_limit_fields); i++)
 		fields[i] = cfg_limit_fields[i].name;
 	fields[ARRAY_SIZE(cfg_limit_fields)] = NULL;
-	rc = au_keys(x, o, fields);
+	rc = cfg_check_keys(x, o, fields);
 	if (rc)
 		return rc;
 	l = *out = calloc(1, sizeof(*l));
@@ -268,23 +199,18 @@ static int au_limits(struct cfg_pctx *x, json_t *o, struct cfg_limits **out)
 		return -ENOMEM;
 	for (size_t i = 0; i < ARRAY_SIZE(cfg_limit_fields); i++) {
 		const struct cfg_limit_field *f = &cfg_limit_fields[i];
-		json_t *v = json_object_get(o, f->name);
-		json_int_t n;
+		bool present = false;
+		uint64_t v = 0;
 		uint32_t w;
-		size_t old;
 
-		if (!v)
+		rc = cfg_get_uint(x, o, f->name, false, f->min, f->max, &v, &present);
+		if (rc)
+			return rc;
+		if (!present)
 			continue;
-		old = cfg_push_key(x, f->name);
-		if (!json_is_integer(v))
-			return cfg_perr(x, "expected an integer, found %s", au_type(v));
-		n = json_integer_value(v);
-		if (n < f->min || n > f->max)
-			return cfg_perr(x, "%lld out of range %u..%u", (long long)n, f->min, f->max);
-		w = (uint32_t)n;
+		w = (uint32_t)v;
 		memcpy((char *)l + f->off, &w, sizeof(w));
 		l->set |= 1u << i;
-		cfg_pop(x, old);
 	}
 	return 0;
 }
@@ -327,7 +253,7 @@ int cfg_auth_parse_acl(struct json_t *o, struct cfg_acl *a, const char *path, st
 		old = cfg_push_key(&x, "addresses");
 		if (!json_is_array(v))
 			return cfg_perr(&x, "expected an array of addresses or networks, found %s",
-				      au_type(v));
+				      cfg_type_name(v));
 		if (!json_array_size(v))
 			return cfg_perr(&x, "at least one address or network");
 		a->addresses = calloc(json_array_size(v), sizeof(*a->addresses));
@@ -338,7 +264,8 @@ int cfg_auth_parse_acl(struct json_t *o, struct cfg_acl *a, const char *path, st
 			size_t o2 = cfg_push_idx(&x, i), len;
 
 			if (!json_is_string(e))
-				return cfg_perr(&x, "expected a string, found %s", au_type(e));
+				return cfg_perr(&x, "expected a string, found %s",
+						cfg_type_name(e));
 			len = json_string_length(e);
 			if (!len || len > CFG_NET_MAX || memchr(json_string_value(e), 0, len))
 				return cfg_perr(&x, "bad address or network");
@@ -377,8 +304,8 @@ int cfg_auth_parse_root(struct json_t *root, struct cfg *c, struct cfg_err *err)
 		return 0;
 	cfg_push_key(&x, "discovery");
 	if (!json_is_object(o))
-		return cfg_perr(&x, "expected an object, found %s", au_type(o));
-	rc = au_keys(&x, o, fields);
+		return cfg_perr(&x, "expected an object, found %s", cfg_type_name(o));
+	rc = cfg_check_keys(&x, o, fields);
 	if (rc)
 		return rc;
 	c->discovery = calloc(1, sizeof(*c->discovery));
@@ -396,7 +323,7 @@ int cfg_auth_parse_root(struct json_t *root, struct cfg *c, struct cfg_err *err)
 
 		cfg_push_key(&x, "filter");
 		if (!json_is_string(v))
-			return cfg_perr(&x, "expected a string, found %s", au_type(v));
+			return cfg_perr(&x, "expected a string, found %s", cfg_type_name(v));
 		for (k = 0; k < ARRAY_SIZE(cfg_df_names); k++)
 			if (!strcmp(json_string_value(v), cfg_df_names[k]))
 				break;

@@ -98,163 +98,6 @@ bool cfg_iscsi_is_set(const struct cfg *c, const char *name)
 }
 
 
-/* Levenshtein distance, bounded inputs (field names). */
-static size_t cfg_edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[65];
-
-	if (la > 64 || lb > 64)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = UT_MIN(row[j] + 1, row[j - 1] + 1);
-			best = UT_MIN(best, diag + (a[i - 1] != b[j - 1]));
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
-/* Every key of obj must be in allowed[] (NULL-terminated). */
-static int cfg_check_keys(struct cfg_pctx *x, json_t *obj, const char *const *allowed)
-{
-	const char *key;
-	json_t *v;
-
-	json_object_foreach(obj, key, v)
-	{
-		const char *near = NULL;
-		size_t best = 3;
-		bool ok = false;
-
-		for (size_t i = 0; allowed[i]; i++) {
-			if (strcmp(key, allowed[i]) == 0) {
-				ok = true;
-				break;
-			}
-			size_t d = cfg_edit_distance(key, allowed[i]);
-			/* a truncated name ("max_burst") counts as close */
-			if (strlen(key) >= 4 && strncmp(allowed[i], key, strlen(key)) == 0)
-				d = UT_MIN(d, 2);
-			if (d < best) {
-				best = d;
-				near = allowed[i];
-			}
-		}
-		if (ok)
-			continue;
-		cfg_push_key(x, key);
-		if (near)
-			return cfg_perr(x, "unknown field (did you mean \"%s\"?)", near);
-		return cfg_perr(x, "unknown field");
-	}
-	return 0;
-}
-
-static const char *cfg_type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-		return "an integer";
-	case JSON_REAL:
-		return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "a boolean";
-	case JSON_NULL:
-		return "null";
-	}
-	return "a value";
-}
-
-/* Field lookups. Each pushes the key onto the path while it reads the value;
- * an absent optional field leaves *out unchanged and returns 0. */
-static int cfg_get_bool(struct cfg_pctx *x, json_t *obj, const char *key, bool *out)
-{
-	json_t *v = json_object_get(obj, key);
-	size_t old;
-
-	if (!v)
-		return 0;
-	old = cfg_push_key(x, key);
-	if (!json_is_boolean(v))
-		return cfg_perr(x, "expected true or false, found %s", cfg_type_name(v));
-	*out = json_is_true(v);
-	cfg_pop(x, old);
-	return 0;
-}
-
-static int cfg_get_uint(struct cfg_pctx *x, json_t *obj, const char *key, bool required,
-			uint64_t min, uint64_t max, uint64_t *out, bool *present)
-{
-	json_t *v = json_object_get(obj, key);
-	size_t old = cfg_push_key(x, key);
-	json_int_t n;
-
-	if (!v) {
-		if (required)
-			return cfg_perr(x, "required field missing");
-		cfg_pop(x, old);
-		return 0;
-	}
-	if (!json_is_integer(v))
-		return cfg_perr(x, "expected an integer, found %s", cfg_type_name(v));
-	n = json_integer_value(v);
-	if (n < 0 || (uint64_t)n < min || (uint64_t)n > max)
-		return cfg_perr(x, "%lld out of range %llu..%llu", (long long)n,
-				(unsigned long long)min, (unsigned long long)max);
-	*out = (uint64_t)n;
-	if (present)
-		*present = true;
-	cfg_pop(x, old);
-	return 0;
-}
-
-static int cfg_get_str(struct cfg_pctx *x, json_t *obj, const char *key, bool required,
-		       size_t maxlen, char **out)
-{
-	json_t *v = json_object_get(obj, key);
-	size_t old = cfg_push_key(x, key), len;
-	char *s;
-
-	if (!v) {
-		if (required)
-			return cfg_perr(x, "required field missing");
-		cfg_pop(x, old);
-		return 0;
-	}
-	if (!json_is_string(v))
-		return cfg_perr(x, "expected a string, found %s", cfg_type_name(v));
-	len = json_string_length(v);
-	if (len == 0)
-		return cfg_perr(x, "must not be empty");
-	if (memchr(json_string_value(v), '\0', len))
-		return cfg_perr(x, "contains a NUL character");
-	if (len > maxlen)
-		return cfg_perr(x, "too long (%zu bytes, at most %zu)", len, maxlen);
-	s = malloc(len + 1);
-	if (!s)
-		return -ENOMEM;
-	memcpy(s, json_string_value(v), len);
-	s[len] = '\0';
-	free(*out);
-	*out = s;
-	cfg_pop(x, old);
-	return 0;
-}
-
 int cfg_parse_size(const char *s, size_t len, uint64_t *out)
 {
 	uint64_t v = 0, mult = 1;
@@ -346,29 +189,6 @@ static int cfg_get_size(struct cfg_pctx *x, json_t *obj, const char *key, uint64
 	return 0;
 }
 
-/* The value at key must be absent or of the given type (object/array). */
-static json_t *cfg_get_typed(struct cfg_pctx *x, json_t *obj, const char *key, json_type type,
-			     int *rc)
-{
-	json_t *v = json_object_get(obj, key);
-	size_t old;
-
-	*rc = 0;
-	if (!v || json_typeof(v) == type)
-		return v;
-	old = cfg_push_key(x, key);
-	*rc = cfg_perr(x, "expected %s, found %s", type == JSON_ARRAY ? "an array" : "an object",
-		       cfg_type_name(v));
-	cfg_pop(x, old);
-	return NULL;
-}
-
-/* Allocate n zeroed elements (n may be 0). */
-static void *cfg_calloc(size_t n, size_t size)
-{
-	return calloc(n ? n : 1, size);
-}
-
 /* ---- sections ---- */
 static int cfg_parse_iscsi(struct cfg_pctx *x, json_t *o, struct cfg *c)
 {
@@ -437,9 +257,11 @@ static int cfg_get_fault(struct cfg_pctx *x, json_t *o, struct cfg_backstore *b)
 	return 0;
 }
 
-static int cfg_parse_backstore(struct cfg_pctx *x, json_t *o, struct cfg_backstore *b)
+/* The element readers (cfg_elem_fn): o is an object. */
+static int cfg_parse_backstore(struct cfg_pctx *x, json_t *o, void *out)
 {
 	const char *const *allowed = cfg_fields_backstore;
+	struct cfg_backstore *b = out;
 	uint64_t v;
 	int rc;
 
@@ -478,13 +300,12 @@ static int cfg_parse_backstore(struct cfg_pctx *x, json_t *o, struct cfg_backsto
 	return cfg_get_fault(x, o, b);
 }
 
-static int cfg_parse_lun(struct cfg_pctx *x, json_t *e, struct cfg_lun *lun)
+static int cfg_parse_lun(struct cfg_pctx *x, json_t *e, void *out)
 {
+	struct cfg_lun *lun = out;
 	uint64_t v = 0;
 	int rc;
 
-	if (!json_is_object(e))
-		return cfg_perr(x, "expected an object, found %s", cfg_type_name(e));
 	if ((rc = cfg_check_keys(x, e, cfg_fields_lun)) ||
 	    (rc = cfg_get_uint(x, e, "lun", true, 0, CFG_MAX_LUN, &v, NULL)) ||
 	    (rc = cfg_get_str(x, e, "backstore", true, CFG_BS_NAME_MAX, &lun->backstore)) ||
@@ -494,29 +315,18 @@ static int cfg_parse_lun(struct cfg_pctx *x, json_t *e, struct cfg_lun *lun)
 	return 0;
 }
 
-static int cfg_parse_luns(struct cfg_pctx *x, json_t *arr, struct cfg_lun_list *l)
+/* The "luns" of a target or an ACL; has: whether there are (absent: NULL) */
+static int cfg_get_luns(struct cfg_pctx *x, json_t *o, struct cfg_lun_list *l, bool *has)
 {
-	size_t i;
-	json_t *e;
-
-	l->v = cfg_calloc(json_array_size(arr), sizeof(*l->v));
-	if (!l->v)
-		return -ENOMEM;
-	json_array_foreach(arr, i, e)
-	{
-		size_t old = cfg_push_idx(x, i);
-		int rc = cfg_parse_lun(x, e, &l->v[l->n++]);
-
-		if (rc)
-			return rc;
-		cfg_pop(x, old);
-	}
-	return 0;
+	if (has)
+		*has = json_object_get(o, "luns") != NULL;
+	return cfg_get_objects(x, o, "luns", sizeof(*l->v), (void **)&l->v, &l->n, cfg_parse_lun);
 }
 
-static int cfg_parse_tpg(struct cfg_pctx *x, json_t *o, struct cfg_portal_group *g)
+static int cfg_parse_tpg(struct cfg_pctx *x, json_t *o, void *out)
 {
 	const char *const *allowed = cfg_fields_tpg;
+	struct cfg_portal_group *g = out;
 	uint64_t tag = 0, rpi = 0;
 	json_t *arr, *e;
 	size_t i, old;
@@ -534,7 +344,7 @@ static int cfg_parse_tpg(struct cfg_pctx *x, json_t *o, struct cfg_portal_group 
 	old = cfg_push_key(x, "portals");
 	if (!arr)
 		return cfg_perr(x, "required field missing");
-	g->portals = cfg_calloc(json_array_size(arr), sizeof(*g->portals));
+	g->portals = calloc(json_array_size(arr) ? json_array_size(arr) : 1, sizeof(*g->portals));
 	if (!g->portals)
 		return -ENOMEM;
 	json_array_foreach(arr, i, e)
@@ -558,94 +368,37 @@ static int cfg_parse_tpg(struct cfg_pctx *x, json_t *o, struct cfg_portal_group 
 	return 0;
 }
 
-static int cfg_parse_acl(struct cfg_pctx *x, json_t *e, struct cfg_acl *a)
+static int cfg_parse_acl(struct cfg_pctx *x, json_t *e, void *out)
 {
-	json_t *luns;
+	struct cfg_acl *a = out;
 	int rc;
 
-	if (!json_is_object(e))
-		return cfg_perr(x, "expected an object, found %s", cfg_type_name(e));
 	if ((rc = cfg_check_keys(x, e, cfg_fields_acl)) ||
-	    (rc = cfg_get_str(x, e, "initiator", false, CFG_ISCSI_NAME_MAX, &a->initiator)))
+	    (rc = cfg_get_str(x, e, "initiator", false, CFG_ISCSI_NAME_MAX, &a->initiator)) ||
+	    (rc = cfg_get_luns(x, e, &a->luns, &a->has_luns)))
 		return rc;
-	luns = cfg_get_typed(x, e, "luns", JSON_ARRAY, &rc);
-	if (rc)
-		return rc;
-	if (luns) {
-		size_t o3 = cfg_push_key(x, "luns");
-		a->has_luns = true;
-		if ((rc = cfg_parse_luns(x, luns, &a->luns)))
-			return rc;
-		cfg_pop(x, o3);
-	}
 	/* addresses, auth (auth.c) */
 	return cfg_auth_parse_acl(e, a, x->path, x->err);
 }
 
-static int cfg_parse_target(struct cfg_pctx *x, json_t *o, struct cfg_target *t)
+static int cfg_parse_target(struct cfg_pctx *x, json_t *o, void *out)
 {
 	const char *const *allowed = cfg_fields_target;
 	static const char *const demo_allowed[] = {"enabled", "read_only", NULL};
-	json_t *arr, *e, *demo;
-	size_t i, old;
+	struct cfg_target *t = out;
+	json_t *demo;
+	size_t old;
 	int rc;
 
 	if ((rc = cfg_check_keys(x, o, allowed)) ||
 	    (rc = cfg_get_str(x, o, "name", true, CFG_ISCSI_NAME_MAX, &t->name)) ||
-	    (rc = cfg_get_str(x, o, "alias", false, CFG_ALIAS_MAX, &t->alias)))
+	    (rc = cfg_get_str(x, o, "alias", false, CFG_ALIAS_MAX, &t->alias)) ||
+	    (rc = cfg_get_objects(x, o, "portal_groups", sizeof(*t->tpgs), (void **)&t->tpgs,
+				  &t->ntpgs, cfg_parse_tpg)) ||
+	    (rc = cfg_get_luns(x, o, &t->luns, NULL)) ||
+	    (rc = cfg_get_objects(x, o, "acls", sizeof(*t->acls), (void **)&t->acls, &t->nacls,
+				  cfg_parse_acl)))
 		return rc;
-
-	arr = cfg_get_typed(x, o, "portal_groups", JSON_ARRAY, &rc);
-	if (rc)
-		return rc;
-	if (arr) {
-		old = cfg_push_key(x, "portal_groups");
-		t->tpgs = cfg_calloc(json_array_size(arr), sizeof(*t->tpgs));
-		if (!t->tpgs)
-			return -ENOMEM;
-		json_array_foreach(arr, i, e)
-		{
-			size_t o2 = cfg_push_idx(x, i);
-			if (!json_is_object(e))
-				return cfg_perr(x, "expected an object, found %s",
-						cfg_type_name(e));
-			rc = cfg_parse_tpg(x, e, &t->tpgs[t->ntpgs++]);
-			if (rc)
-				return rc;
-			cfg_pop(x, o2);
-		}
-		cfg_pop(x, old);
-	}
-
-	arr = cfg_get_typed(x, o, "luns", JSON_ARRAY, &rc);
-	if (rc)
-		return rc;
-	if (arr) {
-		old = cfg_push_key(x, "luns");
-		if ((rc = cfg_parse_luns(x, arr, &t->luns)))
-			return rc;
-		cfg_pop(x, old);
-	}
-
-	arr = cfg_get_typed(x, o, "acls", JSON_ARRAY, &rc);
-	if (rc)
-		return rc;
-	if (arr) {
-		old = cfg_push_key(x, "acls");
-		t->acls = cfg_calloc(json_array_size(arr), sizeof(*t->acls));
-		if (!t->acls)
-			return -ENOMEM;
-		json_array_foreach(arr, i, e)
-		{
-			size_t o2 = cfg_push_idx(x, i);
-
-			rc = cfg_parse_acl(x, e, &t->acls[t->nacls++]);
-			if (rc)
-				return rc;
-			cfg_pop(x, o2);
-		}
-		cfg_pop(x, old);
-	}
 
 	demo = cfg_get_typed(x, o, "demo_mode", JSON_OBJECT, &rc);
 	if (rc)
@@ -667,9 +420,9 @@ static int cfg_parse_target(struct cfg_pctx *x, json_t *o, struct cfg_target *t)
 static int cfg_parse_root(struct cfg_pctx *x, json_t *root, struct cfg *c)
 {
 	const char *const *allowed = cfg_fields_root;
-	json_t *o, *e;
 	uint64_t version = 0;
-	size_t i, old;
+	json_t *o;
+	size_t old;
 	int rc;
 
 	if (!json_is_object(root))
@@ -704,49 +457,11 @@ static int cfg_parse_root(struct cfg_pctx *x, json_t *root, struct cfg *c)
 		cfg_pop(x, old);
 	}
 
-	o = cfg_get_typed(x, root, "backstores", JSON_ARRAY, &rc);
-	if (rc)
+	if ((rc = cfg_get_objects(x, root, "backstores", sizeof(*c->bs), (void **)&c->bs, &c->nbs,
+				  cfg_parse_backstore)) ||
+	    (rc = cfg_get_objects(x, root, "targets", sizeof(*c->targets), (void **)&c->targets,
+				  &c->ntargets, cfg_parse_target)))
 		return rc;
-	if (o) {
-		old = cfg_push_key(x, "backstores");
-		c->bs = cfg_calloc(json_array_size(o), sizeof(*c->bs));
-		if (!c->bs)
-			return -ENOMEM;
-		json_array_foreach(o, i, e)
-		{
-			size_t o2 = cfg_push_idx(x, i);
-			if (!json_is_object(e))
-				return cfg_perr(x, "expected an object, found %s",
-						cfg_type_name(e));
-			rc = cfg_parse_backstore(x, e, &c->bs[c->nbs++]);
-			if (rc)
-				return rc;
-			cfg_pop(x, o2);
-		}
-		cfg_pop(x, old);
-	}
-
-	o = cfg_get_typed(x, root, "targets", JSON_ARRAY, &rc);
-	if (rc)
-		return rc;
-	if (o) {
-		old = cfg_push_key(x, "targets");
-		c->targets = cfg_calloc(json_array_size(o), sizeof(*c->targets));
-		if (!c->targets)
-			return -ENOMEM;
-		json_array_foreach(o, i, e)
-		{
-			size_t o2 = cfg_push_idx(x, i);
-			if (!json_is_object(e))
-				return cfg_perr(x, "expected an object, found %s",
-						cfg_type_name(e));
-			rc = cfg_parse_target(x, e, &c->targets[c->ntargets++]);
-			if (rc)
-				return rc;
-			cfg_pop(x, o2);
-		}
-		cfg_pop(x, old);
-	}
 	/* discovery sessions (auth.c) */
 	rc = cfg_auth_parse_root(root, c, x->err);
 	if (rc)
@@ -1069,20 +784,16 @@ int cfg_object_from_json(enum cfg_obj_kind kind, json_t *o, void *obj, struct cf
 	int rc = -EINVAL;
 
 	*err = (struct cfg_err){0};
+	if (kind != CFG_OBJ_ROOT && !json_is_object(o))
+		return cfg_perr(&x, "expected an object, found %s", cfg_type_name(o));
 	switch (kind) {
 	case CFG_OBJ_BACKSTORE:
-		if (!json_is_object(o))
-			return cfg_perr(&x, "expected an object, found %s", cfg_type_name(o));
 		rc = cfg_parse_backstore(&x, o, obj);
 		break;
 	case CFG_OBJ_TARGET:
-		if (!json_is_object(o))
-			return cfg_perr(&x, "expected an object, found %s", cfg_type_name(o));
 		rc = cfg_parse_target(&x, o, obj);
 		break;
 	case CFG_OBJ_PORTAL_GROUP:
-		if (!json_is_object(o))
-			return cfg_perr(&x, "expected an object, found %s", cfg_type_name(o));
 		rc = cfg_parse_tpg(&x, o, obj);
 		break;
 	case CFG_OBJ_ACL:

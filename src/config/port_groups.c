@@ -55,116 +55,6 @@ int cfg_pg_state_parse(const char *s, size_t len, uint8_t *out)
 
 /* ---- parse ---- */
 
-
-static const char *pg_type(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-		return "an integer";
-	case JSON_REAL:
-		return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "a boolean";
-	default:
-		return "null";
-	}
-}
-
-static int pg_keys(struct cfg_pctx *x, json_t *o, const char *const *allowed)
-{
-	const char *key;
-	json_t *v;
-
-	json_object_foreach(o, key, v)
-	{
-		size_t i;
-
-		for (i = 0; allowed[i]; i++)
-			if (strcmp(allowed[i], key) == 0)
-				break;
-		if (!allowed[i]) {
-			cfg_push_key(x, key);
-			return cfg_perr(x, "unknown field");
-		}
-	}
-	return 0;
-}
-
-static int pg_uint(struct cfg_pctx *x, json_t *o, const char *key, bool required, uint64_t min,
-		   uint64_t max, uint64_t *out)
-{
-	json_t *v = json_object_get(o, key);
-	size_t old = cfg_push_key(x, key);
-	json_int_t n;
-
-	if (!v) {
-		if (required)
-			return cfg_perr(x, "required field missing");
-		x->path[old] = '\0';
-		return 0;
-	}
-	if (!json_is_integer(v))
-		return cfg_perr(x, "expected an integer, found %s", pg_type(v));
-	n = json_integer_value(v);
-	if (n < 0 || (uint64_t)n < min || (uint64_t)n > max)
-		return cfg_perr(x, "%lld out of range %llu..%llu", (long long)n,
-			      (unsigned long long)min, (unsigned long long)max);
-	*out = (uint64_t)n;
-	x->path[old] = '\0';
-	return 0;
-}
-
-static int pg_bool(struct cfg_pctx *x, json_t *o, const char *key, bool *out)
-{
-	json_t *v = json_object_get(o, key);
-	size_t old;
-
-	if (!v)
-		return 0;
-	old = cfg_push_key(x, key);
-	if (!json_is_boolean(v))
-		return cfg_perr(x, "expected true or false, found %s", pg_type(v));
-	*out = json_is_true(v);
-	x->path[old] = '\0';
-	return 0;
-}
-
-static int pg_str(struct cfg_pctx *x, json_t *o, const char *key, bool required, size_t maxlen,
-		  char **out)
-{
-	json_t *v = json_object_get(o, key);
-	size_t old = cfg_push_key(x, key), len;
-
-	if (!v) {
-		if (required)
-			return cfg_perr(x, "required field missing");
-		x->path[old] = '\0';
-		return 0;
-	}
-	if (!json_is_string(v))
-		return cfg_perr(x, "expected a string, found %s", pg_type(v));
-	len = json_string_length(v);
-	if (len == 0)
-		return cfg_perr(x, "must not be empty");
-	if (memchr(json_string_value(v), '\0', len))
-		return cfg_perr(x, "contains a NUL character");
-	if (len > maxlen)
-		return cfg_perr(x, "too long (%zu bytes, at most %zu)", len, maxlen);
-	free(*out);
-	*out = strndup(json_string_value(v), len);
-	if (!*out)
-		return -ENOMEM;
-	x->path[old] = '\0';
-	return 0;
-}
-
 static int pg_state(struct cfg_pctx *x, json_t *o, const char *key, bool required, uint8_t *out)
 {
 	json_t *v = json_object_get(o, key);
@@ -173,61 +63,15 @@ static int pg_state(struct cfg_pctx *x, json_t *o, const char *key, bool require
 	if (!v) {
 		if (required)
 			return cfg_perr(x, "required field missing");
-		x->path[old] = '\0';
+		cfg_pop(x, old);
 		return 0;
 	}
 	if (!json_is_string(v) ||
 	    cfg_pg_state_parse(json_string_value(v), json_string_length(v), out))
 		return cfg_perr(x, "expected one of \"active/optimized\", \"active/non-optimized\", "
 				 "\"standby\", \"unavailable\", \"offline\", \"transitioning\"");
-	x->path[old] = '\0';
+	cfg_pop(x, old);
 	return 0;
-}
-
-/* Each element of the array arr, an object, handed to fn (v: *n elements of
- * size elem). */
-static int pg_array_of(struct cfg_pctx *x, json_t *arr, size_t elem, void **v, size_t *n,
-		       int (*fn)(struct cfg_pctx *x, json_t *e, void *out))
-{
-	json_t *e;
-	size_t i;
-	int rc;
-
-	if (!json_is_array(arr))
-		return cfg_perr(x, "expected an array, found %s", pg_type(arr));
-	*v = calloc(json_array_size(arr) ? json_array_size(arr) : 1, elem);
-	if (!*v)
-		return -ENOMEM;
-	json_array_foreach(arr, i, e)
-	{
-		size_t old = cfg_push_idx(x, i);
-
-		if (!json_is_object(e))
-			return cfg_perr(x, "expected an object, found %s", pg_type(e));
-		(*n)++;
-		rc = fn(x, e, (char *)*v + i * elem);
-		if (rc)
-			return rc;
-		x->path[old] = '\0';
-	}
-	return 0;
-}
-
-/* The array at key (absent: nothing). */
-static int pg_array(struct cfg_pctx *x, json_t *o, const char *key, size_t elem, void **v,
-		    size_t *n, int (*fn)(struct cfg_pctx *x, json_t *e, void *out))
-{
-	json_t *arr = json_object_get(o, key);
-	size_t old;
-	int rc;
-
-	if (!arr)
-		return 0;
-	old = cfg_push_key(x, key);
-	rc = pg_array_of(x, arr, elem, v, n, fn);
-	if (!rc)
-		x->path[old] = '\0';
-	return rc;
 }
 
 static int pg_parse_member(struct cfg_pctx *x, json_t *e, void *out)
@@ -237,9 +81,9 @@ static int pg_parse_member(struct cfg_pctx *x, json_t *e, void *out)
 	uint64_t tag = 0;
 	int rc;
 
-	if ((rc = pg_keys(x, e, allowed)) ||
-	    (rc = pg_str(x, e, "target", true, CFG_ISCSI_NAME_MAX, &m->target)) ||
-	    (rc = pg_uint(x, e, "tag", true, 1, 65535, &tag)))
+	if ((rc = cfg_check_keys(x, e, allowed)) ||
+	    (rc = cfg_get_str(x, e, "target", true, CFG_ISCSI_NAME_MAX, &m->target)) ||
+	    (rc = cfg_get_uint(x, e, "tag", true, 1, 65535, &tag, NULL)))
 		return rc;
 	m->tag = (uint16_t)tag;
 	return 0;
@@ -251,8 +95,8 @@ static int pg_parse_lu(struct cfg_pctx *x, json_t *e, void *out)
 	struct cfg_pg_lu *l = out;
 	int rc;
 
-	if ((rc = pg_keys(x, e, allowed)) ||
-	    (rc = pg_str(x, e, "backstore", true, CFG_BS_NAME_MAX, &l->backstore)) ||
+	if ((rc = cfg_check_keys(x, e, allowed)) ||
+	    (rc = cfg_get_str(x, e, "backstore", true, CFG_BS_NAME_MAX, &l->backstore)) ||
 	    (rc = pg_state(x, e, "state", true, &l->state)))
 		return rc;
 	return 0;
@@ -269,16 +113,18 @@ static int pg_parse_group(struct cfg_pctx *x, json_t *e, void *out)
 	int rc;
 
 	g->state = SCSI_ALUA_ACTIVE_OPTIMIZED;
-	if ((rc = pg_keys(x, e, allowed)) || (rc = pg_uint(x, e, "id", true, 1, 65535, &id)) ||
-	    (rc = pg_str(x, e, "name", false, CFG_BS_NAME_MAX, &g->name)) ||
+	if ((rc = cfg_check_keys(x, e, allowed)) ||
+	    (rc = cfg_get_uint(x, e, "id", true, 1, 65535, &id, NULL)) ||
+	    (rc = cfg_get_str(x, e, "name", false, CFG_BS_NAME_MAX, &g->name)) ||
 	    (rc = pg_state(x, e, "state", false, &g->state)) ||
-	    (rc = pg_bool(x, e, "preferred", &g->preferred)) ||
-	    (rc = pg_bool(x, e, "explicit", &g->explicit_ok)) ||
-	    (rc = pg_uint(x, e, "transition_ms", false, 0, CFG_PG_TRANSITION_MS_MAX, &ms)) ||
-	    (rc = pg_array(x, e, "members", sizeof(*g->members), (void **)&g->members,
-			   &g->nmembers, pg_parse_member)) ||
-	    (rc = pg_array(x, e, "lu_states", sizeof(*g->lus), (void **)&g->lus, &g->nlus,
-			   pg_parse_lu)))
+	    (rc = cfg_get_bool(x, e, "preferred", &g->preferred)) ||
+	    (rc = cfg_get_bool(x, e, "explicit", &g->explicit_ok)) ||
+	    (rc = cfg_get_uint(x, e, "transition_ms", false, 0, CFG_PG_TRANSITION_MS_MAX, &ms,
+			       NULL)) ||
+	    (rc = cfg_get_objects(x, e, "members", sizeof(*g->members), (void **)&g->members,
+				  &g->nmembers, pg_parse_member)) ||
+	    (rc = cfg_get_objects(x, e, "lu_states", sizeof(*g->lus), (void **)&g->lus, &g->nlus,
+				  pg_parse_lu)))
 		return rc;
 	g->id = (uint16_t)id;
 	g->transition_ms = (uint32_t)ms;
@@ -290,7 +136,8 @@ int cfg_parse_port_groups(struct json_t *arr, struct cfg *c, struct cfg_err *err
 	struct cfg_pctx x = { .err = err };
 
 	cfg_push_key(&x, "port_groups");
-	return pg_array_of(&x, arr, sizeof(*c->pgs), (void **)&c->pgs, &c->npgs, pg_parse_group);
+	return cfg_parse_objects(&x, arr, sizeof(*c->pgs), (void **)&c->pgs, &c->npgs,
+				 pg_parse_group);
 }
 
 void cfg_port_groups_free(struct cfg *c)

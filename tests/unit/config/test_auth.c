@@ -195,7 +195,7 @@ static void test_parse_errors(void **state)
 	load_err(HEAD TGT(", \"limits\": {\"login_timeout\": \"5\"}") "}", false,
 		 "targets[0].limits.login_timeout", "expected an integer");
 	load_err(HEAD TGT(", \"limits\": {\"max_session\": 1}") "}", false,
-		 "targets[0].limits.max_session", "unknown field");
+		 "targets[0].limits.max_session", "unknown field (did you mean \"max_sessions\"?)");
 	load_err(HEAD TGT(", \"acls\": [{\"luns\": []}]") "}", false,
 		 "targets[0].acls[0].initiator",
 		 "an ACL names an initiator, \"addresses\", or both");

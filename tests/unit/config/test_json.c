@@ -468,15 +468,6 @@ static void test_target_errors(void **state)
 		  2, "targets[0].demo", "unknown field");
 }
 
-static void test_edit_distance(void **state)
-{
-	(void)state;
-	assert_int_equal(cfg_edit_distance("portals", "portal"), 1);
-	assert_int_equal(cfg_edit_distance("", "abc"), 3);
-	assert_int_equal(cfg_edit_distance("kitten", "sitting"), 3);
-	assert_int_equal(cfg_edit_distance("same", "same"), 0);
-}
-
 /* Property: mutated documents either parse (and then dump round-trips) or
  * fail with a message and a line within the text; never a crash or leak. */
 static void test_random_documents(void **state)
@@ -530,8 +521,7 @@ int main(void)
 	    cmocka_unit_test(test_round_trip),		 cmocka_unit_test(test_sizes),
 	    cmocka_unit_test(test_syntax_errors),	 cmocka_unit_test(test_root_errors),
 	    cmocka_unit_test(test_iscsi_errors),	 cmocka_unit_test(test_backstore_errors),
-	    cmocka_unit_test(test_target_errors),	 cmocka_unit_test(test_edit_distance),
-	    cmocka_unit_test(test_random_documents),
+	    cmocka_unit_test(test_target_errors),	 cmocka_unit_test(test_random_documents),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
