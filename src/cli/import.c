@@ -175,59 +175,7 @@ int imp_append(json_t *obj, const char *key, json_t *v)
 
 int imp_read_file(const char *file, char **text, size_t *len)
 {
-	size_t n = 0, cap = 65536;
-	char *buf;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		return -EISDIR;
-	}
-	buf = malloc(cap + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t k;
-
-		if (n == cap) {
-			char *nb;
-			if (cap >= CFG_FILE_MAX) {
-				free(buf);
-				close(fd);
-				return -EFBIG;
-			}
-			cap *= 2;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				free(buf);
-				close(fd);
-				return -ENOMEM;
-			}
-			buf = nb;
-		}
-		k = read(fd, buf + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			int rc = -errno;
-			free(buf);
-			close(fd);
-			return rc;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return 0;
+	return cfg_read_file(file, CFG_FILE_MAX, text, len);
 }
 
 bool imp_iscsi_name(const char *in, char *out, size_t size, const char **why)

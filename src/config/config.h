@@ -19,6 +19,10 @@
 #define CFG_FILE_MAX (16u << 20)
 
 /* ---- load.c ---- */
+/* The whole file (at most max bytes), NUL-terminated (the NUL is not
+ * counted in *len); free() it. 0, -errno, -EISDIR or -EFBIG (larger than
+ * max). */
+int cfg_read_file(const char *file, size_t max, char **text, size_t *len);
 /* Read, parse and verify file. 0, or -errno with *err set: err->line 0 and
  * err->path "" for file errors, else the line and JSON path of the first
  * problem. */

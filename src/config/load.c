@@ -13,8 +13,7 @@
 #include "config/config.h"
 #include "lib/compiler.h"
 
-/* The whole file, NUL-terminated (the NUL is not counted in *len). */
-static int cfg_read_file(const char *file, char **text, size_t *len)
+int cfg_read_file(const char *file, size_t max, char **text, size_t *len)
 {
 	struct stat st;
 	size_t n = 0, cap;
@@ -33,11 +32,11 @@ static int cfg_read_file(const char *file, char **text, size_t *len)
 		close(fd);
 		return -EISDIR;
 	}
-	if (st.st_size > (off_t)CFG_FILE_MAX) {
+	if (st.st_size > (off_t)max) {
 		close(fd);
 		return -EFBIG;
 	}
-	/* st_size is a hint (the file may change while read) */
+	/* st_size is a hint (the file may change while read; a pipe has none) */
 	cap = (size_t)st.st_size + 4096;
 	buf = malloc(cap + 1);
 	if (!buf) {
@@ -49,7 +48,7 @@ static int cfg_read_file(const char *file, char **text, size_t *len)
 
 		if (n == cap) {
 			char *nb;
-			if (cap > CFG_FILE_MAX) {
+			if (cap > max) {
 				free(buf);
 				close(fd);
 				return -EFBIG;
@@ -76,12 +75,11 @@ static int cfg_read_file(const char *file, char **text, size_t *len)
 			break;
 		n += (size_t)r;
 	}
-	if (n > CFG_FILE_MAX) {
+	close(fd);
+	if (n > max) {
 		free(buf);
-		close(fd);
 		return -EFBIG;
 	}
-	close(fd);
 	buf[n] = '\0';
 	*text = buf;
 	*len = n;
@@ -115,7 +113,7 @@ int cfg_load(const char *file, const struct iscsi_settings *iscsi_defaults, stru
 	int rc;
 
 	*out = NULL;
-	rc = cfg_read_file(file, &text, &len);
+	rc = cfg_read_file(file, CFG_FILE_MAX, &text, &len);
 	if (rc) {
 		cfg_file_err(err, rc);
 		return rc;
@@ -146,7 +144,8 @@ void cfg_err_locate(struct cfg_err *err, const char *file)
 	size_t len;
 	char *text;
 
-	if (err->path[0] == '\0' || cfg_err_cmdline(err) || cfg_read_file(file, &text, &len))
+	if (err->path[0] == '\0' || cfg_err_cmdline(err) ||
+	    cfg_read_file(file, CFG_FILE_MAX, &text, &len))
 		return;
 	err->line = cfg_locate_line(text, len, err->path);
 	free(text);

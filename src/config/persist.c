@@ -205,62 +205,11 @@ static int journal_start(struct cfg_store *st, const char *base)
 	return 0;
 }
 
+/* The config file or the journal: the journal may hold more than a config
+ * file (its records come on top of the base). */
 static int read_text(const char *path, char **text, size_t *len)
 {
-	struct stat sb;
-	size_t n = 0, cap;
-	char *buf;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb) < 0 || S_ISDIR(sb.st_mode)) {
-		int rc = S_ISDIR(sb.st_mode) ? -EISDIR : -errno;
-		close(fd);
-		return rc;
-	}
-	cap = (size_t)sb.st_size + 1;
-	if (sb.st_size > (off_t)(2 * CFG_FILE_MAX)) {
-		close(fd);
-		return -EFBIG;
-	}
-	buf = malloc(cap + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t r = read(fd, buf + n, cap - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-		if (n == cap) {
-			char *nb;
-
-			if (cap > 2 * CFG_FILE_MAX) {
-				free(buf);
-				close(fd);
-				return -EFBIG;
-			}
-			cap *= 2;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				free(buf);
-				close(fd);
-				return -ENOMEM;
-			}
-			buf = nb;
-		}
-	}
-	close(fd);
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return 0;
+	return cfg_read_file(path, 2 * CFG_FILE_MAX, text, len);
 }
 
 /* Replay the records after the header; returns how many applied. A record
