@@ -110,6 +110,34 @@ int cmd_show(struct cli *c, const char *method, json_t *params)
 	return CLI_OK;
 }
 
+int cmd_list(struct cli *c, const char *method, json_t *params, json_t *(*row)(json_t *elem),
+	     const char *const *cols, const char *const *heads, size_t ncols)
+{
+	json_t *res, *rows, *e;
+	size_t i;
+	int rc = cli_call(c, method, params, &res);
+
+	if (rc)
+		return rc;
+	if (c->json) {
+		out_json(c, res);
+	} else if (!row) {
+		out_table(c, res, cols, heads, ncols);
+	} else {
+		rows = json_array();
+		json_array_foreach(res, i, e)
+		{
+			json_t *r = row(e);
+			if (r)
+				json_array_append_new(rows, r);
+		}
+		out_table(c, rows, cols, heads, ncols);
+		json_decref(rows);
+	}
+	json_decref(res);
+	return CLI_OK;
+}
+
 int cmd_change(struct cli *c, const char *method, json_t *params, const char *fmt, ...)
 {
 	json_t *res;

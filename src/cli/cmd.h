@@ -9,6 +9,12 @@
 /* Call a read method and print its answer: JSON with --json, else as a
  * "key: value" block. params consumed. */
 int cmd_show(struct cli *c, const char *method, json_t *params);
+/* Call a list method and print its answer: JSON with --json, else a table
+ * (out_table) of one row per element of the answer, made by row() (a new
+ * reference; NULL leaves the element out), or of the elements themselves
+ * when row is NULL. params consumed (NULL: {}). */
+int cmd_list(struct cli *c, const char *method, json_t *params, json_t *(*row)(json_t *elem),
+	     const char *const *cols, const char *const *heads, size_t ncols);
 /* Call a mutating method; with --json print its answer, else the
  * confirmation line fmt. params consumed. */
 UT_PRINTF(4, 5)

@@ -7,52 +7,39 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 
+/* An ACL as a row of the list: its LUN map as LUN=BACKSTORE, whose CHAP. */
+static json_t *acl_row(json_t *e)
+{
+	json_t *row = json_deep_copy(e), *luns = json_object_get(e, "luns"), *l;
+	char map[512] = "";
+	size_t k;
+
+	if (!row)
+		return NULL;
+	if (!luns)
+		snprintf(map, sizeof(map), "the target's");
+	json_array_foreach(luns, k, l)
+	{
+		snprintf(map + strlen(map), sizeof(map) - strlen(map), "%s%lld=%s%s", k ? "," : "",
+			 (long long)json_integer_value(json_object_get(l, "lun")),
+			 json_string_value(json_object_get(l, "backstore")) ?: "?",
+			 json_is_true(json_object_get(l, "read_only")) ? "(ro)" : "");
+	}
+	if (luns && !json_array_size(luns))
+		snprintf(map, sizeof(map), "none");
+	json_object_set_new(row, "map", json_string(map));
+	json_object_set_new(row, "chap",
+			    json_string(json_object_get(e, "auth") ? "own" : "the target's"));
+	return row;
+}
+
 static int acl_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
 	static const char *const cols[] = {"initiator", "addresses", "map", "chap"};
 	static const char *const heads[] = {"INITIATOR", "ADDRESSES", "LUNS", "CHAP"};
-	json_t *res, *rows, *e;
-	size_t i;
-	int rc;
 
-	rc = cli_call(c, "acl.list", json_pack("{s:s}", "target", a->pos[0]), &res);
-	if (rc)
-		return rc;
-	if (c->json) {
-		out_json(c, res);
-		json_decref(res);
-		return CLI_OK;
-	}
-	rows = json_array();
-	json_array_foreach(res, i, e)
-	{
-		json_t *row = json_deep_copy(e), *luns = json_object_get(e, "luns"), *l;
-		char map[512] = "";
-		size_t k;
-
-		if (!row)
-			continue;
-		if (!luns)
-			snprintf(map, sizeof(map), "the target's");
-		json_array_foreach(luns, k, l)
-		{
-			snprintf(map + strlen(map), sizeof(map) - strlen(map), "%s%lld=%s%s",
-				 k ? "," : "",
-				 (long long)json_integer_value(json_object_get(l, "lun")),
-				 json_string_value(json_object_get(l, "backstore")) ?: "?",
-				 json_is_true(json_object_get(l, "read_only")) ? "(ro)" : "");
-		}
-		if (luns && !json_array_size(luns))
-			snprintf(map, sizeof(map), "none");
-		json_object_set_new(row, "map", json_string(map));
-		json_object_set_new(
-		    row, "chap", json_string(json_object_get(e, "auth") ? "own" : "the target's"));
-		json_array_append_new(rows, row);
-	}
-	out_table(c, rows, cols, heads, ARRAY_SIZE(cols));
-	json_decref(rows);
-	json_decref(res);
-	return CLI_OK;
+	return cmd_list(c, "acl.list", json_pack("{s:s}", "target", a->pos[0]), acl_row, cols,
+			heads, ARRAY_SIZE(cols));
 }
 
 /* --lun LUN:BACKSTORE[:ro] (repeatable) -> an own LUN map */

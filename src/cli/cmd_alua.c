@@ -15,53 +15,42 @@
 #include "cli/cmd.h"
 #include "config/model.h"
 
+/* A port group as a row of the list: members as TARGET:TAG, LU states as
+ * BACKSTORE=STATE. */
+static json_t *al_row(json_t *g)
+{
+	json_t *row = json_deep_copy(g), *ports = json_array(), *lus = json_array(), *e;
+	size_t k;
+
+	json_array_foreach(json_object_get(g, "members"), k, e)
+	{
+		char buf[300];
+		snprintf(buf, sizeof(buf), "%s:%lld",
+			 json_string_value(json_object_get(e, "target")) ?: "?",
+			 (long long)json_integer_value(json_object_get(e, "tag")));
+		json_array_append_new(ports, json_string(buf));
+	}
+	json_array_foreach(json_object_get(g, "lu_states"), k, e)
+	{
+		char buf[160];
+		snprintf(buf, sizeof(buf), "%s=%s",
+			 json_string_value(json_object_get(e, "backstore")) ?: "?",
+			 json_string_value(json_object_get(e, "state")) ?: "?");
+		json_array_append_new(lus, json_string(buf));
+	}
+	json_object_set_new(row, "ports", ports);
+	json_object_set_new(row, "lus", lus);
+	return row;
+}
+
 static int al_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
 	static const char *const cols[] = {"id",       "name",		"state", "preferred",
 					   "explicit", "transition_ms", "ports", "lus"};
 	static const char *const heads[] = {"ID",	"NAME",		 "STATE",   "PREF",
 					    "EXPLICIT", "TRANSITION_MS", "MEMBERS", "LU_STATES"};
-	json_t *res, *rows, *g;
-	size_t i;
-	int rc = cli_call(c, "alua.list", NULL, &res);
 
-	if (rc)
-		return rc;
-	if (c->json) {
-		out_json(c, res);
-		json_decref(res);
-		return CLI_OK;
-	}
-	rows = json_array();
-	json_array_foreach(res, i, g)
-	{
-		json_t *row = json_deep_copy(g), *ports = json_array(), *lus = json_array(), *e;
-		size_t k;
-
-		json_array_foreach(json_object_get(g, "members"), k, e)
-		{
-			char buf[300];
-			snprintf(buf, sizeof(buf), "%s:%lld",
-				 json_string_value(json_object_get(e, "target")) ?: "?",
-				 (long long)json_integer_value(json_object_get(e, "tag")));
-			json_array_append_new(ports, json_string(buf));
-		}
-		json_array_foreach(json_object_get(g, "lu_states"), k, e)
-		{
-			char buf[160];
-			snprintf(buf, sizeof(buf), "%s=%s",
-				 json_string_value(json_object_get(e, "backstore")) ?: "?",
-				 json_string_value(json_object_get(e, "state")) ?: "?");
-			json_array_append_new(lus, json_string(buf));
-		}
-		json_object_set_new(row, "ports", ports);
-		json_object_set_new(row, "lus", lus);
-		json_array_append_new(rows, row);
-	}
-	out_table(c, rows, cols, heads, ARRAY_SIZE(cols));
-	json_decref(rows);
-	json_decref(res);
-	return CLI_OK;
+	return cmd_list(c, "alua.list", NULL, al_row, cols, heads, ARRAY_SIZE(cols));
 }
 
 static int al_state(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)

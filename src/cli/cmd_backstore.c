@@ -7,51 +7,37 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 
+/* A back-store as a row of the list: its boolean attributes as flags. */
+static json_t *bs_row(json_t *b)
+{
+	/* one word per boolean attribute that is on */
+	static const char *const names[] = {"thin", "read_only", "removable", "create"};
+	char flags[64] = "";
+	json_t *row = json_deep_copy(b);
+
+	if (!row)
+		return NULL;
+	for (size_t k = 0; k < ARRAY_SIZE(names); k++)
+		if (json_is_true(json_object_get(b, names[k])))
+			snprintf(flags + strlen(flags), sizeof(flags) - strlen(flags), "%s%s",
+				 flags[0] ? "," : "", names[k]);
+	if (json_is_false(json_object_get(b, "write_cache")))
+		snprintf(flags + strlen(flags), sizeof(flags) - strlen(flags), "%s%s",
+			 flags[0] ? "," : "", "no_write_cache");
+	json_object_set_new(row, "flags", json_string(flags[0] ? flags : "-"));
+	json_object_set_new(
+	    row, "mapped", json_integer((json_int_t)json_array_size(json_object_get(b, "mapped"))));
+	return row;
+}
+
 static int bs_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
 	static const char *const cols[] = {"name", "type",  "size",  "block_size",
 					   "path", "flags", "mapped"};
 	static const char *const heads[] = {"NAME", "TYPE",  "SIZE",  "BLOCK",
 					    "PATH", "FLAGS", "MAPPED"};
-	json_t *res, *rows;
-	size_t i;
-	json_t *b;
-	int rc;
 
-	rc = cli_call(c, "backstore.list", NULL, &res);
-	if (rc)
-		return rc;
-	if (c->json) {
-		out_json(c, res);
-		json_decref(res);
-		return CLI_OK;
-	}
-	rows = json_array();
-	json_array_foreach(res, i, b)
-	{
-		char flags[64] = "";
-		json_t *row = json_deep_copy(b);
-		if (!row)
-			continue;
-		/* one word per boolean attribute that is on */
-		static const char *const names[] = {"thin", "read_only", "removable", "create"};
-		for (size_t k = 0; k < ARRAY_SIZE(names); k++)
-			if (json_is_true(json_object_get(b, names[k])))
-				snprintf(flags + strlen(flags), sizeof(flags) - strlen(flags),
-					 "%s%s", flags[0] ? "," : "", names[k]);
-		if (json_is_false(json_object_get(b, "write_cache")))
-			snprintf(flags + strlen(flags), sizeof(flags) - strlen(flags), "%s%s",
-				 flags[0] ? "," : "", "no_write_cache");
-		json_object_set_new(row, "flags", json_string(flags[0] ? flags : "-"));
-		json_object_set_new(
-		    row, "mapped",
-		    json_integer((json_int_t)json_array_size(json_object_get(b, "mapped"))));
-		json_array_append_new(rows, row);
-	}
-	out_table(c, rows, cols, heads, ARRAY_SIZE(cols));
-	json_decref(rows);
-	json_decref(res);
-	return CLI_OK;
+	return cmd_list(c, "backstore.list", NULL, bs_row, cols, heads, ARRAY_SIZE(cols));
 }
 
 static int bs_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)

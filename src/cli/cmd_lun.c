@@ -29,18 +29,8 @@ static int lun_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_a
 {
 	static const char *const cols[] = {"lun", "backstore", "read_only"};
 	static const char *const heads[] = {"LUN", "BACKSTORE", "READ_ONLY"};
-	json_t *res;
-	int rc;
 
-	rc = cli_call(c, "lun.list", lun_params(a), &res);
-	if (rc)
-		return rc;
-	if (c->json)
-		out_json(c, res);
-	else
-		out_table(c, res, cols, heads, ARRAY_SIZE(cols));
-	json_decref(res);
-	return CLI_OK;
+	return cmd_list(c, "lun.list", lun_params(a), NULL, cols, heads, ARRAY_SIZE(cols));
 }
 
 static int lun_add(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)

@@ -7,51 +7,40 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 
+/* A session as a row of the list: its connections as CID:PEER. */
+static json_t *ses_row(json_t *s)
+{
+	json_t *row = json_deep_copy(s), *peers = json_array(), *conn;
+	size_t k;
+
+	json_array_foreach(json_object_get(s, "connections"), k, conn)
+	{
+		char buf[160];
+		snprintf(buf, sizeof(buf), "%lld:%s",
+			 (long long)json_integer_value(json_object_get(conn, "cid")),
+			 json_string_value(json_object_get(conn, "peer"))
+			     ? json_string_value(json_object_get(conn, "peer"))
+			     : "?");
+		json_array_append_new(peers, json_string(buf));
+	}
+	if (!row) {
+		json_decref(peers);
+		return NULL;
+	}
+	json_object_set_new(row, "peers", peers);
+	return row;
+}
+
 static int ses_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
 	static const char *const cols[] = {"tsih", "type", "target", "tpgt", "initiator", "peers"};
 	static const char *const heads[] = {"TSIH", "TYPE",	 "TARGET",
 					    "TPGT", "INITIATOR", "CONNECTIONS"};
-	json_t *p = json_object(), *res, *rows, *s;
-	size_t i;
-	int rc;
+	json_t *p = json_object();
 
 	if (p && a->npos)
 		json_object_set_new(p, "target", json_string(a->pos[0]));
-	rc = cli_call(c, "session.list", p, &res);
-	if (rc)
-		return rc;
-	if (c->json) {
-		out_json(c, res);
-		json_decref(res);
-		return CLI_OK;
-	}
-	rows = json_array();
-	json_array_foreach(res, i, s)
-	{
-		json_t *row = json_deep_copy(s), *peers = json_array(), *conn;
-		size_t k;
-		json_array_foreach(json_object_get(s, "connections"), k, conn)
-		{
-			char buf[160];
-			snprintf(buf, sizeof(buf), "%lld:%s",
-				 (long long)json_integer_value(json_object_get(conn, "cid")),
-				 json_string_value(json_object_get(conn, "peer"))
-				     ? json_string_value(json_object_get(conn, "peer"))
-				     : "?");
-			json_array_append_new(peers, json_string(buf));
-		}
-		if (row) {
-			json_object_set_new(row, "peers", peers);
-			json_array_append_new(rows, row);
-		} else {
-			json_decref(peers);
-		}
-	}
-	out_table(c, rows, cols, heads, ARRAY_SIZE(cols));
-	json_decref(rows);
-	json_decref(res);
-	return CLI_OK;
+	return cmd_list(c, "session.list", p, ses_row, cols, heads, ARRAY_SIZE(cols));
 }
 
 static int ses_close(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)

@@ -10,57 +10,44 @@
 #define TGT_DEFAULT_PORTAL "0.0.0.0:3260"
 
 /* ---- targets ---- */
+/* A target as a row of the list: portals as TAG/ADDR, counts, demo mode. */
+static json_t *tg_row(json_t *t)
+{
+	json_t *portals = json_array(), *g, *demo = json_object_get(t, "demo_mode");
+	size_t k;
+
+	json_array_foreach(json_object_get(t, "portal_groups"), k, g)
+	{
+		size_t j;
+		json_t *p;
+		json_array_foreach(json_object_get(g, "portals"), j, p)
+		{
+			char buf[128];
+			snprintf(buf, sizeof(buf), "%lld/%s",
+				 (long long)json_integer_value(json_object_get(g, "tag")),
+				 json_string_value(p) ? json_string_value(p) : "?");
+			json_array_append_new(portals, json_string(buf));
+		}
+	}
+	return json_pack("{s:O*, s:O*, s:o, s:I, s:I, s:s, s:O*}", "name",
+			 json_object_get(t, "name"), "alias", json_object_get(t, "alias"),
+			 "portals", portals, "luns",
+			 (json_int_t)json_array_size(json_object_get(t, "luns")), "acls",
+			 (json_int_t)json_array_size(json_object_get(t, "acls")), "demo",
+			 !json_is_true(json_object_get(demo, "enabled"))    ? "off"
+			 : json_is_true(json_object_get(demo, "read_only")) ? "ro"
+									    : "rw",
+			 "sessions", json_object_get(t, "sessions"));
+}
+
 static int tg_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
 	static const char *const cols[] = {"name", "alias", "portals", "luns",
 					   "acls", "demo",  "sessions"};
 	static const char *const heads[] = {"NAME", "ALIAS", "PORTALS", "LUNS",
 					    "ACLS", "DEMO",  "SESSIONS"};
-	json_t *res, *rows, *t;
-	size_t i;
-	int rc;
 
-	rc = cli_call(c, "target.list", NULL, &res);
-	if (rc)
-		return rc;
-	if (c->json) {
-		out_json(c, res);
-		json_decref(res);
-		return CLI_OK;
-	}
-	rows = json_array();
-	json_array_foreach(res, i, t)
-	{
-		json_t *portals = json_array(), *g, *demo = json_object_get(t, "demo_mode");
-		size_t k;
-		json_array_foreach(json_object_get(t, "portal_groups"), k, g)
-		{
-			size_t j;
-			json_t *p;
-			json_array_foreach(json_object_get(g, "portals"), j, p)
-			{
-				char buf[128];
-				snprintf(buf, sizeof(buf), "%lld/%s",
-					 (long long)json_integer_value(json_object_get(g, "tag")),
-					 json_string_value(p) ? json_string_value(p) : "?");
-				json_array_append_new(portals, json_string(buf));
-			}
-		}
-		json_array_append_new(
-		    rows, json_pack("{s:O*, s:O*, s:o, s:I, s:I, s:s, s:O*}", "name",
-				    json_object_get(t, "name"), "alias",
-				    json_object_get(t, "alias"), "portals", portals, "luns",
-				    (json_int_t)json_array_size(json_object_get(t, "luns")), "acls",
-				    (json_int_t)json_array_size(json_object_get(t, "acls")), "demo",
-				    !json_is_true(json_object_get(demo, "enabled"))    ? "off"
-				    : json_is_true(json_object_get(demo, "read_only")) ? "ro"
-										       : "rw",
-				    "sessions", json_object_get(t, "sessions")));
-	}
-	out_table(c, rows, cols, heads, ARRAY_SIZE(cols));
-	json_decref(rows);
-	json_decref(res);
-	return CLI_OK;
+	return cmd_list(c, "target.list", NULL, tg_row, cols, heads, ARRAY_SIZE(cols));
 }
 
 static int tg_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
@@ -131,18 +118,9 @@ static int tpg_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_a
 {
 	static const char *const cols[] = {"tag", "rel_port_id", "portals"};
 	static const char *const heads[] = {"TAG", "REL_PORT_ID", "PORTALS"};
-	json_t *res;
-	int rc;
 
-	rc = cli_call(c, "portal_group.list", json_pack("{s:s}", "target", a->pos[0]), &res);
-	if (rc)
-		return rc;
-	if (c->json)
-		out_json(c, res);
-	else
-		out_table(c, res, cols, heads, ARRAY_SIZE(cols));
-	json_decref(res);
-	return CLI_OK;
+	return cmd_list(c, "portal_group.list", json_pack("{s:s}", "target", a->pos[0]), NULL, cols,
+			heads, ARRAY_SIZE(cols));
 }
 
 static int tpg_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
