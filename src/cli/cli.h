@@ -143,6 +143,12 @@ void cli_cmd_usage(const struct cli_cmd *cmd, FILE *f, bool full);
 void cli_usage(FILE *f);
 
 /* ---- cli_call.c: calling the daemon from a command ---- */
+/* Connect when needed and call, printing nothing: rpc_call's result (0,
+ * 1 with a JSON-RPC error in *err, or -errno), a connection failure as a
+ * transport error. params consumed; err->data released by the caller
+ * (rpc_error_clear). */
+int cli_rpc(struct cli *c, const char *method, json_t *params, json_t **result,
+	    struct rpc_error *err);
 /* Connect when needed, call, print a JSON-RPC error ("utarget: MESSAGE")
  * and return its exit status, or CLI_OK with *result (may be NULL to
  * discard it). params is consumed. */

@@ -66,18 +66,29 @@ void cli_print_rpc_error(struct cli *c, const struct rpc_error *e)
 	cli_errorf(c, "%s%s", e->message, extra);
 }
 
+int cli_rpc(struct cli *c, const char *method, json_t *params, json_t **result,
+	    struct rpc_error *err)
+{
+	int rc;
+
+	if (c->rpc.fd < 0) {
+		rc = rpc_connect(&c->rpc, c->socket, err);
+		if (rc) {
+			json_decref(params);
+			return rc;
+		}
+	}
+	return rpc_call(&c->rpc, method, params, result, err);
+}
+
 int cli_call(struct cli *c, const char *method, json_t *params, json_t **result)
 {
 	struct rpc_error e = {0};
 	json_t *res = NULL;
 	int rc;
 
-	if (c->rpc.fd < 0 && rpc_connect(&c->rpc, c->socket, &e)) {
-		json_decref(params);
-		cli_errorf(c, "%s", e.message);
-		return CLI_EUNREACHABLE;
-	}
-	rc = rpc_call(&c->rpc, method, params, &res, &e);
+	/* a connection failure is a transport error: its message, exit status 2 */
+	rc = cli_rpc(c, method, params, &res, &e);
 	if (rc) {
 		cli_print_rpc_error(c, &e);
 		rc = rpc_error_exit(&e);

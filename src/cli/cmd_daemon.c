@@ -118,16 +118,11 @@ static int cf_call_doc(struct cli *c, const char *method, json_t *params, const 
 		       const char *text, json_t **res)
 {
 	struct rpc_error e = {0};
-	int rc;
+	int rc = cli_rpc(c, method, params, res, &e);
 
-	if (c->rpc.fd < 0 && rpc_connect(&c->rpc, c->socket, &e)) {
-		json_decref(params);
-		cli_errorf(c, "%s", e.message);
-		return CLI_EUNREACHABLE;
-	}
-	rc = rpc_call(&c->rpc, method, params, res, &e);
 	if (rc == 0)
 		return CLI_OK;
+	/* a connection failure has no data: printed as cli_call does */
 	if (json_string_value(json_object_get(e.data, "path")) && e.code != -32008) {
 		const char *path = json_string_value(json_object_get(e.data, "path"));
 		const char *msg = json_string_value(json_object_get(e.data, "message"));

@@ -303,11 +303,7 @@ static json_t *sh_get(struct cli *c, const char *method, json_t *params)
 	struct rpc_error e = {0};
 	json_t *res = NULL;
 
-	if (c->rpc.fd < 0 && rpc_connect(&c->rpc, c->socket, &e)) {
-		json_decref(params);
-		return NULL;
-	}
-	if (rpc_call(&c->rpc, method, params, &res, &e)) {
+	if (cli_rpc(c, method, params, &res, &e)) {
 		rpc_error_clear(&e);
 		return NULL;
 	}
