@@ -68,26 +68,9 @@ static int lun_add(struct cli *c, const struct cli_cmd *cmd, const struct cli_ar
 	return CLI_OK;
 }
 
-static int lun_delete(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
-{
-	json_t *p = lun_params(a);
-	char whose[512];
-	json_int_t lun;
-	int rc;
-
-	if (!p)
-		return CLI_EINTERNAL;
-	rc = cmd_lun(c, a->pos[1], &lun);
-	if (rc) {
-		json_decref(p);
-		return rc;
-	}
-	json_object_set_new(p, "lun", json_integer(lun));
-	lun_whose(a, whose, sizeof(whose));
-	return cmd_change(c, "lun.delete", p, "LUN %lld of %s deleted", (long long)lun, whose);
-}
-
-static int lun_set(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+/* lun delete|set TARGET LUN [FIELD=VALUE...]: the FIELDs (set only: delete
+ * takes no more arguments) and the LUN, "LUN n of TARGET done". */
+static int lun_change(struct cli *c, const struct cli_args *a, const char *method, const char *done)
 {
 	json_t *p = lun_params(a);
 	char whose[512];
@@ -105,7 +88,17 @@ static int lun_set(struct cli *c, const struct cli_cmd *cmd, const struct cli_ar
 	}
 	json_object_set_new(p, "lun", json_integer(lun));
 	lun_whose(a, whose, sizeof(whose));
-	return cmd_change(c, "lun.set", p, "LUN %lld of %s changed", (long long)lun, whose);
+	return cmd_change(c, method, p, "LUN %lld of %s %s", (long long)lun, whose, done);
+}
+
+static int lun_delete(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	return lun_change(c, a, "lun.delete", "deleted");
+}
+
+static int lun_set(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	return lun_change(c, a, "lun.set", "changed");
 }
 
 #define LUN_OPT_INITIATOR                                                                          \
