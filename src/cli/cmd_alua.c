@@ -102,6 +102,23 @@ static json_t *al_groups(struct cli *c, json_int_t id, long *at, int *rc)
 	return res;
 }
 
+/* The current groups, *at the index of group id, which must exist (else
+ * NULL, the error printed and *rc CLI_ENOTFOUND). */
+static json_t *al_existing(struct cli *c, json_int_t id, long *at, int *rc)
+{
+	json_t *groups = al_groups(c, id, at, rc);
+
+	if (*rc)
+		return NULL;
+	if (*at < 0) {
+		json_decref(groups);
+		cli_errorf(c, "no port group %lld", (long long)id);
+		*rc = CLI_ENOTFOUND;
+		return NULL;
+	}
+	return groups;
+}
+
 /* --member / --remove-member (options 0, 1) and FIELD=VALUE from pos[from]. */
 static int al_edit(struct cli *c, const struct cli_args *a, json_t *g, size_t from)
 {
@@ -186,14 +203,9 @@ static int al_delete(struct cli *c, const struct cli_cmd *cmd, const struct cli_
 
 	if (rc)
 		return rc;
-	groups = al_groups(c, id, &at, &rc);
+	groups = al_existing(c, id, &at, &rc);
 	if (rc)
 		return rc;
-	if (at < 0) {
-		json_decref(groups);
-		cli_errorf(c, "no port group %lld", (long long)id);
-		return CLI_ENOTFOUND;
-	}
 	json_array_remove(groups, (size_t)at);
 	return al_put(c, groups, "deleted", id);
 }
@@ -211,14 +223,9 @@ static int al_set(struct cli *c, const struct cli_cmd *cmd, const struct cli_arg
 		cli_errorf(c, "nothing to change (FIELD=VALUE, --member, --remove-member)");
 		return CLI_EUSAGE;
 	}
-	groups = al_groups(c, id, &at, &rc);
+	groups = al_existing(c, id, &at, &rc);
 	if (rc)
 		return rc;
-	if (at < 0) {
-		json_decref(groups);
-		cli_errorf(c, "no port group %lld", (long long)id);
-		return CLI_ENOTFOUND;
-	}
 	rc = al_edit(c, a, json_array_get(groups, (size_t)at), 1);
 	if (rc) {
 		json_decref(groups);
