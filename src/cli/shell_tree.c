@@ -221,73 +221,85 @@ int sh_resolve(const struct sh_path *cwd, const char *arg, struct sh_path *out, 
 	return 0;
 }
 
-void sh_format(const struct sh_path *p, char *buf, size_t size)
+/* The last component of p's path: its name in its parent ("" for the root). */
+static void sh_leaf(const struct sh_path *p, char *buf, size_t size)
 {
-	char tpg[32] = "", lun[32];
-
-	if (p->has_tag)
-		snprintf(tpg, sizeof(tpg), "/tpg%u", p->tag);
-	snprintf(lun, sizeof(lun), "lun%u", p->lun);
 	switch (p->kind) {
 	case SH_ROOT:
-		snprintf(buf, size, "/");
+		snprintf(buf, size, "%s", "");
 		break;
 	case SH_BACKSTORES:
-		snprintf(buf, size, "/backstores");
+		snprintf(buf, size, "backstores");
 		break;
 	case SH_BS_TYPE:
-		snprintf(buf, size, "/backstores/%s", p->type);
-		break;
-	case SH_BS:
-		snprintf(buf, size, "/backstores/%s/%s", p->type, p->name);
+		snprintf(buf, size, "%s", p->type);
 		break;
 	case SH_ISCSI:
-		snprintf(buf, size, "/iscsi");
+		snprintf(buf, size, "iscsi");
 		break;
+	case SH_BS:
 	case SH_TARGET:
-		snprintf(buf, size, "/iscsi/%s", p->name);
+		snprintf(buf, size, "%s", p->name);
 		break;
 	case SH_TPG:
-		snprintf(buf, size, "/iscsi/%s%s", p->name, tpg);
+		snprintf(buf, size, "tpg%u", p->tag);
 		break;
 	case SH_PORTALS:
-		snprintf(buf, size, "/iscsi/%s%s/portals", p->name, tpg);
+		snprintf(buf, size, "portals");
 		break;
 	case SH_PORTAL:
-		snprintf(buf, size, "/iscsi/%s%s/portals/%s", p->name, tpg, p->portal);
+		snprintf(buf, size, "%s", p->portal);
 		break;
 	case SH_LUNS:
-		snprintf(buf, size, "/iscsi/%s%s/luns", p->name, tpg);
+		snprintf(buf, size, "luns");
 		break;
 	case SH_LUN:
-		if (p->initiator[0])
-			snprintf(buf, size, "/iscsi/%s%s/acls/%s/%s", p->name, tpg, p->initiator,
-				 lun);
-		else
-			snprintf(buf, size, "/iscsi/%s%s/luns/%s", p->name, tpg, lun);
+		snprintf(buf, size, "lun%u", p->lun);
 		break;
 	case SH_ACLS:
-		snprintf(buf, size, "/iscsi/%s%s/acls", p->name, tpg);
+		snprintf(buf, size, "acls");
 		break;
 	case SH_ACL:
-		snprintf(buf, size, "/iscsi/%s%s/acls/%s", p->name, tpg, p->initiator);
+		snprintf(buf, size, "%s", p->initiator);
 		break;
 	case SH_SESSIONS:
-		snprintf(buf, size, "/sessions");
+		snprintf(buf, size, "sessions");
 		break;
 	case SH_SESSION:
-		snprintf(buf, size, "/sessions/%u", p->tsih);
+		snprintf(buf, size, "%u", p->tsih);
 		break;
 	case SH_ALUA:
-		snprintf(buf, size, "/alua");
+		snprintf(buf, size, "alua");
 		break;
 	case SH_ALUA_GROUP:
-		snprintf(buf, size, "/alua/%u", p->group);
+		snprintf(buf, size, "%u", p->group);
 		break;
 	case SH_SETTINGS:
-		snprintf(buf, size, "/settings");
+		snprintf(buf, size, "settings");
 		break;
 	}
+}
+
+/* The parent's path (sh_up: the tree's shape is written down once) and
+ * the node's own name. */
+void sh_format(const struct sh_path *p, char *buf, size_t size)
+{
+	struct sh_path parent = *p;
+	char leaf[SH_PATH_MAX];
+	size_t n = 0;
+
+	if (p->kind == SH_ROOT) {
+		snprintf(buf, size, "/");
+		return;
+	}
+	sh_up(&parent);
+	if (parent.kind != SH_ROOT) {
+		sh_format(&parent, buf, size);
+		n = strnlen(buf, size);
+	}
+	sh_leaf(p, leaf, sizeof(leaf));
+	if (n < size)
+		snprintf(buf + n, size - n, "/%s", leaf);
 }
 
 /* ---- children, from the daemon ---- */
@@ -310,10 +322,17 @@ static json_t *sh_get(struct cli *c, const char *method, json_t *params)
 	return res;
 }
 
-static void sh_lun_info(json_t *l, char *buf, size_t size)
+/* An entry of a LUN map ({lun, backstore, read_only}) as lun<N> -> BACKSTORE. */
+static void sh_add_lun(json_t *arr, json_t *l)
 {
-	snprintf(buf, size, "-> %s%s", json_string_value(json_object_get(l, "backstore")) ?: "?",
+	char name[32], info[512];
+
+	snprintf(name, sizeof(name), "lun%lld",
+		 (long long)json_integer_value(json_object_get(l, "lun")));
+	snprintf(info, sizeof(info), "-> %s%s",
+		 json_string_value(json_object_get(l, "backstore")) ?: "?",
 		 json_is_true(json_object_get(l, "read_only")) ? " (read-only)" : "");
+	sh_add(arr, name, false, info);
 }
 
 static json_t *sh_target(struct cli *c, const struct sh_path *p)
@@ -429,11 +448,7 @@ json_t *sh_children(struct cli *c, const struct sh_path *p)
 				continue;
 			json_array_foreach(json_object_get(e, "luns"), k, l)
 			{
-				char name[32];
-				snprintf(name, sizeof(name), "lun%lld",
-					 (long long)json_integer_value(json_object_get(l, "lun")));
-				sh_lun_info(l, info, sizeof(info));
-				sh_add(out, name, false, info);
+				sh_add_lun(out, l);
 			}
 		}
 		break;
@@ -442,11 +457,7 @@ json_t *sh_children(struct cli *c, const struct sh_path *p)
 		res = sh_get(c, "lun.list", params);
 		json_array_foreach(res, i, e)
 		{
-			char name[32];
-			snprintf(name, sizeof(name), "lun%lld",
-				 (long long)json_integer_value(json_object_get(e, "lun")));
-			sh_lun_info(e, info, sizeof(info));
-			sh_add(out, name, false, info);
+			sh_add_lun(out, e);
 		}
 		break;
 	}
@@ -512,17 +523,14 @@ json_t *sh_children(struct cli *c, const struct sh_path *p)
 bool sh_exists(struct cli *c, const struct sh_path *p)
 {
 	struct sh_path parent = *p;
-	char want[SH_PATH_MAX], name[SH_PATH_MAX];
+	char name[SH_PATH_MAX];
 	json_t *kids, *e;
-	const char *slash;
 	bool found = false;
 	size_t i;
 
 	if (p->kind == SH_ROOT)
 		return true;
-	sh_format(p, want, sizeof(want));
-	slash = strrchr(want, '/');
-	snprintf(name, sizeof(name), "%s", slash ? slash + 1 : want);
+	sh_leaf(p, name, sizeof(name));
 	sh_up(&parent);
 	kids = sh_children(c, &parent);
 	json_array_foreach(kids, i, e)
