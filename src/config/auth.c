@@ -7,7 +7,6 @@
  * (syntax of networks, uniqueness, RFC 7143 12.1.3 secret rules across the
  * whole file), free; and the warning about a config file with secrets that
  * others can read. auth_apply.c hands the result to the iSCSI fabric. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 
 #include "config/model.h"
 #include "config/pctx.h"
+#include "lib/cidr.h"
 #include "lib/compiler.h"
 #include "lib/hmap.h"
 #include "lib/log.h"
@@ -498,49 +498,8 @@ static int au_verr(struct cfg_err *err, const char *base, const char *rel, const
 
 int cfg_net_parse(const char *s, struct cfg_net *out, const char **why)
 {
-	char buf[INET6_ADDRSTRLEN + 8];
-	const char *slash = strchr(s, '/');
-	size_t alen = slash ? (size_t)(slash - s) : strlen(s);
-	unsigned max, p;
-
-	*why = "not an IPv4 or IPv6 address";
-	if (!alen || alen >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, alen);
-	buf[alen] = '\0';
 	memset(out, 0, sizeof(*out));
-	if (inet_pton(AF_INET, buf, out->addr) == 1) {
-		out->family = AF_INET;
-		max = 32;
-	} else if (inet_pton(AF_INET6, buf, out->addr) == 1) {
-		out->family = AF_INET6;
-		max = 128;
-	} else {
-		return -EINVAL;
-	}
-	p = max;
-	if (slash) {
-		const char *d = slash + 1;
-
-		*why = "bad prefix length";
-		if (!*d || strlen(d) > 3)
-			return -EINVAL;
-		p = 0;
-		for (; *d; d++) {
-			if (*d < '0' || *d > '9')
-				return -EINVAL;
-			p = p * 10 + (unsigned)(*d - '0');
-		}
-		if (p > max)
-			return -EINVAL;
-	}
-	for (unsigned bit = p; bit < max; bit++)
-		if (out->addr[bit / 8] & (0x80u >> (bit % 8))) {
-			*why = "address bits set beyond the prefix length";
-			return -EINVAL;
-		}
-	out->prefix = (uint8_t)p;
-	return 0;
+	return cidr_parse(s, &out->family, out->addr, &out->prefix, why);
 }
 
 static bool au_printable(const char *s)

@@ -14,6 +14,7 @@
 #include "fabric/iscsi/access.h"
 #include "fabric/iscsi/chap.h"
 #include "fabric/iscsi/target.h"
+#include "lib/cidr.h"
 #include "lib/compiler.h"
 #include "scsi/scsi.h"
 
@@ -96,46 +97,7 @@ static int auth_set_fill(struct iscsi_auth_set *s, const struct iscsi_auth *in)
 /* ---- networks ---- */
 int iscsi_net_parse(const char *s, uint8_t *family, uint8_t addr[16], uint8_t *prefix)
 {
-	char buf[INET6_ADDRSTRLEN + 8];
-	const char *slash = strchr(s, '/');
-	size_t alen = slash ? (size_t)(slash - s) : strlen(s);
-	unsigned max, p;
-
-	if (!alen || alen >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, alen);
-	buf[alen] = '\0';
-	memset(addr, 0, 16);
-	if (inet_pton(AF_INET, buf, addr) == 1) {
-		*family = AF_INET;
-		max = 32;
-	} else if (inet_pton(AF_INET6, buf, addr) == 1) {
-		*family = AF_INET6;
-		max = 128;
-	} else {
-		return -EINVAL;
-	}
-	p = max;
-	if (slash) {
-		const char *d = slash + 1;
-
-		if (!*d || strlen(d) > 3)
-			return -EINVAL;
-		p = 0;
-		for (; *d; d++) {
-			if (*d < '0' || *d > '9')
-				return -EINVAL;
-			p = p * 10 + (unsigned)(*d - '0');
-		}
-		if (p > max)
-			return -EINVAL;
-	}
-	/* host bits set: most likely a mistyped network */
-	for (unsigned bit = p; bit < max; bit++)
-		if (addr[bit / 8] & (0x80u >> (bit % 8)))
-			return -EINVAL;
-	*prefix = (uint8_t)p;
-	return 0;
+	return cidr_parse(s, family, addr, prefix, NULL);
 }
 
 bool iscsi_net_match(uint8_t family, const uint8_t addr[16], uint8_t prefix,

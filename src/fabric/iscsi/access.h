@@ -90,8 +90,9 @@ bool iscsi_access_admits_address(struct iscsi_target *t, const struct sockaddr_s
 bool iscsi_auth_would_pass(const struct iscsi_auth_set *auth, const char *user,
 			   const uint8_t secret_sha256[32]);
 
-/* "10.0.0.0/8", "192.0.2.7", "fd00::/8", "::1" -> rule network fields.
- * 0 or -EINVAL (syntax, prefix out of range, host bits set). */
+/* "10.0.0.0/8", "192.0.2.7", "fd00::/8", "::1" -> rule network fields
+ * (cidr_parse(), lib/cidr.h). 0 or -EINVAL (syntax, prefix out of range,
+ * host bits set). */
 int iscsi_net_parse(const char *s, uint8_t *family, uint8_t addr[16], uint8_t *prefix);
 bool iscsi_net_match(uint8_t family, const uint8_t addr[16], uint8_t prefix,
 		     const struct sockaddr_storage *peer);
