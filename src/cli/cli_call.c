@@ -103,7 +103,10 @@ int cli_call(struct cli *c, const char *method, json_t *params, json_t **result)
 }
 
 /* ---- helpers of the command families (cmd.h) ---- */
-int cmd_show(struct cli *c, const char *method, json_t *params)
+/* cmd_show (fmt NULL: the answer as "key: value" lines) and cmd_change
+ * (the confirmation line fmt with *ap, not with --quiet). */
+static int cmd_call_print(struct cli *c, const char *method, json_t *params, const char *fmt,
+			  va_list *ap)
 {
 	json_t *res;
 	int rc;
@@ -113,12 +116,21 @@ int cmd_show(struct cli *c, const char *method, json_t *params)
 	rc = cli_call(c, method, params, &res);
 	if (rc)
 		return rc;
-	if (c->json)
+	if (c->json) {
 		out_json(c, res);
-	else
+	} else if (!fmt) {
 		out_object(c, res, 0);
+	} else if (!c->quiet) {
+		vfprintf(c->out, fmt, *ap);
+		fputc('\n', c->out);
+	}
 	json_decref(res);
 	return CLI_OK;
+}
+
+int cmd_show(struct cli *c, const char *method, json_t *params)
+{
+	return cmd_call_print(c, method, params, NULL, NULL);
 }
 
 int cmd_list(struct cli *c, const char *method, json_t *params, json_t *(*row)(json_t *elem),
@@ -151,25 +163,13 @@ int cmd_list(struct cli *c, const char *method, json_t *params, json_t *(*row)(j
 
 int cmd_change(struct cli *c, const char *method, json_t *params, const char *fmt, ...)
 {
-	json_t *res;
 	va_list ap;
 	int rc;
 
-	if (!params)
-		return CLI_EINTERNAL;
-	rc = cli_call(c, method, params, &res);
-	if (rc)
-		return rc;
-	if (c->json) {
-		out_json(c, res);
-	} else if (!c->quiet) {
-		va_start(ap, fmt);
-		vfprintf(c->out, fmt, ap);
-		va_end(ap);
-		fputc('\n', c->out);
-	}
-	json_decref(res);
-	return CLI_OK;
+	va_start(ap, fmt);
+	rc = cmd_call_print(c, method, params, fmt, &ap);
+	va_end(ap);
+	return rc;
 }
 
 int cmd_fields(struct cli *c, json_t *obj, enum cli_kind kind, const struct cli_args *a,
