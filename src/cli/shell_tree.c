@@ -221,63 +221,54 @@ int sh_resolve(const struct sh_path *cwd, const char *arg, struct sh_path *out, 
 	return 0;
 }
 
+/* The directories whose name is fixed by the tree (the others are named
+ * by the object they stand for). */
+static const char *const sh_fixed[SH_SETTINGS + 1] = {
+    [SH_BACKSTORES] = "backstores",
+    [SH_ISCSI] = "iscsi",
+    [SH_PORTALS] = "portals",
+    [SH_LUNS] = "luns",
+    [SH_ACLS] = "acls",
+    [SH_SESSIONS] = "sessions",
+    [SH_ALUA] = "alua",
+    [SH_SETTINGS] = "settings",
+};
+
 /* The last component of p's path: its name in its parent ("" for the root). */
 static void sh_leaf(const struct sh_path *p, char *buf, size_t size)
 {
+	const char *name = sh_fixed[p->kind];
+
 	switch (p->kind) {
-	case SH_ROOT:
-		snprintf(buf, size, "%s", "");
-		break;
-	case SH_BACKSTORES:
-		snprintf(buf, size, "backstores");
-		break;
 	case SH_BS_TYPE:
-		snprintf(buf, size, "%s", p->type);
-		break;
-	case SH_ISCSI:
-		snprintf(buf, size, "iscsi");
+		name = p->type;
 		break;
 	case SH_BS:
 	case SH_TARGET:
-		snprintf(buf, size, "%s", p->name);
+		name = p->name;
+		break;
+	case SH_PORTAL:
+		name = p->portal;
+		break;
+	case SH_ACL:
+		name = p->initiator;
 		break;
 	case SH_TPG:
 		snprintf(buf, size, "tpg%u", p->tag);
-		break;
-	case SH_PORTALS:
-		snprintf(buf, size, "portals");
-		break;
-	case SH_PORTAL:
-		snprintf(buf, size, "%s", p->portal);
-		break;
-	case SH_LUNS:
-		snprintf(buf, size, "luns");
-		break;
+		return;
 	case SH_LUN:
 		snprintf(buf, size, "lun%u", p->lun);
-		break;
-	case SH_ACLS:
-		snprintf(buf, size, "acls");
-		break;
-	case SH_ACL:
-		snprintf(buf, size, "%s", p->initiator);
-		break;
-	case SH_SESSIONS:
-		snprintf(buf, size, "sessions");
-		break;
+		return;
 	case SH_SESSION:
 		snprintf(buf, size, "%u", p->tsih);
-		break;
-	case SH_ALUA:
-		snprintf(buf, size, "alua");
-		break;
+		return;
 	case SH_ALUA_GROUP:
 		snprintf(buf, size, "%u", p->group);
-		break;
-	case SH_SETTINGS:
-		snprintf(buf, size, "settings");
+		return;
+	default: /* a fixed name, or none (the root) */
 		break;
 	}
+	snprintf(buf, size, "%s", name ? name : "");
 }
 
 /* The parent's path (sh_up: the tree's shape is written down once) and
