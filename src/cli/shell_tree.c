@@ -223,7 +223,7 @@ int sh_resolve(const struct sh_path *cwd, const char *arg, struct sh_path *out, 
 
 /* The directories whose name is fixed by the tree (the others are named
  * by the object they stand for). */
-static const char *const sh_fixed[SH_SETTINGS + 1] = {
+static const char *const sh_fixed[] = {
     [SH_BACKSTORES] = "backstores",
     [SH_ISCSI] = "iscsi",
     [SH_PORTALS] = "portals",
@@ -237,7 +237,7 @@ static const char *const sh_fixed[SH_SETTINGS + 1] = {
 /* The last component of p's path: its name in its parent ("" for the root). */
 static void sh_leaf(const struct sh_path *p, char *buf, size_t size)
 {
-	const char *name = sh_fixed[p->kind];
+	const char *name = (size_t)p->kind < ARRAY_SIZE(sh_fixed) ? sh_fixed[p->kind] : NULL;
 
 	switch (p->kind) {
 	case SH_BS_TYPE:
@@ -265,7 +265,15 @@ static void sh_leaf(const struct sh_path *p, char *buf, size_t size)
 	case SH_ALUA_GROUP:
 		snprintf(buf, size, "%u", p->group);
 		return;
-	default: /* a fixed name, or none (the root) */
+	case SH_ROOT: /* none */
+	case SH_BACKSTORES:
+	case SH_ISCSI:
+	case SH_PORTALS:
+	case SH_LUNS:
+	case SH_ACLS:
+	case SH_SESSIONS:
+	case SH_ALUA:
+	case SH_SETTINGS:
 		break;
 	}
 	snprintf(buf, size, "%s", name ? name : "");

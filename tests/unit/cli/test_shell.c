@@ -75,6 +75,13 @@ static void test_paths(void **state)
 	    {.cwd = "/settings", .arg = "../../..", .want = "/"},
 	    {.cwd = "/alua", .arg = "5", .want = "/alua/5"},
 	    {.cwd = "/alua/5", .arg = "../../sessions", .want = "/sessions"},
+	    {.cwd = "/iscsi/iqn.2026-12.org.example:t1/tpg1/acls",
+	     .arg = "iqn.1994-05.com.redhat:h/lun7",
+	     .want = "/iscsi/iqn.2026-12.org.example:t1/tpg1/acls/iqn.1994-05.com.redhat:h/lun7"},
+	    {.cwd = "/iscsi/iqn.2026-12.org.example:t1/tpg1/acls/iqn.1994-05.com.redhat:h",
+	     .arg = "../../..",
+	     .want = "/iscsi/iqn.2026-12.org.example:t1"},
+	    {.cwd = "/iscsi", .arg = "..", .want = "/"},
 	};
 	static const struct {
 		const char *arg, *why;
@@ -101,6 +108,18 @@ static void test_paths(void **state)
 			fail_msg("%s at %s: %s", cases[i].arg, cases[i].cwd, why);
 		sh_format(&p, buf, sizeof(buf));
 		assert_string_equal(buf, cases[i].want);
+	}
+	{
+		/* a path longer than the buffer: its beginning, terminated */
+		struct sh_path p;
+		const char *why;
+		char full[SH_PATH_MAX], small[12];
+
+		assert_int_equal(sh_resolve(&root, cases[2].want, &p, &why), 0);
+		sh_format(&p, full, sizeof(full));
+		sh_format(&p, small, sizeof(small));
+		assert_int_equal(strlen(small), sizeof(small) - 1);
+		assert_memory_equal(small, full, sizeof(small) - 1);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct sh_path p;
