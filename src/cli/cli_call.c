@@ -133,18 +133,28 @@ int cmd_show(struct cli *c, const char *method, json_t *params)
 	return cmd_call_print(c, method, params, NULL, NULL);
 }
 
+int cmd_read(struct cli *c, const char *method, json_t *params, json_t **result)
+{
+	int rc = cli_call(c, method, params, result);
+
+	if (rc == CLI_OK && c->json) {
+		out_json(c, *result);
+		json_decref(*result);
+		*result = NULL;
+	}
+	return rc;
+}
+
 int cmd_list(struct cli *c, const char *method, json_t *params, json_t *(*row)(json_t *elem),
 	     const char *const *cols, const char *const *heads, size_t ncols)
 {
 	json_t *res, *rows, *e;
 	size_t i;
-	int rc = cli_call(c, method, params, &res);
+	int rc = cmd_read(c, method, params, &res);
 
-	if (rc)
+	if (rc || !res)
 		return rc;
-	if (c->json) {
-		out_json(c, res);
-	} else if (!row) {
+	if (!row) {
 		out_table(c, res, cols, heads, ncols);
 	} else {
 		rows = json_array();

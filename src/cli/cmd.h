@@ -9,6 +9,10 @@
 /* Call a read method and print its answer: JSON with --json, else as a
  * "key: value" block. params consumed. */
 int cmd_show(struct cli *c, const char *method, json_t *params);
+/* Call a read method: with --json its answer is printed and *result is
+ * NULL (nothing more to print), else *result is the answer (a new
+ * reference). params consumed. */
+int cmd_read(struct cli *c, const char *method, json_t *params, json_t **result);
 /* Call a list method and print its answer: JSON with --json, else a table
  * (out_table) of one row per element of the answer, made by row() (a new
  * reference; NULL leaves the element out), or of the elements themselves

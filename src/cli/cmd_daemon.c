@@ -270,15 +270,10 @@ static int dm_methods(struct cli *c, const struct cli_cmd *cmd, const struct cli
 {
 	json_t *res, *methods, *m, *rows;
 	const char *name;
-	int rc = cli_call(c, "rpc.methods", NULL, &res);
+	int rc = cmd_read(c, "rpc.methods", NULL, &res);
 
-	if (rc)
+	if (rc || !res)
 		return rc;
-	if (c->json) {
-		out_json(c, res);
-		json_decref(res);
-		return CLI_OK;
-	}
 	methods = json_object_get(res, "methods");
 	rows = json_array();
 	json_object_foreach(methods, name, m)

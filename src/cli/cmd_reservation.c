@@ -28,14 +28,9 @@ static int resv_get(struct cli *c, const struct cli_cmd *cmd, const struct cli_a
 	int rc;
 
 	(void)cmd;
-	rc = cli_call(c, "reservation.get", json_pack("{s:s}", "backstore", a->pos[0]), &res);
-	if (rc)
+	rc = cmd_read(c, "reservation.get", json_pack("{s:s}", "backstore", a->pos[0]), &res);
+	if (rc || !res)
 		return rc;
-	if (c->json) {
-		out_json(c, res);
-		json_decref(res);
-		return CLI_OK;
-	}
 	resv = json_object_get(res, "reservation");
 	fprintf(c->out, "generation: %lld\naptpl: %s\n",
 		(long long)json_integer_value(json_object_get(res, "generation")),
