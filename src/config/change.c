@@ -37,19 +37,47 @@ static const char *const chg_names[CFG_CHG_KIND_COUNT] = {
     [CFG_CHG_LUN_SET] = "lun.set",
 };
 
-/* The object kind each change carries (CFG_OBJ_ROOT: none or settings). */
-static const enum cfg_obj_kind chg_obj[CFG_CHG_KIND_COUNT] = {
-    [CFG_CHG_SETTINGS] = CFG_OBJ_ROOT,	      [CFG_CHG_BS_ADD] = CFG_OBJ_BACKSTORE,
-    [CFG_CHG_BS_SET] = CFG_OBJ_BACKSTORE,     [CFG_CHG_TGT_ADD] = CFG_OBJ_TARGET,
-    [CFG_CHG_TGT_SET] = CFG_OBJ_TARGET,	      [CFG_CHG_TPG_ADD] = CFG_OBJ_PORTAL_GROUP,
-    [CFG_CHG_TPG_SET] = CFG_OBJ_PORTAL_GROUP, [CFG_CHG_ACL_ADD] = CFG_OBJ_ACL,
-    [CFG_CHG_ACL_SET] = CFG_OBJ_ACL,	      [CFG_CHG_LUN_ADD] = CFG_OBJ_LUN,
-    [CFG_CHG_LUN_SET] = CFG_OBJ_LUN,
+enum chg_op { CHG_NONE, CHG_ADD, CHG_DEL, CHG_SET };
+
+/* The array each change works on, and what it does there. */
+static const struct {
+	enum cfg_obj_kind arr;
+	enum chg_op op;
+} chg_on[CFG_CHG_KIND_COUNT] = {
+    [CFG_CHG_BS_ADD] = {.arr = CFG_OBJ_BACKSTORE, .op = CHG_ADD},
+    [CFG_CHG_BS_DEL] = {.arr = CFG_OBJ_BACKSTORE, .op = CHG_DEL},
+    [CFG_CHG_BS_SET] = {.arr = CFG_OBJ_BACKSTORE, .op = CHG_SET},
+    [CFG_CHG_TGT_ADD] = {.arr = CFG_OBJ_TARGET, .op = CHG_ADD},
+    [CFG_CHG_TGT_DEL] = {.arr = CFG_OBJ_TARGET, .op = CHG_DEL},
+    [CFG_CHG_TGT_SET] = {.arr = CFG_OBJ_TARGET, .op = CHG_SET},
+    [CFG_CHG_TPG_ADD] = {.arr = CFG_OBJ_PORTAL_GROUP, .op = CHG_ADD},
+    [CFG_CHG_TPG_DEL] = {.arr = CFG_OBJ_PORTAL_GROUP, .op = CHG_DEL},
+    [CFG_CHG_TPG_SET] = {.arr = CFG_OBJ_PORTAL_GROUP, .op = CHG_SET},
+    [CFG_CHG_ACL_ADD] = {.arr = CFG_OBJ_ACL, .op = CHG_ADD},
+    [CFG_CHG_ACL_DEL] = {.arr = CFG_OBJ_ACL, .op = CHG_DEL},
+    [CFG_CHG_ACL_SET] = {.arr = CFG_OBJ_ACL, .op = CHG_SET},
+    [CFG_CHG_LUN_ADD] = {.arr = CFG_OBJ_LUN, .op = CHG_ADD},
+    [CFG_CHG_LUN_DEL] = {.arr = CFG_OBJ_LUN, .op = CHG_DEL},
+    [CFG_CHG_LUN_SET] = {.arr = CFG_OBJ_LUN, .op = CHG_SET},
 };
+
+/* The array a change works on (CFG_OBJ_ROOT: settings, or a kind unknown). */
+static enum cfg_obj_kind chg_arr_kind(enum cfg_chg_kind k)
+{
+	return k > 0 && k < CFG_CHG_KIND_COUNT ? chg_on[k].arr : CFG_OBJ_ROOT;
+}
+
+/* The object kind a change carries (CFG_OBJ_ROOT: none, or the settings). */
+static enum cfg_obj_kind chg_obj(enum cfg_chg_kind k)
+{
+	enum cfg_obj_kind a = chg_arr_kind(k);
+
+	return a != CFG_OBJ_ROOT && chg_on[k].op == CHG_DEL ? CFG_OBJ_ROOT : a;
+}
 
 static bool chg_has_object(enum cfg_chg_kind k)
 {
-	return k == CFG_CHG_SETTINGS || chg_obj[k] != CFG_OBJ_ROOT;
+	return k == CFG_CHG_SETTINGS || chg_obj(k) != CFG_OBJ_ROOT;
 }
 
 const char *cfg_chg_kind_name(enum cfg_chg_kind kind)
@@ -105,36 +133,25 @@ static void chg_obj_clear(struct cfg_chg *ch)
 {
 	if (!ch->has_obj)
 		return;
-	switch (ch->kind) {
-	case CFG_CHG_SETTINGS:
+	if (ch->kind == CFG_CHG_SETTINGS)
 		cfg_free(ch->obj.settings);
-		break;
-	case CFG_CHG_BS_ADD:
-	case CFG_CHG_BS_DEL:
-	case CFG_CHG_BS_SET:
+	switch (chg_arr_kind(ch->kind)) {
+	case CFG_OBJ_BACKSTORE:
 		cfg_backstore_clear(&ch->obj.bs);
 		break;
-	case CFG_CHG_TGT_ADD:
-	case CFG_CHG_TGT_DEL:
-	case CFG_CHG_TGT_SET:
+	case CFG_OBJ_TARGET:
 		cfg_target_clear(&ch->obj.t);
 		break;
-	case CFG_CHG_TPG_ADD:
-	case CFG_CHG_TPG_DEL:
-	case CFG_CHG_TPG_SET:
+	case CFG_OBJ_PORTAL_GROUP:
 		cfg_tpg_clear(&ch->obj.g);
 		break;
-	case CFG_CHG_ACL_ADD:
-	case CFG_CHG_ACL_DEL:
-	case CFG_CHG_ACL_SET:
+	case CFG_OBJ_ACL:
 		cfg_acl_clear(&ch->obj.a);
 		break;
-	case CFG_CHG_LUN_ADD:
-	case CFG_CHG_LUN_DEL:
-	case CFG_CHG_LUN_SET:
+	case CFG_OBJ_LUN:
 		cfg_lun_clear(&ch->obj.l);
 		break;
-	default:
+	case CFG_OBJ_ROOT:
 		break;
 	}
 	ch->has_obj = false;
@@ -265,7 +282,7 @@ int cfg_chg_to_json(struct cfg_chg *ch)
 		if (ch->kind == CFG_CHG_SETTINGS)
 			obj = cfg_settings_to_json(ch->obj.settings);
 		else
-			obj = cfg_object_to_json(chg_obj[ch->kind], &ch->obj);
+			obj = cfg_object_to_json(chg_obj(ch->kind), &ch->obj);
 		bad |= !obj;
 		if (obj) {
 			if (ch->kind == CFG_CHG_TGT_SET) {
@@ -349,7 +366,7 @@ int cfg_chg_from_json(json_t *j, struct cfg_chg **out, struct cfg_err *err)
 		if (kind == CFG_CHG_SETTINGS)
 			rc = chg_settings_from_json(obj, &ch->obj.settings, err);
 		else
-			rc = cfg_object_from_json(chg_obj[kind], obj, &ch->obj, err);
+			rc = cfg_object_from_json(chg_obj(kind), obj, &ch->obj, err);
 		ch->has_obj = true;
 		if (rc) {
 			cfg_chg_free(ch);
@@ -449,6 +466,210 @@ static int chg_lun_list(struct cfg *c, const struct cfg_index *ix, const struct 
 	return 0;
 }
 
+/* ---- one array of the tree and its index entries ----
+ * Adding, deleting or replacing an element, and undoing it, are the same
+ * for every array of the tree; only the index calls differ (chg_ix_*()). */
+struct chg_arr {
+	enum cfg_obj_kind kind;
+	void **v;
+	size_t *n;
+	size_t elem;
+	void *obj; /* the change's object: the new element, then the replaced one */
+	struct cfg_index *ix;
+	const struct cfg *c;
+	const struct cfg_target *t; /* portal groups, ACLs, LUNs: their target */
+	const char *initiator;	    /* LUNs: the ACL's own map (NULL: the target's) */
+};
+
+/* The array ch works on: t is its target (portal groups, ACLs, LUNs), l the
+ * LUN list (chg_lun_list()). */
+static struct chg_arr chg_arr_of(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch,
+				 struct cfg_target *t, struct cfg_lun_list *l)
+{
+	struct chg_arr a = {
+	    .kind = chg_on[ch->kind].arr, .ix = ix, .c = c, .t = t, .initiator = ch->initiator};
+
+#define CHG_ARR(arr_, n_, obj_)                                                                    \
+	do {                                                                                       \
+		a.v = (void **)&(arr_);                                                            \
+		a.n = &(n_);                                                                       \
+		a.elem = sizeof(*(arr_));                                                          \
+		a.obj = &(obj_);                                                                   \
+	} while (0)
+	switch (a.kind) {
+	case CFG_OBJ_BACKSTORE:
+		CHG_ARR(c->bs, c->nbs, ch->obj.bs);
+		break;
+	case CFG_OBJ_TARGET:
+		CHG_ARR(c->targets, c->ntargets, ch->obj.t);
+		break;
+	case CFG_OBJ_PORTAL_GROUP:
+		CHG_ARR(t->tpgs, t->ntpgs, ch->obj.g);
+		break;
+	case CFG_OBJ_ACL:
+		CHG_ARR(t->acls, t->nacls, ch->obj.a);
+		break;
+	case CFG_OBJ_LUN:
+		CHG_ARR(l->v, l->n, ch->obj.l);
+		break;
+	case CFG_OBJ_ROOT:
+		break;
+	}
+#undef CHG_ARR
+	return a;
+}
+
+static void *chg_elem(const struct chg_arr *a, size_t i)
+{
+	return (char *)*a->v + i * a->elem;
+}
+
+/* Index the element at i. 0 or -ENOMEM. */
+static int chg_ix_put(const struct chg_arr *a, size_t i)
+{
+	const void *e = chg_elem(a, i);
+
+	switch (a->kind) {
+	case CFG_OBJ_BACKSTORE:
+		return cfg_ix_put_bs(a->ix, a->c, e, i);
+	case CFG_OBJ_TARGET:
+		return cfg_ix_put_target(a->ix, e, i);
+	case CFG_OBJ_PORTAL_GROUP:
+		return cfg_ix_put_tpg(a->ix, a->t, e, i);
+	case CFG_OBJ_ACL:
+		return cfg_ix_put_acl(a->ix, a->t, e, i);
+	case CFG_OBJ_LUN:
+		return cfg_ix_put_lun(a->ix, a->t->name, a->initiator, e, i);
+	case CFG_OBJ_ROOT:
+		break;
+	}
+	return -EINVAL;
+}
+
+/* Remove the index entries of the element at i. */
+static void chg_ix_del(const struct chg_arr *a, size_t i)
+{
+	const void *e = chg_elem(a, i);
+
+	switch (a->kind) {
+	case CFG_OBJ_BACKSTORE:
+		cfg_ix_del_bs(a->ix, a->c, e);
+		break;
+	case CFG_OBJ_TARGET:
+		cfg_ix_del_target(a->ix, e);
+		break;
+	case CFG_OBJ_PORTAL_GROUP:
+		cfg_ix_del_tpg(a->ix, a->t, e);
+		break;
+	case CFG_OBJ_ACL:
+		cfg_ix_del_acl(a->ix, a->t, e);
+		break;
+	case CFG_OBJ_LUN:
+		cfg_ix_del_lun(a->ix, a->t->name, a->initiator, e);
+		break;
+	case CFG_OBJ_ROOT:
+		break;
+	}
+}
+
+/* The elements from i on moved: their index entries follow. */
+static void chg_ix_moved(const struct chg_arr *a, size_t i)
+{
+	for (; i < *a->n; i++) {
+		const void *e = chg_elem(a, i);
+
+		switch (a->kind) {
+		case CFG_OBJ_BACKSTORE:
+			cfg_ix_bs_pos(a->ix, a->c, e, i);
+			break;
+		case CFG_OBJ_TARGET:
+			cfg_ix_target_pos(a->ix, e, i);
+			break;
+		case CFG_OBJ_PORTAL_GROUP:
+			cfg_ix_tpg_pos(a->ix, a->t, e, i);
+			break;
+		case CFG_OBJ_ACL:
+			cfg_ix_acl_pos(a->ix, a->t, e, i);
+			break;
+		case CFG_OBJ_LUN:
+			cfg_ix_lun_pos(a->ix, a->t->name, a->initiator, e, i);
+			break;
+		case CFG_OBJ_ROOT:
+			break;
+		}
+	}
+}
+
+/* The change's object appended (the array keeps its capacity for undo). */
+static int chg_arr_add(const struct chg_arr *a, struct cfg_chg *ch, struct cfg_err *err)
+{
+	size_t pos = *a->n;
+	int rc;
+
+	if (arr_reserve(a->v, pos, a->elem))
+		return chg_err(err, -ENOMEM, "", "out of memory");
+	memcpy(chg_elem(a, pos), a->obj, a->elem);
+	rc = chg_ix_put(a, pos);
+	if (rc)
+		return chg_err(err, rc, "", "out of memory");
+	(*a->n)++;
+	memset(a->obj, 0, a->elem);
+	ch->has_obj = false;
+	return 0;
+}
+
+/* The element at pos removed into the change's object. */
+static void chg_arr_del(const struct chg_arr *a, size_t pos, struct cfg_chg *ch)
+{
+	chg_ix_del(a, pos);
+	arr_remove(*a->v, a->n, a->elem, pos, a->obj);
+	chg_ix_moved(a, pos);
+	ch->has_obj = true;
+}
+
+/* The element at pos and the change's object exchanged. */
+static int chg_arr_set(const struct chg_arr *a, size_t pos, struct cfg_err *err)
+{
+	int rc;
+
+	chg_ix_del(a, pos);
+	swap_bytes(a->obj, chg_elem(a, pos), a->elem);
+	rc = chg_ix_put(a, pos);
+	if (rc) {
+		swap_bytes(a->obj, chg_elem(a, pos), a->elem);
+		chg_ix_put(a, pos);
+		return chg_err(err, rc, "", "out of memory");
+	}
+	return 0;
+}
+
+/* Undo an applied change of a (at ch->pos). */
+static void chg_arr_undo(const struct chg_arr *a, struct cfg_chg *ch)
+{
+	size_t pos = ch->pos;
+
+	switch (chg_on[ch->kind].op) {
+	case CHG_ADD:
+		chg_arr_del(a, pos, ch);
+		break;
+	case CHG_DEL:
+		/* the array kept its capacity */
+		arr_insert(*a->v, a->n, a->elem, pos, a->obj);
+		memset(a->obj, 0, a->elem);
+		ch->has_obj = false;
+		chg_ix_put(a, pos);
+		chg_ix_moved(a, pos + 1);
+		break;
+	case CHG_SET:
+		chg_ix_del(a, pos);
+		swap_bytes(a->obj, chg_elem(a, pos), a->elem);
+		chg_ix_put(a, pos);
+		break;
+	case CHG_NONE:
+		break;
+	}
+}
+
 /* Smallest relative port identifier no portal group uses (nor one of the
  * `n` groups in pending). 0 when all are taken. */
 static uint16_t chg_free_rel_port(const struct cfg_index *ix,
@@ -536,6 +757,7 @@ static int chg_apply_settings(struct cfg *c, struct cfg_chg *ch, struct cfg_err 
 static int chg_apply_bs(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch,
 			struct cfg_err *err)
 {
+	struct chg_arr a = chg_arr_of(c, ix, ch, NULL, NULL);
 	struct cfg_backstore *nb = &ch->obj.bs;
 	char p[64], path[CFG_FULL_PATH_MAX];
 	long pos, other;
@@ -558,11 +780,7 @@ static int chg_apply_bs(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch,
 			return chg_err(err, -EBUSY, p,
 				       "back-store \"%s\" is mapped at %u LUN(s); unmap it first",
 				       ch->name, refs);
-		cfg_ix_del_bs(ix, c, &c->bs[pos]);
-		arr_remove(c->bs, &c->nbs, sizeof(*c->bs), (size_t)pos, nb);
-		for (size_t i = (size_t)pos; i < c->nbs; i++)
-			cfg_ix_bs_pos(ix, c, &c->bs[i], i);
-		ch->has_obj = true;
+		chg_arr_del(&a, (size_t)pos, ch);
 		ch->pos = (size_t)pos;
 		return 0;
 	}
@@ -581,56 +799,14 @@ static int chg_apply_bs(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch,
 		rc = cfg_check_file(c, nb, (size_t)pos, err);
 	if (rc)
 		return rc;
-	if (ch->kind == CFG_CHG_BS_ADD) {
-		if (arr_reserve((void **)&c->bs, c->nbs, sizeof(*c->bs)))
-			return chg_err(err, -ENOMEM, "", "out of memory");
-		c->bs[c->nbs] = *nb;
-		rc = cfg_ix_put_bs(ix, c, &c->bs[c->nbs], c->nbs);
-		if (rc)
-			return chg_err(err, rc, "", "out of memory");
-		c->nbs++;
-		*nb = (struct cfg_backstore){0};
-		ch->has_obj = false;
-	} else {
-		cfg_ix_del_bs(ix, c, &c->bs[pos]);
-		swap_bytes(nb, &c->bs[pos], sizeof(*nb));
-		rc = cfg_ix_put_bs(ix, c, &c->bs[pos], (size_t)pos);
-		if (rc) {
-			swap_bytes(nb, &c->bs[pos], sizeof(*nb));
-			cfg_ix_put_bs(ix, c, &c->bs[pos], (size_t)pos);
-			return chg_err(err, rc, "", "out of memory");
-		}
-	}
+	if (ch->kind == CFG_CHG_BS_ADD)
+		rc = chg_arr_add(&a, ch, err);
+	else
+		rc = chg_arr_set(&a, (size_t)pos, err);
+	if (rc)
+		return rc;
 	ch->pos = (size_t)pos;
 	return 0;
-}
-
-static void chg_undo_bs(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch)
-{
-	struct cfg_backstore *nb = &ch->obj.bs;
-	size_t pos = ch->pos;
-
-	switch (ch->kind) {
-	case CFG_CHG_BS_ADD:
-		cfg_ix_del_bs(ix, c, &c->bs[pos]);
-		arr_remove(c->bs, &c->nbs, sizeof(*c->bs), pos, nb);
-		ch->has_obj = true;
-		break;
-	case CFG_CHG_BS_DEL:
-		/* the array kept its capacity */
-		arr_insert(c->bs, &c->nbs, sizeof(*c->bs), pos, nb);
-		*nb = (struct cfg_backstore){0};
-		ch->has_obj = false;
-		cfg_ix_put_bs(ix, c, &c->bs[pos], pos);
-		for (size_t i = pos + 1; i < c->nbs; i++)
-			cfg_ix_bs_pos(ix, c, &c->bs[i], i);
-		break;
-	default:
-		cfg_ix_del_bs(ix, c, &c->bs[pos]);
-		swap_bytes(nb, &c->bs[pos], sizeof(*nb));
-		cfg_ix_put_bs(ix, c, &c->bs[pos], pos);
-		break;
-	}
 }
 
 /* ---- targets ---- */
@@ -653,6 +829,7 @@ static void swap_children(struct cfg_target *a, struct cfg_target *b)
 static int chg_apply_target(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch,
 			    struct cfg_err *err)
 {
+	struct chg_arr a = chg_arr_of(c, ix, ch, NULL, NULL);
 	struct cfg_target *nt = &ch->obj.t, *t;
 	char p[CFG_ERR_PATH_MAX];
 	size_t pos;
@@ -672,30 +849,18 @@ static int chg_apply_target(struct cfg *c, struct cfg_index *ix, struct cfg_chg 
 		rc = chg_assign_rel_ports(ix, nt->tpgs, nt->ntpgs, err);
 		if (!rc)
 			rc = cfg_verify_target_one(c, ix, nt, pos, err);
-		if (rc)
-			return rc;
-		if (arr_reserve((void **)&c->targets, c->ntargets, sizeof(*c->targets)))
-			return chg_err(err, -ENOMEM, "", "out of memory");
-		c->targets[pos] = *nt;
-		rc = cfg_ix_put_target(ix, &c->targets[pos], pos);
-		if (rc)
-			return chg_err(err, rc, "", "out of memory");
-		c->ntargets++;
-		*nt = (struct cfg_target){0};
-		ch->has_obj = false;
-		ch->pos = pos;
-		return 0;
+		if (!rc)
+			rc = chg_arr_add(&a, ch, err);
+		if (!rc)
+			ch->pos = pos;
+		return rc;
 	}
 	t = chg_target(c, ix, ch->target, &pos);
 	if (!t)
 		return chg_err(err, -ENOENT, "", "no target named \"%s\"", ch->target);
 	ch->pos = pos;
 	if (ch->kind == CFG_CHG_TGT_DEL) {
-		cfg_ix_del_target(ix, t);
-		arr_remove(c->targets, &c->ntargets, sizeof(*c->targets), pos, nt);
-		for (size_t i = pos; i < c->ntargets; i++)
-			cfg_ix_target_pos(ix, &c->targets[i], i);
-		ch->has_obj = true;
+		chg_arr_del(&a, pos, ch);
 		return 0;
 	}
 	/* TGT_SET: the new own fields, the old children */
@@ -711,30 +876,12 @@ static int chg_apply_target(struct cfg *c, struct cfg_index *ix, struct cfg_chg 
 	return rc;
 }
 
-static void chg_undo_target(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch)
+/* TGT_SET swapped the own fields only (the index keys on the name, which
+ * stays); additions and deletions undo as in every array (chg_undo()). */
+static void chg_undo_target_set(struct cfg *c, struct cfg_chg *ch)
 {
-	struct cfg_target *nt = &ch->obj.t;
-	size_t pos = ch->pos;
-
-	switch (ch->kind) {
-	case CFG_CHG_TGT_ADD:
-		cfg_ix_del_target(ix, &c->targets[pos]);
-		arr_remove(c->targets, &c->ntargets, sizeof(*c->targets), pos, nt);
-		ch->has_obj = true;
-		break;
-	case CFG_CHG_TGT_DEL:
-		arr_insert(c->targets, &c->ntargets, sizeof(*c->targets), pos, nt);
-		*nt = (struct cfg_target){0};
-		ch->has_obj = false;
-		cfg_ix_put_target(ix, &c->targets[pos], pos);
-		for (size_t i = pos + 1; i < c->ntargets; i++)
-			cfg_ix_target_pos(ix, &c->targets[i], i);
-		break;
-	default:
-		swap_bytes(nt, &c->targets[pos], sizeof(*nt));
-		swap_children(nt, &c->targets[pos]);
-		break;
-	}
+	swap_bytes(&ch->obj.t, &c->targets[ch->pos], sizeof(ch->obj.t));
+	swap_children(&ch->obj.t, &c->targets[ch->pos]);
 }
 
 /* ---- portal groups ---- */
@@ -744,6 +891,7 @@ static int chg_apply_tpg(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 	struct cfg_portal_group *ng = &ch->obj.g;
 	char p[CFG_ERR_PATH_MAX];
 	struct cfg_target *t;
+	struct chg_arr a;
 	size_t ti;
 	long pos;
 	int rc;
@@ -765,16 +913,13 @@ static int chg_apply_tpg(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 	}
 	snprintf(p, sizeof(p), "targets[%zu].portal_groups[%ld]", ti, pos);
 	ch->pos = (size_t)pos;
+	a = chg_arr_of(c, ix, ch, t, NULL);
 	if (ch->kind == CFG_CHG_TPG_DEL) {
 		if (t->ntpgs == 1)
 			return chg_err(err, -EINVAL, p,
 				       "a target needs at least one portal group (delete the "
 				       "target instead)");
-		cfg_ix_del_tpg(ix, t, &t->tpgs[pos]);
-		arr_remove(t->tpgs, &t->ntpgs, sizeof(*t->tpgs), (size_t)pos, ng);
-		for (size_t i = (size_t)pos; i < t->ntpgs; i++)
-			cfg_ix_tpg_pos(ix, t, &t->tpgs[i], i);
-		ch->has_obj = true;
+		chg_arr_del(&a, (size_t)pos, ch);
 		return 0;
 	}
 	if (ch->kind == CFG_CHG_TPG_SET && ng->tag != ch->tag)
@@ -794,55 +939,9 @@ static int chg_apply_tpg(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 	rc = cfg_verify_tpg_one(ng, p, err);
 	if (rc)
 		return rc;
-	if (ch->kind == CFG_CHG_TPG_ADD) {
-		if (arr_reserve((void **)&t->tpgs, t->ntpgs, sizeof(*t->tpgs)))
-			return chg_err(err, -ENOMEM, "", "out of memory");
-		t->tpgs[pos] = *ng;
-		rc = cfg_ix_put_tpg(ix, t, &t->tpgs[pos], (size_t)pos);
-		if (rc)
-			return chg_err(err, rc, "", "out of memory");
-		t->ntpgs++;
-		*ng = (struct cfg_portal_group){0};
-		ch->has_obj = false;
-		return 0;
-	}
-	cfg_ix_del_tpg(ix, t, &t->tpgs[pos]);
-	swap_bytes(ng, &t->tpgs[pos], sizeof(*ng));
-	rc = cfg_ix_put_tpg(ix, t, &t->tpgs[pos], (size_t)pos);
-	if (rc) {
-		swap_bytes(ng, &t->tpgs[pos], sizeof(*ng));
-		cfg_ix_put_tpg(ix, t, &t->tpgs[pos], (size_t)pos);
-		return chg_err(err, rc, "", "out of memory");
-	}
-	return 0;
-}
-
-static void chg_undo_tpg(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch)
-{
-	struct cfg_target *t = chg_target(c, ix, ch->target, NULL);
-	struct cfg_portal_group *ng = &ch->obj.g;
-	size_t pos = ch->pos;
-
-	switch (ch->kind) {
-	case CFG_CHG_TPG_ADD:
-		cfg_ix_del_tpg(ix, t, &t->tpgs[pos]);
-		arr_remove(t->tpgs, &t->ntpgs, sizeof(*t->tpgs), pos, ng);
-		ch->has_obj = true;
-		break;
-	case CFG_CHG_TPG_DEL:
-		arr_insert(t->tpgs, &t->ntpgs, sizeof(*t->tpgs), pos, ng);
-		*ng = (struct cfg_portal_group){0};
-		ch->has_obj = false;
-		cfg_ix_put_tpg(ix, t, &t->tpgs[pos], pos);
-		for (size_t i = pos + 1; i < t->ntpgs; i++)
-			cfg_ix_tpg_pos(ix, t, &t->tpgs[i], i);
-		break;
-	default:
-		cfg_ix_del_tpg(ix, t, &t->tpgs[pos]);
-		swap_bytes(ng, &t->tpgs[pos], sizeof(*ng));
-		cfg_ix_put_tpg(ix, t, &t->tpgs[pos], pos);
-		break;
-	}
+	if (ch->kind == CFG_CHG_TPG_ADD)
+		return chg_arr_add(&a, ch, err);
+	return chg_arr_set(&a, (size_t)pos, err);
 }
 
 /* ---- ACLs ---- */
@@ -852,6 +951,7 @@ static int chg_apply_acl(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 	struct cfg_acl *na = &ch->obj.a;
 	char p[CFG_ERR_PATH_MAX], key[CFG_ACL_KEY_MAX];
 	struct cfg_target *t;
+	struct chg_arr a;
 	size_t ti;
 	long pos;
 	int rc;
@@ -875,12 +975,9 @@ static int chg_apply_acl(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 	}
 	snprintf(p, sizeof(p), "targets[%zu].acls[%ld]", ti, pos);
 	ch->pos = (size_t)pos;
+	a = chg_arr_of(c, ix, ch, t, NULL);
 	if (ch->kind == CFG_CHG_ACL_DEL) {
-		cfg_ix_del_acl(ix, t, &t->acls[pos]);
-		arr_remove(t->acls, &t->nacls, sizeof(*t->acls), (size_t)pos, na);
-		for (size_t i = (size_t)pos; i < t->nacls; i++)
-			cfg_ix_acl_pos(ix, t, &t->acls[i], i);
-		ch->has_obj = true;
+		chg_arr_del(&a, (size_t)pos, ch);
 		return 0;
 	}
 	if (ch->kind == CFG_CHG_ACL_SET && strcmp(key, ch->initiator) != 0)
@@ -889,55 +986,9 @@ static int chg_apply_acl(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 	rc = cfg_verify_acl_one(c, ix, na, p, err);
 	if (rc)
 		return rc;
-	if (ch->kind == CFG_CHG_ACL_ADD) {
-		if (arr_reserve((void **)&t->acls, t->nacls, sizeof(*t->acls)))
-			return chg_err(err, -ENOMEM, "", "out of memory");
-		t->acls[pos] = *na;
-		rc = cfg_ix_put_acl(ix, t, &t->acls[pos], (size_t)pos);
-		if (rc)
-			return chg_err(err, rc, "", "out of memory");
-		t->nacls++;
-		*na = (struct cfg_acl){0};
-		ch->has_obj = false;
-		return 0;
-	}
-	cfg_ix_del_acl(ix, t, &t->acls[pos]);
-	swap_bytes(na, &t->acls[pos], sizeof(*na));
-	rc = cfg_ix_put_acl(ix, t, &t->acls[pos], (size_t)pos);
-	if (rc) {
-		swap_bytes(na, &t->acls[pos], sizeof(*na));
-		cfg_ix_put_acl(ix, t, &t->acls[pos], (size_t)pos);
-		return chg_err(err, rc, "", "out of memory");
-	}
-	return 0;
-}
-
-static void chg_undo_acl(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch)
-{
-	struct cfg_target *t = chg_target(c, ix, ch->target, NULL);
-	struct cfg_acl *na = &ch->obj.a;
-	size_t pos = ch->pos;
-
-	switch (ch->kind) {
-	case CFG_CHG_ACL_ADD:
-		cfg_ix_del_acl(ix, t, &t->acls[pos]);
-		arr_remove(t->acls, &t->nacls, sizeof(*t->acls), pos, na);
-		ch->has_obj = true;
-		break;
-	case CFG_CHG_ACL_DEL:
-		arr_insert(t->acls, &t->nacls, sizeof(*t->acls), pos, na);
-		*na = (struct cfg_acl){0};
-		ch->has_obj = false;
-		cfg_ix_put_acl(ix, t, &t->acls[pos], pos);
-		for (size_t i = pos + 1; i < t->nacls; i++)
-			cfg_ix_acl_pos(ix, t, &t->acls[i], i);
-		break;
-	default:
-		cfg_ix_del_acl(ix, t, &t->acls[pos]);
-		swap_bytes(na, &t->acls[pos], sizeof(*na));
-		cfg_ix_put_acl(ix, t, &t->acls[pos], pos);
-		break;
-	}
+	if (ch->kind == CFG_CHG_ACL_ADD)
+		return chg_arr_add(&a, ch, err);
+	return chg_arr_set(&a, (size_t)pos, err);
 }
 
 /* ---- LUNs ---- */
@@ -948,6 +999,7 @@ static int chg_apply_lun(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 	struct cfg_lun *nl = &ch->obj.l;
 	struct cfg_lun_list *l = NULL;
 	struct cfg_target *t = NULL;
+	struct chg_arr a;
 	long pos, other;
 	int rc;
 
@@ -964,12 +1016,9 @@ static int chg_apply_lun(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 			return chg_err(err, -ENOENT, "", "LUN %u is not mapped", ch->lun);
 	}
 	ch->pos = (size_t)pos;
+	a = chg_arr_of(c, ix, ch, t, l);
 	if (ch->kind == CFG_CHG_LUN_DEL) {
-		cfg_ix_del_lun(ix, t->name, ch->initiator, &l->v[pos]);
-		arr_remove(l->v, &l->n, sizeof(*l->v), (size_t)pos, nl);
-		for (size_t i = (size_t)pos; i < l->n; i++)
-			cfg_ix_lun_pos(ix, t->name, ch->initiator, &l->v[i], i);
-		ch->has_obj = true;
+		chg_arr_del(&a, (size_t)pos, ch);
 		return 0;
 	}
 	if (ch->kind == CFG_CHG_LUN_SET && nl->lun != ch->lun)
@@ -987,59 +1036,33 @@ static int chg_apply_lun(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 	if (other >= 0 && other != pos)
 		return chg_err(err, -EINVAL, path, "back-store \"%s\" is already mapped at LUN %u",
 			       nl->backstore, l->v[other].lun);
-	if (ch->kind == CFG_CHG_LUN_ADD) {
-		if (arr_reserve((void **)&l->v, l->n, sizeof(*l->v)))
-			return chg_err(err, -ENOMEM, "", "out of memory");
-		l->v[pos] = *nl;
-		rc = cfg_ix_put_lun(ix, t->name, ch->initiator, &l->v[pos], (size_t)pos);
-		if (rc)
-			return chg_err(err, rc, "", "out of memory");
-		l->n++;
-		*nl = (struct cfg_lun){0};
-		ch->has_obj = false;
-		return 0;
-	}
-	cfg_ix_del_lun(ix, t->name, ch->initiator, &l->v[pos]);
-	swap_bytes(nl, &l->v[pos], sizeof(*nl));
-	rc = cfg_ix_put_lun(ix, t->name, ch->initiator, &l->v[pos], (size_t)pos);
-	if (rc) {
-		swap_bytes(nl, &l->v[pos], sizeof(*nl));
-		cfg_ix_put_lun(ix, t->name, ch->initiator, &l->v[pos], (size_t)pos);
-		return chg_err(err, rc, "", "out of memory");
-	}
-	return 0;
+	if (ch->kind == CFG_CHG_LUN_ADD)
+		return chg_arr_add(&a, ch, err);
+	return chg_arr_set(&a, (size_t)pos, err);
 }
 
-static void chg_undo_lun(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch)
+/* Undo an applied change of a back-store, target, portal group, ACL or LUN. */
+static void chg_undo_arr(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch)
 {
-	struct cfg_lun *nl = &ch->obj.l;
 	struct cfg_lun_list *l = NULL;
 	struct cfg_target *t = NULL;
+	struct chg_arr a;
 	struct cfg_err err;
-	size_t pos = ch->pos;
 
-	if (chg_lun_list(c, ix, ch, &t, &l, &err))
-		return; /* cannot happen: the change was applied to this list */
-	switch (ch->kind) {
-	case CFG_CHG_LUN_ADD:
-		cfg_ix_del_lun(ix, t->name, ch->initiator, &l->v[pos]);
-		arr_remove(l->v, &l->n, sizeof(*l->v), pos, nl);
-		ch->has_obj = true;
+	switch (chg_on[ch->kind].arr) {
+	case CFG_OBJ_PORTAL_GROUP:
+	case CFG_OBJ_ACL:
+		t = chg_target(c, ix, ch->target, NULL);
 		break;
-	case CFG_CHG_LUN_DEL:
-		arr_insert(l->v, &l->n, sizeof(*l->v), pos, nl);
-		*nl = (struct cfg_lun){0};
-		ch->has_obj = false;
-		cfg_ix_put_lun(ix, t->name, ch->initiator, &l->v[pos], pos);
-		for (size_t i = pos + 1; i < l->n; i++)
-			cfg_ix_lun_pos(ix, t->name, ch->initiator, &l->v[i], i);
+	case CFG_OBJ_LUN:
+		if (chg_lun_list(c, ix, ch, &t, &l, &err))
+			return; /* cannot happen: the change was applied to this list */
 		break;
 	default:
-		cfg_ix_del_lun(ix, t->name, ch->initiator, &l->v[pos]);
-		swap_bytes(nl, &l->v[pos], sizeof(*nl));
-		cfg_ix_put_lun(ix, t->name, ch->initiator, &l->v[pos], pos);
 		break;
 	}
+	a = chg_arr_of(c, ix, ch, t, l);
+	chg_arr_undo(&a, ch);
 }
 
 /* Additions name their object by what they carry: fill the keys (for
@@ -1091,37 +1114,25 @@ int cfg_chg_apply(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch, struc
 	rc = chg_fill_keys(ch);
 	if (rc)
 		return chg_err(err, rc, "", rc == -ENOMEM ? "out of memory" : "bad object name");
-	switch (ch->kind) {
-	case CFG_CHG_SETTINGS:
-		rc = chg_apply_settings(c, ch, err);
-		break;
-	case CFG_CHG_BS_ADD:
-	case CFG_CHG_BS_DEL:
-	case CFG_CHG_BS_SET:
+	switch (chg_arr_kind(ch->kind)) {
+	case CFG_OBJ_BACKSTORE:
 		rc = chg_apply_bs(c, ix, ch, err);
 		break;
-	case CFG_CHG_TGT_ADD:
-	case CFG_CHG_TGT_DEL:
-	case CFG_CHG_TGT_SET:
+	case CFG_OBJ_TARGET:
 		rc = chg_apply_target(c, ix, ch, err);
 		break;
-	case CFG_CHG_TPG_ADD:
-	case CFG_CHG_TPG_DEL:
-	case CFG_CHG_TPG_SET:
+	case CFG_OBJ_PORTAL_GROUP:
 		rc = chg_apply_tpg(c, ix, ch, err);
 		break;
-	case CFG_CHG_ACL_ADD:
-	case CFG_CHG_ACL_DEL:
-	case CFG_CHG_ACL_SET:
+	case CFG_OBJ_ACL:
 		rc = chg_apply_acl(c, ix, ch, err);
 		break;
-	case CFG_CHG_LUN_ADD:
-	case CFG_CHG_LUN_DEL:
-	case CFG_CHG_LUN_SET:
+	case CFG_OBJ_LUN:
 		rc = chg_apply_lun(c, ix, ch, err);
 		break;
-	default:
-		rc = chg_err(err, -EINVAL, "", "unknown change");
+	case CFG_OBJ_ROOT:
+		rc = ch->kind == CFG_CHG_SETTINGS ? chg_apply_settings(c, ch, err)
+						  : chg_err(err, -EINVAL, "", "unknown change");
 		break;
 	}
 	if (rc == -ENOMEM && !err->msg[0])
@@ -1138,32 +1149,11 @@ void cfg_chg_undo(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch)
 	case CFG_CHG_SETTINGS:
 		chg_swap_settings(c, ch->obj.settings);
 		break;
-	case CFG_CHG_BS_ADD:
-	case CFG_CHG_BS_DEL:
-	case CFG_CHG_BS_SET:
-		chg_undo_bs(c, ix, ch);
-		break;
-	case CFG_CHG_TGT_ADD:
-	case CFG_CHG_TGT_DEL:
 	case CFG_CHG_TGT_SET:
-		chg_undo_target(c, ix, ch);
-		break;
-	case CFG_CHG_TPG_ADD:
-	case CFG_CHG_TPG_DEL:
-	case CFG_CHG_TPG_SET:
-		chg_undo_tpg(c, ix, ch);
-		break;
-	case CFG_CHG_ACL_ADD:
-	case CFG_CHG_ACL_DEL:
-	case CFG_CHG_ACL_SET:
-		chg_undo_acl(c, ix, ch);
-		break;
-	case CFG_CHG_LUN_ADD:
-	case CFG_CHG_LUN_DEL:
-	case CFG_CHG_LUN_SET:
-		chg_undo_lun(c, ix, ch);
+		chg_undo_target_set(c, ch);
 		break;
 	default:
+		chg_undo_arr(c, ix, ch);
 		break;
 	}
 	ch->applied = false;
