@@ -58,7 +58,7 @@ int prc_hold(const char *url, const char *initiator, const char *isid, const cha
 	unsigned ua;
 	long r, n, t = strtol(type, &end, 10);
 
-	if (*end || t < 0 || t > 15 || !initiator)
+	if (*end || t < 0 || t > 15 || !initiator || !key || !aptpl || !isid)
 		return 2;
 	if (prc_connect_isid(&p, url, initiator, (uint32_t)strtoul(isid, NULL, 16)))
 		return 2;
