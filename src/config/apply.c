@@ -39,11 +39,10 @@ int cfg_rt_err(struct cfg_err *err, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
-	err->line = 0;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	rc = cfg_err_vset(err, rc, NULL, fmt, ap);
 	va_end(ap);
-	return rc < 0 ? rc : -EINVAL;
+	return rc;
 }
 
 void cfg_rt_path(struct cfg_err *err, const char *fmt, ...)

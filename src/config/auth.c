@@ -486,14 +486,15 @@ void cfg_auth_clear_root(struct cfg *c)
 UT_PRINTF(4, 5)
 static int au_verr(struct cfg_err *err, const char *base, const char *rel, const char *fmt, ...)
 {
+	char path[CFG_ERR_PATH_MAX];
 	va_list ap;
+	int rc;
 
-	err->line = 0;
-	snprintf(err->path, sizeof(err->path), "%s%s", base, rel);
+	snprintf(path, sizeof(path), "%s%s", base, rel);
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	rc = cfg_err_vset(err, -EINVAL, path, fmt, ap);
 	va_end(ap);
-	return -EINVAL;
+	return rc;
 }
 
 int cfg_net_parse(const char *s, struct cfg_net *out, const char **why)

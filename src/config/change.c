@@ -85,18 +85,7 @@ const char *cfg_chg_kind_name(enum cfg_chg_kind kind)
 	return kind > 0 && kind < CFG_CHG_KIND_COUNT ? chg_names[kind] : NULL;
 }
 
-UT_PRINTF(4, 5)
-static int chg_err(struct cfg_err *err, int rc, const char *path, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->line = 0;
-	snprintf(err->path, sizeof(err->path), "%s", path ? path : "");
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return rc;
-}
+#define chg_err(err, rc, path, ...) cfg_err_set(err, rc, path, __VA_ARGS__)
 
 static char *chg_strdup(const char *s, bool *bad)
 {

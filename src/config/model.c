@@ -1,12 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* model.c: the config tree's life cycle (defaults, free) and path rules. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "config/fault.h"
 #include "config/model.h"
+
+int cfg_err_vset(struct cfg_err *err, int rc, const char *path, const char *fmt, va_list ap)
+{
+	err->line = 0;
+	if (path)
+		snprintf(err->path, sizeof(err->path), "%s", path);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	return rc < 0 ? rc : -EINVAL;
+}
+
+int cfg_err_set(struct cfg_err *err, int rc, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rc = cfg_err_vset(err, rc, path, fmt, ap);
+	va_end(ap);
+	return rc;
+}
 
 void cfg_backstore_defaults(struct cfg_backstore *b)
 {

@@ -15,6 +15,7 @@
 #ifndef UT_CONFIG_MODEL_H
 #define UT_CONFIG_MODEL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -205,6 +206,12 @@ struct cfg_err {
 	char path[CFG_ERR_PATH_MAX]; /* e.g. "targets[0].luns[1].backstore" */
 	char msg[CFG_ERR_MSG_MAX];
 };
+/* Fill *err: no line, path (NULL: the path already there stays), the
+ * message. Returns rc, or -EINVAL when rc is not negative. */
+int cfg_err_set(struct cfg_err *err, int rc, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+int cfg_err_vset(struct cfg_err *err, int rc, const char *path, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 /* Defaults of a back-store before its fields are read. */
 void cfg_backstore_defaults(struct cfg_backstore *b);

@@ -205,17 +205,7 @@ struct json_t *cfg_dump_port_groups(const struct cfg *c)
 
 /* ---- verify ---- */
 
-UT_PRINTF(3, 4) static int pg_verr(struct cfg_err *err, const char *path, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->line = 0;
-	snprintf(err->path, sizeof(err->path), "%s", path);
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
+#define pg_verr(err, path, ...) cfg_err_set(err, -EINVAL, path, __VA_ARGS__)
 
 static const struct cfg_target *pg_target(const struct cfg *c, const char *name)
 {

@@ -44,17 +44,7 @@ static const struct cfg_bs_rule cfg_bs_rules[] = {
     {.type = "null", .path = false, .size = true, .can_create = false},
 };
 
-UT_PRINTF(3, 4) static int cfg_verr(struct cfg_err *err, const char *path, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->line = 0;
-	snprintf(err->path, sizeof(err->path), "%s", path);
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
+#define cfg_verr(err, path, ...) cfg_err_set(err, -EINVAL, path, __VA_ARGS__)
 
 static bool cfg_is_hex(char c)
 {
