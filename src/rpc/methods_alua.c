@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/change.h"
 #include "config/config.h"
 #include "config/ctl.h"
 #include "rpc/rpc.h"
@@ -17,30 +18,16 @@
 /* The settings with the running ALUA states folded in (a new reference). */
 static json_t *settings_now(struct rpc_call *call)
 {
-	struct cfg shell = *cfg_ctl_tree();
 	struct cfg_chg *ch = NULL;
 	struct cfg_err err;
-	json_t *cur, *j, *out = NULL;
+	json_t *cur = cfg_settings_to_json(cfg_ctl_tree()), *j, *out = NULL;
 
-	shell.bs = NULL;
-	shell.nbs = 0;
-	shell.targets = NULL;
-	shell.ntargets = 0;
-	cur = cfg_object_to_json(CFG_OBJ_ROOT, &shell);
-	if (cur) {
-		json_object_del(cur, "backstores");
-		json_object_del(cur, "targets");
-	}
 	j = cur ? json_pack("{s:s,s:O}", "op", "settings.set", "object", cur) : NULL;
 	if (j && cfg_chg_from_json(j, &ch, &err) == 0 &&
 	    cfg_port_groups_sync(ch->obj.settings) == 0) {
-		shell = *ch->obj.settings;
-		out = cfg_object_to_json(CFG_OBJ_ROOT, &shell);
-		if (out) {
-			json_object_del(out, "backstores");
-			json_object_del(out, "targets");
+		out = cfg_settings_to_json(ch->obj.settings);
+		if (out)
 			json_object_del(out, "version");
-		}
 	}
 	cfg_chg_free(ch);
 	json_decref(j);

@@ -239,11 +239,25 @@ static void client_emit(struct rpc_client *cl)
 		client_want_out(cl);
 }
 
+/* The call's answer goes to its place in the line (or its batch), which
+ * is sent once nothing before it is still waiting. */
+static void pending_answer(struct rpc_pending *p)
+{
+	if (p->id) {
+		json_t *resp = call_response(p->id, &p->call);
+
+		if (p->slot_array)
+			json_array_set_new(p->slot_array, p->slot, resp ? resp : json_null());
+		else
+			p->line->resp = resp;
+	}
+	p->line->waiting--;
+}
+
 /* ---- the group commit ---- */
 static void pending_finish(struct rpc_pending *p, int rc, const struct cfg_err *err)
 {
 	struct rpc_call *call = &p->call;
-	json_t *resp;
 
 	if (rc) {
 		call->code = RPC_PERSIST_FAILED;
@@ -271,14 +285,7 @@ static void pending_finish(struct rpc_pending *p, int rc, const struct cfg_err *
 			json_object_set(call->result, "effects", effects);
 		json_decref(effects);
 	}
-	if (p->id) {
-		resp = call_response(p->id, call);
-		if (p->slot_array)
-			json_array_set_new(p->slot_array, p->slot, resp ? resp : json_null());
-		else
-			p->line->resp = resp;
-	}
-	p->line->waiting--;
+	pending_answer(p);
 }
 
 static void server_commit(void)
@@ -386,18 +393,10 @@ void rpc_call_done(struct rpc_call *call)
 {
 	struct rpc_pending *p = container_of(call, struct rpc_pending, call);
 	struct rpc_client *cl = p->client;
-	json_t *resp;
 
 	if (!call->result && !call->code)
 		rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
-	if (p->id) {
-		resp = call_response(p->id, call);
-		if (p->slot_array)
-			json_array_set_new(p->slot_array, p->slot, resp ? resp : json_null());
-		else
-			p->line->resp = resp;
-	}
-	p->line->waiting--;
+	pending_answer(p);
 	rpc_call_clear(call);
 	json_decref(p->id);
 	free(p);
