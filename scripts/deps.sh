@@ -13,6 +13,7 @@ libclang-rt-14-dev
 libjansson-dev
 liburing-dev
 libssl-dev
+libidn-dev
 libcmocka-dev
 libedit-dev
 libiscsi-dev

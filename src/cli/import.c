@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/import.h"
+#include "lib/iname.h"
 #include "config/config.h"
 
 void imp_fmt(char *buf, size_t size, const char *fmt, ...)
@@ -180,16 +181,19 @@ int imp_read_file(const char *file, char **text, size_t *len)
 
 bool imp_iscsi_name(const char *in, char *out, size_t size, const char **why)
 {
-	size_t n = strlen(in);
+	char norm[INAME_MAX + 1];
+	int n;
 
-	if (n >= size || n > CFG_ISCSI_NAME_MAX) {
+	/* RFC 3722: names compare in normalized form; utarget keeps that
+	 * form (lib/iname.h) */
+	n = iname_normalize(in, strlen(in), norm, why);
+	if (n < 0)
+		return false;
+	if ((size_t)n >= size) {
 		*why = "longer than 223 bytes";
 		return false;
 	}
-	/* RFC 3722: names compare case-insensitively; utarget keeps the
-	 * normalized lowercase form */
-	for (size_t i = 0; i <= n; i++)
-		out[i] = (in[i] >= 'A' && in[i] <= 'Z') ? (char)(in[i] - 'A' + 'a') : in[i];
+	memcpy(out, norm, (size_t)n + 1);
 	return cfg_iscsi_name_valid(out, why);
 }
 

@@ -700,12 +700,7 @@ static int tgt_target(struct tgt_ctx *x, const char *raw_name, const struct tgt_
 			   "target name longer than %d bytes: not imported", CFG_ISCSI_NAME_MAX);
 		return 0;
 	}
-	/* RFC 3722: names compare case-insensitively; utarget keeps them in
-	 * their normalized (lowercase) form */
-	for (size_t i = 0; i <= strlen(raw_name); i++)
-		name[i] = (raw_name[i] >= 'A' && raw_name[i] <= 'Z') ? raw_name[i] - 'A' + 'a'
-								     : raw_name[i];
-	if (!cfg_iscsi_name_valid(name, &why)) {
+	if (!imp_iscsi_name(raw_name, name, sizeof(name), &why)) {
 		imp_report(x->r, IMP_DROPPED, where, "target name: %s; not imported", why);
 		return 0;
 	}

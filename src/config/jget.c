@@ -12,6 +12,7 @@
 
 #include "config/pctx.h"
 #include "lib/compiler.h"
+#include "lib/iname.h"
 
 /* Levenshtein distance, bounded inputs (field names). */
 static size_t cfg_edit_distance(const char *a, const char *b)
@@ -165,6 +166,27 @@ int cfg_get_str(struct cfg_pctx *x, json_t *obj, const char *key, bool required,
 	free(*out);
 	*out = s;
 	cfg_pop(x, old);
+	return 0;
+}
+
+int cfg_get_iname(struct cfg_pctx *x, json_t *obj, const char *key, bool required, char **out)
+{
+	char norm[INAME_MAX + 1];
+	int rc = cfg_get_str(x, obj, key, required, CFG_ISCSI_NAME_MAX, out), n;
+
+	if (rc || !*out)
+		return rc;
+	/* RFC 3722: compared in normalized form everywhere (lib/iname.h);
+	 * a value that is no iSCSI name stays for verify to explain */
+	n = iname_normalize(*out, strlen(*out), norm, NULL);
+	if (n >= 0 && strcmp(norm, *out)) {
+		char *s = strdup(norm);
+
+		if (!s)
+			return -ENOMEM;
+		free(*out);
+		*out = s;
+	}
 	return 0;
 }
 

@@ -374,7 +374,7 @@ static int cfg_parse_acl(struct cfg_pctx *x, json_t *e, void *out)
 	int rc;
 
 	if ((rc = cfg_check_keys(x, e, cfg_fields_acl)) ||
-	    (rc = cfg_get_str(x, e, "initiator", false, CFG_ISCSI_NAME_MAX, &a->initiator)) ||
+	    (rc = cfg_get_iname(x, e, "initiator", false, &a->initiator)) ||
 	    (rc = cfg_get_luns(x, e, &a->luns, &a->has_luns)))
 		return rc;
 	/* addresses, auth (auth.c) */
@@ -391,7 +391,7 @@ static int cfg_parse_target(struct cfg_pctx *x, json_t *o, void *out)
 	int rc;
 
 	if ((rc = cfg_check_keys(x, o, allowed)) ||
-	    (rc = cfg_get_str(x, o, "name", true, CFG_ISCSI_NAME_MAX, &t->name)) ||
+	    (rc = cfg_get_iname(x, o, "name", true, &t->name)) ||
 	    (rc = cfg_get_str(x, o, "alias", false, CFG_ALIAS_MAX, &t->alias)) ||
 	    (rc = cfg_get_objects(x, o, "portal_groups", sizeof(*t->tpgs), (void **)&t->tpgs,
 				  &t->ntpgs, cfg_parse_tpg)) ||

@@ -73,6 +73,9 @@ int cfg_get_uint(struct cfg_pctx *x, json_t *obj, const char *key, bool required
 /* A string of 1..maxlen bytes without NUL, copied (the old *out freed). */
 int cfg_get_str(struct cfg_pctx *x, json_t *obj, const char *key, bool required, size_t maxlen,
 		char **out);
+/* An iSCSI name (cfg_get_str), kept in its normalized form (RFC 3722,
+ * lib/iname.h: "IQN.X" is "iqn.x") when it is one; verify judges the rest. */
+int cfg_get_iname(struct cfg_pctx *x, json_t *obj, const char *key, bool required, char **out);
 /* The value at key, absent (NULL, *rc 0) or of type (JSON_ARRAY or
  * JSON_OBJECT); another type: NULL, *rc -EINVAL. */
 json_t *cfg_get_typed(struct cfg_pctx *x, json_t *obj, const char *key, json_type type, int *rc);

@@ -21,6 +21,7 @@
 #include "config/model.h"
 #include "lib/compiler.h"
 #include "lib/hmap.h"
+#include "lib/iname.h"
 
 /* Default identity (SPC-4 6.6.2 standard INQUIRY data; VPD 80h/83h). */
 #define CFG_DEFAULT_VENDOR   "UTARGET"
@@ -80,11 +81,17 @@ bool cfg_iscsi_name_valid(const char *name, const char **why)
 	if (strncmp(name, "eui.", 4) == 0) {
 		if (len != 4 + 16 || !cfg_all_hex(name + 4, 16))
 			*why = "an eui. name is \"eui.\" followed by 16 hex digits";
+		else if (!iname_is_normalized(name))
+			*why = "iSCSI names are lowercase (RFC 3722 normalization): write the hex "
+			       "digits in lowercase";
 		return *why == NULL;
 	}
 	if (strncmp(name, "naa.", 4) == 0) {
 		if ((len != 4 + 16 && len != 4 + 32) || !cfg_all_hex(name + 4, len - 4))
 			*why = "a naa. name is \"naa.\" followed by 16 or 32 hex digits";
+		else if (!iname_is_normalized(name))
+			*why = "iSCSI names are lowercase (RFC 3722 normalization): write the hex "
+			       "digits in lowercase";
 		return *why == NULL;
 	}
 	if (strncmp(name, "iqn.", 4) != 0) {

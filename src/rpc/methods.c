@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/iname.h"
 #include "rpc/rpc.h"
 
 const struct rpc_method *const rpc_methods[] = {
@@ -77,6 +78,30 @@ static const struct rpc_param *param_of(const struct rpc_method *m, const char *
 	return NULL;
 }
 
+/* RFC 3722: iSCSI names in parameters are compared in normalized form, as
+ * the fabric and the config keep them; a value that is not an iSCSI name
+ * (an initiator port "<name>,i,0x<ISID>", an address ACL's key) is left
+ * as given for the method to read. */
+static const char *const name_params[] = {"initiator", "target", NULL};
+
+static int normalize_names(struct rpc_call *call)
+{
+	for (size_t i = 0; name_params[i]; i++) {
+		json_t *v = json_object_get(call->params, name_params[i]);
+		char norm[INAME_MAX + 1];
+		const char *s;
+
+		if (!json_is_string(v))
+			continue;
+		s = json_string_value(v);
+		if (iname_normalize(s, json_string_length(v), norm, NULL) < 0 || !strcmp(norm, s))
+			continue;
+		if (json_object_set_new(call->params, name_params[i], json_string(norm)))
+			return rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
+	}
+	return 0;
+}
+
 int rpc_check_params(struct rpc_call *call)
 {
 	const struct rpc_method *m = call->m;
@@ -111,7 +136,7 @@ int rpc_check_params(struct rpc_call *call)
 			return rpc_fail(call, RPC_INVALID_PARAMS,
 					json_pack("{s:s}", "param", p->name),
 					"missing parameter \"%s\"", p->name);
-	return 0;
+	return normalize_names(call);
 }
 
 int rpc_call_run(struct rpc_call *call)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/endian.h"
+#include "lib/iname.h"
 
 #define TID_HDR 4
 static const char tid_sep[5] = { ',', 'i', ',', '0', 'x' }; /* SPC-4 table 375 SEPARATOR */
@@ -23,11 +24,12 @@ static bool is_hex(char c)
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-/* RFC 3722: an iSCSI name holds no control character, space or comma (the
- * comma separates the ISID); UTF-8 bytes >= 80h pass. */
+/* Bytes no iSCSI name holds (RFC 3722 prohibits them): controls, space,
+ * DEL; found here first so that the sense data points at the byte itself.
+ * (The comma ends the name: it separates the ISID.) */
 static bool name_char_ok(uint8_t c)
 {
-	return c > 0x20 && c != 0x7f && c != ',';
+	return c > 0x20 && c != 0x7f;
 }
 
 /* Parse "<name>" or "<name>,i,0x<ISID>" from s[0..n) (no NUL inside). On
@@ -38,18 +40,19 @@ static int parse_port(const char *s, size_t n, struct tid_port *out, size_t *bad
 
 	while (name_len < n && s[name_len] != ',')
 		name_len++;
-	if (name_len == 0 || name_len > TID_NAME_MAX) {
-		*bad = name_len > TID_NAME_MAX ? TID_NAME_MAX : 0;
-		return -EINVAL;
-	}
 	for (i = 0; i < name_len; i++) {
 		if (!name_char_ok((uint8_t)s[i])) {
 			*bad = i;
 			return -EINVAL;
 		}
-		out->name[i] = lower(s[i]);
 	}
-	out->name[name_len] = 0;
+	/* RFC 3722: the normalized name, as the fabric keeps it (lib/iname.h):
+	 * registrations compare it byte for byte. A name that does not
+	 * normalize for another reason is pointed at by its first byte. */
+	if (iname_normalize(s, name_len, out->name, NULL) < 0) {
+		*bad = 0;
+		return -EINVAL;
+	}
 	out->isid[0] = 0;
 	if (name_len == n)
 		return 0;

@@ -24,7 +24,7 @@
 #define TID_MAX_LEN 248u
 
 struct tid_port {
-	char name[TID_NAME_MAX + 1]; /* lower case, NUL-terminated, non-empty */
+	char name[TID_NAME_MAX + 1]; /* normalized (RFC 3722, lib/iname.h), non-empty */
 	char isid[TID_ISID_HEX + 1]; /* 12 lower-case hex digits; "" = every port of the device */
 };
 

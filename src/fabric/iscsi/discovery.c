@@ -33,6 +33,7 @@
 #include "fabric/iscsi/session.h"
 #include "fabric/iscsi/target.h"
 #include "lib/compiler.h"
+#include "lib/iname.h"
 #include "scsi/scsi.h"
 
 #define ST_MAX_TARGETS 4096u
@@ -119,12 +120,12 @@ void iscsi_send_targets(struct iscsi_conn *c, const struct iscsi_neg *n, struct 
 	struct iscsi_target **v, *t;
 	unsigned nv = 0;
 
-	if (n->st_too_long || (!all && !empty && !iscsi_name_valid(n->st_val, n->st_len))) {
+	name[0] = 0;
+	if (n->st_too_long ||
+	    (!all && !empty && iname_normalize(n->st_val, n->st_len, name, NULL) < 0)) {
 		iscsi_kbuf_add(out, "SendTargets", "Reject");
 		return;
 	}
-	memcpy(name, n->st_val, n->st_len);
-	name[n->st_len] = 0;
 	if (s->type == ISCSI_SESSION_NORMAL) {
 		/* a normal session sees its own target only */
 		if ((all || empty || !strcmp(name, s->target->name)) && !s->target->removed)

@@ -6,6 +6,7 @@
 #include "fabric/iscsi/param.h"
 #include "lib/compiler.h"
 #include "lib/crc32c.h"
+#include "lib/iname.h"
 
 #define FIELD(f)                                                                                   \
 	.off = offsetof(struct iscsi_params, f), .width = sizeof(((struct iscsi_params *)0)->f)
@@ -420,18 +421,6 @@ void iscsi_neg_init(struct iscsi_neg *n, const struct iscsi_settings *s)
 	n->auth_allowed = 1u << ISCSI_AUTH_NONE;
 }
 
-bool iscsi_name_valid(const uint8_t *p, size_t len)
-{
-	if (len < 5 || len > ISCSI_NAME_MAX)
-		return false;
-	if (memcmp(p, "iqn.", 4) && memcmp(p, "eui.", 4) && memcmp(p, "naa.", 4))
-		return false;
-	for (size_t i = 0; i < len; i++)
-		if (p[i] < 0x21 || p[i] == 0x7f)
-			return false;
-	return true;
-}
-
 /* What the target answers to one key. */
 enum answer {
 	ANS_NONE,	   /* declarative: nothing */
@@ -585,11 +574,12 @@ static enum answer neg_key(struct iscsi_neg *n, enum iscsi_neg_stage st, enum is
 			copy_name(n->initiator_alias, kv);
 			return ANS_NONE;
 		}
-		if (!iscsi_name_valid(kv->val, kv->val_len)) {
+		/* RFC 3722: kept in normalized form, so that every later
+		 * comparison of names is a byte comparison (lib/iname.h) */
+		if (iname_normalize(kv->val, kv->val_len,
+				    k == ISCSI_KEY_TARGET_NAME ? n->target_name : n->initiator_name,
+				    NULL) < 0)
 			*err = ISCSI_NEG_ENAME;
-			return ANS_NONE;
-		}
-		copy_name(k == ISCSI_KEY_TARGET_NAME ? n->target_name : n->initiator_name, kv);
 		return ANS_NONE;
 	case ISCSI_KT_TEXT:
 		if (st != ISCSI_NEG_FFP)

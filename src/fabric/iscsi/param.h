@@ -220,7 +220,4 @@ enum iscsi_neg_result iscsi_neg_request(struct iscsi_neg *n, enum iscsi_neg_stag
  * (MaxRecvDataSegmentLength). Call in the operational stage. */
 void iscsi_neg_declare(struct iscsi_neg *n, struct iscsi_kbuf *out);
 
-/* RFC 7143 4.2.7: a plausible iSCSI name (iqn./eui./naa. form, printable). */
-bool iscsi_name_valid(const uint8_t *p, size_t len);
-
 #endif

@@ -200,9 +200,26 @@ static void test_target_rules(void **state)
 	(void)state;
 	snprintf(text, sizeof(text), "{\"version\": 1, %s", second);
 	verify_err_text(text, "targets[1].name", "duplicate target name (also targets[0])");
-	verify_err_text("{\"version\": 1, \"targets\": [{\"name\": \"iqn.2026-12.org.Utarget:a\","
-			"\"portal_groups\": [{\"tag\": 1, \"portals\": [\"127.0.0.1:1\"]}]}]}",
-			"targets[0].name", "lowercase");
+	/* RFC 3722: a name is read in its normalized form, so a name that
+	 * differs in case only is the same name (lib/iname.h) */
+	{
+		struct cfg *c = parse("{\"version\": 1, \"targets\": [{\"name\": "
+				      "\"IQN.2026-12.org.Utarget:a\", \"portal_groups\": [{\"tag\": "
+				      "1, \"portals\": [\"127.0.0.1:1\"]}], \"acls\": [{\"initiator\": "
+				      "\"EUI.0123456789ABCDEF\"}]}]}");
+		struct cfg_err e;
+
+		assert_int_equal(cfg_verify(c, &e), 0);
+		assert_string_equal(c->targets[0].name, "iqn.2026-12.org.utarget:a");
+		assert_string_equal(c->targets[0].acls[0].initiator, "eui.0123456789abcdef");
+		cfg_free(c);
+	}
+	snprintf(text, sizeof(text),
+		 "{\"version\": 1, \"targets\": [{\"name\": \"iqn.2026-12.org.utarget:a\","
+		 "\"portal_groups\": [{\"tag\": 1, \"portals\": [\"127.0.0.1:3260\"]}]},\n"
+		 "{\"name\": \"IQN.2026-12.ORG.UTARGET:A\",\n"
+		 "\"portal_groups\": [{\"tag\": 1, \"portals\": [\"127.0.0.1:3260\"]}]}]}");
+	verify_err_text(text, "targets[1].name", "duplicate target name (also targets[0])");
 	verify_err_text("{\"version\": 1, \"targets\": [{\"name\": \"iqn.2026-12.org.utarget:a\","
 			"\"alias\": \"bell\\u0007\","
 			"\"portal_groups\": [{\"tag\": 1, \"portals\": [\"127.0.0.1:1\"]}]}]}",
@@ -313,10 +330,9 @@ static void test_iscsi_names(void **state)
 	    "iqn.2001-04.com.example:storage:diskarrays-sn-a8675309",
 	    "iqn.2001-04.com.example:storage.tape1.sys1.xyz",
 	    "iqn.2026-01.x",
-	    "eui.02004567A425678D",
 	    "eui.02004567a425678d",
-	    "naa.52004567BA64678D",
-	    "naa.62004567BA64678D0123456789ABCDEF",
+	    "naa.52004567ba64678d",
+	    "naa.62004567ba64678d0123456789abcdef",
 	};
 	static const char *bad[] = {
 	    "",
@@ -333,6 +349,9 @@ static void test_iscsi_names(void **state)
 	    "iqn.2026-12.org.x:a b",
 	    "iqn.2026-12.org.x:a_b",
 	    "IQN.2026-12.org.x",
+	    /* not normalized (the parser normalizes what it reads) */
+	    "eui.02004567A425678D",
+	    "naa.52004567BA64678D",
 	    "eui.0200",
 	    "eui.02004567A425678Z",
 	    "eui.02004567A425678D0",

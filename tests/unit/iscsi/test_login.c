@@ -442,6 +442,39 @@ static void test_reinstatement(void **state)
 	h_conn_free(b);
 }
 
+/* RFC 3722: the name the initiator sends is kept normalized, so that the
+ * ACLs, the I_T nexus (initiator port, TransportID) and reinstatement all
+ * compare it byte for byte. */
+static void test_name_normalized(void **state)
+{
+	struct h_conn *a = h_conn_new(), *b = h_conn_new();
+	union iscsi_hdr h;
+
+	(void)state;
+	assert_int_equal(login_req(a, OPNEG_TO_FFP,
+				   KEYS("InitiatorName=IQN.2026-12.Org.Example:HOST1",
+					"TargetName=IQN.2026-12.ORG.UTARGET:TEST"),
+				   &h),
+			 0);
+	assert_string_equal(a->c->sess->initiator_name, H_INITIATOR);
+	assert_string_equal(fake.last_iport, H_INITIATOR ",i,0x801234560001");
+	/* the same initiator in lower case reinstates that session */
+	assert_int_equal(login_req(b, OPNEG_TO_FFP,
+				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET), &h),
+			 -1); /* waiting for the old session to go */
+	h_pump();
+	h_pump();
+	iscsi_conn_flush(b->c);
+	assert_int_equal(iscsi_conn_state(a->c), ISCSI_CONN_S1_FREE);
+	assert_true(h_recv(b, &h, rsp, sizeof(rsp), &rsp_len));
+	assert_int_equal(h.login_rsp.status_class, 0);
+	h_conn_free(a);
+	h_conn_free(b);
+	/* a name that does not normalize (RFC 3722 prohibits the space) */
+	expect_fail(KEYS("InitiatorName=iqn.2026-12.org.example:a b", "TargetName=" H_TARGET),
+		    OPNEG_TO_FFP, 0x0200);
+}
+
 static void stop_cb(struct reactor_timer *t)
 {
 	reactor_stop(henv.r);
@@ -480,6 +513,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_max_sessions, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reinstatement, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_login_timeout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_name_normalized, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,6 +37,11 @@ static void test_formats(void **state)
 	assert_int_equal(len, n);
 	assert_string_equal(p.name, "iqn.1994-05.com.example:host");
 	assert_string_equal(p.isid, "00023d000001");
+	/* RFC 3722 beyond ASCII, as the login normalizes names (lib/iname.h):
+	 * U+00C9 folds to U+00E9, U+00AD (soft hyphen) goes */
+	n = raw(b, 0x05, "iqn.1994-05.com.ex\xc2\xad" "ample:\xc3\x89", 36);
+	assert_int_equal(tid_parse(b, n, &p, &len, &bad), 0);
+	assert_string_equal(p.name, "iqn.1994-05.com.example:\xc3\xa9");
 	/* 00b: a device */
 	n = raw(b, 0x05, "iqn.1994-05.com.example:host", 32);
 	assert_int_equal(tid_parse(b, n + 8, &p, &len, &bad), 0);
@@ -108,8 +113,12 @@ static void test_malformed(void **state)
 	n = raw(b, 0x05, "iqn.a b", 20);
 	assert_int_equal(tid_parse(b, n, &p, &len, &bad), -EINVAL);
 	assert_int_equal(bad, 4 + 5);
+	/* not an iSCSI name (RFC 7143 4.2.7.2: iqn., eui. or naa.) */
+	n = raw(b, 0x05, "example.com", 12);
+	assert_int_equal(tid_parse(b, n, &p, &len, &bad), -EINVAL);
 	/* a name of 224 bytes is one too long */
 	memset(longname, 'a', 224);
+	memcpy(longname, "iqn.", 4);
 	longname[224] = 0;
 	n = raw(b, 0x05, longname, 228);
 	assert_int_equal(tid_parse(b, n, &p, &len, &bad), -EINVAL);
