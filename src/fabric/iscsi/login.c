@@ -505,6 +505,42 @@ static int login_resolve(struct iscsi_conn *c)
 	return 0;
 }
 
+/* A request that failed negotiation: the log line names the key. */
+static void login_neg_fail(struct iscsi_conn *c, enum iscsi_neg_result nr)
+{
+	const struct iscsi_neg *n = &c->login->neg;
+	bool keyed = nr == ISCSI_NEG_EDUP || nr == ISCSI_NEG_ERENEG || nr == ISCSI_NEG_EVALLEN;
+
+	iscsi_conn_proto_err(c, "login negotiation: %s%s%s", iscsi_neg_strerror(nr),
+			     keyed ? ": " : "", keyed ? iscsi_key_table[n->err_key].name : "");
+	if (nr == ISCSI_NEG_ERENEG)
+		c->login->fail_why = "an identity or negotiated key declared again with another value";
+	iscsi_login_fail(c, neg_status[nr], NULL);
+}
+
+/* Once the login has resolved who it is (InitiatorName, TargetName,
+ * SessionType; the ISID is fixed by the first request), those keys are
+ * frozen: a later request may repeat them only with the same bytes, and
+ * one that was absent (SessionType: Normal; TargetName of a discovery
+ * session) may not appear. The target, its ACL and the authentication that
+ * applies were chosen from them. */
+static int login_freeze_identity(struct iscsi_conn *c)
+{
+	struct iscsi_neg *n = &c->login->neg;
+	const char *st = iscsi_key_table[ISCSI_KEY_SESSION_TYPE].vocab[n->active.session_type];
+	enum iscsi_neg_result nr = ISCSI_NEG_OK;
+
+	if (!(n->seen & (1u << ISCSI_KEY_SESSION_TYPE)))
+		nr = iscsi_neg_freeze(n, ISCSI_KEY_SESSION_TYPE, st, strlen(st));
+	if (!nr && !(n->seen & (1u << ISCSI_KEY_TARGET_NAME)))
+		nr = iscsi_neg_freeze(n, ISCSI_KEY_TARGET_NAME, "", 0);
+	if (nr) {
+		login_neg_fail(c, nr);
+		return -1;
+	}
+	return 0;
+}
+
 /* Keys of one complete request. */
 static int login_request(struct iscsi_conn *c, const uint8_t *data, uint32_t len, bool transit,
 			 unsigned nsg)
@@ -546,11 +582,10 @@ static int login_request(struct iscsi_conn *c, const uint8_t *data, uint32_t len
 		nkv = k;
 		nr = iscsi_neg_request(&l->neg, stage, akv, nid, &l->rsp);
 		if (nr) {
-			iscsi_conn_proto_err(c, "login negotiation: %s", iscsi_neg_strerror(nr));
-			iscsi_login_fail(c, neg_status[nr], NULL);
+			login_neg_fail(c, nr);
 			return -1;
 		}
-		if (login_resolve(c))
+		if (login_resolve(c) || login_freeze_identity(c))
 			return -1;
 	}
 	mod = l->auth ? l->auth : l->grant.auth ? auth_methods[ISCSI_AUTH_CHAP] : NULL;
@@ -570,8 +605,7 @@ static int login_request(struct iscsi_conn *c, const uint8_t *data, uint32_t len
 	}
 	nr = iscsi_neg_request(&l->neg, stage, kv, nkv, &l->rsp);
 	if (nr) {
-		iscsi_conn_proto_err(c, "login negotiation: %s", iscsi_neg_strerror(nr));
-		iscsi_login_fail(c, neg_status[nr], NULL);
+		login_neg_fail(c, nr);
 		return -1;
 	}
 	if (l->rsp.overflow) {

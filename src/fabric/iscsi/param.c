@@ -5,7 +5,6 @@
 #include "fabric/iscsi/iscsi.h"
 #include "fabric/iscsi/param.h"
 #include "lib/compiler.h"
-#include "lib/crc32c.h"
 #include "lib/iname.h"
 
 #define FIELD(f)                                                                                   \
@@ -658,7 +657,6 @@ enum iscsi_neg_result iscsi_neg_request(struct iscsi_neg *n, enum iscsi_neg_stag
 	 * that "Irrelevant in discovery" holds whatever the key order. */
 	for (i = 0; i < nkv; i++) {
 		enum iscsi_key_id k = iscsi_key_lookup(kv[i].key, kv[i].key_len);
-		uint32_t crc;
 
 		ids[i] = (uint8_t)k;
 		if (k == ISCSI_KEY_UNKNOWN) {
@@ -666,18 +664,15 @@ enum iscsi_neg_result iscsi_neg_request(struct iscsi_neg *n, enum iscsi_neg_stag
 				return ISCSI_NEG_EVALLEN;
 			continue;
 		}
+		n->err_key = (uint8_t)k;
 		if (kv[i].val_len > iscsi_key_table[k].val_max)
 			return ISCSI_NEG_EVALLEN;
 		if (n->cur & (1u << k))
 			return ISCSI_NEG_EDUP;
 		n->cur |= 1u << k;
-		crc = crc32c(kv[i].val, kv[i].val_len);
-		if (n->seen & (1u << k)) {
-			if (crc != n->vcrc[k])
-				return ISCSI_NEG_ERENEG;
-		} else {
-			n->vcrc[k] = crc;
-		}
+		err = iscsi_neg_freeze(n, k, kv[i].val, kv[i].val_len);
+		if (err)
+			return err;
 	}
 	for (i = 0; i < nkv; i++) {
 		if (ids[i] != ISCSI_KEY_SESSION_TYPE)
@@ -700,8 +695,6 @@ enum iscsi_neg_result iscsi_neg_request(struct iscsi_neg *n, enum iscsi_neg_stag
 		if (err && err != ISCSI_NEG_EAUTH)
 			return err;
 	}
-	n->seen |= n->cur;
-
 	/* RFC 7143 13.14: FirstBurstLength MUST NOT exceed MaxBurstLength;
 	 * the answer stays a valid "minimum" result when it is lowered. */
 	if (n->active.first_burst_length > n->active.max_burst_length)
@@ -718,6 +711,24 @@ enum iscsi_neg_result iscsi_neg_request(struct iscsi_neg *n, enum iscsi_neg_stag
 		emit(n, k, &kv[i], a, out);
 	}
 	return err;
+}
+
+enum iscsi_neg_result iscsi_neg_freeze(struct iscsi_neg *n, enum iscsi_key_id k, const void *v,
+				       size_t len)
+{
+	if (n->seen & (1u << k))
+		return len == n->vlen[k] && !memcmp(n->vals + n->voff[k], v, len)
+			   ? ISCSI_NEG_OK
+			   : ISCSI_NEG_ERENEG;
+	if (len > sizeof(n->vals) - n->vused)
+		return ISCSI_NEG_ETOOMANY;
+	if (len)
+		memcpy(n->vals + n->vused, v, len);
+	n->voff[k] = n->vused;
+	n->vlen[k] = (uint16_t)len;
+	n->vused = (uint16_t)(n->vused + len);
+	n->seen |= 1u << k;
+	return ISCSI_NEG_OK;
 }
 
 void iscsi_neg_declare(struct iscsi_neg *n, struct iscsi_kbuf *out)

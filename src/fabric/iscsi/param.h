@@ -186,17 +186,27 @@ enum iscsi_neg_result {
 };
 const char *iscsi_neg_strerror(enum iscsi_neg_result r);
 
+/* Bytes of key values one login may declare in all (far more than any
+ * initiator sends: names, an alias and short numbers). */
+#define ISCSI_NEG_VALS_MAX 4096u
+
 /* State of one negotiation (a login phase, or one FFP Text exchange). */
 struct iscsi_neg {
 	struct iscsi_params mine;
 	struct iscsi_params peer;
 	struct iscsi_params active;
 	uint32_t auth_allowed;		/* bit per enum iscsi_auth_method the target accepts */
-	uint32_t seen;			/* keys received in earlier requests */
+	uint32_t seen;			/* keys received (or frozen) so far */
 	uint32_t cur;			/* keys received in the current request */
 	uint32_t declared;		/* our declarations sent (MaxRecvDataSegmentLength) */
-	uint32_t vcrc[ISCSI_KEY_COUNT]; /* CRC32C of the first value received */
 	uint32_t answers;		/* keys answered (for callers that must add more) */
+	uint8_t err_key;		/* enum iscsi_key_id of a failed request's culprit */
+	/* RFC 7143 6.2: the first value received for each key in `seen`, so
+	 * that a key declared again is compared byte for byte */
+	uint16_t voff[ISCSI_KEY_COUNT];
+	uint16_t vlen[ISCSI_KEY_COUNT];
+	uint16_t vused;
+	uint8_t vals[ISCSI_NEG_VALS_MAX];
 	bool send_targets;		/* SendTargets present in the request (Text) */
 	uint8_t st_len;			/* its value, for text.c */
 	uint8_t st_val[ISCSI_NAME_MAX + 1];
@@ -216,6 +226,14 @@ void iscsi_neg_init(struct iscsi_neg *n, const struct iscsi_settings *s);
 enum iscsi_neg_result iscsi_neg_request(struct iscsi_neg *n, enum iscsi_neg_stage st,
 					const struct iscsi_kv *kv, unsigned nkv,
 					struct iscsi_kbuf *out);
+/* Fix key k as if it had been received with the value v[0..len) (or check
+ * it against the value it was received with): a later request declaring it
+ * with any other value fails with ISCSI_NEG_ERENEG. The login freezes the
+ * identity keys this way once it has resolved them (InitiatorName,
+ * TargetName, SessionType: absent ones as their default). OK or
+ * ISCSI_NEG_ERENEG / ISCSI_NEG_ETOOMANY. */
+enum iscsi_neg_result iscsi_neg_freeze(struct iscsi_neg *n, enum iscsi_key_id k, const void *v,
+				       size_t len);
 /* Add the target's declarations not yet sent in this login
  * (MaxRecvDataSegmentLength). Call in the operational stage. */
 void iscsi_neg_declare(struct iscsi_neg *n, struct iscsi_kbuf *out);

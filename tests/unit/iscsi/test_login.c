@@ -14,6 +14,7 @@
 #include "harness.h"
 #include "fabric/iscsi/login.h"
 #include "fabric/iscsi/session.h"
+#include "lib/crc32c.h"
 #include "lib/endian.h"
 
 static uint8_t rsp[65536];
@@ -442,6 +443,134 @@ static void test_reinstatement(void **state)
 	h_conn_free(b);
 }
 
+/* ---- identity: byte-exact re-declarations, frozen keys, normalized names ---- */
+
+#define SEC_TO_OP (ISCSI_LOGIN_F_TRANSIT | ISCSI_STAGE_OPERATIONAL)
+
+/* CRC32C (reflected, polynomial 82F63B78h): four bytes appended to prefix
+ * that give the same CRC as want, found by running the register back over
+ * 32 bit steps. Each step forward is r = r >> 1 ^ (r & 1 ? P : 0); P has
+ * its top bit set and r >> 1 has not, so the top bit says which it was. */
+static uint32_t crc_unstep32(uint32_t r)
+{
+	for (int i = 0; i < 32; i++)
+		r = (r & 0x80000000u) ? ((r ^ 0x82f63b78u) << 1) | 1u : r << 1;
+	return r;
+}
+
+static bool name_byte_ok(uint8_t b)
+{
+	return (b >= '0' && b <= '9') || (b >= 'a' && b <= 'z');
+}
+
+/* A name other than want with the same CRC32C, of printable name bytes. */
+static void crc_twin(const char *want, char *out, size_t cap)
+{
+	uint32_t target = CRC32C_INIT;
+
+	target = crc32c_update(target, want, strlen(want));
+	for (unsigned k = 0; k < 10000000; k++) {
+		int n = snprintf(out, cap, "iqn.2026-12.org.example:x%x-", k);
+		uint32_t st = crc32c_update(CRC32C_INIT, out, (size_t)n);
+		uint32_t x = crc_unstep32(target) ^ st;
+		uint8_t b[4] = {(uint8_t)x, (uint8_t)(x >> 8), (uint8_t)(x >> 16), (uint8_t)(x >> 24)};
+
+		if (!name_byte_ok(b[0]) || !name_byte_ok(b[1]) || !name_byte_ok(b[2]) ||
+		    !name_byte_ok(b[3]))
+			continue;
+		memcpy(out + n, b, 4);
+		out[n + 4] = 0;
+		assert_int_equal(crc32c(out, strlen(out)), crc32c(want, strlen(want)));
+		assert_string_not_equal(out, want);
+		return;
+	}
+	fail_msg("no CRC32C twin found");
+}
+
+/* RFC 7143 6.2: a key declared again must carry the same value, compared
+ * byte for byte. A CRC of the value would let an initiator admitted under
+ * one InitiatorName take another's (four chosen bytes make a collision)
+ * and with it that initiator's session and reservations. */
+static void test_redeclared_name(void **state)
+{
+	char twin[128], rec[160];
+	struct h_conn *hc = h_conn_new();
+	union iscsi_hdr h;
+
+	(void)state;
+	crc_twin(H_INITIATOR, twin, sizeof(twin));
+	snprintf(rec, sizeof(rec), "InitiatorName=%s", twin);
+	assert_int_equal(login_req(hc, SEC_TO_OP,
+				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
+					"AuthMethod=None"),
+				   &h),
+			 0);
+	assert_int_equal(login_req(hc, OPNEG_TO_FFP, KEYS(rec), &h), 0x0200);
+	assert_null(hc->c->sess);
+	assert_int_equal(fake.nexus_created, 0);
+	h_conn_free(hc);
+
+	/* the same bytes again are fine */
+	hc = h_conn_new();
+	assert_int_equal(login_req(hc, SEC_TO_OP,
+				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
+					"AuthMethod=None"),
+				   &h),
+			 0);
+	assert_int_equal(login_req(hc, OPNEG_TO_FFP,
+				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET), &h),
+			 0);
+	assert_string_equal(hc->c->sess->initiator_name, H_INITIATOR);
+	h_conn_free(hc);
+}
+
+/* Once the login has resolved who it is, SessionType, TargetName and
+ * InitiatorName are frozen: a session resolved as Normal (SessionType
+ * absent) that later says Discovery would skip discovery's CHAP; a
+ * discovery session may not name a target later. */
+static void test_identity_frozen(void **state)
+{
+	const char *const *later[] = {
+	    KEYS("SessionType=Discovery"),
+	    KEYS("TargetName=iqn.2026-12.org.utarget:other"),
+	    KEYS("InitiatorName=iqn.2026-12.org.example:host2"),
+	};
+	struct h_conn *hc;
+	union iscsi_hdr h;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++) {
+		hc = h_conn_new();
+		assert_int_equal(login_req(hc, SEC_TO_OP,
+					   KEYS("InitiatorName=" H_INITIATOR,
+						"TargetName=" H_TARGET, "AuthMethod=None"),
+					   &h),
+				 0);
+		assert_int_equal(login_req(hc, OPNEG_TO_FFP, later[i], &h), 0x0200);
+		assert_null(hc->c->sess);
+		h_conn_free(hc);
+	}
+	/* a discovery session naming a target afterwards */
+	hc = h_conn_new();
+	assert_int_equal(login_req(hc, SEC_TO_OP,
+				   KEYS("InitiatorName=" H_INITIATOR, "SessionType=Discovery",
+					"AuthMethod=None"),
+				   &h),
+			 0);
+	assert_int_equal(login_req(hc, OPNEG_TO_FFP, KEYS("TargetName=" H_TARGET), &h), 0x0200);
+	h_conn_free(hc);
+	/* the resolved values repeated are fine, the default included */
+	hc = h_conn_new();
+	assert_int_equal(login_req(hc, SEC_TO_OP,
+				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
+					"AuthMethod=None"),
+				   &h),
+			 0);
+	assert_int_equal(login_req(hc, OPNEG_TO_FFP, KEYS("SessionType=Normal"), &h), 0);
+	assert_int_equal(hc->c->sess->type, ISCSI_SESSION_NORMAL);
+	h_conn_free(hc);
+}
+
 /* RFC 3722: the name the initiator sends is kept normalized, so that the
  * ACLs, the I_T nexus (initiator port, TransportID) and reinstatement all
  * compare it byte for byte. */
@@ -513,6 +642,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_max_sessions, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reinstatement, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_login_timeout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_redeclared_name, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_identity_frozen, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_name_normalized, setup, teardown),
 	};
 
