@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* login.c: the login phase (RFC 7143 6.3, 11.12, 11.13). */
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,13 +356,82 @@ static int login_complete(struct iscsi_conn *c)
 	return 0;
 }
 
-/* The leading login asks for full feature phase: reinstate an old session
- * of the same I_T nexus first (RFC 7143 6.3.5). 0: done, 1: waiting,
- * -1: failed. */
+/* Is s the session of the initiator that has just authenticated on this
+ * login: same initiator port (name, normalized at the key, and ISID), same
+ * target and session type, and -- when the session authenticated with CHAP
+ * -- the same CHAP identity? Under iscsi_global.lock. */
+static bool login_same_initiator(const struct iscsi_login *l, const struct iscsi_conn *c,
+				 const struct iscsi_session *s)
+{
+	char user[ISCSI_CHAP_USER_MAX + 1] = "";
+	uint8_t sha[32] = {0};
+	bool chap = iscsi_chap_identity(l, user, sizeof(user), sha);
+
+	return !memcmp(s->isid, l->isid, ISCSI_ISID_LEN) &&
+	       !strcmp(s->initiator_name, l->neg.initiator_name) && s->target == c->target &&
+	       s->type == l->neg.active.session_type && chap == (s->chap_user[0] != 0) &&
+	       (!chap || (!strcmp(user, s->chap_user) &&
+			  !CRYPTO_memcmp(sha, s->chap_secret_sha256, sizeof(sha))));
+}
+
+/* A login with TSIH != 0 (RFC 7143 6.3.4) asks to add a connection to an
+ * existing session or to reinstate one of its connections. It is looked at
+ * only here, once the security stage is done and the identity keys are
+ * frozen: nothing that exists is touched on behalf of a connection that has
+ * not authenticated as the session's initiator (names, ISIDs and TSIHs are
+ * easy to guess), and until then every such login looks the same from the
+ * outside. MC/S is not offered (MaxConnections=1), so the login always
+ * fails: a connection with the session's CID reinstates it, which at ERL 0
+ * means the old connection goes and the session with it (6.3.4: its tasks
+ * are terminated; DefaultTime2Retain=0), then 02/0a makes the initiator log
+ * in anew with TSIH 0; another CID gets 02/06 or 02/08. A TSIH that names
+ * no session of this initiator gets 02/0a too. */
+static void login_join(struct iscsi_conn *c)
+{
+	struct iscsi_login *l = c->login;
+	enum iscsi_login_status st = ISCSI_LS_SESSION_NOT_FOUND;
+	struct iscsi_session *s;
+	struct iscsi_conn *oc;
+
+	pthread_mutex_lock(&iscsi_global.lock);
+	s = iscsi_session_find_tsih_locked(l->tsih);
+	if (!s || s->ending) {
+		l->fail_why = "no such session";
+	} else if (!login_same_initiator(l, c, s)) {
+		l->fail_why = "the session is another initiator's";
+	} else {
+		bool same_cid = false;
+
+		list_for_each_entry(oc, &s->conns, sess_node) if (oc->cid == l->cid)
+		{
+			same_cid = true;
+			iscsi_conn_drop_async(oc);
+		}
+		if (same_cid) {
+			l->fail_why = "connection reinstated at ERL 0: the session ends";
+		} else if (s->nconns >= s->params.max_connections) {
+			st = ISCSI_LS_TOO_MANY_CONNECTIONS;
+			l->fail_why = "max_connections of the session reached";
+		} else {
+			st = ISCSI_LS_CANT_INCLUDE; /* MC/S not offered */
+		}
+	}
+	pthread_mutex_unlock(&iscsi_global.lock);
+	iscsi_login_fail(c, st, NULL);
+}
+
+/* The login asks for full feature phase: a connection for an existing
+ * session (TSIH != 0), or a leading login that reinstates an old session of
+ * the same I_T nexus first (RFC 7143 6.3.5). 0: done, 1: waiting, -1:
+ * failed. */
 static int login_finish(struct iscsi_conn *c)
 {
 	struct iscsi_login *l = c->login;
 
+	if (l->tsih) {
+		login_join(c);
+		return -1;
+	}
 	if (l->neg.active.session_type == ISCSI_SESSION_NORMAL) {
 		int rc = iscsi_session_reinstate(c, l->isid, l->neg.initiator_name, c->target);
 
@@ -471,37 +541,6 @@ static int login_resolve(struct iscsi_conn *c)
 	}
 	/* 12: CHAP when credentials apply to this login, else None */
 	l->neg.auth_allowed = 1u << (l->grant.auth ? ISCSI_AUTH_CHAP : ISCSI_AUTH_NONE);
-	if (l->tsih) {
-		struct iscsi_session *s;
-		enum iscsi_login_status st = ISCSI_LS_SESSION_NOT_FOUND;
-
-		/* a connection for an existing session (6.3.4) */
-		pthread_mutex_lock(&iscsi_global.lock);
-		s = iscsi_session_find_tsih_locked(l->tsih);
-		if (s && !memcmp(s->isid, l->isid, ISCSI_ISID_LEN) &&
-		    !strcmp(s->initiator_name, n->initiator_name) && s->target == c->target &&
-		    s->type == n->active.session_type && !s->ending) {
-			struct iscsi_conn *oc;
-			bool same_cid = false;
-
-			list_for_each_entry(oc, &s->conns, sess_node) if (oc->cid == l->cid)
-			{
-				same_cid = true;
-				/* connection reinstatement at ERL 0: the old
-				 * connection goes and the session with it */
-				iscsi_conn_drop_async(oc);
-			}
-			st = same_cid ? ISCSI_LS_SESSION_NOT_FOUND
-			     : s->nconns >= s->params.max_connections
-				 ? ISCSI_LS_TOO_MANY_CONNECTIONS
-				 : ISCSI_LS_CANT_INCLUDE; /* MC/S not offered */
-			if (st == ISCSI_LS_TOO_MANY_CONNECTIONS)
-				l->fail_why = "max_connections of the session reached";
-		}
-		pthread_mutex_unlock(&iscsi_global.lock);
-		iscsi_login_fail(c, st, NULL);
-		return -1;
-	}
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "fabric/iscsi/conn.h"
 #include "fabric/iscsi/login.h"
@@ -88,8 +89,20 @@ static bool tsih_in_use_locked(uint16_t tsih)
 	return false;
 }
 
+static uint16_t tsih_random(void)
+{
+	uint16_t t = 0;
+
+	/* getrandom(2) of two bytes does not block once the pool is ready
+	 * and is not interrupted; a failure leaves a start of 0 */
+	if (getrandom(&t, sizeof(t), 0) != (ssize_t)sizeof(t))
+		t = 0;
+	return t;
+}
+
 int iscsi_session_register(struct iscsi_session *s)
 {
+	uint16_t tsih;
 	int rc = 0;
 
 	pthread_mutex_lock(&iscsi_global.lock);
@@ -103,12 +116,14 @@ int iscsi_session_register(struct iscsi_session *s)
 		rc = -EDQUOT;
 		goto out;
 	}
-	/* RFC 7143 11.12.6: TSIH 0 is reserved; unique among live sessions */
-	for (unsigned tries = 0; tries < 65536; tries++) {
-		uint16_t t = ++iscsi_global.next_tsih;
-
-		if (t && !tsih_in_use_locked(t)) {
-			s->tsih = t;
+	/* RFC 7143 11.12.6: TSIH 0 is reserved; unique among live sessions.
+	 * Drawn at random: a TSIH names a session in a login (TSIH != 0), so
+	 * the next one must not follow from the last one handed out. From the
+	 * random start the first free value is taken. */
+	tsih = tsih_random();
+	for (unsigned tries = 0; tries < 65536; tries++, tsih++) {
+		if (tsih && !tsih_in_use_locked(tsih)) {
+			s->tsih = tsih;
 			break;
 		}
 	}

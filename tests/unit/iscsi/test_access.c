@@ -506,6 +506,89 @@ static void test_authorization(void **state)
 	fake.acl_name = NULL;
 }
 
+/* A whole login with CHAP as user/secret (TSIH hc->tsih): the status of
+ * the first response that fails, or of the final one. */
+static int chap_login_as(struct h_conn *hc, const char *user, const char *secret)
+{
+	union iscsi_hdr h;
+	char n[64], r[128];
+	int st;
+
+	st = login_req(hc, SEC_STAY,
+		       KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
+			    "AuthMethod=CHAP"),
+		       &h);
+	if (!st)
+		st = login_req(hc, SEC_STAY, KEYS("CHAP_A=5"), &h);
+	if (st)
+		return st;
+	response(n, sizeof(n), r, sizeof(r), user, secret);
+	st = login_req(hc, SEC_TO_OP, KEYS(n, r), &h);
+	if (!st)
+		st = login_req(hc, OP_TO_FFP, KEYS("HeaderDigest=None"), &h);
+	if (!st)
+		hc->tsih = get_be16(h.login_rsp.tsih);
+	return st;
+}
+
+/* A login with the TSIH, ISID, InitiatorName and CID of a live session
+ * (all guessable) reinstates its connection -- which at ERL 0 ends the
+ * session -- only once it has authenticated as that session's initiator
+ * (RFC 7143 6.3.4). Before, its first request alone dropped the session. */
+static void test_tsih_needs_authentication(void **state)
+{
+	struct h_conn *a, *x;
+	union iscsi_hdr h;
+
+	(void)state;
+	chap_target();
+	a = h_conn_new();
+	assert_int_equal(chap_login_as(a, "alice", "alice-secret"), 0);
+	assert_int_not_equal(a->tsih, 0);
+
+	/* 1. the first request alone: the session stays */
+	x = h_conn_new();
+	x->tsih = a->tsih;
+	assert_int_equal(login_req(x, SEC_STAY,
+				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
+					"AuthMethod=CHAP"),
+				   &h),
+			 0);
+	h_pump();
+	h_pump();
+	assert_int_equal(iscsi_conn_state(a->c), ISCSI_CONN_S5_LOGGED_IN);
+	h_conn_free(x);
+	/* 2. a wrong secret: 02/01, the session stays */
+	x = h_conn_new();
+	x->tsih = a->tsih;
+	assert_int_equal(chap_login_as(x, "alice", "not-the-secret"), 0x0201);
+	h_pump();
+	h_pump();
+	assert_int_equal(iscsi_conn_state(a->c), ISCSI_CONN_S5_LOGGED_IN);
+	h_conn_free(x);
+	/* 3. another initiator's valid credentials under this initiator's
+	 * name: "session does not exist", the session stays */
+	x = h_conn_new();
+	x->tsih = a->tsih;
+	assert_int_equal(chap_login_as(x, "bob", "bob-secret-12"), 0x020a);
+	h_pump();
+	h_pump();
+	assert_int_equal(iscsi_conn_state(a->c), ISCSI_CONN_S5_LOGGED_IN);
+	assert_int_equal(fake.nexus_lost, 0);
+	h_conn_free(x);
+	/* 4. the session's own initiator, same CID: connection reinstatement
+	 * at ERL 0 -- the old connection and the session go, 02/0a asks for
+	 * a new session (TSIH 0) */
+	x = h_conn_new();
+	x->tsih = a->tsih;
+	assert_int_equal(chap_login_as(x, "alice", "alice-secret"), 0x020a);
+	h_pump();
+	h_pump();
+	assert_int_equal(iscsi_conn_state(a->c), ISCSI_CONN_S1_FREE);
+	h_conn_free(x);
+	h_conn_free(a);
+}
+
 static void test_target_limits(void **state)
 {
 	struct h_conn *a, *b;
@@ -582,6 +665,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_chap_in_first_request, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_chap_refusals, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_authorization, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tsih_needs_authentication, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_target_limits, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_discovery_auth, setup, teardown),
 	};

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_session.c: sessions: TSIH allocation (never 0, unique, wrapping),
+/* test_session.c: sessions: TSIH allocation (never 0, unique, random),
  * max_sessions, the session state table, reinstatement of a session still
  * logging in, dropping every session of a target. */
 #include <errno.h>
@@ -28,37 +28,43 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* RFC 7143 11.12.6: never 0, unique among live sessions; drawn at random
+ * (a TSIH names a session in a TSIH != 0 login, so the next one must not
+ * follow from the last). 3,000 sessions of 65,535 values collide often
+ * (birthday bound): the step to the next free value is exercised too. */
 static void test_tsih(void **state)
 {
-	struct h_conn *hc = h_conn_new();
-	struct iscsi_session *s[4];
+	enum { N = 3000 };
+	struct iscsi_settings st = h_settings();
+	static struct iscsi_session *s[N];
+	static uint8_t used[65536];
+	struct h_conn *hc;
+	unsigned successors = 0;
 
 	(void)state;
-	pthread_mutex_lock(&iscsi_global.lock);
-	iscsi_global.next_tsih = 65534;
-	pthread_mutex_unlock(&iscsi_global.lock);
-	for (unsigned i = 0; i < 3; i++) {
+	h_teardown();
+	st.max_sessions = N;
+	h_setup(&st);
+	hc = h_conn_new();
+	memset(used, 0, sizeof(used));
+	for (unsigned i = 0; i < N; i++) {
 		s[i] = iscsi_session_new(hc->c);
 		assert_int_equal(s[i]->state, ISCSI_SESS_Q2_ACTIVE);
 		assert_int_equal(iscsi_session_register(s[i]), 0);
+		assert_int_not_equal(s[i]->tsih, 0);
+		assert_int_equal(used[s[i]->tsih], 0);
+		used[s[i]->tsih] = 1;
+		if (i && s[i]->tsih == (uint16_t)(s[i - 1]->tsih + 1))
+			successors++;
 	}
-	/* RFC 7143 11.12.6: 0 is reserved */
-	assert_int_equal(s[0]->tsih, 65535);
-	assert_int_equal(s[1]->tsih, 1);
-	assert_int_equal(s[2]->tsih, 2);
-	/* a TSIH in use is skipped after the wrap */
-	iscsi_session_abandon(s[0]);
+	/* sequential allocation would make every one the successor of the
+	 * last; at random about N * N / 2 / 65536 are (collisions) */
+	assert_true(successors < N / 4);
 	pthread_mutex_lock(&iscsi_global.lock);
-	iscsi_global.next_tsih = 0;
-	assert_ptr_equal(iscsi_session_find_tsih_locked(2), s[2]);
-	assert_null(iscsi_session_find_tsih_locked(65535));
+	assert_ptr_equal(iscsi_session_find_tsih_locked(s[7]->tsih), s[7]);
 	pthread_mutex_unlock(&iscsi_global.lock);
-	s[3] = iscsi_session_new(hc->c);
-	assert_int_equal(iscsi_session_register(s[3]), 0);
-	assert_int_equal(s[3]->tsih, 3);
-	iscsi_session_abandon(s[1]);
-	iscsi_session_abandon(s[2]);
-	iscsi_session_abandon(s[3]);
+	for (unsigned i = 0; i < N; i++)
+		iscsi_session_abandon(s[i]);
 	assert_int_equal(iscsi_global.nsessions, 0);
 	h_conn_free(hc);
 }
