@@ -589,6 +589,50 @@ static void test_tsih_needs_authentication(void **state)
 	h_conn_free(a);
 }
 
+/* Who may log in is decided by the ACL entries (by name, by address) and
+ * demo mode, before authentication and apart from it; credentials never
+ * admit by themselves. The target's credentials authenticate the
+ * initiators an entry without credentials of its own admits (and demo
+ * mode's): an initiator name no entry admits is refused (02/02) however
+ * valid the credentials it holds -- and before CHAP starts, so the refusal
+ * is no oracle for secrets. */
+static void test_target_credentials_admit_nobody(void **state)
+{
+	struct iscsi_access *a = iscsi_access_new();
+	struct h_conn *hc;
+	union iscsi_hdr h;
+
+	(void)state;
+	assert_int_equal(iscsi_access_set_auth(a, &target_auth), 0);
+	assert_int_equal(
+	    iscsi_access_add_rule(a, "iqn.2026-12.org.example:host2", NULL, NULL, NULL), 0);
+	iscsi_target_set_access(henv.t, a);
+	fake.acl_name = "iqn.2026-12.org.example:host2";
+	fake.access_rc = -EACCES; /* no demo mode */
+	/* H_INITIATOR is named by no entry: 02/02 at the first request,
+	 * before any CHAP key is answered */
+	hc = h_conn_new();
+	assert_int_equal(login_req(hc, SEC_STAY,
+				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
+					"AuthMethod=CHAP"),
+				   &h),
+			 0x0202);
+	assert_false(rsp_val("AuthMethod", (char[16]){0}, 16));
+	h_conn_free(hc);
+	/* with demo mode, any name is admitted and the target's CHAP applies */
+	fake.access_rc = 0;
+	hc = h_conn_new();
+	assert_int_equal(chap_login_as(hc, "alice", "alice-secret"), 0);
+	assert_string_equal(hc->c->sess->chap_user, "alice");
+	h_conn_free(hc);
+	hc = h_conn_new();
+	assert_int_equal(login_req(hc, OP_TO_FFP,
+				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET), &h),
+			 0x0201);
+	h_conn_free(hc);
+	fake.acl_name = NULL;
+}
+
 static void test_target_limits(void **state)
 {
 	struct h_conn *a, *b;
@@ -666,6 +710,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_chap_refusals, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_authorization, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tsih_needs_authentication, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_target_credentials_admit_nobody, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_target_limits, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_discovery_auth, setup, teardown),
 	};
