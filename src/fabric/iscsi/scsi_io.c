@@ -253,11 +253,40 @@ static int collect_cdb(struct scsi_cmd *cmd, const struct iscsi_rx *rx)
 	return rc;
 }
 
+/* RFC 7143 13.10, 13.11: unsolicited data the session did not negotiate.
+ * ImmediateData=No forbids data in the command PDU; InitialR2T=Yes forbids
+ * unsolicited Data-Out, which a write command announces with F=0; and the
+ * immediate data may not exceed FirstBurstLength (13.14). Such a command
+ * ends with CHECK CONDITION, ABORTED COMMAND, UNEXPECTED UNSOLICITED DATA
+ * (11.4.7.2), its data read and discarded. */
+static bool unsolicited_refused(struct iscsi_conn *c, const struct iscsi_bhs_scsi_cmd *h,
+				uint32_t dsl)
+{
+	const struct iscsi_params *p = &c->sess->params;
+	bool write = h->flags & ISCSI_CMD_F_WRITE;
+
+	if (dsl && !p->immediate_data) {
+		iscsi_conn_proto_err(c, "immediate data with ImmediateData=No");
+		return true;
+	}
+	if (dsl > p->first_burst_length) {
+		iscsi_conn_proto_err(c, "immediate data beyond FirstBurstLength");
+		return true;
+	}
+	if (write && !(h->flags & ISCSI_FLAG_FINAL) && p->initial_r2t) {
+		iscsi_conn_proto_err(c, "unsolicited Data-Out announced with InitialR2T=Yes");
+		return true;
+	}
+	return false;
+}
+
 void iscsi_scsi_cmd_place(struct iscsi_conn *c, struct iscsi_task *t, struct iscsi_rx *rx)
 {
 	const struct iscsi_bhs_scsi_cmd *h = &rx->hdr.cmd;
 	struct scsi_cmd *cmd = &t->cmd;
 
+	if (unsolicited_refused(c, h, rx->dsl) && !t->fabric_error)
+		t->fabric_error = SENSE_ABORTED_UNEXPECTED_UNSOLICITED_DATA;
 	/* What goes into cmd->buf: never more than the core allocated nor
 	 * than the initiator declared it would send. */
 	if ((h->flags & ISCSI_CMD_F_WRITE) && !t->fabric_error && !t->aborted && cmd->buf)
@@ -271,6 +300,7 @@ void iscsi_scsi_cmd_place(struct iscsi_conn *c, struct iscsi_task *t, struct isc
 		rx->keep = UT_MIN(rx->dsl, t->want);
 		t->uns_got = rx->dsl;
 	}
+	/* unsolicited Data-Out of a failed task is drained until its F bit */
 	t->uns_open = (h->flags & ISCSI_CMD_F_WRITE) && !(h->flags & ISCSI_FLAG_FINAL);
 }
 

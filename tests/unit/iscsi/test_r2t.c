@@ -197,6 +197,60 @@ static void test_unsolicited(void **state)
 	expect_status(SAM_STAT_CHECK_CONDITION, SENSE_ABORTED_TOO_MUCH_WRITE_DATA);
 }
 
+/* RFC 7143 13.10, 13.11, 13.14: unsolicited data the session did not
+ * negotiate is refused (11.4.7.2: UNEXPECTED UNSOLICITED DATA), never
+ * written: immediate data with ImmediateData=No, Data-Out announced (F=0)
+ * with InitialR2T=Yes, immediate data beyond FirstBurstLength. */
+static void test_unsolicited_not_negotiated(void **state)
+{
+	static const uint8_t zero[1024];
+	union iscsi_hdr c;
+	uint32_t itt;
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("InitialR2T=Yes", "ImmediateData=No",
+					  "FirstBurstLength=1024", "MaxBurstLength=8192")),
+			 0);
+	/* immediate data */
+	h_write10(cdb, 2, 2);
+	h_cmd(hc, F_W, 1024, cdb, pattern, 1024);
+	expect_status(SAM_STAT_CHECK_CONDITION, SENSE_ABORTED_UNEXPECTED_UNSOLICITED_DATA);
+	assert_memory_equal(fake.disk + 2 * 512, zero, 1024);
+	/* unsolicited Data-Out: drained until its F bit, then refused */
+	h_write10(cdb, 4, 2);
+	h_scsi_cmd(&c, hc, ISCSI_CMD_F_WRITE, 1024, cdb);
+	itt = get_be32(c.cmd.itt);
+	h_send(hc, &c, NULL, 0);
+	assert_true(h_idle(hc)); /* no R2T for a refused task */
+	h_data_out(hc, itt, ISCSI_RSVD_TAG, 0, 0, pattern, 1024, true);
+	expect_status(SAM_STAT_CHECK_CONDITION, SENSE_ABORTED_UNEXPECTED_UNSOLICITED_DATA);
+	assert_memory_equal(fake.disk + 4 * 512, zero, 1024);
+	/* the session goes on: a solicited write works */
+	h_write10(cdb, 6, 2);
+	itt = h_cmd(hc, F_W, 1024, cdb, NULL, 0);
+	{
+		struct r2t r = get_r2t(itt);
+
+		answer(itt, &r, pattern, 1024);
+	}
+	expect_status(SAM_STAT_GOOD, 0);
+	assert_memory_equal(fake.disk + 6 * 512, pattern, 1024);
+}
+
+static void test_immediate_beyond_first_burst(void **state)
+{
+	static const uint8_t zero[2048];
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("InitialR2T=Yes", "ImmediateData=Yes",
+					  "FirstBurstLength=1024", "MaxBurstLength=8192")),
+			 0);
+	h_write10(cdb, 2, 4);
+	h_cmd(hc, F_W, 2048, cdb, pattern, 2048);
+	expect_status(SAM_STAT_CHECK_CONDITION, SENSE_ABORTED_UNEXPECTED_UNSOLICITED_DATA);
+	assert_memory_equal(fake.disk + 2 * 512, zero, 2048);
+}
+
 static void test_sequence_errors(void **state)
 {
 	uint32_t itt;
@@ -339,6 +393,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_sequential_r2t, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outstanding_r2t, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unsolicited, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unsolicited_not_negotiated, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_immediate_beyond_first_burst, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sequence_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lengths, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_data_digest, setup, teardown),
