@@ -54,7 +54,6 @@ static void setup_enter(struct scsi_cmd *cmd)
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
 
-	p->buf_len = p->cdb_xfer_len;
 	if (lu) {
 		bool conflict;
 
@@ -136,6 +135,40 @@ static uint32_t exp_len_dir(const struct scsi_cmd *cmd, uint8_t dir)
  * runs, moves nothing and reports the overflow (libiscsi Read10Invalid
  * expects GOOD for a READ(10) sent with the W bit); the Data-Out sent with
  * it is discarded. */
+/* Does the CDB move whole logical blocks (READ, WRITE), rather than a
+ * parameter list or parameter data? */
+static bool block_transfer(const struct scsi_cmd_priv *p, uint32_t len)
+{
+	return p->lu && p->nblocks && ((uint64_t)p->nblocks << p->lu->block_shift) == len;
+}
+
+/* Data-In beyond the Expected Data Transfer Length never reaches the
+ * initiator (RFC 7143 11.4.5.2: an overflow residual), so the buffer holds
+ * at most what can be sent: a READ with a small Expected Data Transfer
+ * Length and a large TRANSFER LENGTH pins only what it delivers. A block
+ * transfer reads the whole blocks that hold those bytes; parameter data is
+ * built into the shorter buffer, and data_in_full keeps what the device
+ * server produced for the residual. */
+static void setup_data_in(struct scsi_cmd *cmd, uint32_t len)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	uint32_t exp_in = exp_len_dir(cmd, SCSI_DIR_READ);
+	uint32_t shift;
+
+	p->buf_len = len;
+	if (exp_in >= len)
+		return;
+	if (block_transfer(p, len)) {
+		shift = p->lu->block_shift;
+		p->nblocks = (uint32_t)(((uint64_t)exp_in + (1u << shift) - 1) >> shift);
+		p->data_len = p->nblocks << shift;
+		p->buf_len = p->data_len;
+		p->data_in_full = len;
+	} else {
+		p->buf_len = exp_in;
+	}
+}
+
 static enum sense_reason setup_transfer(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
@@ -144,11 +177,14 @@ static enum sense_reason setup_transfer(struct scsi_cmd *cmd)
 	if (len > SCSI_MAX_XFER_BYTES)
 		return cdb_invalid_field(cmd, 0, -1);
 	p->cdb_xfer_len = len;
+	p->buf_len = len;
 	/* no bidirectional commands */
 	if (p->data_dir == SCSI_DIR_BIDI || cmd->fabric_dir == SCSI_DIR_BIDI)
 		return SENSE_ABORTED_INVALID_FIELD_IN_CIU;
 	if (len == 0)
 		p->data_dir = SCSI_DIR_NONE;
+	if (p->data_dir == SCSI_DIR_READ)
+		setup_data_in(cmd, len);
 	if (p->data_dir != SCSI_DIR_WRITE)
 		return SENSE_OK;
 	exp_out = exp_len_dir(cmd, SCSI_DIR_WRITE);
@@ -159,11 +195,12 @@ static enum sense_reason setup_transfer(struct scsi_cmd *cmd)
 		return SENSE_OK;
 	}
 	/* overflow: only exp_out bytes will come. A block transfer writes the
-	 * whole blocks among them (libiscsi Write*Residuals); a parameter
-	 * list cannot be cut short. */
-	if (p->lu && p->nblocks && ((uint64_t)p->nblocks << p->lu->block_shift) == len) {
+	 * whole blocks among them (libiscsi Write*Residuals), and the buffer
+	 * holds those; a parameter list cannot be cut short. */
+	if (block_transfer(p, len)) {
 		p->nblocks = exp_out >> p->lu->block_shift;
 		p->data_len = p->nblocks << p->lu->block_shift;
+		p->buf_len = p->data_len;
 		cmd->write_len = exp_out;
 		return SENSE_OK;
 	}
@@ -234,7 +271,7 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 		setup_fail(cmd, r, NULL);
 		return;
 	}
-	cmd->buf = buf_alloc(p->cdb_xfer_len);
+	cmd->buf = buf_alloc(p->buf_len);
 	if (!cmd->buf) {
 		/* back-pressure, never a crash: a fabric that can wait retries
 		 * (scsi_cmd_buf_retry), for the others the initiator retries */
@@ -259,7 +296,7 @@ int scsi_cmd_buf_retry(struct scsi_cmd *cmd)
 
 	if (!p->buf_wait)
 		return 0;
-	cmd->buf = buf_alloc(p->cdb_xfer_len);
+	cmd->buf = buf_alloc(p->buf_len);
 	if (!cmd->buf)
 		return -ENOMEM;
 	p->buf_wait = false;
@@ -321,7 +358,7 @@ static void cmd_residual(struct scsi_cmd *cmd)
 	switch (p->data_dir) {
 	case SCSI_DIR_READ:
 		exp = exp_len_dir(cmd, SCSI_DIR_READ);
-		want = cmd->data_in_len;
+		want = p->data_in_full > cmd->data_in_len ? p->data_in_full : cmd->data_in_len;
 		if (cmd->data_in_len > exp)
 			cmd->data_in_len = exp;
 		break;
@@ -514,8 +551,14 @@ enum sense_reason param_invalid_field(struct scsi_cmd *cmd, unsigned byte, int b
 
 void scsi_cmd_set_data_in(struct scsi_cmd *cmd, const void *src, size_t len)
 {
-	if (len > cmd->priv.buf_len)
-		len = cmd->priv.buf_len;
+	struct scsi_cmd_priv *p = &cmd->priv;
+
+	/* the allocation length cuts what the device server transfers, the
+	 * buffer (no larger than the Expected Data Transfer Length) what the
+	 * initiator receives */
+	p->data_in_full = (uint32_t)(len < p->cdb_xfer_len ? len : p->cdb_xfer_len);
+	if (len > p->buf_len)
+		len = p->buf_len;
 	if (len)
 		memcpy(cmd->buf, src, len);
 	cmd->data_in_len = (uint32_t)len;

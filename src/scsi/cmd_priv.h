@@ -52,7 +52,8 @@ struct scsi_cmd_priv {
 	const struct cdb_desc *desc; /* NULL when the opcode is not supported */
 	struct list_node task_node;  /* lu task set */
 	struct list_node wait_node;  /* ordering wait queue */
-	uint32_t buf_len;            /* bytes allocated at buf */
+	uint32_t buf_len;            /* bytes of buf: what the CDB asks for, no more than the
+				      * Expected Data Transfer Length lets through */
 	uint32_t data_len;           /* bytes the CDB asks to transfer */
 	uint8_t data_dir;            /* enum scsi_dir implied by the CDB */
 	uint8_t state;               /* enum scsi_cmd_state */
@@ -67,6 +68,8 @@ struct scsi_cmd_priv {
 	uint64_t start_ns;           /* for latency statistics */
 	struct lu_itn *itn;          /* this I_T nexus' record at lu (UA, PREVENT, SPC-2 reservation) */
 	uint32_t cdb_xfer_len;       /* bytes the CDB asked for before trimming to exp_len (residuals) */
+	uint32_t data_in_full;       /* Data-In the device server produced, before the buffer
+				      * (buf_len) cut it (residuals); 0: data_in_len */
 	uint8_t order_kind;          /* order.c: row/column of the ordering matrix */
 	bool waiting;                /* order.c: must wait for older tasks (lu->lock) */
 	bool msg_posted;             /* msg queued on reactor (lu->lock) */

@@ -150,6 +150,10 @@ void pr_exec_in(struct scsi_cmd *cmd)
 		break;
 	}
 	pthread_mutex_unlock(&lu->lock);
+	/* built into the buffer, which the Expected Data Transfer Length may
+	 * have made shorter than the allocation length (cmd.c) */
 	cmd->data_in_len = (uint32_t)(o.n < o.cap ? o.n : o.cap);
+	cmd->priv.data_in_full =
+	    (uint32_t)(o.n < cmd->priv.cdb_xfer_len ? o.n : cmd->priv.cdb_xfer_len);
 	scsi_cmd_complete(cmd, SENSE_OK);
 }

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 
+#include "lib/bufpool.h"
 #include "scsi/core.h"
 
 static int setup(void **state)
@@ -111,6 +112,48 @@ static void test_read_residuals(void **state)
 	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, H_BS, &r);
 	assert_int_equal(r.resid_kind, SCSI_RESID_NONE);
 	assert_int_equal(r.resid, 0);
+}
+
+/* Buffers are sized by what can move: Data-In beyond the Expected Data
+ * Transfer Length never reaches the initiator, Data-Out beyond it never
+ * comes. With the global cap at 64 KiB, a READ of 1 MiB with EDTL 4096
+ * (or 0) and a WRITE of 1 MiB with EDTL 4096 run (before: a 1 MiB buffer,
+ * refused with BUSY) and report the overflow of the whole CDB length. */
+static void test_buffers_sized_by_edtl(void **state)
+{
+	struct harness *h = *state;
+	uint8_t cdb[10], buf[4096], rl[12] = {0xa0};
+	struct loop_result r;
+
+	buf_set_cap(64u << 10);
+	memset(buf, 0x5a, sizeof(buf));
+	h_cdb_rw10(cdb, 0x2a, 0, 2048);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, buf, sizeof(buf), &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.resid_kind, SCSI_RESID_OVERFLOW);
+	assert_int_equal(r.resid, 2048 * H_BS - sizeof(buf));
+	memset(buf, 0, sizeof(buf));
+	h_cdb_rw10(cdb, 0x28, 0, 2048);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, sizeof(buf), &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.data_in_len, sizeof(buf));
+	assert_int_equal(r.resid_kind, SCSI_RESID_OVERFLOW);
+	assert_int_equal(r.resid, 2048 * H_BS - sizeof(buf));
+	for (size_t i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0x5a);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, NULL, 0, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.resid, 2048 * H_BS);
+	/* parameter data: REPORT LUNS with ALLOCATION LENGTH 1 MiB, EDTL 8:
+	 * 16 bytes produced (one LUN), 8 delivered, 8 of overflow */
+	put_be32(rl + 6, 1u << 20);
+	h_cmd(h->p1, 0, rl, 12, SCSI_DIR_READ, buf, 8, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.data_in_len, 8);
+	assert_int_equal(get_be32(buf), 8); /* LUN LIST LENGTH */
+	assert_int_equal(r.resid_kind, SCSI_RESID_OVERFLOW);
+	assert_int_equal(r.resid, 8);
+	buf_set_cap(0);
 }
 
 static void test_write_residuals(void **state)
@@ -269,6 +312,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_read_residuals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_residuals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_buffers_sized_by_edtl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_direction_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_data_underflow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bs_error_medium_error, setup, teardown),
