@@ -67,6 +67,11 @@ static const struct cfg_iscsi_field cfg_iscsi_fields[] = {
     ISF("max_logins_in_progress", max_logins_in_progress, CFG_F_U32, 1, 65535),
     ISF("queue_depth", queue_depth, CFG_F_U32, 1, 1024),
     ISF("max_buffer_memory_mib", max_buffer_memory_mib, CFG_F_U32, 0, 1048576),
+    ISF("max_session_data_mib", max_session_data_mib, CFG_F_U32, 0, 1048576),
+    ISF("max_connection_data_mib", max_connection_data_mib, CFG_F_U32, 0, 1048576),
+    ISF("max_session_send_queue_mib", max_session_send_queue_mib, CFG_F_U32, 1, 4096),
+    ISF("max_connection_send_queue_mib", max_connection_send_queue_mib, CFG_F_U32, 1, 4096),
+    ISF("data_out_timeout", data_out_timeout_s, CFG_F_U32, 0, 3600),
 };
 static_assert(ARRAY_SIZE(cfg_iscsi_fields) <= 32, "iscsi_set is a 32-bit mask");
 

@@ -271,6 +271,11 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 		setup_fail(cmd, r, NULL);
 		return;
 	}
+	if (cmd->buf_budget && p->buf_len > cmd->buf_budget) {
+		/* the fabric's share for this I_T nexus is taken */
+		setup_fail(cmd, SENSE_TASK_SET_FULL, NULL);
+		return;
+	}
 	cmd->buf = buf_alloc(p->buf_len);
 	if (!cmd->buf) {
 		/* back-pressure, never a crash: a fabric that can wait retries
@@ -302,6 +307,11 @@ int scsi_cmd_buf_retry(struct scsi_cmd *cmd)
 	p->buf_wait = false;
 	setup_enter(cmd);
 	return 0;
+}
+
+uint32_t scsi_cmd_buf_bytes(const struct scsi_cmd *cmd)
+{
+	return cmd->buf ? cmd->priv.buf_len : 0;
 }
 
 void scsi_cmd_set_fabric_error(struct scsi_cmd *cmd, enum sense_reason r)

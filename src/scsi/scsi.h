@@ -106,6 +106,12 @@ struct scsi_cmd {
 	 * it with BUSY. The iSCSI fabric stops reading and closes the CmdSN
 	 * window meanwhile (back-pressure, RFC 7143 3.2.2.1). */
 	bool buf_wait_ok;
+	/* The most buffer bytes the fabric lets this command pin (0: no limit
+	 * but the global cap): the fabric's share of memory per I_T nexus. A
+	 * command whose buffer would be larger ends with TASK SET FULL (SAM-5
+	 * 5.3: the LU lacks resources for a task of this I_T nexus) without
+	 * allocating it. */
+	uint32_t buf_budget;
 
 	/* ---- set by scsi_cmd_setup() ---- */
 	uint32_t write_len; /* bytes of Data-Out to place at buf before exec */
@@ -139,6 +145,8 @@ void scsi_cmd_set_fabric_error(struct scsi_cmd *cmd, enum sense_reason r);
  * completes/frees it as BUSY. */
 bool scsi_cmd_buf_pending(const struct scsi_cmd *cmd);
 int scsi_cmd_buf_retry(struct scsi_cmd *cmd);
+/* Bytes of the command's data buffer (0 while it has none). */
+uint32_t scsi_cmd_buf_bytes(const struct scsi_cmd *cmd);
 
 /* ---- task management ---- */
 enum scsi_tmf_func {

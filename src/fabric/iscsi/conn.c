@@ -22,7 +22,6 @@
 #define CONN_RXBUF_LOGIN (16u << 10)  /* login and discovery */
 #define CONN_RXBUF_FFP	 (256u << 10) /* full feature phase of a normal session */
 #define CONN_DIRECT_MIN	 (4u << 10)   /* read data segments this large in place */
-#define CONN_TXQ_HIGH	 (8u << 20)   /* stop reading while this much is unsent */
 #define CONN_IOV_MAX	 64
 #define CONN_TX_FREE_MAX 256u
 
@@ -245,6 +244,7 @@ static struct iscsi_conn *conn_alloc(struct reactor *r, int fd, struct iscsi_por
 	reactor_timer_init(&c->login_timer, NULL);
 	reactor_timer_init(&c->nop_timer, NULL);
 	reactor_timer_init(&c->mem_timer, NULL);
+	reactor_timer_init(&c->dataout_timer, NULL);
 	c->max_send_dsl = 8192; /* RFC 7143 13.12 default until declared */
 	c->max_recv_dsl = ISCSI_LOGIN_DSL;
 	c->rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(10ull * 1000000000ull, 5);
@@ -379,12 +379,15 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 	}
 	reactor_timer_cancel(&c->login_timer);
 	reactor_timer_cancel(&c->nop_timer);
+	reactor_timer_cancel(&c->dataout_timer);
 	iscsi_mem_conn_close(c);
 	reactor_defer_cancel(&c->flush);
 	list_for_each_entry_safe(tx, tmp, &c->txq, node)
 	{
 		struct iscsi_task *t = (tx->flags & ISCSI_TX_F_TASK_DONE) ? tx->task : NULL;
 
+		if (s && (tx->flags & ISCSI_TX_F_SESSQ))
+			s->txq_bytes -= iscsi_tx_wire_len(tx);
 		list_del(&tx->node);
 		free(tx->heap);
 		free(tx);
@@ -864,7 +867,12 @@ void iscsi_tx_queue(struct iscsi_conn *c, struct iscsi_tx *tx)
 	iscsi_tx_seal(tx);
 	list_add_tail(&c->txq, &tx->node);
 	c->txq_bytes += iscsi_tx_wire_len(tx);
-	if (c->txq_bytes > CONN_TXQ_HIGH)
+	if (c->sess) {
+		/* the session's share counts what was queued while it existed */
+		tx->flags |= ISCSI_TX_F_SESSQ;
+		c->sess->txq_bytes += iscsi_tx_wire_len(tx);
+	}
+	if (iscsi_sendq_over(c))
 		iscsi_conn_pause(c); /* the initiator does not read: stop reading too */
 	if (c->r)
 		reactor_defer(c->r, &c->flush);
@@ -894,6 +902,8 @@ static void tx_sent(struct iscsi_conn *c, struct iscsi_tx *tx)
 	bool close_after = tx->flags & ISCSI_TX_F_CLOSE;
 
 	c->txq_bytes -= iscsi_tx_wire_len(tx);
+	if (c->sess && (tx->flags & ISCSI_TX_F_SESSQ))
+		c->sess->txq_bytes -= iscsi_tx_wire_len(tx);
 	list_del(&tx->node);
 	tx_recycle(c, tx);
 	if (t)
@@ -970,7 +980,7 @@ void iscsi_conn_flush(struct iscsi_conn *c)
 		}
 	}
 	conn_set_out(c, false);
-	if (c->rx_paused && c->txq_bytes <= CONN_TXQ_HIGH / 2 && !c->login && !c->logout_pending &&
+	if (c->rx_paused && iscsi_sendq_drained(c) && !c->login && !c->logout_pending &&
 	    conn_ffp(c))
 		iscsi_conn_resume(c);
 }

@@ -116,6 +116,8 @@ struct iscsi_task {
 	uint32_t r2tsn;	       /* next R2TSN */
 	uint16_t r2t_open;     /* outstanding R2Ts */
 	uint16_t fabric_error; /* enum sense_reason to complete with, 0 = none */
+	uint32_t pinned;       /* buffer bytes counted in conn/session data_bytes */
+	uint64_t data_wait_ns; /* since when it waits for Data-Out (r2t.c timeout) */
 	struct iscsi_r2t r2t[ISCSI_R2T_MAX];
 	/* Data-In (scsi_io.c) */
 	uint32_t datasn; /* Data-In and R2T PDUs sent (ExpDataSN) */
@@ -193,6 +195,7 @@ struct iscsi_conn {
 	uint8_t logout_rsp;
 
 	/* back-pressure on buffer memory (mempress.c) */
+	uint64_t data_bytes; /* buffer bytes its tasks pin */
 	struct reactor_timer mem_timer;
 	bool mem_wait; /* rx_task waits for its data buffer: reading stopped */
 	bool mem_held; /* MaxCmdSN was held back: announce it when memory is back */
@@ -200,6 +203,7 @@ struct iscsi_conn {
 
 	/* timers */
 	struct reactor_timer login_timer;
+	struct reactor_timer dataout_timer; /* r2t.c: tasks waiting too long for Data-Out */
 	struct reactor_timer nop_timer;
 	bool nop_outstanding;
 	uint32_t nop_ttt;
@@ -320,6 +324,18 @@ void iscsi_nop_start(struct iscsi_conn *c);
 uint32_t iscsi_mem_max_cmdsn(struct iscsi_conn *c);
 bool iscsi_mem_wait(struct iscsi_conn *c, struct iscsi_task *t);
 void iscsi_mem_conn_close(struct iscsi_conn *c);
+/* The connection's and session's shares (max_*_data_mib): the buffer budget
+ * of the next command (scsi_cmd.buf_budget; 0: none applies), and the
+ * accounting of a task's buffer once it has one / when it goes. */
+uint32_t iscsi_mem_budget(const struct iscsi_conn *c);
+void iscsi_mem_pin(struct iscsi_task *t);
+void iscsi_mem_unpin(struct iscsi_task *t);
+/* The send queue (max_*_send_queue_mib): over the cap (stop reading), or
+ * back under half of it (read again). */
+bool iscsi_sendq_over(const struct iscsi_conn *c);
+bool iscsi_sendq_drained(const struct iscsi_conn *c);
+/* r2t.c: end tasks that waited for Data-Out longer than data_out_timeout. */
+void iscsi_dataout_watch(struct iscsi_task *t);
 /* scsi_io.c: where the data segment of the SCSI Command being received goes. */
 void iscsi_scsi_cmd_place(struct iscsi_conn *c, struct iscsi_task *t, struct iscsi_rx *rx);
 /* reject.c */

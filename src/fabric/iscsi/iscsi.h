@@ -35,6 +35,21 @@ struct iscsi_settings {
 	 * at the cap a command waits for memory with reading stopped, and
 	 * MaxCmdSN stops advancing from 7/8 of it (mempress.c). */
 	uint32_t max_buffer_memory_mib;
+	/* Shares of it (MiB, 0 = none; mempress.c): the data buffers the
+	 * commands of one session / one connection may pin (write data being
+	 * collected, read data waiting to be sent). Beyond, a new command ends
+	 * with TASK SET FULL; MaxCmdSN stops advancing from 7/8. */
+	uint32_t max_session_data_mib;
+	uint32_t max_connection_data_mib;
+	/* Bytes queued for sending (MiB): beyond, the connection stops
+	 * reading (TCP pushes back) and MaxCmdSN stops advancing, until half
+	 * of it is sent. */
+	uint32_t max_session_send_queue_mib;
+	uint32_t max_connection_send_queue_mib;
+	/* Seconds a command may wait for Data-Out (after its R2T, or for its
+	 * unsolicited data) before it ends with INITIATOR RESPONSE TIMEOUT and
+	 * its buffer is freed; 0 = no limit. */
+	uint32_t data_out_timeout_s;
 };
 void iscsi_settings_default(struct iscsi_settings *s);
 

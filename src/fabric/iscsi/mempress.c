@@ -26,8 +26,11 @@
  *  - when memory is back and MaxCmdSN was held, a NOP-In (ITT and TTT
  *    0xffffffff, StatSN not advanced: 11.19) announces the new window, in
  *    case no response is due that would carry it.
- * One connection per session (no MC/S), so the state lives on the
- * connection. Everything runs on the connection's reactor. */
+ * The global cap is shared by every initiator, so each session and each
+ * connection also has a share of it (max_session_data_mib,
+ * max_connection_data_mib: below) and a cap on what it has queued to send
+ * (max_*_send_queue_mib). The waiting state lives on the connection (one
+ * per session: no MC/S yet); everything runs on the connection's reactor. */
 #include <stdatomic.h>
 #include <string.h>
 
@@ -45,14 +48,110 @@
 /* Connections with a command waiting for buffer memory (all reactors). */
 static atomic_uint mem_waiters;
 
-static bool mem_short(void)
+static uint64_t mib(uint32_t v)
 {
-	uint64_t cap = (uint64_t)iscsi_global.settings.max_buffer_memory_mib << 20;
+	return (uint64_t)v << 20;
+}
+
+static bool mem_short_global(void)
+{
+	uint64_t cap = mib(iscsi_global.settings.max_buffer_memory_mib);
 
 	if (!cap)
 		return false;
 	return atomic_load_explicit(&mem_waiters, memory_order_relaxed) ||
 	       buf_in_use() > cap - cap / 8;
+}
+
+/* ---- shares of one session and one connection ----
+ * The global cap alone lets one initiator take all of it (a few hundred
+ * WRITEs whose Data-Out never comes, or READs whose Data-In it does not
+ * read) and every other one then waits. Each session and each connection
+ * has a share: past 7/8 of it the window closes as for the global cap;
+ * a command whose buffer would not fit in what is left ends with TASK SET
+ * FULL (SAM-5 5.3) without allocating it -- unless nothing is pinned, so
+ * that a command larger than the share still runs alone. */
+static bool over_7_8(uint64_t used, uint32_t cap_mib)
+{
+	uint64_t cap = mib(cap_mib);
+
+	return cap && used >= cap - cap / 8;
+}
+
+bool iscsi_sendq_over(const struct iscsi_conn *c)
+{
+	const struct iscsi_settings *st = &iscsi_global.settings;
+
+	return c->txq_bytes > mib(st->max_connection_send_queue_mib) ||
+	       (c->sess && c->sess->txq_bytes > mib(st->max_session_send_queue_mib));
+}
+
+bool iscsi_sendq_drained(const struct iscsi_conn *c)
+{
+	const struct iscsi_settings *st = &iscsi_global.settings;
+
+	return c->txq_bytes <= mib(st->max_connection_send_queue_mib) / 2 &&
+	       (!c->sess || c->sess->txq_bytes <= mib(st->max_session_send_queue_mib) / 2);
+}
+
+static bool share_short(const struct iscsi_conn *c)
+{
+	const struct iscsi_settings *st = &iscsi_global.settings;
+	const struct iscsi_session *s = c->sess;
+
+	return over_7_8(c->data_bytes, st->max_connection_data_mib) ||
+	       (s && over_7_8(s->data_bytes, st->max_session_data_mib)) || iscsi_sendq_over(c);
+}
+
+static bool mem_short(const struct iscsi_conn *c)
+{
+	return mem_short_global() || share_short(c);
+}
+
+static uint64_t left_of(uint64_t used, uint32_t cap_mib, uint64_t left)
+{
+	uint64_t cap = mib(cap_mib);
+
+	if (!cap)
+		return left;
+	return UT_MIN(left, cap > used ? cap - used : 0);
+}
+
+uint32_t iscsi_mem_budget(const struct iscsi_conn *c)
+{
+	const struct iscsi_settings *st = &iscsi_global.settings;
+	const struct iscsi_session *s = c->sess;
+	uint64_t left = UINT64_MAX;
+
+	if (!c->data_bytes && (!s || !s->data_bytes))
+		return 0;
+	left = left_of(c->data_bytes, st->max_connection_data_mib, left);
+	if (s)
+		left = left_of(s->data_bytes, st->max_session_data_mib, left);
+	if (left == UINT64_MAX)
+		return 0;
+	/* 0 means "no budget" to the core: nothing left is one byte */
+	return (uint32_t)UT_MAX(1u, UT_MIN(left, (uint64_t)UINT32_MAX));
+}
+
+void iscsi_mem_pin(struct iscsi_task *t)
+{
+	uint32_t n = scsi_cmd_buf_bytes(&t->cmd);
+
+	if (t->pinned || !n)
+		return;
+	t->pinned = n;
+	t->conn->data_bytes += n;
+	t->sess->data_bytes += n;
+}
+
+void iscsi_mem_unpin(struct iscsi_task *t)
+{
+	if (!t->pinned)
+		return;
+	t->conn->data_bytes -= t->pinned;
+	t->sess->data_bytes -= t->pinned;
+	t->pinned = 0;
 }
 
 static void mem_timer_cb(struct reactor_timer *tm);
@@ -81,13 +180,15 @@ uint32_t iscsi_mem_max_cmdsn(struct iscsi_conn *c)
 {
 	struct iscsi_session *s = c->sess;
 
-	if (!mem_short())
+	if (!mem_short(c))
 		return iscsi_cmdsn_max(&s->cmdsn);
 	if (!c->mem_held) {
 		c->mem_held = true;
-		log_debug("iscsi: %s: buffer memory short (%llu bytes in use): MaxCmdSN held at "
-			  "0x%08x",
-			  c->peer, (unsigned long long)buf_in_use(), s->cmdsn.max);
+		log_debug("iscsi: %s: buffer memory short (%llu bytes in use, %llu by the "
+			  "session, %llu queued to send): MaxCmdSN held at 0x%08x",
+			  c->peer, (unsigned long long)buf_in_use(),
+			  (unsigned long long)s->data_bytes, (unsigned long long)s->txq_bytes,
+			  s->cmdsn.max);
 		mem_arm(c);
 	}
 	return s->cmdsn.max;
@@ -174,7 +275,7 @@ static void mem_timer_cb(struct reactor_timer *tm)
 			goto out;
 	}
 	if (c->mem_held && c->sess) {
-		if (mem_short()) {
+		if (mem_short(c)) {
 			mem_arm(c);
 			goto out;
 		}

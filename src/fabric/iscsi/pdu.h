@@ -100,6 +100,7 @@ enum {
 	ISCSI_TX_F_CLOSE = 1u << 2,	/* close the connection once sent */
 	ISCSI_TX_F_TASK_DONE = 1u << 3, /* last PDU of task: release it once sent */
 	ISCSI_TX_F_FFP = 1u << 4,	/* final login response: enter full feature phase */
+	ISCSI_TX_F_SESSQ = 1u << 5,	/* counted in the session's txq_bytes (conn.c) */
 };
 
 #define ISCSI_TX_SMALL 112u /* inline data: sense (2 + 96), a rejected header (48) */

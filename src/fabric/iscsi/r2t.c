@@ -16,9 +16,12 @@
 
 #include "fabric/iscsi/conn.h"
 #include "fabric/iscsi/session.h"
+#include "fabric/iscsi/target.h"
 #include "lib/compiler.h"
 #include "lib/endian.h"
 #include "lib/log.h"
+
+#define NS_PER_S 1000000000ull
 
 static uint32_t new_ttt(struct iscsi_conn *c, const struct iscsi_task *t)
 {
@@ -92,6 +95,70 @@ void iscsi_r2t_stop(struct iscsi_task *t)
 	t->r2t_open = 0;
 }
 
+/* ---- Data-Out that does not come ----
+ * A task waiting for Data-Out pins its buffer until the data arrives. An
+ * initiator that never sends it (or stalls half way) is not answered by
+ * the CmdSN window alone, so a task that receives none of its awaited data
+ * for data_out_timeout seconds ends with CHECK CONDITION, ABORTED COMMAND,
+ * INITIATOR RESPONSE TIMEOUT (SPC-4 4B/06) and its buffer is freed; a
+ * Data-Out for it that comes later finds no task and is discarded. One
+ * timer per connection, armed while any of its tasks waits. */
+static bool waits_for_data(const struct iscsi_task *t)
+{
+	return t->state == ISCSI_TASK_DATA_OUT && !t->aborted && (t->uns_open || t->r2t_open) &&
+	       t != t->conn->rx_task;
+}
+
+static void dataout_timer_cb(struct reactor_timer *tm)
+{
+	struct iscsi_conn *c = container_of(tm, struct iscsi_conn, dataout_timer);
+	uint64_t limit = (uint64_t)iscsi_global.settings.data_out_timeout_s * NS_PER_S;
+	uint64_t now = reactor_now_ns(), next = UINT64_MAX;
+	bool again = true;
+
+	if (iscsi_conn_dead(c) || !limit)
+		return;
+	iscsi_conn_get(c);
+	while (again && !iscsi_conn_dead(c)) {
+		again = false;
+		for (struct list_node *n = c->tasks.next; n != &c->tasks; n = n->next) {
+			struct iscsi_task *t = list_entry(n, struct iscsi_task, node);
+
+			if (!waits_for_data(t))
+				continue;
+			if (now - t->data_wait_ns < limit) {
+				next = UT_MIN(next, t->data_wait_ns + limit - now);
+				continue;
+			}
+			iscsi_conn_proto_err(c, "no Data-Out for ITT 0x%08x within %u s: ended",
+					     t->itt, iscsi_global.settings.data_out_timeout_s);
+			if (!t->fabric_error)
+				t->fabric_error = SENSE_ABORTED_INITIATOR_RESPONSE_TIMEOUT;
+			t->uns_open = false;
+			iscsi_r2t_stop(t);
+			iscsi_task_data_progress(t); /* may release t: rescan */
+			again = true;
+			break;
+		}
+	}
+	if (next != UINT64_MAX && !iscsi_conn_dead(c))
+		reactor_timer_arm(c->r, &c->dataout_timer, next);
+	iscsi_conn_flush(c);
+	iscsi_conn_put(c);
+}
+
+void iscsi_dataout_watch(struct iscsi_task *t)
+{
+	struct iscsi_conn *c = t->conn;
+	uint32_t secs = iscsi_global.settings.data_out_timeout_s;
+
+	t->data_wait_ns = reactor_now_ns();
+	if (!secs || !c->r || reactor_timer_armed(&c->dataout_timer))
+		return;
+	reactor_timer_init(&c->dataout_timer, dataout_timer_cb);
+	reactor_timer_arm(c->r, &c->dataout_timer, (uint64_t)secs * NS_PER_S);
+}
+
 void iscsi_task_data_progress(struct iscsi_task *t)
 {
 	if (t->state != ISCSI_TASK_DATA_OUT)
@@ -101,14 +168,19 @@ void iscsi_task_data_progress(struct iscsi_task *t)
 		iscsi_task_exec(t);
 		return;
 	}
-	if (t->uns_open)
-		return; /* the unsolicited burst goes on until its F bit */
+	if (t->uns_open) {
+		/* the unsolicited burst goes on until its F bit */
+		iscsi_dataout_watch(t);
+		return;
+	}
 	if (t->sol_next < t->uns_got)
 		t->sol_next = t->uns_got;
 	if (!t->fabric_error)
 		r2t_send_more(t);
 	if (t->r2t_open == 0 && (t->sol_next >= t->want || t->fabric_error))
 		iscsi_task_data_complete(t);
+	else if (t->r2t_open)
+		iscsi_dataout_watch(t);
 }
 
 static void fail_task(struct iscsi_task *t, enum sense_reason r)

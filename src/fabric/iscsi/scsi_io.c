@@ -66,6 +66,7 @@ void iscsi_task_put(struct iscsi_task *t)
 	struct iscsi_conn *c = t->conn;
 	struct iscsi_session *s = t->sess;
 
+	iscsi_mem_unpin(t);
 	if (t->setup) {
 		t->setup = false;
 		scsi_cmd_release(&t->cmd);
@@ -285,6 +286,7 @@ void iscsi_scsi_cmd_place(struct iscsi_conn *c, struct iscsi_task *t, struct isc
 	const struct iscsi_bhs_scsi_cmd *h = &rx->hdr.cmd;
 	struct scsi_cmd *cmd = &t->cmd;
 
+	iscsi_mem_pin(t);
 	if (unsolicited_refused(c, h, rx->dsl) && !t->fabric_error)
 		t->fabric_error = SENSE_ABORTED_UNEXPECTED_UNSOLICITED_DATA;
 	/* What goes into cmd->buf: never more than the core allocated nor
@@ -384,6 +386,7 @@ int iscsi_scsi_cmd_hdr(struct iscsi_conn *c, struct iscsi_rx *rx)
 	cmd->fabric_dir = (uint8_t)(((h->flags & ISCSI_CMD_F_READ) ? SCSI_DIR_READ : 0) |
 				    ((h->flags & ISCSI_CMD_F_WRITE) ? SCSI_DIR_WRITE : 0));
 	cmd->buf_wait_ok = true; /* mempress.c */
+	cmd->buf_budget = iscsi_mem_budget(c);
 	rc = collect_cdb(cmd, rx);
 	scsi_cmd_setup(cmd);
 	t->setup = true;

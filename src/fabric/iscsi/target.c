@@ -49,6 +49,11 @@ void iscsi_settings_default(struct iscsi_settings *s)
 	    .max_logins_in_progress = 64,
 	    .queue_depth = 128,
 	    .max_buffer_memory_mib = 1024,
+	    .max_session_data_mib = 64,
+	    .max_connection_data_mib = 64,
+	    .max_session_send_queue_mib = 8,
+	    .max_connection_send_queue_mib = 8,
+	    .data_out_timeout_s = 30,
 	};
 }
 

@@ -20,6 +20,7 @@ struct loop_port {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned outstanding; /* commands and TMFs not finished; lock */
+	uint32_t buf_budget;  /* scsi_cmd.buf_budget of its commands */
 };
 
 struct loop_task {
@@ -233,6 +234,11 @@ void loop_destroy(struct loop_port *lp)
 	free(lp);
 }
 
+void loop_set_buf_budget(struct loop_port *lp, uint32_t bytes)
+{
+	lp->buf_budget = bytes;
+}
+
 struct scsi_nexus *loop_nexus(struct loop_port *lp)
 {
 	return lp->nexus;
@@ -305,6 +311,7 @@ struct loop_task *loop_submit_async(struct loop_port *lp, uint64_t lun, const ui
 	cmd->cdb_len = (uint8_t)cdb_len;
 	cmd->attr = attr;
 	cmd->fabric_dir = (uint8_t)dir;
+	cmd->buf_budget = lp->buf_budget;
 	t->start_msg.fn = task_start;
 	t->data_msg.fn = task_data;
 	port_get(lp);

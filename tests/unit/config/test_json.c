@@ -364,9 +364,16 @@ static void test_iscsi_errors(void **state)
 	    "\"header_digest\": false, \"data_digest\": false, \"default_time2wait\": 0,"
 	    "\"default_time2retain\": 3600, \"nop_in_interval\": 0, \"nop_in_timeout\": 5,"
 	    "\"login_timeout\": 60, \"max_sessions\": 100, \"max_logins_in_progress\": 8,"
-	    "\"queue_depth\": 1, \"max_buffer_memory_mib\": 64}}");
+	    "\"queue_depth\": 1, \"max_buffer_memory_mib\": 64, \"max_session_data_mib\": 16,"
+	    "\"max_connection_data_mib\": 8, \"max_session_send_queue_mib\": 4,"
+	    "\"max_connection_send_queue_mib\": 2, \"data_out_timeout\": 0}}");
 	assert_int_equal(c->iscsi_set, (1u << ARRAY_SIZE(cfg_iscsi_fields)) - 1);
 	assert_int_equal(c->iscsi.max_buffer_memory_mib, 64);
+	assert_int_equal(c->iscsi.max_session_data_mib, 16);
+	assert_int_equal(c->iscsi.max_connection_data_mib, 8);
+	assert_int_equal(c->iscsi.max_session_send_queue_mib, 4);
+	assert_int_equal(c->iscsi.max_connection_send_queue_mib, 2);
+	assert_int_equal(c->iscsi.data_out_timeout_s, 0);
 	assert_int_equal(c->iscsi.max_recv_data_segment_length, 8192);
 	assert_true(c->iscsi.initial_r2t);
 	assert_false(c->iscsi.immediate_data);

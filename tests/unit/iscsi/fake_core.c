@@ -226,6 +226,12 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 			     : cmd->cdb[0] == 0x28 ? SCSI_DIR_READ
 						   : SCSI_DIR_NONE;
 	cmd->priv.buf_len = len;
+	if (cmd->buf_budget && len > cmd->buf_budget) {
+		/* the core's contract (scsi.h buf_budget): no buffer */
+		cmd->priv.reason = SENSE_TASK_SET_FULL;
+		cmd->priv.buf_len = 0;
+		len = 0;
+	}
 	if (len && cmd->buf_wait_ok && fake.buf_short)
 		cmd->priv.buf_wait = true; /* scsi_cmd_buf_retry() allocates */
 	else
@@ -235,6 +241,11 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 	cmd->priv.state = SCSI_CMD_SETUP;
 	list_add_tail(&live, &cmd->priv.task_node);
 	fake.live_cmds++;
+}
+
+uint32_t scsi_cmd_buf_bytes(const struct scsi_cmd *cmd)
+{
+	return cmd->buf ? cmd->priv.buf_len : 0;
 }
 
 bool scsi_cmd_buf_pending(const struct scsi_cmd *cmd)
@@ -263,6 +274,10 @@ static void finish(struct scsi_cmd *cmd)
 {
 	uint32_t len = cmd->priv.data_len;
 
+	if (cmd->priv.reason == SENSE_TASK_SET_FULL) {
+		cmd->status = SAM_STAT_TASK_SET_FULL; /* a status without sense */
+		return;
+	}
 	if (cmd->priv.reason) {
 		cmd->status = SAM_STAT_CHECK_CONDITION;
 		/* fixed format sense: key in byte 2, ASC/ASCQ in 12/13 */

@@ -19,6 +19,7 @@
 struct h_env henv;
 size_t h_write_max;
 bool h_write_eagain;
+bool h_write_blocked;
 static struct h_conn *conns[8];
 
 static ssize_t h_writev(struct iscsi_conn *c, const struct iovec *iov, int n)
@@ -34,7 +35,7 @@ static ssize_t h_writev(struct iscsi_conn *c, const struct iovec *iov, int n)
 		total += iov[i].iov_len;
 	if (!hc)
 		return (ssize_t)total;
-	if (h_write_eagain && (calls++ & 1))
+	if (h_write_blocked || (h_write_eagain && (calls++ & 1)))
 		return -EAGAIN;
 	if (h_write_max && total > h_write_max)
 		total = h_write_max;

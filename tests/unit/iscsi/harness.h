@@ -27,9 +27,11 @@ struct h_env {
 };
 extern struct h_env henv;
 /* Test knobs of the capturing writer: at most this many bytes per call
- * (0: all), and -EAGAIN on every other call when set. */
+ * (0: all), -EAGAIN on every other call when set, -EAGAIN always while
+ * blocked (an initiator that does not read). */
 extern size_t h_write_max;
 extern bool h_write_eagain;
+extern bool h_write_blocked;
 
 struct h_conn {
 	struct iscsi_conn *c;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "fabric/iscsi/session.h"
 #include "harness.h"
 #include "lib/endian.h"
 
@@ -24,6 +25,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	fake.buf_short = false;
+	h_write_blocked = false;
 	h_conn_free(hc);
 	h_teardown();
 	return 0;
@@ -178,12 +180,111 @@ static void test_waiting_then_dropped(void **state)
 	wait_retry();
 }
 
+/* ---- the shares of one session (max_session_data_mib) ----
+ *
+ *   hc -- session (share 1 MiB) -- fake LU (256 x 512 B)
+ *
+ * Eight WRITEs of the whole disk (128 KiB each) wait for Data-Out after
+ * their R2T: 1 MiB pinned, the share. The window stops at 7/8; the ninth
+ * WRITE ends with TASK SET FULL without a buffer; once the data comes and
+ * the writes complete, the window opens again (NOP-In). Before, one
+ * session could pin the whole global cap. */
+static void test_session_share(void **state)
+{
+	struct iscsi_settings st = h_settings();
+	static uint8_t disk[FAKE_BLOCKS * FAKE_BS];
+	uint32_t itt[9], ttt[8], max[8], held;
+	uint8_t cdb[16];
+	union iscsi_hdr h;
+
+	(void)state;
+	st.max_session_data_mib = 1;
+	st.max_connection_data_mib = 0;
+	h_setup(&st);
+	hc = h_conn_new();
+	assert_int_equal(h_login(hc, (const char *const[]){"InitialR2T=Yes", "ImmediateData=No",
+							"MaxBurstLength=262144", NULL}),
+			 0);
+	assert_int_equal(iscsi_mem_budget(hc->c), 0); /* nothing pinned: no limit */
+	memset(disk, 0x6b, sizeof(disk));
+	h_write10(cdb, 0, FAKE_BLOCKS);
+	for (unsigned i = 0; i < 8; i++) {
+		itt[i] = h_cmd(hc, ISCSI_FLAG_FINAL | ISCSI_CMD_F_WRITE, sizeof(disk), cdb, NULL, 0);
+		h_expect(hc, ISCSI_OP_R2T, &h, NULL, 0, NULL);
+		ttt[i] = get_be32(h.r2t.ttt);
+		max[i] = get_be32(h.r2t.max_cmdsn);
+	}
+	assert_int_equal(hc->c->sess->data_bytes, 1u << 20);
+	/* from 7/8 of the share the window stands still */
+	assert_int_equal(max[7], max[6]);
+	assert_true(max[6] > max[5] || max[5] == max[6]);
+	held = max[7];
+	itt[8] = h_cmd(hc, ISCSI_FLAG_FINAL | ISCSI_CMD_F_WRITE, sizeof(disk), cdb, NULL, 0);
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.rsp.itt), itt[8]);
+	assert_int_equal(h.rsp.status, SAM_STAT_TASK_SET_FULL);
+	assert_int_equal(get_be32(h.rsp.max_cmdsn), held);
+	assert_int_equal(hc->c->sess->data_bytes, 1u << 20);
+	/* the data comes: the writes complete, the share is free again */
+	for (unsigned i = 0; i < 8; i++) {
+		h_data_out(hc, itt[i], ttt[i], 0, 0, disk, sizeof(disk), true);
+		h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+		assert_int_equal(h.rsp.status, SAM_STAT_GOOD);
+	}
+	assert_int_equal(hc->c->sess->data_bytes, 0);
+	assert_memory_equal(fake.disk, disk, sizeof(disk));
+	wait_retry();
+	h_expect(hc, ISCSI_OP_NOP_IN, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.nop_in.itt), ISCSI_RSVD_TAG);
+	assert_true(get_be32(h.nop_in.max_cmdsn) > held);
+}
+
+/* ---- the send queue (max_connection_send_queue_mib) ----
+ * An initiator that does not read its Data-In: once more than the cap is
+ * queued, the connection stops reading (TCP pushes back) and the window
+ * stands still; reading goes on once half of it is sent. */
+static void test_send_queue_cap(void **state)
+{
+	struct iscsi_settings st = h_settings();
+	uint8_t cdb[16];
+	union iscsi_hdr h;
+	unsigned n = 0;
+
+	(void)state;
+	st.max_connection_send_queue_mib = 1;
+	st.max_session_send_queue_mib = 1;
+	h_setup(&st);
+	hc = h_conn_new();
+	assert_int_equal(h_login(hc, NULL), 0);
+	h_write_blocked = true; /* the initiator does not read */
+	h_read10(cdb, 0, FAKE_BLOCKS);
+	while (!hc->c->rx_paused && n < 16) {
+		h_cmd(hc, ISCSI_FLAG_FINAL | ISCSI_CMD_F_READ, FAKE_BLOCKS * FAKE_BS, cdb, NULL, 0);
+		n++;
+	}
+	assert_true(hc->c->rx_paused);
+	assert_true(n >= 8 && n <= 9); /* 128 KiB each: over 1 MiB after eight */
+	assert_true(hc->c->txq_bytes > (1u << 20));
+	assert_int_equal(hc->c->sess->txq_bytes, hc->c->txq_bytes);
+	h_write_blocked = false;
+	iscsi_conn_flush(hc->c);
+	assert_false(hc->c->rx_paused);
+	assert_int_equal(hc->c->sess->txq_bytes, 0);
+	for (unsigned i = 0; i < n; i++) {
+		h_expect(hc, ISCSI_OP_DATA_IN, &h, NULL, 0, NULL);
+		while (!(h.data_in.flags & ISCSI_DATAIN_F_STATUS))
+			h_expect(hc, ISCSI_OP_DATA_IN, &h, NULL, 0, NULL);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_wait_for_memory, teardown),
 	    cmocka_unit_test_teardown(test_give_up, teardown),
 	    cmocka_unit_test_teardown(test_waiting_then_dropped, teardown),
+	    cmocka_unit_test_teardown(test_session_share, teardown),
+	    cmocka_unit_test_teardown(test_send_queue_cap, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

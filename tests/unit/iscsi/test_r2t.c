@@ -251,6 +251,60 @@ static void test_immediate_beyond_first_burst(void **state)
 	assert_memory_equal(fake.disk + 2 * 512, zero, 2048);
 }
 
+/* A WRITE whose Data-Out does not come within data_out_timeout ends with
+ * INITIATOR RESPONSE TIMEOUT and frees its buffer; Data-Out that comes
+ * later is discarded; the session goes on. Before, the buffer stayed
+ * pinned for as long as the connection lived. */
+static void stop_cb(struct reactor_timer *t)
+{
+	(void)t;
+	reactor_stop(henv.r);
+}
+
+static void test_data_out_timeout(void **state)
+{
+	struct iscsi_settings st = h_settings();
+	static const uint8_t zero[1024];
+	struct reactor_timer stop;
+	struct r2t r;
+	uint32_t itt;
+
+	(void)state;
+	h_conn_free(hc);
+	h_teardown();
+	st.data_out_timeout_s = 1;
+	h_setup(&st);
+	hc = h_conn_new();
+	assert_int_equal(h_login(hc, KEYS("InitialR2T=Yes", "ImmediateData=No")), 0);
+	h_write10(cdb, 2, 2);
+	itt = h_cmd(hc, F_W, 1024, cdb, NULL, 0);
+	r = get_r2t(itt);
+	assert_int_equal(fake.live_cmds, 1);
+	/* half a second: some data, which restarts the clock */
+	reactor_timer_init(&stop, stop_cb);
+	reactor_timer_arm(henv.r, &stop, 600000000ull);
+	reactor_run(henv.r);
+	h_data_out(hc, itt, r.ttt, 0, 0, pattern, 512, false);
+	reactor_timer_arm(henv.r, &stop, 600000000ull);
+	reactor_run(henv.r);
+	assert_true(h_idle(hc)); /* 1.2 s in all, 0.6 s since the last Data-Out */
+	reactor_timer_arm(henv.r, &stop, 700000000ull);
+	reactor_run(henv.r);
+	expect_status(SAM_STAT_CHECK_CONDITION, SENSE_ABORTED_INITIATOR_RESPONSE_TIMEOUT);
+	assert_int_equal(fake.live_cmds, 0); /* buffer freed */
+	assert_int_equal(hc->c->data_bytes, 0);
+	/* the rest of the burst, late: discarded */
+	h_data_out(hc, itt, r.ttt, 1, 512, pattern + 512, 512, true);
+	assert_true(h_idle(hc));
+	assert_memory_equal(fake.disk + 2 * 512, zero, sizeof(zero));
+	assert_int_equal(iscsi_conn_state(hc->c), ISCSI_CONN_S5_LOGGED_IN);
+	/* the session goes on */
+	itt = h_cmd(hc, F_W, 1024, cdb, NULL, 0);
+	r = get_r2t(itt);
+	answer(itt, &r, pattern, 1024);
+	expect_status(SAM_STAT_GOOD, 0);
+}
+
 static void test_sequence_errors(void **state)
 {
 	uint32_t itt;
@@ -395,6 +449,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_unsolicited, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unsolicited_not_negotiated, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_immediate_beyond_first_burst, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_data_out_timeout, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sequence_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lengths, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_data_digest, setup, teardown),

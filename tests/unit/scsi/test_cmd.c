@@ -156,6 +156,28 @@ static void test_buffers_sized_by_edtl(void **state)
 	buf_set_cap(0);
 }
 
+/* The fabric's share per I_T nexus (scsi_cmd.buf_budget): a command whose
+ * buffer would not fit ends with TASK SET FULL, without a buffer. */
+static void test_buf_budget(void **state)
+{
+	struct harness *h = *state;
+	uint8_t cdb[10], buf[16 * H_BS];
+	struct loop_result r;
+
+	loop_set_buf_budget(h->p1, 8 * H_BS);
+	h_cdb_rw10(cdb, 0x28, 0, 16);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, sizeof(buf), &r);
+	assert_int_equal(r.status, SAM_STAT_TASK_SET_FULL);
+	assert_int_equal(r.sense_len, 0);
+	h_cdb_rw10(cdb, 0x28, 0, 8);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, 8 * H_BS, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	loop_set_buf_budget(h->p1, 0);
+	h_cdb_rw10(cdb, 0x28, 0, 16);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, sizeof(buf), &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+}
+
 static void test_write_residuals(void **state)
 {
 	struct harness *h = *state;
@@ -313,6 +335,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_residuals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_residuals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_buffers_sized_by_edtl, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_buf_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_direction_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_data_underflow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bs_error_medium_error, setup, teardown),
