@@ -200,7 +200,7 @@ static enum sense_reason setup_transfer(struct scsi_cmd *cmd)
 	if (block_transfer(p, len)) {
 		p->nblocks = exp_out >> p->lu->block_shift;
 		p->data_len = p->nblocks << p->lu->block_shift;
-		p->buf_len = p->data_len;
+		p->buf_len = exp_out; /* every byte that comes is placed */
 		cmd->write_len = exp_out;
 		return SENSE_OK;
 	}
