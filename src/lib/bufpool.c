@@ -2,7 +2,7 @@
 /* bufpool.c: data buffers for commands.
  *
  * Contract (bufpool.h): buf_alloc(len) returns a 4 KiB aligned buffer of at
- * least len bytes (a valid pointer for len 0 too), or NULL when memory is
+ * least len bytes (for len 0 a valid pointer that costs nothing), or NULL when memory is
  * short or the global cap would be exceeded; buf_free(p, len) takes the same
  * len that was allocated, on any thread. Callers turn NULL into back-pressure.
  *
@@ -128,11 +128,20 @@ static inline void buf_uncharge(uint64_t sz)
 	atomic_fetch_sub_explicit(&buf_used, sz, memory_order_relaxed);
 }
 
+/* What a buffer of 0 bytes points at: no memory, no charge against the
+ * cap. A command without data (TEST UNIT READY, SYNCHRONIZE CACHE, ...)
+ * then never waits for buffer memory nor fails for want of it. Read-only:
+ * a write into a zero-length buffer faults instead of touching another
+ * command's data. */
+static const _Alignas(BUF_ALIGN) uint8_t buf_none[BUF_ALIGN];
+
 void *buf_alloc(size_t len)
 {
 	size_t sz;
 	void *p;
 
+	if (len == 0)
+		return (void *)buf_none;
 	if (len > SIZE_MAX - BUF_ALIGN)
 		return NULL;
 	sz = buf_footprint(len);
@@ -175,7 +184,7 @@ void *buf_zalloc(size_t len)
 
 void buf_free(void *p, size_t len)
 {
-	if (!p)
+	if (!p || p == buf_none)
 		return;
 
 	size_t sz = buf_footprint(len);

@@ -9,8 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Returns a valid pointer for len 0 too; NULL only
- * on allocation failure or when the global cap would be exceeded. */
+/* Returns a valid pointer for len 0 too (no memory, not charged against the
+ * cap); NULL only on allocation failure or when the global cap would be
+ * exceeded. */
 void *buf_alloc(size_t len);
 /* Zero-filled variant. */
 void *buf_zalloc(size_t len);

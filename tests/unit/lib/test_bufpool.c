@@ -31,8 +31,16 @@ static void test_classes(void **state)
 
 static void test_alloc_align_and_account(void **state)
 {
-	static const size_t lens[] = {0, 1, 512, 4096, 4097, 65536, 100000, (size_t)8 << 20};
+	static const size_t lens[] = {1, 512, 4096, 4097, 65536, 100000, (size_t)8 << 20};
 	uint64_t base = buf_in_use();
+	uint8_t *none = buf_alloc(0);
+
+	/* 0 bytes: a valid aligned pointer that costs nothing */
+	assert_non_null(none);
+	assert_int_equal((uintptr_t)none % 4096, 0);
+	assert_int_equal(buf_in_use(), base);
+	buf_free(none, 0);
+	assert_int_equal(buf_in_use(), base);
 
 	for (size_t i = 0; i < ARRAY_SIZE(lens); i++) {
 		uint8_t *p = buf_alloc(lens[i]);
@@ -148,6 +156,12 @@ static void test_cap(void **state)
 	assert_null(buf_alloc(1));		  /* over the cap */
 	assert_null(buf_alloc(20u << 20));	  /* direct sizes are capped too */
 	assert_int_equal(buf_in_use(), N * 4096); /* failures leave no charge */
+	/* a command without data needs no memory: never refused at the cap */
+	void *none = buf_alloc(0);
+	assert_non_null(none);
+	assert_int_equal(buf_in_use(), N * 4096);
+	buf_free(none, 0);
+	assert_int_equal(buf_in_use(), N * 4096);
 	buf_free(v[0], 4096);
 	v[0] = buf_alloc(4096);
 	assert_non_null(v[0]);
