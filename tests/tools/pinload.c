@@ -14,9 +14,10 @@
  * source addresses base+1 .. base+K (127.0.0.0/8 all reaches the loopback
  * device), so that caps per address are not what limits them.
  *
- * It reports, per run: sessions logged in, commands sent, R2Ts (accepted:
- * pinned bytes = R2Ts x BYTES as the target sees it), TASK SET FULL / BUSY /
- * other statuses, and the target's VmRSS (from /proc/PID/status) before and
+ * It answers NOP-Ins (the sessions stay) and reports, per run: sessions
+ * logged in, commands sent, R2Ts (accepted: pinned bytes = R2Ts x BYTES as
+ * the target sees it; a run shorter than data_out_timeout, so that none of
+ * them ends meanwhile), TASK SET FULL / BUSY / other statuses, and the target's VmRSS (from /proc/PID/status) before and
  * while everything is held. With --max-pinned-mib M it fails (exit 1) when
  * the target accepted more than M MiB of unanswered writes in all, or when
  * one session holds more than its share; it also fails when a session could
@@ -78,6 +79,23 @@ static int send_write(struct sess *s, uint64_t lba, uint32_t len, uint32_t bs)
 	return ir_send_pdu(&s->c, &p);
 }
 
+/* RFC 7143 11.18: a NOP-In that asks for an answer gets a NOP-Out. */
+static void nop_answer(struct sess *s, const struct ir_pdu *in)
+{
+	struct ir_pdu out;
+	struct ir_bhs_req *r = &out.bhs.req;
+
+	memset(&out, 0, sizeof(out));
+	r->opcode = IR_OP_IMMEDIATE | IR_OP_NOP_OUT;
+	r->flags = IR_FLAG_FINAL;
+	memcpy(r->lun, in->bhs.rsp.lun, 8);
+	put_be32(r->itt, IR_RSVD_TAG);
+	memcpy(r->ttt, in->bhs.rsp.ttt, 4);
+	put_be32(r->cmdsn, s->c.cmdsn);
+	put_be32(r->exp_statsn, s->c.expstatsn);
+	ir_send_pdu(&s->c, &out);
+}
+
 /* Take every PDU that has arrived (wait at most ms for the first). */
 static void drain(struct sess *s, int ms)
 {
@@ -87,6 +105,10 @@ static void drain(struct sess *s, int ms)
 		switch (ir_pdu_opcode(&p)) {
 		case IR_OP_R2T:
 			s->r2ts++;
+			break;
+		case IR_OP_NOP_IN:
+			if (get_be32(p.bhs.rsp.ttt) != IR_RSVD_TAG)
+				nop_answer(s, &p); /* keep the session alive */
 			break;
 		case IR_OP_SCSI_RSP:
 			if (p.bhs.scsi_rsp.status == 0x28)
@@ -195,7 +217,7 @@ int main(int argc, char **argv)
 		     w++)
 			if (send_write(&s[i], (uint64_t)(w % 32) * (len / 512), len, 512))
 				break;
-		drain(&s[i], 20);
+		drain(&s[i], 0);
 	}
 	for (unsigned i = 0; i < nsess; i++)
 		drain(&s[i], 0);
@@ -217,7 +239,7 @@ int main(int argc, char **argv)
 	rss1 = pid ? vmrss_kib(pid) : -1;
 	printf("pinload: %u/%u sessions from %u addresses, %llu WRITEs of %u bytes sent without "
 	       "data: %llu accepted (R2T; %llu MiB pinned, at most %llu MiB by one session), "
-	       "%llu TASK SET FULL, %llu BUSY, %llu other\n",
+	       "%llu TASK SET FULL, %llu BUSY, %llu other (ended after their R2T)\n",
 	       logged, nsess, nsrc < nsess ? nsrc : nsess, sent, len, r2ts,
 	       r2ts * len >> 20, worst * len >> 20, tsf, busy, other);
 	if (pid)
