@@ -39,9 +39,9 @@ excused=0
 for ((r = 1; r <= rounds; r++)); do
 	t0=$(date +%s)
 	CU_FLAGS=-S CU_LOG="$UT_TMP/cu.$r.log" ut_run_client "$UT_TMP/cu.$r.out" \
-		"$(ut_cu_score)" "$url" "$url"
+		ut_cu_run "$url" "$url"
 	line=$(grep -E '^cu: [0-9]+ passed' "$UT_TMP/cu.$r.out")
-	[ -n "$line" ] || ut_fail "round $r: no summary from cu-score"
+	[ -n "$line" ] || ut_fail "round $r: no summary from cu_count.py"
 	failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$line")
 	echo "round $r/$rounds: ${line#cu: }, $(( $(date +%s) - t0 )) s, RSS $(rss)"
 	# libiscsi 1.19's harness leaves the second session's RESERVE(6) of
@@ -52,7 +52,7 @@ for ((r = 1; r <= rounds; r++)); do
 	if [ "$failed" = 1 ] && [ "$(grep '^FAILED' "$UT_TMP/cu.$r.out" | awk '{print $2}')" = \
 		"Sanitize.Reset" ]; then
 		CU_FLAGS=-S CU_TESTS=ALL.Sanitize.Reset CU_LOG="$UT_TMP/rerun.$r.log" \
-			ut_run_client "$UT_TMP/rerun.$r.out" "$(ut_cu_score)" "$url" "$url"
+			ut_run_client "$UT_TMP/rerun.$r.out" ut_cu_run "$url" "$url"
 		if grep -q '^cu: 1 passed, 0 skipped, 0 failed$' "$UT_TMP/rerun.$r.out"; then
 			echo "round $r: Sanitize.Reset (libiscsi harness leftover) passed on fresh sessions"
 			failed=0

@@ -16,6 +16,11 @@
 #   ut_run_client OUT CMD  run a client; if utargetd dies meanwhile, stop the
 #                         client and fail at once
 #   ut_fail MSG           print MSG and the daemon log, exit 1
+#   ut_cu_run URL [URL2]  libiscsi's iscsi-test-cu against URL (and URL2 as
+#                         the second path), counted by the project's counter
+#                         tests/tools/cu_count.py (CU_FLAGS, CU_TESTS, CU_LOG,
+#                         CU_TIMEOUT; prints "FAILED  NAME", "SKIPPED NAME"
+#                         and "cu: P passed, S skipped, F failed")
 #   ut_cu_verdicts LOG    "VERDICT SUITE.TEST" per test of an iscsi-test-cu
 #                         -v log; ut_cu_names LOG VERDICT: the names only
 # The tests print what they check; any failure exits 1. With UT_KEEP=1 in
@@ -164,36 +169,22 @@ ut_stop() {
 	echo "utargetd stopped cleanly (status 0)"
 }
 
-# Per-test verdicts from an iscsi-test-cu -v log: "passed", "skipped" (a
-# CUnit pass after a [SKIPPED] message of the test itself) or "failed". The
-# verdict is "passed"/"FAILED" right after "  Test: NAME ..." or at the start
-# of a line; text after it on the same line belongs to the next suite's
-# set-up (e.g. "passed    [SKIPPED] PERSISTENT RESERVE IN is not
-# implemented.") and does not change the verdict.
+# iscsi-test-cu runs and their per-test verdicts ("passed", "skipped": a CUnit
+# pass after a [SKIPPED] message of the test itself, or "failed"): all counted
+# by tests/tools/cu_count.py (its header says how it reads a log).
+UT_CU_COUNT=$UT_ROOT/tests/tools/cu_count.py
+
+ut_cu_run() {
+	python3 "$UT_CU_COUNT" run "$@"
+}
+
 ut_cu_verdicts() {
-	awk '
-	function verdict(v) {
-		if (cur != "") { print (v == "passed" && skip ? "skipped" : v), cur; cur = "" }
-	}
-	/^Suite: / { suite = $2; cur = ""; next }
-	{
-		rest = $0
-		if (match(rest, /^  Test: [^ ]+ \.\.\./)) {
-			split(rest, w, " ")
-			cur = suite "." w[2]
-			skip = 0
-			rest = substr(rest, RLENGTH + 1)
-		}
-		if (cur == "") next
-		if (rest ~ /^passed/) verdict("passed")
-		else if (rest ~ /^FAILED/) verdict("failed")
-		else if (index(rest, "[SKIPPED]")) skip = 1
-	}' "$1" | sort -k2
+	python3 "$UT_CU_COUNT" verdicts "$1"
 }
 
 # Names of the tests with verdict $2 (passed|skipped|failed) in log $1.
 ut_cu_names() {
-	ut_cu_verdicts "$1" | awk -v want="$2" '$1 == want { print $2 }'
+	python3 "$UT_CU_COUNT" names "$2" "$1"
 }
 
 # SIGTERM to a process and all its descendants (children first: timeout(1)
@@ -226,10 +217,4 @@ ut_run_client() {
 	wait "$cpid"
 	rc=$?
 	return $rc
-}
-
-ut_cu_score() {
-	local script=$UT_ROOT/../shared/conformance/cu-score
-	[ -x "$script" ] || ut_fail "cu-score not found at $script"
-	echo "$script"
 }
