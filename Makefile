@@ -4,29 +4,49 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 MESON_OPTS ?=
 
-.PHONY: all deps build asan run test unit bench fuzz fuzz-build soak format clean
+RELEASE_OPTS = --buildtype=debugoptimized --werror
+
+.PHONY: all deps deps-run deps-test build asan run test unit bench fuzz fuzz-build soak format \
+	clean
 
 all: build
 
-deps:
-	@./scripts/deps.sh
+# scripts/deps.sh holds the two package lists: `run` (build and run the daemon,
+# the README's clients) for `make run`, `test` (run + test, fuzz and benchmark
+# tools) for everything else.
+deps: deps-test
+
+deps-run:
+	@./scripts/deps.sh run
+
+deps-test:
+	@./scripts/deps.sh test
 
 $(BUILD)/build.ninja:
-	meson setup $(BUILD) --buildtype=debugoptimized --werror $(MESON_OPTS)
+	meson setup $(BUILD) $(RELEASE_OPTS) $(MESON_OPTS)
 
 $(ASAN_BUILD)/build.ninja:
 	meson setup $(ASAN_BUILD) --buildtype=debug --werror -Db_sanitize=address,undefined \
 		-Db_lundef=false -Dc_args=-fno-sanitize-recover=undefined $(MESON_OPTS)
 
-build: deps $(BUILD)/build.ninja
+# Everything, the unit tests and test clients included (a build dir that
+# `make run` set up without them gets them back).
+build: deps-test $(BUILD)/build.ninja
+	@if meson introspect --buildoptions $(BUILD) | grep -q '"name": "tests", "value": false'; \
+	then meson configure $(BUILD) -Dtests=true; fi
 	ninja -C $(BUILD)
 
-asan: deps $(ASAN_BUILD)/build.ninja
+asan: deps-test $(ASAN_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
 
 # Build and start utargetd in the foreground with the demo config:
-# iqn.2026-12.org.utarget:default, LUN 0 = 1 GiB thin file, 127.0.0.1:3260.
-run: build
+# iqn.2026-12.org.utarget:default, LUN 0 = 1 GiB thin file, 127.0.0.1:3260,
+# all its files under state/ (scripts/run-demo.sh). Only the run list is
+# installed: a build dir set up here has no unit tests (-Dtests=false, no
+# cmocka needed).
+run: deps-run
+	@[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) $(RELEASE_OPTS) -Dtests=false $(MESON_OPTS)
+	ninja -C $(BUILD)
 	./scripts/run-demo.sh $(BUILD)
 
 # Every test (unit, golden, conformance profiles, qemu-img, fuzz corpus replay,
@@ -47,7 +67,7 @@ $(FUZZ_BUILD)/build.ninja:
 		-Db_sanitize=address,undefined -Db_lundef=false $(MESON_OPTS)
 
 # The libFuzzer binaries only (tests/fuzz/README.md).
-fuzz-build: deps $(FUZZ_BUILD)/build.ninja
+fuzz-build: deps-test $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD) $$(cd tests/fuzz && ls fuzz_*.c | grep -v fuzz_env | \
 		sed 's,^,tests/fuzz/,; s,\.c$$,,')
 
@@ -57,7 +77,7 @@ soak: asan
 	./tests/hardening/soak.sh $(ASAN_BUILD)/src/daemon/utargetd $${SOAK_ROUNDS:-20}
 
 # libFuzzer harnesses for FUZZ_SECONDS each (default 600), FUZZ_JOBS at a time.
-fuzz: deps
+fuzz: deps-test
 	./tests/fuzz/run.sh $(FUZZ_BUILD) $${FUZZ_SECONDS:-600}
 
 format:

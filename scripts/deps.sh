@@ -1,28 +1,72 @@
 #!/bin/sh
-# deps.sh: install the Debian 12 packages utarget needs to build, test and
-# benchmark, skipping those already installed. The one list of dependencies.
+# deps.sh [run|test|list run|list test]: install the Debian 12 packages of a list,
+# skipping those already installed. The one file of dependencies, with two lists:
+#   run   building and running the daemon and the CLI (`make run`), and the
+#         clients the README's "Connecting" section uses (iscsi-ls, iscsi-inq,
+#         qemu-img with its iscsi:// driver, which is in qemu-block-extra)
+#   test  the run list plus what the tests, the fuzzers and the benchmark need
+#         (`make test`, `make bench`, `make fuzz`, `make soak`): clang and its
+#         libFuzzer/sanitizer runtime, cmocka, libiscsi-dev for the test
+#         clients, tgt (the benchmark's reference target), python3, git
+# `deps.sh list NAME` prints a list, one package a line, and installs nothing.
+# Packages are installed with --no-install-recommends, so each list names
+# everything it needs explicitly (a recommended package, such as qemu-utils'
+# qemu-block-extra, is never pulled in by itself). This script installs
+# packages only: it does not start, stop or disable any service and does not
+# signal any process (installing tgt may start the system's tgtd on port
+# 3260; the tests and the benchmark start their own tgtd on ports of their
+# own, and `make run` says so when port 3260 is taken).
 set -eu
 
-PKGS="
+RUN_PKGS="
 build-essential
 meson
 ninja-build
 pkg-config
-clang
-libclang-rt-14-dev
 libjansson-dev
 liburing-dev
 libssl-dev
 libidn-dev
-libcmocka-dev
 libedit-dev
-libiscsi-dev
+iproute2
 libiscsi-bin
 qemu-utils
-tgt
-iproute2
-procps
+qemu-block-extra
 "
+
+TEST_PKGS="$RUN_PKGS
+clang
+libclang-rt-14-dev
+libcmocka-dev
+libiscsi-dev
+tgt
+procps
+python3
+git
+"
+
+usage() {
+	echo "usage: deps.sh [run|test|list run|list test]" >&2
+	exit 2
+}
+
+pkgs_of() {
+	case $1 in
+	run) echo "$RUN_PKGS" ;;
+	test) echo "$TEST_PKGS" ;;
+	*) usage ;;
+	esac
+}
+
+case ${1:-test} in
+list)
+	[ $# = 2 ] || usage
+	pkgs_of "$2" | sed '/^$/d'
+	exit 0
+	;;
+run | test) PKGS=$(pkgs_of "${1:-test}") ;;
+*) usage ;;
+esac
 
 missing=""
 for p in $PKGS; do
@@ -44,8 +88,3 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq || true
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing
-# The tgt package may start its own tgtd on 3260; utarget's demo needs that port.
-if command -v systemctl >/dev/null 2>&1; then
-	$SUDO systemctl disable --now tgt >/dev/null 2>&1 || true
-fi
-pkill -x tgtd 2>/dev/null || true

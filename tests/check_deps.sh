@@ -1,0 +1,110 @@
+#!/bin/bash
+# check_deps.sh [ROOT]: the dependency lists of scripts/deps.sh and their use
+# (default ROOT: this repository). Installs nothing. Checks that
+#   - `deps.sh list run` and `deps.sh list test` print the two lists, and the
+#     test list holds the whole run list;
+#   - the run list holds the compiler, meson, ninja, pkg-config and a Debian
+#     package for every dependency() that meson.build and src/**/meson.build
+#     require (a new one must be added to the lists, and here);
+#   - the run list holds no test tool: no tgt, clang, libclang-rt, cmocka,
+#     libiscsi-dev;
+#   - both lists hold libiscsi-bin, qemu-utils and qemu-block-extra (the
+#     README's "Connecting" clients, installed by `make run`; qemu-img's
+#     iscsi:// driver is in qemu-block-extra, only a Recommends of qemu-utils
+#     that --no-install-recommends leaves out) and iproute2 (run-demo.sh's ss);
+#   - the test list holds the test, fuzz and benchmark tools: clang,
+#     libclang-rt-14-dev, libcmocka-dev, libiscsi-dev, tgt, procps, python3,
+#     git;
+#   - deps.sh stops, disables or signals nothing: no systemctl, service,
+#     invoke-rc.d, pkill, killall or kill outside comments;
+#   - the Makefile: `make run` installs the run list only, `make test`,
+#     `make bench`, `make fuzz`, `make soak`, `make unit` the test list (make -n).
+set -u
+root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+deps=$root/scripts/deps.sh
+fail=0
+ok() { echo "ok: $*"; }
+bad() {
+	echo "FAIL: $*"
+	fail=1
+}
+
+run_list=$(sh "$deps" list run 2>&1) || bad "deps.sh list run failed: $run_list"
+test_list=$(sh "$deps" list test 2>&1) || bad "deps.sh list test failed: $test_list"
+in_list() { echo "$1" | grep -qx -- "$2"; }
+[ -n "$run_list" ] && [ -n "$test_list" ] || bad "a list is empty (run: $(echo $run_list); test: $(echo $test_list))"
+
+missing=""
+for p in $run_list; do in_list "$test_list" "$p" || missing="$missing $p"; done
+[ -z "$missing" ] && ok "the test list holds the run list ($(echo "$run_list" | wc -l) packages)" ||
+	bad "the test list lacks run packages:$missing"
+
+# meson dependency name -> Debian package (threads: the C library)
+declare -A pkg_of=([jansson]=libjansson-dev [liburing]=liburing-dev [libcrypto]=libssl-dev
+	[libedit]=libedit-dev [libidn]=libidn-dev [threads]=libc6-dev)
+need="build-essential meson ninja-build pkg-config"
+while read -r name; do
+	[ -n "$name" ] || continue
+	if [ -z "${pkg_of[$name]:-}" ]; then
+		bad "meson requires dependency('$name'): no package for it in check_deps.sh (add it to deps.sh's run list and here)"
+		continue
+	fi
+	[ "${pkg_of[$name]}" = libc6-dev ] || need="$need ${pkg_of[$name]}"
+done < <(cat "$root/meson.build" $(find "$root/src" -name meson.build) |
+	grep -E "dependency\('[^']+'" | grep -vE "required *: *(false|get_option)" |
+	sed -E "s/.*dependency\('([^']+)'.*/\1/" | sort -u)
+missing=""
+for p in $need; do in_list "$run_list" "$p" || missing="$missing $p"; done
+[ -z "$missing" ] && ok "the run list builds the daemon and the CLI: $need" ||
+	bad "the run list lacks:$missing"
+
+found=""
+for p in tgt clang clang-14 libclang-rt-14-dev libcmocka-dev libiscsi-dev; do
+	in_list "$run_list" "$p" && found="$found $p"
+done
+[ -z "$found" ] && ok "the run list holds no test tool (tgt, clang, libclang-rt, cmocka, libiscsi-dev)" ||
+	bad "the run list holds test tools:$found"
+
+for list in run test; do
+	l=$run_list
+	[ $list = test ] && l=$test_list
+	missing=""
+	for p in libiscsi-bin qemu-utils qemu-block-extra iproute2; do
+		in_list "$l" "$p" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && ok "the $list list holds libiscsi-bin, qemu-utils, qemu-block-extra (iscsi://), iproute2" ||
+		bad "the $list list lacks:$missing"
+done
+if grep -q "installed by \`make run\`" "$root/README.md" && grep -q "qemu-img info iscsi://" "$root/README.md"; then
+	ok "README says make run installs the clients of 'Connecting' (qemu-img iscsi://): the run list has them"
+else
+	bad "README's 'Connecting' no longer says what make run installs: check the run list against it"
+fi
+
+missing=""
+for p in clang libclang-rt-14-dev libcmocka-dev libiscsi-dev tgt procps python3 git; do
+	in_list "$test_list" "$p" || missing="$missing $p"
+done
+[ -z "$missing" ] && ok "the test list holds clang, libclang-rt-14-dev, libcmocka-dev, libiscsi-dev, tgt, procps, python3, git" ||
+	bad "the test list lacks:$missing"
+
+hits=$(sed 's/#.*//' "$deps" | grep -nwE 'systemctl|service|invoke-rc\.d|pkill|killall|kill')
+[ -z "$hits" ] && ok "deps.sh stops, disables or signals nothing (no systemctl/service/pkill/killall/kill)" ||
+	bad "deps.sh stops services or signals processes: $hits"
+
+# which list each make target installs (make -n prints, runs nothing)
+for t in run test bench fuzz soak unit; do
+	out=$(make -n -C "$root" "$t" 2>&1)
+	r=$(echo "$out" | grep -c 'scripts/deps.sh run$')
+	s=$(echo "$out" | grep -c 'scripts/deps.sh test$')
+	case $t in
+	run) want_r=1 want_s=0 ;;
+	*) want_r=0 want_s=1 ;;
+	esac
+	if [ "$r" = "$want_r" ] && [ "$s" = "$want_s" ]; then
+		ok "make $t installs the $([ $t = run ] && echo run || echo test) list"
+	else
+		bad "make $t: 'deps.sh run' $r times, 'deps.sh test' $s times (want $want_r, $want_s)"
+	fi
+done
+exit $fail
