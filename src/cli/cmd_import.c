@@ -25,38 +25,15 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/import.h"
+#include "lib/atomic_file.h"
 
 enum { IMP_O_DRY, IMP_O_OUTPUT, IMP_O_PARTIAL, IMP_O_REPLACE, IMP_O_PORTAL };
 
-/* Write text to file atomically (temporary file, fsync, rename), 0600: an
- * imported config may hold CHAP secrets. */
+/* Write text to file atomically (lib/atomic_file.h), 0600: an imported
+ * config may hold CHAP secrets. */
 static int imp_write(const char *file, const char *text)
 {
-	char tmp[4096];
-	size_t len = strlen(text), off = 0;
-	int fd, rc = 0;
-
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", file, (long)getpid()) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	while (off < len && rc == 0) {
-		ssize_t k = write(fd, text + off, len - off);
-		if (k < 0 && errno != EINTR)
-			rc = -errno;
-		else if (k > 0)
-			off += (size_t)k;
-	}
-	if (rc == 0 && fsync(fd) < 0)
-		rc = -errno;
-	if (close(fd) < 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, file) < 0)
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
-	return rc;
+	return afile_write(file, text, strlen(text), 0600);
 }
 
 static json_t *imp_report_json(const struct imp_result *r)

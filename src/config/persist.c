@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <libgen.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "config/change.h"
 #include "config/config.h"
 #include "config/persist.h"
+#include "lib/atomic_file.h"
 #include "lib/crc32c.h"
 #include "lib/log.h"
 
@@ -22,6 +22,8 @@
 #define SHA_HEX		64
 /* compaction when the journal reaches a quarter of the file, at least */
 #define COMPACT_MIN_BYTES 4096u
+/* the file and its journal may hold CHAP secrets */
+#define CFG_FILE_MODE 0600
 
 struct cfg_store {
 	char *file;
@@ -113,49 +115,6 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-static int fsync_dir_of(const char *path)
-{
-	char *copy = strdup(path);
-	int fd, rc = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(copy);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) < 0)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
-int cfg_write_atomic(const char *path, const char *text, size_t len)
-{
-	char tmp[CFG_FULL_PATH_MAX + 8];
-	int fd, rc;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	rc = write_all(fd, text, len);
-	/* the mode too: an older FILE.tmp may have had another one */
-	if (!rc && fchmod(fd, 0600) < 0)
-		rc = -errno;
-	if (!rc && fsync(fd) < 0)
-		rc = -errno;
-	close(fd);
-	if (!rc && rename(tmp, path) < 0)
-		rc = -errno;
-	if (rc) {
-		unlink(tmp);
-		return rc;
-	}
-	return fsync_dir_of(path);
-}
-
 /* FILE.1 .. FILE.N: the previous versions, newest first. */
 static void rotate_backups(const struct cfg_store *st)
 {
@@ -189,7 +148,7 @@ static int journal_start(struct cfg_store *st, const char *base)
 
 	n = snprintf(header, sizeof(header), "{\"%s\":%d,\"base\":\"%s\"}\n", JOURNAL_MAGIC,
 		     JOURNAL_VERSION, base);
-	rc = cfg_write_atomic(st->journal, header, (size_t)n);
+	rc = afile_write(st->journal, header, (size_t)n, CFG_FILE_MODE);
 	if (rc)
 		return rc;
 	fd = open(st->journal, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -330,6 +289,10 @@ int cfg_store_open(const char *file, unsigned backups, const struct iscsi_settin
 	remember_file(st);
 	*out = c;
 	store = st;
+	/* temporary files of writes a crash interrupted */
+	if (afile_remove_stale(st->file) + afile_remove_stale(st->journal))
+		log_notice("config: removed temporary files an interrupted write left beside %s",
+			   st->file);
 
 	/* the journal, if it belongs to this FILE */
 	rc = read_text(st->journal, &jt, &jlen);
@@ -486,7 +449,7 @@ int cfg_store_compact(const struct cfg *c, struct cfg_err *err)
 	len = strlen(text);
 	sha256_hex(text, len, sha);
 	rotate_backups(st);
-	rc = cfg_write_atomic(st->file, text, len);
+	rc = afile_write(st->file, text, len, CFG_FILE_MODE);
 	free(text);
 	if (rc) {
 		snprintf(err->msg, sizeof(err->msg), "cannot write %s: %s", st->file,

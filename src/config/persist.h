@@ -3,9 +3,10 @@
  * journal (docs/config.md, "Persistence").
  *
  *   FILE          the config, always a complete valid document; rewritten
- *                 atomically (FILE.tmp, fsync, rename, fsync of the
- *                 directory), mode 0600 (it holds CHAP secrets), with the
- *                 previous versions kept as FILE.1 .. FILE.N
+ *                 atomically (lib/atomic_file.h: a temporary file beside
+ *                 it that nobody can have prepared, fsync, rename, fsync
+ *                 of the directory), mode 0600 (it holds CHAP secrets),
+ *                 with the previous versions kept as FILE.1 .. FILE.N
  *   FILE.journal  the changes acknowledged since FILE was written: a
  *                 header naming FILE's SHA-256, then one line per
  *                 acknowledged request: its changes as JSON, a tab and the
@@ -61,9 +62,5 @@ size_t cfg_store_journal_records(void);
 size_t cfg_store_journal_bytes(void);
 size_t cfg_store_file_bytes(void);
 const char *cfg_store_file(void);
-
-/* Write text to path atomically (path.tmp, fsync, rename, fsync of the
- * directory), mode 0600. 0 or -errno. */
-int cfg_write_atomic(const char *path, const char *text, size_t len);
 
 #endif

@@ -19,10 +19,12 @@
  * holds anything the wire would refuse is rejected as a whole: never half
  * applied. PRGENERATION restarts at 0 at power on (SPC-4 6.15.2).
  *
- * Writing (on a worker thread, src/lib/workq.h): temp file in the same
- * directory, write, fsync, rename over the state file, fsync of the
- * directory; turning APTPL off unlinks the file and fsyncs the directory. A
- * crash leaves the old or the new file, never a torn one. One write per LU
+ * Writing (on a worker thread, src/lib/workq.h): a temporary file beside
+ * the state file that nobody can have prepared (lib/atomic_file.h: a
+ * random name, O_EXCL | O_NOFOLLOW, mode 0600 set on the descriptor),
+ * write, fsync, rename over the state file, fsync of the directory;
+ * turning APTPL off unlinks the file and fsyncs the directory. A crash
+ * leaves the old or the new file, never a torn one. One write per LU
  * is in flight; changes made meanwhile are coalesced into the next write,
  * which snapshots the state when it starts (group commit), and every
  * waiting PERSISTENT RESERVE OUT completes once a write holding its change
@@ -38,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/atomic_file.h"
 #include "lib/crc32c.h"
 #include "lib/endian.h"
 #include "lib/log.h"
@@ -60,7 +63,7 @@ struct pr_blob {
 
 struct pr_store {
 	struct scsi_lu *lu;
-	char *dir, *path, *tmp;
+	char *path;
 	/* lu->lock */
 	uint64_t seq;             /* changes queued so far */
 	bool busy;                /* a write is in flight */
@@ -236,53 +239,15 @@ bad:
 
 /* ---- the file ---- */
 
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* temp, write, fsync, rename, fsync(dir) -- or unlink, fsync(dir) */
+/* temp, write, fsync, rename, fsync(dir) (lib/atomic_file.h) -- or
+ * unlink, fsync(dir) */
 static int store_write(const struct pr_store *st, const struct pr_blob *b, bool remove)
 {
-	int dfd, fd, rc = 0;
-
-	dfd = open(st->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	if (!remove)
+		return afile_write(st->path, b->data, b->len, 0600);
+	if (unlink(st->path) < 0 && errno != ENOENT)
 		return -errno;
-	if (!remove) {
-		fd = open(st->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (fd < 0) {
-			rc = -errno;
-			goto out;
-		}
-		rc = write_all(fd, b->data, b->len);
-		if (!rc && fsync(fd) < 0)
-			rc = -errno;
-		if (close(fd) < 0 && !rc)
-			rc = -errno;
-		if (!rc && rename(st->tmp, st->path) < 0)
-			rc = -errno;
-		if (rc)
-			unlink(st->tmp);
-	} else if (unlink(st->path) < 0 && errno != ENOENT) {
-		rc = -errno;
-	}
-	if (!rc && fsync(dfd) < 0)
-		rc = -errno;
-out:
-	close(dfd);
-	return rc;
+	return afile_sync_dir(st->path);
 }
 
 static void store_work(struct workq_item *w)
@@ -436,9 +401,7 @@ void pr_store_free(struct pr_store *st)
 		return;
 	blob_free(&st->inflight);
 	blob_free(&st->pre);
-	free(st->dir);
 	free(st->path);
-	free(st->tmp);
 	free(st);
 }
 
@@ -511,18 +474,15 @@ int scsi_lu_pr_store(struct scsi_lu *lu, const char *state_dir)
 	list_init(&st->waiters);
 	st->wq.work = store_work;
 	st->wq.done = store_done;
-	st->dir = strdup(state_dir);
-	if (st->dir && asprintf(&st->path, "%s/pr-%s.state", state_dir, hex) < 0)
+	if (asprintf(&st->path, "%s/pr-%s.state", state_dir, hex) < 0) {
 		st->path = NULL;
-	if (st->path && asprintf(&st->tmp, "%s/.pr-%s.state.tmp", state_dir, hex) < 0)
-		st->tmp = NULL;
-	if (!st->dir || !st->path || !st->tmp) {
 		pr_store_free(st);
 		return -ENOMEM;
 	}
-	/* a temp file left by a crash is never the state */
-	if (unlink(st->tmp) < 0 && errno != ENOENT)
-		log_warn("lu %s: cannot remove %s: %s", lu->name, st->tmp, strerror(errno));
+	/* a temporary file a crash left is never the state */
+	if (afile_remove_stale(st->path))
+		log_notice("lu %s: removed temporary files an interrupted write left beside %s",
+			   lu->name, st->path);
 	rc = load_file(lu, st->path);
 	if (rc) {
 		pr_store_free(st);

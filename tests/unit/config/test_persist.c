@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for src/config/persist.c: atomic writes (mode 0600, no
- * temporary left), the journal (appended records replayed at the next
- * open; a torn or corrupted record and what follows dropped; a journal of
- * an earlier version of the file ignored), compaction (the file rewritten
- * from the tree, previous versions rotated into FILE.1..N, an empty
- * journal). The replay applies the records with change.c, as the daemon. */
+/* Unit tests for src/config/persist.c: atomic writes (mode 0600 whatever
+ * the umask, no temporary left, names prepared beside the file neither
+ * followed nor written through, stale temporary files removed), the
+ * journal (appended records replayed at the next open; a torn or corrupted
+ * record and what follows dropped; a journal of an earlier version of the
+ * file ignored), compaction (the file rewritten from the tree, previous
+ * versions rotated into FILE.1..N, an empty journal). The replay applies
+ * the records with change.c, as the daemon. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +22,7 @@
 
 #include "config/change.h"
 #include "config/persist.h"
+#include "lib/atomic_file.h"
 
 static char dir[64], file[128], journal[160];
 static const struct iscsi_settings defaults = {
@@ -38,7 +41,7 @@ static int setup(void **state)
 		return -1;
 	snprintf(file, sizeof(file), "%s/u.json", dir);
 	snprintf(journal, sizeof(journal), "%s.journal", file);
-	return cfg_write_atomic(file, base_cfg, strlen(base_cfg));
+	return afile_write(file, base_cfg, strlen(base_cfg), 0600);
 }
 
 static int teardown(void **state)
@@ -117,6 +120,100 @@ static void test_atomic_write(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", file);
 	assert_int_equal(access(tmp, F_OK), -1);
+}
+
+static void put_text(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static void expect_text(const char *path, const char *text)
+{
+	char buf[64];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	assert_string_equal(buf, text);
+}
+
+/* What someone prepared beside the file before the daemon writes it: a
+ * symbolic link at the temporary name the writes used to have (FILE.tmp),
+ * pointing at a file of theirs, and a stale world-writable temporary of the
+ * journal (FILE.journal.tmp). Compaction writes neither through the link
+ * nor into the stale file; FILE and the journal come out regular files of
+ * mode 0600 even with umask 0. */
+static void test_prepared_temp_names(void **state)
+{
+	char tmp[160], jtmp[192], victim[160];
+	size_t replayed;
+	int calls;
+	struct cfg *c;
+	struct cfg_err err;
+	struct stat st;
+	mode_t old;
+
+	(void)state;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", file);
+	snprintf(jtmp, sizeof(jtmp), "%s.tmp", journal);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	put_text(victim, "not yours", 0644);
+	c = open_store(&replayed, &calls);
+	assert_int_equal(symlink(victim, tmp), 0);
+	put_text(jtmp, "stale", 0666);
+	old = umask(0);
+	append_lun(7);
+	assert_int_equal(cfg_store_compact(c, &err), 0);
+	umask(old);
+	expect_text(victim, "not yours");
+	assert_int_equal(lstat(tmp, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	expect_text(jtmp, "stale");
+	assert_int_equal(lstat(file, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(lstat(journal, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	cfg_store_close();
+	cfg_free(c);
+	/* and the file is the compacted one */
+	c = open_store(&replayed, &calls);
+	assert_int_equal(replayed, 0);
+	cfg_store_close();
+	cfg_free(c);
+}
+
+/* The temporary files of writes a crash interrupted are removed when the
+ * store opens; other names beside the file stay. */
+static void test_stale_temp_removed(void **state)
+{
+	char stale[192], jstale[224], other[192];
+	size_t replayed;
+	int calls;
+	struct cfg *c;
+
+	(void)state;
+	snprintf(stale, sizeof(stale), "%s/.u.json.tmp.0123456789abcdef", dir);
+	snprintf(jstale, sizeof(jstale), "%s/.u.json.journal.tmp.fedcba9876543210", dir);
+	snprintf(other, sizeof(other), "%s/.u.json.tmp.keep", dir);
+	put_text(stale, "crashed", 0600);
+	put_text(jstale, "crashed", 0600);
+	put_text(other, "kept", 0600);
+	c = open_store(&replayed, &calls);
+	assert_int_equal(access(stale, F_OK), -1);
+	assert_int_equal(access(jstale, F_OK), -1);
+	expect_text(other, "kept");
+	cfg_store_close();
+	cfg_free(c);
 }
 
 /* Records survive a reopen, in order, and appends continue after them. */
@@ -214,7 +311,7 @@ static void test_stale_journal(void **state)
 	cfg_free(c);
 	/* the file rewritten since (as by a compaction that finished) */
 	snprintf(edited, sizeof(edited), "%s ", base_cfg);
-	assert_int_equal(cfg_write_atomic(file, edited, strlen(edited)), 0);
+	assert_int_equal(afile_write(file, edited, strlen(edited), 0600), 0);
 	c = open_store(&replayed, &calls);
 	assert_int_equal(replayed, 0);
 	assert_int_equal(calls, 0);
@@ -293,6 +390,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_atomic_write, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_prepared_temp_names, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stale_temp_removed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_journal_replay, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_torn_record, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stale_journal, setup, teardown),

@@ -327,19 +327,78 @@ static void test_concurrent_writes(void **state)
 	assert_int_equal(pr_keys(s->ph.h.p1, NULL, NULL), 2);
 }
 
-/* A temp file a crash left behind is never taken for the state. */
+/* A temporary file a crash left behind is never taken for the state: the
+ * ones of the current form (lib/atomic_file.h) are removed at start; a
+ * file at the fixed name earlier versions used is neither read nor
+ * removed. */
 static void test_stale_temp_file(void **state)
 {
 	struct st_harness *s = *state;
-	char tmp[200];
+	char tmp[200], legacy[200];
 	uint8_t junk[4] = { 1, 2, 3, 4 };
 
 	st_stop(s);
-	snprintf(tmp, sizeof(tmp), "%s/.pr-60014050aabbccdd0011223344556677.state.tmp", s->dir);
+	snprintf(tmp, sizeof(tmp),
+		 "%s/.pr-60014050aabbccdd0011223344556677.state.tmp.0123456789abcdef", s->dir);
+	snprintf(legacy, sizeof(legacy), "%s/.pr-60014050aabbccdd0011223344556677.state.tmp",
+		 s->dir);
 	write_file(tmp, junk, sizeof(junk));
+	write_file(legacy, junk, sizeof(junk));
 	st_start(s);
 	assert_false(file_exists(tmp));
+	assert_true(file_exists(legacy));
 	assert_int_equal(pr_keys(s->ph.h.p1, NULL, NULL), 0);
+}
+
+static void expect_regular_0600(const char *path)
+{
+	struct stat sb;
+
+	assert_int_equal(lstat(path, &sb), 0);
+	assert_true(S_ISREG(sb.st_mode));
+	assert_int_equal(sb.st_mode & 07777, 0600);
+}
+
+/* What someone prepared in the state directory while the daemon runs, at
+ * the temporary name the state file's writes used to have: a symbolic link
+ * to a file of theirs is not written through (and does not become the
+ * state file); a stale world-writable file there does not lend the state
+ * file its mode. The state file is a regular file of mode 0600 whatever
+ * the umask. */
+static void test_prepared_temp_names(void **state)
+{
+	struct st_harness *s = *state;
+	char legacy[200], victim[200], buf[16] = { 0 };
+	struct loop_result r;
+	mode_t old;
+	int fd;
+
+	snprintf(legacy, sizeof(legacy), "%s/.pr-60014050aabbccdd0011223344556677.state.tmp",
+		 s->dir);
+	snprintf(victim, sizeof(victim), "%s/victim", s->dir);
+	write_file(victim, (const uint8_t *)"not yours", 9);
+	assert_int_equal(symlink(victim, legacy), 0);
+	old = umask(0);
+	assert_int_equal(prout(s->ph.h.p1, PRO_REGISTER, 0, 0, 0xa1, B20_APTPL, &r), SAM_STAT_GOOD);
+	fd = open(victim, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof(buf)), 9);
+	close(fd);
+	assert_memory_equal(buf, "not yours", 9);
+	expect_regular_0600(s->file);
+
+	/* a stale file of mode 0666 at that name; a restrictive umask */
+	assert_int_equal(unlink(legacy), 0);
+	write_file(legacy, (const uint8_t *)"old", 3);
+	assert_int_equal(chmod(legacy, 0666), 0);
+	umask(0277);
+	assert_int_equal(prout(s->ph.h.p2, PRO_REGISTER_IGNORE, 0, 0, 0xb2, B20_APTPL, &r),
+			 SAM_STAT_GOOD);
+	umask(old);
+	expect_regular_0600(s->file);
+	st_stop(s);
+	st_start(s);
+	assert_int_equal(pr_keys(s->ph.h.p1, NULL, NULL), 2);
 }
 
 int main(void)
@@ -354,6 +413,7 @@ int main(void)
 						st_teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_writes, st_setup, st_teardown),
 		cmocka_unit_test_setup_teardown(test_stale_temp_file, st_setup, st_teardown),
+		cmocka_unit_test_setup_teardown(test_prepared_temp_names, st_setup, st_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
