@@ -60,21 +60,18 @@ static int cfg_make_state_dir(const struct cfg *c, struct cfg_err *err)
 	struct stat st;
 	int rc;
 
-	if (!c->state_dir)
-		return 0;
 	cfg_rt_path(err, "state_dir");
 	rc = cfg_state_dir_path(c, dir, sizeof(dir));
 	if (rc)
 		return cfg_rt_err(err, rc, "path too long");
-	if (stat(dir, &st) == 0) {
-		if (!S_ISDIR(st.st_mode))
-			return cfg_rt_err(err, -ENOTDIR, "%s: not a directory", dir);
-		return 0;
+	if (c->state_dir && stat(dir, &st) != 0) {
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+			return cfg_rt_err(err, -errno, "cannot create %s: %s", dir,
+					  strerror(errno));
+		log_notice("created state directory %s", dir);
 	}
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return cfg_rt_err(err, -errno, "cannot create %s: %s", dir, strerror(errno));
-	log_notice("created state directory %s", dir);
-	return 0;
+	/* found or created: utargetd's alone, else no start */
+	return cfg_check_state_dir(c, false, err);
 }
 
 /* "fault": put the fault-injection wrapper over *dev (closed on failure). */

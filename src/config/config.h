@@ -31,9 +31,17 @@ int cfg_load(const char *file, const struct iscsi_settings *iscsi_defaults, stru
 /* Checks that need the file system and that --check also performs: file
  * back-stores without create exist (regular file or block device); the
  * parent directory of those with create exists (or is the state directory,
- * which cfg_apply() creates). 0 or -errno with *err set (line 0: the caller
+ * which cfg_apply() creates); the state directory's owner and mode
+ * (cfg_check_state_dir()). 0 or -errno with *err set (line 0: the caller
  * locates it with cfg_err_locate()). */
 int cfg_check_files(const struct cfg *c, struct cfg_err *err);
+/* The state directory (state_dir, else the current directory) is utargetd's
+ * alone: owned by root or by the effective user, and neither group- nor
+ * world-writable (files are created in it by name: APTPL state, back-stores
+ * with create). missing_ok: a directory that does not exist yet passes (it
+ * will be created 0700). 0, or -EPERM / -errno with *err naming state_dir
+ * and why. Also part of cfg_check_files(). */
+int cfg_check_state_dir(const struct cfg *c, bool missing_ok, struct cfg_err *err);
 /* The same for one back-store (i names it in err->path). */
 int cfg_check_file(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 		   struct cfg_err *err);

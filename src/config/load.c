@@ -199,6 +199,62 @@ int cfg_check_file(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 	return 0;
 }
 
+int cfg_check_state_dir(const struct cfg *c, bool missing_ok, struct cfg_err *err)
+{
+	char dir[CFG_FULL_PATH_MAX];
+	struct stat st;
+	uid_t me = geteuid();
+	int fd, rc;
+
+	*err = (struct cfg_err){0};
+	snprintf(err->path, sizeof(err->path), "state_dir");
+	if (cfg_state_dir_path(c, dir, sizeof(dir))) {
+		cfg_lmsg(err, "path too long");
+		return -ENAMETOOLONG;
+	}
+	/* the directory itself (a symbolic link to it is followed: what
+	 * matters is who can change what is in it) */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -ENOENT && missing_ok) {
+			*err = (struct cfg_err){0};
+			return 0;
+		}
+		cfg_lmsg(err, "%s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	rc = fstat(fd, &st) < 0 ? -errno : 0;
+	close(fd);
+	if (rc) {
+		cfg_lmsg(err, "%s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	/* whoever may write into it may plant or swap the files utargetd
+	 * trusts (reservation state, back-store files): only root and
+	 * utargetd's own user */
+	if (st.st_uid != 0 && st.st_uid != me) {
+		cfg_lmsg(err,
+			 "%s: owned by uid %u, neither root nor utargetd's user (uid %u); "
+			 "refusing to keep state there",
+			 dir, (unsigned)st.st_uid, (unsigned)me);
+		return -EPERM;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		cfg_lmsg(err,
+			 "%s: writable by %s (mode %04o); refusing to keep state there "
+			 "(chmod go-w it)",
+			 dir,
+			 (st.st_mode & S_IWGRP) && (st.st_mode & S_IWOTH) ? "its group and others"
+			 : (st.st_mode & S_IWGRP)			  ? "its group"
+									  : "others",
+			 (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	*err = (struct cfg_err){0};
+	return 0;
+}
+
 int cfg_check_files(const struct cfg *c, struct cfg_err *err)
 {
 	char state[CFG_FULL_PATH_MAX];
@@ -214,8 +270,8 @@ int cfg_check_files(const struct cfg *c, struct cfg_err *err)
 		if (rc)
 			return rc;
 	}
-	*err = (struct cfg_err){0};
-	return 0;
+	/* a state directory to be created is created 0700 */
+	return cfg_check_state_dir(c, true, err);
 }
 
 void cfg_err_format(const struct cfg_err *err, const char *file, char *buf, size_t size)

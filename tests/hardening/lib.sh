@@ -71,7 +71,7 @@ hd_pick_port() {
 
 hd_config() {
 	local iscsi=${1:-}
-	mkdir -p "$HD_TMP/state"
+	mkdir -p -m 0700 "$HD_TMP/state"
 	cat >"$HD_CFG" <<JSON
 {
   "version": 1,

@@ -1,6 +1,7 @@
 #!/bin/bash
 # config_errors.sh UTARGETD: a bad config is one clear line naming the file,
-# the line and the field, exit status 1, and nothing is started; --check
+# the line and the field, exit status 1, and nothing is started (also a
+# state directory that others may write into or that another user owns); --check
 # validates without starting; a start-up failure after the config was
 # accepted (a portal that cannot be bound) is undone and exits 1.
 . "$(dirname "$0")/lib.sh"
@@ -12,7 +13,8 @@ ut_pick_port
 expect_error() {
 	local cfg=$1 want=$2 err rc
 	shift 2
-	err=$("$UTARGETD" -f -c "$cfg" --listen "127.0.0.1:$UT_PORT" "$@" 2>&1 >/dev/null)
+	# bounded: a daemon that wrongly starts is stopped (status 124)
+	err=$(timeout 30 "$UTARGETD" -f -c "$cfg" --listen "127.0.0.1:$UT_PORT" "$@" 2>&1 >/dev/null)
 	rc=$?
 	[ "$rc" = 1 ] || ut_fail "$cfg: exit status $rc, want 1 (stderr: $err)"
 	[ "$(echo "$err" | tail -n 1)" = "$want" ] ||
@@ -68,6 +70,32 @@ echo "$good" | sed 's/"type": "ram", "size": "16M"/"type": "file", "path": "nofi
 	ut_write_config nofile.json
 expect_error "$UT_TMP/nofile.json" \
 	"utargetd: $UT_TMP/nofile.json:5: backstores[0].path: $UT_TMP/nofile.img: No such file or directory"
+
+# 7. a state directory others may write into (or that another user owns):
+# refused before anything is built, with the directory and the reason
+for mode in 0777 0775; do
+	mkdir -m 0700 "$UT_TMP/sd$mode"
+	chmod "$mode" "$UT_TMP/sd$mode"
+	echo "$good" | sed "s|\"state_dir\": \"@TMP@\"|\"state_dir\": \"@TMP@/sd$mode\"|" |
+		ut_write_config "sd$mode.json"
+done
+expect_error "$UT_TMP/sd0777.json" \
+	"utargetd: $UT_TMP/sd0777.json:3: state_dir: $UT_TMP/sd0777: writable by its group and others (mode 0777); refusing to keep state there (chmod go-w it)"
+expect_error "$UT_TMP/sd0775.json" \
+	"utargetd: $UT_TMP/sd0775.json:3: state_dir: $UT_TMP/sd0775: writable by its group (mode 0775); refusing to keep state there (chmod go-w it)"
+out=$("$UTARGETD" --check -c "$UT_TMP/sd0777.json" 2>&1)
+[ $? = 1 ] || ut_fail "--check of a world-writable state_dir did not exit 1"
+[ "$out" = "utargetd: $UT_TMP/sd0777.json:3: state_dir: $UT_TMP/sd0777: writable by its group and others (mode 0777); refusing to keep state there (chmod go-w it)" ] ||
+	ut_fail "--check said: $out"
+echo "ok: --check refuses it too"
+if [ "$(id -u)" = 0 ]; then
+	mkdir -m 0700 "$UT_TMP/sdother"
+	chown 65534:65534 "$UT_TMP/sdother"
+	echo "$good" | sed 's|"state_dir": "@TMP@"|"state_dir": "@TMP@/sdother"|' |
+		ut_write_config sdother.json
+	expect_error "$UT_TMP/sdother.json" \
+		"utargetd: $UT_TMP/sdother.json:3: state_dir: $UT_TMP/sdother: owned by uid 65534, neither root nor utargetd's user (uid 0); refusing to keep state there"
+fi
 
 # --check: 0 for a valid config (also the demo config), 1 with the same line
 echo "$good" | ut_write_config good.json

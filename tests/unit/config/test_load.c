@@ -227,6 +227,63 @@ static void test_check_files(void **state)
 	cfg_free(c);
 }
 
+/* The state directory is utargetd's alone: not writable by its group or
+ * others, owned by root or the effective user; a missing one passes only
+ * where it is about to be created (0700). */
+static void test_check_state_dir(void **state)
+{
+	static const struct {
+		mode_t mode;
+		const char *why;
+	} bad[] = {
+	    {.mode = 0777, .why = "writable by its group and others (mode 0777)"},
+	    {.mode = 0775, .why = "writable by its group (mode 0775)"},
+	    {.mode = 0757, .why = "writable by others (mode 0757)"},
+	    {.mode = 01777, .why = "writable by its group and others (mode 1777)"},
+	};
+	char text[512], sd[128];
+	struct cfg_err e;
+	struct cfg *c;
+
+	(void)state;
+	snprintf(sd, sizeof(sd), "%s/sd", dir);
+	snprintf(text, sizeof(text), "{\"version\": 1,\n\"state_dir\": \"%s\"}", sd);
+	c = load_text("sd.json", text);
+	assert_int_equal(cfg_check_state_dir(c, true, &e), 0);
+	assert_int_equal(cfg_check_files(c, &e), 0);
+	assert_int_equal(cfg_check_state_dir(c, false, &e), -ENOENT);
+	assert_int_equal(mkdir(sd, 0700), 0);
+	assert_int_equal(cfg_check_state_dir(c, false, &e), 0);
+	assert_int_equal(chmod(sd, 0755), 0);
+	assert_int_equal(cfg_check_state_dir(c, false, &e), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(chmod(sd, bad[i].mode), 0);
+		assert_int_equal(cfg_check_state_dir(c, false, &e), -EPERM);
+		assert_string_equal(e.path, "state_dir");
+		assert_int_equal(strncmp(e.msg, sd, strlen(sd)), 0);
+		assert_non_null(strstr(e.msg, bad[i].why));
+		/* --check says the same */
+		assert_int_equal(cfg_check_files(c, &e), -EPERM);
+		assert_non_null(strstr(e.msg, bad[i].why));
+		cfg_err_locate(&e, write_file("sd.json", text));
+		assert_int_equal(e.line, 2);
+	}
+	assert_int_equal(chmod(sd, 0700), 0);
+	/* another user's directory (root may hand it over to test) */
+	if (geteuid() == 0) {
+		assert_int_equal(chown(sd, 65534, 65534), 0);
+		assert_int_equal(cfg_check_state_dir(c, false, &e), -EPERM);
+		assert_non_null(strstr(e.msg, "owned by uid 65534, neither root nor"));
+	}
+	cfg_free(c);
+	/* not a directory */
+	write_file("notdir", "x");
+	snprintf(text, sizeof(text), "{\"version\": 1, \"state_dir\": \"%s/notdir\"}", dir);
+	c = load_text("sd2.json", text);
+	assert_int_equal(cfg_check_state_dir(c, true, &e), -ENOTDIR);
+	cfg_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +291,7 @@ int main(void)
 	    cmocka_unit_test(test_syntax_and_semantic_lines),
 	    cmocka_unit_test(test_format),
 	    cmocka_unit_test(test_check_files),
+	    cmocka_unit_test(test_check_state_dir),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
