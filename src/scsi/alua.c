@@ -653,14 +653,10 @@ enum scsi_alua_state alua_state_of(const struct scsi_tport *tp, const struct scs
  *   transitioning  as unavailable, 04/0A (5.15.2.5: the transition is one
  *                  indivisible event; the commands that report state stay
  *                  available) */
-enum sense_reason alua_check(struct scsi_cmd *cmd)
+enum sense_reason alua_check_access(const struct scsi_tport *tp, const struct scsi_lu *lu,
+				    uint16_t flags)
 {
-	const struct scsi_cmd_priv *p = &cmd->priv;
-	uint16_t flags = p->desc->flags;
-
-	if (!p->lu)
-		return SENSE_OK;
-	switch (alua_state_of(cmd->nexus->tport, p->lu)) {
+	switch (alua_state_of(tp, lu)) {
 	case SCSI_ALUA_ACTIVE_OPTIMIZED:
 	case SCSI_ALUA_ACTIVE_NON_OPTIMIZED:
 		return SENSE_OK;
@@ -676,6 +672,15 @@ enum sense_reason alua_check(struct scsi_cmd *cmd)
 		return (flags & CDB_F_ALUA_UNAVAIL_OK) ? SENSE_OK
 						       : SENSE_NOT_READY_ALUA_TRANSITION;
 	}
+}
+
+enum sense_reason alua_check(struct scsi_cmd *cmd)
+{
+	const struct scsi_cmd_priv *p = &cmd->priv;
+
+	if (!p->lu)
+		return SENSE_OK;
+	return alua_check_access(cmd->nexus->tport, p->lu, p->desc->flags);
 }
 
 uint8_t alua_tpgs(struct scsi_lu *lu)

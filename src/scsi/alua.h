@@ -131,6 +131,10 @@ bool alua_lu_has_port(const struct scsi_lu *lu, uint16_t rel_port_id);
  * command's logical unit through its target port does not allow (by the
  * command's CDB_F_ALUA_* flags), else SENSE_OK. */
 enum sense_reason alua_check(struct scsi_cmd *cmd);
+/* The same for a command with CDB flags flags at lu through target port tp
+ * (EXTENDED COPY: each copy source and destination, xcopy.c). */
+enum sense_reason alua_check_access(const struct scsi_tport *tp, const struct scsi_lu *lu,
+				    uint16_t flags);
 /* The state alua_check() works from (unit tests). */
 enum scsi_alua_state alua_state_of(const struct scsi_tport *tp, const struct scsi_lu *lu);
 /* The standard INQUIRY TPGS field (SPC-4 6.6.2) for lu: 01b implicit only,

@@ -162,6 +162,12 @@ struct scsi_nexus {
  * -ENOENT (not mapped) or -ENOMEM. */
 int nexus_resolve(struct scsi_nexus *n, uint64_t lun, struct scsi_lu **lu, struct lu_itn **itn,
 		  bool *read_only);
+/* The same for the logical unit of the nexus' LUN map that has the
+ * Device Identification VPD designator desig (EXTENDED COPY's copy targets:
+ * only the LUs this nexus can see, SPC-4 5.16 / CVE-2020-28374). -ENOENT
+ * (none in the map) or -ENOMEM. */
+int nexus_resolve_designator(struct scsi_nexus *n, const uint8_t *desig, size_t len,
+			     struct scsi_lu **lu, struct lu_itn **itn, bool *read_only);
 /* Map lookup (map->lock held): LU reference and the mapping's write
  * protection, or NULL. */
 struct scsi_lu *lun_map_lookup_locked(struct scsi_lun_map *m, uint32_t lun, bool *read_only);

@@ -178,32 +178,56 @@ struct scsi_lu *scsi_nexus_lu(struct scsi_nexus *n, uint64_t lun, bool *read_onl
 struct desig_match {
 	const uint8_t *desig;
 	size_t len;
-	struct scsi_lu *lu;
-	bool read_only;
+	bool found;
+	uint32_t lun;
 };
 
 static void match_entry(const struct lun_entry *e, void *arg)
 {
 	struct desig_match *dm = arg;
 
-	if (dm->lu || !vpd_lu_designator_match(e->lu, dm->desig, dm->len))
+	if (dm->found || !vpd_lu_designator_match(e->lu, dm->desig, dm->len))
 		return;
-	scsi_lu_get(e->lu);
-	dm->lu = e->lu;
-	dm->read_only = e->read_only;
+	dm->found = true;
+	dm->lun = e->lun;
 }
 
-struct scsi_lu *scsi_nexus_lu_by_designator(struct scsi_nexus *n, const uint8_t *desig,
-					    size_t len, bool *read_only)
+int nexus_resolve_designator(struct scsi_nexus *n, const uint8_t *desig, size_t len,
+			     struct scsi_lu **lup, struct lu_itn **itnp, bool *read_only)
 {
 	struct desig_match dm = { .desig = desig, .len = len };
+	int rc;
 
 	if (!desig)
-		return NULL;
+		return -ENOENT;
 	lun_map_for_each(n->map, match_entry, &dm);
-	if (dm.lu && read_only)
-		*read_only = dm.read_only;
-	return dm.lu;
+	if (!dm.found)
+		return -ENOENT;
+	/* the LUN found, resolved as a command to it would be: the LU and
+	 * this I_T nexus' record there */
+	rc = nexus_resolve(n, lun_encode(dm.lun), lup, itnp, read_only);
+	if (rc)
+		return rc;
+	if (!vpd_lu_designator_match(*lup, desig, len)) {
+		/* the map changed in between */
+		scsi_lu_put(*lup);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+struct scsi_lu *scsi_nexus_lu_by_designator(struct scsi_nexus *n, const uint8_t *desig, size_t len,
+					    bool *read_only)
+{
+	struct scsi_lu *lu;
+	struct lu_itn *itn;
+	bool ro;
+
+	if (nexus_resolve_designator(n, desig, len, &lu, &itn, &ro))
+		return NULL;
+	if (read_only)
+		*read_only = ro;
+	return lu;
 }
 
 /* SAM-5 6.3.4: I_T nexus loss. Tasks are aborted (their cmd_done arrive

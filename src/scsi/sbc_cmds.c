@@ -88,8 +88,9 @@ static const struct cdb_sa_table sanitize_sa = {
 	.v = sanitize_table,
 };
 
-/* EXTENDED COPY 83h (SPC-4 6.4): LID1 only. The copy manager checks the
- * write protection of each copy destination itself. */
+/* EXTENDED COPY 83h (SPC-4 6.4): LID1 only. The copy manager checks each
+ * copy source and destination itself, as a READ(16) / WRITE(16) of the
+ * requester's (ALUA, reservations, write protection: xcopy.c). */
 static const struct cdb_desc xcopy_table[1] = {
 	[0x00] = {
 		.name = "EXTENDED COPY(LID1)",

@@ -14,22 +14,43 @@
  * Security (CVE-2020-28374): a target descriptor names a logical unit by a
  * designator of its Device Identification VPD page; it is resolved ONLY
  * among the logical units of the issuing I_T nexus' LUN map
- * (scsi_nexus_lu_by_designator), never among all logical units of the
+ * (nexus_resolve_designator), never among all logical units of the
  * target or the process. A logical unit the nexus cannot see is "not
- * reachable": COPY ABORTED / COPY TARGET DEVICE NOT REACHABLE. The mapping's
- * write protection applies to the copy destination too.
+ * reachable": COPY ABORTED / COPY TARGET DEVICE NOT REACHABLE.
+ *
+ * Access: the copy manager reads each copy source and writes each copy
+ * destination as if the requester had sent READ(16) / WRITE(16) to it
+ * itself, through its own I_T nexus and target port (xc_access: the CDB
+ * table's descriptors of those commands, the requester's I_T nexus record
+ * at that LU): the ALUA access state through the port, the SPC-2 and the
+ * persistent reservations, write protection. Checked for every segment
+ * before the first block moves, and again before each chunk (a reservation
+ * taken meanwhile stops the copy there). The outcome is that of a copy
+ * target refusing the copy manager's command (SPC-2 7.2.3, "errors detected
+ * during processing of segment descriptors", the LID1 model SPC-4 6.4
+ * keeps: unavailable copy targets and errors reported by copy target
+ * devices end the command with the sense key COPY ABORTED):
+ *   ALUA state allows no READ/WRITE   COPY TARGET DEVICE NOT REACHABLE 0D/02
+ *                                     (as for a medium or sanitize state)
+ *   RESERVATION CONFLICT (SPC-2, PR)  THIRD PARTY DEVICE FAILURE 0D/01
+ *   write protected destination       DATA PROTECT / WRITE PROTECTED 27/00
+ *                                     (as before: a condition of the copy
+ *                                     manager's own mapping)
  *
  * The copy reads and writes through the back-stores in chunks of at most
  * SBC_CHUNK_BYTES, under the same shared LBA range locks as READ and WRITE
  * (one at a time, so a copy between two ranges cannot deadlock). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/bufpool.h"
 #include "lib/compiler.h"
 #include "lib/endian.h"
+#include "scsi/alua.h"
 #include "scsi/core.h"
 #include "scsi/limits.h"
+#include "scsi/pr.h"
 #include "scsi/sbc_internal.h"
 
 #define XC_HDR_LEN	16
@@ -56,6 +77,7 @@ enum {
 
 struct xc_target {
 	struct scsi_lu *lu; /* reference */
+	struct lu_itn *itn; /* the requester's I_T nexus record at lu */
 	bool ro;	    /* the nexus' mapping is write protected */
 };
 
@@ -289,7 +311,9 @@ static enum sense_reason xc_resolve_targets(struct scsi_cmd *cmd, struct xcopy_o
 		const uint8_t *desig = d + 4;
 		size_t dlen = 4 + (size_t)desig[3];
 		struct scsi_lu *lu;
+		struct lu_itn *itn;
 		bool ro = false;
+		int rc;
 
 		/* byte 1: LU ID TYPE (ignored in SPC-4: the designator names
 		 * the LU), NUL (obsolete), PERIPHERAL DEVICE TYPE: a block
@@ -298,11 +322,12 @@ static enum sense_reason xc_resolve_targets(struct scsi_cmd *cmd, struct xcopy_o
 			return param_invalid_field(cmd, off + 1, 4);
 		if (dlen > XC_DESIG_MAX)
 			return param_invalid_field(cmd, off + 7, -1);
-		lu = scsi_nexus_lu_by_designator(cmd->nexus, desig, dlen, &ro);
-		if (!lu)
+		rc = nexus_resolve_designator(cmd->nexus, desig, dlen, &lu, &itn, &ro);
+		if (rc == -ENOMEM)
+			return SENSE_BUSY;
+		if (rc)
 			return SENSE_ABORTED_COPY_TARGET_UNREACHABLE;
-		xo->tgt[xo->ntgt].lu = lu;
-		xo->tgt[xo->ntgt].ro = ro;
+		xo->tgt[xo->ntgt] = (struct xc_target){.lu = lu, .itn = itn, .ro = ro};
 		xo->ntgt++;
 		/* DISK BLOCK LENGTH (bytes 29-31) must be the LU's */
 		if (get_be24(d + 29) != lu->block_size)
@@ -313,6 +338,36 @@ static enum sense_reason xc_resolve_targets(struct scsi_cmd *cmd, struct xcopy_o
 		    atomic_load(&lu->sbc->san_state) != SBC_SAN_IDLE)
 			return SENSE_ABORTED_COPY_TARGET_UNREACHABLE;
 	}
+	return SENSE_OK;
+}
+
+/* The commands the copy manager acts as: READ(16) for a copy source,
+ * WRITE(16) for a copy destination. */
+static const uint8_t xc_read_cdb[16] = {[0] = 0x88};
+static const uint8_t xc_write_cdb[16] = {[0] = 0x8a};
+
+/* May the requester read (write) copy target t as with its own READ(16)
+ * (WRITE(16))? The checks scsi_cmd_setup() gives those commands after the
+ * unit attention, medium and sanitize ones (cmd.c setup_checks, SPC-4
+ * 5.14), through the requester's target port and I_T nexus record at t's
+ * LU; the outcome as the copy manager reports it (see the top). */
+static enum sense_reason xc_access(const struct scsi_cmd *cmd, const struct xc_target *t,
+				   bool write)
+{
+	const uint8_t *cdb = write ? xc_write_cdb : xc_read_cdb;
+	const struct cdb_desc *d = cdb_opcode(cdb[0]);
+
+	/* SPC-4 5.15.2.4: the access state through the requester's port */
+	if (alua_check_access(cmd->nexus->tport, t->lu, d->flags) != SENSE_OK)
+		return SENSE_ABORTED_COPY_TARGET_UNREACHABLE;
+	/* SPC-2 5.5.1: RESERVE held by another I_T nexus */
+	if (!(d->flags & CDB_F_SPC2_RESV_OK) && resv_conflict(t->lu, t->itn))
+		return SENSE_COPY_ABORTED_THIRD_PARTY_FAILURE;
+	/* SPC-4 5.13.1: persistent reservation, by READ's / WRITE's class */
+	if (pr_conflict(t->lu, t->itn, d, cdb))
+		return SENSE_COPY_ABORTED_THIRD_PARTY_FAILURE;
+	if ((d->flags & CDB_F_WRITES) && lu_wp(t->lu, t->ro))
+		return SENSE_WRITE_PROTECTED;
 	return SENSE_OK;
 }
 
@@ -349,8 +404,14 @@ static enum sense_reason xc_check_segments(struct scsi_cmd *cmd, struct xcopy_op
 		if (sbc_check_range(src, src_lba, s->bytes >> src->block_shift) != SENSE_OK ||
 		    sbc_check_range(dst, dst_lba, s->bytes >> dst->block_shift) != SENSE_OK)
 			return SENSE_ABORTED_COPY_TARGET_UNREACHABLE;
-		if (s->bytes && lu_wp(dst, xo->tgt[s->dst].ro))
-			return SENSE_WRITE_PROTECTED;
+		if (s->bytes) {
+			enum sense_reason r = xc_access(cmd, &xo->tgt[s->src], false);
+
+			if (r == SENSE_OK)
+				r = xc_access(cmd, &xo->tgt[s->dst], true);
+			if (r != SENSE_OK)
+				return r;
+		}
 		s->src_off = src_lba << src->block_shift;
 		s->dst_off = dst_lba << dst->block_shift;
 	}
@@ -380,6 +441,7 @@ static enum sbc_step xc_step(struct sbc_op *op)
 	struct xcopy_op *xo = container_of(op, struct xcopy_op, op);
 	struct xc_seg *s;
 	struct scsi_lu *src, *dst;
+	enum sense_reason r;
 
 	for (;;) {
 		if (xo->cur == xo->nseg)
@@ -396,6 +458,10 @@ static enum sbc_step xc_step(struct sbc_op *op)
 				continue;
 			}
 			xo->chunk = (uint32_t)UT_MIN(s->bytes - xo->done, (uint64_t)xo->buf_len);
+			/* each chunk as a READ of the requester's own */
+			r = xc_access(op->cmd, &xo->tgt[s->src], false);
+			if (r != SENSE_OK)
+				return xc_finish(xo, r);
 			xo->state = XC_SRC_LOCKED;
 			if (!sbc_range_lock(src, &op->rl,
 					    (s->src_off + xo->done) >> src->block_shift,
@@ -411,6 +477,10 @@ static enum sbc_step xc_step(struct sbc_op *op)
 			sbc_range_unlock(&op->rl);
 			if (op->err)
 				return xc_finish(xo, SENSE_COPY_ABORTED_THIRD_PARTY_FAILURE);
+			/* and as a WRITE of its own */
+			r = xc_access(op->cmd, &xo->tgt[s->dst], true);
+			if (r != SENSE_OK)
+				return xc_finish(xo, r);
 			xo->state = XC_DST_LOCKED;
 			if (!sbc_range_lock(dst, &op->rl,
 					    (s->dst_off + xo->done) >> dst->block_shift,

@@ -9,11 +9,14 @@
  * a target descriptor naming lu[2] is COPY TARGET DEVICE NOT REACHABLE in
  * both directions, and no data moves (CVE-2020-28374); the parameter list
  * checks with their senses; the copy status held per I_T nexus and list
- * identifier; the operating parameters. */
+ * identifier; the operating parameters. Each copy source and destination
+ * is accessed as the requester's own READ / WRITE (reservations, ALUA,
+ * write protection, the requester's LUN map): the "access" tests below. */
 #include "sbc_harness.h"
 
 #include <errno.h>
 
+#include "scsi/alua.h"
 #include "scsi/limits.h"
 
 static const struct sh_opts xc_opts = {
@@ -419,6 +422,256 @@ static void test_op_params(void **state)
 	sh_teardown(h);
 }
 
+/* ---- copy targets accessed as the requester's own READ / WRITE ----
+ *
+ *   p1 "iqn.test:a" (copies) ---\
+ *   p2 "iqn.test:b" (reserves) --+-- target port 1 (ALUA group 1) -- target "iqn.test:t"
+ *   p3 "iqn.test:c" (own ACL) ---/
+ *
+ *   default map (a, b):  LUN 0 = lu[0]   LUN 1 = lu[1]
+ *   ACL map of c:        LUN 0 = lu[0]   LUN 1 = lu[2]   LUN 2 = lu[1] read-only
+ *
+ * Each case: what p1 (or p3) may not do with its own READ/WRITE it may not
+ * do through EXTENDED COPY either, and nothing moves; the one allowed to
+ * (the holder, another mapping) still can. */
+
+struct acc {
+	struct sh *h;
+	struct scsi_lun_map *cmap;
+	struct loop_port *p3;
+	uint8_t d[3][20]; /* designators of lu[0], lu[1], lu[2] */
+};
+
+static int acc_setup(void **state)
+{
+	struct acc *a = calloc(1, sizeof(*a));
+
+	assert_non_null(a);
+	a->h = sh_setup(&xc_opts);
+	a->cmap = scsi_lun_map_create();
+	assert_non_null(a->cmap);
+	assert_int_equal(scsi_lun_map_add(a->cmap, 0, a->h->lu[0], false), 0);
+	assert_int_equal(scsi_lun_map_add(a->cmap, 1, a->h->lu[2], false), 0);
+	assert_int_equal(scsi_lun_map_add(a->cmap, 2, a->h->lu[1], true), 0);
+	assert_int_equal(scsi_target_acl_set(a->h->t, "iqn.test:c", a->cmap), 0);
+	a->p3 = loop_create(a->h->t, 1, "iqn.test:c");
+	assert_non_null(a->p3);
+	for (unsigned lun = 0; lun < 3; lun++)
+		sh_clear_ua(a->p3, lun);
+	lu_designator(a->h, 0, a->d[0]);
+	lu_designator(a->h, 1, a->d[1]);
+	outside_designator(a->h, a->d[2]);
+	for (unsigned i = 0; i < 3; i++)
+		fsb_reset_counts(a->h->bs[i]);
+	*state = a;
+	return 0;
+}
+
+/* Also after a failed test: the ALUA group outlives no port. */
+static int acc_teardown(void **state)
+{
+	struct acc *a = *state;
+
+	scsi_alua_set_state(1, "lu1", SCSI_ALUA_ACTIVE_OPTIMIZED);
+	for (unsigned i = 0; i < 3; i++)
+		fsb_hold(a->h->bs[i], false);
+	loop_destroy(a->p3);
+	scsi_lun_map_put(a->cmap);
+	sh_teardown(a->h);
+	free(a);
+	return 0;
+}
+
+/* EXTENDED COPY through p to LUN lun: n blocks from target descriptor src
+ * to dst (indexes into a->d), LBA 0 to LBA 0. Returns the status. */
+static uint8_t acc_copy(struct acc *a, struct loop_port *p, uint64_t lun, unsigned src,
+			unsigned dst, uint16_t n, struct loop_result *r)
+{
+	uint8_t d[2][20], b[256];
+	struct xseg s = {0, 1, n, 0, 0};
+	uint32_t len;
+
+	memcpy(d[0], a->d[src], 20);
+	memcpy(d[1], a->d[dst], 20);
+	len = xc_list(b, 0, 3, d, 2, &s, 1, 512);
+	return xcopy(p, lun, b, len, r);
+}
+
+#define COPY_TARGET_UNREACHABLE(r) sh_expect((r), 0x0a, 0x0d, 0x02)
+#define THIRD_PARTY_FAILURE(r)	   sh_expect((r), 0x0a, 0x0d, 0x01)
+
+/* PERSISTENT RESERVE OUT sa (type) with RESERVATION KEY rk, SERVICE ACTION
+ * RESERVATION KEY sark. */
+static void prout(struct loop_port *p, uint64_t lun, uint8_t sa, uint8_t type, uint64_t rk,
+		  uint64_t sark)
+{
+	uint8_t c[10] = {0x5f, sa, type}, pl[24] = {0};
+	struct loop_result r;
+
+	put_be32(c + 5, sizeof(pl));
+	put_be64(pl, rk);
+	put_be64(pl + 8, sark);
+	sh_cmd(p, lun, c, 10, SCSI_DIR_WRITE, pl, sizeof(pl), &r);
+	sh_expect_good(&r);
+}
+
+/* An SPC-2 reservation of another initiator on the destination: p1's own
+ * WRITE would get RESERVATION CONFLICT, so its copy ends with COPY ABORTED /
+ * THIRD PARTY DEVICE FAILURE and writes nothing; the holder's copy runs. */
+static void test_access_spc2_reservation_dst(void **state)
+{
+	struct acc *a = *state;
+	static const uint8_t reserve6[6] = {0x16};
+	struct loop_result r;
+
+	sh_fill(a->h, 0, 0, 8, 'S');
+	fsb_reset_counts(a->h->bs[1]);
+	sh_cmd(a->h->p2, 1, reserve6, 6, SCSI_DIR_NONE, NULL, 0, &r);
+	sh_expect_good(&r);
+	assert_int_equal(sh_write(a->h, a->h->p1, 1, 0, 1, fsb_data(a->h->bs[0]), &r),
+			 SAM_STAT_RESERVATION_CONFLICT);
+	acc_copy(a, a->h->p1, 0, 0, 1, 8, &r);
+	THIRD_PARTY_FAILURE(&r);
+	assert_int_equal(fsb_count(a->h->bs[1], BS_OP_WRITE), 0);
+	/* nor as the source of a copy into LUN 0 */
+	acc_copy(a, a->h->p1, 0, 1, 0, 8, &r);
+	THIRD_PARTY_FAILURE(&r);
+	assert_int_equal(fsb_count(a->h->bs[1], BS_OP_READ), 0);
+	/* the holder copies */
+	acc_copy(a, a->h->p2, 0, 0, 1, 8, &r);
+	sh_expect_good(&r);
+	assert_int_equal(fsb_data(a->h->bs[1])[0], 'S');
+}
+
+/* A persistent reservation EXCLUSIVE ACCESS of another initiator on the
+ * source: p1's own READ would conflict (SPC-4 5.13.1 table 58), so the copy
+ * (sent to LUN 1, which nobody reserved) reads nothing and ends with COPY
+ * ABORTED / THIRD PARTY DEVICE FAILURE. Under WRITE EXCLUSIVE the source
+ * may be read, but LUN 0 may not be a destination. */
+static void test_access_pr_exclusive_src(void **state)
+{
+	struct acc *a = *state;
+	struct loop_result r;
+	uint8_t blk[512];
+
+	sh_fill(a->h, 0, 0, 8, 'P');
+	fsb_reset_counts(a->h->bs[0]);
+	prout(a->h->p2, 0, 0x00, 0, 0, 0xb2);	 /* REGISTER */
+	prout(a->h->p2, 0, 0x01, 0x03, 0xb2, 0); /* RESERVE, EXCLUSIVE ACCESS */
+	assert_int_equal(sh_read(a->h, a->h->p1, 0, 0, 1, blk, &r), SAM_STAT_RESERVATION_CONFLICT);
+	acc_copy(a, a->h->p1, 1, 0, 1, 8, &r);
+	THIRD_PARTY_FAILURE(&r);
+	assert_int_equal(fsb_count(a->h->bs[0], BS_OP_READ), 0);
+	assert_int_equal(fsb_count(a->h->bs[1], BS_OP_WRITE), 0);
+	/* the holder copies */
+	acc_copy(a, a->h->p2, 1, 0, 1, 8, &r);
+	sh_expect_good(&r);
+	assert_int_equal(fsb_data(a->h->bs[1])[0], 'P');
+	/* WRITE EXCLUSIVE: reading the source is allowed, writing it is not */
+	prout(a->h->p2, 0, 0x02, 0x03, 0xb2, 0); /* RELEASE */
+	prout(a->h->p2, 0, 0x01, 0x01, 0xb2, 0); /* RESERVE, WRITE EXCLUSIVE */
+	acc_copy(a, a->h->p1, 1, 0, 1, 8, &r);
+	sh_expect_good(&r);
+	fsb_reset_counts(a->h->bs[0]);
+	acc_copy(a, a->h->p1, 1, 1, 0, 8, &r);
+	THIRD_PARTY_FAILURE(&r);
+	assert_int_equal(fsb_count(a->h->bs[0], BS_OP_WRITE), 0);
+}
+
+/* The destination in ALUA standby, unavailable or offline through p1's
+ * target port: p1's own WRITE would be NOT READY, so the copy ends with
+ * COPY ABORTED / COPY TARGET DEVICE NOT REACHABLE and writes nothing. */
+static void test_access_alua_dst(void **state)
+{
+	static const enum scsi_alua_state states[] = {SCSI_ALUA_STANDBY, SCSI_ALUA_UNAVAILABLE,
+						      SCSI_ALUA_OFFLINE, SCSI_ALUA_TRANSITIONING};
+	struct acc *a = *state;
+	struct loop_result r;
+
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		assert_int_equal(scsi_alua_set_state(1, "lu1", states[i]), 0);
+		sh_clear_ua(a->h->p1, 1);
+		acc_copy(a, a->h->p1, 0, 0, 1, 8, &r);
+		COPY_TARGET_UNREACHABLE(&r);
+		/* nor may it be read */
+		acc_copy(a, a->h->p1, 0, 1, 0, 8, &r);
+		COPY_TARGET_UNREACHABLE(&r);
+		assert_int_equal(fsb_count(a->h->bs[1], BS_OP_WRITE), 0);
+		assert_int_equal(fsb_count(a->h->bs[1], BS_OP_READ), 0);
+	}
+	assert_int_equal(scsi_alua_set_state(1, "lu1", SCSI_ALUA_ACTIVE_NON_OPTIMIZED), 0);
+	sh_clear_ua(a->h->p1, 1);
+	acc_copy(a, a->h->p1, 0, 0, 1, 8, &r);
+	sh_expect_good(&r);
+	assert_int_equal(scsi_alua_set_state(1, "lu1", SCSI_ALUA_ACTIVE_OPTIMIZED), 0);
+}
+
+/* lu[1] through p3's read-only mapping (LUN 2): DATA PROTECT; p1, whose
+ * mapping of it is writable, copies into it. */
+static void test_access_write_protected_dst(void **state)
+{
+	struct acc *a = *state;
+	struct loop_result r;
+
+	acc_copy(a, a->p3, 0, 0, 1, 8, &r);
+	SH_WRITE_PROTECTED(&r);
+	assert_int_equal(fsb_count(a->h->bs[1], BS_OP_WRITE), 0);
+	acc_copy(a, a->h->p1, 0, 0, 1, 8, &r);
+	sh_expect_good(&r);
+}
+
+/* lu[2] is in c's ACL map only: for p1 it is not reachable (as source or
+ * destination), for p3 it is. */
+static void test_access_acl_map_dst(void **state)
+{
+	struct acc *a = *state;
+	struct loop_result r;
+
+	acc_copy(a, a->h->p1, 0, 0, 2, 8, &r);
+	COPY_TARGET_UNREACHABLE(&r);
+	acc_copy(a, a->h->p1, 0, 2, 0, 8, &r);
+	COPY_TARGET_UNREACHABLE(&r);
+	assert_int_equal(fsb_count(a->h->bs[2], BS_OP_WRITE), 0);
+	assert_int_equal(fsb_count(a->h->bs[2], BS_OP_READ), 0);
+	sh_fill(a->h, 0, 0, 8, 'C');
+	acc_copy(a, a->p3, 0, 0, 2, 8, &r);
+	sh_expect_good(&r);
+	assert_int_equal(fsb_data(a->h->bs[2])[0], 'C');
+}
+
+/* A reservation taken while the copy runs stops it at the next chunk: the
+ * first chunk's read is held, p2 reserves the destination meanwhile, and
+ * the copy writes nothing. */
+static void test_access_checked_per_chunk(void **state)
+{
+	struct acc *a = *state;
+	static const uint8_t reserve6[6] = {0x16};
+	uint8_t d[2][20], b[256], c[16];
+	struct xseg s = {0, 1, 3000, 0, 0}; /* two chunks */
+	struct loop_result r;
+	struct loop_task *t;
+	uint32_t len;
+
+	memcpy(d[0], a->d[0], 20);
+	memcpy(d[1], a->d[1], 20);
+	len = xc_list(b, 0, 3, d, 2, &s, 1, 512);
+	memset(c, 0, sizeof(c));
+	c[0] = 0x83;
+	put_be32(c + 10, len);
+	fsb_hold(a->h->bs[0], true);
+	t = loop_submit_async(a->h->p1, sh_lun(0), c, 16, SCSI_DIR_WRITE, b, len, SCSI_ATTR_SIMPLE,
+			      7, 0);
+	assert_non_null(t);
+	assert_int_equal(fsb_wait_held(a->h->bs[0], 1), 1);
+	sh_cmd(a->h->p2, 1, reserve6, 6, SCSI_DIR_NONE, NULL, 0, &r);
+	sh_expect_good(&r);
+	fsb_hold(a->h->bs[0], false);
+	fsb_release(a->h->bs[0]);
+	loop_wait(t, &r);
+	THIRD_PARTY_FAILURE(&r);
+	assert_int_equal(fsb_count(a->h->bs[1], BS_OP_WRITE), 0);
+}
+
 int main(void)
 {
 	/* clang-format off */
@@ -430,6 +683,12 @@ int main(void)
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_copy_status),
 		cmocka_unit_test(test_op_params),
+		cmocka_unit_test_setup_teardown(test_access_spc2_reservation_dst, acc_setup, acc_teardown),
+		cmocka_unit_test_setup_teardown(test_access_pr_exclusive_src, acc_setup, acc_teardown),
+		cmocka_unit_test_setup_teardown(test_access_alua_dst, acc_setup, acc_teardown),
+		cmocka_unit_test_setup_teardown(test_access_write_protected_dst, acc_setup, acc_teardown),
+		cmocka_unit_test_setup_teardown(test_access_acl_map_dst, acc_setup, acc_teardown),
+		cmocka_unit_test_setup_teardown(test_access_checked_per_chunk, acc_setup, acc_teardown),
 	};
 	/* clang-format on */
 
