@@ -180,6 +180,8 @@ const struct cli_cmd cli_cmds_acl[] = {
 		"  utarget acl add iqn.2026-12.org.example:t1 iqn.1994-05.com.redhat:backup \\\n"
 		"      --lun 0:disk1:ro\n"
 		"  utarget acl add iqn.2026-12.org.example:t1 --address 192.0.2.0/24\n"
+		"  utarget acl add iqn.2026-12.org.example:t1 iqn.1994-05.com.redhat:admin \\\n"
+		"      target_reset=true   (may send TARGET WARM/COLD RESET)\n"
 		"An ACL with networks only is named \"@NET[,NET...]\" in acl delete/set and\n"
 		"lun --initiator.",
 	.opts = {ACL_OPT_LUN,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* auth_apply.c: the config's "auth", ACL "addresses", "limits" and
- * "discovery" handed to the iSCSI fabric (iscsi.h's access interface). */
+/* auth_apply.c: the config's "auth", ACL "addresses" and "target_reset",
+ * demo mode's "target_reset", "limits" and "discovery" handed to the iSCSI
+ * fabric (iscsi.h's access interface). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,9 +94,9 @@ static int au_acl_rules(const struct cfg_runtime *rt, const struct cfg_target *t
 	}
 	cfg_rt_path(err, "targets[%zu].acls[%zu]", ti, ai);
 	for (size_t i = 0; i < (acl->naddresses ? acl->naddresses : 1) && !rc; i++)
-		rc = iscsi_access_add_rule(acc, acl->initiator,
-					   acl->naddresses ? acl->addresses[i] : NULL, map,
-					   acl->auth ? &v.auth : NULL);
+		rc = iscsi_access_add_rule(
+		    acc, acl->initiator, acl->naddresses ? acl->addresses[i] : NULL, map,
+		    acl->auth ? &v.auth : NULL, acl->target_reset ? ISCSI_PERM_TARGET_RESET : 0);
 	if (rc)
 		rc = cfg_rt_err(err, rc, "cannot add the access rule: %s", strerror(-rc));
 out:
@@ -135,6 +136,8 @@ int cfg_auth_apply_target(const struct cfg_runtime *rt, const struct cfg_target 
 		rc = au_acl_rules(rt, t, &t->acls[a], ti, a, target_map, acc, err);
 		nrules += t->acls[a].naddresses ? t->acls[a].naddresses : 1;
 	}
+	/* what demo mode's initiators may do beyond commands */
+	iscsi_access_set_demo_perms(acc, t->demo_target_reset ? ISCSI_PERM_TARGET_RESET : 0);
 	if (rc) {
 		iscsi_access_free(acc);
 		return rc;

@@ -92,7 +92,9 @@ static const char *const cfg_fields_tpg[] = {"tag", "portals", "rel_port_id", NU
 static const char *const cfg_fields_target[] = {
     "name", "alias", "portal_groups", "luns", "acls", "demo_mode", "auth", "limits", NULL,
 };
-static const char *const cfg_fields_acl[] = {"initiator", "luns", "addresses", "auth", NULL};
+static const char *const cfg_fields_acl[] = {
+    "initiator", "luns", "addresses", "auth", "target_reset", NULL,
+};
 
 bool cfg_iscsi_is_set(const struct cfg *c, const char *name)
 {
@@ -380,7 +382,8 @@ static int cfg_parse_acl(struct cfg_pctx *x, json_t *e, void *out)
 
 	if ((rc = cfg_check_keys(x, e, cfg_fields_acl)) ||
 	    (rc = cfg_get_iname(x, e, "initiator", false, &a->initiator)) ||
-	    (rc = cfg_get_luns(x, e, &a->luns, &a->has_luns)))
+	    (rc = cfg_get_luns(x, e, &a->luns, &a->has_luns)) ||
+	    (rc = cfg_get_bool(x, e, "target_reset", &a->target_reset)))
 		return rc;
 	/* addresses, auth (auth.c) */
 	return cfg_auth_parse_acl(e, a, x->path, x->err);
@@ -389,7 +392,7 @@ static int cfg_parse_acl(struct cfg_pctx *x, json_t *e, void *out)
 static int cfg_parse_target(struct cfg_pctx *x, json_t *o, void *out)
 {
 	const char *const *allowed = cfg_fields_target;
-	static const char *const demo_allowed[] = {"enabled", "read_only", NULL};
+	static const char *const demo_allowed[] = {"enabled", "read_only", "target_reset", NULL};
 	struct cfg_target *t = out;
 	json_t *demo;
 	size_t old;
@@ -414,7 +417,8 @@ static int cfg_parse_target(struct cfg_pctx *x, json_t *o, void *out)
 		t->demo_read_only = true;
 		if ((rc = cfg_check_keys(x, demo, demo_allowed)) ||
 		    (rc = cfg_get_bool(x, demo, "enabled", &t->demo)) ||
-		    (rc = cfg_get_bool(x, demo, "read_only", &t->demo_read_only)))
+		    (rc = cfg_get_bool(x, demo, "read_only", &t->demo_read_only)) ||
+		    (rc = cfg_get_bool(x, demo, "target_reset", &t->demo_target_reset)))
 			return rc;
 		cfg_pop(x, old);
 	}
@@ -628,11 +632,13 @@ static json_t *cfg_dump_target(const struct cfg_target *t)
 		if (t->acls[i].has_luns)
 			bad |= cfg_put(ao, "luns", cfg_dump_luns(&t->acls[i].luns));
 		bad |= cfg_auth_dump_acl(ao, &t->acls[i]);
+		bad |= cfg_put(ao, "target_reset", json_boolean(t->acls[i].target_reset));
 		bad |= json_array_append_new(acls, ao);
 	}
 	if (!bad) {
 		bad |= cfg_put(demo, "enabled", json_boolean(t->demo));
 		bad |= cfg_put(demo, "read_only", json_boolean(t->demo_read_only));
+		bad |= cfg_put(demo, "target_reset", json_boolean(t->demo_target_reset));
 		bad |= cfg_put_str(o, "name", t->name);
 		bad |= cfg_put_str(o, "alias", t->alias);
 		bad |= cfg_put(o, "portal_groups", tpgs);

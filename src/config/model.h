@@ -133,6 +133,7 @@ struct cfg_acl {
 	char **addresses;	  /* networks it may connect from; none: anywhere */
 	size_t naddresses;
 	struct cfg_auth *auth; /* its own CHAP; NULL: the target's */
+	bool target_reset;     /* may use TARGET WARM/COLD RESET (RFC 7143 11.5.1) */
 };
 
 struct cfg_portal_group {
@@ -152,6 +153,7 @@ struct cfg_target {
 	size_t nacls;
 	bool demo;	     /* demo_mode.enabled: admit any initiator */
 	bool demo_read_only; /* demo_mode.read_only: demo initiators get a write protected view */
+	bool demo_target_reset; /* demo_mode.target_reset: demo initiators may reset the target */
 	struct cfg_auth *auth;	   /* CHAP of initiators without their own; NULL: none */
 	struct cfg_limits *limits; /* NULL: the global settings */
 };

@@ -148,6 +148,7 @@ struct scsi_nexus {
 	size_t transport_id_len;
 	const struct scsi_fabric_ops *ops;
 	void *fabric_priv;
+	bool target_reset; /* scsi_nexus_info.target_reset */
 	atomic_bool lost;
 
 	pthread_mutex_t lock; /* cache */
@@ -171,6 +172,10 @@ int nexus_resolve_designator(struct scsi_nexus *n, const uint8_t *desig, size_t 
 /* Map lookup (map->lock held): LU reference and the mapping's write
  * protection, or NULL. */
 struct scsi_lu *lun_map_lookup_locked(struct scsi_lun_map *m, uint32_t lun, bool *read_only);
+/* Calls fn for every LU of map m, each once, with a reference held during
+ * the call and no lock held (a target reset through one nexus). */
+void lun_map_for_each_lu(struct scsi_lun_map *m, void (*fn)(struct scsi_lu *lu, void *arg),
+			 void *arg);
 /* Calls fn for every LU reachable through the target's LUN maps (default map
  * and ACL maps), each once, with a reference held during the call. */
 void target_for_each_lu(struct scsi_target *t, void (*fn)(struct scsi_lu *lu, void *arg),

@@ -164,12 +164,16 @@ enum scsi_tmf_func {
 };
 
 enum scsi_tmf_response {
-	SCSI_TMF_RESP_COMPLETE = 0,        /* function complete */
-	SCSI_TMF_RESP_SUCCEEDED,           /* QUERY *: a task/UA exists */
+	SCSI_TMF_RESP_COMPLETE = 0, /* function complete */
+	SCSI_TMF_RESP_SUCCEEDED,    /* QUERY *: a task/UA exists */
 	SCSI_TMF_RESP_TASK_NOT_FOUND,
 	SCSI_TMF_RESP_LUN_NOT_FOUND,
 	SCSI_TMF_RESP_NOT_SUPPORTED,
 	SCSI_TMF_RESP_REJECTED,
+	/* the function is one this I_T nexus may not use (a target reset
+	 * without scsi_nexus_info.target_reset): SAM-5 service response
+	 * FUNCTION REJECTED; iSCSI "Function authorization failed" */
+	SCSI_TMF_RESP_UNAUTHORIZED,
 };
 
 struct scsi_tmf {
@@ -189,7 +193,13 @@ struct scsi_tmf {
  * finished (SAM-5 7.1: the response is sent after the aborted tasks are
  * gone). Tasks aborted on behalf of this TMF complete with
  * suppress_response set (TASK ABORTED status instead for other nexuses when
- * the Control mode page TAS bit is set). */
+ * the Control mode page TAS bit is set).
+ * Scope: ABORT TASK (SET), CLEAR TASK SET, LOGICAL UNIT RESET and the
+ * queries act on the addressed LU (SAM-5 7). TARGET WARM/COLD RESET are
+ * refused (SCSI_TMF_RESP_UNAUTHORIZED) unless the nexus was created with
+ * target_reset, and then reset only the LUs of the nexus' own LUN map,
+ * never an LU it cannot see (RFC 7143 11.5.1: "all Logical Units known by
+ * the issuing initiator"); the fabric drops sessions after a cold reset. */
 void scsi_tmf_exec(struct scsi_tmf *tmf);
 
 /* ---- logical units ---- */
@@ -327,6 +337,10 @@ struct scsi_nexus_info {
 	size_t transport_id_len;
 	const struct scsi_fabric_ops *ops;
 	void *fabric_priv;
+	/* the initiator may use TARGET WARM RESET and TARGET COLD RESET (its
+	 * ACL says so: RFC 7143 11.5.1 "subject to SCSI access controls");
+	 * reported by REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS (TRS) */
+	bool target_reset;
 };
 /* Takes a reference on map. Returns NULL on allocation failure. */
 struct scsi_nexus *scsi_nexus_create(struct scsi_tport *tp, struct scsi_lun_map *map,

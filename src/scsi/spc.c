@@ -364,8 +364,10 @@ void spc_exec_rstmf(struct scsi_cmd *cmd)
 	uint8_t buf[16] = { 0 };
 	bool repd = cmd->cdb[2] & 0x80;
 
-	/* ATS ATSS CTSS LURS QTS TRS (CACAS 0: no ACA, WAKES 0) */
-	buf[0] = 0x80 | 0x40 | 0x10 | 0x08 | 0x04 | 0x02;
+	/* ATS ATSS CTSS LURS QTS (CACAS 0: no ACA, WAKES 0); TRS for the I_T
+	 * nexuses that may use a target reset (scsi_nexus_info.target_reset):
+	 * the others are refused it */
+	buf[0] = 0x80 | 0x40 | 0x10 | 0x08 | 0x04 | (cmd->nexus->target_reset ? 0x02 : 0);
 	buf[1] = 0x04 | 0x02 | 0x01; /* QAES QTSS ITNRS */
 	if (repd) {
 		buf[3] = 0x0c; /* ADDITIONAL DATA LENGTH; no timeouts reported */

@@ -435,7 +435,8 @@ bool scsi_target_demo(struct scsi_target *t)
 	return demo;
 }
 
-/* ---- walking the logical units of a target (target resets) ---- */
+/* ---- walking the logical units of a map or a target (target resets,
+ * ALUA) ---- */
 
 struct lu_set {
 	struct scsi_lu **v;
@@ -459,6 +460,25 @@ static void lu_set_add(const struct lun_entry *e, void *arg)
 	}
 	scsi_lu_get(e->lu);
 	s->v[s->n++] = e->lu;
+}
+
+/* Call fn for each LU of s, then drop the references and the set. */
+static void lu_set_run(struct lu_set *s, void (*fn)(struct scsi_lu *lu, void *arg), void *arg)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		fn(s->v[i], arg);
+		scsi_lu_put(s->v[i]);
+	}
+	free(s->v);
+}
+
+void lun_map_for_each_lu(struct scsi_lun_map *m, void (*fn)(struct scsi_lu *lu, void *arg),
+			 void *arg)
+{
+	struct lu_set s = {0};
+
+	lun_map_for_each(m, lu_set_add, &s);
+	lu_set_run(&s, fn, arg);
 }
 
 void target_for_each_lu(struct scsi_target *t, void (*fn)(struct scsi_lu *lu, void *arg),
@@ -489,11 +509,7 @@ void target_for_each_lu(struct scsi_target *t, void (*fn)(struct scsi_lu *lu, vo
 		scsi_lun_map_put(maps[i]);
 	}
 	free(maps);
-	for (unsigned i = 0; i < s.n; i++) {
-		fn(s.v[i], arg);
-		scsi_lu_put(s.v[i]);
-	}
-	free(s.v);
+	lu_set_run(&s, fn, arg);
 }
 
 int scsi_core_init(void)

@@ -156,6 +156,9 @@ struct target_reset {
 	bool cold;
 };
 
+/* A target reset at one LU: its tasks aborted and a logical unit reset
+ * (SAM-5 6.3.2; POWER ON too for a cold one), the unit attention at every
+ * I_T nexus of the LU. */
 static void target_reset_lu(struct scsi_lu *lu, void *arg)
 {
 	struct target_reset *tr = arg;
@@ -296,7 +299,16 @@ void scsi_tmf_exec(struct scsi_tmf *tmf)
 		/* fall through */
 		UT_FALLTHROUGH;
 	case SCSI_TMF_TARGET_WARM_RESET:
-		target_for_each_lu(scsi_tport_target(n->tport), target_reset_lu, &tr);
+		/* RFC 7143 11.5.1: a target reset is subject to access
+		 * controls on the requesting initiator (its ACL must allow
+		 * it), and acts on the LUs known to it: those of its own LUN
+		 * map, never one it cannot see (the LUs only other ACLs map
+		 * keep their tasks, reservations and unit attentions) */
+		if (!n->target_reset) {
+			tmf->response = SCSI_TMF_RESP_UNAUTHORIZED;
+			break;
+		}
+		lun_map_for_each_lu(n->map, target_reset_lu, &tr);
 		break;
 	case SCSI_TMF_I_T_NEXUS_RESET:
 		it_nexus_reset(tmf);

@@ -156,7 +156,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_init();
 	if (fz_scsi_create(&env))
 		abort();
-	port[0] = loop_create(env.t, 1, "iqn.2026-12.org.example:a");
+	/* a may reset the target, b may not: both paths of a target reset */
+	port[0] = loop_create_opts(env.t, 1, "iqn.2026-12.org.example:a",
+				   &(struct loop_port_opts){.target_reset = true});
 	port[1] = loop_create(env.t, 1, "iqn.2026-12.org.example:b");
 	if (!port[0] || !port[1])
 		abort();

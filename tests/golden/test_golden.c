@@ -238,7 +238,10 @@ int main(int argc, char **argv)
 	scsi_lun_map_add(map, 1, lu, false);
 	scsi_lun_map_add(map, 300, lu, false);
 	scsi_target_set_default_map(t, map, true);
-	p = loop_create(t, 1, "iqn.2026-12.org.utarget:golden-initiator");
+	/* an initiator whose ACL allows target resets: REPORT SUPPORTED TASK
+	 * MANAGEMENT FUNCTIONS then lists every function (TRS too) */
+	p = loop_create_opts(t, 1, "iqn.2026-12.org.utarget:golden-initiator",
+			     &(struct loop_port_opts){.target_reset = true});
 	if (!p)
 		return 1;
 	/* the power on unit attention, as sense data */

@@ -16,6 +16,7 @@ for ((p = 3950 + RANDOM % 50, i = 0; i < 50; i++, p = 3950 + (p - 3950 + 1) % 50
 done
 [ -n "${UT_PORT:-}" ] || ut_fail "no free port in 3950-3999"
 
+# target_reset: the suite sends target resets (conformance.sh)
 ut_write_config soak.json <<'JSON'
 {
   "version": 1,
@@ -26,7 +27,7 @@ ut_write_config soak.json <<'JSON'
     { "name": "iqn.2026-12.org.utarget:test",
       "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:@PORT@"] } ],
       "luns": [ { "lun": 0, "backstore": "lu0" } ],
-      "demo_mode": { "enabled": true, "read_only": false } }
+      "demo_mode": { "enabled": true, "read_only": false, "target_reset": true } }
   ]
 }
 JSON

@@ -60,6 +60,9 @@ ALL.iSCSIcmdsn,ALL.NoMedia"
 *) ut_fail "unknown profile $profile" ;;
 esac
 
+# demo mode may reset the target: the suite's PreventAllow.WarmReset/ColdReset
+# and Reserve6.TargetWarmReset/TargetColdReset send target resets (refused
+# without the permission, docs/config.md)
 ut_write_config cu.json <<JSON
 {
   "version": 1,
@@ -69,7 +72,7 @@ ut_write_config cu.json <<JSON
     { "name": "$UT_TARGET",
       "portal_groups": $pgs,
       "luns": [ { "lun": 0, "backstore": "lu0" } ],
-      "demo_mode": { "enabled": true, "read_only": false } }
+      "demo_mode": { "enabled": true, "read_only": false, "target_reset": true } }
   ]
 }
 JSON

@@ -185,7 +185,7 @@ int iscsi_access_set_auth(struct iscsi_access *a, const struct iscsi_auth *auth)
 }
 
 int iscsi_access_add_rule(struct iscsi_access *a, const char *initiator, const char *network,
-			  struct scsi_lun_map *map, const struct iscsi_auth *auth)
+			  struct scsi_lun_map *map, const struct iscsi_auth *auth, unsigned perms)
 {
 	struct iscsi_access_rule r = {0}, *nr;
 	int rc;
@@ -222,6 +222,7 @@ int iscsi_access_add_rule(struct iscsi_access *a, const char *initiator, const c
 	if (map)
 		scsi_lun_map_get(map);
 	r.map = map;
+	r.perms = perms;
 	a->rules[a->nrules++] = r;
 	return 0;
 nomem:
@@ -231,6 +232,11 @@ nomem:
 		free(r.auth);
 	}
 	return -ENOMEM;
+}
+
+void iscsi_access_set_demo_perms(struct iscsi_access *a, unsigned perms)
+{
+	a->demo_perms = perms;
 }
 
 void iscsi_target_set_access(struct iscsi_target *t, struct iscsi_access *a)
@@ -354,8 +360,11 @@ int iscsi_access_check(struct iscsi_target *t, const char *iname,
 				*why = "no ACL admits it and demo mode is off";
 				goto deny;
 			}
+			g->perms = a ? a->demo_perms : 0;
 		}
 	}
+	if (pick)
+		g->perms = pick->perms;
 	g->auth = auth_of(a, pick);
 	return 0;
 deny:

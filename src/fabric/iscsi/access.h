@@ -52,6 +52,7 @@ struct iscsi_access_rule {
 	uint8_t addr[16];
 	struct scsi_lun_map *map;    /* referenced; NULL: the core's ACL map */
 	struct iscsi_auth_set *auth; /* NULL: the policy's */
+	unsigned perms;		     /* enum iscsi_perm */
 };
 
 struct iscsi_access {
@@ -59,6 +60,7 @@ struct iscsi_access {
 	struct iscsi_auth_set auth;
 	struct iscsi_access_rule *rules;
 	unsigned nrules;
+	unsigned demo_perms; /* enum iscsi_perm of demo mode's sessions */
 };
 
 void iscsi_access_get(struct iscsi_access *a);
@@ -69,6 +71,8 @@ struct iscsi_access_grant {
 	struct iscsi_access *policy;	   /* reference; NULL: no policy */
 	const struct iscsi_auth_set *auth; /* in policy; NULL: no authentication */
 	struct scsi_lun_map *map;	   /* reference (normal sessions) */
+	unsigned perms;			   /* enum iscsi_perm: the admitting rule's or
+					      demo mode's; none for a core ACL alone */
 };
 void iscsi_access_grant_release(struct iscsi_access_grant *g);
 

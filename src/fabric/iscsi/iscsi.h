@@ -161,6 +161,16 @@ struct iscsi_auth {
 struct iscsi_access;
 struct scsi_lun_map;
 
+/* What an admitted initiator may do beyond commands: the permissions of the
+ * ACL rule (or demo mode) that admitted its session, bits of
+ * iscsi_access_add_rule()'s perms. */
+enum iscsi_perm {
+	/* TARGET WARM RESET and TARGET COLD RESET (RFC 7143 11.5.1: "subject
+	 * to SCSI access controls"); without it they are answered "Function
+	 * authorization failed" (11.6.1) and change nothing */
+	ISCSI_PERM_TARGET_RESET = 1u << 0,
+};
+
 /* A target's access policy, built then handed to the target. */
 struct iscsi_access *iscsi_access_new(void);
 void iscsi_access_free(struct iscsi_access *a); /* one never handed over */
@@ -172,13 +182,16 @@ int iscsi_access_set_auth(struct iscsi_access *a, const struct iscsi_auth *auth)
  * (NULL: anywhere; "192.0.2.7", "10.0.0.0/8", "fd00::/8", "::1"). map: the
  * LUN map it receives (referenced; NULL only with an initiator: the core's ACL
  * map for that name). auth: its own authentication (NULL: the policy's).
- * Resolution at login: the rules naming the initiator (the first whose
- * network holds the peer address; an initiator named only by rules of other
- * networks is refused), else the core's ACL of that name, else the address
+ * perms: the enum iscsi_perm bits of the sessions it admits. Resolution at
+ * login: the rules naming the initiator (the first whose network holds the
+ * peer address; an initiator named only by rules of other networks is
+ * refused), else the core's ACL of that name (no perms), else the address
  * rule with the longest matching prefix, else demo mode, else refused
  * (02/02). 0, -EINVAL or -ENOMEM. */
 int iscsi_access_add_rule(struct iscsi_access *a, const char *initiator, const char *network,
-			  struct scsi_lun_map *map, const struct iscsi_auth *auth);
+			  struct scsi_lun_map *map, const struct iscsi_auth *auth, unsigned perms);
+/* The enum iscsi_perm bits of sessions demo mode admits (default none). */
+void iscsi_access_set_demo_perms(struct iscsi_access *a, unsigned perms);
 /* Replace t's policy (takes a over; NULL: the core's ACLs and demo mode
  * alone, no authentication). */
 void iscsi_target_set_access(struct iscsi_target *t, struct iscsi_access *a);

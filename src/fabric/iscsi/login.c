@@ -319,6 +319,7 @@ static int login_complete(struct iscsi_conn *c)
 	}
 	if (iscsi_chap_identity(l, s->chap_user, sizeof(s->chap_user), s->chap_secret_sha256))
 		s->chap_mutual = ((const struct iscsi_chap *)l->auth_priv)->mutual;
+	s->perms = l->grant.perms; /* what its ACL allows beyond commands */
 	iscsi_limits_effective(c->target, &lim);
 	iscsi_cmdsn_init(&s->cmdsn, l->cmdsn, lim.queue_depth);
 	rc = iscsi_session_register(s);

@@ -168,6 +168,7 @@ int iscsi_session_nexus(struct iscsi_session *s, struct scsi_lun_map *map)
 	    .transport_id = tid,
 	    .ops = &iscsi_fabric_ops,
 	    .fabric_priv = s,
+	    .target_reset = s->perms & ISCSI_PERM_TARGET_RESET,
 	};
 
 	info.transport_id_len = build_transport_id(tid, sizeof(tid), s->initiator_port);

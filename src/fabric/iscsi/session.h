@@ -75,6 +75,7 @@ struct iscsi_session {
 	char chap_user[ISCSI_CHAP_USER_MAX + 1];  /* CHAP_N it authenticated with; "": none */
 	uint8_t chap_secret_sha256[32];		  /* of that identity (discovery filter) */
 	bool chap_mutual;			  /* the target authenticated itself too */
+	unsigned perms; /* enum iscsi_perm of the ACL (or demo mode) that admitted it */
 	struct iscsi_cmdsn cmdsn;
 	struct scsi_nexus *nexus;
 	struct list_node conns; /* struct iscsi_conn.sess_node */

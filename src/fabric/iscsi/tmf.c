@@ -29,7 +29,15 @@ static const uint8_t tmf_func_map[] = {
     [ISCSI_TMF_TARGET_COLD_RESET] = SCSI_TMF_TARGET_COLD_RESET,
 };
 
-/* enum scsi_tmf_response -> iSCSI response (11.6.1). */
+/* enum scsi_tmf_response -> iSCSI response (11.6.1). A target reset the
+ * session's ACL does not allow (the core refuses it: scsi.h) is "Function
+ * authorization failed" (6), not "Function rejected" (255): 11.5.1 makes
+ * TARGET WARM RESET "subject to SCSI access controls on the requesting
+ * initiator" and, "when authorization fails at the target", wants the
+ * response 11.6 defines for it, which is 6; TARGET COLD RESET's "execution
+ * privileges may be managed by iSCSI mechanisms such as login
+ * authentication", which is what the session's ACL is (the Linux target
+ * answers both with 6 too). */
 static const uint8_t tmf_rsp_map[] = {
     [SCSI_TMF_RESP_COMPLETE] = ISCSI_TMF_RSP_COMPLETE,
     [SCSI_TMF_RESP_SUCCEEDED] = ISCSI_TMF_RSP_COMPLETE,
@@ -37,6 +45,7 @@ static const uint8_t tmf_rsp_map[] = {
     [SCSI_TMF_RESP_LUN_NOT_FOUND] = ISCSI_TMF_RSP_NO_LUN,
     [SCSI_TMF_RESP_NOT_SUPPORTED] = ISCSI_TMF_RSP_NOT_SUPPORTED,
     [SCSI_TMF_RESP_REJECTED] = ISCSI_TMF_RSP_REJECTED,
+    [SCSI_TMF_RESP_UNAUTHORIZED] = ISCSI_TMF_RSP_AUTH_FAILED,
 };
 
 static void send_tmf_rsp(struct iscsi_conn *c, uint32_t itt, uint8_t response, bool close_after)
@@ -69,10 +78,24 @@ void iscsi_tmf_done(struct scsi_tmf *tmf)
 							      : ISCSI_TMF_RSP_REJECTED;
 	bool cold = it->func == ISCSI_TMF_TARGET_COLD_RESET && rsp == ISCSI_TMF_RSP_COMPLETE;
 
+	/* a refused target reset is worth a line (rate-limited per session:
+	 * the initiator's error recovery may repeat it) */
+	if (rsp == ISCSI_TMF_RSP_AUTH_FAILED && log_ratelimit_ok(&it->sess->rl)) {
+		char iname[96];
+
+		log_escape(iname, sizeof(iname), it->sess->initiator_name,
+			   strlen(it->sess->initiator_name));
+		log_notice("iscsi: %s: initiator %s: %s refused: its ACL does not allow target "
+			   "resets",
+			   c->peer, iname,
+			   it->func == ISCSI_TMF_TARGET_COLD_RESET ? "TARGET COLD RESET"
+								   : "TARGET WARM RESET");
+	}
 	log_info("iscsi: %s: TMF %u (ITT 0x%08x): response %u", c->peer, it->func, it->itt, rsp);
 	if (!iscsi_conn_dead(c)) {
 		/* 11.5.1: TARGET COLD RESET closes every connection of the
-		 * target once the response is sent */
+		 * target once the response is sent (the LUs reset were only
+		 * the requester's: scsi_tmf_exec) */
 		send_tmf_rsp(c, it->itt, rsp, cold);
 		if (cold && it->sess->target)
 			iscsi_sessions_drop_target(it->sess->target, c);

@@ -158,6 +158,12 @@ static size_t make_transport_id(uint8_t *buf, size_t size, const char *port_name
 struct loop_port *loop_create(struct scsi_target *t, uint16_t rel_port_id,
 			      const char *initiator_name)
 {
+	return loop_create_opts(t, rel_port_id, initiator_name, NULL);
+}
+
+struct loop_port *loop_create_opts(struct scsi_target *t, uint16_t rel_port_id,
+				   const char *initiator_name, const struct loop_port_opts *opts)
+{
 	char tport_name[300], iport_name[300];
 	uint8_t tid[320];
 	struct scsi_lun_map *map;
@@ -184,12 +190,13 @@ struct loop_port *loop_create(struct scsi_target *t, uint16_t rel_port_id,
 	if (!lp->tport)
 		goto fail_lp;
 	info = (struct scsi_nexus_info){
-		.initiator_name = initiator_name,
-		.initiator_port_name = iport_name,
-		.transport_id = tid,
-		.transport_id_len = make_transport_id(tid, sizeof(tid), iport_name),
-		.ops = &loop_ops,
-		.fabric_priv = lp,
+	    .initiator_name = initiator_name,
+	    .initiator_port_name = iport_name,
+	    .transport_id = tid,
+	    .transport_id_len = make_transport_id(tid, sizeof(tid), iport_name),
+	    .ops = &loop_ops,
+	    .fabric_priv = lp,
+	    .target_reset = opts && opts->target_reset,
 	};
 	lp->nexus = scsi_nexus_create(lp->tport, map, &info);
 	if (!lp->nexus)

@@ -42,6 +42,14 @@ struct loop_result {
  * initiator has no access (scsi_target_access) or on allocation failure. */
 struct loop_port *loop_create(struct scsi_target *t, uint16_t rel_port_id,
 			      const char *initiator_name);
+/* What the port's initiator may do beyond commands (the loop fabric's
+ * access policy; scsi_nexus_info). */
+struct loop_port_opts {
+	bool target_reset; /* TARGET WARM RESET and TARGET COLD RESET */
+};
+/* loop_create() with opts (NULL: none of them). */
+struct loop_port *loop_create_opts(struct scsi_target *t, uint16_t rel_port_id,
+				   const char *initiator_name, const struct loop_port_opts *opts);
 /* I_T nexus loss (outstanding tasks are aborted and complete with
  * no_response), then frees the port. Tasks not yet waited for stay valid
  * for loop_wait(). */

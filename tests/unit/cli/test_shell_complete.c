@@ -93,7 +93,7 @@ static void test_complete(void **state)
 	assert_string_equal(complete("/backstores/file/disk1", "set th"), "thin=");
 	assert_string_equal(complete("/backstores/file/disk1", "set write"), "write_cache=");
 	assert_string_equal(complete("/iscsi/iqn.2026-12.org.example:t1", "set demo_mode."),
-			    "demo_mode.enabled= demo_mode.read_only=");
+			    "demo_mode.enabled= demo_mode.read_only= demo_mode.target_reset=");
 	assert_string_equal(complete("/backstores/ram", "delete d"), "dram");
 	assert_string_equal(complete("/iscsi/iqn.2026-12.org.example:t1/luns", "create d"),
 			    "disk1 dram");

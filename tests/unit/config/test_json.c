@@ -117,10 +117,10 @@ static const char full[] =
     "],\n"
     "      \"luns\": [ { \"lun\": 0, \"backstore\": \"disk0\" },\n"
     "                { \"lun\": 16383, \"backstore\": \"ro\", \"read_only\": true } ],\n"
-    "      \"acls\": [ { \"initiator\": \"iqn.1994-05.com.redhat:a\" },\n"
+    "      \"acls\": [ { \"initiator\": \"iqn.1994-05.com.redhat:a\", \"target_reset\": true },\n"
     "                { \"initiator\": \"iqn.1994-05.com.redhat:b\",\n"
     "                  \"luns\": [ { \"lun\": 3, \"backstore\": \"disk0\" } ] } ],\n"
-    "      \"demo_mode\": { \"enabled\": true, \"read_only\": true } }\n"
+    "      \"demo_mode\": { \"enabled\": true, \"read_only\": true, \"target_reset\": true } }\n"
     "  ]\n"
     "}\n";
 
@@ -180,8 +180,11 @@ static void test_full(void **state)
 	assert_false(t->acls[0].has_luns);
 	assert_true(t->acls[1].has_luns);
 	assert_int_equal(t->acls[1].luns.v[0].lun, 3);
+	assert_true(t->acls[0].target_reset); /* the default is false */
+	assert_false(t->acls[1].target_reset);
 	assert_true(t->demo);
 	assert_true(t->demo_read_only);
+	assert_true(t->demo_target_reset);
 	cfg_free(c);
 }
 
@@ -206,6 +209,10 @@ static void test_round_trip(void **state)
 	assert_non_null(strstr(d1, "\"size\": \"1G\""));
 	assert_non_null(strstr(d1, "\"size\": \"1M\""));
 	assert_int_equal(d1[strlen(d1) - 1], '\n');
+	/* target resets: written with their value */
+	assert_true(c2->targets[0].acls[0].target_reset);
+	assert_false(c2->targets[0].acls[1].target_reset);
+	assert_non_null(strstr(d1, "\"target_reset\": true"));
 	/* absent optional fields stay absent */
 	assert_null(strstr(d1, "header_digest"));
 	assert_null(strstr(d1, "\"serial\": \"\""));
@@ -473,6 +480,12 @@ static void test_target_errors(void **state)
 	parse_err("{\"version\": 1, \"targets\": [{\"name\": \"t\",\n"
 		  "\"demo\": {\"enabled\": true}}]}",
 		  2, "targets[0].demo", "unknown field");
+	parse_err("{\"version\": 1, \"targets\": [{\"name\": \"t\",\n"
+		  "\"acls\": [{\"initiator\": \"iqn.2000-01.x:y\",\n\"target_reset\": 1}]}]}",
+		  3, "targets[0].acls[0].target_reset", "expected true or false");
+	parse_err("{\"version\": 1, \"targets\": [{\"name\": \"t\",\n"
+		  "\"demo_mode\": {\"enabled\": true, \"target_resets\": true}}]}",
+		  2, "targets[0].demo_mode.target_resets", "did you mean \"target_reset\"");
 }
 
 /* Property: mutated documents either parse (and then dump round-trips) or

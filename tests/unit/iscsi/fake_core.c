@@ -26,6 +26,7 @@ struct scsi_nexus {
 	void *priv;
 	struct scsi_tport *tp;
 	struct scsi_lun_map *map;
+	bool target_reset;
 };
 
 static struct scsi_lun_map the_map = {.refs = 1};
@@ -130,6 +131,8 @@ struct scsi_nexus *scsi_nexus_create(struct scsi_tport *tp, struct scsi_lun_map 
 	n->priv = info->fabric_priv;
 	n->tp = tp;
 	n->map = map;
+	n->target_reset = info->target_reset;
+	fake.last_target_reset = info->target_reset;
 	map->refs++;
 	snprintf(fake.last_iport, sizeof(fake.last_iport), "%s", info->initiator_port_name);
 	fake.last_tid_len = info->transport_id_len;
@@ -368,6 +371,12 @@ void scsi_tmf_exec(struct scsi_tmf *tmf)
 		break;
 	case SCSI_TMF_TARGET_WARM_RESET:
 	case SCSI_TMF_TARGET_COLD_RESET:
+		/* as the core: only for a nexus created with target_reset */
+		if (!tmf->nexus->target_reset) {
+			tmf->response = SCSI_TMF_RESP_UNAUTHORIZED;
+			tmf->nexus->ops->tmf_done(tmf);
+			return;
+		}
 		abort_all(tmf->nexus, 0, true, 0, true);
 		break;
 	default:

@@ -3,7 +3,9 @@
  * iSCSI fabric can be unit-tested alone. It implements the scsi.h calls the
  * fabric makes with just enough behaviour: READ(10)/WRITE(10) on a RAM
  * array of 512-byte blocks, TEST UNIT READY, commands held until the test
- * completes them, task management and nexus loss that abort held tasks. */
+ * completes them, task management and nexus loss that abort held tasks
+ * (target resets refused, as by the core, to a nexus created without
+ * scsi_nexus_info.target_reset). */
 #ifndef UT_TESTS_ISCSI_FAKE_CORE_H
 #define UT_TESTS_ISCSI_FAKE_CORE_H
 
@@ -34,6 +36,7 @@ struct fake_core {
 	uint8_t tmf_response; /* answer for TMFs */
 	uint16_t last_fabric_error;
 	bool buf_short; /* no data buffer for commands that can wait (buf_wait_ok) */
+	bool last_target_reset; /* scsi_nexus_info.target_reset of the last nexus */
 	char last_iport[300];
 	uint8_t last_tid[300];
 	size_t last_tid_len;

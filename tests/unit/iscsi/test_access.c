@@ -158,11 +158,11 @@ static void test_auth_validation(void **state)
 	assert_int_equal(a->auth.algs, (1u << 7) | (1u << 8));
 	/* failures left the last good setting */
 	assert_int_equal(a->auth.nchap, 1);
-	assert_int_equal(iscsi_access_add_rule(a, NULL, NULL, NULL, NULL), -EINVAL);
-	assert_int_equal(iscsi_access_add_rule(a, NULL, "10.0.0.0/8", NULL, NULL), -EINVAL);
-	assert_int_equal(iscsi_access_add_rule(a, "iqn.x", "10.0.0.1/8", NULL, NULL), -EINVAL);
+	assert_int_equal(iscsi_access_add_rule(a, NULL, NULL, NULL, NULL, 0), -EINVAL);
+	assert_int_equal(iscsi_access_add_rule(a, NULL, "10.0.0.0/8", NULL, NULL, 0), -EINVAL);
+	assert_int_equal(iscsi_access_add_rule(a, "iqn.x", "10.0.0.1/8", NULL, NULL, 0), -EINVAL);
 	assert_int_equal(iscsi_access_add_rule(a, "iqn.x", NULL, NULL,
-					       &(struct iscsi_auth){.chap = &empty, .nchap = 1}),
+					       &(struct iscsi_auth){.chap = &empty, .nchap = 1}, 0),
 			 -EINVAL);
 	assert_int_equal(a->nrules, 0);
 	iscsi_access_free(a);
@@ -181,10 +181,10 @@ static void test_resolution(void **state)
 	(void)state;
 	assert_int_equal(iscsi_access_set_auth(a, &target_auth), 0);
 	assert_int_equal(iscsi_access_add_rule(a, "iqn.2026-01.org.x:named", "10.0.0.0/24", NULL,
-					       &(struct iscsi_auth){.chap = &own, .nchap = 1}),
+					       &(struct iscsi_auth){.chap = &own, .nchap = 1}, 0),
 			 0);
-	assert_int_equal(iscsi_access_add_rule(a, NULL, "10.0.0.0/8", wide, NULL), 0);
-	assert_int_equal(iscsi_access_add_rule(a, NULL, "10.0.0.0/16", narrow, NULL), 0);
+	assert_int_equal(iscsi_access_add_rule(a, NULL, "10.0.0.0/8", wide, NULL, 0), 0);
+	assert_int_equal(iscsi_access_add_rule(a, NULL, "10.0.0.0/16", narrow, NULL, 0), 0);
 	assert_int_equal(fake_map_refs(wide), 2); /* the rule holds one */
 	iscsi_target_set_access(henv.t, a);
 
@@ -247,6 +247,68 @@ static void test_resolution(void **state)
 	iscsi_access_grant_release(&g);
 	free(wide);
 	free(narrow);
+}
+
+/* What a grant permits beyond commands (enum iscsi_perm): the admitting
+ * rule's, demo mode's, none for the core's ACL alone or without a policy.
+ *
+ *   "…:reset"  rule with ISCSI_PERM_TARGET_RESET
+ *   "…:plain"  rule without
+ *   "…:core"   core name ACL only (no rule)
+ *   10.0.0.0/8 address rule with the permission, 10.1.0.0/16 without
+ *   anyone else: demo mode (its permission set separately) */
+static void test_grant_perms(void **state)
+{
+	struct iscsi_access *a = iscsi_access_new();
+	struct scsi_lun_map *m8 = fake_map_new(), *m16 = fake_map_new();
+	struct sockaddr_storage p10 = sa("10.2.0.1"), p101 = sa("10.1.0.1"), p192 = sa("192.0.2.1");
+	struct iscsi_access_grant g;
+	const char *why;
+	const struct {
+		const char *name;
+		struct sockaddr_storage *peer;
+		unsigned perms;
+	} cases[] = {
+	    {.name = "iqn.2026-01.org.x:reset", .peer = &p192, .perms = ISCSI_PERM_TARGET_RESET},
+	    {.name = "iqn.2026-01.org.x:plain", .peer = &p10, .perms = 0},
+	    {.name = "iqn.2026-01.org.x:core", .peer = &p10, .perms = 0},
+	    {.name = "iqn.2026-01.org.x:any", .peer = &p10, .perms = ISCSI_PERM_TARGET_RESET},
+	    {.name = "iqn.2026-01.org.x:any", .peer = &p101, .perms = 0},
+	    {.name = "iqn.2026-01.org.x:any", .peer = &p192, .perms = 0}, /* demo */
+	};
+
+	(void)state;
+	assert_int_equal(iscsi_access_add_rule(a, "iqn.2026-01.org.x:reset", NULL, NULL, NULL,
+					       ISCSI_PERM_TARGET_RESET),
+			 0);
+	assert_int_equal(iscsi_access_add_rule(a, "iqn.2026-01.org.x:plain", NULL, m8, NULL, 0), 0);
+	assert_int_equal(
+	    iscsi_access_add_rule(a, NULL, "10.0.0.0/8", m8, NULL, ISCSI_PERM_TARGET_RESET), 0);
+	assert_int_equal(iscsi_access_add_rule(a, NULL, "10.1.0.0/16", m16, NULL, 0), 0);
+	iscsi_target_set_access(henv.t, a);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fake.acl_name = strstr(cases[i].name, ":reset")	 ? cases[i].name
+				: strstr(cases[i].name, ":core") ? cases[i].name
+								 : NULL;
+		assert_int_equal(iscsi_access_check(henv.t, cases[i].name, cases[i].peer, &g, &why),
+				 0);
+		if (g.perms != cases[i].perms)
+			fail_msg("%s: perms %u, want %u", cases[i].name, g.perms, cases[i].perms);
+		iscsi_access_grant_release(&g);
+	}
+	/* demo mode with the permission */
+	fake.acl_name = NULL;
+	iscsi_access_set_demo_perms(a, ISCSI_PERM_TARGET_RESET);
+	assert_int_equal(iscsi_access_check(henv.t, "iqn.2026-01.org.x:any", &p192, &g, &why), 0);
+	assert_int_equal(g.perms, ISCSI_PERM_TARGET_RESET);
+	iscsi_access_grant_release(&g);
+	/* no policy: nothing beyond commands */
+	iscsi_target_set_access(henv.t, NULL);
+	assert_int_equal(iscsi_access_check(henv.t, "iqn.2026-01.org.x:any", &p192, &g, &why), 0);
+	assert_int_equal(g.perms, 0);
+	iscsi_access_grant_release(&g);
+	free(m8);
+	free(m16);
 }
 
 static void test_would_pass(void **state)
@@ -490,7 +552,7 @@ static void test_authorization(void **state)
 	(void)state;
 	/* a rule for the initiator from a network: the harness connection has
 	 * no address, so it is refused (02/02) */
-	assert_int_equal(iscsi_access_add_rule(a, H_INITIATOR, "10.0.0.0/8", NULL, NULL), 0);
+	assert_int_equal(iscsi_access_add_rule(a, H_INITIATOR, "10.0.0.0/8", NULL, NULL, 0), 0);
 	iscsi_target_set_access(henv.t, a);
 	hc = h_conn_new();
 	assert_int_equal(login_req(hc, OP_TO_FFP,
@@ -703,6 +765,7 @@ int main(void)
 	    cmocka_unit_test(test_networks),
 	    cmocka_unit_test_setup_teardown(test_auth_validation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_grant_perms, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_would_pass, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_limits_effective, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_chap_login_libiscsi_style, setup, teardown),

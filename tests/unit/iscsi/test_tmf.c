@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_tmf.c: Task Management Function Request/Response (RFC 7143 11.5,
  * 11.6): the RefCmdSN rules of ABORT TASK, response mapping, TASK REASSIGN
- * at ERL 0, TARGET COLD RESET closing the connections. */
+ * at ERL 0, TARGET COLD RESET closing the connections; target resets only
+ * for sessions whose ACL (or demo mode) allows them, else "Function
+ * authorization failed" and nothing reset or closed.
+ *
+ *   hc    H_INITIATOR, isid 1 --\
+ *   other H_INITIATOR, isid 9 ---+-- target H_TARGET (fake core, one LUN)
+ *   third "...:host3"         --/
+ * admitted by demo mode (setup) or by an ACL rule / demo mode with
+ * ISCSI_PERM_TARGET_RESET (setup_reset_ok). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +31,23 @@ static int setup(void **state)
 	h_setup(NULL);
 	hc = h_conn_new();
 	assert_int_equal(h_login(hc, NULL), 0);
+	return 0;
+}
+
+/* The target's policy: demo mode's sessions may reset the target. */
+static int setup_reset_ok(void **state)
+{
+	struct iscsi_access *a;
+
+	(void)state;
+	h_setup(NULL);
+	a = iscsi_access_new();
+	assert_non_null(a);
+	iscsi_access_set_demo_perms(a, ISCSI_PERM_TARGET_RESET);
+	iscsi_target_set_access(henv.t, a);
+	hc = h_conn_new();
+	assert_int_equal(h_login(hc, NULL), 0);
+	assert_true(fake.last_target_reset);
 	return 0;
 }
 
@@ -132,6 +157,64 @@ static void test_functions(void **state)
 	assert_int_equal(tmf(ISCSI_TMF_LUN_RESET, 0, 1000, 0, false), -1);
 }
 
+/* Without the permission (demo mode's default): both target resets are
+ * answered "Function authorization failed" (11.6.1 response 6), the held
+ * task is not aborted, and a cold reset closes no connection. */
+static void test_target_reset_refused(void **state)
+{
+	struct h_conn *other = h_conn_new();
+	static const uint8_t isid2[6] = {0x80, 0, 0, 0, 0, 9};
+	union iscsi_hdr h;
+
+	(void)state;
+	assert_false(fake.last_target_reset);
+	assert_int_equal(h_login_isid(other, NULL, isid2), 0);
+	fake.hold = true;
+	tur(1, 1);
+	assert_int_equal(fake.live_cmds, 1);
+	assert_int_equal(tmf(ISCSI_TMF_TARGET_WARM_RESET, 0, 2, 0, true),
+			 ISCSI_TMF_RSP_AUTH_FAILED);
+	assert_int_equal(fake.last_tmf_func, SCSI_TMF_TARGET_WARM_RESET);
+	assert_int_equal(tmf(ISCSI_TMF_TARGET_COLD_RESET, 0, 2, 0, true),
+			 ISCSI_TMF_RSP_AUTH_FAILED);
+	h_pump();
+	assert_int_equal(iscsi_conn_state(hc->c), ISCSI_CONN_S5_LOGGED_IN);
+	assert_int_equal(iscsi_conn_state(other->c), ISCSI_CONN_S5_LOGGED_IN);
+	/* the task lives on and completes */
+	assert_int_equal(fake.live_cmds, 1);
+	assert_int_equal(fake_complete_held(), 1);
+	h_pump();
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.rsp.itt), 1);
+	/* the other functions are not affected */
+	assert_int_equal(tmf(ISCSI_TMF_LUN_RESET, 0, 2, 0, true), ISCSI_TMF_RSP_COMPLETE);
+	h_conn_free(other);
+}
+
+/* The permission comes from the ACL rule that admitted the session: the
+ * initiator's rule without ISCSI_PERM_TARGET_RESET gives none (refused),
+ * with it the reset runs. (Which rule admits whom: test_access.c.) */
+static void test_target_reset_by_acl(void **state)
+{
+	struct iscsi_access *a;
+
+	(void)state;
+	fake.acl_name = H_INITIATOR;
+	for (unsigned perms = 0; perms <= ISCSI_PERM_TARGET_RESET;
+	     perms += ISCSI_PERM_TARGET_RESET) {
+		a = iscsi_access_new();
+		assert_int_equal(iscsi_access_add_rule(a, H_INITIATOR, NULL, NULL, NULL, perms), 0);
+		iscsi_target_set_access(henv.t, a);
+		h_conn_free(hc);
+		hc = h_conn_new();
+		assert_int_equal(h_login(hc, NULL), 0);
+		assert_int_equal(fake.last_target_reset, perms != 0);
+		assert_int_equal(tmf(ISCSI_TMF_TARGET_WARM_RESET, 0, 1, 0, true),
+				 perms ? ISCSI_TMF_RSP_COMPLETE : ISCSI_TMF_RSP_AUTH_FAILED);
+	}
+	fake.acl_name = NULL;
+}
+
 static void test_cold_reset(void **state)
 {
 	struct h_conn *other = h_conn_new();
@@ -151,8 +234,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_abort_task, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_functions, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_cold_reset, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_functions, setup_reset_ok, teardown),
+	    cmocka_unit_test_setup_teardown(test_cold_reset, setup_reset_ok, teardown),
+	    cmocka_unit_test_setup_teardown(test_target_reset_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_target_reset_by_acl, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

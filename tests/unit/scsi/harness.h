@@ -142,6 +142,17 @@ static inline int h_clear_ua(struct loop_port *p, uint64_t lun)
 	}
 }
 
+/* Replace port *p (initiator name) by one whose initiator may reset the
+ * target (loop_port_opts.target_reset); its POWER ON unit attention is
+ * cleared on LUN 0. */
+static inline void h_port_target_reset(struct harness *h, struct loop_port **p, const char *name)
+{
+	loop_destroy(*p);
+	*p = loop_create_opts(h->t, 1, name, &(struct loop_port_opts){.target_reset = true});
+	assert_non_null(*p);
+	h_clear_ua(*p, 0);
+}
+
 static inline uint8_t h_tur(struct loop_port *p, struct loop_result *r)
 {
 	static const uint8_t tur[6] = { 0 };

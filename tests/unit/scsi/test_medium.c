@@ -149,7 +149,8 @@ static void test_prevent_cleared_by_resets(void **state)
 	assert_int_equal(ssu(h->p1, 0, 0, 1, 0, &r), SAM_STAT_GOOD);
 	assert_int_equal(ssu(h->p1, 0, 0, 1, 1, &r), SAM_STAT_GOOD);
 
-	/* target warm reset */
+	/* target warm reset (p1 is allowed it) */
+	h_port_target_reset(h, &h->p1, "iqn.test:a");
 	h_clear_ua(h->p2, 0);
 	assert_int_equal(prevent(h->p2, 1, &r), SAM_STAT_GOOD);
 	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_TARGET_WARM_RESET, 0, 0),

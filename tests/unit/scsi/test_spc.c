@@ -202,14 +202,26 @@ static void test_rstmf(void **state)
 {
 	struct harness *h = *state;
 	uint8_t cdb[12] = { 0xa3, 0x0d }, buf[16];
+	struct loop_port_opts opts = {0};
 	struct loop_result r;
+	struct loop_port *p3;
 
 	put_be32(cdb + 6, sizeof(buf));
 	h_cmd(h->p1, 0, cdb, 12, SCSI_DIR_READ, buf, sizeof(buf), &r);
 	assert_int_equal(r.status, SAM_STAT_GOOD);
 	assert_int_equal(r.data_in_len, 4);
-	assert_int_equal(buf[0], 0xde);
+	/* ATS ATSS CTSS LURS QTS; no TRS: p1 may not reset the target */
+	assert_int_equal(buf[0], 0xdc);
 	assert_int_equal(buf[1], 0x07);
+	/* TRS for an I_T nexus that may */
+	opts.target_reset = true;
+	p3 = loop_create_opts(h->t, 1, "iqn.test:c", &opts);
+	assert_non_null(p3);
+	h_clear_ua(p3, 0);
+	h_cmd(p3, 0, cdb, 12, SCSI_DIR_READ, buf, sizeof(buf), &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(buf[0], 0xde);
+	loop_destroy(p3);
 	cdb[2] = 0x80;
 	h_cmd(h->p1, 0, cdb, 12, SCSI_DIR_READ, buf, sizeof(buf), &r);
 	assert_int_equal(r.data_in_len, 16);

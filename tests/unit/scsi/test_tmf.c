@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_tmf.c: task management functions (tmf.c) with tasks on two reactor
  * threads: running tasks (back-store I/O held), blocked tasks (ordering)
- * and tasks held by the fabric before exec (Data-Out pending).
+ * and tasks held by the fabric before exec (Data-Out pending); target
+ * resets only for initiators allowed them and only at the LUs they see.
  *
  *   p1 "iqn.test:a" (reactor thread 1) --\
  *                                         target --- LUN 0: lu (fake RAM)
@@ -268,13 +269,16 @@ static void test_it_nexus_reset(void **state)
 	assert_int_equal(h_tur(h->p2, &r), SAM_STAT_GOOD);
 }
 
-/* Target resets reach every LU of the target and release reservations. */
+/* Target resets (of initiators allowed them) reach the LU and release
+ * reservations. */
 static void test_target_resets(void **state)
 {
 	struct harness *h = *state;
 	uint8_t rsv[6] = { 0x16 };
 	struct loop_result r;
 
+	h_port_target_reset(h, &h->p1, "iqn.test:a");
+	h_port_target_reset(h, &h->p2, "iqn.test:b");
 	assert_int_equal(h_cmd(h->p1, 0, rsv, 6, SCSI_DIR_NONE, NULL, 0, &r), SAM_STAT_GOOD);
 	assert_int_equal(h_tur(h->p2, &r), SAM_STAT_RESERVATION_CONFLICT);
 	assert_int_equal(loop_tmf(h->p2, SCSI_TMF_TARGET_WARM_RESET, 0, 0),
@@ -290,20 +294,146 @@ static void test_target_resets(void **state)
 	assert_int_equal(h_cmd(h->p1, 0, rsv, 6, SCSI_DIR_NONE, NULL, 0, &r), SAM_STAT_GOOD);
 }
 
+/* ---- target resets: who may, and what they reach ----
+ *
+ *   p1 "iqn.test:a" (target_reset allowed) --\    default map: LUN 0 = lu  (bs)
+ *   p2 "iqn.test:b" (not allowed)          ---+-- target "iqn.test:t"
+ *   p3 "iqn.test:c" (not allowed)          --/    c's ACL map: LUN 0 = lu1 (bs1)
+ *
+ * lu1 is mapped only for c: no reset from a or b may reach it. */
+struct scope {
+	struct harness *h;
+	struct bs_dev *bs1;
+	struct scsi_lu *lu1;
+	struct scsi_lun_map *cmap;
+	struct loop_port *p3;
+};
+
+static void scope_setup(struct scope *s, struct harness *h)
+{
+	struct scsi_lu_attrs a = h_attrs();
+
+	s->h = h;
+	a.naa[15] = 0x78;
+	a.serial[9] = '2';
+	s->bs1 = fake_bs_create((uint64_t)H_BLOCKS * H_BS, BS_CAP_FLUSH);
+	assert_non_null(s->bs1);
+	assert_int_equal(scsi_lu_create("lu1", s->bs1, &a, &s->lu1), 0);
+	s->cmap = scsi_lun_map_create();
+	assert_int_equal(scsi_lun_map_add(s->cmap, 0, s->lu1, false), 0);
+	assert_int_equal(scsi_target_acl_set(h->t, "iqn.test:c", s->cmap), 0);
+	s->p3 = loop_create(h->t, 1, "iqn.test:c");
+	assert_non_null(s->p3);
+	h_clear_ua(s->p3, 0);
+	h_port_target_reset(h, &h->p1, "iqn.test:a");
+	h_clear_ua(h->p2, 0);
+}
+
+static void scope_teardown(struct scope *s)
+{
+	fake_bs_hold(s->bs1, false);
+	fake_bs_release(s->bs1);
+	loop_destroy(s->p3);
+	scsi_lun_map_put(s->cmap);
+	scsi_lu_put(s->lu1);
+}
+
+/* An initiator whose ACL does not allow target resets: both are refused
+ * (SCSI_TMF_RESP_UNAUTHORIZED) and nothing happens anywhere: no task
+ * aborted, no reservation released, no unit attention. */
+static void test_target_reset_refused(void **state)
+{
+	struct harness *h = *state;
+	uint8_t rsv[6] = {0x16}, buf[H_BS];
+	struct h_releaser rl;
+	struct loop_result r;
+	struct loop_task *t;
+	struct scope s;
+	uint8_t w, c;
+
+	scope_setup(&s, h);
+	assert_int_equal(h_cmd(h->p1, 0, rsv, 6, SCSI_DIR_NONE, NULL, 0, &r), SAM_STAT_GOOD);
+	fake_bs_hold(h->bs, true);
+	t = read_async(h->p1, buf, SCSI_ATTR_SIMPLE, 1);
+	h_wait_held(h->bs, 1);
+	/* released in a second: a reset that aborted the task would have
+	 * waited for it and find it done */
+	h_release_later(&rl, h->bs, 1000);
+	w = (uint8_t)loop_tmf(h->p2, SCSI_TMF_TARGET_WARM_RESET, 0, 0);
+	c = (uint8_t)loop_tmf(s.p3, SCSI_TMF_TARGET_COLD_RESET, 0, 0);
+	assert_false(loop_task_done(t));
+	assert_int_equal(w, SCSI_TMF_RESP_UNAUTHORIZED);
+	assert_int_equal(c, SCSI_TMF_RESP_UNAUTHORIZED);
+	h_release_join(&rl);
+	loop_wait(t, &r);
+	assert_false(r.no_response);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(h_tur(h->p1, &r), SAM_STAT_GOOD);
+	assert_int_equal(h_tur(s.p3, &r), SAM_STAT_GOOD);
+	/* p1's reservation stands */
+	assert_int_equal(h_tur(h->p2, &r), SAM_STAT_RESERVATION_CONFLICT);
+	/* the LU functions keep their scope for everyone */
+	assert_int_equal(loop_tmf(h->p2, SCSI_TMF_ABORT_TASK_SET, 0, 0), SCSI_TMF_RESP_COMPLETE);
+	scope_teardown(&s);
+}
+
+/* A target reset of an initiator allowed it reaches the LUs of its own LUN
+ * map only: lu1, mapped only for c, keeps its running task, its
+ * reservation and has no unit attention; lu's other nexus gets BUS DEVICE
+ * RESET (warm) or POWER ON (cold). */
+static void test_target_reset_scope(void **state)
+{
+	struct harness *h = *state;
+	uint8_t rsv[6] = {0x16}, buf[H_BS];
+	struct h_releaser rl;
+	struct loop_result r;
+	struct loop_task *t;
+	struct scope s;
+
+	scope_setup(&s, h);
+	assert_int_equal(h_cmd(s.p3, 0, rsv, 6, SCSI_DIR_NONE, NULL, 0, &r), SAM_STAT_GOOD);
+	fake_bs_hold(s.bs1, true);
+	t = read_async(s.p3, buf, SCSI_ATTR_SIMPLE, 3);
+	h_wait_held(s.bs1, 1);
+	/* released in a second: a reset that reached lu1 would have waited
+	 * for the task and find it done */
+	h_release_later(&rl, s.bs1, 1000);
+	for (int cold = 0; cold < 2; cold++) {
+		assert_int_equal(
+		    loop_tmf(h->p1, cold ? SCSI_TMF_TARGET_COLD_RESET : SCSI_TMF_TARGET_WARM_RESET,
+			     0, 0),
+		    SCSI_TMF_RESP_COMPLETE);
+		h_tur(h->p2, &r);
+		h_expect_sense(&r, 0x6, 0x29, cold ? 0x00 : 0x03);
+		h_clear_ua(h->p1, 0);
+		/* lu1: its task runs on, no unit attention, still reserved */
+		assert_false(loop_task_done(t));
+		assert_true(atomic_load(&lu_core(s.lu1)->resv_holder) != NULL);
+		assert_int_equal(h_tur(s.p3, &r), SAM_STAT_GOOD);
+	}
+	h_release_join(&rl);
+	loop_wait(t, &r);
+	assert_false(r.no_response);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	scope_teardown(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_abort_running_task, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_abort_pending_data, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_abort_blocked_task, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_abort_unknown_and_queries, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lun_reset_other_nexus, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_clear_task_set_tas, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_clear_task_set_no_tas, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_abort_task_set_own_nexus, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_nexus_loss, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_it_nexus_reset, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_target_resets, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_abort_running_task, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_abort_pending_data, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_abort_blocked_task, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_abort_unknown_and_queries, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lun_reset_other_nexus, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_clear_task_set_tas, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_clear_task_set_no_tas, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_abort_task_set_own_nexus, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_nexus_loss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_it_nexus_reset, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_target_resets, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_target_reset_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_target_reset_scope, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
