@@ -65,6 +65,7 @@ static const struct cfg_iscsi_field cfg_iscsi_fields[] = {
     ISF("login_timeout", login_timeout_s, CFG_F_U32, 1, 3600),
     ISF("max_sessions", max_sessions, CFG_F_U32, 0, 1000000),
     ISF("max_logins_in_progress", max_logins_in_progress, CFG_F_U32, 1, 65535),
+    ISF("max_logins_per_address", max_logins_per_address, CFG_F_U32, 1, 65535),
     ISF("queue_depth", queue_depth, CFG_F_U32, 1, 1024),
     ISF("max_buffer_memory_mib", max_buffer_memory_mib, CFG_F_U32, 0, 1048576),
     ISF("max_session_data_mib", max_session_data_mib, CFG_F_U32, 0, 1048576),

@@ -238,6 +238,7 @@ static struct iscsi_conn *conn_alloc(struct reactor *r, int fd, struct iscsi_por
 	list_init(&c->sess_node);
 	list_init(&c->all_node);
 	list_init(&c->reinstate_node);
+	list_init(&c->adm.node);
 	for (unsigned i = 0; i < ISCSI_ITT_BUCKETS; i++)
 		list_init(&c->itt_hash[i]);
 	reactor_defer_init(&c->flush, conn_flush_cb);
@@ -248,7 +249,7 @@ static struct iscsi_conn *conn_alloc(struct reactor *r, int fd, struct iscsi_por
 	c->max_send_dsl = 8192; /* RFC 7143 13.12 default until declared */
 	c->max_recv_dsl = ISCSI_LOGIN_DSL;
 	c->rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(10ull * 1000000000ull, 5);
-	c->last_rx_ns = reactor_now_ns();
+	atomic_init(&c->last_rx_ns, reactor_now_ns());
 	snprintf(c->peer, sizeof(c->peer), "conn-%p", (void *)c);
 	snprintf(c->local, sizeof(c->local), "%s", portal ? portal->addr : "-");
 	if (fd >= 0) {
@@ -310,7 +311,8 @@ static void conn_start_msg(struct reactor_msg *m)
 {
 	struct iscsi_conn *c = container_of(m, struct iscsi_conn, start_msg);
 
-	conn_attach(c);
+	if (!iscsi_conn_dead(c)) /* not dropped before it started */
+		conn_attach(c);
 	iscsi_conn_put(c); /* the connection lives on through its own reference */
 }
 
@@ -323,12 +325,12 @@ void iscsi_conn_hand_off(struct reactor *r, int fd, struct iscsi_portal *portal)
 	c = conn_alloc(r, fd, portal, NULL);
 
 	if (!c) {
-		atomic_fetch_sub(&iscsi_global.logins_in_progress, 1);
 		log_err("iscsi: out of memory for a new connection");
 		close(fd);
 		return;
 	}
-	c->counted_login = true;
+	/* before it starts: it holds its slot from its first byte on */
+	iscsi_adm_login(c);
 	iscsi_conn_get(c);
 	c->start_msg.fn = conn_start_msg;
 	reactor_post(r, &c->start_msg);
@@ -399,10 +401,7 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 		iscsi_login_free(c);
 	if (c->text)
 		iscsi_text_free(c);
-	if (c->counted_login) {
-		c->counted_login = false;
-		atomic_fetch_sub(&iscsi_global.logins_in_progress, 1);
-	}
+	iscsi_adm_leave(c);
 	if (s) {
 		c->sess = NULL;
 		iscsi_conn_get(c);
@@ -709,7 +708,8 @@ static void conn_read(struct iscsi_conn *c)
 		iscsi_conn_drop(c, NULL);
 		return;
 	}
-	c->last_rx_ns = reactor_now_ns(); /* the peer is alive (nop.c) */
+	/* the peer is alive (nop.c), and not silent (admission.c) */
+	atomic_store_explicit(&c->last_rx_ns, reactor_now_ns(), memory_order_relaxed);
 	if (dlen) {
 		size_t d = UT_MIN((size_t)n, dlen);
 		ssize_t rc;
@@ -753,7 +753,7 @@ int iscsi_conn_feed(struct iscsi_conn *c, const void *buf, size_t len)
 	if (iscsi_conn_dead(c))
 		return -ECONNRESET;
 	iscsi_conn_get(c);
-	c->last_rx_ns = reactor_now_ns();
+	atomic_store_explicit(&c->last_rx_ns, reactor_now_ns(), memory_order_relaxed);
 	if (c->rx_paused) {
 		/* keep what fits for after the pause (tests and fuzzing only) */
 		uint32_t room = c->rxbuf_size - c->rx_have;

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include "fabric/iscsi/admission.h"
 #include "fabric/iscsi/pdu.h"
 #include "fabric/iscsi/proto.h"
 #include "lib/list.h"
@@ -131,7 +132,6 @@ struct iscsi_conn {
 	struct iscsi_portal *portal;	/* the listener it came through */
 	atomic_uint refs;
 	uint8_t state;		/* enum iscsi_conn_state */
-	bool counted_login;	/* holds a logins_in_progress slot */
 	bool registered;	/* in iscsi_global.conns */
 	bool drop_posted;	/* drop_msg in flight */
 	bool in_rx;		/* inside the receive loop */
@@ -207,10 +207,13 @@ struct iscsi_conn {
 	struct reactor_timer nop_timer;
 	bool nop_outstanding;
 	uint32_t nop_ttt;
-	uint64_t last_rx_ns;
+	/* the last byte received (accept before any): the keepalive's sign of
+	 * life, and the silence admission.c ranks by from other threads */
+	_Atomic uint64_t last_rx_ns;
 
 	struct log_ratelimit rl;
 	struct list_node all_node; /* iscsi_global.conns */
+	struct iscsi_adm_slot adm; /* admission.c: its login or discovery slot */
 	struct reactor_msg start_msg;
 	struct reactor_msg drop_msg;
 	struct reactor_msg resume_msg;
@@ -219,8 +222,8 @@ struct iscsi_conn {
 
 /* ---- conn.c ---- */
 /* Take ownership of an accepted socket for reactor r (from reactor 0): the
- * connection starts on r. The caller took a logins_in_progress slot, which
- * the connection gives back when it leaves the login phase. */
+ * connection takes a login slot (admission.h; it gives it back when it
+ * leaves the login phase) and starts on r. */
 void iscsi_conn_hand_off(struct reactor *r, int fd, struct iscsi_portal *portal);
 /* Entry points without a socket (fuzzing harnesses, unit tests): a
  * connection on reactor r (the calling thread's) through portal, writing

@@ -29,7 +29,11 @@ struct iscsi_settings {
 	uint32_t nop_in_timeout_s;
 	uint32_t login_timeout_s;
 	uint32_t max_sessions;          /* all targets; 0 = unlimited */
-	uint32_t max_logins_in_progress;/* connections not yet in full feature phase */
+	/* Connections not yet in full feature phase, over all and per source
+	 * address (admission.h: at a cap the longest-silent one is evicted);
+	 * 0 = no cap. */
+	uint32_t max_logins_in_progress;
+	uint32_t max_logins_per_address;
 	uint32_t queue_depth;           /* commands per session (CmdSN window) */
 	/* Cap on the data buffers of all commands (MiB, 0 = none; bufpool.h):
 	 * at the cap a command waits for memory with reading stopped, and

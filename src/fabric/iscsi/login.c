@@ -225,10 +225,7 @@ static void login_enter_ffp(struct iscsi_conn *c)
 	c->max_send_dsl = l->neg.peer.max_recv_dsl;
 	c->max_recv_dsl = l->neg.mine.max_recv_dsl;
 	reactor_timer_cancel(&c->login_timer);
-	if (c->counted_login) {
-		c->counted_login = false;
-		atomic_fetch_sub(&iscsi_global.logins_in_progress, 1);
-	}
+	iscsi_adm_ffp(c); /* the login slot back */
 	iscsi_login_free(c);
 	iscsi_nop_start(c);
 }

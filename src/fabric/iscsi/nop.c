@@ -97,7 +97,8 @@ static void nop_timer_cb(struct reactor_timer *tm)
 		return;
 	iscsi_conn_limits(c, &lim); /* the target's keepalive, else the global one */
 	if (c->nop_outstanding) {
-		if (now - c->last_rx_ns >= (uint64_t)st->nop_in_timeout_s * NS_PER_S) {
+		if (now - atomic_load_explicit(&c->last_rx_ns, memory_order_relaxed) >=
+		    (uint64_t)st->nop_in_timeout_s * NS_PER_S) {
 			log_notice("iscsi: %s: no answer to NOP-In within %u s", c->peer,
 				   st->nop_in_timeout_s);
 			iscsi_conn_drop(c, "NOP-In timeout");

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* portal.c: network portals: listening sockets on reactor 0, accept, and
- * the hand-off of each new connection to a reactor (reactor_pool_next). A
- * cap on connections still in login (max_logins_in_progress) protects the
- * target from connection floods.
+ * the hand-off of each new connection to a reactor (reactor_pool_next). The
+ * caps on connections still in login (admission.c: overall and per source
+ * address, the longest-silent evicted) protect the target from connection
+ * floods.
  *
  * "[::]:P" listens dual-stack (IPv6 and IPv4 peers) unless "0.0.0.0:P"
  * already has a socket; a "0.0.0.0:P" configured while "[::]:P" listens
@@ -154,7 +155,6 @@ static void portal_accept_cb(struct reactor_fd *h, uint32_t revents)
 {
 	static struct log_ratelimit rl = LOG_RATELIMIT_INIT(10ull * 1000000000ull, 3);
 	struct iscsi_portal *p = container_of(h, struct iscsi_portal, rfd);
-	unsigned max = iscsi_global.settings.max_logins_in_progress;
 
 	for (int i = 0; i < PORTAL_ACCEPT_BATCH; i++) {
 		int fd = accept4(p->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -165,17 +165,8 @@ static void portal_accept_cb(struct reactor_fd *h, uint32_t revents)
 				log_warn("iscsi: accept on %s: %s", p->addr, strerror(errno));
 			return;
 		}
-		if (max && atomic_fetch_add(&iscsi_global.logins_in_progress, 1) >= max) {
-			atomic_fetch_sub(&iscsi_global.logins_in_progress, 1);
-			if (log_ratelimit_ok(&rl))
-				log_warn("iscsi: %u connections in login (max_logins_in_progress): "
-					 "refusing a new connection on %s",
-					 max, p->addr);
-			close(fd);
-			continue;
-		}
-		if (!max)
-			atomic_fetch_add(&iscsi_global.logins_in_progress, 1);
+		/* admitted always: at a cap of logins in progress the
+		 * longest-silent one makes room (admission.h) */
 		iscsi_conn_hand_off(reactor_pool_next(), fd, portal_of(p, fd));
 	}
 }

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "fabric/iscsi/access.h"
+#include "fabric/iscsi/admission.h"
 #include "fabric/iscsi/cmdsn.h"
 #include "fabric/iscsi/conn.h"
 #include "fabric/iscsi/iscsi.h"
@@ -47,6 +48,7 @@ void iscsi_settings_default(struct iscsi_settings *s)
 	    .login_timeout_s = 30,
 	    .max_sessions = 1024,
 	    .max_logins_in_progress = 64,
+	    .max_logins_per_address = 16,
 	    .queue_depth = 128,
 	    .max_buffer_memory_mib = 1024,
 	    .max_session_data_mib = 64,
@@ -138,6 +140,7 @@ void iscsi_shutdown(void)
 		return;
 	iscsi_portals_close_all();
 	drop_conns(NULL);
+	iscsi_adm_report(); /* the evictions not reported yet */
 }
 
 void iscsi_target_get(struct iscsi_target *t)

@@ -83,7 +83,6 @@ struct iscsi_global {
 	struct list_node conns;	   /* every connection, for shutdown and resets */
 	unsigned nsessions;
 	unsigned nconns;
-	atomic_uint logins_in_progress;
 	pthread_cond_t conns_cv; /* nconns changed */
 };
 extern struct iscsi_global iscsi_global;

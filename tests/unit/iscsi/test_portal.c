@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_portal.c: portal addresses, listening sockets shared by portal
- * groups, accept with the logins-in-progress cap, the hand-off to a reactor,
- * and a login over a real TCP connection (127.0.0.1, ports 3310-3311). */
+ * groups, accept at the caps of logins in progress (the longest-silent
+ * connection makes room: admission.h), the hand-off to a reactor, and a
+ * login over a real TCP connection (127.0.0.1, ports 3310-3311). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -17,6 +18,7 @@
 #include <cmocka.h>
 
 #include "fake_core.h"
+#include "fabric/iscsi/admission.h"
 #include "fabric/iscsi/proto.h"
 #include "fabric/iscsi/target.h"
 #include "lib/endian.h"
@@ -149,14 +151,15 @@ static void test_listen_accept(void **state)
 		close(blocker);
 	}
 
-	/* a connection in login, then a second one over the cap: closed */
-	a = connect_to(PORT_A);
-	run_for(100000000ull);
+	/* a silent connection in login, then a second one over the cap: the
+	 * newcomer is served, the silent one is closed without a response */
 	b = connect_to(PORT_A);
+	run_for(100000000ull);
+	a = connect_to(PORT_A);
 	run_for(100000000ull);
 	assert_int_equal(read_some(b, r, sizeof(r), 500), 0);
 	close(b);
-	/* the first one logs in over TCP (first portal group: tag 1) */
+	/* the newcomer logs in over TCP (first portal group: tag 1) */
 	n = (ssize_t)login_pdu(w);
 	assert_int_equal(write(a, w, (size_t)n), n);
 	run_for(100000000ull);
@@ -165,7 +168,7 @@ static void test_listen_accept(void **state)
 	assert_int_equal(r[0], ISCSI_OP_LOGIN_RSP);
 	assert_int_equal(r[36], 0); /* status class */
 	assert_true(memmem(r + 48, (size_t)n - 48, "TargetPortalGroupTag=1", 22) != NULL);
-	/* its login is over: a new connection is accepted again */
+	/* its login is over: a new connection takes its slot, nobody goes */
 	b = connect_to(PORT_A);
 	run_for(100000000ull);
 	n = (ssize_t)login_pdu(w);
@@ -197,11 +200,75 @@ static void test_listen_accept(void **state)
 	assert_int_equal(fake.nexus_destroyed, 2);
 }
 
+/* At the per-address cap over TCP: a login that has begun (bytes received
+ * lately) stays although it came first; the silent one goes; the newcomer
+ * is served. One reactor: accept and connections in one thread. */
+static void test_accept_evicts_silent(void **state)
+{
+	struct iscsi_settings s;
+	struct scsi_target *st;
+	struct iscsi_target *t;
+	struct iscsi_tpg *tpg;
+	char addr[32];
+	uint8_t w[512], r[512];
+	uint64_t evicted = iscsi_adm_evicted(ISCSI_ADM_LOGIN); /* since start */
+	int x, y, z;
+	ssize_t n;
+
+	(void)state;
+	fake_reset();
+	assert_int_equal(reactor_pool_start(1), 0);
+	iscsi_settings_default(&s);
+	s.max_logins_per_address = 2;
+	s.nop_in_interval_s = 0;
+	iscsi_init(&s);
+	st = fake_target("iqn.2026-12.org.utarget:portal");
+	t = iscsi_target_add(st, NULL);
+	tpg = iscsi_tpg_add(t, 1, 1, 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", PORT_A);
+	assert_int_equal(iscsi_tpg_portal_add(tpg, addr), 0);
+
+	/* x first, y later; then x sends the start of its Login Request */
+	n = (ssize_t)login_pdu(w);
+	x = connect_to(PORT_A);
+	run_for(100000000ull);
+	y = connect_to(PORT_A);
+	run_for(100000000ull);
+	assert_int_equal(write(x, w, 20), 20);
+	run_for(100000000ull);
+	/* z: over max_logins_per_address 2; y has been silent longest */
+	z = connect_to(PORT_A);
+	run_for(100000000ull);
+	assert_int_equal(read_some(y, r, sizeof(r), 500), 0);
+	assert_int_equal(read_some(x, r, sizeof(r), 100), -1); /* still open, no answer */
+	/* x finishes its login, and so does z */
+	assert_int_equal(write(x, w + 20, (size_t)n - 20), n - 20);
+	assert_int_equal(write(z, w, (size_t)n), n);
+	run_for(100000000ull);
+	assert_true(read_some(x, r, sizeof(r), 500) >= 48);
+	assert_int_equal(r[36], 0);
+	assert_true(read_some(z, r, sizeof(r), 500) >= 48);
+	assert_int_equal(r[36], 0);
+	assert_int_equal(iscsi_adm_evicted(ISCSI_ADM_LOGIN) - evicted, 1);
+	assert_int_equal(iscsi_adm_count(ISCSI_ADM_LOGIN, NULL), 0);
+
+	iscsi_shutdown();
+	run_for(50000000ull);
+	close(x);
+	close(y);
+	close(z);
+	iscsi_target_del(t);
+	fake_target_free(st);
+	reactor_pool_join();
+	assert_int_equal(fake.nexus_destroyed, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse_format),
 	    cmocka_unit_test(test_listen_accept),
+	    cmocka_unit_test(test_accept_evicts_silent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* admission.h: slots for connections that have not proven themselves yet
+ * (sshd's MaxStartups idea, applied per source address).
+ *
+ * A class of connections holds a slot:
+ *   login      from accept until full feature phase (RFC 7143 6.3: the login
+ *              phase, states S3 XPT_UP and S4 IN_LOGIN of 8.1.3).
+ * It has a global cap and a cap per source address (settings
+ * max_logins_in_progress / max_logins_per_address; 0: no cap).
+ *
+ * The rule: a newcomer is never refused. When its address already holds its
+ * cap, the member of that address that has been silent longest is evicted;
+ * when the class holds its global cap, the member of the whole class that has
+ * been silent longest is. Silence is the time since the last byte received
+ * from the connection (iscsi_conn.last_rx_ns, set at accept): a login that
+ * is making progress (CHAP round trips) has just spoken and stays; an idle
+ * one goes, the oldest first. Ties go to the member admitted first.
+ *
+ * Accounting happens under iscsi_global.lock at the moment of the decision:
+ * the victim leaves its class (counts, list) at once and the newcomer takes
+ * its place, so a cap is never exceeded while the victim's drop is in flight
+ * to its reactor (iscsi_conn_drop_async). A slot is given back exactly once:
+ * by eviction, or by its holder (iscsi_adm_ffp, iscsi_adm_leave); a holder
+ * that was evicted gives back nothing. Evicted connections are closed
+ * without a login response (they sent nothing, or an incomplete login);
+ * evictions are counted and summarized in one
+ * log line at most every ADM_REPORT_NS.
+ *
+ * Cost: per-address counts live in a hash map (lib/hmap.h) keyed by the
+ * address bytes; an eviction scans the members of one class, at most its
+ * global cap. */
+#ifndef UT_ISCSI_ADMISSION_H
+#define UT_ISCSI_ADMISSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "lib/list.h"
+
+struct iscsi_conn;
+
+enum iscsi_adm_class {
+	ISCSI_ADM_NONE = 0, /* holds no slot */
+	ISCSI_ADM_LOGIN,
+	ISCSI_ADM_CLASSES,
+};
+
+/* The slot a connection holds (embedded in struct iscsi_conn; every field
+ * under iscsi_global.lock). */
+struct iscsi_adm_slot {
+	struct list_node node; /* its class's members, in admission order */
+	uint8_t cls;	       /* enum iscsi_adm_class */
+	bool evicted;	       /* lost its slot to a newcomer: being dropped */
+	uint8_t key_len;       /* 4: IPv4 (and v4-mapped IPv6), 16: IPv6, 0: none */
+	uint8_t key[16];       /* the peer address: the per-address key */
+};
+
+/* A new connection (an accepted socket; tests: any connection, after its
+ * peer_sa is set) takes a login slot, evicting as the rule says. Always
+ * admits; when memory for the per-address count is short, c itself is
+ * dropped (asynchronously) instead. */
+void iscsi_adm_login(struct iscsi_conn *c);
+/* c reaches full feature phase: it gives back its login slot. */
+void iscsi_adm_ffp(struct iscsi_conn *c);
+/* c closes: it gives back the slot it holds (none once evicted). */
+void iscsi_adm_leave(struct iscsi_conn *c);
+
+/* Members of cls now: of the address of peer, or of every address (peer
+ * NULL). For tests and the report. */
+unsigned iscsi_adm_count(enum iscsi_adm_class cls, const struct sockaddr_storage *peer);
+/* Evictions of cls since start. */
+uint64_t iscsi_adm_evicted(enum iscsi_adm_class cls);
+/* Log the evictions not reported yet (shutdown). */
+void iscsi_adm_report(void);
+
+#endif

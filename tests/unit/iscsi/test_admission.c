@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_admission.c: login slots (admission.h): at a cap the longest-silent
+ * member goes, never the newcomer.
+ *
+ *   caps (this file)      login: 3 overall, 2 per address
+ *   connections           virtual (harness.c), each given a peer address
+ *                         (10.0.0.x) and a silence (its last byte N s ago)
+ *                         before it takes its login slot
+ *
+ * Checked: the per-address cap evicts that address's longest-silent member
+ * (not the overall longest-silent one), the global cap the overall one; a
+ * connection that spoke lately stays though it came first, a brand-new one
+ * stays before older silent ones; evicted connections are dropped without a
+ * response; counts return to zero as connections log in, close or are
+ * evicted, with no slot given back twice; a cap lowered live evicts down
+ * to it. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fabric/iscsi/admission.h"
+#include "harness.h"
+#include "lib/reactor.h"
+
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define NS	  1000000000ull
+
+static struct iscsi_settings settings(void)
+{
+	struct iscsi_settings s = h_settings();
+
+	s.max_logins_in_progress = 3;
+	s.max_logins_per_address = 2;
+	return s;
+}
+
+static int setup(void **state)
+{
+	struct iscsi_settings s = settings();
+
+	(void)state;
+	h_setup(&s);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	h_teardown();
+	return 0;
+}
+
+static struct sockaddr_storage addr(const char *ip)
+{
+	struct sockaddr_storage sa = {0};
+
+	if (strchr(ip, ':')) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&sa;
+
+		a->sin6_family = AF_INET6;
+		assert_int_equal(inet_pton(AF_INET6, ip, &a->sin6_addr), 1);
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)&sa;
+
+		a->sin_family = AF_INET;
+		assert_int_equal(inet_pton(AF_INET, ip, &a->sin_addr), 1);
+	}
+	return sa;
+}
+
+/* Its last byte came silent_s seconds ago. */
+static void silent_for(struct h_conn *hc, unsigned silent_s)
+{
+	atomic_store(&hc->c->last_rx_ns, reactor_now_ns() - silent_s * NS);
+}
+
+/* A new connection from ip, silent for silent_s seconds, takes its slot. */
+static struct h_conn *arrive(const char *ip, unsigned silent_s)
+{
+	struct h_conn *hc = h_conn_new();
+
+	assert_non_null(hc->c);
+	hc->c->peer_sa = addr(ip);
+	silent_for(hc, silent_s);
+	iscsi_adm_login(hc->c);
+	return hc;
+}
+
+static bool dropped(struct h_conn *hc)
+{
+	h_pump(); /* the drops posted to the connection's reactor */
+	return iscsi_conn_state(hc->c) == ISCSI_CONN_S1_FREE;
+}
+
+static unsigned count(enum iscsi_adm_class cls, const char *ip)
+{
+	struct sockaddr_storage sa;
+
+	if (!ip)
+		return iscsi_adm_count(cls, NULL);
+	sa = addr(ip);
+	return iscsi_adm_count(cls, &sa);
+}
+
+/* Login caps: per address, then overall; the newest is never the victim. */
+static void test_login_caps(void **state)
+{
+	uint64_t ev = iscsi_adm_evicted(ISCSI_ADM_LOGIN);
+	struct h_conn *a1, *a2, *b1, *a3, *c1;
+
+	(void)state;
+	a1 = arrive("10.0.0.1", 50);
+	a2 = arrive("10.0.0.1", 40);
+	b1 = arrive("10.0.0.2", 60); /* the longest-silent of all */
+	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 3);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, "10.0.0.1"), 2);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, "10.0.0.2"), 1);
+
+	/* a third from 10.0.0.1: over its cap of 2; its own longest-silent
+	 * goes, not b1; that also makes room under the global cap */
+	a3 = arrive("10.0.0.1", 0);
+	assert_true(dropped(a1));
+	assert_false(dropped(a2));
+	assert_false(dropped(b1));
+	assert_false(dropped(a3));
+	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 3);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, "10.0.0.1"), 2);
+	assert_int_equal(iscsi_adm_evicted(ISCSI_ADM_LOGIN) - ev, 1);
+	/* the evicted one was closed without a Login Response */
+	assert_true(h_idle(a1));
+
+	/* from a new address: under its own cap, at the global one: the
+	 * longest-silent of all (b1) goes */
+	c1 = arrive("10.0.0.3", 0);
+	assert_true(dropped(b1));
+	assert_false(dropped(a2));
+	assert_false(dropped(a3));
+	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 3);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, "10.0.0.2"), 0);
+	assert_int_equal(iscsi_adm_evicted(ISCSI_ADM_LOGIN) - ev, 2);
+
+	/* closing the evicted ones gives nothing back twice */
+	h_conn_free(a1);
+	h_conn_free(b1);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 3);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, "10.0.0.1"), 2);
+	h_conn_free(a2);
+	h_conn_free(a3);
+	h_conn_free(c1);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 0);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, "10.0.0.1"), 0);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, "10.0.0.3"), 0);
+}
+
+/* A login in progress (bytes received lately) stays though it came first;
+ * between two silent ones the brand-new one stays. */
+static void test_active_survives(void **state)
+{
+	static const uint8_t part[20] = {ISCSI_OP_LOGIN_REQ | ISCSI_OP_IMMEDIATE};
+	struct h_conn *x, *y, *z, *w;
+
+	(void)state;
+	x = arrive("10.0.0.1", 50); /* first */
+	y = arrive("10.0.0.1", 40);
+	/* x is in the middle of its Login Request (a CHAP round trip, a slow
+	 * link): its last byte is recent */
+	assert_int_equal(iscsi_conn_feed(x->c, part, sizeof(part)), 0);
+	z = arrive("10.0.0.1", 0);
+	assert_true(dropped(y));
+	assert_false(dropped(x));
+	assert_false(dropped(z));
+	/* x and z: z has sent nothing since its accept just now; x spoke
+	 * 30 s ago: the older silence goes */
+	silent_for(x, 30);
+	w = arrive("10.0.0.1", 0);
+	assert_true(dropped(x));
+	assert_false(dropped(z));
+	assert_false(dropped(w));
+	h_conn_free(x);
+	h_conn_free(y);
+	h_conn_free(z);
+	h_conn_free(w);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 0);
+}
+
+/* Leaving the login phase gives the slot back; an IPv4 peer of a
+ * dual-stack socket counts as its IPv4 address. */
+static void test_login_done_and_keys(void **state)
+{
+	struct h_conn *a, *b, *c;
+
+	(void)state;
+	a = arrive("10.0.0.1", 10);
+	b = arrive("::ffff:10.0.0.1", 5);
+	c = arrive("2001:db8::1", 5);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, "10.0.0.1"), 2);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, "::ffff:10.0.0.1"), 2);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, "2001:db8::1"), 1);
+	assert_int_equal(h_login(a, NULL), 0); /* full feature phase */
+	assert_int_equal(count(ISCSI_ADM_LOGIN, "10.0.0.1"), 1);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 2);
+	h_conn_free(a);
+	h_conn_free(b);
+	h_conn_free(c);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 0);
+}
+
+/* A cap lowered live (settings.set): the next newcomer evicts down to it. */
+static void test_cap_lowered(void **state)
+{
+	struct iscsi_settings s = settings();
+	struct h_conn *a, *b, *c, *d;
+
+	(void)state;
+	a = arrive("10.0.0.1", 30);
+	b = arrive("10.0.0.2", 20);
+	c = arrive("10.0.0.3", 10);
+	s.max_logins_in_progress = 1;
+	iscsi_init(&s);
+	d = arrive("10.0.0.4", 0);
+	assert_true(dropped(a));
+	assert_true(dropped(b));
+	assert_true(dropped(c));
+	assert_false(dropped(d));
+	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 1);
+	h_conn_free(a);
+	h_conn_free(b);
+	h_conn_free(c);
+	h_conn_free(d);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_login_caps, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_active_survives, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_login_done_and_keys, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cap_lowered, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
