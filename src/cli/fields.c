@@ -105,6 +105,8 @@ static const struct cli_field cli_f_settings[] = {
     {.name = "iscsi.max_sessions", .type = CLI_F_INT},
     {.name = "iscsi.max_logins_in_progress", .type = CLI_F_INT},
     {.name = "iscsi.max_logins_per_address", .type = CLI_F_INT},
+    {.name = "iscsi.max_discovery_sessions", .type = CLI_F_INT},
+    {.name = "iscsi.max_discovery_sessions_per_address", .type = CLI_F_INT},
     {.name = "iscsi.queue_depth", .type = CLI_F_INT},
     {.name = "iscsi.max_buffer_memory_mib", .type = CLI_F_INT},
     {.name = "iscsi.max_session_data_mib", .type = CLI_F_INT},

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* admission.c: login slots, capped per source address and
+/* admission.c: login and discovery slots, capped per source address and
  * overall; at a cap the longest-silent member is evicted, never the
  * newcomer (the rule and its contracts: admission.h). Every function runs
  * under iscsi_global.lock, which also guards the settings it reads. */
@@ -14,6 +14,7 @@
 
 #include "fabric/iscsi/admission.h"
 #include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/session.h"
 #include "fabric/iscsi/target.h"
 #include "lib/compiler.h"
 #include "lib/hmap.h"
@@ -29,6 +30,8 @@
 enum adm_why {
 	ADM_WHY_LOGIN_ADDR,
 	ADM_WHY_LOGIN_ALL,
+	ADM_WHY_DISC_ADDR,
+	ADM_WHY_DISC_ALL,
 	ADM_WHY_COUNT,
 };
 
@@ -46,6 +49,13 @@ static const struct adm_desc adm_desc[ISCSI_ADM_CLASSES] = {
 	    .cap_addr = offsetof(struct iscsi_settings, max_logins_per_address),
 	    .why_all = ADM_WHY_LOGIN_ALL,
 	    .why_addr = ADM_WHY_LOGIN_ADDR,
+	},
+    [ISCSI_ADM_DISCOVERY] =
+	{
+	    .cap_all = offsetof(struct iscsi_settings, max_discovery_sessions),
+	    .cap_addr = offsetof(struct iscsi_settings, max_discovery_sessions_per_address),
+	    .why_all = ADM_WHY_DISC_ALL,
+	    .why_addr = ADM_WHY_DISC_ADDR,
 	},
 };
 
@@ -69,6 +79,7 @@ static struct {
     .cls =
 	{
 	    [ISCSI_ADM_LOGIN] = {.members = LIST_INIT(adm.cls[ISCSI_ADM_LOGIN].members)},
+	    [ISCSI_ADM_DISCOVERY] = {.members = LIST_INIT(adm.cls[ISCSI_ADM_DISCOVERY].members)},
 	},
 };
 
@@ -242,12 +253,18 @@ static bool adm_report_locked(char *buf, size_t size, uint64_t now, bool force)
 			  sizeof(addr));
 	snprintf(buf, size,
 		 "iscsi: admission: evicted %llu connection%s in login (%llu over "
-		 "max_logins_per_address %u, %llu over max_logins_in_progress %u), the "
-		 "longest-silent first, in %.1f s, the latest from %s; %llu since start",
+		 "max_logins_per_address %u, %llu over max_logins_in_progress %u) and %llu "
+		 "discovery session%s (%llu over max_discovery_sessions_per_address %u, %llu over "
+		 "max_discovery_sessions %u), the longest-silent first, in %.1f s, the latest from "
+		 "%s; %llu since start",
 		 (unsigned long long)(p[ADM_WHY_LOGIN_ADDR] + p[ADM_WHY_LOGIN_ALL]),
 		 plural(p[ADM_WHY_LOGIN_ADDR] + p[ADM_WHY_LOGIN_ALL]),
 		 (unsigned long long)p[ADM_WHY_LOGIN_ADDR], s->max_logins_per_address,
 		 (unsigned long long)p[ADM_WHY_LOGIN_ALL], s->max_logins_in_progress,
+		 (unsigned long long)(p[ADM_WHY_DISC_ADDR] + p[ADM_WHY_DISC_ALL]),
+		 plural(p[ADM_WHY_DISC_ADDR] + p[ADM_WHY_DISC_ALL]),
+		 (unsigned long long)p[ADM_WHY_DISC_ADDR], s->max_discovery_sessions_per_address,
+		 (unsigned long long)p[ADM_WHY_DISC_ALL], s->max_discovery_sessions,
 		 (double)(now - adm.first_ns) / 1e9, addr, (unsigned long long)adm.total);
 	memset(adm.pending, 0, sizeof(adm.pending));
 	adm.first_ns = 0;
@@ -290,10 +307,23 @@ void iscsi_adm_login(struct iscsi_conn *c)
 
 void iscsi_adm_ffp(struct iscsi_conn *c)
 {
+	uint64_t now = reactor_now_ns();
+	int rc = 0;
+
 	pthread_mutex_lock(&iscsi_global.lock);
-	if (c->adm.cls == ISCSI_ADM_LOGIN)
+	if (c->adm.cls == ISCSI_ADM_LOGIN) {
 		adm_remove_locked(c);
-	pthread_mutex_unlock(&iscsi_global.lock);
+		/* a discovery session holds a slot of its own from now on
+		 * (max_sessions counts normal sessions only) */
+		if (c->sess && c->sess->type == ISCSI_SESSION_DISCOVERY) {
+			rc = adm_enter_locked(c, ISCSI_ADM_DISCOVERY, now);
+			if (rc)
+				adm_refuse_locked(c);
+		}
+	}
+	adm_unlock_report(now);
+	if (rc)
+		log_err("iscsi: %s: no memory to count the discovery session: closing it", c->peer);
 }
 
 void iscsi_adm_leave(struct iscsi_conn *c)

@@ -2,11 +2,14 @@
 /* admission.h: slots for connections that have not proven themselves yet
  * (sshd's MaxStartups idea, applied per source address).
  *
- * A class of connections holds a slot:
+ * Two classes of connections hold a slot:
  *   login      from accept until full feature phase (RFC 7143 6.3: the login
- *              phase, states S3 XPT_UP and S4 IN_LOGIN of 8.1.3).
- * It has a global cap and a cap per source address (settings
- * max_logins_in_progress / max_logins_per_address; 0: no cap).
+ *              phase, states S3 XPT_UP and S4 IN_LOGIN of 8.1.3);
+ *   discovery  the connection of a discovery session (SessionType=Discovery,
+ *              RFC 7143 13.21) in full feature phase, until it closes.
+ * Each class has a global cap and a cap per source address (settings
+ * max_logins_in_progress / max_logins_per_address, max_discovery_sessions /
+ * max_discovery_sessions_per_address; 0: no cap).
  *
  * The rule: a newcomer is never refused. When its address already holds its
  * cap, the member of that address that has been silent longest is evicted;
@@ -22,9 +25,9 @@
  * to its reactor (iscsi_conn_drop_async). A slot is given back exactly once:
  * by eviction, or by its holder (iscsi_adm_ffp, iscsi_adm_leave); a holder
  * that was evicted gives back nothing. Evicted connections are closed
- * without a login response (they sent nothing, or an incomplete login);
- * evictions are counted and summarized in one
- * log line at most every ADM_REPORT_NS.
+ * without a login response (they sent nothing, or an incomplete login, or
+ * hold a discovery session); evictions are counted and summarized in one
+ * log line at most every 10 s (admission.c: ADM_REPORT_NS).
  *
  * Cost: per-address counts live in a hash map (lib/hmap.h) keyed by the
  * address bytes; an eviction scans the members of one class, at most its
@@ -43,6 +46,7 @@ struct iscsi_conn;
 enum iscsi_adm_class {
 	ISCSI_ADM_NONE = 0, /* holds no slot */
 	ISCSI_ADM_LOGIN,
+	ISCSI_ADM_DISCOVERY,
 	ISCSI_ADM_CLASSES,
 };
 
@@ -61,7 +65,8 @@ struct iscsi_adm_slot {
  * admits; when memory for the per-address count is short, c itself is
  * dropped (asynchronously) instead. */
 void iscsi_adm_login(struct iscsi_conn *c);
-/* c reaches full feature phase: it gives back its login slot. */
+/* c reaches full feature phase: it gives back its login slot; the
+ * connection of a discovery session (c->sess) takes a discovery slot. */
 void iscsi_adm_ffp(struct iscsi_conn *c);
 /* c closes: it gives back the slot it holds (none once evicted). */
 void iscsi_adm_leave(struct iscsi_conn *c);

@@ -225,7 +225,7 @@ static void login_enter_ffp(struct iscsi_conn *c)
 	c->max_send_dsl = l->neg.peer.max_recv_dsl;
 	c->max_recv_dsl = l->neg.mine.max_recv_dsl;
 	reactor_timer_cancel(&c->login_timer);
-	iscsi_adm_ffp(c); /* the login slot back */
+	iscsi_adm_ffp(c); /* the login slot back; a discovery session's slot */
 	iscsi_login_free(c);
 	iscsi_nop_start(c);
 }

@@ -106,8 +106,11 @@ int iscsi_session_register(struct iscsi_session *s)
 	int rc = 0;
 
 	pthread_mutex_lock(&iscsi_global.lock);
-	if (iscsi_global.settings.max_sessions &&
-	    iscsi_global.nsessions >= iscsi_global.settings.max_sessions) {
+	/* discovery sessions are counted apart and capped by admission.c
+	 * (max_discovery_sessions): max_sessions is for normal sessions */
+	if (s->type == ISCSI_SESSION_NORMAL && iscsi_global.settings.max_sessions &&
+	    iscsi_global.nsessions - iscsi_global.ndiscovery >=
+		iscsi_global.settings.max_sessions) {
 		rc = -EBUSY;
 		goto out;
 	}
@@ -136,6 +139,8 @@ int iscsi_session_register(struct iscsi_session *s)
 	if (s->target)
 		s->target->nsessions++;
 	s->registered = true;
+	if (s->type == ISCSI_SESSION_DISCOVERY)
+		iscsi_global.ndiscovery++;
 out:
 	pthread_mutex_unlock(&iscsi_global.lock);
 	return rc;
@@ -209,6 +214,8 @@ static void session_maybe_free(struct iscsi_session *s)
 	if (s->registered) {
 		list_del(&s->reg_node);
 		iscsi_global.nsessions--;
+		if (s->type == ISCSI_SESSION_DISCOVERY)
+			iscsi_global.ndiscovery--;
 		if (s->target)
 			s->target->nsessions--;
 		s->registered = false;

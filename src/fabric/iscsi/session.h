@@ -93,7 +93,8 @@ void iscsi_session_event(struct iscsi_session *s, enum iscsi_session_event ev);
 
 /* A new session for the leading login on c (not registered yet). */
 struct iscsi_session *iscsi_session_new(struct iscsi_conn *c);
-/* Register s (TSIH allocation, max_sessions): 0, -EBUSY (max_sessions),
+/* Register s (TSIH allocation, max_sessions for normal sessions; discovery
+ * sessions are capped by admission.c): 0, -EBUSY (max_sessions),
  * -EDQUOT (the target's max_sessions) or -ENOSPC (no free TSIH). */
 int iscsi_session_register(struct iscsi_session *s);
 /* Create the I_T nexus (normal sessions): 0 or -ENOMEM. Takes map's

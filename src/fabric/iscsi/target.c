@@ -49,6 +49,8 @@ void iscsi_settings_default(struct iscsi_settings *s)
 	    .max_sessions = 1024,
 	    .max_logins_in_progress = 64,
 	    .max_logins_per_address = 16,
+	    .max_discovery_sessions = 64,
+	    .max_discovery_sessions_per_address = 4,
 	    .queue_depth = 128,
 	    .max_buffer_memory_mib = 1024,
 	    .max_session_data_mib = 64,

@@ -81,7 +81,8 @@ struct iscsi_global {
 	struct list_node portals;
 	struct list_node sessions; /* struct iscsi_session.reg_node */
 	struct list_node conns;	   /* every connection, for shutdown and resets */
-	unsigned nsessions;
+	unsigned nsessions;	   /* registered, both types */
+	unsigned ndiscovery;	   /* of them discovery sessions (not under max_sessions) */
 	unsigned nconns;
 	pthread_cond_t conns_cv; /* nconns changed */
 };

@@ -30,6 +30,8 @@ static const struct iscsi_settings defaults = {
     .max_sessions = 0,
     .max_logins_in_progress = 64,
     .max_logins_per_address = 16,
+    .max_discovery_sessions = 64,
+    .max_discovery_sessions_per_address = 4,
     .queue_depth = 128,
 };
 
@@ -363,6 +365,8 @@ static void test_iscsi_errors(void **state)
 		  "iscsi.nop_in_interval", "out of range");
 	parse_err("{\"version\": 1, \"iscsi\": {\n\"max_logins_per_address\": 0}}", 2,
 		  "iscsi.max_logins_per_address", "0 out of range 1..65535");
+	parse_err("{\"version\": 1, \"iscsi\": {\n\"max_discovery_sessions_per_address\": 65536}}",
+		  2, "iscsi.max_discovery_sessions_per_address", "out of range 1..65535");
 	parse_err("{\"version\": 1, \"iscsi\": {\n\"max_burst\": 1}}", 2, "iscsi.max_burst",
 		  "did you mean \"max_burst_length\"");
 
@@ -374,7 +378,8 @@ static void test_iscsi_errors(void **state)
 	    "\"header_digest\": false, \"data_digest\": false, \"default_time2wait\": 0,"
 	    "\"default_time2retain\": 3600, \"nop_in_interval\": 0, \"nop_in_timeout\": 5,"
 	    "\"login_timeout\": 60, \"max_sessions\": 100, \"max_logins_in_progress\": 8,"
-	    "\"max_logins_per_address\": 2,"
+	    "\"max_logins_per_address\": 2, \"max_discovery_sessions\": 9,"
+	    "\"max_discovery_sessions_per_address\": 1,"
 	    "\"queue_depth\": 1, \"max_buffer_memory_mib\": 64, \"max_session_data_mib\": 16,"
 	    "\"max_connection_data_mib\": 8, \"max_session_send_queue_mib\": 4,"
 	    "\"max_connection_send_queue_mib\": 2, \"data_out_timeout\": 0}}");
@@ -397,6 +402,8 @@ static void test_iscsi_errors(void **state)
 	assert_int_equal(c->iscsi.max_sessions, 100);
 	assert_int_equal(c->iscsi.max_logins_in_progress, 8);
 	assert_int_equal(c->iscsi.max_logins_per_address, 2);
+	assert_int_equal(c->iscsi.max_discovery_sessions, 9);
+	assert_int_equal(c->iscsi.max_discovery_sessions_per_address, 1);
 	assert_int_equal(c->iscsi.queue_depth, 1);
 	char *d = cfg_dump(c);
 	struct cfg *c2 = parse_ok(d);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_admission.c: login slots (admission.h): at a cap the longest-silent
- * member goes, never the newcomer.
+/* test_admission.c: login and discovery slots (admission.h): at a cap the
+ * longest-silent member goes, never the newcomer.
  *
  *   caps (this file)      login: 3 overall, 2 per address
+ *                         discovery sessions: 3 overall, 2 per address
+ *                         max_sessions 1 (normal sessions only)
  *   connections           virtual (harness.c), each given a peer address
  *                         (10.0.0.x) and a silence (its last byte N s ago)
  *                         before it takes its login slot
@@ -12,8 +14,9 @@
  * connection that spoke lately stays though it came first, a brand-new one
  * stays before older silent ones; evicted connections are dropped without a
  * response; counts return to zero as connections log in, close or are
- * evicted, with no slot given back twice; a cap lowered live evicts down
- * to it. */
+ * evicted, with no slot given back twice; discovery sessions hold slots of
+ * their own and do not count against max_sessions; a cap lowered live
+ * evicts down to it. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <setjmp.h>
@@ -26,11 +29,14 @@
 #include <cmocka.h>
 
 #include "fabric/iscsi/admission.h"
+#include "fabric/iscsi/session.h"
 #include "harness.h"
 #include "lib/reactor.h"
 
 #define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define NS	  1000000000ull
+
+static const char *const discovery[] = {"SessionType=Discovery", NULL};
 
 static struct iscsi_settings settings(void)
 {
@@ -38,6 +44,9 @@ static struct iscsi_settings settings(void)
 
 	s.max_logins_in_progress = 3;
 	s.max_logins_per_address = 2;
+	s.max_discovery_sessions = 3;
+	s.max_discovery_sessions_per_address = 2;
+	s.max_sessions = 1;
 	return s;
 }
 
@@ -206,10 +215,71 @@ static void test_login_done_and_keys(void **state)
 	assert_int_equal(h_login(a, NULL), 0); /* full feature phase */
 	assert_int_equal(count(ISCSI_ADM_LOGIN, "10.0.0.1"), 1);
 	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 2);
+	assert_int_equal(count(ISCSI_ADM_DISCOVERY, NULL), 0);
 	h_conn_free(a);
 	h_conn_free(b);
 	h_conn_free(c);
 	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 0);
+}
+
+/* Discovery sessions: caps of their own, max_sessions untouched. */
+static void test_discovery_caps(void **state)
+{
+	static const uint8_t isid1[6] = {0x80, 0, 0, 0, 0, 1}, isid2[6] = {0x80, 0, 0, 0, 0, 2};
+	uint64_t ev = iscsi_adm_evicted(ISCSI_ADM_DISCOVERY);
+	struct h_conn *d1, *d2, *d3, *d4, *d5, *n1, *n2;
+
+	(void)state;
+	d1 = arrive("10.0.0.1", 0);
+	assert_int_equal(h_login(d1, discovery), 0);
+	d2 = arrive("10.0.0.1", 0);
+	assert_int_equal(h_login(d2, discovery), 0);
+	assert_int_equal(count(ISCSI_ADM_DISCOVERY, "10.0.0.1"), 2);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 0);
+	silent_for(d1, 30); /* its last PDU 30 s ago */
+	silent_for(d2, 20);
+
+	/* max_sessions 1 counts normal sessions only */
+	n1 = arrive("10.0.0.9", 0);
+	assert_int_equal(h_login_isid(n1, NULL, isid1), 0);
+	n2 = arrive("10.0.0.9", 0);
+	assert_int_equal(h_login_isid(n2, NULL, isid2), 0x0302);
+	h_conn_free(n2);
+
+	/* a third discovery session from 10.0.0.1: over its cap of 2 */
+	d3 = arrive("10.0.0.1", 0);
+	assert_int_equal(h_login(d3, discovery), 0);
+	assert_true(dropped(d1));
+	assert_false(dropped(d2));
+	assert_false(dropped(d3));
+	assert_int_equal(count(ISCSI_ADM_DISCOVERY, "10.0.0.1"), 2);
+	h_conn_free(d1);
+	assert_int_equal(iscsi_global.ndiscovery, 2);
+
+	/* from 10.0.0.2 and 10.0.0.3: the global cap of 3; d2 has been
+	 * silent longest */
+	d4 = arrive("10.0.0.2", 0);
+	assert_int_equal(h_login(d4, discovery), 0);
+	assert_int_equal(count(ISCSI_ADM_DISCOVERY, NULL), 3);
+	d5 = arrive("10.0.0.3", 0);
+	assert_int_equal(h_login(d5, discovery), 0);
+	assert_true(dropped(d2));
+	assert_false(dropped(d3));
+	assert_false(dropped(d4));
+	assert_false(dropped(d5));
+	assert_false(dropped(n1));
+	assert_int_equal(count(ISCSI_ADM_DISCOVERY, NULL), 3);
+	assert_int_equal(iscsi_adm_evicted(ISCSI_ADM_DISCOVERY) - ev, 2);
+
+	h_conn_free(d2);
+	h_conn_free(d3);
+	h_conn_free(d4);
+	h_conn_free(d5);
+	h_conn_free(n1);
+	h_pump();
+	assert_int_equal(count(ISCSI_ADM_DISCOVERY, NULL), 0);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 0);
+	assert_int_equal(iscsi_global.ndiscovery, 0);
 }
 
 /* A cap lowered live (settings.set): the next newcomer evicts down to it. */
@@ -243,6 +313,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_login_caps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_active_survives, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_login_done_and_keys, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_discovery_caps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cap_lowered, setup, teardown),
 	};
 
