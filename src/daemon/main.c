@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -373,6 +374,44 @@ static void utd_signal_cb(struct reactor_fd *h, uint32_t revents)
 	}
 }
 
+/* Descriptors the daemon needs beyond its connections: listeners, back-store
+ * files, epoll, eventfds and io_uring of each reactor, the control socket. */
+#define UTD_NOFILE_SPARE 256u
+
+/* Every connection holds a descriptor from its accept on. A soft limit of
+ * 1024 (a shell's default) would fail accept(2) below max_sessions (1024 by
+ * default) plus the connections in login and the discovery sessions the
+ * caps allow: raise the soft limit to the hard one (the systemd unit sets
+ * both), and say so when even that is short of what the caps allow. */
+static void utd_raise_nofile(const struct iscsi_settings *s)
+{
+	unsigned long long want = (unsigned long long)s->max_sessions + s->max_logins_in_progress +
+				  s->max_discovery_sessions + UTD_NOFILE_SPARE;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rlim_t old = rl.rlim_cur;
+
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl)) {
+			log_warn("open files: cannot raise the soft limit %llu to %llu: %s",
+				 (unsigned long long)old, (unsigned long long)rl.rlim_max,
+				 strerror(errno));
+			rl.rlim_cur = old;
+		} else {
+			log_info("open files: soft limit raised from %llu to %llu",
+				 (unsigned long long)old, (unsigned long long)rl.rlim_cur);
+		}
+	}
+	if (s->max_sessions && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want)
+		log_warn("open files: limit %llu, below the %llu that iscsi.max_sessions + "
+			 "max_logins_in_progress + max_discovery_sessions + %u need: raise the "
+			 "hard limit (LimitNOFILE= in the unit, ulimit -Hn)",
+			 (unsigned long long)rl.rlim_cur, want, UTD_NOFILE_SPARE);
+}
+
 static void utd_print_cfg_err(struct cfg_err *err, const char *file)
 {
 	char line[CFG_ERR_PATH_MAX + CFG_ERR_MSG_MAX + 4200];
@@ -460,6 +499,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	utd_raise_nofile(&cfg_ctl_tree()->iscsi);
 	rc = reactor_pool_start(o.threads);
 	if (rc) {
 		log_err("cannot start %u reactor threads: %s", o.threads, strerror(-rc));
