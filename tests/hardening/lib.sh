@@ -8,7 +8,9 @@
 #                                of the "iscsi" settings object; $HD_EXTRA_TARGETS
 #                                (when set) is appended to the "targets" array
 #   hd_start                     utargetd -f -c $HD_CFG --listen 127.0.0.1:$HD_PORT
-#                                on a free port in 3600-3699; waits (bounded)
+#                                on a free port in 3600-3699 (moved with
+#                                UT_PORT_MIN/UT_PORT_MAX, as the integration
+#                                tests' lib.sh); waits (bounded)
 #                                until it accepts connections; $HD_PID, log $HD_LOG
 #   hd_kill9                     SIGKILL the daemon (crash tests)
 #   hd_stop                      SIGTERM, bounded wait, exit status 0, no
@@ -58,15 +60,17 @@ hd_port_free() {
 }
 
 hd_pick_port() {
-	local start=$((RANDOM % 100)) i p
-	for ((i = 0; i < 100; i++)); do
-		p=$((3600 + (start + i) % 100))
+	local lo=${UT_PORT_MIN:-3600} hi=${UT_PORT_MAX:-3699} n i p start
+	n=$((hi - lo + 1))
+	start=$((RANDOM % n))
+	for ((i = 0; i < n; i++)); do
+		p=$((lo + (start + i) % n))
 		if hd_port_free "$p"; then
 			HD_PORT=$p
 			return 0
 		fi
 	done
-	hd_fail "no free TCP port in 3600-3699"
+	hd_fail "no free TCP port in $lo-$hi"
 }
 
 hd_config() {
