@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "fabric/iscsi/admission.h"
 #include "fabric/iscsi/conn.h"
@@ -22,6 +23,12 @@
 #include "lib/reactor.h"
 
 #define ADM_REPORT_NS (10ull * 1000000000ull) /* at most one summary line per 10 s */
+/* A member that has not sent a byte since it took its slot is ranked as if
+ * silent since this long before: connections that speak go after every one
+ * that never did, unless they have been silent this much longer. */
+#define ADM_SPOKE_CREDIT_NS (1ull * 1000000000ull)
+/* Candidates looked at in the socket per eviction (adm_victim_locked). */
+#define ADM_PEEK_MAX 4u
 /* Victims of one admission at most: more than one only after a cap was
  * lowered live below the members it has; later admissions go on. */
 #define ADM_EVICT_MAX 8u
@@ -162,6 +169,22 @@ static void adm_remove_locked(struct iscsi_conn *c)
 	c->adm.cls = ISCSI_ADM_NONE;
 }
 
+/* Since when c counts as silent: its last byte since it could be read;
+ * none yet: ADM_SPOKE_CREDIT_NS before it could; not read at all yet (its
+ * reactor has not taken it): half the credit before its accept, so that it
+ * goes after the idle ones that could speak, before a login that spoke. */
+static uint64_t adm_silent_since(const struct iscsi_conn *c)
+{
+	uint64_t since = atomic_load_explicit(&c->adm.since_ns, memory_order_relaxed);
+	uint64_t t = atomic_load_explicit(&c->last_rx_ns, memory_order_relaxed);
+
+	if (!since)
+		return t > ADM_SPOKE_CREDIT_NS / 2 ? t - ADM_SPOKE_CREDIT_NS / 2 : 0;
+	if (t > since)
+		return t;
+	return since > ADM_SPOKE_CREDIT_NS ? since - ADM_SPOKE_CREDIT_NS : 0;
+}
+
 /* The member of a that has been silent longest: of the address key (len),
  * or of any (key NULL). The first admitted wins a tie. */
 static struct iscsi_conn *adm_most_silent_locked(struct adm_class *a, const uint8_t *key,
@@ -176,11 +199,40 @@ static struct iscsi_conn *adm_most_silent_locked(struct adm_class *a, const uint
 
 		if (key && (c->adm.key_len != len || memcmp(c->adm.key, key, len)))
 			continue;
-		t = atomic_load_explicit(&c->last_rx_ns, memory_order_relaxed);
+		t = adm_silent_since(c);
 		if (t < oldest) {
 			oldest = t;
 			v = c;
 		}
+	}
+	return v;
+}
+
+/* The member to evict (adm_most_silent_locked), checked in its socket when
+ * it has not spoken as far as its reactor has read: bytes waiting there
+ * (its reactor is behind, or has not taken it yet) mean it spoke now, and
+ * the next one is taken. The socket stays open while it is a member
+ * (conn_close leaves first). */
+static struct iscsi_conn *adm_victim_locked(struct adm_class *a, const uint8_t *key, size_t len,
+					    uint64_t now)
+{
+	struct iscsi_conn *v = NULL;
+
+	for (unsigned i = 0; i < ADM_PEEK_MAX; i++) {
+		uint64_t since, t;
+		char b;
+
+		v = adm_most_silent_locked(a, key, len);
+		if (!v || v->fd < 0 || v->io)
+			break;
+		since = atomic_load_explicit(&v->adm.since_ns, memory_order_relaxed);
+		t = atomic_load_explicit(&v->last_rx_ns, memory_order_relaxed);
+		if ((since && t > since) || recv(v->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)
+			break;
+		/* it spoke: now (its reactor reads it soon) */
+		atomic_store_explicit(&v->last_rx_ns, now, memory_order_relaxed);
+		if (!since || since >= now)
+			atomic_store_explicit(&v->adm.since_ns, now - 1, memory_order_relaxed);
 	}
 	return v;
 }
@@ -217,18 +269,20 @@ static int adm_enter_locked(struct iscsi_conn *c, enum iscsi_adm_class k, uint64
 	if (!n_addr)
 		return -ENOMEM;
 	while (cap_addr && *n_addr > cap_addr && nv < ADM_EVICT_MAX &&
-	       (v = adm_most_silent_locked(a, c->adm.key, c->adm.key_len))) {
+	       (v = adm_victim_locked(a, c->adm.key, c->adm.key_len, now))) {
 		adm_evict_locked(v, d->why_addr, now);
 		nv++;
 	}
 	while (cap_all && a->n >= cap_all && nv < ADM_EVICT_MAX &&
-	       (v = adm_most_silent_locked(a, NULL, 0))) {
+	       (v = adm_victim_locked(a, NULL, 0, now))) {
 		adm_evict_locked(v, d->why_all, now);
 		nv++;
 	}
 	list_add_tail(&a->members, &c->adm.node);
 	a->n++;
 	c->adm.cls = (uint8_t)k;
+	if (k != ISCSI_ADM_LOGIN) /* a login slot: from its attach on */
+		atomic_store_explicit(&c->adm.since_ns, now, memory_order_relaxed);
 	return 0;
 }
 
@@ -324,6 +378,14 @@ void iscsi_adm_ffp(struct iscsi_conn *c)
 	adm_unlock_report(now);
 	if (rc)
 		log_err("iscsi: %s: no memory to count the discovery session: closing it", c->peer);
+}
+
+void iscsi_adm_attached(struct iscsi_conn *c)
+{
+	uint64_t none = 0;
+
+	/* unless it was seen speaking before (adm_victim_locked) */
+	atomic_compare_exchange_strong(&c->adm.since_ns, &none, reactor_now_ns());
 }
 
 void iscsi_adm_leave(struct iscsi_conn *c)

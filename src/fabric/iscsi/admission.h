@@ -15,9 +15,19 @@
  * cap, the member of that address that has been silent longest is evicted;
  * when the class holds its global cap, the member of the whole class that has
  * been silent longest is. Silence is the time since the last byte received
- * from the connection (iscsi_conn.last_rx_ns, set at accept): a login that
- * is making progress (CHAP round trips) has just spoken and stays; an idle
- * one goes, the oldest first. Ties go to the member admitted first.
+ * from the connection (iscsi_conn.last_rx_ns); a member that has sent
+ * nothing since it could be read (its reactor watches the socket; for a
+ * discovery slot: since it took it) counts as silent since 1 s before that
+ * (ADM_SPOKE_CREDIT_NS): a login that is making progress (CHAP round trips)
+ * has spoken lately and stays, before any connection that never spoke; an
+ * idle one goes, the oldest first, and so does a stalled login once it has
+ * been silent a second longer than the idle ones. One its reactor has not
+ * taken yet (a burst in one accept batch, a reactor behind) cannot be
+ * judged: it counts as silent since half a second before its accept, after
+ * the idle ones that could speak and before a login that spoke. Ties go to
+ * the member admitted first. Before a member that has not spoken is
+ * evicted, its socket is looked at: bytes waiting there that its reactor
+ * has not read yet count as speaking now.
  *
  * Accounting happens under iscsi_global.lock at the moment of the decision:
  * the victim leaves its class (counts, list) at once and the newcomer takes
@@ -58,6 +68,10 @@ struct iscsi_adm_slot {
 	bool evicted;	       /* lost its slot to a newcomer: being dropped */
 	uint8_t key_len;       /* 4: IPv4 (and v4-mapped IPv6), 16: IPv6, 0: none */
 	uint8_t key[16];       /* the peer address: the per-address key */
+	/* since when it can be judged (reactor_now_ns()): a login slot from
+	 * when its reactor watches the socket (0 before), a discovery slot
+	 * from its admission; written without the lock, hence atomic */
+	_Atomic uint64_t since_ns;
 };
 
 /* A new connection (an accepted socket; tests: any connection, after its
@@ -65,6 +79,8 @@ struct iscsi_adm_slot {
  * admits; when memory for the per-address count is short, c itself is
  * dropped (asynchronously) instead. */
 void iscsi_adm_login(struct iscsi_conn *c);
+/* c's reactor watches its socket now: its silence counts from here. */
+void iscsi_adm_attached(struct iscsi_conn *c);
 /* c reaches full feature phase: it gives back its login slot; the
  * connection of a discovery session (c->sess) takes a discovery slot. */
 void iscsi_adm_ffp(struct iscsi_conn *c);

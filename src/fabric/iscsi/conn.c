@@ -290,6 +290,7 @@ static int conn_attach(struct iscsi_conn *c)
 			return rc;
 		}
 	}
+	iscsi_adm_attached(c); /* its silence counts from here */
 	iscsi_login_timeout_arm(c);
 	return 0;
 }
@@ -373,6 +374,8 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 	struct iscsi_tx *tx, *tmp;
 	struct iscsi_session *s = c->sess;
 
+	/* first: admission.c may look into the socket of a member */
+	iscsi_adm_leave(c);
 	if (c->fd >= 0) {
 		if (!c->io)
 			reactor_fd_del(&c->rfd);
@@ -401,7 +404,6 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 		iscsi_login_free(c);
 	if (c->text)
 		iscsi_text_free(c);
-	iscsi_adm_leave(c);
 	if (s) {
 		c->sess = NULL;
 		iscsi_conn_get(c);

@@ -6,17 +6,18 @@
  *                         discovery sessions: 3 overall, 2 per address
  *                         max_sessions 1 (normal sessions only)
  *   connections           virtual (harness.c), each given a peer address
- *                         (10.0.0.x) and a silence (its last byte N s ago)
- *                         before it takes its login slot
+ *                         (10.0.0.x); when it took its slot and when it last
+ *                         spoke are set by the test
  *
  * Checked: the per-address cap evicts that address's longest-silent member
  * (not the overall longest-silent one), the global cap the overall one; a
- * connection that spoke lately stays though it came first, a brand-new one
- * stays before older silent ones; evicted connections are dropped without a
- * response; counts return to zero as connections log in, close or are
- * evicted, with no slot given back twice; discovery sessions hold slots of
- * their own and do not count against max_sessions; a cap lowered live
- * evicts down to it. */
+ * connection that spoke lately stays though it came first, and goes after
+ * those that never spoke until it has been silent 1 s longer; a brand-new
+ * one stays before older silent ones; one its reactor has not taken yet
+ * goes after idle ones, before active ones; evicted connections are
+ * dropped without a response; counts return to zero as connections log in, close or are evicted,
+ * with no slot given back twice; discovery sessions hold slots of their own and do not count
+ * against max_sessions; a cap lowered live evicts down to it. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <setjmp.h>
@@ -34,7 +35,7 @@
 #include "lib/reactor.h"
 
 #define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
-#define NS	  1000000000ull
+#define MS	  1000000ull
 
 static const char *const discovery[] = {"SessionType=Discovery", NULL};
 
@@ -84,21 +85,33 @@ static struct sockaddr_storage addr(const char *ip)
 	return sa;
 }
 
-/* Its last byte came silent_s seconds ago. */
-static void silent_for(struct h_conn *hc, unsigned silent_s)
+/* It took its slot age_ms ago and has sent nothing since. */
+static void idle_since(struct h_conn *hc, uint64_t age_ms)
 {
-	atomic_store(&hc->c->last_rx_ns, reactor_now_ns() - silent_s * NS);
+	hc->c->adm.since_ns = reactor_now_ns() - age_ms * MS;
+	atomic_store(&hc->c->last_rx_ns, hc->c->adm.since_ns - MS);
 }
 
-/* A new connection from ip, silent for silent_s seconds, takes its slot. */
-static struct h_conn *arrive(const char *ip, unsigned silent_s)
+/* Its last byte came ago_ms ago, after it took its slot. */
+static void spoke(struct h_conn *hc, uint64_t ago_ms)
+{
+	uint64_t t = reactor_now_ns() - ago_ms * MS;
+
+	atomic_store(&hc->c->last_rx_ns, t);
+	if (hc->c->adm.since_ns >= t)
+		hc->c->adm.since_ns = t - MS;
+}
+
+/* A new connection from ip takes its slot, as if age_s seconds ago, and
+ * has sent nothing since. */
+static struct h_conn *arrive(const char *ip, unsigned age_s)
 {
 	struct h_conn *hc = h_conn_new();
 
 	assert_non_null(hc->c);
 	hc->c->peer_sa = addr(ip);
-	silent_for(hc, silent_s);
 	iscsi_adm_login(hc->c);
+	idle_since(hc, age_s * 1000ull);
 	return hc;
 }
 
@@ -169,11 +182,12 @@ static void test_login_caps(void **state)
 }
 
 /* A login in progress (bytes received lately) stays though it came first;
- * between two silent ones the brand-new one stays. */
+ * it goes after every connection that never spoke, until it has been
+ * silent a second (ADM_SPOKE_CREDIT_NS) longer than they have. */
 static void test_active_survives(void **state)
 {
 	static const uint8_t part[20] = {ISCSI_OP_LOGIN_REQ | ISCSI_OP_IMMEDIATE};
-	struct h_conn *x, *y, *z, *w;
+	struct h_conn *x, *y, *z, *w, *v;
 
 	(void)state;
 	x = arrive("10.0.0.1", 50); /* first */
@@ -185,17 +199,62 @@ static void test_active_survives(void **state)
 	assert_true(dropped(y));
 	assert_false(dropped(x));
 	assert_false(dropped(z));
-	/* x and z: z has sent nothing since its accept just now; x spoke
-	 * 30 s ago: the older silence goes */
-	silent_for(x, 30);
+	/* x spoke 500 ms ago, z has sent nothing since it came just now:
+	 * z goes */
+	spoke(x, 500);
 	w = arrive("10.0.0.1", 0);
-	assert_true(dropped(x));
-	assert_false(dropped(z));
+	assert_true(dropped(z));
+	assert_false(dropped(x));
 	assert_false(dropped(w));
+	/* x silent for 30 s now, w (nothing yet) came just now: x goes */
+	spoke(x, 30000);
+	v = arrive("10.0.0.1", 0);
+	assert_true(dropped(x));
+	assert_false(dropped(w));
+	assert_false(dropped(v));
 	h_conn_free(x);
 	h_conn_free(y);
 	h_conn_free(z);
 	h_conn_free(w);
+	h_conn_free(v);
+	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 0);
+}
+
+/* Connections their reactor has not taken yet (an accept batch, a reactor
+ * behind) cannot be judged: they go after an idle one that could speak and
+ * before a login that spoke, the first admitted first. */
+static void test_unread(void **state)
+{
+	struct h_conn *idle, *p, *f1, *f2, *f3;
+
+	(void)state;
+	idle = arrive("10.0.0.1", 0); /* could speak, has not */
+	p = arrive("10.0.0.1", 0);
+	p->c->adm.since_ns = 0; /* not taken by its reactor yet */
+	f1 = arrive("10.0.0.1", 0);
+	f1->c->adm.since_ns = 0;
+	assert_true(dropped(idle));
+	assert_false(dropped(p));
+	/* p is taken by its reactor and sends its Login Request */
+	p->c->adm.since_ns = reactor_now_ns() - 2 * MS;
+	spoke(p, 1);
+	f2 = arrive("10.0.0.1", 0);
+	f2->c->adm.since_ns = 0;
+	assert_true(dropped(f1));
+	assert_false(dropped(p));
+	assert_false(dropped(f2));
+	/* f2 (not read) and f3 (not read), p spoke 400 ms ago: f2 goes */
+	spoke(p, 400);
+	f3 = arrive("10.0.0.1", 0);
+	f3->c->adm.since_ns = 0;
+	assert_true(dropped(f2));
+	assert_false(dropped(p));
+	assert_false(dropped(f3));
+	h_conn_free(idle);
+	h_conn_free(p);
+	h_conn_free(f1);
+	h_conn_free(f2);
+	h_conn_free(f3);
 	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 0);
 }
 
@@ -236,8 +295,8 @@ static void test_discovery_caps(void **state)
 	assert_int_equal(h_login(d2, discovery), 0);
 	assert_int_equal(count(ISCSI_ADM_DISCOVERY, "10.0.0.1"), 2);
 	assert_int_equal(count(ISCSI_ADM_LOGIN, NULL), 0);
-	silent_for(d1, 30); /* its last PDU 30 s ago */
-	silent_for(d2, 20);
+	idle_since(d1, 30000); /* logged in 30 s ago, no PDU since */
+	idle_since(d2, 20000);
 
 	/* max_sessions 1 counts normal sessions only */
 	n1 = arrive("10.0.0.9", 0);
@@ -312,6 +371,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_login_caps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_active_survives, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unread, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_login_done_and_keys, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_discovery_caps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cap_lowered, setup, teardown),

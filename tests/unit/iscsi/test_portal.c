@@ -263,12 +263,64 @@ static void test_accept_evicts_silent(void **state)
 	assert_int_equal(fake.nexus_destroyed, 2);
 }
 
+/* One accept batch (the reactor was busy): b's Login Request is already
+ * waiting when it is accepted, c has sent nothing; d is over the
+ * per-address cap of 2: c goes, b is served. */
+static void test_accept_spoke_early(void **state)
+{
+	struct iscsi_settings s;
+	struct scsi_target *st;
+	struct iscsi_target *t;
+	struct iscsi_tpg *tpg;
+	char addr[32];
+	uint8_t w[512], r[512];
+	int b, c, d;
+	ssize_t n;
+
+	(void)state;
+	fake_reset();
+	assert_int_equal(reactor_pool_start(1), 0);
+	iscsi_settings_default(&s);
+	s.max_logins_per_address = 2;
+	s.nop_in_interval_s = 0;
+	iscsi_init(&s);
+	st = fake_target("iqn.2026-12.org.utarget:portal");
+	t = iscsi_target_add(st, NULL);
+	tpg = iscsi_tpg_add(t, 1, 1, 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", PORT_A);
+	assert_int_equal(iscsi_tpg_portal_add(tpg, addr), 0);
+
+	n = (ssize_t)login_pdu(w);
+	b = connect_to(PORT_A);
+	assert_int_equal(write(b, w, (size_t)n), n);
+	c = connect_to(PORT_A);
+	d = connect_to(PORT_A);
+	run_for(100000000ull);
+	assert_int_equal(read_some(c, r, sizeof(r), 500), 0);
+	assert_true(read_some(b, r, sizeof(r), 500) >= 48);
+	assert_int_equal(r[0], ISCSI_OP_LOGIN_RSP);
+	assert_int_equal(r[36], 0);
+	assert_int_equal(read_some(d, r, sizeof(r), 100), -1); /* still open */
+	assert_int_equal(iscsi_adm_count(ISCSI_ADM_LOGIN, NULL), 1);
+
+	iscsi_shutdown();
+	run_for(50000000ull);
+	close(b);
+	close(c);
+	close(d);
+	iscsi_target_del(t);
+	fake_target_free(st);
+	reactor_pool_join();
+	assert_int_equal(fake.nexus_destroyed, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse_format),
 	    cmocka_unit_test(test_listen_accept),
 	    cmocka_unit_test(test_accept_evicts_silent),
+	    cmocka_unit_test(test_accept_spoke_early),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
