@@ -46,6 +46,8 @@ static const struct cli_field cli_f_target[] = {
     {.name = "demo_mode.enabled", .type = CLI_F_BOOL},
     {.name = "demo_mode.read_only", .type = CLI_F_BOOL},
     {.name = "demo_mode.target_reset", .type = CLI_F_BOOL},
+    {.name = "require_header_digest", .type = CLI_F_BOOL},
+    {.name = "require_data_digest", .type = CLI_F_BOOL},
     {.name = "limits.max_sessions", .type = CLI_F_INT},
     {.name = "limits.max_connections", .type = CLI_F_INT},
     {.name = "limits.queue_depth", .type = CLI_F_INT},
@@ -73,6 +75,8 @@ static const struct cli_field cli_f_acl[] = {
     {.name = "initiator", .type = CLI_F_STR},
     {.name = "addresses", .type = CLI_F_STRLIST},
     {.name = "target_reset", .type = CLI_F_BOOL},
+    {.name = "require_header_digest", .type = CLI_F_BOOL},
+    {.name = "require_data_digest", .type = CLI_F_BOOL},
     {0},
 };
 

@@ -56,6 +56,12 @@ static void au_conv_free(struct au_conv *v)
 	v->creds = NULL;
 }
 
+/* The digests a target or an ACL requires, as the fabric's bits. */
+static unsigned cfg_required(bool header, bool data)
+{
+	return (header ? ISCSI_REQ_HEADER_DIGEST : 0u) | (data ? ISCSI_REQ_DATA_DIGEST : 0u);
+}
+
 /* One ACL of t: a rule per network (or one without). An ACL's own "auth"
  * without "mutual" or "algorithms" takes the target's. */
 static int au_acl_rules(const struct cfg_runtime *rt, const struct cfg_target *t,
@@ -95,8 +101,15 @@ static int au_acl_rules(const struct cfg_runtime *rt, const struct cfg_target *t
 	cfg_rt_path(err, "targets[%zu].acls[%zu]", ti, ai);
 	for (size_t i = 0; i < (acl->naddresses ? acl->naddresses : 1) && !rc; i++)
 		rc = iscsi_access_add_rule(
-		    acc, acl->initiator, acl->naddresses ? acl->addresses[i] : NULL, map,
-		    acl->auth ? &v.auth : NULL, acl->target_reset ? ISCSI_PERM_TARGET_RESET : 0);
+		    acc, &(struct iscsi_rule){
+			     .initiator = acl->initiator,
+			     .network = acl->naddresses ? acl->addresses[i] : NULL,
+			     .map = map,
+			     .auth = acl->auth ? &v.auth : NULL,
+			     .perms = acl->target_reset ? ISCSI_PERM_TARGET_RESET : 0,
+			     .required =
+				 cfg_required(acl->require_header_digest, acl->require_data_digest),
+			 });
 	if (rc)
 		rc = cfg_rt_err(err, rc, "cannot add the access rule: %s", strerror(-rc));
 out:
@@ -138,6 +151,8 @@ int cfg_auth_apply_target(const struct cfg_runtime *rt, const struct cfg_target 
 	}
 	/* what demo mode's initiators may do beyond commands */
 	iscsi_access_set_demo_perms(acc, t->demo_target_reset ? ISCSI_PERM_TARGET_RESET : 0);
+	iscsi_access_set_required(acc,
+				  cfg_required(t->require_header_digest, t->require_data_digest));
 	if (rc) {
 		iscsi_access_free(acc);
 		return rc;

@@ -94,10 +94,21 @@ static const char *const cfg_fields_backstore[] = {
 static const char *const cfg_fields_lun[] = {"lun", "backstore", "read_only", NULL};
 static const char *const cfg_fields_tpg[] = {"tag", "portals", "rel_port_id", NULL};
 static const char *const cfg_fields_target[] = {
-    "name", "alias", "portal_groups", "luns", "acls", "demo_mode", "auth", "limits", NULL,
+    "name",
+    "alias",
+    "portal_groups",
+    "luns",
+    "acls",
+    "demo_mode",
+    "auth",
+    "limits",
+    "require_header_digest",
+    "require_data_digest",
+    NULL,
 };
 static const char *const cfg_fields_acl[] = {
-    "initiator", "luns", "addresses", "auth", "target_reset", NULL,
+    "initiator",	   "luns", "addresses", "auth", "target_reset", "require_header_digest",
+    "require_data_digest", NULL,
 };
 
 bool cfg_iscsi_is_set(const struct cfg *c, const char *name)
@@ -387,7 +398,9 @@ static int cfg_parse_acl(struct cfg_pctx *x, json_t *e, void *out)
 	if ((rc = cfg_check_keys(x, e, cfg_fields_acl)) ||
 	    (rc = cfg_get_iname(x, e, "initiator", false, &a->initiator)) ||
 	    (rc = cfg_get_luns(x, e, &a->luns, &a->has_luns)) ||
-	    (rc = cfg_get_bool(x, e, "target_reset", &a->target_reset)))
+	    (rc = cfg_get_bool(x, e, "target_reset", &a->target_reset)) ||
+	    (rc = cfg_get_bool(x, e, "require_header_digest", &a->require_header_digest)) ||
+	    (rc = cfg_get_bool(x, e, "require_data_digest", &a->require_data_digest)))
 		return rc;
 	/* addresses, auth (auth.c) */
 	return cfg_auth_parse_acl(e, a, x->path, x->err);
@@ -409,7 +422,9 @@ static int cfg_parse_target(struct cfg_pctx *x, json_t *o, void *out)
 				  &t->ntpgs, cfg_parse_tpg)) ||
 	    (rc = cfg_get_luns(x, o, &t->luns, NULL)) ||
 	    (rc = cfg_get_objects(x, o, "acls", sizeof(*t->acls), (void **)&t->acls, &t->nacls,
-				  cfg_parse_acl)))
+				  cfg_parse_acl)) ||
+	    (rc = cfg_get_bool(x, o, "require_header_digest", &t->require_header_digest)) ||
+	    (rc = cfg_get_bool(x, o, "require_data_digest", &t->require_data_digest)))
 		return rc;
 
 	demo = cfg_get_typed(x, o, "demo_mode", JSON_OBJECT, &rc);
@@ -535,6 +550,13 @@ static int cfg_put_str(json_t *o, const char *key, const char *s)
 	return s ? cfg_put(o, key, json_string(s)) : 0;
 }
 
+/* Required digests, written only when required (the default is none). */
+static int cfg_put_digests(json_t *o, bool header, bool data)
+{
+	return (header ? cfg_put(o, "require_header_digest", json_true()) : 0) |
+	       (data ? cfg_put(o, "require_data_digest", json_true()) : 0);
+}
+
 static int cfg_put_size(json_t *o, const char *key, uint64_t v)
 {
 	char buf[32];
@@ -637,6 +659,8 @@ static json_t *cfg_dump_target(const struct cfg_target *t)
 			bad |= cfg_put(ao, "luns", cfg_dump_luns(&t->acls[i].luns));
 		bad |= cfg_auth_dump_acl(ao, &t->acls[i]);
 		bad |= cfg_put(ao, "target_reset", json_boolean(t->acls[i].target_reset));
+		bad |= cfg_put_digests(ao, t->acls[i].require_header_digest,
+				       t->acls[i].require_data_digest);
 		bad |= json_array_append_new(acls, ao);
 	}
 	if (!bad) {
@@ -653,6 +677,7 @@ static json_t *cfg_dump_target(const struct cfg_target *t)
 		bad |= cfg_put(o, "demo_mode", demo);
 		demo = NULL;
 		bad |= cfg_auth_dump_target(o, t);
+		bad |= cfg_put_digests(o, t->require_header_digest, t->require_data_digest);
 	}
 	json_decref(tpgs);
 	json_decref(acls);

@@ -550,7 +550,9 @@ static void live_bs_set_abort(struct cfg_runtime *rt, struct cfg_chg *ch, struct
 /* ---- targets ---- */
 
 /* Own fields that can change without rebuilding the target. */
-static const char *const live_target_fields[] = {"alias", "demo_mode", "auth", "limits", NULL};
+static const char *const live_target_fields[] = {
+    "alias", "demo_mode", "auth", "limits", "require_header_digest", "require_data_digest", NULL,
+};
 
 /* Whether old and new own fields differ only in fields changeable live. */
 static bool target_live_ok(const struct cfg_target *old, const struct cfg_target *nt)

@@ -134,6 +134,9 @@ struct cfg_acl {
 	size_t naddresses;
 	struct cfg_auth *auth; /* its own CHAP; NULL: the target's */
 	bool target_reset;     /* may use TARGET WARM/COLD RESET (RFC 7143 11.5.1) */
+	/* its sessions must use CRC32C digests (besides the target's) */
+	bool require_header_digest;
+	bool require_data_digest;
 };
 
 struct cfg_portal_group {
@@ -156,6 +159,8 @@ struct cfg_target {
 	bool demo_target_reset; /* demo_mode.target_reset: demo initiators may reset the target */
 	struct cfg_auth *auth;	   /* CHAP of initiators without their own; NULL: none */
 	struct cfg_limits *limits; /* NULL: the global settings */
+	bool require_header_digest; /* every session must use HeaderDigest=CRC32C */
+	bool require_data_digest;   /* and DataDigest=CRC32C */
 };
 
 /* ALUA target port groups (SPC-4 5.15; port_groups.c, docs/config.md). */

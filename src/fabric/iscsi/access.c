@@ -184,9 +184,11 @@ int iscsi_access_set_auth(struct iscsi_access *a, const struct iscsi_auth *auth)
 	return 0;
 }
 
-int iscsi_access_add_rule(struct iscsi_access *a, const char *initiator, const char *network,
-			  struct scsi_lun_map *map, const struct iscsi_auth *auth, unsigned perms)
+int iscsi_access_add_rule(struct iscsi_access *a, const struct iscsi_rule *in)
 {
+	const char *initiator = in->initiator, *network = in->network;
+	struct scsi_lun_map *map = in->map;
+	const struct iscsi_auth *auth = in->auth;
 	struct iscsi_access_rule r = {0}, *nr;
 	int rc;
 
@@ -222,7 +224,8 @@ int iscsi_access_add_rule(struct iscsi_access *a, const char *initiator, const c
 	if (map)
 		scsi_lun_map_get(map);
 	r.map = map;
-	r.perms = perms;
+	r.perms = in->perms;
+	r.required = in->required;
 	a->rules[a->nrules++] = r;
 	return 0;
 nomem:
@@ -237,6 +240,11 @@ nomem:
 void iscsi_access_set_demo_perms(struct iscsi_access *a, unsigned perms)
 {
 	a->demo_perms = perms;
+}
+
+void iscsi_access_set_required(struct iscsi_access *a, unsigned required)
+{
+	a->required = required;
 }
 
 void iscsi_target_set_access(struct iscsi_target *t, struct iscsi_access *a)
@@ -365,6 +373,7 @@ int iscsi_access_check(struct iscsi_target *t, const char *iname,
 	}
 	if (pick)
 		g->perms = pick->perms;
+	g->required = (a ? a->required : 0) | (pick ? pick->required : 0);
 	g->auth = auth_of(a, pick);
 	return 0;
 deny:

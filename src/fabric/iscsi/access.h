@@ -53,6 +53,7 @@ struct iscsi_access_rule {
 	struct scsi_lun_map *map;    /* referenced; NULL: the core's ACL map */
 	struct iscsi_auth_set *auth; /* NULL: the policy's */
 	unsigned perms;		     /* enum iscsi_perm */
+	unsigned required;	     /* enum iscsi_require, besides the policy's */
 };
 
 struct iscsi_access {
@@ -61,6 +62,7 @@ struct iscsi_access {
 	struct iscsi_access_rule *rules;
 	unsigned nrules;
 	unsigned demo_perms; /* enum iscsi_perm of demo mode's sessions */
+	unsigned required;   /* enum iscsi_require of every session */
 };
 
 void iscsi_access_get(struct iscsi_access *a);
@@ -73,6 +75,8 @@ struct iscsi_access_grant {
 	struct scsi_lun_map *map;	   /* reference (normal sessions) */
 	unsigned perms;			   /* enum iscsi_perm: the admitting rule's or
 					      demo mode's; none for a core ACL alone */
+	unsigned required;		   /* enum iscsi_require: the policy's and the
+					      admitting rule's */
 };
 void iscsi_access_grant_release(struct iscsi_access_grant *g);
 

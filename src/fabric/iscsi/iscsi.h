@@ -184,18 +184,39 @@ void iscsi_access_free(struct iscsi_access *a); /* one never handed over */
  * (bad credentials or algorithm, a mutual secret equal to an initiator
  * secret) or -ENOMEM. */
 int iscsi_access_set_auth(struct iscsi_access *a, const struct iscsi_auth *auth);
+/* What an admitted initiator must use: the requirements of the target
+ * (iscsi_access_set_required()) and of the ACL rule that admitted it, bits
+ * of struct iscsi_rule's required. A login that does not negotiate them
+ * fails (02/00, the key answered Reject). */
+enum iscsi_require {
+	ISCSI_REQ_HEADER_DIGEST = 1u << 0, /* HeaderDigest=CRC32C (RFC 7143 13.1) */
+	ISCSI_REQ_DATA_DIGEST = 1u << 1,   /* DataDigest=CRC32C */
+};
+
 /* An ACL rule: initiator (iSCSI name; NULL: any) connecting from network
  * (NULL: anywhere; "192.0.2.7", "10.0.0.0/8", "fd00::/8", "::1"). map: the
- * LUN map it receives (referenced; NULL only with an initiator: the core's ACL
- * map for that name). auth: its own authentication (NULL: the policy's).
- * perms: the enum iscsi_perm bits of the sessions it admits. Resolution at
- * login: the rules naming the initiator (the first whose network holds the
- * peer address; an initiator named only by rules of other networks is
- * refused), else the core's ACL of that name (no perms), else the address
- * rule with the longest matching prefix, else demo mode, else refused
- * (02/02). 0, -EINVAL or -ENOMEM. */
-int iscsi_access_add_rule(struct iscsi_access *a, const char *initiator, const char *network,
-			  struct scsi_lun_map *map, const struct iscsi_auth *auth, unsigned perms);
+ * LUN map it receives (referenced; NULL only with an initiator: the core's
+ * ACL map for that name). auth: its own authentication (NULL: the
+ * policy's). perms: the enum iscsi_perm bits of the sessions it admits;
+ * required: the enum iscsi_require bits they must use besides the
+ * target's. */
+struct iscsi_rule {
+	const char *initiator;
+	const char *network;
+	struct scsi_lun_map *map;
+	const struct iscsi_auth *auth;
+	unsigned perms;
+	unsigned required;
+};
+/* Add a rule. Resolution at login: the rules naming the initiator (the
+ * first whose network holds the peer address; an initiator named only by
+ * rules of other networks is refused), else the core's ACL of that name (no
+ * perms), else the address rule with the longest matching prefix, else demo
+ * mode, else refused (02/02). 0, -EINVAL or -ENOMEM. */
+int iscsi_access_add_rule(struct iscsi_access *a, const struct iscsi_rule *r);
+/* The enum iscsi_require bits every session of the target must use (default
+ * none); a rule's add to them. */
+void iscsi_access_set_required(struct iscsi_access *a, unsigned required);
 /* The enum iscsi_perm bits of sessions demo mode admits (default none). */
 void iscsi_access_set_demo_perms(struct iscsi_access *a, unsigned perms);
 /* Replace t's policy (takes a over; NULL: the core's ACLs and demo mode

@@ -80,6 +80,7 @@ static const enum iscsi_login_status neg_status[] = {
     [ISCSI_NEG_EAUTH] = ISCSI_LS_AUTH_FAILURE,
     [ISCSI_NEG_ESESSTYPE] = ISCSI_LS_SESSION_TYPE_UNSUPPORTED,
     [ISCSI_NEG_ENAME] = ISCSI_LS_INITIATOR_ERROR,
+    [ISCSI_NEG_EDIGEST] = ISCSI_LS_INITIATOR_ERROR,
 };
 
 static void login_timer_cb(struct reactor_timer *tm)
@@ -184,8 +185,9 @@ void iscsi_login_fail(struct iscsi_conn *c, enum iscsi_login_status st, const ch
 	r->status_class = d->status_class;
 	r->status_detail = d->status_detail;
 
-	if (l && st == ISCSI_LS_AUTH_FAILURE && l->rsp.len && l->rsp.len <= sizeof(data)) {
-		/* the answers so far, e.g. AuthMethod=Reject */
+	if (l && (st == ISCSI_LS_AUTH_FAILURE || l->fail_answers) && l->rsp.len &&
+	    l->rsp.len <= sizeof(data)) {
+		/* the answers so far, e.g. AuthMethod=Reject, HeaderDigest=Reject */
 		n = l->rsp.len;
 		memcpy(data, l->rsp.buf, n);
 	}
@@ -425,7 +427,17 @@ static void login_join(struct iscsi_conn *c)
 static int login_finish(struct iscsi_conn *c)
 {
 	struct iscsi_login *l = c->login;
+	const struct iscsi_params *a = &l->neg.active;
 
+	/* a required digest the initiator never offered (the key absent:
+	 * None by default) fails the login like one it refused */
+	if (((l->neg.required & ISCSI_REQ_HEADER_DIGEST) &&
+	     a->header_digest != ISCSI_DIGEST_CRC32C) ||
+	    ((l->neg.required & ISCSI_REQ_DATA_DIGEST) && a->data_digest != ISCSI_DIGEST_CRC32C)) {
+		l->fail_why = "a digest the target requires (CRC32C) was not negotiated";
+		iscsi_login_fail(c, ISCSI_LS_INITIATOR_ERROR, NULL);
+		return -1;
+	}
 	if (l->tsih) {
 		login_join(c);
 		return -1;
@@ -539,6 +551,8 @@ static int login_resolve(struct iscsi_conn *c)
 	}
 	/* 12: CHAP when credentials apply to this login, else None */
 	l->neg.auth_allowed = 1u << (l->grant.auth ? ISCSI_AUTH_CHAP : ISCSI_AUTH_NONE);
+	/* digests the target or the admitting ACL requires */
+	l->neg.required = l->grant.required;
 	return 0;
 }
 
@@ -552,6 +566,10 @@ static void login_neg_fail(struct iscsi_conn *c, enum iscsi_neg_result nr)
 			     keyed ? ": " : "", keyed ? iscsi_key_table[n->err_key].name : "");
 	if (nr == ISCSI_NEG_ERENEG)
 		c->login->fail_why = "an identity or negotiated key declared again with another value";
+	if (nr == ISCSI_NEG_EDIGEST) {
+		c->login->fail_why = "a digest the target requires (CRC32C) was not offered";
+		c->login->fail_answers = true; /* which key: answered Reject */
+	}
 	iscsi_login_fail(c, neg_status[nr], NULL);
 }
 

@@ -89,6 +89,7 @@ struct iscsi_login {
 	bool auth_done;
 	bool waiting; /* suspended until a reinstated session is gone */
 	bool failed;
+	bool fail_answers; /* the failure response carries the answers so far */
 	uint8_t isid[ISCSI_ISID_LEN];
 	uint16_t tsih;
 	uint16_t cid;

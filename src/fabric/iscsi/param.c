@@ -388,6 +388,7 @@ const char *iscsi_neg_strerror(enum iscsi_neg_result r)
 	    [ISCSI_NEG_EAUTH] = "no acceptable AuthMethod",
 	    [ISCSI_NEG_ESESSTYPE] = "invalid SessionType",
 	    [ISCSI_NEG_ENAME] = "invalid iSCSI name",
+	    [ISCSI_NEG_EDIGEST] = "a digest the target requires was not offered",
 	};
 
 	if ((unsigned)r < ARRAY_SIZE(msg) && msg[r])
@@ -482,10 +483,16 @@ static uint32_t list_allowed(const struct iscsi_neg *n, enum iscsi_key_id k)
 {
 	switch (k) {
 	case ISCSI_KEY_HEADER_DIGEST:
+		/* required by the target or the ACL: CRC32C from any offer
+		 * that holds it, whatever its place in the list */
+		if (n->required & ISCSI_REQ_HEADER_DIGEST)
+			return 1u << ISCSI_DIGEST_CRC32C;
 		return (1u << ISCSI_DIGEST_NONE) |
 		       (n->mine.header_digest == ISCSI_DIGEST_CRC32C ? 1u << ISCSI_DIGEST_CRC32C
 								     : 0);
 	case ISCSI_KEY_DATA_DIGEST:
+		if (n->required & ISCSI_REQ_DATA_DIGEST)
+			return 1u << ISCSI_DIGEST_CRC32C;
 		return (1u << ISCSI_DIGEST_NONE) |
 		       (n->mine.data_digest == ISCSI_DIGEST_CRC32C ? 1u << ISCSI_DIGEST_CRC32C : 0);
 	case ISCSI_KEY_AUTH_METHOD:
@@ -554,6 +561,11 @@ static enum answer neg_key(struct iscsi_neg *n, enum iscsi_neg_stage st, enum is
 		if (pick < 0 || malformed) {
 			if (k == ISCSI_KEY_AUTH_METHOD)
 				*err = ISCSI_NEG_EAUTH; /* answered Reject, then 02/01 */
+			else if ((k == ISCSI_KEY_HEADER_DIGEST &&
+				  (n->required & ISCSI_REQ_HEADER_DIGEST)) ||
+				 (k == ISCSI_KEY_DATA_DIGEST &&
+				  (n->required & ISCSI_REQ_DATA_DIGEST)))
+				*err = ISCSI_NEG_EDIGEST; /* answered Reject, then 02/00 */
 			return ANS_REJECT;
 		}
 		iscsi_param_set(&n->peer, k, (uint32_t)pick);
@@ -692,7 +704,7 @@ enum iscsi_neg_result iscsi_neg_request(struct iscsi_neg *n, enum iscsi_neg_stag
 			continue;
 		}
 		ans[i] = (uint8_t)neg_key(n, st, k, &kv[i], &err);
-		if (err && err != ISCSI_NEG_EAUTH)
+		if (err && err != ISCSI_NEG_EAUTH && err != ISCSI_NEG_EDIGEST)
 			return err;
 	}
 	/* RFC 7143 13.14: FirstBurstLength MUST NOT exceed MaxBurstLength;

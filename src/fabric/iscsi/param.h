@@ -183,6 +183,7 @@ enum iscsi_neg_result {
 	ISCSI_NEG_EAUTH,     /* no acceptable AuthMethod offered */
 	ISCSI_NEG_ESESSTYPE, /* SessionType not Normal/Discovery */
 	ISCSI_NEG_ENAME,     /* a malformed iSCSI name */
+	ISCSI_NEG_EDIGEST,   /* a digest the target requires not offered */
 };
 const char *iscsi_neg_strerror(enum iscsi_neg_result r);
 
@@ -196,6 +197,7 @@ struct iscsi_neg {
 	struct iscsi_params peer;
 	struct iscsi_params active;
 	uint32_t auth_allowed;		/* bit per enum iscsi_auth_method the target accepts */
+	uint32_t required;		/* enum iscsi_require: digests that must be CRC32C */
 	uint32_t seen;			/* keys received (or frozen) so far */
 	uint32_t cur;			/* keys received in the current request */
 	uint32_t declared;		/* our declarations sent (MaxRecvDataSegmentLength) */

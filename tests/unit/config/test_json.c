@@ -114,6 +114,7 @@ static const char full[] =
     "  ],\n"
     "  \"targets\": [\n"
     "    { \"name\": \"iqn.2026-12.org.utarget:t1\", \"alias\": \"one\",\n"
+    "      \"require_header_digest\": true,\n"
     "      \"portal_groups\": [ { \"tag\": 1, \"portals\": [\"127.0.0.1:3260\", \"[::1]:3260\"] "
     "},\n"
     "                         { \"tag\": 7, \"rel_port_id\": 9, \"portals\": [\"0.0.0.0:3261\"] } "
@@ -121,7 +122,8 @@ static const char full[] =
     "      \"luns\": [ { \"lun\": 0, \"backstore\": \"disk0\" },\n"
     "                { \"lun\": 16383, \"backstore\": \"ro\", \"read_only\": true } ],\n"
     "      \"acls\": [ { \"initiator\": \"iqn.1994-05.com.redhat:a\", \"target_reset\": true },\n"
-    "                { \"initiator\": \"iqn.1994-05.com.redhat:b\",\n"
+    "                { \"initiator\": \"iqn.1994-05.com.redhat:b\", \"require_data_digest\": "
+    "true,\n"
     "                  \"luns\": [ { \"lun\": 3, \"backstore\": \"disk0\" } ] } ],\n"
     "      \"demo_mode\": { \"enabled\": true, \"read_only\": true, \"target_reset\": true } }\n"
     "  ]\n"
@@ -188,6 +190,11 @@ static void test_full(void **state)
 	assert_true(t->demo);
 	assert_true(t->demo_read_only);
 	assert_true(t->demo_target_reset);
+	/* digests required by the target, by one ACL */
+	assert_true(t->require_header_digest);
+	assert_false(t->require_data_digest);
+	assert_true(t->acls[1].require_data_digest);
+	assert_false(t->acls[0].require_data_digest);
 	cfg_free(c);
 }
 
@@ -217,7 +224,11 @@ static void test_round_trip(void **state)
 	assert_false(c2->targets[0].acls[1].target_reset);
 	assert_non_null(strstr(d1, "\"target_reset\": true"));
 	/* absent optional fields stay absent */
-	assert_null(strstr(d1, "header_digest"));
+	assert_null(strstr(d1, "\"header_digest\""));
+	/* required digests: written only when required */
+	assert_true(c2->targets[0].require_header_digest);
+	assert_true(c2->targets[0].acls[1].require_data_digest);
+	assert_null(strstr(d1, "\"require_data_digest\": false"));
 	assert_null(strstr(d1, "\"serial\": \"\""));
 	free(d1);
 	free(d2);

@@ -158,12 +158,17 @@ static void test_auth_validation(void **state)
 	assert_int_equal(a->auth.algs, (1u << 7) | (1u << 8));
 	/* failures left the last good setting */
 	assert_int_equal(a->auth.nchap, 1);
-	assert_int_equal(iscsi_access_add_rule(a, NULL, NULL, NULL, NULL, 0), -EINVAL);
-	assert_int_equal(iscsi_access_add_rule(a, NULL, "10.0.0.0/8", NULL, NULL, 0), -EINVAL);
-	assert_int_equal(iscsi_access_add_rule(a, "iqn.x", "10.0.0.1/8", NULL, NULL, 0), -EINVAL);
-	assert_int_equal(iscsi_access_add_rule(a, "iqn.x", NULL, NULL,
-					       &(struct iscsi_auth){.chap = &empty, .nchap = 1}, 0),
+	assert_int_equal(iscsi_access_add_rule(a, &(struct iscsi_rule){0}), -EINVAL);
+	assert_int_equal(iscsi_access_add_rule(a, &(struct iscsi_rule){.network = "10.0.0.0/8"}),
 			 -EINVAL);
+	assert_int_equal(iscsi_access_add_rule(a, &(struct iscsi_rule){.initiator = "iqn.x",
+								       .network = "10.0.0.1/8"}),
+			 -EINVAL);
+	assert_int_equal(
+	    iscsi_access_add_rule(
+		a, &(struct iscsi_rule){.initiator = "iqn.x",
+					.auth = &(struct iscsi_auth){.chap = &empty, .nchap = 1}}),
+	    -EINVAL);
 	assert_int_equal(a->nrules, 0);
 	iscsi_access_free(a);
 }
@@ -180,11 +185,18 @@ static void test_resolution(void **state)
 
 	(void)state;
 	assert_int_equal(iscsi_access_set_auth(a, &target_auth), 0);
-	assert_int_equal(iscsi_access_add_rule(a, "iqn.2026-01.org.x:named", "10.0.0.0/24", NULL,
-					       &(struct iscsi_auth){.chap = &own, .nchap = 1}, 0),
-			 0);
-	assert_int_equal(iscsi_access_add_rule(a, NULL, "10.0.0.0/8", wide, NULL, 0), 0);
-	assert_int_equal(iscsi_access_add_rule(a, NULL, "10.0.0.0/16", narrow, NULL, 0), 0);
+	assert_int_equal(
+	    iscsi_access_add_rule(
+		a, &(struct iscsi_rule){.initiator = "iqn.2026-01.org.x:named",
+					.network = "10.0.0.0/24",
+					.auth = &(struct iscsi_auth){.chap = &own, .nchap = 1}}),
+	    0);
+	assert_int_equal(
+	    iscsi_access_add_rule(a, &(struct iscsi_rule){.network = "10.0.0.0/8", .map = wide}),
+	    0);
+	assert_int_equal(
+	    iscsi_access_add_rule(a, &(struct iscsi_rule){.network = "10.0.0.0/16", .map = narrow}),
+	    0);
 	assert_int_equal(fake_map_refs(wide), 2); /* the rule holds one */
 	iscsi_target_set_access(henv.t, a);
 
@@ -278,13 +290,22 @@ static void test_grant_perms(void **state)
 	};
 
 	(void)state;
-	assert_int_equal(iscsi_access_add_rule(a, "iqn.2026-01.org.x:reset", NULL, NULL, NULL,
-					       ISCSI_PERM_TARGET_RESET),
-			 0);
-	assert_int_equal(iscsi_access_add_rule(a, "iqn.2026-01.org.x:plain", NULL, m8, NULL, 0), 0);
 	assert_int_equal(
-	    iscsi_access_add_rule(a, NULL, "10.0.0.0/8", m8, NULL, ISCSI_PERM_TARGET_RESET), 0);
-	assert_int_equal(iscsi_access_add_rule(a, NULL, "10.1.0.0/16", m16, NULL, 0), 0);
+	    iscsi_access_add_rule(a, &(struct iscsi_rule){.initiator = "iqn.2026-01.org.x:reset",
+							  .perms = ISCSI_PERM_TARGET_RESET}),
+	    0);
+	assert_int_equal(
+	    iscsi_access_add_rule(
+		a, &(struct iscsi_rule){.initiator = "iqn.2026-01.org.x:plain", .map = m8}),
+	    0);
+	assert_int_equal(
+	    iscsi_access_add_rule(a, &(struct iscsi_rule){.network = "10.0.0.0/8",
+							  .map = m8,
+							  .perms = ISCSI_PERM_TARGET_RESET}),
+	    0);
+	assert_int_equal(
+	    iscsi_access_add_rule(a, &(struct iscsi_rule){.network = "10.1.0.0/16", .map = m16}),
+	    0);
 	iscsi_target_set_access(henv.t, a);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		fake.acl_name = strstr(cases[i].name, ":reset")	 ? cases[i].name
@@ -552,7 +573,9 @@ static void test_authorization(void **state)
 	(void)state;
 	/* a rule for the initiator from a network: the harness connection has
 	 * no address, so it is refused (02/02) */
-	assert_int_equal(iscsi_access_add_rule(a, H_INITIATOR, "10.0.0.0/8", NULL, NULL, 0), 0);
+	assert_int_equal(iscsi_access_add_rule(a, &(struct iscsi_rule){.initiator = H_INITIATOR,
+								       .network = "10.0.0.0/8"}),
+			 0);
 	iscsi_target_set_access(henv.t, a);
 	hc = h_conn_new();
 	assert_int_equal(login_req(hc, OP_TO_FFP,
@@ -666,8 +689,9 @@ static void test_target_credentials_admit_nobody(void **state)
 
 	(void)state;
 	assert_int_equal(iscsi_access_set_auth(a, &target_auth), 0);
-	assert_int_equal(
-	    iscsi_access_add_rule(a, "iqn.2026-12.org.example:host2", NULL, NULL, NULL), 0);
+	assert_int_equal(iscsi_access_add_rule(
+			     a, &(struct iscsi_rule){.initiator = "iqn.2026-12.org.example:host2"}),
+			 0);
 	iscsi_target_set_access(henv.t, a);
 	fake.acl_name = "iqn.2026-12.org.example:host2";
 	fake.access_rc = -EACCES; /* no demo mode */
@@ -691,6 +715,70 @@ static void test_target_credentials_admit_nobody(void **state)
 	assert_int_equal(login_req(hc, OP_TO_FFP,
 				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET), &h),
 			 0x0201);
+	h_conn_free(hc);
+	fake.acl_name = NULL;
+}
+
+/* Digests a target (or an ACL) requires: CRC32C picked from any offer that
+ * holds it, whatever its place; an offer of None alone, or no offer at all
+ * (None by default), fails the login with 02/00 (the key answered Reject). */
+static void test_required_digests(void **state)
+{
+	struct iscsi_access *a = iscsi_access_new();
+	struct h_conn *hc;
+	union iscsi_hdr h;
+
+	(void)state;
+	iscsi_access_set_required(a, ISCSI_REQ_HEADER_DIGEST);
+	assert_int_equal(iscsi_access_add_rule(a,
+					       &(struct iscsi_rule){
+						   .initiator = "iqn.2026-12.org.example:strict",
+						   .required = ISCSI_REQ_DATA_DIGEST,
+					       }),
+			 0);
+	iscsi_target_set_access(henv.t, a);
+	hc = h_conn_new();
+	assert_int_equal(login_req(hc, OP_TO_FFP,
+				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
+					"HeaderDigest=None"),
+				   &h),
+			 0x0200);
+	assert_true(h_has_key(rsp, rsp_len, "HeaderDigest=Reject"));
+	h_conn_free(hc);
+	hc = h_conn_new();
+	assert_int_equal(login_req(hc, OP_TO_FFP,
+				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET), &h),
+			 0x0200);
+	h_conn_free(hc);
+	hc = h_conn_new();
+	assert_int_equal(login_req(hc, OP_TO_FFP,
+				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
+					"HeaderDigest=None,CRC32C", "DataDigest=None"),
+				   &h),
+			 0);
+	assert_true(h_has_key(rsp, rsp_len, "HeaderDigest=CRC32C"));
+	assert_true(h_has_key(rsp, rsp_len, "DataDigest=None"));
+	assert_true(hc->c->hdigest);
+	h_conn_free(hc);
+	/* the ACL's own requirement adds the data digest for its initiator */
+	fake.acl_name = "iqn.2026-12.org.example:strict";
+	hc = h_conn_new();
+	assert_int_equal(
+	    login_req(hc, OP_TO_FFP,
+		      KEYS("InitiatorName=iqn.2026-12.org.example:strict", "TargetName=" H_TARGET,
+			   "HeaderDigest=CRC32C", "DataDigest=None"),
+		      &h),
+	    0x0200);
+	assert_true(h_has_key(rsp, rsp_len, "DataDigest=Reject"));
+	h_conn_free(hc);
+	hc = h_conn_new();
+	assert_int_equal(
+	    login_req(hc, OP_TO_FFP,
+		      KEYS("InitiatorName=iqn.2026-12.org.example:strict", "TargetName=" H_TARGET,
+			   "HeaderDigest=CRC32C", "DataDigest=CRC32C,None"),
+		      &h),
+	    0);
+	assert_true(hc->c->ddigest);
 	h_conn_free(hc);
 	fake.acl_name = NULL;
 }
@@ -774,6 +862,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_authorization, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tsih_needs_authentication, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_target_credentials_admit_nobody, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_required_digests, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_target_limits, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_discovery_auth, setup, teardown),
 	};

@@ -203,7 +203,10 @@ static void test_target_reset_by_acl(void **state)
 	for (unsigned perms = 0; perms <= ISCSI_PERM_TARGET_RESET;
 	     perms += ISCSI_PERM_TARGET_RESET) {
 		a = iscsi_access_new();
-		assert_int_equal(iscsi_access_add_rule(a, H_INITIATOR, NULL, NULL, NULL, perms), 0);
+		assert_int_equal(
+		    iscsi_access_add_rule(
+			a, &(struct iscsi_rule){.initiator = H_INITIATOR, .perms = perms}),
+		    0);
 		iscsi_target_set_access(henv.t, a);
 		h_conn_free(hc);
 		hc = h_conn_new();

@@ -1,0 +1,71 @@
+#!/bin/bash
+# digests.sh UTARGETD RAWLOGIN: digests required per target and per ACL
+# (docs/config.md "require_header_digest", "require_data_digest").
+#   h: every session must use HeaderDigest=CRC32C (demo mode)
+#   a: ACL "strict" must use DataDigest=CRC32C too; ACL "plain" nothing
+# The raw initiator offers "None", or "CRC32C,None" with --header-digest /
+# --data-digest; libiscsi offers "None,CRC32C" (CRC32C second): with a
+# requirement the target picks CRC32C from any offer that holds it, and a
+# login that offers only None is refused with 02/00, the key answered Reject.
+. "$(dirname "$0")/lib.sh"
+ut_init "$1"
+RAW=${2:?usage: digests.sh UTARGETD RAWLOGIN}
+[ -x "$RAW" ] || ut_fail "$RAW is not an executable"
+
+H=iqn.2026-12.org.utarget:h
+A=iqn.2026-12.org.utarget:a
+STRICT=iqn.2026-12.org.utarget.test:strict
+PLAIN=iqn.2026-12.org.utarget.test:plain
+ut_write_config dig.json <<JSON
+{
+  "version": 1,
+  "state_dir": "@TMP@",
+  "backstores": [ { "name": "d", "type": "ram", "size": "8M" } ],
+  "targets": [
+    { "name": "$H", "require_header_digest": true,
+      "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:@PORT@"] } ],
+      "luns": [ { "lun": 0, "backstore": "d" } ],
+      "demo_mode": { "enabled": true, "read_only": false } },
+    { "name": "$A",
+      "portal_groups": [ { "tag": 2, "portals": ["127.0.0.1:@PORT@"] } ],
+      "luns": [ { "lun": 0, "backstore": "d" } ],
+      "acls": [ { "initiator": "$STRICT", "require_data_digest": true },
+                { "initiator": "$PLAIN" } ] }
+  ]
+}
+JSON
+ut_start "$UT_TMP/dig.json"
+
+raw() { "$RAW" --addr "127.0.0.1:$UT_PORT" "$@" 2>&1; }
+expect() { # want(ok|CC/DD) args...
+	local want=$1 out
+	shift
+	out=$(raw "$@")
+	case $want in
+	ok) grep -q "^login ok" <<<"$out" || ut_fail "$*: $out (want login ok)" ;;
+	*) grep -q "^login status $want" <<<"$out" || ut_fail "$*: $out (want $want)" ;;
+	esac
+	echo "$out"
+}
+
+expect 02/00 --initiator "$PLAIN" --target "$H" >/dev/null
+grep -q "a digest the target requires" "$UT_LOG" || ut_fail "no log line names the refusal"
+echo "ok: a target requiring header digests refuses HeaderDigest=None (02/00, logged)"
+out=$(expect ok --initiator "$PLAIN" --target "$H" --header-digest)
+grep -q "HeaderDigest CRC32C, DataDigest None" <<<"$out" || ut_fail "digests: $out"
+echo "ok: HeaderDigest=CRC32C,None is accepted as CRC32C"
+
+expect 02/00 --initiator "$STRICT" --target "$A" --header-digest >/dev/null
+out=$(expect ok --initiator "$STRICT" --target "$A" --data-digest)
+grep -q "DataDigest CRC32C" <<<"$out" || ut_fail "digests: $out"
+out=$(expect ok --initiator "$PLAIN" --target "$A")
+grep -q "HeaderDigest None, DataDigest None" <<<"$out" || ut_fail "digests: $out"
+echo "ok: an ACL's requirement holds for its initiator only"
+
+# libiscsi (a real initiator) offers None,CRC32C: the target picks CRC32C
+ut_run_client "$UT_TMP/inq.out" iscsi-inq -i "$PLAIN" "iscsi://127.0.0.1:$UT_PORT/$H/0" ||
+	ut_fail "iscsi-inq against the target requiring header digests: $(cat "$UT_TMP/inq.out")"
+grep -q "header digest" "$UT_LOG" || ut_fail "the login line does not show the header digest"
+echo "ok: libiscsi's None,CRC32C offer logs in with the header digest"
+ut_stop
+echo "digests: passed"
