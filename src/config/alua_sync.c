@@ -51,7 +51,7 @@ int cfg_port_groups_sync(struct cfg *c)
 {
 	for (size_t i = 0; i < c->npgs; i++) {
 		struct cfg_port_group *g = &c->pgs[i];
-		struct sync_ctx x = { .def = g->state };
+		struct sync_ctx x = {.def = g->state};
 
 		if (scsi_alua_for_each_state(g->id, sync_one, &x) == -ENOENT)
 			continue; /* not running (yet): the tree stays as it is */

@@ -98,7 +98,7 @@ static int cfg_fault_wrap(const struct cfg_backstore *b, struct bs_dev **dev, st
 		bs_close(*dev);
 		*dev = NULL;
 		return cfg_rt_err(err, rc, "cannot set up fault injection on \"%s\": %s", b->name,
-				strerror(-rc));
+				  strerror(-rc));
 	}
 	*dev = w;
 	return 0;
@@ -140,12 +140,13 @@ int cfg_rt_open_lu(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 	rc = bs_open(&p, &dev);
 	if (rc)
 		return cfg_rt_err(err, rc, "cannot open %s back-store \"%s\"%s%s: %s", b->type,
-				b->name, p.path ? " at " : "", p.path ? p.path : "", strerror(-rc));
+				  b->name, p.path ? " at " : "", p.path ? p.path : "",
+				  strerror(-rc));
 	if (dev->size < b->block_size) {
 		bs_close(dev);
 		return cfg_rt_err(err, -EINVAL,
-				"back-store \"%s\" is smaller than one block (%u bytes)", b->name,
-				b->block_size);
+				  "back-store \"%s\" is smaller than one block (%u bytes)", b->name,
+				  b->block_size);
 	}
 	if (b->fault && (rc = cfg_fault_wrap(b, &dev, err)))
 		return rc;
@@ -164,7 +165,7 @@ int cfg_rt_open_lu(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 	if (rc) {
 		bs_close(dev);
 		return cfg_rt_err(err, rc, "cannot create the logical unit of \"%s\": %s", b->name,
-				strerror(-rc));
+				  strerror(-rc));
 	}
 	/* SPC-4 5.13.5 APTPL: persistent reservations kept in the state
 	 * directory; a corrupt state file stops the start (never applied in
@@ -435,8 +436,7 @@ fail:
 /* ALUA target port groups (SPC-4 5.15): define the configured ones in the
  * core before any port joins them; the others come into being with their
  * first port (scsi/alua.h). */
-static int cfg_define_port_groups(const struct cfg *c, struct cfg_runtime *rt,
-				  struct cfg_err *err)
+static int cfg_define_port_groups(const struct cfg *c, struct cfg_runtime *rt, struct cfg_err *err)
 {
 	rt->pg_defs = calloc(c->npgs ? c->npgs : 1, sizeof(*rt->pg_defs));
 	if (!rt->pg_defs)
@@ -444,11 +444,11 @@ static int cfg_define_port_groups(const struct cfg *c, struct cfg_runtime *rt,
 	for (size_t i = 0; i < c->npgs; i++) {
 		const struct cfg_port_group *g = &c->pgs[i];
 		struct scsi_alua_group_attrs a = {
-			.name = g->name,
-			.state = g->state,
-			.preferred = g->preferred,
-			.explicit_ok = g->explicit_ok,
-			.transition_ms = g->transition_ms,
+		    .name = g->name,
+		    .state = g->state,
+		    .preferred = g->preferred,
+		    .explicit_ok = g->explicit_ok,
+		    .transition_ms = g->transition_ms,
 		};
 		int rc;
 
@@ -456,14 +456,14 @@ static int cfg_define_port_groups(const struct cfg *c, struct cfg_runtime *rt,
 		rc = scsi_alua_group_define(g->id, &a);
 		if (rc)
 			return cfg_rt_err(err, rc, "cannot define port group %u: %s", g->id,
-					strerror(-rc));
+					  strerror(-rc));
 		rt->pg_defs[rt->npg_defs++] = g->id;
 		for (size_t j = 0; j < g->nlus; j++) {
 			cfg_rt_path(err, "port_groups[%zu].lu_states[%zu]", i, j);
 			rc = scsi_alua_set_state(g->id, g->lus[j].backstore, g->lus[j].state);
 			if (rc)
 				return cfg_rt_err(err, rc, "cannot set the state of \"%s\": %s",
-						g->lus[j].backstore, strerror(-rc));
+						  g->lus[j].backstore, strerror(-rc));
 		}
 		log_info("port group %u%s%s%s: %s%s%s, %zu member(s), %zu LU state(s)", g->id,
 			 g->name ? " (" : "", g->name ? g->name : "", g->name ? ")" : "",
@@ -596,8 +596,9 @@ void cfg_runtime_summary(const struct cfg_runtime *rt, char *buf, size_t size)
 	size_t n;
 	int w;
 
-	w = snprintf(buf, size, "%zu target%s, %zu LUN%s, portals", hmap_count(&rt->targets), hmap_count(&rt->targets) == 1 ? "" : "s",
-		     rt->nluns, rt->nluns == 1 ? "" : "s");
+	w = snprintf(buf, size, "%zu target%s, %zu LUN%s, portals", hmap_count(&rt->targets),
+		     hmap_count(&rt->targets) == 1 ? "" : "s", rt->nluns,
+		     rt->nluns == 1 ? "" : "s");
 	if (w < 0 || (size_t)w >= size)
 		return;
 	n = (size_t)w;

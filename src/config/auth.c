@@ -115,7 +115,7 @@ static int au_auth(struct cfg_pctx *x, json_t *o, struct cfg_auth **out)
 		return cfg_perr(x, "required field missing (the CHAP credentials initiators use)");
 	if (!json_is_array(v))
 		return cfg_perr(x, "expected an array of {\"user\", \"secret\"}, found %s",
-			      cfg_type_name(v));
+				cfg_type_name(v));
 	if (!json_array_size(v))
 		return cfg_perr(x, "at least one credential");
 	a->chap = calloc(json_array_size(v), sizeof(*a->chap));
@@ -151,7 +151,8 @@ static int au_auth(struct cfg_pctx *x, json_t *o, struct cfg_auth **out)
 			return cfg_perr(x, "expected an array of names, found %s",
 					cfg_type_name(v));
 		if (!json_array_size(v))
-			return cfg_perr(x, "at least one algorithm (MD5, SHA-1, SHA-256, SHA3-256)");
+			return cfg_perr(x,
+					"at least one algorithm (MD5, SHA-1, SHA-256, SHA3-256)");
 		if (json_array_size(v) > CFG_CHAP_ALGS)
 			return cfg_perr(x, "at most %u algorithms", CFG_CHAP_ALGS);
 		json_array_foreach(v, i, e)
@@ -165,13 +166,13 @@ static int au_auth(struct cfg_pctx *x, json_t *o, struct cfg_auth **out)
 					break;
 			if (k == ARRAY_SIZE(cfg_chap_algs))
 				return cfg_perr(x,
-					      "unknown algorithm \"%.32s\" (MD5, SHA-1, SHA-256, "
-					      "SHA3-256)",
-					      json_string_value(e));
+						"unknown algorithm \"%.32s\" (MD5, SHA-1, SHA-256, "
+						"SHA3-256)",
+						json_string_value(e));
 			for (size_t j = 0; j < a->nalgs; j++)
 				if (a->algs[j] == cfg_chap_algs[k].alg)
 					return cfg_perr(x, "\"%s\" is listed twice",
-						      cfg_chap_algs[k].name);
+							cfg_chap_algs[k].name);
 			a->algs[a->nalgs++] = cfg_chap_algs[k].alg;
 			cfg_pop(x, o2);
 		}
@@ -253,7 +254,7 @@ int cfg_auth_parse_acl(struct json_t *o, struct cfg_acl *a, const char *path, st
 		old = cfg_push_key(&x, "addresses");
 		if (!json_is_array(v))
 			return cfg_perr(&x, "expected an array of addresses or networks, found %s",
-				      cfg_type_name(v));
+					cfg_type_name(v));
 		if (!json_array_size(v))
 			return cfg_perr(&x, "at least one address or network");
 		a->addresses = calloc(json_array_size(v), sizeof(*a->addresses));
@@ -287,7 +288,7 @@ int cfg_auth_parse_acl(struct json_t *o, struct cfg_acl *a, const char *path, st
 	if (!a->initiator && !a->naddresses) {
 		cfg_push_key(&x, "initiator");
 		return cfg_perr(&x, "required field missing (an ACL names an initiator, "
-				  "\"addresses\", or both)");
+				    "\"addresses\", or both)");
 	}
 	return 0;
 }
@@ -329,9 +330,9 @@ int cfg_auth_parse_root(struct json_t *root, struct cfg *c, struct cfg_err *err)
 				break;
 		if (k == ARRAY_SIZE(cfg_df_names))
 			return cfg_perr(&x,
-				      "unknown filter \"%.32s\" (none, portal, portal-name, "
-				      "portal-name-auth)",
-				      json_string_value(v));
+					"unknown filter \"%.32s\" (none, portal, portal-name, "
+					"portal-name-auth)",
+					json_string_value(v));
 		c->discovery->filter = (uint8_t)k;
 		c->discovery->has_filter = true;
 	}

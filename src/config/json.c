@@ -82,13 +82,19 @@ static_assert(ARRAY_SIZE(cfg_iscsi_fields) <= 32, "iscsi_set is a 32-bit mask");
 /* The fields each object accepts (NULL-terminated); cfg_object_fields()
  * hands them to the control plane (its method schema and "set" methods). */
 static const char *const cfg_fields_root[] = {
-    "version", "state_dir", "log_level", "rpc_socket", "iscsi", "backstores", "targets",
-    "port_groups", "discovery", NULL,
+    "version",	  "state_dir", "log_level",   "rpc_socket", "iscsi",
+    "backstores", "targets",   "port_groups", "discovery",  NULL,
 };
 static const char *const cfg_fields_backstore[] = {
-    "name",	  "type",   "path",	 "size",	"create", "read_only",
-    "block_size", "thin",   "removable", "write_cache", "vendor", "product",
-    "revision",	  "serial", "naa",	 "physical_block_size", "fault", "pr_max_registrations",
+    "name",	  "type",
+    "path",	  "size",
+    "create",	  "read_only",
+    "block_size", "thin",
+    "removable",  "write_cache",
+    "vendor",	  "product",
+    "revision",	  "serial",
+    "naa",	  "physical_block_size",
+    "fault",	  "pr_max_registrations",
     NULL,
 };
 static const char *const cfg_fields_lun[] = {"lun", "backstore", "read_only", NULL};
@@ -118,7 +124,6 @@ bool cfg_iscsi_is_set(const struct cfg *c, const char *name)
 			return (c->iscsi_set >> i) & 1;
 	return false;
 }
-
 
 int cfg_parse_size(const char *s, size_t len, uint64_t *out)
 {
@@ -788,7 +793,8 @@ json_t *cfg_object_to_json(enum cfg_obj_kind kind, const void *obj)
 		/* the same shape as inside a target */
 		const struct cfg_portal_group *g = obj;
 		struct cfg_target t = {.tpgs = (struct cfg_portal_group *)g, .ntpgs = 1};
-		json_t *o = cfg_dump_target(&t), *arr = o ? json_object_get(o, "portal_groups") : NULL;
+		json_t *o = cfg_dump_target(&t),
+		       *arr = o ? json_object_get(o, "portal_groups") : NULL;
 		json_t *r = arr ? json_incref(json_array_get(arr, 0)) : NULL;
 		json_decref(o);
 		return r;

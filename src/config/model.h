@@ -25,18 +25,18 @@
 #define CFG_VERSION 1
 
 /* Lengths of names and identity fields (bytes, without the NUL). */
-#define CFG_BS_NAME_MAX	   63	  /* fits struct bs_dev.name */
-#define CFG_ISCSI_NAME_MAX 223	  /* RFC 7143 4.2.7.1 */
-#define CFG_ALIAS_MAX	   255	  /* RFC 7143 13.6: TargetAlias */
-#define CFG_VENDOR_MAX	   8	  /* SPC-4 6.6.2: T10 VENDOR IDENTIFICATION */
-#define CFG_PRODUCT_MAX	   16	  /* PRODUCT IDENTIFICATION */
-#define CFG_REVISION_MAX   4	  /* PRODUCT REVISION LEVEL */
-#define CFG_SERIAL_MAX	   32	  /* VPD 80h, as kept in struct scsi_lu_attrs */
-#define CFG_NAA_HEX	   32	  /* NAA 6h IEEE Registered Extended: 16 bytes */
-#define CFG_MAX_LUN	   16383u /* single level LUN, flat space addressing */
-#define CFG_PATH_MAX	   4096	  /* a path as written */
-#define CFG_FULL_PATH_MAX  4096	  /* a path as opened (PATH_MAX) */
-#define CFG_SOCKET_PATH_MAX 107	  /* an AF_UNIX path (sun_path less its NUL) */
+#define CFG_BS_NAME_MAX	    63	   /* fits struct bs_dev.name */
+#define CFG_ISCSI_NAME_MAX  223	   /* RFC 7143 4.2.7.1 */
+#define CFG_ALIAS_MAX	    255	   /* RFC 7143 13.6: TargetAlias */
+#define CFG_VENDOR_MAX	    8	   /* SPC-4 6.6.2: T10 VENDOR IDENTIFICATION */
+#define CFG_PRODUCT_MAX	    16	   /* PRODUCT IDENTIFICATION */
+#define CFG_REVISION_MAX    4	   /* PRODUCT REVISION LEVEL */
+#define CFG_SERIAL_MAX	    32	   /* VPD 80h, as kept in struct scsi_lu_attrs */
+#define CFG_NAA_HEX	    32	   /* NAA 6h IEEE Registered Extended: 16 bytes */
+#define CFG_MAX_LUN	    16383u /* single level LUN, flat space addressing */
+#define CFG_PATH_MAX	    4096   /* a path as written */
+#define CFG_FULL_PATH_MAX   4096   /* a path as opened (PATH_MAX) */
+#define CFG_SOCKET_PATH_MAX 107	   /* an AF_UNIX path (sun_path less its NUL) */
 
 struct cfg_fault;
 
@@ -49,17 +49,17 @@ struct cfg_backstore {
 	bool create;	/* file: create a sparse file of `size` if missing */
 	bool read_only; /* opened read-only; the medium is write protected */
 	uint32_t block_size;
-	uint32_t physical_block_size; /* 0 = block_size */
+	uint32_t physical_block_size;  /* 0 = block_size */
 	uint32_t pr_max_registrations; /* persistent reservation registrations; 0 = 4096 */
-	bool thin;	/* logical block provisioning (UNMAP, LBPRZ) */
-	bool removable; /* RMB: PREVENT ALLOW MEDIUM REMOVAL, eject */
+	bool thin;		       /* logical block provisioning (UNMAP, LBPRZ) */
+	bool removable;		       /* RMB: PREVENT ALLOW MEDIUM REMOVAL, eject */
 	bool write_cache;
 	/* identity: NULL = default (cfg_default_identity()) */
 	char *vendor;
 	char *product;
 	char *revision;
 	char *serial;
-	char *naa; /* 32 hex digits, first digit 6 */
+	char *naa;		 /* 32 hex digits, first digit 6 */
 	struct cfg_fault *fault; /* "fault": NULL = none (config/fault.h) */
 };
 
@@ -87,8 +87,8 @@ struct cfg_chap_cred {
 
 /* "auth": CHAP (RFC 7143 12.1.3). Present = CHAP required. */
 struct cfg_auth {
-	struct cfg_chap_cred *chap; /* initiator credentials; any one may be used */
-	size_t nchap;		    /* >= 1 */
+	struct cfg_chap_cred *chap;   /* initiator credentials; any one may be used */
+	size_t nchap;		      /* >= 1 */
 	struct cfg_chap_cred *mutual; /* the target's identity (mutual CHAP); NULL: none */
 	uint8_t algs[CFG_CHAP_ALGS];  /* CHAP_A values as written; nalgs 0: all four */
 	size_t nalgs;
@@ -157,8 +157,8 @@ struct cfg_target {
 	bool demo;	     /* demo_mode.enabled: admit any initiator */
 	bool demo_read_only; /* demo_mode.read_only: demo initiators get a write protected view */
 	bool demo_target_reset; /* demo_mode.target_reset: demo initiators may reset the target */
-	struct cfg_auth *auth;	   /* CHAP of initiators without their own; NULL: none */
-	struct cfg_limits *limits; /* NULL: the global settings */
+	struct cfg_auth *auth;	/* CHAP of initiators without their own; NULL: none */
+	struct cfg_limits *limits;  /* NULL: the global settings */
 	bool require_header_digest; /* every session must use HeaderDigest=CRC32C */
 	bool require_data_digest;   /* and DataDigest=CRC32C */
 };
@@ -176,11 +176,11 @@ struct cfg_pg_lu {
 };
 
 struct cfg_port_group {
-	uint16_t id;	      /* target port group identifier, 1..65535, unique */
-	char *name;	      /* optional */
-	uint8_t state;	      /* enum scsi_alua_state of every LU not in lus */
-	bool preferred;	      /* PREF bit */
-	bool explicit_ok;     /* "explicit": SET TARGET PORT GROUPS allowed */
+	uint16_t id;		/* target port group identifier, 1..65535, unique */
+	char *name;		/* optional */
+	uint8_t state;		/* enum scsi_alua_state of every LU not in lus */
+	bool preferred;		/* PREF bit */
+	bool explicit_ok;	/* "explicit": SET TARGET PORT GROUPS allowed */
 	uint32_t transition_ms; /* explicit transitions last this long */
 	struct cfg_pg_member *members;
 	size_t nmembers;
@@ -267,8 +267,7 @@ enum cfg_obj_kind {
 struct json_t;
 const char *const *cfg_object_fields(enum cfg_obj_kind kind);
 struct json_t *cfg_object_to_json(enum cfg_obj_kind kind, const void *obj);
-int cfg_object_from_json(enum cfg_obj_kind kind, struct json_t *o, void *obj,
-			 struct cfg_err *err);
+int cfg_object_from_json(enum cfg_obj_kind kind, struct json_t *o, void *obj, struct cfg_err *err);
 /* Whether the "iscsi" section set the named field. */
 bool cfg_iscsi_is_set(const struct cfg *c, const char *name);
 /* "4096", "64K", "1G", "2T" (powers of 1024, case-insensitive suffix) ->

@@ -25,12 +25,12 @@ static const struct {
 	const char *name;
 	uint8_t state;
 } cfg_pg_states[] = {
-	{ .name = "active/optimized", .state = SCSI_ALUA_ACTIVE_OPTIMIZED },
-	{ .name = "active/non-optimized", .state = SCSI_ALUA_ACTIVE_NON_OPTIMIZED },
-	{ .name = "standby", .state = SCSI_ALUA_STANDBY },
-	{ .name = "unavailable", .state = SCSI_ALUA_UNAVAILABLE },
-	{ .name = "offline", .state = SCSI_ALUA_OFFLINE },
-	{ .name = "transitioning", .state = SCSI_ALUA_TRANSITIONING },
+    {.name = "active/optimized", .state = SCSI_ALUA_ACTIVE_OPTIMIZED},
+    {.name = "active/non-optimized", .state = SCSI_ALUA_ACTIVE_NON_OPTIMIZED},
+    {.name = "standby", .state = SCSI_ALUA_STANDBY},
+    {.name = "unavailable", .state = SCSI_ALUA_UNAVAILABLE},
+    {.name = "offline", .state = SCSI_ALUA_OFFLINE},
+    {.name = "transitioning", .state = SCSI_ALUA_TRANSITIONING},
 };
 
 const char *cfg_pg_state_name(uint8_t state)
@@ -68,15 +68,16 @@ static int pg_state(struct cfg_pctx *x, json_t *o, const char *key, bool require
 	}
 	if (!json_is_string(v) ||
 	    cfg_pg_state_parse(json_string_value(v), json_string_length(v), out))
-		return cfg_perr(x, "expected one of \"active/optimized\", \"active/non-optimized\", "
-				 "\"standby\", \"unavailable\", \"offline\", \"transitioning\"");
+		return cfg_perr(x,
+				"expected one of \"active/optimized\", \"active/non-optimized\", "
+				"\"standby\", \"unavailable\", \"offline\", \"transitioning\"");
 	cfg_pop(x, old);
 	return 0;
 }
 
 static int pg_parse_member(struct cfg_pctx *x, json_t *e, void *out)
 {
-	static const char *const allowed[] = { "target", "tag", NULL };
+	static const char *const allowed[] = {"target", "tag", NULL};
 	struct cfg_pg_member *m = out;
 	uint64_t tag = 0;
 	int rc;
@@ -91,7 +92,7 @@ static int pg_parse_member(struct cfg_pctx *x, json_t *e, void *out)
 
 static int pg_parse_lu(struct cfg_pctx *x, json_t *e, void *out)
 {
-	static const char *const allowed[] = { "backstore", "state", NULL };
+	static const char *const allowed[] = {"backstore", "state", NULL};
 	struct cfg_pg_lu *l = out;
 	int rc;
 
@@ -105,8 +106,8 @@ static int pg_parse_lu(struct cfg_pctx *x, json_t *e, void *out)
 static int pg_parse_group(struct cfg_pctx *x, json_t *e, void *out)
 {
 	static const char *const allowed[] = {
-		"id", "name", "state", "preferred", "explicit", "transition_ms", "members",
-		"lu_states", NULL,
+	    "id",      "name",	    "state", "preferred", "explicit", "transition_ms",
+	    "members", "lu_states", NULL,
 	};
 	struct cfg_port_group *g = out;
 	uint64_t id = 0, ms = 0;
@@ -133,7 +134,7 @@ static int pg_parse_group(struct cfg_pctx *x, json_t *e, void *out)
 
 int cfg_parse_port_groups(struct json_t *arr, struct cfg *c, struct cfg_err *err)
 {
-	struct cfg_pctx x = { .err = err };
+	struct cfg_pctx x = {.err = err};
 
 	cfg_push_key(&x, "port_groups");
 	return cfg_parse_objects(&x, arr, sizeof(*c->pgs), (void **)&c->pgs, &c->npgs,
@@ -166,13 +167,13 @@ static json_t *pg_dump_group(const struct cfg_port_group *g)
 	bool bad = !o || !members || !lus;
 
 	for (size_t i = 0; !bad && i < g->nmembers; i++)
-		bad = json_array_append_new(members, json_pack("{sssi}", "target",
-							       g->members[i].target, "tag",
-							       (int)g->members[i].tag)) != 0;
+		bad = json_array_append_new(members,
+					    json_pack("{sssi}", "target", g->members[i].target,
+						      "tag", (int)g->members[i].tag)) != 0;
 	for (size_t i = 0; !bad && i < g->nlus; i++)
-		bad = json_array_append_new(lus, json_pack("{ssss}", "backstore",
-							   g->lus[i].backstore, "state",
-							   cfg_pg_state_name(g->lus[i].state))) != 0;
+		bad = json_array_append_new(
+			  lus, json_pack("{ssss}", "backstore", g->lus[i].backstore, "state",
+					 cfg_pg_state_name(g->lus[i].state))) != 0;
 	if (!bad)
 		bad = json_object_set_new(o, "id", json_integer(g->id)) ||
 		      (g->name && json_object_set_new(o, "name", json_string(g->name))) ||
@@ -180,7 +181,8 @@ static json_t *pg_dump_group(const struct cfg_port_group *g)
 		      json_object_set_new(o, "preferred", json_boolean(g->preferred)) ||
 		      json_object_set_new(o, "explicit", json_boolean(g->explicit_ok)) ||
 		      json_object_set_new(o, "transition_ms", json_integer(g->transition_ms)) ||
-		      json_object_set(o, "members", members) || json_object_set(o, "lu_states", lus);
+		      json_object_set(o, "members", members) ||
+		      json_object_set(o, "lu_states", lus);
 	json_decref(members);
 	json_decref(lus);
 	if (bad) {
@@ -244,12 +246,16 @@ int cfg_verify_port_groups(const struct cfg *c, struct cfg_err *err)
 		for (size_t k = 0; k < i; k++) {
 			snprintf(path, sizeof(path), "port_groups[%zu].id", i);
 			if (c->pgs[k].id == g->id)
-				return pg_verr(err, path, "port group id %u already used by "
-						    "port_groups[%zu]", g->id, k);
+				return pg_verr(err, path,
+					       "port group id %u already used by "
+					       "port_groups[%zu]",
+					       g->id, k);
 			snprintf(path, sizeof(path), "port_groups[%zu].name", i);
 			if (g->name && c->pgs[k].name && strcmp(g->name, c->pgs[k].name) == 0)
-				return pg_verr(err, path, "name \"%s\" already used by "
-						    "port_groups[%zu]", g->name, k);
+				return pg_verr(err, path,
+					       "name \"%s\" already used by "
+					       "port_groups[%zu]",
+					       g->name, k);
 		}
 		for (size_t j = 0; j < g->nmembers; j++) {
 			const struct cfg_pg_member *m = &g->members[j];

@@ -396,14 +396,14 @@ int cfg_verify_backstore_one(const struct cfg *c, const struct cfg_backstore *b,
 		snprintf(p, sizeof(p), "backstores[%zu].block_size", i);
 		return cfg_verr(err, p, "%u is not one of 512, 1024, 2048, 4096", b->block_size);
 	}
-	if (b->physical_block_size &&
-	    (b->physical_block_size < b->block_size ||
-	     (b->physical_block_size & (b->physical_block_size - 1)) ||
-	     b->physical_block_size / b->block_size > 32768)) {
+	if (b->physical_block_size && (b->physical_block_size < b->block_size ||
+				       (b->physical_block_size & (b->physical_block_size - 1)) ||
+				       b->physical_block_size / b->block_size > 32768)) {
 		snprintf(p, sizeof(p), "backstores[%zu].physical_block_size", i);
-		return cfg_verr(err, p,
-				"%u is not a power-of-two multiple of block_size %u (at most 2^15 of them)",
-				b->physical_block_size, b->block_size);
+		return cfg_verr(
+		    err, p,
+		    "%u is not a power-of-two multiple of block_size %u (at most 2^15 of them)",
+		    b->physical_block_size, b->block_size);
 	}
 	if (b->size % b->block_size) {
 		snprintf(p, sizeof(p), "backstores[%zu].size", i);
@@ -687,12 +687,13 @@ int cfg_verify(const struct cfg *c, struct cfg_err *err)
 			if (!id)
 				continue;
 			if (rel[id]) {
-				snprintf(p, sizeof(p), "targets[%zu].portal_groups[%zu].rel_port_id",
-					 i, g);
-				rc = cfg_verr(err, p,
-					      "%u is already used by targets[%llu].portal_groups[%llu]",
-					      id, (unsigned long long)(rel[id] >> 16) - 1,
-					      (unsigned long long)(rel[id] & 0xffff));
+				snprintf(p, sizeof(p),
+					 "targets[%zu].portal_groups[%zu].rel_port_id", i, g);
+				rc = cfg_verr(
+				    err, p,
+				    "%u is already used by targets[%llu].portal_groups[%llu]", id,
+				    (unsigned long long)(rel[id] >> 16) - 1,
+				    (unsigned long long)(rel[id] & 0xffff));
 				break;
 			}
 			rel[id] = ((uint64_t)(i + 1) << 16) | g;

@@ -307,7 +307,8 @@ static void utd_reload(void)
 	/* systemd >= 253 (Type=notify-reload) wants the monotonic time too */
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%llu",
-		 (unsigned long long)now.tv_sec * 1000000ull + (unsigned long long)now.tv_nsec / 1000);
+		 (unsigned long long)now.tv_sec * 1000000ull +
+		     (unsigned long long)now.tv_nsec / 1000);
 	utd_sd_notify(msg);
 	rc = cfg_ctl_reload(&n, &err);
 	if (rc) {
@@ -328,7 +329,9 @@ static int utd_rpc_start(const struct utd_opts *o)
 {
 	const char *cfgpath = cfg_ctl_tree()->rpc_socket;
 	struct rpc_server_opts ro = {
-	    .path = o->rpc_socket ? o->rpc_socket : cfgpath ? cfgpath : UTD_DEFAULT_SOCKET,
+	    .path = o->rpc_socket ? o->rpc_socket
+		    : cfgpath	  ? cfgpath
+				  : UTD_DEFAULT_SOCKET,
 	    .version = UTARGET_VERSION,
 	    .config_file = o->config,
 	};

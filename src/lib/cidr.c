@@ -13,8 +13,7 @@ static int cidr_fail(const char **why, const char *msg)
 	return -EINVAL;
 }
 
-int cidr_parse(const char *s, uint8_t *family, uint8_t addr[16], uint8_t *prefix,
-	       const char **why)
+int cidr_parse(const char *s, uint8_t *family, uint8_t addr[16], uint8_t *prefix, const char **why)
 {
 	char buf[INET6_ADDRSTRLEN + 8];
 	const char *slash = strchr(s, '/');

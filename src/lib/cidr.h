@@ -12,7 +12,6 @@
  * the rest zero) and prefix (an address alone: 32 or 128). A network with
  * host bits set ("10.0.0.1/8") is refused: most likely a mistyped network.
  * 0, or -EINVAL with *why (when why is not NULL) saying what is wrong. */
-int cidr_parse(const char *s, uint8_t *family, uint8_t addr[16], uint8_t *prefix,
-	       const char **why);
+int cidr_parse(const char *s, uint8_t *family, uint8_t addr[16], uint8_t *prefix, const char **why);
 
 #endif

@@ -38,7 +38,8 @@ int iname_normalize(const void *in, size_t len, char out[INAME_MAX + 1], const c
 	rc = stringprep(work, sizeof(work), STRINGPREP_NO_UNASSIGNED, stringprep_iscsi);
 	if (rc != STRINGPREP_OK) {
 		if (why)
-			*why = rc == STRINGPREP_CONTAINS_PROHIBITED || rc == STRINGPREP_CONTAINS_UNASSIGNED
+			*why = rc == STRINGPREP_CONTAINS_PROHIBITED ||
+				       rc == STRINGPREP_CONTAINS_UNASSIGNED
 				   ? "a character RFC 3722 prohibits"
 			       : rc == STRINGPREP_ICONV_ERROR || rc == STRINGPREP_NFKC_FAILED
 				   ? "not UTF-8"

@@ -10,7 +10,10 @@ struct list_node {
 	struct list_node *next, *prev;
 };
 
-#define LIST_INIT(name) { &(name), &(name) }
+#define LIST_INIT(name)                                                                            \
+	{                                                                                          \
+		&(name), &(name)                                                                   \
+	}
 
 static inline void list_init(struct list_node *h)
 {
@@ -47,15 +50,15 @@ static inline bool list_linked(const struct list_node *n)
 	return n->next != n;
 }
 
-#define list_entry(ptr, type, member) container_of(ptr, type, member)
+#define list_entry(ptr, type, member)	  container_of(ptr, type, member)
 #define list_first_entry(h, type, member) list_entry((h)->next, type, member)
-#define list_for_each_entry(pos, head, member)                                          \
-	for (pos = list_entry((head)->next, __typeof__(*pos), member); &pos->member != (head); \
+#define list_for_each_entry(pos, head, member)                                                     \
+	for (pos = list_entry((head)->next, __typeof__(*pos), member); &pos->member != (head);     \
 	     pos = list_entry(pos->member.next, __typeof__(*pos), member))
-#define list_for_each_entry_safe(pos, tmp, head, member)                                 \
-	for (pos = list_entry((head)->next, __typeof__(*pos), member),                   \
-	    tmp = list_entry(pos->member.next, __typeof__(*pos), member);                    \
-	     &pos->member != (head);                                                         \
+#define list_for_each_entry_safe(pos, tmp, head, member)                                           \
+	for (pos = list_entry((head)->next, __typeof__(*pos), member),                             \
+	    tmp = list_entry(pos->member.next, __typeof__(*pos), member);                          \
+	     &pos->member != (head);                                                               \
 	     pos = tmp, tmp = list_entry(tmp->member.next, __typeof__(*tmp), member))
 
 #endif

@@ -9,11 +9,8 @@
 int log_level_current = LOG_LVL_NOTICE;
 
 static const char *const level_names[] = {
-	[LOG_LVL_ERR] = "err",
-	[LOG_LVL_WARN] = "warn",
-	[LOG_LVL_NOTICE] = "notice",
-	[LOG_LVL_INFO] = "info",
-	[LOG_LVL_DEBUG] = "debug",
+    [LOG_LVL_ERR] = "err",   [LOG_LVL_WARN] = "warn",	[LOG_LVL_NOTICE] = "notice",
+    [LOG_LVL_INFO] = "info", [LOG_LVL_DEBUG] = "debug",
 };
 
 void log_set_level(int lvl)
@@ -49,7 +46,9 @@ void log_msg(int lvl, const char *fmt, ...)
 	gmtime_r(&ts.tv_sec, &tm);
 	n = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%S", &tm);
 	n += (size_t)snprintf(line + n, sizeof(line) - n, ".%03ldZ %s: ", ts.tv_nsec / 1000000,
-			      level_names[lvl < 0 ? 0 : lvl > LOG_LVL_DEBUG ? LOG_LVL_DEBUG : lvl]);
+			      level_names[lvl < 0		? 0
+					  : lvl > LOG_LVL_DEBUG ? LOG_LVL_DEBUG
+								: lvl]);
 	va_start(ap, fmt);
 	int m = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
 	va_end(ap);

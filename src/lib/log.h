@@ -18,16 +18,16 @@ void log_set_level(int lvl);
 int log_level_parse(const char *name);
 void log_msg(int lvl, const char *fmt, ...) UT_PRINTF(2, 3);
 
-#define log_at(lvl, ...)                                   \
-	do {                                               \
-		if (unlikely((lvl) <= log_level_current)) \
-			log_msg((lvl), __VA_ARGS__);       \
+#define log_at(lvl, ...)                                                                           \
+	do {                                                                                       \
+		if (unlikely((lvl) <= log_level_current))                                          \
+			log_msg((lvl), __VA_ARGS__);                                               \
 	} while (0)
-#define log_err(...) log_at(LOG_LVL_ERR, __VA_ARGS__)
-#define log_warn(...) log_at(LOG_LVL_WARN, __VA_ARGS__)
+#define log_err(...)	log_at(LOG_LVL_ERR, __VA_ARGS__)
+#define log_warn(...)	log_at(LOG_LVL_WARN, __VA_ARGS__)
 #define log_notice(...) log_at(LOG_LVL_NOTICE, __VA_ARGS__)
-#define log_info(...) log_at(LOG_LVL_INFO, __VA_ARGS__)
-#define log_debug(...) log_at(LOG_LVL_DEBUG, __VA_ARGS__)
+#define log_info(...)	log_at(LOG_LVL_INFO, __VA_ARGS__)
+#define log_debug(...)	log_at(LOG_LVL_DEBUG, __VA_ARGS__)
 
 /* Copy len bytes of untrusted src into dst as printable text: bytes outside
  * 0x21..0x7e (and '\\') become \xHH. Always NUL-terminates dst (dst_size >= 1);
@@ -42,7 +42,10 @@ struct log_ratelimit {
 	unsigned printed;
 	unsigned suppressed;
 };
-#define LOG_RATELIMIT_INIT(interval_ns_, burst_) { .interval_ns = (interval_ns_), .burst = (burst_) }
+#define LOG_RATELIMIT_INIT(interval_ns_, burst_)                                                   \
+	{                                                                                          \
+		.interval_ns = (interval_ns_), .burst = (burst_)                                   \
+	}
 /* true when the caller may log now; thread-compatible (caller serializes). */
 bool log_ratelimit_ok(struct log_ratelimit *rl);
 

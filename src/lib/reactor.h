@@ -115,7 +115,7 @@ unsigned reactor_pool_size(void);
 struct reactor *reactor_pool_get(unsigned i);
 /* Round-robin choice for a new connection. */
 struct reactor *reactor_pool_next(void);
-int reactor_pool_run(void); /* runs reactor 0 on the calling thread */
+int reactor_pool_run(void);   /* runs reactor 0 on the calling thread */
 void reactor_pool_stop(void); /* any thread; makes reactor_pool_run return */
 void reactor_pool_join(void); /* joins the threads and destroys the reactors */
 

@@ -10,9 +10,9 @@
 struct workq_item {
 	void (*work)(struct workq_item *w); /* on a worker thread */
 	void (*done)(struct workq_item *w); /* on `origin`'s thread afterwards */
-	struct reactor *origin;             /* set by workq_submit from reactor_self() */
-	struct reactor_msg msg;             /* internal */
-	struct workq_item *next;            /* internal */
+	struct reactor *origin;		    /* set by workq_submit from reactor_self() */
+	struct reactor_msg msg;		    /* internal */
+	struct workq_item *next;	    /* internal */
 };
 
 int workq_start(unsigned nthreads); /* idempotent */

@@ -78,8 +78,8 @@ static int end(struct rpc_call *call, int cid)
 				"no session with TSIH %s%s", what,
 				cid < 0 ? "" : " and that connection");
 	}
-	call->result = json_pack("{s:I,s:s}", "tsih", tsih, "action",
-				 logout ? "logout requested" : "dropped");
+	call->result =
+	    json_pack("{s:I,s:s}", "tsih", tsih, "action", logout ? "logout requested" : "dropped");
 	if (call->result && cid >= 0)
 		json_object_set_new(call->result, "cid", json_integer(cid));
 	if (call->result && logout)

@@ -31,12 +31,12 @@ static void (*change_hook)(uint16_t id, const char *lu_name, void *arg);
 static void *change_hook_arg;
 
 static const char *const state_names[16] = {
-	[SCSI_ALUA_ACTIVE_OPTIMIZED] = "active/optimized",
-	[SCSI_ALUA_ACTIVE_NON_OPTIMIZED] = "active/non-optimized",
-	[SCSI_ALUA_STANDBY] = "standby",
-	[SCSI_ALUA_UNAVAILABLE] = "unavailable",
-	[SCSI_ALUA_OFFLINE] = "offline",
-	[SCSI_ALUA_TRANSITIONING] = "transitioning",
+    [SCSI_ALUA_ACTIVE_OPTIMIZED] = "active/optimized",
+    [SCSI_ALUA_ACTIVE_NON_OPTIMIZED] = "active/non-optimized",
+    [SCSI_ALUA_STANDBY] = "standby",
+    [SCSI_ALUA_UNAVAILABLE] = "unavailable",
+    [SCSI_ALUA_OFFLINE] = "offline",
+    [SCSI_ALUA_TRANSITIONING] = "transitioning",
 };
 
 const char *scsi_alua_state_name(enum scsi_alua_state s)
@@ -67,7 +67,8 @@ struct alua_group *alua_group_find_locked(uint16_t id)
 {
 	struct alua_group *g;
 
-	list_for_each_entry(g, &alua_groups, node) {
+	list_for_each_entry(g, &alua_groups, node)
+	{
 		if (g->id == id)
 			return g;
 		if (g->id > id)
@@ -87,9 +88,7 @@ static struct alua_group *group_new_locked(uint16_t id)
 	atomic_init(&g->state, SCSI_ALUA_ACTIVE_OPTIMIZED);
 	atomic_init(&g->nlus_pub, 0);
 	/* keep the list sorted: RTPG reports groups in identifier order */
-	list_for_each_entry(pos, &alua_groups, node)
-		if (pos->id > id)
-			break;
+	list_for_each_entry(pos, &alua_groups, node) if (pos->id > id) break;
 	list_add_tail(&pos->node, &g->node);
 	return g;
 }
@@ -119,8 +118,7 @@ unsigned scsi_alua_group_count(void)
 	unsigned n = 0;
 
 	pthread_mutex_lock(&alua_lock);
-	list_for_each_entry(g, &alua_groups, node)
-		n++;
+	list_for_each_entry(g, &alua_groups, node) n++;
 	pthread_mutex_unlock(&alua_lock);
 	return n;
 }
@@ -153,7 +151,7 @@ struct alua_lu_state *alua_lu_get_locked(struct alua_group *g, const char *lu_na
 		g->cap_lus = cap;
 	}
 	e = &g->lus[g->nlus];
-	*e = (struct alua_lu_state){ .state = def, .target = def, .status = g->status };
+	*e = (struct alua_lu_state){.state = def, .target = def, .status = g->status};
 	e->lu_name = strdup(lu_name);
 	if (!e->lu_name)
 		return NULL;
@@ -224,7 +222,6 @@ static void collect_lu(struct scsi_lu *lu, void *arg)
 	scsi_lu_get(lu);
 	l->v[l->n++] = lu;
 }
-
 
 /* Put tp in g's port list (sorted by relative target port identifier, the
  * RTPG port order) and take a reference on g. alua_lock held. */
@@ -392,7 +389,7 @@ static void probe_lu(struct scsi_lu *lu, void *arg)
 
 bool alua_port_reaches_locked(struct scsi_tport *tp, const struct scsi_lu *lu)
 {
-	struct lu_probe p = { .lu = lu };
+	struct lu_probe p = {.lu = lu};
 
 	target_for_each_lu(tp->target, probe_lu, &p);
 	return p.found;
@@ -404,7 +401,8 @@ bool alua_lu_has_port(const struct scsi_lu *lu, uint16_t rel_port_id)
 	bool found = false;
 
 	pthread_mutex_lock(&alua_lock);
-	list_for_each_entry(g, &alua_groups, node) {
+	list_for_each_entry(g, &alua_groups, node)
+	{
 		for (unsigned i = 0; i < g->nports && !found; i++)
 			found = g->ports[i]->rel_port_id == rel_port_id &&
 				alua_port_reaches_locked(g->ports[i], lu);
@@ -420,7 +418,7 @@ bool alua_lu_has_port(const struct scsi_lu *lu, uint16_t rel_port_id)
  * group's ports reach. alua_lock held. */
 static void group_ua_locked(struct alua_group *g, const char *lu_name)
 {
-	struct lu_list l = { .name = lu_name };
+	struct lu_list l = {.name = lu_name};
 
 	for (unsigned i = 0; i < g->nports; i++)
 		target_for_each_lu(g->ports[i]->target, collect_lu, &l);
@@ -609,8 +607,7 @@ int scsi_alua_for_each_state(uint16_t id,
 	return 0;
 }
 
-void scsi_alua_set_change_hook(void (*fn)(uint16_t id, const char *lu_name, void *arg),
-			       void *arg)
+void scsi_alua_set_change_hook(void (*fn)(uint16_t id, const char *lu_name, void *arg), void *arg)
 {
 	pthread_mutex_lock(&alua_lock);
 	change_hook = fn;
@@ -669,8 +666,7 @@ enum sense_reason alua_check_access(const struct scsi_tport *tp, const struct sc
 		return (flags & CDB_F_ALUA_UNAVAIL_OK) ? SENSE_OK : SENSE_NOT_READY_ALUA_OFFLINE;
 	case SCSI_ALUA_TRANSITIONING:
 	default:
-		return (flags & CDB_F_ALUA_UNAVAIL_OK) ? SENSE_OK
-						       : SENSE_NOT_READY_ALUA_TRANSITION;
+		return (flags & CDB_F_ALUA_UNAVAIL_OK) ? SENSE_OK : SENSE_NOT_READY_ALUA_TRANSITION;
 	}
 }
 
@@ -689,7 +685,8 @@ uint8_t alua_tpgs(struct scsi_lu *lu)
 	bool explicit_ok = false;
 
 	pthread_mutex_lock(&alua_lock);
-	list_for_each_entry(g, &alua_groups, node) {
+	list_for_each_entry(g, &alua_groups, node)
+	{
 		if (!g->explicit_ok)
 			continue;
 		for (unsigned i = 0; i < g->nports && !explicit_ok; i++)

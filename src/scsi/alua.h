@@ -52,15 +52,15 @@ enum scsi_alua_state {
 /* REPORT TARGET PORT GROUPS STATUS CODE (SPC-4 6.37 table 297) */
 enum {
 	ALUA_STATUS_NONE = 0x00,
-	ALUA_STATUS_BY_STPG = 0x01,     /* altered by SET TARGET PORT GROUPS */
+	ALUA_STATUS_BY_STPG = 0x01,	/* altered by SET TARGET PORT GROUPS */
 	ALUA_STATUS_BY_IMPLICIT = 0x02, /* altered by implicit behaviour (config, API) */
 };
 
 struct scsi_alua_group_attrs {
-	const char *name;       /* optional, for logs; copied */
-	uint8_t state;          /* enum scsi_alua_state of every LU without a state of its own */
-	bool preferred;         /* PREF bit (SPC-4 6.37): the preferred group for access */
-	bool explicit_ok;       /* SET TARGET PORT GROUPS may change this group's states */
+	const char *name;	/* optional, for logs; copied */
+	uint8_t state;		/* enum scsi_alua_state of every LU without a state of its own */
+	bool preferred;		/* PREF bit (SPC-4 6.37): the preferred group for access */
+	bool explicit_ok;	/* SET TARGET PORT GROUPS may change this group's states */
 	uint32_t transition_ms; /* an explicit transition stays "transitioning" this long */
 };
 
@@ -101,8 +101,7 @@ int scsi_alua_for_each_state(uint16_t id,
 /* Called after a SET TARGET PORT GROUPS transition has completed (so that
  * the daemon can persist the new state). Runs on a reactor thread, must not
  * block; NULL removes it. */
-void scsi_alua_set_change_hook(void (*fn)(uint16_t id, const char *lu_name, void *arg),
-			       void *arg);
+void scsi_alua_set_change_hook(void (*fn)(uint16_t id, const char *lu_name, void *arg), void *arg);
 /* "active/optimized", "active/non-optimized", "standby", "unavailable",
  * "offline", "transitioning"; NULL for another value. */
 const char *scsi_alua_state_name(enum scsi_alua_state s);

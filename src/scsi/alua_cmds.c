@@ -16,18 +16,18 @@
 
 /* RTPG responses are cut at 64 KiB (RETURN DATA LENGTH still tells the
  * whole length); a group reports at most 255 ports (one-byte count). */
-#define RTPG_MAX_LEN (64u * 1024)
+#define RTPG_MAX_LEN   (64u * 1024)
 #define RTPG_MAX_PORTS 255u
 /* SET TARGET PORT GROUPS: 4-byte header + at most 256 descriptors */
 #define STPG_MAX_DESC 256u
-#define STPG_MAX_LEN (4u + 4u * STPG_MAX_DESC)
+#define STPG_MAX_LEN  (4u + 4u * STPG_MAX_DESC)
 
 /* SPC-4 6.37 table 295: the states every group supports (T_SUP, O_SUP,
  * U_SUP, S_SUP, AN_SUP, AO_SUP; no LBD_SUP) */
 #define RTPG_SUPPORTED 0xcf
 
 enum {
-	RTPG_FORMAT_LENGTH = 0,   /* length-only header */
+	RTPG_FORMAT_LENGTH = 0,	  /* length-only header */
 	RTPG_FORMAT_EXTENDED = 1, /* extended header (implicit transition time) */
 };
 
@@ -111,13 +111,14 @@ static unsigned rtpg_group(struct rtpg_buf *b, struct alua_group *g, struct scsi
 void alua_exec_rtpg(struct scsi_cmd *cmd)
 {
 	bool ext = (cmd->cdb[1] >> 5) == RTPG_FORMAT_EXTENDED;
-	struct rtpg_buf b = { 0 };
+	struct rtpg_buf b = {0};
 	struct alua_group *g;
 	unsigned itt = 0;
 
 	rtpg_reserve(&b, ext ? 8 : 4);
 	pthread_mutex_lock(&alua_lock);
-	list_for_each_entry(g, &alua_groups, node) {
+	list_for_each_entry(g, &alua_groups, node)
+	{
 		unsigned t = rtpg_group(&b, g, cmd->priv.lu);
 
 		itt = t > itt ? t : itt;
@@ -130,7 +131,7 @@ void alua_exec_rtpg(struct scsi_cmd *cmd)
 	}
 	put_be32(b.p, (uint32_t)(b.n - 4)); /* RETURN DATA LENGTH */
 	if (ext) {
-		b.p[4] = RTPG_FORMAT_EXTENDED << 4; /* FORMAT TYPE */
+		b.p[4] = RTPG_FORMAT_EXTENDED << 4;	   /* FORMAT TYPE */
 		b.p[5] = (uint8_t)(itt > 255 ? 255 : itt); /* IMPLICIT TRANSITION TIME (s) */
 	}
 	scsi_cmd_set_data_in(cmd, b.p, b.n);
@@ -207,8 +208,7 @@ static void stpg_finish(struct stpg_op *op)
 		}
 		pthread_mutex_unlock(&d->g->lock);
 		log_info("ALUA: target port group %u: %s -> %s (SET TARGET PORT GROUPS from %s)",
-			 d->g->id, lu->name, scsi_alua_state_name(d->state),
-			 cmd->nexus->port_name);
+			 d->g->id, lu->name, scsi_alua_state_name(d->state), cmd->nexus->port_name);
 	}
 	if (changed)
 		ua_set_all(lu, UA_ASYM_ACCESS_CHANGED, cmd->priv.itn);

@@ -16,11 +16,11 @@
 /* The access state of one logical unit through a group, when it differs
  * from the group's default or was set on its own. */
 struct alua_lu_state {
-	char *lu_name;  /* scsi_lu name (the back-store name) */
-	uint8_t state;  /* what commands see: TRANSITIONING during an explicit transition */
+	char *lu_name;	/* scsi_lu name (the back-store name) */
+	uint8_t state;	/* what commands see: TRANSITIONING during an explicit transition */
 	uint8_t target; /* the state the running transition leads to (= state otherwise) */
 	uint8_t status; /* RTPG STATUS CODE */
-	bool busy;      /* an explicit transition (SET TARGET PORT GROUPS) is running */
+	bool busy;	/* an explicit transition (SET TARGET PORT GROUPS) is running */
 };
 
 struct alua_group {
@@ -28,8 +28,8 @@ struct alua_group {
 	uint16_t id;
 
 	/* alua_lock */
-	unsigned refs;           /* definition + ports + running transitions */
-	bool defined;            /* scsi_alua_group_define() (else implicit) */
+	unsigned refs; /* definition + ports + running transitions */
+	bool defined;  /* scsi_alua_group_define() (else implicit) */
 	char *name;
 	bool preferred;
 	bool explicit_ok;
@@ -39,11 +39,11 @@ struct alua_group {
 
 	/* group->lock (state also read without it) */
 	pthread_mutex_t lock;
-	_Atomic uint8_t state;  /* default: every LU without an entry in lus */
-	uint8_t status;         /* RTPG STATUS CODE of the default */
+	_Atomic uint8_t state; /* default: every LU without an entry in lus */
+	uint8_t status;	       /* RTPG STATUS CODE of the default */
 	struct alua_lu_state *lus;
 	unsigned nlus, cap_lus;
-	atomic_uint nlus_pub;   /* nlus, for the lock-free fast path */
+	atomic_uint nlus_pub; /* nlus, for the lock-free fast path */
 };
 
 extern pthread_mutex_t alua_lock;

@@ -28,8 +28,8 @@
 enum bs_op {
 	BS_OP_READ,
 	BS_OP_WRITE,
-	BS_OP_FLUSH,        /* make every completed write durable (off/len ignored) */
-	BS_OP_DISCARD,      /* deallocate [off, off+len); reads return zeroes after (LBPRZ) */
+	BS_OP_FLUSH,	    /* make every completed write durable (off/len ignored) */
+	BS_OP_DISCARD,	    /* deallocate [off, off+len); reads return zeroes after (LBPRZ) */
 	BS_OP_WRITE_ZEROES, /* [off, off+len) reads back as zeroes; may stay allocated */
 	BS_OP_MAP_STATUS,   /* from off: out map_len bytes all mapped or all unmapped */
 };
@@ -40,10 +40,10 @@ enum {
 
 enum {
 	BS_CAP_FLUSH = 1u << 0,
-	BS_CAP_DISCARD = 1u << 1,     /* thin: BS_OP_DISCARD deallocates */
+	BS_CAP_DISCARD = 1u << 1, /* thin: BS_OP_DISCARD deallocates */
 	BS_CAP_WRITE_ZEROES = 1u << 2,
 	BS_CAP_MAP_STATUS = 1u << 3,
-	BS_CAP_FUA = 1u << 4,         /* FUA natively (else the core adds a FLUSH) */
+	BS_CAP_FUA = 1u << 4,	      /* FUA natively (else the core adds a FLUSH) */
 	BS_CAP_READ_ONLY = 1u << 5,   /* opened read-only: writes would fail */
 	BS_CAP_WRITE_CACHE = 1u << 6, /* has a volatile cache: FLUSH is meaningful */
 };
@@ -63,7 +63,7 @@ struct bs_io {
 	int iovcnt;
 	/* results */
 	uint64_t map_len; /* BS_OP_MAP_STATUS */
-	bool mapped;      /* BS_OP_MAP_STATUS */
+	bool mapped;	  /* BS_OP_MAP_STATUS */
 	uint64_t bad_off; /* -EIO: first failing byte, UINT64_MAX if unknown */
 	void (*done)(struct bs_io *io, int err);
 	_Alignas(16) unsigned char priv[BS_IO_PRIV_SIZE];
@@ -79,8 +79,8 @@ struct bs_ops {
 
 struct bs_dev {
 	const struct bs_ops *ops;
-	uint64_t size;     /* bytes */
-	uint32_t caps;     /* BS_CAP_* */
+	uint64_t size;	   /* bytes */
+	uint32_t caps;	   /* BS_CAP_* */
 	uint32_t opt_unit; /* preferred I/O granularity in bytes (0 = none) */
 	char type[16];
 	char name[64];

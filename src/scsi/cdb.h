@@ -28,14 +28,17 @@ typedef enum sense_reason (*cdb_parse_fn)(struct scsi_cmd *cmd);
 typedef void (*cdb_exec_fn)(struct scsi_cmd *cmd);
 
 enum cdb_flags {
-	CDB_F_UA_OK = 1u << 0,          /* not failed by a pending UA (SPC-4 5.14: INQUIRY, REPORT LUNS, REQUEST SENSE) */
-	CDB_F_NO_MEDIUM_OK = 1u << 1,   /* allowed with no medium / stopped unit */
-	CDB_F_WRITES = 1u << 2,         /* modifies the medium: refused when write protected */
-	CDB_F_SPC2_RESV_OK = 1u << 3,   /* allowed under another nexus' SPC-2 reservation */
-	CDB_F_ALUA_STANDBY_OK = 1u << 4,/* allowed in ALUA standby (SPC-4 5.15.2.4.4) */
-	CDB_F_ALUA_UNAVAIL_OK = 1u << 5,/* allowed in ALUA unavailable (SPC-4 5.15.2.4.5) */
-	CDB_F_SANITIZE_OK = 1u << 6,    /* allowed while a sanitize is in progress (SBC-4 4.11) */
-	CDB_F_NO_LUN_OK = 1u << 7,      /* allowed on an unmapped LUN (REPORT LUNS, INQUIRY, REQUEST SENSE) */
+	CDB_F_UA_OK =
+	    1u
+	    << 0, /* not failed by a pending UA (SPC-4 5.14: INQUIRY, REPORT LUNS, REQUEST SENSE) */
+	CDB_F_NO_MEDIUM_OK = 1u << 1,	 /* allowed with no medium / stopped unit */
+	CDB_F_WRITES = 1u << 2,		 /* modifies the medium: refused when write protected */
+	CDB_F_SPC2_RESV_OK = 1u << 3,	 /* allowed under another nexus' SPC-2 reservation */
+	CDB_F_ALUA_STANDBY_OK = 1u << 4, /* allowed in ALUA standby (SPC-4 5.15.2.4.4) */
+	CDB_F_ALUA_UNAVAIL_OK = 1u << 5, /* allowed in ALUA unavailable (SPC-4 5.15.2.4.5) */
+	CDB_F_SANITIZE_OK = 1u << 6,	 /* allowed while a sanitize is in progress (SBC-4 4.11) */
+	CDB_F_NO_LUN_OK =
+	    1u << 7, /* allowed on an unmapped LUN (REPORT LUNS, INQUIRY, REQUEST SENSE) */
 };
 
 /* Persistent reservation conflict classes (SPC-4 5.13.1 table 58, SBC-4
@@ -44,23 +47,23 @@ enum cdb_flags {
  * Registrants Only or All Registrants type is never refused by the class. */
 enum cdb_pr_class {
 	PR_CLASS_ALLOWED = 0, /* "Allowed" everywhere (INQUIRY, REPORT LUNS, READ CAPACITY, ...) */
-	PR_CLASS_READ,        /* Allowed under Write Exclusive types, Conflict under Exclusive Access */
-	PR_CLASS_WRITE,       /* Conflict under both (medium writes) */
-	PR_CLASS_CONFLICT,    /* Conflict under both, for commands that do not write the
-			       * medium (MODE SELECT, START STOP UNIT, ...): the WRITE rule */
-	PR_CLASS_PR_OUT,      /* PERSISTENT RESERVE OUT: the service action decides (key checks) */
-	PR_CLASS_PR_IN,       /* PERSISTENT RESERVE IN: always allowed */
-	PR_CLASS_SPC2,        /* RESERVE/RELEASE (6)/(10): conflict while any I_T nexus is
-			       * registered, from every I_T nexus (SPC-4 5.13.3, CRH = 0) */
+	PR_CLASS_READ,	/* Allowed under Write Exclusive types, Conflict under Exclusive Access */
+	PR_CLASS_WRITE, /* Conflict under both (medium writes) */
+	PR_CLASS_CONFLICT, /* Conflict under both, for commands that do not write the
+			    * medium (MODE SELECT, START STOP UNIT, ...): the WRITE rule */
+	PR_CLASS_PR_OUT,   /* PERSISTENT RESERVE OUT: the service action decides (key checks) */
+	PR_CLASS_PR_IN,	   /* PERSISTENT RESERVE IN: always allowed */
+	PR_CLASS_SPC2,	   /* RESERVE/RELEASE (6)/(10): conflict while any I_T nexus is
+			    * registered, from every I_T nexus (SPC-4 5.13.3, CRH = 0) */
 	PR_CLASS_COUNT
 };
 
 /* Ordering classes for the task-set ordering matrix (order.c). */
 enum cdb_order_class {
 	ORDER_NONE = 0, /* neither waits nor blocks (INQUIRY, REPORT LUNS, TEST UNIT READY, ...) */
-	ORDER_READ,     /* reads the medium */
-	ORDER_WRITE,    /* writes the medium */
-	ORDER_BARRIER,  /* changes LU state: waits for everything before, blocks everything after */
+	ORDER_READ,	/* reads the medium */
+	ORDER_WRITE,	/* writes the medium */
+	ORDER_BARRIER,	/* changes LU state: waits for everything before, blocks everything after */
 };
 
 struct cdb_sa_table;
@@ -70,22 +73,22 @@ struct cdb_desc {
 	cdb_parse_fn parse;
 	cdb_exec_fn exec;
 	const struct cdb_sa_table *sa; /* service action sub-table (then parse/exec unused) */
-	uint8_t len;                   /* CDB length in bytes */
-	uint8_t usage[16];             /* allowed bits per CDB byte (usage[0] = 0xff) */
-	uint16_t flags;                /* enum cdb_flags */
-	uint8_t pr_class;              /* enum cdb_pr_class */
+	uint8_t len;		       /* CDB length in bytes */
+	uint8_t usage[16];	       /* allowed bits per CDB byte (usage[0] = 0xff) */
+	uint16_t flags;		       /* enum cdb_flags */
+	uint8_t pr_class;	       /* enum cdb_pr_class */
 	/* the command counts as PR_CLASS_ALLOWED when (cdb[pr_ok_byte] &
 	 * pr_ok_mask) == pr_ok_value (pr_ok_mask 0: never): START STOP UNIT
 	 * with START 1 and POWER CONDITION 0, PREVENT ALLOW MEDIUM REMOVAL
 	 * with PREVENT 00b (SBC-4 table 13, SPC-4 table 58) */
 	uint8_t pr_ok_byte, pr_ok_mask, pr_ok_value;
-	uint8_t order_class;           /* enum cdb_order_class */
-	uint16_t timeout_s;            /* nominal command timeout for RSOC RCTD (0 = none) */
+	uint8_t order_class; /* enum cdb_order_class */
+	uint16_t timeout_s;  /* nominal command timeout for RSOC RCTD (0 = none) */
 };
 
 struct cdb_sa_table {
-	uint8_t byte;  /* CDB byte holding the service action */
-	uint8_t mask;  /* its bits */
+	uint8_t byte; /* CDB byte holding the service action */
+	uint8_t mask; /* its bits */
 	uint16_t count;
 	const struct cdb_desc *v; /* indexed by service action, count entries */
 };

@@ -210,7 +210,7 @@ static enum sense_reason setup_transfer(struct scsi_cmd *cmd)
 void scsi_cmd_setup(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
-	struct sense_extra sx = { 0 };
+	struct sense_extra sx = {0};
 	const struct cdb_desc *desc;
 	enum sense_reason r = SENSE_OK;
 	struct scsi_lu *lu = NULL;
@@ -489,7 +489,7 @@ void scsi_cmd_complete(struct scsi_cmd *cmd, enum sense_reason r)
 
 void scsi_cmd_complete_info(struct scsi_cmd *cmd, enum sense_reason r, uint64_t info)
 {
-	struct sense_extra sx = { .info_valid = true, .info = info };
+	struct sense_extra sx = {.info_valid = true, .info = info};
 
 	scsi_cmd_complete_sx(cmd, r, &sx);
 }

@@ -38,7 +38,7 @@ void scsi_cmd_complete_bs_error(struct scsi_cmd *cmd, int err, uint64_t bad_off,
  * resolves its targets here, SPC-4 5.16 / CVE-2020-28374). Return a reference
  * (scsi_lu_put) or NULL. */
 struct scsi_lu *scsi_nexus_lu(struct scsi_nexus *n, uint64_t lun, bool *read_only);
-struct scsi_lu *scsi_nexus_lu_by_designator(struct scsi_nexus *n, const uint8_t *desig,
-					    size_t len, bool *read_only);
+struct scsi_lu *scsi_nexus_lu_by_designator(struct scsi_nexus *n, const uint8_t *desig, size_t len,
+					    bool *read_only);
 
 #endif

@@ -24,11 +24,11 @@ struct scsi_tmf;
 
 enum scsi_cmd_state {
 	SCSI_CMD_FREE = 0,
-	SCSI_CMD_SETUP,    /* set up; fabric collecting Data-Out */
-	SCSI_CMD_BLOCKED,  /* exec'd, waiting in the task set for ordering */
-	SCSI_CMD_READY,    /* no longer blocked; its start is posted to its reactor */
-	SCSI_CMD_RUNNING,  /* handler running / back-store I/O in flight */
-	SCSI_CMD_DONE,     /* cmd_done delivered, waiting for release */
+	SCSI_CMD_SETUP,	  /* set up; fabric collecting Data-Out */
+	SCSI_CMD_BLOCKED, /* exec'd, waiting in the task set for ordering */
+	SCSI_CMD_READY,	  /* no longer blocked; its start is posted to its reactor */
+	SCSI_CMD_RUNNING, /* handler running / back-store I/O in flight */
+	SCSI_CMD_DONE,	  /* cmd_done delivered, waiting for release */
 };
 
 /* An LBA range lock of the block commands (sbc.c, SBC-4 5.3): COMPARE AND
@@ -36,8 +36,8 @@ enum scsi_cmd_state {
  * overlapping range; READ/WRITE/WRITE SAME/UNMAP take it shared. Embedded so
  * that the fast path needs no allocation; the table is under lu->lock. */
 struct scsi_range_lock {
-	struct list_node node;   /* sbc_lu_state held or waiting list */
-	struct scsi_lu *lu;      /* LU whose table holds the lock */
+	struct list_node node;	 /* sbc_lu_state held or waiting list */
+	struct scsi_lu *lu;	 /* LU whose table holds the lock */
 	struct reactor *reactor; /* granted() runs here (NULL: on the releasing thread) */
 	struct reactor_msg msg;
 	void (*granted)(struct scsi_range_lock *rl);
@@ -48,32 +48,32 @@ struct scsi_range_lock {
 };
 
 struct scsi_cmd_priv {
-	struct scsi_lu *lu;          /* NULL when the LUN is not mapped */
+	struct scsi_lu *lu;	     /* NULL when the LUN is not mapped */
 	const struct cdb_desc *desc; /* NULL when the opcode is not supported */
 	struct list_node task_node;  /* lu task set */
 	struct list_node wait_node;  /* ordering wait queue */
-	uint32_t buf_len;            /* bytes of buf: what the CDB asks for, no more than the
+	uint32_t buf_len;	     /* bytes of buf: what the CDB asks for, no more than the
 				      * Expected Data Transfer Length lets through */
-	uint32_t data_len;           /* bytes the CDB asks to transfer */
-	uint8_t data_dir;            /* enum scsi_dir implied by the CDB */
-	uint8_t state;               /* enum scsi_cmd_state */
-	uint8_t order_class;         /* effective ordering class */
-	bool map_read_only;          /* the LUN mapping of this nexus is write protected */
-	uint16_t reason;             /* enum sense_reason decided before exec */
-	struct sense_extra sx;       /* INFORMATION / field pointer for reason */
+	uint32_t data_len;	     /* bytes the CDB asks to transfer */
+	uint8_t data_dir;	     /* enum scsi_dir implied by the CDB */
+	uint8_t state;		     /* enum scsi_cmd_state */
+	uint8_t order_class;	     /* effective ordering class */
+	bool map_read_only;	     /* the LUN mapping of this nexus is write protected */
+	uint16_t reason;	     /* enum sense_reason decided before exec */
+	struct sense_extra sx;	     /* INFORMATION / field pointer for reason */
 	atomic_bool aborted;
-	struct scsi_tmf *abort_tmf;  /* TMF waiting for this task to finish */
-	bool abort_other_nexus;      /* aborted on behalf of another I_T nexus (TAS) */
-	struct reactor_msg msg;      /* cross-thread notification of this command */
-	uint64_t start_ns;           /* for latency statistics */
-	struct lu_itn *itn;          /* this I_T nexus' record at lu (UA, PREVENT, SPC-2 reservation) */
-	uint32_t cdb_xfer_len;       /* bytes the CDB asked for before trimming to exp_len (residuals) */
-	uint32_t data_in_full;       /* Data-In the device server produced, before the buffer
-				      * (buf_len) cut it (residuals); 0: data_in_len */
-	uint8_t order_kind;          /* order.c: row/column of the ordering matrix */
-	bool waiting;                /* order.c: must wait for older tasks (lu->lock) */
-	bool msg_posted;             /* msg queued on reactor (lu->lock) */
-	bool buf_wait;               /* set up but no data buffer yet (scsi_cmd_buf_retry) */
+	struct scsi_tmf *abort_tmf; /* TMF waiting for this task to finish */
+	bool abort_other_nexus;	    /* aborted on behalf of another I_T nexus (TAS) */
+	struct reactor_msg msg;	    /* cross-thread notification of this command */
+	uint64_t start_ns;	    /* for latency statistics */
+	struct lu_itn *itn;    /* this I_T nexus' record at lu (UA, PREVENT, SPC-2 reservation) */
+	uint32_t cdb_xfer_len; /* bytes the CDB asked for before trimming to exp_len (residuals) */
+	uint32_t data_in_full; /* Data-In the device server produced, before the buffer
+				* (buf_len) cut it (residuals); 0: data_in_len */
+	uint8_t order_kind;    /* order.c: row/column of the ordering matrix */
+	bool waiting;	       /* order.c: must wait for older tasks (lu->lock) */
+	bool msg_posted;       /* msg queued on reactor (lu->lock) */
+	bool buf_wait;	       /* set up but no data buffer yet (scsi_cmd_buf_retry) */
 
 	/* decoded once by the handler's parse step (block commands) */
 	uint64_t lba;

@@ -30,7 +30,7 @@ struct scsi_stats {
 	_Atomic uint64_t cmds;
 	_Atomic uint64_t read_bytes;
 	_Atomic uint64_t write_bytes;
-	_Atomic uint64_t errors;     /* completed with a status other than GOOD/CONDITION MET */
+	_Atomic uint64_t errors; /* completed with a status other than GOOD/CONDITION MET */
 	_Atomic uint64_t aborted;
 	_Atomic uint64_t lat_ns_sum; /* setup to completion */
 };
@@ -46,13 +46,13 @@ static inline void stats_add(_Atomic uint64_t *c, uint64_t v)
  * the same initiator port finds its I_T NEXUS LOSS unit attention here).
  * Owned by the LU, freed with it. */
 struct lu_itn {
-	struct list_node node; /* lu_core_state.itns */
-	char *port_name;       /* initiator port name */
-	uint16_t rel_port;     /* relative target port identifier */
-	atomic_uint ua;        /* pending unit attentions, bit (1u << enum ua_cond) */
+	struct list_node node;	  /* lu_core_state.itns */
+	char *port_name;	  /* initiator port name */
+	uint16_t rel_port;	  /* relative target port identifier */
+	atomic_uint ua;		  /* pending unit attentions, bit (1u << enum ua_cond) */
 	struct scsi_nexus *nexus; /* the live nexus (NULL after its loss); lu->lock */
-	bool prevent;          /* PREVENT ALLOW MEDIUM REMOVAL state; lu->lock */
-	uint64_t last_used;    /* for eviction of idle records; lu->lock */
+	bool prevent;		  /* PREVENT ALLOW MEDIUM REMOVAL state; lu->lock */
+	uint64_t last_used;	  /* for eviction of idle records; lu->lock */
 	/* pr.c: the persistent reservation registration covering this I_T
 	 * nexus, valid while pr_ver equals pr_state.version; lu->lock */
 	struct pr_reg *pr_reg;
@@ -70,7 +70,7 @@ struct lu_core_state {
 	unsigned n_itns;
 	uint64_t itn_clock;
 
-	struct mode_state mode; /* mode.c */
+	struct mode_state mode;	  /* mode.c */
 	struct order_state order; /* order.c: the task set */
 
 	/* SPC-2 RESERVE/RELEASE (reserve.c): the holder, or NULL */
@@ -79,8 +79,8 @@ struct lu_core_state {
 	struct pr_state *pr;
 
 	/* medium state (medium.c) */
-	atomic_bool stopped;   /* START STOP UNIT START=0 */
-	atomic_bool no_medium; /* ejected (removable LU) */
+	atomic_bool stopped;	/* START STOP UNIT START=0 */
+	atomic_bool no_medium;	/* ejected (removable LU) */
 	unsigned prevent_count; /* I_T nexuses with PREVENT set; lu->lock */
 
 	struct scsi_stats stats;
@@ -125,7 +125,7 @@ struct scsi_tport {
 	char *name;
 	uint16_t rel_port_id;
 	uint16_t port_group;
-	struct alua_group *alua; /* its target port group (alua.c; reference held) */
+	struct alua_group *alua;	     /* its target port group (alua.c; reference held) */
 	struct alua_group **alua_moved_from; /* groups it left (references held, alua.c) */
 	unsigned nalua_moved;
 };
@@ -134,7 +134,7 @@ struct scsi_tport {
 struct nexus_lun {
 	unsigned gen; /* map generation it was resolved in; 0 = empty */
 	bool read_only;
-	struct scsi_lu *lu;  /* reference held; NULL = not mapped */
+	struct scsi_lu *lu; /* reference held; NULL = not mapped */
 	struct lu_itn *itn;
 };
 
@@ -151,7 +151,7 @@ struct scsi_nexus {
 	bool target_reset; /* scsi_nexus_info.target_reset */
 	atomic_bool lost;
 
-	pthread_mutex_t lock; /* cache */
+	pthread_mutex_t lock;	 /* cache */
 	struct nexus_lun *cache; /* indexed by LUN (0..16383), grown on demand */
 	unsigned cache_n;
 
@@ -204,7 +204,6 @@ bool lu_wp(struct scsi_lu *lu, bool map_read_only);
 
 /* All live logical units, for tests and statistics. */
 unsigned scsi_lu_count(void);
-
 
 /* cmd.c: priv.msg handler (TMF aborts, start of unblocked tasks) */
 void cmd_kick(struct reactor_msg *m);

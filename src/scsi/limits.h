@@ -16,22 +16,22 @@
 /* COMPARE AND WRITE: one byte in VPD B0h, so at most 255 blocks */
 #define SBC_MAX_CAW_BLOCKS 255u
 /* UNMAP */
-#define SBC_MAX_UNMAP_DESCRIPTORS 256u
-#define SBC_MAX_UNMAP_BYTES (1ull << 30)
+#define SBC_MAX_UNMAP_DESCRIPTORS   256u
+#define SBC_MAX_UNMAP_BYTES	    (1ull << 30)
 #define SBC_UNMAP_GRANULARITY_BYTES 4096u
 /* WRITE SAME: the longest single command (VPD B0h MAXIMUM WRITE SAME LENGTH) */
 #define SBC_MAX_WRITE_SAME_BYTES (1ull << 30)
 /* WRITE ATOMIC (16): 256 blocks of up to 4096 bytes (libiscsi
  * WriteAtomic16.Simple writes 1..256 blocks atomically and expects GOOD) */
-#define SBC_MAX_ATOMIC_BYTES (1u << 20)
-#define SBC_ATOMIC_ALIGNMENT_BYTES 512u
+#define SBC_MAX_ATOMIC_BYTES	     (1u << 20)
+#define SBC_ATOMIC_ALIGNMENT_BYTES   512u
 #define SBC_ATOMIC_GRANULARITY_BYTES 512u
 
 /* EXTENDED COPY (LID1) operating parameters (SPC-4 6.18.4) */
-#define XCOPY_MAX_TARGET_DESCRIPTORS 8u
-#define XCOPY_MAX_SEGMENT_DESCRIPTORS 64u
+#define XCOPY_MAX_TARGET_DESCRIPTORS	8u
+#define XCOPY_MAX_SEGMENT_DESCRIPTORS	64u
 #define XCOPY_MAX_DESCRIPTOR_LIST_BYTES 4096u
-#define XCOPY_MAX_SEGMENT_BYTES (32u << 20)
-#define XCOPY_MAX_CONCURRENT 16u
+#define XCOPY_MAX_SEGMENT_BYTES		(32u << 20)
+#define XCOPY_MAX_CONCURRENT		16u
 
 #endif

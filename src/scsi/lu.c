@@ -91,7 +91,8 @@ void scsi_lu_put(struct scsi_lu *lu)
 		return;
 	sbc_lu_fini(lu);
 	pr_lu_fini(lu);
-	list_for_each_entry_safe(itn, tmp, &lu->core->itns, node) {
+	list_for_each_entry_safe(itn, tmp, &lu->core->itns, node)
+	{
 		free(itn->port_name);
 		free(itn);
 	}
@@ -141,7 +142,8 @@ static void itn_evict_locked(struct scsi_lu *lu)
 {
 	struct lu_itn *itn, *victim = NULL;
 
-	list_for_each_entry(itn, &lu->core->itns, node) {
+	list_for_each_entry(itn, &lu->core->itns, node)
+	{
 		if (itn->nexus || itn->prevent || atomic_load(&lu->core->resv_holder) == itn)
 			continue;
 		if (!victim || itn->last_used < victim->last_used)
@@ -160,7 +162,8 @@ struct lu_itn *lu_itn_get_locked(struct scsi_lu *lu, const char *port_name, uint
 	struct lu_core_state *c = lu->core;
 	struct lu_itn *itn;
 
-	list_for_each_entry(itn, &c->itns, node) {
+	list_for_each_entry(itn, &c->itns, node)
+	{
 		if (itn->rel_port == rel_port && strcmp(itn->port_name, port_name) == 0) {
 			itn->last_used = ++c->itn_clock;
 			return itn;

@@ -13,16 +13,16 @@
 #include "lib/list.h"
 #include "scsi/scsi.h"
 
-struct sbc_lu_state; /* sbc*.c: COMPARE AND WRITE range locks, EXTENDED COPY state, ... */
+struct sbc_lu_state;  /* sbc*.c: COMPARE AND WRITE range locks, EXTENDED COPY state, ... */
 struct lu_core_state; /* core state (mode pages, UAs, reservations, task set); see lu.c */
 
 struct scsi_lu {
-	char *name;                 /* (const) */
+	char *name; /* (const) */
 	atomic_int refs;
-	struct bs_dev *bs;          /* (const) */
+	struct bs_dev *bs;	    /* (const) */
 	struct scsi_lu_attrs attrs; /* (const) except by reconfiguration */
-	uint32_t block_size;        /* (const) bytes */
-	uint32_t block_shift;       /* (const) log2(block_size) */
+	uint32_t block_size;	    /* (const) bytes */
+	uint32_t block_shift;	    /* (const) log2(block_size) */
 	_Atomic uint64_t nblocks;   /* capacity in logical blocks (changes on resize) */
 
 	pthread_mutex_t lock;
@@ -36,10 +36,10 @@ static inline uint64_t lu_nblocks(const struct scsi_lu *lu)
 }
 
 /* Current values of mode page fields that other code needs. */
-bool lu_wce(struct scsi_lu *lu);           /* Caching page WCE */
-bool lu_d_sense(struct scsi_lu *lu);       /* Control page D_SENSE */
-bool lu_swp(struct scsi_lu *lu);           /* Control page SWP (software write protect) */
-bool lu_tas(struct scsi_lu *lu);           /* Control page TAS */
+bool lu_wce(struct scsi_lu *lu);     /* Caching page WCE */
+bool lu_d_sense(struct scsi_lu *lu); /* Control page D_SENSE */
+bool lu_swp(struct scsi_lu *lu);     /* Control page SWP (software write protect) */
+bool lu_tas(struct scsi_lu *lu);     /* Control page TAS */
 /* Medium writes refused for this command: read-only LU, SWP, or a
  * write-protected LUN mapping. */
 bool lu_write_protected(struct scsi_lu *lu, const struct scsi_cmd *cmd);

@@ -16,8 +16,7 @@ enum sense_reason medium_check(struct scsi_lu *lu, const struct cdb_desc *d)
 	/* SBC-4 4.20: in the stopped state the medium cannot be accessed
 	 * (commands of class ORDER_NONE, e.g. TEST UNIT READY and READ
 	 * CAPACITY, do not access it) */
-	if (atomic_load_explicit(&c->stopped, memory_order_relaxed) &&
-	    d->order_class != ORDER_NONE)
+	if (atomic_load_explicit(&c->stopped, memory_order_relaxed) && d->order_class != ORDER_NONE)
 		return SENSE_NOT_READY_INIT_REQUIRED;
 	return SENSE_OK;
 }

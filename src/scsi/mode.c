@@ -24,28 +24,35 @@ struct mode_page_def {
 };
 
 static const struct mode_page_def pages[MODE_PG_COUNT] = {
-	[MODE_PG_RW_ERROR] = {
-		.code = 0x01, .len = 12,
-		.def = { 0x01, 0x0a },
-		.changeable = { 0x01, 0x0a },
+    [MODE_PG_RW_ERROR] =
+	{
+	    .code = 0x01,
+	    .len = 12,
+	    .def = {0x01, 0x0a},
+	    .changeable = {0x01, 0x0a},
 	},
-	[MODE_PG_CACHING] = {
-		.code = 0x08, .len = 20,
-		.def = { 0x08, 0x12 },
-		.changeable = { 0x08, 0x12, 0x04 /* WCE */ },
+    [MODE_PG_CACHING] =
+	{
+	    .code = 0x08,
+	    .len = 20,
+	    .def = {0x08, 0x12},
+	    .changeable = {0x08, 0x12, 0x04 /* WCE */},
 	},
-	[MODE_PG_CONTROL] = {
-		.code = 0x0a, .len = 12,
-		/* TST 000b, GLTSD 1, QAM 1 (unrestricted reordering, order.c),
-		 * QERR 00b, TAS 0, BUSY TIMEOUT PERIOD unlimited */
-		.def = { 0x0a, 0x0a, 0x02, 0x10, 0x00, 0x00, 0, 0, 0xff, 0xff, 0, 0 },
-		.changeable = { 0x0a, 0x0a, 0x04 /* D_SENSE */, 0x00, 0x08 /* SWP */,
-				0x40 /* TAS */ },
+    [MODE_PG_CONTROL] =
+	{
+	    .code = 0x0a,
+	    .len = 12,
+	    /* TST 000b, GLTSD 1, QAM 1 (unrestricted reordering, order.c),
+	     * QERR 00b, TAS 0, BUSY TIMEOUT PERIOD unlimited */
+	    .def = {0x0a, 0x0a, 0x02, 0x10, 0x00, 0x00, 0, 0, 0xff, 0xff, 0, 0},
+	    .changeable = {0x0a, 0x0a, 0x04 /* D_SENSE */, 0x00, 0x08 /* SWP */, 0x40 /* TAS */},
 	},
-	[MODE_PG_IEC] = {
-		.code = 0x1c, .len = 12,
-		.def = { 0x1c, 0x0a, 0x08 /* DEXCPT */ },
-		.changeable = { 0x1c, 0x0a },
+    [MODE_PG_IEC] =
+	{
+	    .code = 0x1c,
+	    .len = 12,
+	    .def = {0x1c, 0x0a, 0x08 /* DEXCPT */},
+	    .changeable = {0x1c, 0x0a},
 	},
 };
 
@@ -104,8 +111,8 @@ static enum sense_reason mode_sense_fields(struct scsi_cmd *cmd, uint8_t pc, uin
 
 enum sense_reason spc_parse_mode_sense6(struct scsi_cmd *cmd)
 {
-	enum sense_reason r = mode_sense_fields(cmd, cmd->cdb[2] >> 6, cmd->cdb[2] & 0x3f,
-						cmd->cdb[3]);
+	enum sense_reason r =
+	    mode_sense_fields(cmd, cmd->cdb[2] >> 6, cmd->cdb[2] & 0x3f, cmd->cdb[3]);
 
 	if (r == SENSE_OK)
 		spc_data_in(cmd, cmd->cdb[4], 255);
@@ -114,8 +121,8 @@ enum sense_reason spc_parse_mode_sense6(struct scsi_cmd *cmd)
 
 enum sense_reason spc_parse_mode_sense10(struct scsi_cmd *cmd)
 {
-	enum sense_reason r = mode_sense_fields(cmd, cmd->cdb[2] >> 6, cmd->cdb[2] & 0x3f,
-						cmd->cdb[3]);
+	enum sense_reason r =
+	    mode_sense_fields(cmd, cmd->cdb[2] >> 6, cmd->cdb[2] & 0x3f, cmd->cdb[3]);
 
 	if (r == SENSE_OK)
 		spc_data_in(cmd, get_be16(cmd->cdb + 7), SCSI_MAX_PARAM_BYTES);

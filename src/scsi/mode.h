@@ -17,7 +17,7 @@ enum mode_page_idx {
 	MODE_PG_RW_ERROR = 0, /* 01h Read-Write Error Recovery */
 	MODE_PG_CACHING,      /* 08h Caching */
 	MODE_PG_CONTROL,      /* 0Ah Control */
-	MODE_PG_IEC,          /* 1Ch Informational Exceptions Control */
+	MODE_PG_IEC,	      /* 1Ch Informational Exceptions Control */
 	MODE_PG_COUNT
 };
 

@@ -12,7 +12,7 @@
 #include "scsi/vpd.h"
 
 #define TRANSPORT_ID_MAX 512u
-#define LUN_CACHE_MAX 16384u
+#define LUN_CACHE_MAX	 16384u
 
 struct scsi_nexus *scsi_nexus_create(struct scsi_tport *tp, struct scsi_lun_map *map,
 				     const struct scsi_nexus_info *info)
@@ -27,8 +27,8 @@ struct scsi_nexus *scsi_nexus_create(struct scsi_tport *tp, struct scsi_lun_map 
 	if (!n)
 		return NULL;
 	n->initiator_name = strdup(info->initiator_name);
-	n->port_name = strdup(info->initiator_port_name ? info->initiator_port_name
-							: info->initiator_name);
+	n->port_name =
+	    strdup(info->initiator_port_name ? info->initiator_port_name : info->initiator_name);
 	if (info->transport_id_len) {
 		n->transport_id = malloc(info->transport_id_len);
 		if (n->transport_id)
@@ -78,7 +78,7 @@ int nexus_resolve(struct scsi_nexus *n, uint64_t lun, struct scsi_lu **lup, stru
 		  bool *read_only)
 {
 	struct scsi_lun_map *m = n->map;
-	struct nexus_lun old = { 0 }, *e;
+	struct nexus_lun old = {0}, *e;
 	struct scsi_lu *lu;
 	struct lu_itn *itn = NULL;
 	unsigned gen;
@@ -143,7 +143,7 @@ int nexus_resolve(struct scsi_nexus *n, uint64_t lun, struct scsi_lu **lup, stru
 	}
 	e = &n->cache[idx];
 	old = *e;
-	*e = (struct nexus_lun){ .gen = gen, .read_only = ro, .lu = lu, .itn = itn };
+	*e = (struct nexus_lun){.gen = gen, .read_only = ro, .lu = lu, .itn = itn};
 	if (old.lu == lu || (old.lu && cache_has_lu(n, old.lu, (unsigned)idx)))
 		old.itn = NULL; /* still in use through this or another LUN */
 	if (lu)
@@ -196,7 +196,7 @@ static void match_entry(const struct lun_entry *e, void *arg)
 int nexus_resolve_designator(struct scsi_nexus *n, const uint8_t *desig, size_t len,
 			     struct scsi_lu **lup, struct lu_itn **itnp, bool *read_only)
 {
-	struct desig_match dm = { .desig = desig, .len = len };
+	struct desig_match dm = {.desig = desig, .len = len};
 	int rc;
 
 	if (!desig)

@@ -23,15 +23,23 @@
 #define B ORDER_BLOCK
 
 const uint8_t order_matrix[ORDER_KIND_COUNT][ORDER_KIND_COUNT] = {
-	/* new task           older: FREE  SIMPLE  ORDERED  HOQ */
-	[ORDER_KIND_FREE]    = { [ORDER_KIND_FREE] = P, [ORDER_KIND_SIMPLE] = P,
-				 [ORDER_KIND_ORDERED] = P, [ORDER_KIND_HOQ] = P },
-	[ORDER_KIND_SIMPLE]  = { [ORDER_KIND_FREE] = P, [ORDER_KIND_SIMPLE] = P,
-				 [ORDER_KIND_ORDERED] = B, [ORDER_KIND_HOQ] = B },
-	[ORDER_KIND_ORDERED] = { [ORDER_KIND_FREE] = B, [ORDER_KIND_SIMPLE] = B,
-				 [ORDER_KIND_ORDERED] = B, [ORDER_KIND_HOQ] = B },
-	[ORDER_KIND_HOQ]     = { [ORDER_KIND_FREE] = P, [ORDER_KIND_SIMPLE] = P,
-				 [ORDER_KIND_ORDERED] = P, [ORDER_KIND_HOQ] = P },
+    /* new task           older: FREE  SIMPLE  ORDERED  HOQ */
+    [ORDER_KIND_FREE] = {[ORDER_KIND_FREE] = P,
+			 [ORDER_KIND_SIMPLE] = P,
+			 [ORDER_KIND_ORDERED] = P,
+			 [ORDER_KIND_HOQ] = P},
+    [ORDER_KIND_SIMPLE] = {[ORDER_KIND_FREE] = P,
+			   [ORDER_KIND_SIMPLE] = P,
+			   [ORDER_KIND_ORDERED] = B,
+			   [ORDER_KIND_HOQ] = B},
+    [ORDER_KIND_ORDERED] = {[ORDER_KIND_FREE] = B,
+			    [ORDER_KIND_SIMPLE] = B,
+			    [ORDER_KIND_ORDERED] = B,
+			    [ORDER_KIND_HOQ] = B},
+    [ORDER_KIND_HOQ] = {[ORDER_KIND_FREE] = P,
+			[ORDER_KIND_SIMPLE] = P,
+			[ORDER_KIND_ORDERED] = P,
+			[ORDER_KIND_HOQ] = P},
 };
 
 #undef P
@@ -94,7 +102,7 @@ void order_leave_locked(struct scsi_lu *lu, struct scsi_cmd *cmd, struct list_no
 {
 	struct order_state *o = &lu->core->order;
 	struct scsi_cmd_priv *p = &cmd->priv;
-	unsigned older[ORDER_KIND_COUNT] = { 0 };
+	unsigned older[ORDER_KIND_COUNT] = {0};
 	struct list_node *node;
 
 	list_del(&p->task_node);

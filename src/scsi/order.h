@@ -18,7 +18,7 @@ enum order_kind {
 	ORDER_KIND_FREE = 0, /* SIMPLE task of class ORDER_NONE: neither waits nor blocks */
 	ORDER_KIND_SIMPLE,   /* SIMPLE task that reads or writes the medium */
 	ORDER_KIND_ORDERED,  /* ORDERED task, or a SIMPLE task of class ORDER_BARRIER */
-	ORDER_KIND_HOQ,      /* HEAD OF QUEUE task */
+	ORDER_KIND_HOQ,	     /* HEAD OF QUEUE task */
 	ORDER_KIND_COUNT
 };
 /* priv.order_kind of a command that is not in a task set */
@@ -26,7 +26,7 @@ enum order_kind {
 
 enum order_rule {
 	ORDER_PASS = 0, /* the new task may run alongside the older one */
-	ORDER_BLOCK,    /* the new task waits until the older one has ended */
+	ORDER_BLOCK,	/* the new task waits until the older one has ended */
 };
 
 /* order_matrix[new task kind][older task kind] */

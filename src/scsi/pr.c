@@ -41,38 +41,45 @@ enum {
 };
 
 /* SPC-4 6.16.3 (parameter list, 24 bytes) and 6.16.4 (REGISTER AND MOVE) */
-#define PRO_LIST_LEN 24u
+#define PRO_LIST_LEN  24u
 #define PRO_SPEC_I_PT 0x08 /* byte 20 */
 #define PRO_ALL_TG_PT 0x04
-#define PRO_APTPL 0x01
+#define PRO_APTPL     0x01
 #define PRO_RAM_UNREG 0x02 /* REGISTER AND MOVE byte 17 */
 
 const struct pr_type_info pr_types[PR_TYPE_COUNT] = {
-	[PR_TYPE_WE] = { .name = "Write Exclusive", .valid = true },
-	[PR_TYPE_EA] = { .name = "Exclusive Access", .valid = true, .exclusive_access = true },
-	[PR_TYPE_WE_RO] = { .name = "Write Exclusive - Registrants Only", .valid = true,
-			    .registrants_ok = true, .release_ua = true },
-	[PR_TYPE_EA_RO] = { .name = "Exclusive Access - Registrants Only", .valid = true,
-			    .registrants_ok = true, .exclusive_access = true,
-			    .release_ua = true },
-	[PR_TYPE_WE_AR] = { .name = "Write Exclusive - All Registrants", .valid = true,
-			    .all_holders = true, .registrants_ok = true, .release_ua = true },
-	[PR_TYPE_EA_AR] = { .name = "Exclusive Access - All Registrants", .valid = true,
-			    .all_holders = true, .registrants_ok = true, .exclusive_access = true,
-			    .release_ua = true },
+    [PR_TYPE_WE] = {.name = "Write Exclusive", .valid = true},
+    [PR_TYPE_EA] = {.name = "Exclusive Access", .valid = true, .exclusive_access = true},
+    [PR_TYPE_WE_RO] = {.name = "Write Exclusive - Registrants Only",
+		       .valid = true,
+		       .registrants_ok = true,
+		       .release_ua = true},
+    [PR_TYPE_EA_RO] = {.name = "Exclusive Access - Registrants Only",
+		       .valid = true,
+		       .registrants_ok = true,
+		       .exclusive_access = true,
+		       .release_ua = true},
+    [PR_TYPE_WE_AR] = {.name = "Write Exclusive - All Registrants",
+		       .valid = true,
+		       .all_holders = true,
+		       .registrants_ok = true,
+		       .release_ua = true},
+    [PR_TYPE_EA_AR] = {.name = "Exclusive Access - All Registrants",
+		       .valid = true,
+		       .all_holders = true,
+		       .registrants_ok = true,
+		       .exclusive_access = true,
+		       .release_ua = true},
 };
 
 /* SPC-4 table 58 / SBC-4 table 13, for an I_T nexus that neither holds the
  * reservation nor has access as a registrant: does a command of the class
  * conflict under a Write Exclusive [0] / Exclusive Access [1] type? */
 static const bool pr_class_conflict[PR_CLASS_COUNT][2] = {
-	[PR_CLASS_ALLOWED] = { false, false },
-	[PR_CLASS_READ] = { false, true },
-	[PR_CLASS_WRITE] = { true, true },
-	[PR_CLASS_CONFLICT] = { true, true },
-	[PR_CLASS_PR_OUT] = { false, false },
-	[PR_CLASS_PR_IN] = { false, false },
-	[PR_CLASS_SPC2] = { true, true },
+    [PR_CLASS_ALLOWED] = {false, false}, [PR_CLASS_READ] = {false, true},
+    [PR_CLASS_WRITE] = {true, true},	 [PR_CLASS_CONFLICT] = {true, true},
+    [PR_CLASS_PR_OUT] = {false, false},	 [PR_CLASS_PR_IN] = {false, false},
+    [PR_CLASS_SPC2] = {true, true},
 };
 
 /* ---- state ---- */
@@ -84,8 +91,8 @@ int pr_lu_init(struct scsi_lu *lu)
 	if (!pr)
 		return -ENOMEM;
 	list_init(&pr->regs);
-	pr->max_regs = lu->attrs.pr_max_registrations ? lu->attrs.pr_max_registrations
-						      : PR_DEFAULT_MAX_REGS;
+	pr->max_regs =
+	    lu->attrs.pr_max_registrations ? lu->attrs.pr_max_registrations : PR_DEFAULT_MAX_REGS;
 	pr->version = 1;
 	atomic_init(&pr->active, false);
 	atomic_init(&pr->reserved, false);
@@ -97,7 +104,8 @@ static void pr_free_regs(struct pr_state *pr)
 {
 	struct pr_reg *r, *tmp;
 
-	list_for_each_entry_safe(r, tmp, &pr->regs, node) {
+	list_for_each_entry_safe(r, tmp, &pr->regs, node)
+	{
 		list_del(&r->node);
 		free(r);
 	}
@@ -158,7 +166,8 @@ struct pr_reg *pr_reg_of_locked(struct pr_state *pr, struct lu_itn *itn)
 	itn->pr_ver = pr->version;
 	if (tid_from_port_name(itn->port_name, &port))
 		return NULL;
-	list_for_each_entry(r, &pr->regs, node) {
+	list_for_each_entry(r, &pr->regs, node)
+	{
 		if (reg_covers(r, &port, itn->rel_port)) {
 			itn->pr_reg = r;
 			break;
@@ -231,11 +240,11 @@ struct pr_out_req {
 	uint64_t rk;   /* RESERVATION KEY */
 	uint64_t sark; /* SERVICE ACTION RESERVATION KEY */
 	bool spec_i_pt, all_tg_pt, aptpl, unreg;
-	uint16_t rtpi;          /* REGISTER AND MOVE: RELATIVE TARGET PORT IDENTIFIER */
-	bool rtpi_ok;           /* a target port that reaches the LU */
-	const uint8_t *tids;    /* TransportIDs */
+	uint16_t rtpi;	     /* REGISTER AND MOVE: RELATIVE TARGET PORT IDENTIFIER */
+	bool rtpi_ok;	     /* a target port that reaches the LU */
+	const uint8_t *tids; /* TransportIDs */
 	uint32_t tids_len;
-	uint32_t tids_off;      /* their offset in the parameter list */
+	uint32_t tids_off; /* their offset in the parameter list */
 };
 
 static bool sa_uses_type(uint8_t sa)
@@ -331,14 +340,14 @@ struct pr_ctx {
 	struct pr_state *pr;
 	struct scsi_cmd *cmd;
 	struct lu_itn *itn;
-	struct pr_reg *reg;      /* the registration covering the requesting I_T nexus */
+	struct pr_reg *reg; /* the registration covering the requesting I_T nexus */
 	const struct pr_out_req *rq;
-	struct scsi_tmf *tmf;    /* PREEMPT AND ABORT: the aborted tasks report here */
-	unsigned aborted;        /* tasks marked aborted */
-	bool changed;            /* registrations or reservation changed */
-	bool bump_generation;    /* PRGENERATION + 1 (SPC-4 6.15.2) */
-	bool take_aptpl;         /* the APTPL bit of the list becomes PTPL_A */
-	unsigned doomed;         /* registrations marked for removal */
+	struct scsi_tmf *tmf; /* PREEMPT AND ABORT: the aborted tasks report here */
+	unsigned aborted;     /* tasks marked aborted */
+	bool changed;	      /* registrations or reservation changed */
+	bool bump_generation; /* PRGENERATION + 1 (SPC-4 6.15.2) */
+	bool take_aptpl;      /* the APTPL bit of the list becomes PTPL_A */
+	unsigned doomed;      /* registrations marked for removal */
 };
 
 /* Unit attention c for the initiator port of every I_T nexus the LU knows
@@ -348,7 +357,8 @@ static void ua_for_regs(struct pr_ctx *c, enum ua_cond cond, bool want_doomed)
 {
 	struct lu_itn *itn;
 
-	list_for_each_entry(itn, &c->lu->core->itns, node) {
+	list_for_each_entry(itn, &c->lu->core->itns, node)
+	{
 		struct pr_reg *r;
 
 		if (itn == c->itn)
@@ -407,14 +417,13 @@ static int my_port(struct pr_ctx *c, struct tid_port *port)
 	return tid_from_port_name(c->itn->port_name, port);
 }
 
-static struct pr_reg *find_overlap(struct pr_ctx *c, const struct tid_port *port,
-				   uint16_t rel_port, bool all_tg_pt)
+static struct pr_reg *find_overlap(struct pr_ctx *c, const struct tid_port *port, uint16_t rel_port,
+				   bool all_tg_pt)
 {
 	struct pr_reg *r;
 
-	list_for_each_entry(r, &c->pr->regs, node)
-		if (reg_overlap(r, port, rel_port, all_tg_pt))
-			return r;
+	list_for_each_entry(r, &c->pr->regs,
+			    node) if (reg_overlap(r, port, rel_port, all_tg_pt)) return r;
 	return NULL;
 }
 
@@ -540,8 +549,8 @@ static enum sense_reason sa_register(struct pr_ctx *c)
 	}
 	/* unregister (SPC-4 5.13.11.3): the holder's reservation goes with
 	 * it, an all registrants one with the last registrant */
-	holder = pr_is_holder(c->pr, reg) &&
-		 (!pr_types[c->pr->type].all_holders || c->pr->nregs == 1);
+	holder =
+	    pr_is_holder(c->pr, reg) && (!pr_types[c->pr->type].all_holders || c->pr->nregs == 1);
 	doom(c, reg);
 	if (holder)
 		release(c, true);
@@ -593,8 +602,7 @@ static enum sense_reason sa_clear(struct pr_ctx *c)
 		return SENSE_RESERVATION_CONFLICT;
 	ua_for_regs(c, UA_RESERVATIONS_PREEMPTED, false);
 	release(c, false);
-	list_for_each_entry(r, &c->pr->regs, node)
-		doom(c, r);
+	list_for_each_entry(r, &c->pr->regs, node) doom(c, r);
 	c->bump_generation = true;
 	return SENSE_OK;
 }
@@ -613,9 +621,7 @@ static enum sense_reason sa_preempt(struct pr_ctx *c)
 	if (old_type != PR_TYPE_NONE && pr_types[old_type].all_holders && rq->sark == 0) {
 		/* 5.13.11.4.4: an all registrants reservation, SARK 0: every
 		 * other registration goes, the requester reserves anew */
-		list_for_each_entry(r, &pr->regs, node)
-			if (r != c->reg)
-				doom(c, r);
+		list_for_each_entry(r, &pr->regs, node) if (r != c->reg) doom(c, r);
 		holder_preempt = true;
 	} else {
 		holder_preempt = old_type != PR_TYPE_NONE && !pr_types[old_type].all_holders &&
@@ -624,7 +630,8 @@ static enum sense_reason sa_preempt(struct pr_ctx *c)
 			/* 5.13.11.4.3: no holder has key 0 */
 			return param_invalid_field(c->cmd, 8, -1);
 		}
-		list_for_each_entry(r, &pr->regs, node) {
+		list_for_each_entry(r, &pr->regs, node)
+		{
 			/* preempting the holder keeps the requester's own
 			 * registration (5.13.11.4.3 b) */
 			if (r->key == rq->sark && !(holder_preempt && r == c->reg))
@@ -697,14 +704,10 @@ static enum sense_reason sa_register_and_move(struct pr_ctx *c)
 }
 
 static enum sense_reason (*const pr_out_sa[PRO_COUNT])(struct pr_ctx *c) = {
-	[PRO_REGISTER] = sa_register,
-	[PRO_RESERVE] = sa_reserve,
-	[PRO_RELEASE] = sa_release,
-	[PRO_CLEAR] = sa_clear,
-	[PRO_PREEMPT] = sa_preempt,
-	[PRO_PREEMPT_AND_ABORT] = sa_preempt,
-	[PRO_REGISTER_IGNORE] = sa_register,
-	[PRO_REGISTER_AND_MOVE] = sa_register_and_move,
+    [PRO_REGISTER] = sa_register,	 [PRO_RESERVE] = sa_reserve,
+    [PRO_RELEASE] = sa_release,		 [PRO_CLEAR] = sa_clear,
+    [PRO_PREEMPT] = sa_preempt,		 [PRO_PREEMPT_AND_ABORT] = sa_preempt,
+    [PRO_REGISTER_IGNORE] = sa_register, [PRO_REGISTER_AND_MOVE] = sa_register_and_move,
 };
 
 static bool itn_doomed(struct lu_itn *itn, void *arg)
@@ -724,8 +727,10 @@ static void pr_out_finish(struct pr_ctx *c)
 
 	if (c->doomed) {
 		if (c->tmf)
-			c->aborted = tmf_abort_matching_locked(c->lu, c->tmf, c->cmd, itn_doomed, pr);
-		list_for_each_entry_safe(r, tmp, &pr->regs, node) {
+			c->aborted =
+			    tmf_abort_matching_locked(c->lu, c->tmf, c->cmd, itn_doomed, pr);
+		list_for_each_entry_safe(r, tmp, &pr->regs, node)
+		{
 			if (!r->doomed)
 				continue;
 			if (pr->holder == r) {
@@ -753,9 +758,9 @@ static void pr_out_finish(struct pr_ctx *c)
 
 unsigned pr_admin_clear_locked(struct scsi_lu *lu, const struct tid_port *only, bool *released)
 {
-	static const struct pr_out_req none = { 0 };
+	static const struct pr_out_req none = {0};
 	struct pr_state *pr = lu->core->pr;
-	struct pr_ctx c = { .lu = lu, .pr = pr, .rq = &none };
+	struct pr_ctx c = {.lu = lu, .pr = pr, .rq = &none};
 	uint8_t type = pr->type;
 	struct pr_reg *r;
 	bool end;
@@ -768,15 +773,13 @@ unsigned pr_admin_clear_locked(struct scsi_lu *lu, const struct tid_port *only, 
 			return 0;
 		ua_for_regs(&c, UA_RESERVATIONS_PREEMPTED, false);
 		release(&c, false);
-		list_for_each_entry(r, &pr->regs, node)
-			doom(&c, r);
+		list_for_each_entry(r, &pr->regs, node) doom(&c, r);
 	} else {
 		/* the registrations through which that initiator port (or any
 		 * port of that device) has access: REGISTRATIONS PREEMPTED,
 		 * as for a PREEMPT of their keys (5.13.11.4.3) */
-		list_for_each_entry(r, &pr->regs, node)
-			if (tid_overlap(&r->port, only))
-				doom(&c, r);
+		list_for_each_entry(r, &pr->regs, node) if (tid_overlap(&r->port, only))
+		    doom(&c, r);
 		if (!c.doomed)
 			return 0;
 		ua_for_regs(&c, UA_REGISTRATIONS_PREEMPTED, true);
@@ -804,11 +807,11 @@ unsigned pr_admin_clear_locked(struct scsi_lu *lu, const struct tid_port *only, 
 struct pr_op {
 	struct scsi_cmd *cmd;
 	atomic_uint pending;
-	uint16_t result;      /* enum sense_reason of the service action */
-	int store_err;        /* the state file could not be written */
+	uint16_t result; /* enum sense_reason of the service action */
+	int store_err;	 /* the state file could not be written */
 	struct reactor_msg msg;
-	struct scsi_tmf tmf;  /* PREEMPT AND ABORT: waits for the aborted tasks */
-	struct pr_wait wait;  /* APTPL: waits for the state file */
+	struct scsi_tmf tmf; /* PREEMPT AND ABORT: waits for the aborted tasks */
+	struct pr_wait wait; /* APTPL: waits for the state file */
 };
 
 static void pr_op_free(struct scsi_cmd *cmd)
@@ -886,7 +889,7 @@ void pr_exec_out(struct scsi_cmd *cmd)
 	if (rq.sa == PRO_REGISTER_AND_MOVE)
 		rq.rtpi_ok = rq.rtpi && alua_lu_has_port(lu, rq.rtpi);
 
-	c = (struct pr_ctx){ .lu = lu, .pr = pr, .cmd = cmd, .itn = cmd->priv.itn, .rq = &rq };
+	c = (struct pr_ctx){.lu = lu, .pr = pr, .cmd = cmd, .itn = cmd->priv.itn, .rq = &rq};
 	if (rq.sa == PRO_PREEMPT_AND_ABORT) {
 		op->tmf.nexus = cmd->nexus;
 		op->tmf.reactor = cmd->reactor;
@@ -898,8 +901,8 @@ void pr_exec_out(struct scsi_cmd *cmd)
 	pthread_mutex_lock(&lu->lock);
 	/* everything that changes PR state while APTPL is (or becomes, or was
 	 * until a write still in flight) active goes through the state file */
-	store = pr->store && (pr->aptpl || (rq.aptpl && sa_sets_aptpl(rq.sa)) ||
-			      pr_store_busy_locked(lu));
+	store = pr->store &&
+		(pr->aptpl || (rq.aptpl && sa_sets_aptpl(rq.sa)) || pr_store_busy_locked(lu));
 	if (!c.itn) {
 		r = SENSE_INTERNAL_TARGET_FAILURE;
 	} else if (resv_conflict(lu, c.itn)) {
@@ -915,8 +918,7 @@ void pr_exec_out(struct scsi_cmd *cmd)
 			/* nothing changed: drop the marks a refused action left */
 			struct pr_reg *reg;
 
-			list_for_each_entry(reg, &pr->regs, node)
-				reg->doomed = false;
+			list_for_each_entry(reg, &pr->regs, node) reg->doomed = false;
 			c.doomed = 0;
 			c.changed = false;
 		} else {

@@ -60,7 +60,8 @@ static void read_keys(const struct pr_state *pr, struct pri_out *o)
 	const struct pr_reg *r;
 
 	out_header(o, pr->generation, 8 * pr->nregs);
-	list_for_each_entry(r, &pr->regs, node) {
+	list_for_each_entry(r, &pr->regs, node)
+	{
 		uint8_t k[8];
 
 		put_be64(k, r->key);
@@ -71,7 +72,7 @@ static void read_keys(const struct pr_state *pr, struct pri_out *o)
 /* 6.15.3: the reservation, if any (key 0 for all registrants types) */
 static void read_reservation(const struct pr_state *pr, struct pri_out *o)
 {
-	uint8_t d[16] = { 0 };
+	uint8_t d[16] = {0};
 
 	if (pr->type == PR_TYPE_NONE) {
 		out_header(o, pr->generation, 0);
@@ -86,7 +87,7 @@ static void read_reservation(const struct pr_state *pr, struct pri_out *o)
 /* 6.15.4 table 206 */
 static void report_capabilities(const struct pr_state *pr, struct pri_out *o)
 {
-	uint8_t d[8] = { 0 };
+	uint8_t d[8] = {0};
 
 	put_be16(d, sizeof(d));
 	/* CRH 0 (RESERVE/RELEASE conflict while registered), SIP_C, ATP_C,
@@ -110,12 +111,13 @@ static void read_full_status(const struct pr_state *pr, struct pri_out *o)
 	const struct pr_reg *r;
 	uint32_t add = 0;
 
-	list_for_each_entry(r, &pr->regs, node)
-		add += 24 + (uint32_t)tid_build(&r->port, tid, sizeof(tid));
+	list_for_each_entry(r, &pr->regs, node) add +=
+	    24 + (uint32_t)tid_build(&r->port, tid, sizeof(tid));
 	out_header(o, pr->generation, add);
-	list_for_each_entry(r, &pr->regs, node) {
+	list_for_each_entry(r, &pr->regs, node)
+	{
 		size_t tl = tid_build(&r->port, tid, sizeof(tid));
-		uint8_t d[24] = { 0 };
+		uint8_t d[24] = {0};
 
 		put_be64(d, r->key);
 		d[12] = (uint8_t)((r->all_tg_pt ? 0x02 : 0) | (pr_is_holder(pr, r) ? 0x01 : 0));
@@ -132,7 +134,7 @@ void pr_exec_in(struct scsi_cmd *cmd)
 {
 	struct scsi_lu *lu = cmd->priv.lu;
 	struct pr_state *pr = lu->core->pr;
-	struct pri_out o = { .p = cmd->buf, .cap = cmd->priv.buf_len };
+	struct pri_out o = {.p = cmd->buf, .cap = cmd->priv.buf_len};
 
 	pthread_mutex_lock(&lu->lock);
 	switch (cmd->cdb[1] & 0x1f) {

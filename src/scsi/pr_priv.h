@@ -43,7 +43,7 @@ struct pr_type_info {
 	bool all_holders;      /* all registrants: every registered I_T nexus holds it */
 	bool registrants_ok;   /* registered I_T nexuses have access (RO and AR types) */
 	bool exclusive_access; /* Exclusive Access family: reads conflict too */
-	bool release_ua;       /* releasing it tells the other registrants (RESERVATIONS RELEASED) */
+	bool release_ua; /* releasing it tells the other registrants (RESERVATIONS RELEASED) */
 };
 extern const struct pr_type_info pr_types[PR_TYPE_COUNT];
 
@@ -51,11 +51,11 @@ extern const struct pr_type_info pr_types[PR_TYPE_COUNT];
 
 struct pr_reg {
 	struct list_node node; /* pr_state.regs, in registration order */
-	uint64_t key;          /* never 0 */
+	uint64_t key;	       /* never 0 */
 	struct tid_port port;  /* initiator port, or device (every port) */
 	uint16_t rel_port;     /* relative target port identifier (unused with all_tg_pt) */
-	bool all_tg_pt;        /* registered through every target port */
-	bool doomed;           /* being removed by the current PERSISTENT RESERVE OUT */
+	bool all_tg_pt;	       /* registered through every target port */
+	bool doomed;	       /* being removed by the current PERSISTENT RESERVE OUT */
 };
 
 struct pr_state {
@@ -64,12 +64,12 @@ struct pr_state {
 	atomic_bool reserved;
 	struct list_node regs; /* struct pr_reg */
 	unsigned nregs;
-	unsigned max_regs;     /* INSUFFICIENT REGISTRATION RESOURCES beyond */
-	unsigned version;      /* bumped when registrations come or go (lu_itn caches) */
-	uint32_t generation;   /* PRGENERATION (SPC-4 6.15.2); 0 at power on */
-	uint8_t type;          /* enum pr_type of the reservation, PR_TYPE_NONE = none */
-	struct pr_reg *holder; /* the holder (not for all registrants types) */
-	bool aptpl;            /* PTPL_A: the last valid APTPL bit */
+	unsigned max_regs;	/* INSUFFICIENT REGISTRATION RESOURCES beyond */
+	unsigned version;	/* bumped when registrations come or go (lu_itn caches) */
+	uint32_t generation;	/* PRGENERATION (SPC-4 6.15.2); 0 at power on */
+	uint8_t type;		/* enum pr_type of the reservation, PR_TYPE_NONE = none */
+	struct pr_reg *holder;	/* the holder (not for all registrants types) */
+	bool aptpl;		/* PTPL_A: the last valid APTPL bit */
 	struct pr_store *store; /* NULL: no APTPL support (PTPL_C 0) */
 };
 

@@ -48,13 +48,13 @@
 #include "scsi/core.h"
 #include "scsi/pr_priv.h"
 
-#define ST_MAGIC "UTPR"
-#define ST_VERSION 1u
-#define ST_HDR 16u
+#define ST_MAGIC       "UTPR"
+#define ST_VERSION     1u
+#define ST_HDR	       16u
 #define ST_PAYLOAD_HDR 16u
-#define ST_REG_HDR 14u
-#define ST_NO_HOLDER 0xffffffffu
-#define ST_MAX_FILE (4u << 20)
+#define ST_REG_HDR     14u
+#define ST_NO_HOLDER   0xffffffffu
+#define ST_MAX_FILE    (4u << 20)
 
 struct pr_blob {
 	uint8_t *data; /* a whole state file image */
@@ -65,12 +65,12 @@ struct pr_store {
 	struct scsi_lu *lu;
 	char *path;
 	/* lu->lock */
-	uint64_t seq;             /* changes queued so far */
-	bool busy;                /* a write is in flight */
-	struct pr_blob inflight;  /* the state being written */
-	bool inflight_remove;     /* APTPL off in it: remove the file instead */
-	uint64_t inflight_seq;    /* the newest change it holds */
-	bool has_pre;             /* the last durable state (rollback) */
+	uint64_t seq;		 /* changes queued so far */
+	bool busy;		 /* a write is in flight */
+	struct pr_blob inflight; /* the state being written */
+	bool inflight_remove;	 /* APTPL off in it: remove the file instead */
+	uint64_t inflight_seq;	 /* the newest change it holds */
+	bool has_pre;		 /* the last durable state (rollback) */
 	struct pr_blob pre;
 	struct list_node waiters; /* struct pr_wait, oldest first */
 	/* worker */
@@ -94,7 +94,8 @@ static int serialize_locked(const struct pr_state *pr, struct pr_blob *out)
 	uint32_t holder = ST_NO_HOLDER, i = 0;
 	size_t len = ST_HDR + ST_PAYLOAD_HDR, off;
 
-	list_for_each_entry(r, &pr->regs, node) {
+	list_for_each_entry(r, &pr->regs, node)
+	{
 		len += ST_REG_HDR + tid_build(&r->port, tid, sizeof(tid));
 		if (r == pr->holder)
 			holder = i;
@@ -113,7 +114,8 @@ static int serialize_locked(const struct pr_state *pr, struct pr_blob *out)
 	put_be32(p + off + 8, holder);
 	put_be32(p + off + 12, pr->nregs);
 	off += ST_PAYLOAD_HDR;
-	list_for_each_entry(r, &pr->regs, node) {
+	list_for_each_entry(r, &pr->regs, node)
+	{
 		size_t tl = tid_build(&r->port, p + off + ST_REG_HDR, TID_MAX_LEN);
 
 		put_be64(p + off, r->key);
@@ -132,8 +134,8 @@ static int serialize_locked(const struct pr_state *pr, struct pr_blob *out)
 /* Decode and validate a whole file image into a fresh registration list;
  * pr is replaced only when everything checked out. *why names the first
  * problem. */
-static int deserialize_locked(struct pr_state *pr, const uint8_t *p, size_t len,
-			      bool power_on, const char **why)
+static int deserialize_locked(struct pr_state *pr, const uint8_t *p, size_t len, bool power_on,
+			      const char **why)
 {
 	struct list_node regs;
 	struct pr_reg *r, *tmp, *holder = NULL;
@@ -172,8 +174,7 @@ static int deserialize_locked(struct pr_state *pr, const uint8_t *p, size_t len,
 	n = get_be32(p + off + 12);
 	off += ST_PAYLOAD_HDR;
 	*why = "invalid contents";
-	if ((flags & ~0x01u) || (type != PR_TYPE_NONE && !pr_types[type].valid) ||
-	    n > pr->max_regs)
+	if ((flags & ~0x01u) || (type != PR_TYPE_NONE && !pr_types[type].valid) || n > pr->max_regs)
 		return -EBADMSG;
 	for (uint32_t i = 0; i < n; i++) {
 		size_t tl, used, bad;
@@ -195,7 +196,8 @@ static int deserialize_locked(struct pr_state *pr, const uint8_t *p, size_t len,
 		r->all_tg_pt = p[off + 10] & 0x01;
 		r->port = port;
 		/* registrations never overlap */
-		list_for_each_entry(tmp, &regs, node) {
+		list_for_each_entry(tmp, &regs, node)
+		{
 			if ((tmp->all_tg_pt || r->all_tg_pt || tmp->rel_port == r->rel_port) &&
 			    tid_overlap(&tmp->port, &r->port)) {
 				free(r);
@@ -217,7 +219,8 @@ static int deserialize_locked(struct pr_state *pr, const uint8_t *p, size_t len,
 		goto bad;
 	}
 	pr_reset_locked(pr);
-	list_for_each_entry_safe(r, tmp, &regs, node) {
+	list_for_each_entry_safe(r, tmp, &regs, node)
+	{
 		list_del(&r->node);
 		list_add_tail(&pr->regs, &r->node);
 		pr->nregs++;
@@ -230,7 +233,8 @@ static int deserialize_locked(struct pr_state *pr, const uint8_t *p, size_t len,
 	pr_set_active(pr);
 	return 0;
 bad:
-	list_for_each_entry_safe(r, tmp, &regs, node) {
+	list_for_each_entry_safe(r, tmp, &regs, node)
+	{
 		list_del(&r->node);
 		free(r);
 	}
@@ -285,7 +289,8 @@ static void store_fail_locked(struct pr_store *st, int err, struct list_node *do
 		lu->name, st->path, strerror(-err));
 	if (st->has_pre && deserialize_locked(lu->core->pr, st->pre.data, st->pre.len, false, &why))
 		log_err("lu %s: persistent reservation rollback failed (%s)", lu->name, why);
-	list_for_each_entry_safe(pw, tmp, &st->waiters, node) {
+	list_for_each_entry_safe(pw, tmp, &st->waiters, node)
+	{
 		pw->err = err;
 		list_del(&pw->node);
 		list_add_tail(done, &pw->node);
@@ -308,8 +313,9 @@ static void store_done(struct workq_item *w)
 		blob_free(&st->pre);
 		st->pre = st->inflight;
 		st->has_pre = true;
-		st->inflight = (struct pr_blob){ 0 };
-		list_for_each_entry_safe(pw, tmp, &st->waiters, node) {
+		st->inflight = (struct pr_blob){0};
+		list_for_each_entry_safe(pw, tmp, &st->waiters, node)
+		{
 			if (pw->seq > st->inflight_seq)
 				break;
 			pw->err = 0;
@@ -331,7 +337,8 @@ static void store_done(struct workq_item *w)
 		st->has_pre = false;
 	}
 	pthread_mutex_unlock(&lu->lock);
-	list_for_each_entry_safe(pw, tmp, &done, node) {
+	list_for_each_entry_safe(pw, tmp, &done, node)
+	{
 		list_del(&pw->node);
 		pw->done(pw);
 	}
@@ -389,8 +396,7 @@ void pr_store_rollback_locked(struct scsi_lu *lu)
 	struct pr_store *st = lu->core->pr->store;
 	const char *why;
 
-	if (st->has_pre &&
-	    deserialize_locked(lu->core->pr, st->pre.data, st->pre.len, false, &why))
+	if (st->has_pre && deserialize_locked(lu->core->pr, st->pre.data, st->pre.len, false, &why))
 		log_err("lu %s: persistent reservation rollback failed (%s)", lu->name, why);
 	pr_store_abandon_locked(lu);
 }

@@ -93,13 +93,13 @@ struct scsi_cmd {
 	/* ---- set by the fabric before scsi_cmd_setup() ---- */
 	struct scsi_nexus *nexus;
 	struct reactor *reactor; /* owner thread; every callback for this cmd runs here */
-	uint64_t lun;            /* SAM-5 8-byte LUN as one big-endian number */
-	uint64_t tag;            /* fabric task tag (iSCSI ITT), for ABORT TASK and logs */
-	uint32_t exp_len;        /* Expected Data Transfer Length (bytes) */
+	uint64_t lun;		 /* SAM-5 8-byte LUN as one big-endian number */
+	uint64_t tag;		 /* fabric task tag (iSCSI ITT), for ABORT TASK and logs */
+	uint32_t exp_len;	 /* Expected Data Transfer Length (bytes) */
 	uint8_t cdb[SCSI_MAX_CDB];
-	uint8_t cdb_len;         /* bytes valid in cdb */
-	uint8_t attr;            /* enum scsi_task_attr */
-	uint8_t fabric_dir;      /* enum scsi_dir the initiator declared (R/W bits) */
+	uint8_t cdb_len;    /* bytes valid in cdb */
+	uint8_t attr;	    /* enum scsi_task_attr */
+	uint8_t fabric_dir; /* enum scsi_dir the initiator declared (R/W bits) */
 	/* The fabric can hold the command when no data buffer can be had
 	 * (global cap, bufpool.h): setup then leaves it pending
 	 * (scsi_cmd_buf_pending) for scsi_cmd_buf_retry() instead of failing
@@ -115,15 +115,15 @@ struct scsi_cmd {
 
 	/* ---- set by scsi_cmd_setup() ---- */
 	uint32_t write_len; /* bytes of Data-Out to place at buf before exec */
-	uint8_t *buf;       /* data buffer, owned by the core */
+	uint8_t *buf;	    /* data buffer, owned by the core */
 
 	/* ---- result, valid in fops->cmd_done() ---- */
-	uint8_t status;          /* SAM status */
+	uint8_t status; /* SAM status */
 	uint8_t sense_len;
-	uint8_t resid_kind;      /* enum scsi_resid */
-	bool suppress_response;  /* aborted: the fabric sends nothing */
-	uint32_t resid;          /* residual count (bytes) */
-	uint32_t data_in_len;    /* bytes of buf to send as Data-In (<= exp_len) */
+	uint8_t resid_kind;	/* enum scsi_resid */
+	bool suppress_response; /* aborted: the fabric sends nothing */
+	uint32_t resid;		/* residual count (bytes) */
+	uint32_t data_in_len;	/* bytes of buf to send as Data-In (<= exp_len) */
 	uint8_t sense[SCSI_SENSE_MAX];
 
 	/* ---- core private ---- */
@@ -180,8 +180,8 @@ struct scsi_tmf {
 	/* set by the fabric */
 	struct scsi_nexus *nexus;
 	struct reactor *reactor;
-	uint8_t func;     /* enum scsi_tmf_func */
-	uint64_t lun;     /* LUN (ignored for target resets) */
+	uint8_t func;	  /* enum scsi_tmf_func */
+	uint64_t lun;	  /* LUN (ignored for target resets) */
 	uint64_t ref_tag; /* ABORT TASK / QUERY TASK: the task's tag */
 	/* result */
 	uint8_t response; /* enum scsi_tmf_response */
@@ -208,15 +208,15 @@ struct scsi_lu_attrs {
 	/* physical block size (READ CAPACITY (16) LOGICAL BLOCKS PER PHYSICAL
 	 * BLOCK EXPONENT): a power-of-two multiple of block_size; 0 = block_size */
 	uint32_t physical_block_size;
-	bool read_only;      /* write protected medium */
-	bool removable;      /* RMB: PREVENT ALLOW MEDIUM REMOVAL, START STOP UNIT LOEJ */
-	bool thin;           /* logical block provisioning: UNMAP, WRITE SAME UNMAP, LBPRZ */
-	bool write_cache;    /* default WCE of the Caching mode page */
-	char vendor[9];      /* T10 vendor identification (space padded on the wire) */
+	bool read_only;	  /* write protected medium */
+	bool removable;	  /* RMB: PREVENT ALLOW MEDIUM REMOVAL, START STOP UNIT LOEJ */
+	bool thin;	  /* logical block provisioning: UNMAP, WRITE SAME UNMAP, LBPRZ */
+	bool write_cache; /* default WCE of the Caching mode page */
+	char vendor[9];	  /* T10 vendor identification (space padded on the wire) */
 	char product[17];
 	char revision[5];
-	char serial[33];     /* unit serial number (VPD 80h) */
-	uint8_t naa[16];     /* NAA IEEE Registered Extended designator (NAA 6h) for VPD 83h */
+	char serial[33]; /* unit serial number (VPD 80h) */
+	uint8_t naa[16]; /* NAA IEEE Registered Extended designator (NAA 6h) for VPD 83h */
 	/* persistent reservations: registrations kept at most (INSUFFICIENT
 	 * REGISTRATION RESOURCES beyond); 0 = 4096 */
 	uint32_t pr_max_registrations;
@@ -240,7 +240,7 @@ struct scsi_pr_reg_info {
 	char isid[13];	     /* 12 hex digits; "" = every port of the initiator */
 	uint16_t rel_port;   /* relative target port identifier; 0 with all_tg_pt */
 	bool all_tg_pt;
-	bool holder;	     /* holds the reservation */
+	bool holder; /* holds the reservation */
 };
 struct scsi_pr_info {
 	uint32_t generation; /* PRGENERATION */
@@ -268,12 +268,11 @@ void scsi_pr_info_free(struct scsi_pr_info *info);
  * done(). */
 struct scsi_pr_clear_result {
 	unsigned removed;    /* registrations removed */
-	bool released;       /* a reservation ended */
+	bool released;	     /* a reservation ended */
 	uint32_t generation; /* PRGENERATION afterwards */
 };
 typedef void (*scsi_pr_clear_done)(void *arg, int err, const struct scsi_pr_clear_result *res);
-int scsi_lu_pr_clear(struct scsi_lu *lu, const char *initiator, scsi_pr_clear_done done,
-		     void *arg);
+int scsi_lu_pr_clear(struct scsi_lu *lu, const char *initiator, scsi_pr_clear_done done, void *arg);
 /* Persistent reservations survive restarts when an initiator sets APTPL
  * (SPC-4 5.13.5): keep their state in state_dir, in a file named after the
  * LU's NAA designator, and load it now. Call once, before the LU is mapped.
@@ -316,8 +315,7 @@ void scsi_lun_map_put(struct scsi_lun_map *m);
  * target admits nobody (deny by default). */
 void scsi_target_set_default_map(struct scsi_target *t, struct scsi_lun_map *m, bool demo);
 /* Per-initiator access (by SCSI initiator device name, e.g. an IQN). */
-int scsi_target_acl_set(struct scsi_target *t, const char *initiator_name,
-			struct scsi_lun_map *m);
+int scsi_target_acl_set(struct scsi_target *t, const char *initiator_name, struct scsi_lun_map *m);
 int scsi_target_acl_del(struct scsi_target *t, const char *initiator_name);
 /* The LUN map an initiator is given (a reference the caller puts), or -EACCES. */
 int scsi_target_access(struct scsi_target *t, const char *initiator_name,
@@ -331,9 +329,9 @@ bool scsi_target_demo(struct scsi_target *t);
 
 /* ---- I_T nexus ---- */
 struct scsi_nexus_info {
-	const char *initiator_name;      /* SCSI initiator device name (iSCSI: IQN) */
+	const char *initiator_name;	 /* SCSI initiator device name (iSCSI: IQN) */
 	const char *initiator_port_name; /* iSCSI: "<iqn>,i,0x<isid hex12>" */
-	const uint8_t *transport_id;     /* SPC-4 TransportID of the initiator port */
+	const uint8_t *transport_id;	 /* SPC-4 TransportID of the initiator port */
 	size_t transport_id_len;
 	const struct scsi_fabric_ops *ops;
 	void *fabric_priv;

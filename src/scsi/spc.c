@@ -98,7 +98,7 @@ void spc_exec_request_sense(struct scsi_cmd *cmd)
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
 	bool desc = cmd->cdb[1] & 0x01;
-	struct sense_extra sx = { 0 };
+	struct sense_extra sx = {0};
 	enum sense_reason r = SENSE_OK;
 	uint8_t buf[SCSI_SENSE_MAX];
 	size_t len;
@@ -179,7 +179,7 @@ void spc_exec_report_luns(struct scsi_cmd *cmd)
 {
 	uint8_t sel = cmd->cdb[2];
 	size_t cap = 8 + 8 * ((size_t)LUN_MAX_COUNT + 1);
-	struct luns_buf b = { .n = 8, .cap = cap };
+	struct luns_buf b = {.n = 8, .cap = cap};
 
 	b.p = calloc(1, cap);
 	if (!b.p) {
@@ -203,8 +203,8 @@ void spc_exec_report_luns(struct scsi_cmd *cmd)
 
 enum {
 	RSOC_ALL = 0,
-	RSOC_OPCODE = 1,         /* opcode without service action */
-	RSOC_OPCODE_SA = 2,      /* opcode with service action */
+	RSOC_OPCODE = 1,	 /* opcode without service action */
+	RSOC_OPCODE_SA = 2,	 /* opcode with service action */
 	RSOC_OPCODE_MAYBE_SA = 3 /* either (SPC-4 r37) */
 };
 
@@ -286,8 +286,8 @@ static size_t rsoc_one(uint8_t *buf, uint8_t op, const struct cdb_desc *d,
 		buf[4 + i] = d->usage[i];
 	if (sat && sat->byte < d->len) {
 		/* the service action field shows the service action */
-		buf[4 + sat->byte] = (uint8_t)((d->usage[sat->byte] & ~sat->mask) |
-					       (sa & sat->mask));
+		buf[4 + sat->byte] =
+		    (uint8_t)((d->usage[sat->byte] & ~sat->mask) | (sa & sat->mask));
 	}
 	n = 4 + d->len;
 	if (rctd)
@@ -361,7 +361,7 @@ enum sense_reason spc_parse_rstmf(struct scsi_cmd *cmd)
 
 void spc_exec_rstmf(struct scsi_cmd *cmd)
 {
-	uint8_t buf[16] = { 0 };
+	uint8_t buf[16] = {0};
 	bool repd = cmd->cdb[2] & 0x80;
 
 	/* ATS ATSS CTSS LURS QTS (CACAS 0: no ACA, WAKES 0); TRS for the I_T

@@ -38,7 +38,7 @@ int64_t lun_decode(uint64_t lun)
 
 uint64_t lun_encode(uint32_t lun)
 {
-	uint8_t b[8] = { 0 };
+	uint8_t b[8] = {0};
 
 	if (lun < 256) {
 		b[1] = (uint8_t)lun;
@@ -107,7 +107,8 @@ static void map_changed_locked(struct scsi_lun_map *m)
 		struct lu_itn *itn;
 
 		pthread_mutex_lock(&lu->lock);
-		list_for_each_entry(itn, &lu->core->itns, node) {
+		list_for_each_entry(itn, &lu->core->itns, node)
+		{
 			if (itn->nexus && itn->nexus->map == m)
 				ua_set(itn, UA_REPORTED_LUNS_CHANGED);
 		}
@@ -139,7 +140,7 @@ int scsi_lun_map_add(struct scsi_lun_map *m, uint32_t lun, struct scsi_lu *lu, b
 	}
 	memmove(&m->v[i + 1], &m->v[i], (m->n - i) * sizeof(m->v[0]));
 	scsi_lu_get(lu);
-	m->v[i] = (struct lun_entry){ .lun = lun, .read_only = read_only, .lu = lu };
+	m->v[i] = (struct lun_entry){.lun = lun, .read_only = read_only, .lu = lu};
 	m->n++;
 	map_changed_locked(m);
 	pthread_mutex_unlock(&m->lock);
@@ -220,17 +221,19 @@ void scsi_target_destroy(struct scsi_target *t)
 		return;
 	/* leave the ALUA groups first: nothing reaches the target through
 	 * them once this returns (alua.c walks targets under its lock) */
-	list_for_each_entry(tp, &t->tports, node)
-		alua_port_detach(tp);
-	list_for_each_entry_safe(tp, tpn, &t->tports, node) {
+	list_for_each_entry(tp, &t->tports, node) alua_port_detach(tp);
+	list_for_each_entry_safe(tp, tpn, &t->tports, node)
+	{
 		free(tp->name);
 		free(tp);
 	}
-	list_for_each_entry_safe(tp, tpn, &t->retired_tports, node) {
+	list_for_each_entry_safe(tp, tpn, &t->retired_tports, node)
+	{
 		free(tp->name);
 		free(tp);
 	}
-	list_for_each_entry_safe(a, an, &t->acls, node) {
+	list_for_each_entry_safe(a, an, &t->acls, node)
+	{
 		scsi_lun_map_put(a->map);
 		free(a->initiator_name);
 		free(a);
@@ -258,7 +261,8 @@ struct scsi_tport *scsi_tport_create(struct scsi_target *t, const char *port_nam
 	if (!t || !port_name || rel_port_id == 0)
 		return NULL;
 	pthread_mutex_lock(&t->lock);
-	list_for_each_entry(tp, &t->tports, node) {
+	list_for_each_entry(tp, &t->tports, node)
+	{
 		if (tp->rel_port_id == rel_port_id) {
 			bool same = strcmp(tp->name, port_name) == 0;
 			pthread_mutex_unlock(&t->lock);
@@ -334,14 +338,11 @@ static struct tgt_acl *acl_find_locked(struct scsi_target *t, const char *name)
 {
 	struct tgt_acl *a;
 
-	list_for_each_entry(a, &t->acls, node)
-		if (strcmp(a->initiator_name, name) == 0)
-			return a;
+	list_for_each_entry(a, &t->acls, node) if (strcmp(a->initiator_name, name) == 0) return a;
 	return NULL;
 }
 
-int scsi_target_acl_set(struct scsi_target *t, const char *initiator_name,
-			struct scsi_lun_map *m)
+int scsi_target_acl_set(struct scsi_target *t, const char *initiator_name, struct scsi_lun_map *m)
 {
 	struct scsi_lun_map *old = NULL;
 	struct tgt_acl *a;
@@ -387,8 +388,7 @@ int scsi_target_acl_del(struct scsi_target *t, const char *initiator_name)
 	return 0;
 }
 
-int scsi_target_access(struct scsi_target *t, const char *initiator_name,
-		       struct scsi_lun_map **out)
+int scsi_target_access(struct scsi_target *t, const char *initiator_name, struct scsi_lun_map **out)
 {
 	struct scsi_lun_map *m = NULL;
 	struct tgt_acl *a;
@@ -481,23 +481,22 @@ void lun_map_for_each_lu(struct scsi_lun_map *m, void (*fn)(struct scsi_lu *lu, 
 	lu_set_run(&s, fn, arg);
 }
 
-void target_for_each_lu(struct scsi_target *t, void (*fn)(struct scsi_lu *lu, void *arg),
-			void *arg)
+void target_for_each_lu(struct scsi_target *t, void (*fn)(struct scsi_lu *lu, void *arg), void *arg)
 {
-	struct lu_set s = { 0 };
+	struct lu_set s = {0};
 	struct scsi_lun_map **maps;
 	unsigned nmaps = 0, cap = 1;
 	struct tgt_acl *a;
 
 	pthread_mutex_lock(&t->lock);
-	list_for_each_entry(a, &t->acls, node)
-		cap++;
+	list_for_each_entry(a, &t->acls, node) cap++;
 	maps = calloc(cap, sizeof(*maps));
 	if (maps && t->default_map) {
 		scsi_lun_map_get(t->default_map);
 		maps[nmaps++] = t->default_map;
 	}
-	list_for_each_entry(a, &t->acls, node) {
+	list_for_each_entry(a, &t->acls, node)
+	{
 		if (!maps)
 			break;
 		scsi_lun_map_get(a->map);

@@ -143,8 +143,7 @@ void tmf_lu_reset_state(struct scsi_lu *lu)
 	 * holder learns of it through the reset unit attention */
 	resv_clear_locked(lu);
 	/* SPC-4 6.17 (SBC-4 5.14): the PREVENT state is cleared */
-	list_for_each_entry(itn, &lu->core->itns, node)
-		medium_prevent_clear_locked(lu, itn);
+	list_for_each_entry(itn, &lu->core->itns, node) medium_prevent_clear_locked(lu, itn);
 	/* SAM-5 6.3.2: BUS DEVICE RESET FUNCTION OCCURRED for every I_T nexus
 	 * (mode parameters keep their current values) */
 	ua_set_all_locked(lu, UA_BUS_DEVICE_RESET, NULL);
@@ -230,7 +229,7 @@ void scsi_tmf_exec(struct scsi_tmf *tmf)
 	struct scsi_nexus *n = tmf->nexus;
 	struct scsi_lu *lu = NULL;
 	struct lu_itn *itn = NULL;
-	struct target_reset tr = { .tmf = tmf };
+	struct target_reset tr = {.tmf = tmf};
 	bool ro;
 
 	atomic_init(&tmf->priv.pending, 1);

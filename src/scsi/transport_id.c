@@ -12,7 +12,7 @@
 #include "lib/iname.h"
 
 #define TID_HDR 4
-static const char tid_sep[5] = { ',', 'i', ',', '0', 'x' }; /* SPC-4 table 375 SEPARATOR */
+static const char tid_sep[5] = {',', 'i', ',', '0', 'x'}; /* SPC-4 table 375 SEPARATOR */
 
 static char lower(char c)
 {
@@ -87,8 +87,7 @@ static int parse_port(const char *s, size_t n, struct tid_port *out, size_t *bad
 	return 0;
 }
 
-int tid_parse(const uint8_t *p, size_t avail, struct tid_port *out, size_t *len,
-	      size_t *bad_off)
+int tid_parse(const uint8_t *p, size_t avail, struct tid_port *out, size_t *len, size_t *bad_off)
 {
 	uint8_t format;
 	size_t add, n;

@@ -16,9 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TID_PROTO_ISCSI 0x5      /* SPC-4 7.6.2 table 362: PROTOCOL IDENTIFIER */
-#define TID_NAME_MAX 223         /* RFC 7143 4.2.7.1: an iSCSI name */
-#define TID_ISID_HEX 12          /* 6-byte ISID as hex digits */
+#define TID_PROTO_ISCSI 0x5 /* SPC-4 7.6.2 table 362: PROTOCOL IDENTIFIER */
+#define TID_NAME_MAX	223 /* RFC 7143 4.2.7.1: an iSCSI name */
+#define TID_ISID_HEX	12  /* 6-byte ISID as hex digits */
 /* largest TransportID built: 4-byte header + name + ",i,0x" + ISID + NUL,
  * padded to a multiple of 4 */
 #define TID_MAX_LEN 248u
@@ -34,8 +34,7 @@ struct tid_port {
  * iSCSI, reserved format, ADDITIONAL LENGTH not a multiple of 4 or beyond
  * avail, no NUL terminator, a name that is empty, too long or holds a
  * character no iSCSI name has, a malformed ",i,0x" separator or ISID. */
-int tid_parse(const uint8_t *p, size_t avail, struct tid_port *out, size_t *len,
-	      size_t *bad_off);
+int tid_parse(const uint8_t *p, size_t avail, struct tid_port *out, size_t *len, size_t *bad_off);
 /* The initiator port of an I_T nexus from its port name ("<name>,i,0x<ISID>",
  * as the iSCSI fabric builds it; a name without separator is a device).
  * 0 or -EINVAL. */

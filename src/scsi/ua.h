@@ -15,18 +15,18 @@ struct lu_itn;
 
 enum ua_cond {
 	/* SAM-5 5.14: power on, reset and I_T nexus loss come first */
-	UA_POWER_ON = 0,          /* 29/00 a nexus the LU has not seen */
-	UA_BUS_DEVICE_RESET,      /* 29/03 logical unit reset / target reset */
-	UA_I_T_NEXUS_LOSS,        /* 29/07 */
+	UA_POWER_ON = 0,	    /* 29/00 a nexus the LU has not seen */
+	UA_BUS_DEVICE_RESET,	    /* 29/03 logical unit reset / target reset */
+	UA_I_T_NEXUS_LOSS,	    /* 29/07 */
 	UA_RESERVATIONS_PREEMPTED,  /* 2A/03 */
 	UA_RESERVATIONS_RELEASED,   /* 2A/04 */
 	UA_REGISTRATIONS_PREEMPTED, /* 2A/05 */
-	UA_ASYM_ACCESS_CHANGED,     /* 2A/06 */
-	UA_MODE_PARAMS_CHANGED,     /* 2A/01 */
-	UA_CAPACITY_CHANGED,        /* 2A/09 */
-	UA_PRIORITY_CHANGED,        /* 2A/08 */
-	UA_COMMANDS_CLEARED,        /* 2F/00 commands cleared by another initiator */
-	UA_MEDIUM_CHANGED,          /* 28/00 not ready to ready change */
+	UA_ASYM_ACCESS_CHANGED,	    /* 2A/06 */
+	UA_MODE_PARAMS_CHANGED,	    /* 2A/01 */
+	UA_CAPACITY_CHANGED,	    /* 2A/09 */
+	UA_PRIORITY_CHANGED,	    /* 2A/08 */
+	UA_COMMANDS_CLEARED,	    /* 2F/00 commands cleared by another initiator */
+	UA_MEDIUM_CHANGED,	    /* 28/00 not ready to ready change */
 	UA_INQUIRY_DATA_CHANGED,    /* 3F/03 */
 	UA_REPORTED_LUNS_CHANGED,   /* 3F/0E */
 	UA_COUNT

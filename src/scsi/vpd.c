@@ -44,17 +44,17 @@ enum {
 #define VPD_MAX_UNMAP_LBA_COUNT (1u << 20)
 
 static const uint8_t supported_pages[] = {
-	VPD_SUPPORTED_PAGES, VPD_UNIT_SERIAL, VPD_DEVICE_ID, VPD_EXTENDED_INQUIRY,
-	VPD_BLOCK_LIMITS, VPD_BLOCK_CHARACTERISTICS, VPD_LB_PROVISIONING,
+    VPD_SUPPORTED_PAGES, VPD_UNIT_SERIAL,	    VPD_DEVICE_ID,	 VPD_EXTENDED_INQUIRY,
+    VPD_BLOCK_LIMITS,	 VPD_BLOCK_CHARACTERISTICS, VPD_LB_PROVISIONING,
 };
 
 /* SPC-4 7.8.1 version descriptors claimed in the standard INQUIRY data */
 static const uint16_t version_descriptors[] = {
-	0x00a0, /* SAM-5 */
-	0x0960, /* iSCSI (RFC 7143) */
-	0x0460, /* SPC-4 */
-	0x04c0, /* SBC-3 */
-	0x0600, /* SBC-4 */
+    0x00a0, /* SAM-5 */
+    0x0960, /* iSCSI (RFC 7143) */
+    0x0460, /* SPC-4 */
+    0x04c0, /* SBC-3 */
+    0x0600, /* SBC-4 */
 };
 
 /* Space-padded ASCII field (SPC-4 4.3.1: only 20h..7Eh); other bytes of a
@@ -84,10 +84,10 @@ size_t spc_std_inquiry(struct scsi_cmd *cmd, uint8_t *buf)
 		 * the REPORT LUNS well known LU is type 1Eh */
 		buf[0] = cmd->lun == LUN_WLUN_REPORT_LUNS ? 0x1e : 0x7f;
 	} else {
-		buf[0] = 0x00; /* direct access block device */
+		buf[0] = 0x00;				    /* direct access block device */
 		buf[1] = lu->attrs.removable ? 0x80 : 0x00; /* RMB */
 	}
-	buf[2] = 0x06; /* VERSION: SPC-4 */
+	buf[2] = 0x06;	      /* VERSION: SPC-4 */
 	buf[3] = 0x10 | 0x02; /* NORMACA 0, HISUP 1, RESPONSE DATA FORMAT 2 */
 	buf[4] = 96 - 5;      /* ADDITIONAL LENGTH */
 	/* byte 5: TPGS (bits 5-4, SPC-4 6.6.2: 01b implicit ALUA, 11b also
@@ -128,8 +128,7 @@ static void lu_naa(const struct scsi_lu *lu, uint8_t naa[16])
 	put_be64(naa + 8, h);
 }
 
-static uint8_t *desig_hdr(uint8_t *p, uint8_t proto_code_set, uint8_t piv_assoc_type,
-			  uint8_t len)
+static uint8_t *desig_hdr(uint8_t *p, uint8_t proto_code_set, uint8_t piv_assoc_type, uint8_t len)
 {
 	p[0] = proto_code_set;
 	p[1] = piv_assoc_type;
@@ -140,8 +139,7 @@ static uint8_t *desig_hdr(uint8_t *p, uint8_t proto_code_set, uint8_t piv_assoc_
 
 /* SCSI name string designator: NUL terminated, padded to a multiple of 4
  * (SPC-4 7.8.6.11). Returns bytes written. */
-static size_t put_name_desig(uint8_t *p, size_t room, const char *name, uint8_t assoc,
-			     bool iscsi)
+static size_t put_name_desig(uint8_t *p, size_t room, const char *name, uint8_t assoc, bool iscsi)
 {
 	size_t n = strnlen(name, 252);
 	size_t len = (n + 1 + 3) & ~(size_t)3;
@@ -215,11 +213,10 @@ static size_t vpd_device_id(struct scsi_cmd *cmd, uint8_t *buf)
 	p += n;
 	room -= n;
 	if (room >= 8) {
-		uint8_t *q = desig_hdr(p, (uint8_t)((iscsi ? PROTOCOL_ISCSI << 4 : 0) |
-						     CODE_SET_BINARY),
-				       (uint8_t)((iscsi ? PIV : 0) | (ASSOC_TARGET_PORT << 4) |
-						 DESIG_REL_TARGET_PORT),
-				       4);
+		uint8_t *q = desig_hdr(
+		    p, (uint8_t)((iscsi ? PROTOCOL_ISCSI << 4 : 0) | CODE_SET_BINARY),
+		    (uint8_t)((iscsi ? PIV : 0) | (ASSOC_TARGET_PORT << 4) | DESIG_REL_TARGET_PORT),
+		    4);
 		q[0] = q[1] = 0;
 		put_be16(q + 2, tp->rel_port_id);
 		p += 8;
@@ -227,11 +224,11 @@ static size_t vpd_device_id(struct scsi_cmd *cmd, uint8_t *buf)
 	}
 	/* SPC-4 7.8.6.7: the target port group of the port (ALUA) */
 	if (room >= 8) {
-		uint8_t *q = desig_hdr(p, (uint8_t)((iscsi ? PROTOCOL_ISCSI << 4 : 0) |
-						     CODE_SET_BINARY),
-				       (uint8_t)((iscsi ? PIV : 0) | (ASSOC_TARGET_PORT << 4) |
-						 DESIG_TARGET_PORT_GROUP),
-				       4);
+		uint8_t *q =
+		    desig_hdr(p, (uint8_t)((iscsi ? PROTOCOL_ISCSI << 4 : 0) | CODE_SET_BINARY),
+			      (uint8_t)((iscsi ? PIV : 0) | (ASSOC_TARGET_PORT << 4) |
+					DESIG_TARGET_PORT_GROUP),
+			      4);
 		q[0] = q[1] = 0;
 		put_be16(q + 2, alua_port_group_id(tp));
 		p += 8;
@@ -281,8 +278,8 @@ static size_t vpd_provisioning(struct scsi_lu *lu, uint8_t *buf)
 		buf[5] = (uint8_t)((has_opcode(0x42) ? 0x80 : 0) | /* LBPU */
 				   (has_opcode(0x93) ? 0x40 : 0) | /* LBPWS */
 				   (has_opcode(0x41) ? 0x20 : 0) | /* LBPWS10 */
-				   0x04);                          /* LBPRZ 001b */
-		buf[6] = 0x02; /* PROVISIONING TYPE: thin */
+				   0x04);			   /* LBPRZ 001b */
+		buf[6] = 0x02;					   /* PROVISIONING TYPE: thin */
 	}
 	return 8;
 }

@@ -138,8 +138,11 @@ static void sense_case(const char *name, enum sense_reason reason, bool desc,
 static void rtpg_cases(struct scsi_target *t, struct loop_port *p)
 {
 	struct scsi_alua_group_attrs a = {
-		.name = "golden-a", .state = SCSI_ALUA_ACTIVE_OPTIMIZED, .preferred = true,
-		.explicit_ok = true, .transition_ms = 2500,
+	    .name = "golden-a",
+	    .state = SCSI_ALUA_ACTIVE_OPTIMIZED,
+	    .preferred = true,
+	    .explicit_ok = true,
+	    .transition_ms = 2500,
 	};
 	char name[64];
 	struct scsi_tport *tp;
@@ -153,19 +156,18 @@ static void rtpg_cases(struct scsi_target *t, struct loop_port *p)
 		return;
 	}
 	/* consume ASYMMETRIC ACCESS STATE CHANGED */
-	loop_submit(p, 0, (const uint8_t[6]){ 0 }, 6, SCSI_DIR_NONE, NULL, 0, SCSI_ATTR_SIMPLE,
-		    &(struct loop_result){ 0 });
+	loop_submit(p, 0, (const uint8_t[6]){0}, 6, SCSI_DIR_NONE, NULL, 0, SCSI_ATTR_SIMPLE,
+		    &(struct loop_result){0});
 	cmd(p, "rtpg", "REPORT TARGET PORT GROUPS, length-only header",
-	    (const uint8_t[12]){ 0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0 }, 12, 256);
+	    (const uint8_t[12]){0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 256);
 	cmd(p, "rtpg_extended", "REPORT TARGET PORT GROUPS, extended header",
-	    (const uint8_t[12]){ 0xa3, 0x2a, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0 }, 12, 256);
+	    (const uint8_t[12]){0xa3, 0x2a, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 256);
 	scsi_alua_group_undefine(1);
 }
 
-static void prout(struct loop_port *p, const char *what, uint8_t sa, uint8_t type,
-		  uint64_t sark)
+static void prout(struct loop_port *p, const char *what, uint8_t sa, uint8_t type, uint64_t sark)
 {
-	uint8_t cdb[10] = { 0x5f, sa, type, 0, 0, 0, 0, 0, 24, 0 }, list[24] = { 0 };
+	uint8_t cdb[10] = {0x5f, sa, type, 0, 0, 0, 0, 0, 24, 0}, list[24] = {0};
 	struct loop_result r;
 
 	put_be64(list, sa == 0x06 ? 0 : sark);
@@ -190,19 +192,18 @@ static void pr_cases(struct scsi_target *t, struct loop_port *p)
 		failures++;
 		return;
 	}
-	loop_submit(p2, 0, (const uint8_t[6]){ 0 }, 6, SCSI_DIR_NONE, NULL, 0, SCSI_ATTR_SIMPLE,
-		    &r);
+	loop_submit(p2, 0, (const uint8_t[6]){0}, 6, SCSI_DIR_NONE, NULL, 0, SCSI_ATTR_SIMPLE, &r);
 	prout(p, "PR OUT REGISTER AND IGNORE EXISTING KEY", 0x06, 0, 0x1122334455667788ull);
 	prout(p2, "PR OUT REGISTER AND IGNORE EXISTING KEY", 0x06, 0, 0x8877665544332211ull);
 	prout(p, "PR OUT RESERVE", 0x01, 0x05, 0x1122334455667788ull);
 	cmd(p, "pr_in_read_keys", "PERSISTENT RESERVE IN READ KEYS",
-	    (const uint8_t[10]){ 0x5e, 0x00, 0, 0, 0, 0, 0, 1, 0, 0 }, 10, 256);
+	    (const uint8_t[10]){0x5e, 0x00, 0, 0, 0, 0, 0, 1, 0, 0}, 10, 256);
 	cmd(p, "pr_in_read_reservation", "PERSISTENT RESERVE IN READ RESERVATION",
-	    (const uint8_t[10]){ 0x5e, 0x01, 0, 0, 0, 0, 0, 1, 0, 0 }, 10, 256);
+	    (const uint8_t[10]){0x5e, 0x01, 0, 0, 0, 0, 0, 1, 0, 0}, 10, 256);
 	cmd(p, "pr_in_report_capabilities", "PERSISTENT RESERVE IN REPORT CAPABILITIES",
-	    (const uint8_t[10]){ 0x5e, 0x02, 0, 0, 0, 0, 0, 1, 0, 0 }, 10, 256);
+	    (const uint8_t[10]){0x5e, 0x02, 0, 0, 0, 0, 0, 1, 0, 0}, 10, 256);
 	cmd(p, "pr_in_read_full_status", "PERSISTENT RESERVE IN READ FULL STATUS",
-	    (const uint8_t[10]){ 0x5e, 0x03, 0, 0, 0, 0, 0, 1, 0, 0 }, 10, 256);
+	    (const uint8_t[10]){0x5e, 0x03, 0, 0, 0, 0, 0, 1, 0, 0}, 10, 256);
 	prout(p, "PR OUT CLEAR", 0x03, 0, 0x1122334455667788ull);
 	loop_destroy(p2);
 }
@@ -210,21 +211,21 @@ static void pr_cases(struct scsi_target *t, struct loop_port *p)
 int main(int argc, char **argv)
 {
 	struct scsi_lu_attrs a = {
-		.block_size = 512,
-		.thin = true,
-		.write_cache = true,
-		.vendor = "UTARGET",
-		.product = "GOLDEN DISK",
-		.revision = "0100",
-		.serial = "GOLD0001",
-		.naa = { 0x60, 0x01, 0x40, 0x5a, 0xbc, 0xde, 0xf0, 0x12, 0x34, 0x56, 0x78, 0x9a,
-			 0xbc, 0xde, 0xf0, 0x12 },
+	    .block_size = 512,
+	    .thin = true,
+	    .write_cache = true,
+	    .vendor = "UTARGET",
+	    .product = "GOLDEN DISK",
+	    .revision = "0100",
+	    .serial = "GOLD0001",
+	    .naa = {0x60, 0x01, 0x40, 0x5a, 0xbc, 0xde, 0xf0, 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc,
+		    0xde, 0xf0, 0x12},
 	};
 	struct scsi_target *t;
 	struct scsi_lun_map *map;
 	struct scsi_lu *lu;
 	struct loop_port *p;
-	uint8_t tur[6] = { 0 };
+	uint8_t tur[6] = {0};
 	struct loop_result r;
 
 	dir = argc > 1 ? argv[1] : ".";
@@ -248,34 +249,34 @@ int main(int argc, char **argv)
 	loop_submit(p, 0, tur, 6, SCSI_DIR_NONE, NULL, 0, SCSI_ATTR_SIMPLE, &r);
 	check("sense_ua_power_on_fixed", "TEST UNIT READY after login", r.sense, r.sense_len);
 
-	cmd(p, "inquiry_standard", "INQUIRY", (const uint8_t[6]){ 0x12, 0, 0, 0, 255, 0 }, 6, 255);
-	static const uint8_t pages[] = { 0x00, 0x80, 0x83, 0x86, 0xb0, 0xb1, 0xb2 };
+	cmd(p, "inquiry_standard", "INQUIRY", (const uint8_t[6]){0x12, 0, 0, 0, 255, 0}, 6, 255);
+	static const uint8_t pages[] = {0x00, 0x80, 0x83, 0x86, 0xb0, 0xb1, 0xb2};
 	for (size_t i = 0; i < sizeof(pages); i++) {
 		char name[32], what[48];
 
 		snprintf(name, sizeof(name), "vpd_%02x", pages[i]);
 		snprintf(what, sizeof(what), "INQUIRY EVPD page %02Xh", pages[i]);
-		cmd(p, name, what, (const uint8_t[6]){ 0x12, 1, pages[i], 0, 255, 0 }, 6, 255);
+		cmd(p, name, what, (const uint8_t[6]){0x12, 1, pages[i], 0, 255, 0}, 6, 255);
 	}
 	cmd(p, "report_luns", "REPORT LUNS (SELECT REPORT 02h)",
-	    (const uint8_t[12]){ 0xa0, 0, 2, 0, 0, 0, 0, 0, 1, 0, 0, 0 }, 12, 256);
+	    (const uint8_t[12]){0xa0, 0, 2, 0, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 256);
 	cmd(p, "mode_sense6_all", "MODE SENSE(6) all pages, current",
-	    (const uint8_t[6]){ 0x1a, 0, 0x3f, 0, 255, 0 }, 6, 255);
+	    (const uint8_t[6]){0x1a, 0, 0x3f, 0, 255, 0}, 6, 255);
 	cmd(p, "mode_sense10_all_changeable", "MODE SENSE(10) all pages, changeable, LLBAA",
-	    (const uint8_t[10]){ 0x5a, 0x10, 0x7f, 0, 0, 0, 0, 1, 0, 0 }, 10, 256);
+	    (const uint8_t[10]){0x5a, 0x10, 0x7f, 0, 0, 0, 0, 1, 0, 0}, 10, 256);
 	cmd(p, "rsoc_inquiry", "REPORT SUPPORTED OPERATION CODES, one command (INQUIRY), RCTD",
-	    (const uint8_t[12]){ 0xa3, 0x0c, 0x81, 0x12, 0, 0, 0, 0, 1, 0, 0, 0 }, 12, 256);
+	    (const uint8_t[12]){0xa3, 0x0c, 0x81, 0x12, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 256);
 	cmd(p, "rsoc_read16", "REPORT SUPPORTED OPERATION CODES, one command (READ(16))",
-	    (const uint8_t[12]){ 0xa3, 0x0c, 0x01, 0x88, 0, 0, 0, 0, 1, 0, 0, 0 }, 12, 256);
+	    (const uint8_t[12]){0xa3, 0x0c, 0x01, 0x88, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 256);
 	cmd(p, "rstmf", "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS, REPD",
-	    (const uint8_t[12]){ 0xa3, 0x0d, 0x80, 0, 0, 0, 0, 0, 0, 16, 0, 0 }, 12, 16);
+	    (const uint8_t[12]){0xa3, 0x0d, 0x80, 0, 0, 0, 0, 0, 0, 16, 0, 0}, 12, 16);
 	rtpg_cases(t, p);
 	pr_cases(t, p);
 
-	struct sense_extra fp = { .fp_valid = true, .fp_cdb = true, .fp_bit_valid = true,
-				  .fp_bit = 5, .fp_byte = 1 };
-	struct sense_extra info = { .info_valid = true, .info = 0x1234 };
-	struct sense_extra prog = { .progress_valid = true, .progress = 0x8000 };
+	struct sense_extra fp = {
+	    .fp_valid = true, .fp_cdb = true, .fp_bit_valid = true, .fp_bit = 5, .fp_byte = 1};
+	struct sense_extra info = {.info_valid = true, .info = 0x1234};
+	struct sense_extra prog = {.progress_valid = true, .progress = 0x8000};
 	sense_case("sense_invalid_cdb_fixed", SENSE_INVALID_FIELD_IN_CDB, false, &fp);
 	sense_case("sense_invalid_cdb_desc", SENSE_INVALID_FIELD_IN_CDB, true, &fp);
 	sense_case("sense_read_error_fixed", SENSE_UNRECOVERED_READ_ERROR, false, &info);

@@ -93,11 +93,11 @@ static int connect_path(struct path *p, const char *url, const char *initiator)
 }
 
 /* Run a CDB; *out (when given) keeps the task for the caller to free. */
-static struct scsi_task *run(struct path *p, unsigned char *cdb, int cdb_len, int dir,
-			     int xfer_len, unsigned char *data_out)
+static struct scsi_task *run(struct path *p, unsigned char *cdb, int cdb_len, int dir, int xfer_len,
+			     unsigned char *data_out)
 {
 	struct scsi_task *t = scsi_create_task(cdb_len, cdb, dir, xfer_len);
-	struct iscsi_data d = { .size = (size_t)xfer_len, .data = data_out };
+	struct iscsi_data d = {.size = (size_t)xfer_len, .data = data_out};
 
 	if (!t)
 		return NULL;
@@ -118,14 +118,14 @@ static long outcome(struct scsi_task *t)
 	if (!t)
 		return -1;
 	r = t->status == SCSI_STATUS_CHECK_CONDITION
-		    ? (long)t->sense.key << 16 | (long)(t->sense.ascq & 0xffff)
-		    : (t->status == SCSI_STATUS_GOOD ? 0 : 0x1000000 | t->status);
+		? (long)t->sense.key << 16 | (long)(t->sense.ascq & 0xffff)
+		: (t->status == SCSI_STATUS_GOOD ? 0 : 0x1000000 | t->status);
 	return r;
 }
 
 static long tur(struct path *p)
 {
-	unsigned char cdb[6] = { 0 };
+	unsigned char cdb[6] = {0};
 	struct scsi_task *t = run(p, cdb, 6, SCSI_XFER_NONE, 0, NULL);
 	long r = outcome(t);
 
@@ -136,7 +136,7 @@ static long tur(struct path *p)
 
 static long read10(struct path *p)
 {
-	unsigned char cdb[10] = { 0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
+	unsigned char cdb[10] = {0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0};
 	struct scsi_task *t = run(p, cdb, 10, SCSI_XFER_READ, BLOCK, NULL);
 	long r = outcome(t);
 
@@ -159,7 +159,7 @@ static void clear_ua(struct path *p)
 /* The target port group of the path: VPD 83h designator type 5h. */
 static int path_group(struct path *p)
 {
-	unsigned char cdb[6] = { 0x12, 1, 0x83, 0, 255, 0 };
+	unsigned char cdb[6] = {0x12, 1, 0x83, 0, 255, 0};
 	struct scsi_task *t = run(p, cdb, 6, SCSI_XFER_READ, 255, NULL);
 	int group = -1;
 
@@ -187,7 +187,7 @@ struct rtpg_group {
 static int rtpg(struct path *p, uint16_t ga, struct rtpg_group *a, uint16_t gb,
 		struct rtpg_group *b, long *res)
 {
-	unsigned char cdb[12] = { 0xa3, 0x20 | 0x0a, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0 };
+	unsigned char cdb[12] = {0xa3, 0x20 | 0x0a, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0};
 	struct scsi_task *t = run(p, cdb, 12, SCSI_XFER_READ, 1024, NULL);
 	int n = 0;
 
@@ -223,8 +223,8 @@ static int rtpg(struct path *p, uint16_t ga, struct rtpg_group *a, uint16_t gb,
 
 static long stpg(struct path *p, uint8_t state, uint16_t group, double *secs)
 {
-	unsigned char cdb[12] = { 0xa4, 0x0a, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0 };
-	unsigned char list[8] = { 0, 0, 0, 0, state, 0, (uint8_t)(group >> 8), (uint8_t)group };
+	unsigned char cdb[12] = {0xa4, 0x0a, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0};
+	unsigned char list[8] = {0, 0, 0, 0, state, 0, (uint8_t)(group >> 8), (uint8_t)group};
 	struct timespec t0, t1;
 	struct scsi_task *t;
 	long r;
@@ -239,12 +239,12 @@ static long stpg(struct path *p, uint8_t state, uint16_t group, double *secs)
 	return r;
 }
 
-#define UA_ASYM 0x062a06L     /* UNIT ATTENTION, ASYMMETRIC ACCESS STATE CHANGED */
-#define NR_STANDBY 0x02040bL  /* NOT READY, LU NOT ACCESSIBLE, TARGET PORT IN STANDBY */
+#define UA_ASYM	   0x062a06L /* UNIT ATTENTION, ASYMMETRIC ACCESS STATE CHANGED */
+#define NR_STANDBY 0x02040bL /* NOT READY, LU NOT ACCESSIBLE, TARGET PORT IN STANDBY */
 
 int main(int argc, char **argv)
 {
-	struct path a = { .label = "A" }, b = { .label = "B" };
+	struct path a = {.label = "A"}, b = {.label = "B"};
 	struct rtpg_group ra, rb;
 	double secs, want;
 	long r;
@@ -270,8 +270,8 @@ int main(int argc, char **argv)
 
 	n = rtpg(&a, (uint16_t)ga, &ra, (uint16_t)gb, &rb, &r);
 	check(n == 2 && ra.state == 0 && rb.state == 0 && ra.nports == 1 && rb.nports == 1,
-	      "RTPG through A: %d groups, A's %d, B's %d (want 2 groups, both active/optimized)",
-	      n, ra.state, rb.state);
+	      "RTPG through A: %d groups, A's %d, B's %d (want 2 groups, both active/optimized)", n,
+	      ra.state, rb.state);
 
 	r = stpg(&a, 0x2, (uint16_t)gb, &secs);
 	check(r == 0, "SET TARGET PORT GROUPS through A: B's group %d -> standby (result %06lx)",
@@ -294,8 +294,10 @@ int main(int argc, char **argv)
 	      n, ra.state, rb.state, rb.status);
 
 	r = stpg(&b, 0x0, (uint16_t)gb, &secs);
-	check(r == 0, "SET TARGET PORT GROUPS through B: its group back to active/optimized "
-		      "(result %06lx)", r);
+	check(r == 0,
+	      "SET TARGET PORT GROUPS through B: its group back to active/optimized "
+	      "(result %06lx)",
+	      r);
 	r = read10(&a);
 	check(r == UA_ASYM, "A: READ(10) -> UNIT ATTENTION 2A/06 (got %06lx)", r);
 	check(read10(&a) == 0 && read10(&b) == 0,

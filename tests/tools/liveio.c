@@ -187,9 +187,10 @@ int main(int argc, char **argv)
 		}
 	}
 	report_luns(&lv, luns, sizeof(luns));
-	printf("ok commands=%lu ua_luns=%lu ua_capacity=%lu ua_alua=%lu ua_inquiry=%lu ua_other=%lu "
-	       "luns=%s\n",
-	       lv.commands, lv.ua_luns, lv.ua_capacity, lv.ua_alua, lv.ua_inquiry, lv.ua_other, luns);
+	printf(
+	    "ok commands=%lu ua_luns=%lu ua_capacity=%lu ua_alua=%lu ua_inquiry=%lu ua_other=%lu "
+	    "luns=%s\n",
+	    lv.commands, lv.ua_luns, lv.ua_capacity, lv.ua_alua, lv.ua_inquiry, lv.ua_other, luns);
 	iscsi_logout_sync(lv.iscsi);
 	iscsi_destroy_url(url);
 	iscsi_destroy_context(lv.iscsi);

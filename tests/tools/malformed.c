@@ -311,13 +311,20 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-	    {"addr", required_argument, NULL, 'a'},	 {"target", required_argument, NULL, 't'},
-	    {"initiator", required_argument, NULL, 'i'}, {"lun", required_argument, NULL, 'l'},
-	    {"pid", required_argument, NULL, 'p'},	 {"case", required_argument, NULL, 'c'},
-	    {"repeat", required_argument, NULL, 'r'},	 {"list", no_argument, NULL, 'L'},
-	    {"verbose", no_argument, NULL, 'v'},	 {"chap-target", required_argument, NULL, 1},
-	    {"chap-user", required_argument, NULL, 2},	 {"chap-secret", required_argument, NULL, 3},
-	    {"mutual-user", required_argument, NULL, 4}, {"mutual-secret", required_argument, NULL, 5},
+	    {"addr", required_argument, NULL, 'a'},
+	    {"target", required_argument, NULL, 't'},
+	    {"initiator", required_argument, NULL, 'i'},
+	    {"lun", required_argument, NULL, 'l'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"case", required_argument, NULL, 'c'},
+	    {"repeat", required_argument, NULL, 'r'},
+	    {"list", no_argument, NULL, 'L'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"chap-target", required_argument, NULL, 1},
+	    {"chap-user", required_argument, NULL, 2},
+	    {"chap-secret", required_argument, NULL, 3},
+	    {"mutual-user", required_argument, NULL, 4},
+	    {"mutual-secret", required_argument, NULL, 5},
 	    {0},
 	};
 	struct mf_ctx x = {.initiator = "iqn.2026-12.org.utarget:malformed", .repeat = 48};

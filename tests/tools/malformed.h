@@ -53,7 +53,7 @@ struct mf_ctx {
 	/* CHAP cases: a target requiring CHAP with these credentials, and
 	 * offering mutual CHAP with these */
 	const char *chap_target, *chap_user, *chap_secret, *mutual_user, *mutual_secret;
-	char note[512];	 /* per-case detail for the report */
+	char note[512]; /* per-case detail for the report */
 };
 
 struct mf_case {

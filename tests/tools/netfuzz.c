@@ -205,8 +205,7 @@ static void *good_thread(void *arg)
 		rc = ir_connect(&c, opt.host, opt.port, 5000);
 		if (!rc)
 			rc = ir_login(&c, &o);
-		if (rc != -ECONNRESET && rc != -EPIPE &&
-		    !(rc == -EACCES && c.login_class == 0x03))
+		if (rc != -ECONNRESET && rc != -EPIPE && !(rc == -EACCES && c.login_class == 0x03))
 			break;
 		ir_close(&c);
 		nanosleep(&nap, NULL);

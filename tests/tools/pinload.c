@@ -17,11 +17,10 @@
  * It answers NOP-Ins (the sessions stay) and reports, per run: sessions
  * logged in, commands sent, R2Ts (accepted: pinned bytes = R2Ts x BYTES as
  * the target sees it; a run shorter than data_out_timeout, so that none of
- * them ends meanwhile), TASK SET FULL / BUSY / other statuses, and the target's VmRSS (from /proc/PID/status) before and
- * while everything is held. With --max-pinned-mib M it fails (exit 1) when
- * the target accepted more than M MiB of unanswered writes in all, or when
- * one session holds more than its share; it also fails when a session could
- * not log in. Exit 0 otherwise. */
+ * them ends meanwhile), TASK SET FULL / BUSY / other statuses, and the target's VmRSS (from
+ * /proc/PID/status) before and while everything is held. With --max-pinned-mib M it fails (exit 1)
+ * when the target accepted more than M MiB of unanswered writes in all, or when one session holds
+ * more than its share; it also fails when a session could not log in. Exit 0 otherwise. */
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -140,12 +139,18 @@ int main(int argc, char **argv)
 	unsigned nsess = 0, writes = 0, nsrc = 250, len = 1u << 20;
 	long pid = 0, hold_ms = 2000, max_pinned_mib = -1, share_mib = -1;
 	static const struct option opts[] = {
-	    {"addr", required_argument, NULL, 'a'},	 {"target", required_argument, NULL, 't'},
-	    {"sessions", required_argument, NULL, 's'},	 {"writes", required_argument, NULL, 'w'},
-	    {"len", required_argument, NULL, 'l'},	 {"source-base", required_argument, NULL, 'b'},
-	    {"sources", required_argument, NULL, 'k'},	 {"pid", required_argument, NULL, 'p'},
-	    {"hold-ms", required_argument, NULL, 'h'},	 {"max-pinned-mib", required_argument, NULL, 'm'},
-	    {"share-mib", required_argument, NULL, 'S'}, {NULL, 0, NULL, 0},
+	    {"addr", required_argument, NULL, 'a'},
+	    {"target", required_argument, NULL, 't'},
+	    {"sessions", required_argument, NULL, 's'},
+	    {"writes", required_argument, NULL, 'w'},
+	    {"len", required_argument, NULL, 'l'},
+	    {"source-base", required_argument, NULL, 'b'},
+	    {"sources", required_argument, NULL, 'k'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"hold-ms", required_argument, NULL, 'h'},
+	    {"max-pinned-mib", required_argument, NULL, 'm'},
+	    {"share-mib", required_argument, NULL, 'S'},
+	    {NULL, 0, NULL, 0},
 	};
 	unsigned logged = 0, b0, b1, b2, b3;
 	unsigned long long sent = 0, r2ts = 0, tsf = 0, busy = 0, other = 0, worst = 0;
@@ -157,18 +162,41 @@ int main(int argc, char **argv)
 
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
-		case 'a': addr = optarg; break;
-		case 't': target = optarg; break;
-		case 's': nsess = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'w': writes = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'l': len = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'b': base = optarg; break;
-		case 'k': nsrc = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'p': pid = strtol(optarg, NULL, 10); break;
-		case 'h': hold_ms = strtol(optarg, NULL, 10); break;
-		case 'm': max_pinned_mib = strtol(optarg, NULL, 10); break;
-		case 'S': share_mib = strtol(optarg, NULL, 10); break;
-		default: usage();
+		case 'a':
+			addr = optarg;
+			break;
+		case 't':
+			target = optarg;
+			break;
+		case 's':
+			nsess = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'w':
+			writes = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'l':
+			len = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'b':
+			base = optarg;
+			break;
+		case 'k':
+			nsrc = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'p':
+			pid = strtol(optarg, NULL, 10);
+			break;
+		case 'h':
+			hold_ms = strtol(optarg, NULL, 10);
+			break;
+		case 'm':
+			max_pinned_mib = strtol(optarg, NULL, 10);
+			break;
+		case 'S':
+			share_mib = strtol(optarg, NULL, 10);
+			break;
+		default:
+			usage();
 		}
 	}
 	if (!addr || !target || !nsess || !nsrc || len < 512 || len % 512 ||
@@ -213,8 +241,8 @@ int main(int argc, char **argv)
 			ir_test_unit_ready(&s[i].c, 0, &r);
 		}
 		/* as many as the window allows unless told otherwise */
-		for (unsigned w = 0; (writes ? w < writes : ir_sn_lt(s[i].c.cmdsn, s[i].c.max_cmdsn + 1));
-		     w++)
+		for (unsigned w = 0;
+		     (writes ? w < writes : ir_sn_lt(s[i].c.cmdsn, s[i].c.max_cmdsn + 1)); w++)
 			if (send_write(&s[i], (uint64_t)(w % 32) * (len / 512), len, 512))
 				break;
 		drain(&s[i], 0);
@@ -222,7 +250,8 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < nsess; i++)
 		drain(&s[i], 0);
 	{
-		const struct timespec ts = {.tv_sec = hold_ms / 1000, .tv_nsec = hold_ms % 1000 * 1000000};
+		const struct timespec ts = {.tv_sec = hold_ms / 1000,
+					    .tv_nsec = hold_ms % 1000 * 1000000};
 
 		nanosleep(&ts, NULL);
 	}
@@ -240,8 +269,8 @@ int main(int argc, char **argv)
 	printf("pinload: %u/%u sessions from %u addresses, %llu WRITEs of %u bytes sent without "
 	       "data: %llu accepted (R2T; %llu MiB pinned, at most %llu MiB by one session), "
 	       "%llu TASK SET FULL, %llu BUSY, %llu other (ended after their R2T)\n",
-	       logged, nsess, nsrc < nsess ? nsrc : nsess, sent, len, r2ts,
-	       r2ts * len >> 20, worst * len >> 20, tsf, busy, other);
+	       logged, nsess, nsrc < nsess ? nsrc : nsess, sent, len, r2ts, r2ts * len >> 20,
+	       worst * len >> 20, tsf, busy, other);
 	if (pid)
 		printf("pinload: target VmRSS %ld KiB before, %ld KiB with everything held\n", rss0,
 		       rss1);

@@ -149,7 +149,7 @@ struct scsi_task *prc_run(struct prc_path *p, unsigned char *cdb, int cdb_len, i
 			  int xfer_len, unsigned char *data_out)
 {
 	struct scsi_task *t = scsi_create_task(cdb_len, cdb, dir, xfer_len);
-	struct iscsi_data d = { .size = (size_t)xfer_len, .data = data_out };
+	struct iscsi_data d = {.size = (size_t)xfer_len, .data = data_out};
 
 	if (!t)
 		return NULL;
@@ -162,8 +162,8 @@ struct scsi_task *prc_run(struct prc_path *p, unsigned char *cdb, int cdb_len, i
 	return t;
 }
 
-static long run_outcome(struct prc_path *p, unsigned char *cdb, int cdb_len, int dir,
-			int xfer_len, unsigned char *data_out)
+static long run_outcome(struct prc_path *p, unsigned char *cdb, int cdb_len, int dir, int xfer_len,
+			unsigned char *data_out)
 {
 	struct scsi_task *t = prc_run(p, cdb, cdb_len, dir, xfer_len, data_out);
 	long r = prc_outcome(t);
@@ -175,14 +175,14 @@ static long run_outcome(struct prc_path *p, unsigned char *cdb, int cdb_len, int
 
 long prc_tur(struct prc_path *p)
 {
-	unsigned char cdb[6] = { 0 };
+	unsigned char cdb[6] = {0};
 
 	return run_outcome(p, cdb, 6, SCSI_XFER_NONE, 0, NULL);
 }
 
 long prc_rw10(struct prc_path *p, bool write, uint32_t lba)
 {
-	unsigned char cdb[10] = { write ? 0x2a : 0x28 }, buf[PRC_BLOCK];
+	unsigned char cdb[10] = {write ? 0x2a : 0x28}, buf[PRC_BLOCK];
 
 	memset(buf, 0x5a, sizeof(buf));
 	prc_put_be32(cdb + 2, lba);
@@ -208,7 +208,7 @@ unsigned prc_clear_ua(struct prc_path *p)
 
 long prc_prout_raw(struct prc_path *p, int sa, int type, const unsigned char *list, size_t len)
 {
-	unsigned char cdb[10] = { 0x5f, (unsigned char)sa, (unsigned char)type };
+	unsigned char cdb[10] = {0x5f, (unsigned char)sa, (unsigned char)type};
 	unsigned char *copy = malloc(len ? len : 1);
 	long r;
 
@@ -223,7 +223,7 @@ long prc_prout_raw(struct prc_path *p, int sa, int type, const unsigned char *li
 
 long prc_prout(struct prc_path *p, int sa, int type, uint64_t rk, uint64_t sark, int b20)
 {
-	unsigned char list[24] = { 0 };
+	unsigned char list[24] = {0};
 
 	prc_put_be64(list, rk);
 	prc_put_be64(list + 8, sark);
@@ -233,7 +233,7 @@ long prc_prout(struct prc_path *p, int sa, int type, uint64_t rk, uint64_t sark,
 
 long prc_prin(struct prc_path *p, int sa, unsigned char *buf, size_t size, long *res)
 {
-	unsigned char cdb[10] = { 0x5e, (unsigned char)sa };
+	unsigned char cdb[10] = {0x5e, (unsigned char)sa};
 	struct scsi_task *t;
 	long n = -1;
 
@@ -249,10 +249,9 @@ long prc_prin(struct prc_path *p, int sa, unsigned char *buf, size_t size, long 
 	return n;
 }
 
-static int cmd_register(const char *url, const char *initiator, const char *key,
-			const char *aptpl)
+static int cmd_register(const char *url, const char *initiator, const char *key, const char *aptpl)
 {
-	struct prc_path p = { .label = "register" };
+	struct prc_path p = {.label = "register"};
 	long r;
 
 	if (prc_connect(&p, url, initiator))
@@ -268,7 +267,7 @@ static int cmd_register(const char *url, const char *initiator, const char *key,
 
 static int cmd_keys(const char *url)
 {
-	struct prc_path p = { .label = "keys" };
+	struct prc_path p = {.label = "keys"};
 	unsigned char buf[1024];
 	long res, n;
 

@@ -42,7 +42,7 @@ enum { PRC_WE = 1, PRC_EA = 3, PRC_WE_RO = 5, PRC_EA_RO = 6, PRC_WE_AR = 7, PRC_
  * key, ASC, ASCQ); 0x1000000 | status for other statuses; -1 when the
  * transport failed (the session is gone). */
 #define PRC_STATUS(s) (0x1000000L | (s))
-#define PRC_CONFLICT PRC_STATUS(SCSI_STATUS_RESERVATION_CONFLICT)
+#define PRC_CONFLICT  PRC_STATUS(SCSI_STATUS_RESERVATION_CONFLICT)
 
 extern int prc_failures;
 void prc_check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -25,15 +25,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#define IN_CA "iqn.2026-12.org.utarget:crash-a"
-#define IN_CB "iqn.2026-12.org.utarget:crash-b"
+#define IN_CA	 "iqn.2026-12.org.utarget:crash-a"
+#define IN_CB	 "iqn.2026-12.org.utarget:crash-b"
 #define IN_CHECK "iqn.2026-12.org.utarget:crash-check"
 
 /* the PR state seen by the two I_T nexuses */
 struct model {
 	uint64_t key[2]; /* 0: not registered */
-	int type;        /* 0: no reservation */
-	char holder;     /* 'A', 'B', '*' (all registrants), '-' */
+	int type;	 /* 0: no reservation */
+	char holder;	 /* 'A', 'B', '*' (all registrants), '-' */
 };
 
 static bool all_reg(int type)
@@ -112,7 +112,7 @@ struct op {
 /* A random PR OUT that is valid in m; m becomes the state after it. */
 static void next_op(struct model *m, struct op *o)
 {
-	static const int types[] = { PRC_WE, PRC_EA, PRC_WE_RO, PRC_EA_RO, PRC_WE_AR, PRC_EA_AR };
+	static const int types[] = {PRC_WE, PRC_EA, PRC_WE_RO, PRC_EA_RO, PRC_WE_AR, PRC_EA_AR};
 	int x = (int)(random() % 2), y = !x;
 
 	memset(o, 0, sizeof(*o));
@@ -242,7 +242,7 @@ static int loop_ops(struct prc_path *p, int fd)
 
 int prc_crash_loop(const char *url, const char *path, unsigned seed)
 {
-	struct prc_path p[2] = { { .label = "A" }, { .label = "B" } };
+	struct prc_path p[2] = {{.label = "A"}, {.label = "B"}};
 	int fd, rc = 2;
 
 	srandom(seed);
@@ -261,7 +261,7 @@ int prc_crash_loop(const char *url, const char *path, unsigned seed)
 
 int prc_crash_check(const char *url, const char *path)
 {
-	struct prc_path p = { .label = "check" };
+	struct prc_path p = {.label = "check"};
 	char line[256], base[256] = "", acked[256] = "", next[256] = "", got[256];
 	unsigned last_ack = 0, nops = 0;
 	struct model m;
@@ -336,7 +336,7 @@ static void report(const char *what, double *v, unsigned n)
 
 int prc_latency(const char *url, unsigned n)
 {
-	struct prc_path p = { .label = "lat" };
+	struct prc_path p = {.label = "lat"};
 	uint64_t key = 0x1000;
 	double *v;
 

@@ -108,9 +108,10 @@ static int read_resv(struct prc_path *p, uint64_t *key)
 
 static long set_tas(struct prc_path *p, bool tas)
 {
-	unsigned char cdb[6] = { 0x15, 0x10, 0, 0, 16, 0 };
-	unsigned char data[16] = { 0, 0, 0, 0, 0x0a, 0x0a, 0x02, 0x10, 0x00,
-				   (unsigned char)(tas ? 0x40 : 0), 0, 0, 0xff, 0xff, 0, 0 };
+	unsigned char cdb[6] = {0x15, 0x10, 0, 0, 16, 0};
+	unsigned char data[16] = {
+	    0, 0, 0,	0,    0x0a, 0x0a, 0x02, 0x10, 0x00, (unsigned char)(tas ? 0x40 : 0),
+	    0, 0, 0xff, 0xff, 0,    0};
 	struct scsi_task *t = prc_run(p, cdb, 6, SCSI_XFER_WRITE, 16, data);
 	long r = prc_outcome(t);
 
@@ -121,10 +122,10 @@ static long set_tas(struct prc_path *p, bool tas)
 
 /* REGISTER AND MOVE (SPC-4 6.16.4) to the I_T nexus of TransportID tid
  * through target port rtpi */
-static long register_and_move(struct prc_path *p, int type, uint64_t rk, uint64_t sark,
-			      bool unreg, uint16_t rtpi, const struct fs_desc *d)
+static long register_and_move(struct prc_path *p, int type, uint64_t rk, uint64_t sark, bool unreg,
+			      uint16_t rtpi, const struct fs_desc *d)
 {
-	unsigned char list[24 + 256] = { 0 };
+	unsigned char list[24 + 256] = {0};
 
 	prc_put_be64(list, rk);
 	prc_put_be64(list + 8, sark);
@@ -163,19 +164,19 @@ static unsigned char big_write[1 << 20];
  * Sends them without reading anything from the target. */
 static int queue_victims(struct prc_path *p, struct victim *v)
 {
-	static unsigned char wr[10] = { 0x2a, 0, 0, 0, 0x10, 0, 0, 0x08, 0, 0 };
-	static unsigned char ssu[6] = { 0x1b, 0, 0, 0, 0x01, 0 };
-	static unsigned char rd[10] = { 0x28, 0, 0, 0, 0x10, 0, 0, 0, 1, 0 };
-	struct iscsi_data d = { .size = sizeof(big_write), .data = big_write };
+	static unsigned char wr[10] = {0x2a, 0, 0, 0, 0x10, 0, 0, 0x08, 0, 0};
+	static unsigned char ssu[6] = {0x1b, 0, 0, 0, 0x01, 0};
+	static unsigned char rd[10] = {0x28, 0, 0, 0, 0x10, 0, 0, 0, 1, 0};
+	struct iscsi_data d = {.size = sizeof(big_write), .data = big_write};
 	double end;
 
 	memset(v, 0, sizeof(*v) * NVICTIMS);
-	v[0] = (struct victim){ .what = "WRITE(10) 1 MiB waiting for Data-Out" };
+	v[0] = (struct victim){.what = "WRITE(10) 1 MiB waiting for Data-Out"};
 	v[0].task = scsi_create_task(10, wr, SCSI_XFER_WRITE, sizeof(big_write));
-	v[1] = (struct victim){ .what = "START STOP UNIT queued behind it" };
+	v[1] = (struct victim){.what = "START STOP UNIT queued behind it"};
 	v[1].task = scsi_create_task(6, ssu, SCSI_XFER_NONE, 0);
 	for (int i = 2; i < NVICTIMS; i++) {
-		v[i] = (struct victim){ .what = "READ(10) queued behind it" };
+		v[i] = (struct victim){.what = "READ(10) queued behind it"};
 		v[i].task = scsi_create_task(10, rd, SCSI_XFER_READ, PRC_BLOCK);
 	}
 	for (int i = 0; i < NVICTIMS; i++) {
@@ -186,7 +187,7 @@ static int queue_victims(struct prc_path *p, struct victim *v)
 	/* write out what is queued, read nothing */
 	end = prc_now() + 5;
 	while (iscsi_out_queue_length(p->iscsi) > 0 && prc_now() < end) {
-		struct pollfd pfd = { .fd = iscsi_get_fd(p->iscsi), .events = POLLOUT };
+		struct pollfd pfd = {.fd = iscsi_get_fd(p->iscsi), .events = POLLOUT};
 
 		if (poll(&pfd, 1, 100) > 0 && iscsi_service(p->iscsi, POLLOUT) < 0)
 			return -1;
@@ -202,8 +203,8 @@ static int service(struct prc_path *p, struct victim *v, double seconds)
 	int done = 0;
 
 	while (prc_now() < end) {
-		struct pollfd pfd = { .fd = iscsi_get_fd(p->iscsi),
-				      .events = (short)iscsi_which_events(p->iscsi) };
+		struct pollfd pfd = {.fd = iscsi_get_fd(p->iscsi),
+				     .events = (short)iscsi_which_events(p->iscsi)};
 
 		done = 0;
 		for (int i = 0; i < NVICTIMS; i++)
@@ -261,8 +262,8 @@ static void preempt_and_abort(struct prc_path *a, struct prc_path *b, bool tas, 
 	prc_check(ua == 0x2a05, "A: unit attention REGISTRATIONS PREEMPTED (%04x)", ua);
 	if (!tas) {
 		ua = (unsigned)(prc_tur(a) & 0xffff);
-		prc_check(ua == 0x2f00, "A: unit attention COMMANDS CLEARED BY ANOTHER INITIATOR (%04x)",
-			  ua);
+		prc_check(ua == 0x2f00,
+			  "A: unit attention COMMANDS CLEARED BY ANOTHER INITIATOR (%04x)", ua);
 	}
 	free_victims(a, v);
 	prc_check(prc_rw10(a, true, 1) == PRC_CONFLICT, "A: WRITE now RESERVATION CONFLICT");
@@ -277,12 +278,12 @@ static const struct {
 	const char *name;
 	bool b_read, b_write, all;
 } types[] = {
-	{ PRC_WE, "Write Exclusive", true, false, false },
-	{ PRC_EA, "Exclusive Access", false, false, false },
-	{ PRC_WE_RO, "Write Exclusive - Registrants Only", true, true, false },
-	{ PRC_EA_RO, "Exclusive Access - Registrants Only", true, true, false },
-	{ PRC_WE_AR, "Write Exclusive - All Registrants", true, true, true },
-	{ PRC_EA_AR, "Exclusive Access - All Registrants", true, true, true },
+    {PRC_WE, "Write Exclusive", true, false, false},
+    {PRC_EA, "Exclusive Access", false, false, false},
+    {PRC_WE_RO, "Write Exclusive - Registrants Only", true, true, false},
+    {PRC_EA_RO, "Exclusive Access - Registrants Only", true, true, false},
+    {PRC_WE_AR, "Write Exclusive - All Registrants", true, true, true},
+    {PRC_EA_AR, "Exclusive Access - All Registrants", true, true, true},
 };
 
 static void each_type(struct prc_path *a, struct prc_path *b, uint64_t ka, uint64_t kb)
@@ -292,8 +293,8 @@ static void each_type(struct prc_path *a, struct prc_path *b, uint64_t ka, uint6
 		long r;
 		unsigned ua;
 
-		prc_check(prc_prout(a, PRC_RESERVE, types[i].type, ka, 0, 0) == 0,
-			  "A: RESERVE %s", types[i].name);
+		prc_check(prc_prout(a, PRC_RESERVE, types[i].type, ka, 0, 0) == 0, "A: RESERVE %s",
+			  types[i].name);
 		prc_check(read_resv(b, &key) == types[i].type && key == (types[i].all ? 0 : ka),
 			  "READ RESERVATION through B: %s, key %s", types[i].name,
 			  types[i].all ? "0 (all registrants)" : "A's");
@@ -355,7 +356,7 @@ static void register_and_move_steps(struct prc_path *a, struct prc_path *b, uint
 
 int prc_scenario(const char *url_a, const char *url_b)
 {
-	struct prc_path a = { .label = "A" }, b = { .label = "B" };
+	struct prc_path a = {.label = "A"}, b = {.label = "B"};
 	const uint64_t ka = 0xa1a1a1a1a1a1a1a1ull, kb = 0xb1b1b1b1b1b1b1b1ull;
 	const uint64_t ka2 = 0xa2a2a2a2a2a2a2a2ull;
 	uint64_t keys[8];
@@ -368,7 +369,7 @@ int prc_scenario(const char *url_a, const char *url_b)
 	prc_clear_ua(&b);
 	/* a clean start */
 	prc_check(prc_prout(&a, PRC_REGISTER_IGNORE, 0, 0, ka, 0) == 0 &&
-			  prc_prout(&a, PRC_CLEAR, 0, ka, 0, 0) == 0,
+		      prc_prout(&a, PRC_CLEAR, 0, ka, 0, 0) == 0,
 		  "start: no registration");
 	prc_clear_ua(&b);
 
@@ -378,7 +379,7 @@ int prc_scenario(const char *url_a, const char *url_b)
 	prc_check(read_keys(&a, keys, 8) == 2, "READ KEYS: two keys");
 	n = full_status(&a, fs, 8);
 	prc_check(n == 2 && find_name(fs, n, IN_A) && find_name(fs, n, IN_B) &&
-			  find_name(fs, n, IN_A)->key == ka && find_name(fs, n, IN_B)->key == kb,
+		      find_name(fs, n, IN_A)->key == ka && find_name(fs, n, IN_B)->key == kb,
 		  "READ FULL STATUS: A's and B's keys with their TransportIDs");
 	if (n == 2 && find_name(fs, n, IN_A) && find_name(fs, n, IN_B))
 		printf("info: A through target port %u, B through target port %u\n",
@@ -400,7 +401,7 @@ int prc_scenario(const char *url_a, const char *url_b)
 	prc_check(prc_prout(&b, PRC_RELEASE, PRC_EA, kb, 0, 0) == 0, "B: RELEASE");
 	prc_clear_ua(&a);
 	prc_check(prc_prout(&a, PRC_REGISTER_IGNORE, 0, 0, ka2, 0) == 0 &&
-			  prc_prout(&a, PRC_RESERVE, PRC_WE, ka2, 0, 0) == 0,
+		      prc_prout(&a, PRC_RESERVE, PRC_WE, ka2, 0, 0) == 0,
 		  "A: registers and reserves Write Exclusive");
 	preempt_and_abort(&a, &b, false, ka2, kb);
 	/* 6, 7 */

@@ -200,7 +200,8 @@ static long run_sync(struct sess *s, unsigned char *cdb, int len, int dir, int x
 		? (long)t->sense.key << 16 | (long)(t->sense.ascq & 0xffff)
 		: (t->status == SCSI_STATUS_GOOD ? 0 : 0x1000000 | t->status);
 	if (out && t->status == SCSI_STATUS_GOOD && t->datain.size > 0)
-		memcpy(out, t->datain.data, (size_t)t->datain.size < 4 ? (size_t)t->datain.size : 4);
+		memcpy(out, t->datain.data,
+		       (size_t)t->datain.size < 4 ? (size_t)t->datain.size : 4);
 	scsi_free_scsi_task(t);
 	return r;
 }

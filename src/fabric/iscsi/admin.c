@@ -270,8 +270,7 @@ static void logout_send(struct reactor_msg *m)
 	struct iscsi_bhs_async *h;
 	struct iscsi_tx *tx;
 
-	if (iscsi_conn_dead(c) || c->state != ISCSI_CONN_S5_LOGGED_IN ||
-	    !(tx = iscsi_tx_get(c))) {
+	if (iscsi_conn_dead(c) || c->state != ISCSI_CONN_S5_LOGGED_IN || !(tx = iscsi_tx_get(c))) {
 		/* not in full feature phase (or no memory): a drop instead */
 		if (!iscsi_conn_dead(c))
 			iscsi_conn_drop(c, "logout requested outside full feature phase");

@@ -197,8 +197,8 @@ struct iscsi_conn {
 	/* back-pressure on buffer memory (mempress.c) */
 	uint64_t data_bytes; /* buffer bytes its tasks pin */
 	struct reactor_timer mem_timer;
-	bool mem_wait; /* rx_task waits for its data buffer: reading stopped */
-	bool mem_held; /* MaxCmdSN was held back: announce it when memory is back */
+	bool mem_wait;	      /* rx_task waits for its data buffer: reading stopped */
+	bool mem_held;	      /* MaxCmdSN was held back: announce it when memory is back */
 	uint64_t mem_wait_ns; /* when rx_task started waiting */
 
 	/* timers */

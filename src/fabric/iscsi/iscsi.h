@@ -20,15 +20,15 @@ struct iscsi_settings {
 	bool initial_r2t;
 	bool immediate_data;
 	uint16_t max_outstanding_r2t;
-	uint16_t max_connections;       /* per session */
-	bool header_digest;             /* offer/accept CRC32C */
+	uint16_t max_connections; /* per session */
+	bool header_digest;	  /* offer/accept CRC32C */
 	bool data_digest;
 	uint32_t default_time2wait;
 	uint32_t default_time2retain;
-	uint32_t nop_in_interval_s;     /* 0 = no keepalive */
+	uint32_t nop_in_interval_s; /* 0 = no keepalive */
 	uint32_t nop_in_timeout_s;
 	uint32_t login_timeout_s;
-	uint32_t max_sessions;          /* normal sessions of all targets; 0 = unlimited */
+	uint32_t max_sessions; /* normal sessions of all targets; 0 = unlimited */
 	/* Connections not yet in full feature phase, and discovery sessions,
 	 * over all and per source address (admission.h: at a cap the
 	 * longest-silent one is evicted); 0 = no cap. */
@@ -36,7 +36,7 @@ struct iscsi_settings {
 	uint32_t max_logins_per_address;
 	uint32_t max_discovery_sessions;
 	uint32_t max_discovery_sessions_per_address;
-	uint32_t queue_depth;           /* commands per session (CmdSN window) */
+	uint32_t queue_depth; /* commands per session (CmdSN window) */
 	/* Cap on the data buffers of all commands (MiB, 0 = none; bufpool.h):
 	 * at the cap a command waits for memory with reading stopped, and
 	 * MaxCmdSN stops advancing from 7/8 of it (mempress.c). */

@@ -530,8 +530,7 @@ static int login_resolve(struct iscsi_conn *c)
 			iscsi_login_fail(c, ISCSI_LS_TARGET_REMOVED, NULL);
 			return -1;
 		}
-		rc = iscsi_access_check(t, n->initiator_name, &c->peer_sa, &l->grant,
-					&l->fail_why);
+		rc = iscsi_access_check(t, n->initiator_name, &c->peer_sa, &l->grant, &l->fail_why);
 		if (rc) {
 			iscsi_login_fail(
 			    c, rc == -EACCES ? ISCSI_LS_AUTHZ_FAILURE : ISCSI_LS_TARGET_ERROR,
@@ -565,7 +564,8 @@ static void login_neg_fail(struct iscsi_conn *c, enum iscsi_neg_result nr)
 	iscsi_conn_proto_err(c, "login negotiation: %s%s%s", iscsi_neg_strerror(nr),
 			     keyed ? ": " : "", keyed ? iscsi_key_table[n->err_key].name : "");
 	if (nr == ISCSI_NEG_ERENEG)
-		c->login->fail_why = "an identity or negotiated key declared again with another value";
+		c->login->fail_why =
+		    "an identity or negotiated key declared again with another value";
 	if (nr == ISCSI_NEG_EDIGEST) {
 		c->login->fail_why = "a digest the target requires (CRC32C) was not offered";
 		c->login->fail_answers = true; /* which key: answered Reject */

@@ -97,10 +97,10 @@ struct iscsi_login {
 	uint32_t cmdsn;	   /* CmdSN of the leading Login Request */
 	uint8_t req_flags; /* flags of the request being answered */
 	const struct iscsi_auth_module *auth;
-	void *auth_priv;	       /* the module's state */
+	void *auth_priv;		 /* the module's state */
 	struct iscsi_access_grant grant; /* policy reference and authentication required */
-	const char *fail_why;	       /* reason for the failure log line (static text) */
-	struct scsi_lun_map *map;      /* from iscsi_access_check */
+	const char *fail_why;		 /* reason for the failure log line (static text) */
+	struct scsi_lun_map *map;	 /* from iscsi_access_check */
 	/* request accumulation across C-bit PDUs */
 	uint8_t *acc;
 	uint32_t acc_len;

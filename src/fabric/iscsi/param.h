@@ -196,21 +196,21 @@ struct iscsi_neg {
 	struct iscsi_params mine;
 	struct iscsi_params peer;
 	struct iscsi_params active;
-	uint32_t auth_allowed;		/* bit per enum iscsi_auth_method the target accepts */
-	uint32_t required;		/* enum iscsi_require: digests that must be CRC32C */
-	uint32_t seen;			/* keys received (or frozen) so far */
-	uint32_t cur;			/* keys received in the current request */
-	uint32_t declared;		/* our declarations sent (MaxRecvDataSegmentLength) */
-	uint32_t answers;		/* keys answered (for callers that must add more) */
-	uint8_t err_key;		/* enum iscsi_key_id of a failed request's culprit */
+	uint32_t auth_allowed; /* bit per enum iscsi_auth_method the target accepts */
+	uint32_t required;     /* enum iscsi_require: digests that must be CRC32C */
+	uint32_t seen;	       /* keys received (or frozen) so far */
+	uint32_t cur;	       /* keys received in the current request */
+	uint32_t declared;     /* our declarations sent (MaxRecvDataSegmentLength) */
+	uint32_t answers;      /* keys answered (for callers that must add more) */
+	uint8_t err_key;       /* enum iscsi_key_id of a failed request's culprit */
 	/* RFC 7143 6.2: the first value received for each key in `seen`, so
 	 * that a key declared again is compared byte for byte */
 	uint16_t voff[ISCSI_KEY_COUNT];
 	uint16_t vlen[ISCSI_KEY_COUNT];
 	uint16_t vused;
 	uint8_t vals[ISCSI_NEG_VALS_MAX];
-	bool send_targets;		/* SendTargets present in the request (Text) */
-	uint8_t st_len;			/* its value, for text.c */
+	bool send_targets; /* SendTargets present in the request (Text) */
+	uint8_t st_len;	   /* its value, for text.c */
 	uint8_t st_val[ISCSI_NAME_MAX + 1];
 	bool st_too_long;
 	char initiator_name[ISCSI_NAME_MAX + 1];

@@ -205,10 +205,9 @@ static struct iscsi_portal *wildcard_peer_locked(const struct iscsi_portal *p, i
 {
 	struct iscsi_portal *q;
 
-	list_for_each_entry(q, &iscsi_global.portals, node) if (q->wildcard &&
-								 q->sa.ss_family == family &&
-								 sa_port(&q->sa) == sa_port(&p->sa))
-	    return q;
+	list_for_each_entry(q, &iscsi_global.portals,
+			    node) if (q->wildcard && q->sa.ss_family == family &&
+				      sa_port(&q->sa) == sa_port(&p->sa)) return q;
 	return NULL;
 }
 

@@ -57,8 +57,8 @@ struct iscsi_portal {
 	socklen_t salen;
 	struct reactor_fd rfd;
 	int fd;
-	bool wildcard;		/* 0.0.0.0 / [::]: report the connection's local address */
-	bool dual;		/* "[::]:P" listening dual-stack (IPv4 peers too) */
+	bool wildcard; /* 0.0.0.0 / [::]: report the connection's local address */
+	bool dual;     /* "[::]:P" listening dual-stack (IPv4 peers too) */
 	/* "0.0.0.0:P" while "[::]:P" listens dual-stack: the IPv4 portal has no
 	 * socket of its own, its connections arrive through host's (portal.c) */
 	struct iscsi_portal *v4_twin; /* on the dual [::] portal */

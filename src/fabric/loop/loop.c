@@ -33,9 +33,9 @@ struct loop_task {
 	uint8_t *data;
 	uint32_t len;
 	unsigned flags;
-	bool held;     /* set up, waiting for loop_send_data (reactor thread) */
-	bool set_up;   /* lock */
-	bool done;     /* lock */
+	bool held;   /* set up, waiting for loop_send_data (reactor thread) */
+	bool set_up; /* lock */
+	bool done;   /* lock */
 	struct loop_result res;
 };
 
@@ -123,10 +123,10 @@ static void loop_tmf_done(struct scsi_tmf *tmf)
 }
 
 static const struct scsi_fabric_ops loop_ops = {
-	.name = "loop",
-	.cmd_done = loop_cmd_done,
-	.cmd_abort_pending = loop_cmd_abort_pending,
-	.tmf_done = loop_tmf_done,
+    .name = "loop",
+    .cmd_done = loop_cmd_done,
+    .cmd_abort_pending = loop_cmd_abort_pending,
+    .tmf_done = loop_tmf_done,
 };
 
 /* ---- ports ---- */

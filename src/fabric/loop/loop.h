@@ -27,9 +27,9 @@ struct loop_port;
 struct loop_task;
 
 struct loop_result {
-	uint8_t status;      /* SAM status */
-	bool no_response;    /* the core suppressed the response (aborted task) */
-	uint8_t resid_kind;  /* enum scsi_resid */
+	uint8_t status;	    /* SAM status */
+	bool no_response;   /* the core suppressed the response (aborted task) */
+	uint8_t resid_kind; /* enum scsi_resid */
 	uint32_t resid;
 	uint32_t data_in_len; /* bytes copied to the caller's buffer */
 	uint8_t sense_len;

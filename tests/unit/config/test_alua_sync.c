@@ -22,7 +22,7 @@ static const char text[] =
 
 static void test_sync(void **state)
 {
-	struct scsi_alua_group_attrs a = { .state = SCSI_ALUA_ACTIVE_OPTIMIZED, .explicit_ok = true };
+	struct scsi_alua_group_attrs a = {.state = SCSI_ALUA_ACTIVE_OPTIMIZED, .explicit_ok = true};
 	struct cfg *c = NULL;
 	struct cfg_err e;
 	char *out;
@@ -61,7 +61,7 @@ static void test_sync(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sync),
+	    cmocka_unit_test(test_sync),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -473,7 +473,8 @@ static void test_builds_everything(void **state)
 	assert_int_equal(fk.listening, 4);
 
 	/* back-stores and LU attributes */
-	struct scsi_lu *d0 = cfg_rt_lu(rt, "d0"), *r0 = cfg_rt_lu(rt, "r0"), *n0 = cfg_rt_lu(rt, "n0");
+	struct scsi_lu *d0 = cfg_rt_lu(rt, "d0"), *r0 = cfg_rt_lu(rt, "r0"),
+		       *n0 = cfg_rt_lu(rt, "n0");
 	struct fake_dev *fd0 = container_of(d0->bs, struct fake_dev, dev);
 	char want[128];
 	snprintf(want, sizeof(want), "%s/d0.img", tmpdir);
@@ -711,10 +712,8 @@ static void test_state_dir(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_builds_everything),
-	    cmocka_unit_test(test_listen_override),
-	    cmocka_unit_test(test_port_groups),
-	    cmocka_unit_test(test_all_or_nothing),
+	    cmocka_unit_test(test_builds_everything), cmocka_unit_test(test_listen_override),
+	    cmocka_unit_test(test_port_groups),	      cmocka_unit_test(test_all_or_nothing),
 	    cmocka_unit_test(test_state_dir),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -15,13 +15,13 @@
 #include "config/model.h"
 #include "scsi/alua.h"
 
-#define HEAD                                                                                \
-	"{\"version\": 1, \"backstores\": [{\"name\": \"r\", \"type\": \"ram\", \"size\": "   \
-	"\"1M\"}],\n"                                                                       \
-	"\"targets\": [{\"name\": \"iqn.2026-12.org.utarget:a\", \"portal_groups\": [\n"    \
-	"  {\"tag\": 1, \"portals\": [\"127.0.0.1:3260\"]},\n"                              \
-	"  {\"tag\": 2, \"portals\": [\"127.0.0.1:3261\"]}]},\n"                            \
-	" {\"name\": \"iqn.2026-12.org.utarget:b\", \"portal_groups\": [\n"                 \
+#define HEAD                                                                                       \
+	"{\"version\": 1, \"backstores\": [{\"name\": \"r\", \"type\": \"ram\", \"size\": "        \
+	"\"1M\"}],\n"                                                                              \
+	"\"targets\": [{\"name\": \"iqn.2026-12.org.utarget:a\", \"portal_groups\": [\n"           \
+	"  {\"tag\": 1, \"portals\": [\"127.0.0.1:3260\"]},\n"                                     \
+	"  {\"tag\": 2, \"portals\": [\"127.0.0.1:3261\"]}]},\n"                                   \
+	" {\"name\": \"iqn.2026-12.org.utarget:b\", \"portal_groups\": [\n"                        \
 	"  {\"tag\": 1, \"portals\": [\"127.0.0.1:3260\"]}]}],\n"
 
 static const char good[] =
@@ -120,26 +120,29 @@ struct bad_case {
 static void test_errors(void **state)
 {
 	static const struct bad_case cases[] = {
-		{ "[{\"name\": \"x\"}]", "port_groups[0].id", "required field missing" },
-		{ "[{\"id\": 0}]", "port_groups[0].id", "out of range" },
-		{ "[{\"id\": 1, \"state\": \"sleeping\"}]", "port_groups[0].state", "expected one of" },
-		{ "[{\"id\": 1, \"prefered\": true}]", "port_groups[0].prefered",
-		  "unknown field (did you mean \"preferred\"?)" },
-		{ "[{\"id\": 1, \"transition_ms\": 300000}]", "port_groups[0].transition_ms",
-		  "out of range" },
-		{ "[{\"id\": 1}, {\"id\": 1}]", "port_groups[1].id", "already used" },
-		{ "[{\"id\": 1, \"members\": [{\"target\": \"iqn.2026-12.org.utarget:z\", \"tag\": 1}]}]",
-		  "port_groups[0].members[0].target", "no target named" },
-		{ "[{\"id\": 1, \"members\": [{\"target\": \"iqn.2026-12.org.utarget:b\", \"tag\": 2}]}]",
-		  "port_groups[0].members[0].tag", "has no portal group 2" },
-		{ "[{\"id\": 1, \"members\": [{\"target\": \"iqn.2026-12.org.utarget:b\", \"tag\": 1}]},"
-		  " {\"id\": 2, \"members\": [{\"target\": \"iqn.2026-12.org.utarget:b\", \"tag\": 1}]}]",
-		  "port_groups[1].members[0].tag", "already in port_groups[0]" },
-		{ "[{\"id\": 1, \"lu_states\": [{\"backstore\": \"q\", \"state\": \"standby\"}]}]",
-		  "port_groups[0].lu_states[0].backstore", "no back-store named" },
-		{ "[{\"id\": 1, \"lu_states\": [{\"backstore\": \"r\"}]}]",
-		  "port_groups[0].lu_states[0].state", "required field missing" },
-		{ "{}", "port_groups", "expected an array" },
+	    {"[{\"name\": \"x\"}]", "port_groups[0].id", "required field missing"},
+	    {"[{\"id\": 0}]", "port_groups[0].id", "out of range"},
+	    {"[{\"id\": 1, \"state\": \"sleeping\"}]", "port_groups[0].state", "expected one of"},
+	    {"[{\"id\": 1, \"prefered\": true}]", "port_groups[0].prefered",
+	     "unknown field (did you mean \"preferred\"?)"},
+	    {"[{\"id\": 1, \"transition_ms\": 300000}]", "port_groups[0].transition_ms",
+	     "out of range"},
+	    {"[{\"id\": 1}, {\"id\": 1}]", "port_groups[1].id", "already used"},
+	    {"[{\"id\": 1, \"members\": [{\"target\": \"iqn.2026-12.org.utarget:z\", \"tag\": "
+	     "1}]}]",
+	     "port_groups[0].members[0].target", "no target named"},
+	    {"[{\"id\": 1, \"members\": [{\"target\": \"iqn.2026-12.org.utarget:b\", \"tag\": "
+	     "2}]}]",
+	     "port_groups[0].members[0].tag", "has no portal group 2"},
+	    {"[{\"id\": 1, \"members\": [{\"target\": \"iqn.2026-12.org.utarget:b\", \"tag\": 1}]},"
+	     " {\"id\": 2, \"members\": [{\"target\": \"iqn.2026-12.org.utarget:b\", \"tag\": "
+	     "1}]}]",
+	     "port_groups[1].members[0].tag", "already in port_groups[0]"},
+	    {"[{\"id\": 1, \"lu_states\": [{\"backstore\": \"q\", \"state\": \"standby\"}]}]",
+	     "port_groups[0].lu_states[0].backstore", "no back-store named"},
+	    {"[{\"id\": 1, \"lu_states\": [{\"backstore\": \"r\"}]}]",
+	     "port_groups[0].lu_states[0].state", "required field missing"},
+	    {"{}", "port_groups", "expected an array"},
 	};
 
 	(void)state;
@@ -167,10 +170,10 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_and_defaults),
-		cmocka_unit_test(test_dump_round_trip),
-		cmocka_unit_test(test_group_ids),
-		cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_parse_and_defaults),
+	    cmocka_unit_test(test_dump_round_trip),
+	    cmocka_unit_test(test_group_ids),
+	    cmocka_unit_test(test_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

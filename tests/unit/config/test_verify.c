@@ -204,10 +204,11 @@ static void test_target_rules(void **state)
 	/* RFC 3722: a name is read in its normalized form, so a name that
 	 * differs in case only is the same name (lib/iname.h) */
 	{
-		struct cfg *c = parse("{\"version\": 1, \"targets\": [{\"name\": "
-				      "\"IQN.2026-12.org.Utarget:a\", \"portal_groups\": [{\"tag\": "
-				      "1, \"portals\": [\"127.0.0.1:1\"]}], \"acls\": [{\"initiator\": "
-				      "\"EUI.0123456789ABCDEF\"}]}]}");
+		struct cfg *c =
+		    parse("{\"version\": 1, \"targets\": [{\"name\": "
+			  "\"IQN.2026-12.org.Utarget:a\", \"portal_groups\": [{\"tag\": "
+			  "1, \"portals\": [\"127.0.0.1:1\"]}], \"acls\": [{\"initiator\": "
+			  "\"EUI.0123456789ABCDEF\"}]}]}");
 		struct cfg_err e;
 
 		assert_int_equal(cfg_verify(c, &e), 0);

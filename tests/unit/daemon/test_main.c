@@ -411,7 +411,8 @@ static void test_start_and_sigterm(void **state)
 	signals_to_send[1] = SIGTERM;
 	signals_to_send[2] = SIGINT; /* already stopping: no second shutdown */
 	const char *p = write_cfg("good.json", good_cfg);
-	const char *a[] = {"utargetd", "-f", "-c", p, "--threads", "2", "--listen", "127.0.0.1:3410",
+	const char *a[] = {"utargetd",	   "-f",	 "-c",	     p,
+			   "--threads",	   "2",		 "--listen", "127.0.0.1:3410",
 			   "--rpc-socket", "/tmp/x.sock"};
 	assert_int_equal(run(ARRAY_SIZE(a), a), 0);
 	assert_string_equal(seq, "pool_start scsi_core_init iscsi_init apply rpc pool_run reload "
@@ -537,8 +538,7 @@ int main(void)
 	    cmocka_unit_test(test_options),	      cmocka_unit_test(test_option_errors),
 	    cmocka_unit_test(test_help_version),      cmocka_unit_test(test_check),
 	    cmocka_unit_test(test_start_and_sigterm), cmocka_unit_test(test_start_failures),
-	    cmocka_unit_test(test_notify_sequence),
-	    cmocka_unit_test(test_sd_notify),
+	    cmocka_unit_test(test_notify_sequence),   cmocka_unit_test(test_sd_notify),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

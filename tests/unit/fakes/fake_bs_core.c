@@ -115,10 +115,10 @@ static void fake_close(struct bs_dev *dev)
 }
 
 static const struct bs_ops fake_ops = {
-	.type = "fake",
-	.submit = fake_submit,
-	.resize = fake_resize,
-	.close = fake_close,
+    .type = "fake",
+    .submit = fake_submit,
+    .resize = fake_resize,
+    .close = fake_close,
 };
 
 struct bs_dev *fake_bs_create(uint64_t size, uint32_t caps)

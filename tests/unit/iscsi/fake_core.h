@@ -35,7 +35,7 @@ struct fake_core {
 	uint64_t last_tmf_ref;
 	uint8_t tmf_response; /* answer for TMFs */
 	uint16_t last_fabric_error;
-	bool buf_short; /* no data buffer for commands that can wait (buf_wait_ok) */
+	bool buf_short;		/* no data buffer for commands that can wait (buf_wait_ok) */
 	bool last_target_reset; /* scsi_nexus_info.target_reset of the last nexus */
 	char last_iport[300];
 	uint8_t last_tid[300];

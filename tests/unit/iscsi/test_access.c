@@ -599,10 +599,9 @@ static int chap_login_as(struct h_conn *hc, const char *user, const char *secret
 	char n[64], r[128];
 	int st;
 
-	st = login_req(hc, SEC_STAY,
-		       KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
-			    "AuthMethod=CHAP"),
-		       &h);
+	st = login_req(
+	    hc, SEC_STAY,
+	    KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, "AuthMethod=CHAP"), &h);
 	if (!st)
 		st = login_req(hc, SEC_STAY, KEYS("CHAP_A=5"), &h);
 	if (st)
@@ -634,11 +633,11 @@ static void test_tsih_needs_authentication(void **state)
 	/* 1. the first request alone: the session stays */
 	x = h_conn_new();
 	x->tsih = a->tsih;
-	assert_int_equal(login_req(x, SEC_STAY,
-				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
-					"AuthMethod=CHAP"),
-				   &h),
-			 0);
+	assert_int_equal(
+	    login_req(x, SEC_STAY,
+		      KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, "AuthMethod=CHAP"),
+		      &h),
+	    0);
 	h_pump();
 	h_pump();
 	assert_int_equal(iscsi_conn_state(a->c), ISCSI_CONN_S5_LOGGED_IN);
@@ -698,11 +697,11 @@ static void test_target_credentials_admit_nobody(void **state)
 	/* H_INITIATOR is named by no entry: 02/02 at the first request,
 	 * before any CHAP key is answered */
 	hc = h_conn_new();
-	assert_int_equal(login_req(hc, SEC_STAY,
-				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
-					"AuthMethod=CHAP"),
-				   &h),
-			 0x0202);
+	assert_int_equal(
+	    login_req(hc, SEC_STAY,
+		      KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, "AuthMethod=CHAP"),
+		      &h),
+	    0x0202);
 	assert_false(rsp_val("AuthMethod", (char[16]){0}, 16));
 	h_conn_free(hc);
 	/* with demo mode, any name is admitted and the target's CHAP applies */

@@ -473,7 +473,8 @@ static void crc_twin(const char *want, char *out, size_t cap)
 		int n = snprintf(out, cap, "iqn.2026-12.org.example:x%x-", k);
 		uint32_t st = crc32c_update(CRC32C_INIT, out, (size_t)n);
 		uint32_t x = crc_unstep32(target) ^ st;
-		uint8_t b[4] = {(uint8_t)x, (uint8_t)(x >> 8), (uint8_t)(x >> 16), (uint8_t)(x >> 24)};
+		uint8_t b[4] = {(uint8_t)x, (uint8_t)(x >> 8), (uint8_t)(x >> 16),
+				(uint8_t)(x >> 24)};
 
 		if (!name_byte_ok(b[0]) || !name_byte_ok(b[1]) || !name_byte_ok(b[2]) ||
 		    !name_byte_ok(b[3]))
@@ -500,11 +501,11 @@ static void test_redeclared_name(void **state)
 	(void)state;
 	crc_twin(H_INITIATOR, twin, sizeof(twin));
 	snprintf(rec, sizeof(rec), "InitiatorName=%s", twin);
-	assert_int_equal(login_req(hc, SEC_TO_OP,
-				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
-					"AuthMethod=None"),
-				   &h),
-			 0);
+	assert_int_equal(
+	    login_req(hc, SEC_TO_OP,
+		      KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, "AuthMethod=None"),
+		      &h),
+	    0);
 	assert_int_equal(login_req(hc, OPNEG_TO_FFP, KEYS(rec), &h), 0x0200);
 	assert_null(hc->c->sess);
 	assert_int_equal(fake.nexus_created, 0);
@@ -512,11 +513,11 @@ static void test_redeclared_name(void **state)
 
 	/* the same bytes again are fine */
 	hc = h_conn_new();
-	assert_int_equal(login_req(hc, SEC_TO_OP,
-				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
-					"AuthMethod=None"),
-				   &h),
-			 0);
+	assert_int_equal(
+	    login_req(hc, SEC_TO_OP,
+		      KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, "AuthMethod=None"),
+		      &h),
+	    0);
 	assert_int_equal(login_req(hc, OPNEG_TO_FFP,
 				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET), &h),
 			 0);
@@ -561,11 +562,11 @@ static void test_identity_frozen(void **state)
 	h_conn_free(hc);
 	/* the resolved values repeated are fine, the default included */
 	hc = h_conn_new();
-	assert_int_equal(login_req(hc, SEC_TO_OP,
-				   KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
-					"AuthMethod=None"),
-				   &h),
-			 0);
+	assert_int_equal(
+	    login_req(hc, SEC_TO_OP,
+		      KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, "AuthMethod=None"),
+		      &h),
+	    0);
 	assert_int_equal(login_req(hc, OPNEG_TO_FFP, KEYS("SessionType=Normal"), &h), 0);
 	assert_int_equal(hc->c->sess->type, ISCSI_SESSION_NORMAL);
 	h_conn_free(hc);

@@ -203,13 +203,14 @@ static void test_session_share(void **state)
 	h_setup(&st);
 	hc = h_conn_new();
 	assert_int_equal(h_login(hc, (const char *const[]){"InitialR2T=Yes", "ImmediateData=No",
-							"MaxBurstLength=262144", NULL}),
+							   "MaxBurstLength=262144", NULL}),
 			 0);
 	assert_int_equal(iscsi_mem_budget(hc->c), 0); /* nothing pinned: no limit */
 	memset(disk, 0x6b, sizeof(disk));
 	h_write10(cdb, 0, FAKE_BLOCKS);
 	for (unsigned i = 0; i < 8; i++) {
-		itt[i] = h_cmd(hc, ISCSI_FLAG_FINAL | ISCSI_CMD_F_WRITE, sizeof(disk), cdb, NULL, 0);
+		itt[i] =
+		    h_cmd(hc, ISCSI_FLAG_FINAL | ISCSI_CMD_F_WRITE, sizeof(disk), cdb, NULL, 0);
 		h_expect(hc, ISCSI_OP_R2T, &h, NULL, 0, NULL);
 		ttt[i] = get_be32(h.r2t.ttt);
 		max[i] = get_be32(h.r2t.max_cmdsn);

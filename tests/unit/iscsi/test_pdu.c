@@ -23,7 +23,7 @@ static struct {
 	uint8_t ahs[64];
 	uint8_t kept[8192];
 	uint32_t kept_len;
-	int pause_after; /* pause after this many PDUs (0: never) */
+	int pause_after;  /* pause after this many PDUs (0: never) */
 	bool hold_header; /* the header callback pauses before the data segment */
 } seen;
 
@@ -379,10 +379,13 @@ static void test_tx(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_splits),	  cmocka_unit_test(test_ahs),
-	    cmocka_unit_test(test_digest_errors), cmocka_unit_test(test_pause),
+	    cmocka_unit_test(test_splits),
+	    cmocka_unit_test(test_ahs),
+	    cmocka_unit_test(test_digest_errors),
+	    cmocka_unit_test(test_pause),
 	    cmocka_unit_test(test_header_pause),
-	    cmocka_unit_test(test_direct),	  cmocka_unit_test(test_tx),
+	    cmocka_unit_test(test_direct),
+	    cmocka_unit_test(test_tx),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

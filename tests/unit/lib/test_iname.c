@@ -35,7 +35,8 @@ static void test_normalized(void **state)
 	      "ample:x",
 	      "iqn.2026-12.org.example:x");
 	/* non-ASCII letters stay (lowercased): U+00C9 -> U+00E9 */
-	check("iqn.2026-12.org.example:\xc3\x89t\xc3\xa9", "iqn.2026-12.org.example:\xc3\xa9t\xc3\xa9");
+	check("iqn.2026-12.org.example:\xc3\x89t\xc3\xa9",
+	      "iqn.2026-12.org.example:\xc3\xa9t\xc3\xa9");
 }
 
 static void test_in_place(void **state)
@@ -109,8 +110,8 @@ static void test_is_normalized(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_normalized), cmocka_unit_test(test_in_place),
-	    cmocka_unit_test(test_refused),    cmocka_unit_test(test_length),
+	    cmocka_unit_test(test_normalized),	  cmocka_unit_test(test_in_place),
+	    cmocka_unit_test(test_refused),	  cmocka_unit_test(test_length),
 	    cmocka_unit_test(test_is_normalized),
 	};
 

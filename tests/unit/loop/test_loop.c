@@ -28,8 +28,11 @@ struct env {
 static int setup(void **state)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	struct scsi_lu_attrs a = { .block_size = 512, .vendor = "UTARGET", .product = "LOOP",
-				   .revision = "1", .serial = "L1" };
+	struct scsi_lu_attrs a = {.block_size = 512,
+				  .vendor = "UTARGET",
+				  .product = "LOOP",
+				  .revision = "1",
+				  .serial = "L1"};
 
 	e->t = scsi_target_create("iqn.loop:t");
 	e->bs = fake_bs_create(1 << 20, 0);
@@ -56,8 +59,8 @@ static void test_sync_write_read(void **state)
 {
 	struct env *e = *state;
 	struct loop_port *p = loop_create(e->t, 1, "iqn.loop:a");
-	uint8_t w[10] = { 0x2a, 0, 0, 0, 0, 3, 0, 0, 1, 0 }, rd[10] = { 0x28, 0, 0, 0, 0, 3, 0, 0,
-									  1, 0 };
+	uint8_t w[10] = {0x2a, 0, 0, 0, 0, 3, 0, 0, 1, 0},
+		rd[10] = {0x28, 0, 0, 0, 0, 3, 0, 0, 1, 0};
 	uint8_t out[512], in[512];
 	struct loop_result r;
 
@@ -82,8 +85,8 @@ static void test_hold_data_and_tmf(void **state)
 {
 	struct env *e = *state;
 	struct loop_port *p = loop_create(e->t, 1, "iqn.loop:a");
-	uint8_t w[10] = { 0x2a, 0, 0, 0, 0, 1, 0, 0, 1, 0 }, out[512];
-	uint8_t tur[6] = { 0 };
+	uint8_t w[10] = {0x2a, 0, 0, 0, 0, 1, 0, 0, 1, 0}, out[512];
+	uint8_t tur[6] = {0};
 	struct loop_result r;
 	struct loop_task *t;
 
@@ -107,9 +110,9 @@ static void test_destroy_with_outstanding(void **state)
 {
 	struct env *e = *state;
 	struct loop_port *p = loop_create(e->t, 1, "iqn.loop:a");
-	uint8_t w[10] = { 0x2a, 0, 0, 0, 0, 1, 0, 0, 1, 0 }, out[512] = { 0 };
+	uint8_t w[10] = {0x2a, 0, 0, 0, 0, 1, 0, 0, 1, 0}, out[512] = {0};
 	struct loop_result r;
-	uint8_t tur[6] = { 0 };
+	uint8_t tur[6] = {0};
 	struct loop_task *t;
 
 	/* a command failed in setup (the POWER ON UA) is not held */
@@ -127,7 +130,7 @@ static void test_destroy_with_outstanding(void **state)
 static void test_repeated_create_destroy(void **state)
 {
 	struct env *e = *state;
-	uint8_t inq[6] = { 0x12, 0, 0, 0, 36, 0 }, buf[36];
+	uint8_t inq[6] = {0x12, 0, 0, 0, 36, 0}, buf[36];
 	struct loop_result r;
 
 	for (int i = 0; i < 50; i++) {
@@ -144,7 +147,7 @@ static void test_bad_cdb_length(void **state)
 {
 	struct env *e = *state;
 	struct loop_port *p = loop_create(e->t, 1, "iqn.loop:a");
-	uint8_t cdb[40] = { 0 };
+	uint8_t cdb[40] = {0};
 
 	assert_null(loop_submit_async(p, 0, cdb, sizeof(cdb), SCSI_DIR_NONE, NULL, 0, 0, 0, 0));
 	loop_destroy(p);
@@ -153,11 +156,11 @@ static void test_bad_cdb_length(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_sync_write_read, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hold_data_and_tmf, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_destroy_with_outstanding, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_repeated_create_destroy, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_cdb_length, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sync_write_read, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hold_data_and_tmf, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_destroy_with_outstanding, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_repeated_create_destroy, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_cdb_length, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

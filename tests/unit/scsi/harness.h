@@ -25,7 +25,7 @@
 #include "../fakes/fake_bs_core.h"
 
 #define H_BLOCKS 2048u
-#define H_BS 512u
+#define H_BS	 512u
 
 struct harness {
 	struct scsi_target *t;
@@ -38,14 +38,14 @@ struct harness {
 static inline struct scsi_lu_attrs h_attrs(void)
 {
 	struct scsi_lu_attrs a = {
-		.block_size = H_BS,
-		.write_cache = true,
-		.vendor = "UTARGET",
-		.product = "TEST DISK",
-		.revision = "0001",
-		.serial = "SERIAL0001",
-		.naa = { 0x60, 0x01, 0x40, 0x50, 0xaa, 0xbb, 0xcc, 0xdd, 0x00, 0x11, 0x22, 0x33,
-			 0x44, 0x55, 0x66, 0x77 },
+	    .block_size = H_BS,
+	    .write_cache = true,
+	    .vendor = "UTARGET",
+	    .product = "TEST DISK",
+	    .revision = "0001",
+	    .serial = "SERIAL0001",
+	    .naa = {0x60, 0x01, 0x40, 0x50, 0xaa, 0xbb, 0xcc, 0xdd, 0x00, 0x11, 0x22, 0x33, 0x44,
+		    0x55, 0x66, 0x77},
 	};
 	return a;
 }
@@ -129,7 +129,7 @@ static inline void h_expect_sense(const struct loop_result *r, uint8_t key, uint
  * login); returns the number of unit attentions consumed. */
 static inline int h_clear_ua(struct loop_port *p, uint64_t lun)
 {
-	static const uint8_t tur[6] = { 0 };
+	static const uint8_t tur[6] = {0};
 	struct loop_result r;
 	int n = 0;
 
@@ -155,7 +155,7 @@ static inline void h_port_target_reset(struct harness *h, struct loop_port **p, 
 
 static inline uint8_t h_tur(struct loop_port *p, struct loop_result *r)
 {
-	static const uint8_t tur[6] = { 0 };
+	static const uint8_t tur[6] = {0};
 
 	return h_cmd(p, 0, tur, 6, SCSI_DIR_NONE, NULL, 0, r);
 }

@@ -42,7 +42,7 @@ enum { T_WE = 1, T_EA = 3, T_WE_RO = 5, T_EA_RO = 6, T_WE_AR = 7, T_EA_AR = 8 };
 
 #define B20_SPEC_I_PT 0x08
 #define B20_ALL_TG_PT 0x04
-#define B20_APTPL 0x01
+#define B20_APTPL     0x01
 
 static inline void prh_setup_attrs(struct pr_harness *ph, const struct scsi_lu_attrs *a)
 {
@@ -86,7 +86,7 @@ static inline int pr_teardown(void **state)
 static inline uint8_t prout_raw(struct loop_port *p, uint8_t sa, uint8_t type, const uint8_t *list,
 				uint32_t len, struct loop_result *r)
 {
-	uint8_t cdb[10] = { 0x5f, sa, type };
+	uint8_t cdb[10] = {0x5f, sa, type};
 
 	put_be32(cdb + 5, len);
 	return h_cmd(p, 0, cdb, 10, len ? SCSI_DIR_WRITE : SCSI_DIR_NONE, (void *)list, len, r);
@@ -96,7 +96,7 @@ static inline uint8_t prout_raw(struct loop_port *p, uint8_t sa, uint8_t type, c
 static inline uint8_t prout(struct loop_port *p, uint8_t sa, uint8_t type, uint64_t rk,
 			    uint64_t sark, uint8_t b20, struct loop_result *r)
 {
-	uint8_t d[24] = { 0 };
+	uint8_t d[24] = {0};
 
 	put_be64(d, rk);
 	put_be64(d + 8, sark);
@@ -117,7 +117,7 @@ static inline uint8_t pr_reserve(struct loop_port *p, uint64_t key, uint8_t type
 static inline uint8_t prin(struct loop_port *p, uint8_t sa, uint8_t *buf, uint16_t alloc,
 			   struct loop_result *r)
 {
-	uint8_t cdb[10] = { 0x5e, sa };
+	uint8_t cdb[10] = {0x5e, sa};
 
 	put_be16(cdb + 7, alloc);
 	return h_cmd(p, 0, cdb, 10, SCSI_DIR_READ, buf, alloc, r);
@@ -165,7 +165,7 @@ static inline uint8_t h_read1(struct loop_port *p, struct loop_result *r)
 
 static inline uint8_t h_write1(struct loop_port *p, struct loop_result *r)
 {
-	uint8_t cdb[10], buf[H_BS] = { 0x5a };
+	uint8_t cdb[10], buf[H_BS] = {0x5a};
 
 	h_cdb_rw10(cdb, 0x2a, 1, 1);
 	return h_cmd(p, 0, cdb, 10, SCSI_DIR_WRITE, buf, H_BS, r);

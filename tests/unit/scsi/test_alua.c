@@ -87,10 +87,10 @@ static int teardown(void **state)
 static void define(uint16_t id, bool preferred, bool explicit_ok, uint32_t ms)
 {
 	struct scsi_alua_group_attrs a = {
-		.state = SCSI_ALUA_ACTIVE_OPTIMIZED,
-		.preferred = preferred,
-		.explicit_ok = explicit_ok,
-		.transition_ms = ms,
+	    .state = SCSI_ALUA_ACTIVE_OPTIMIZED,
+	    .preferred = preferred,
+	    .explicit_ok = explicit_ok,
+	    .transition_ms = ms,
 	};
 
 	assert_int_equal(scsi_alua_group_define(id, &a), 0);
@@ -99,7 +99,7 @@ static void define(uint16_t id, bool preferred, bool explicit_ok, uint32_t ms)
 static uint8_t read10(struct loop_port *p, uint64_t lun, struct loop_result *r)
 {
 	static uint8_t buf[H_BS];
-	const uint8_t cdb[10] = { 0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
+	const uint8_t cdb[10] = {0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0};
 
 	return h_cmd(p, lun, cdb, 10, SCSI_DIR_READ, buf, H_BS, r);
 }
@@ -107,7 +107,7 @@ static uint8_t read10(struct loop_port *p, uint64_t lun, struct loop_result *r)
 static uint8_t rtpg(struct loop_port *p, bool ext, uint8_t *buf, uint32_t len,
 		    struct loop_result *r)
 {
-	uint8_t cdb[12] = { 0xa3, (uint8_t)((ext ? 0x20 : 0) | 0x0a), 0, 0, 0, 0 };
+	uint8_t cdb[12] = {0xa3, (uint8_t)((ext ? 0x20 : 0) | 0x0a), 0, 0, 0, 0};
 
 	put_be32(cdb + 6, len);
 	memset(buf, 0xee, len);
@@ -118,8 +118,8 @@ static uint8_t rtpg(struct loop_port *p, bool ext, uint8_t *buf, uint32_t len,
 static uint8_t stpg(struct loop_port *p, uint64_t lun, const uint8_t (*d)[2], const uint16_t *g,
 		    unsigned n, struct loop_result *r)
 {
-	uint8_t cdb[12] = { 0xa4, 0x0a };
-	uint8_t list[4 + 4 * 8] = { 0 };
+	uint8_t cdb[12] = {0xa4, 0x0a};
+	uint8_t list[4 + 4 * 8] = {0};
 
 	for (unsigned i = 0; i < n; i++) {
 		list[4 + 4 * i] = d[i][0];
@@ -132,7 +132,7 @@ static uint8_t stpg(struct loop_port *p, uint64_t lun, const uint8_t (*d)[2], co
 
 static uint8_t stpg1(struct loop_port *p, uint8_t state, uint16_t group, struct loop_result *r)
 {
-	const uint8_t d[1][2] = { { state, 0 } };
+	const uint8_t d[1][2] = {{state, 0}};
 
 	return stpg(p, 0, d, &group, 1, r);
 }
@@ -166,16 +166,31 @@ static int rtpg_state(const uint8_t *buf, size_t hdr, uint16_t id, uint8_t *stat
  * SUPPORTED TASK MANAGEMENT FUNCTIONS only report the device server's
  * capabilities and are served in standby and unavailable too. */
 static const char *const standby_ok[] = {
-	"INQUIRY", "MODE SELECT(6)", "MODE SELECT(10)", "MODE SENSE(6)", "MODE SENSE(10)",
-	"REPORT LUNS", "REPORT TARGET PORT GROUPS", "SET TARGET PORT GROUPS", "REQUEST SENSE",
-	"PERSISTENT RESERVE IN*", "PERSISTENT RESERVE OUT*", "REPORT SUPPORTED OPERATION CODES",
-	"REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS", NULL,
+    "INQUIRY",
+    "MODE SELECT(6)",
+    "MODE SELECT(10)",
+    "MODE SENSE(6)",
+    "MODE SENSE(10)",
+    "REPORT LUNS",
+    "REPORT TARGET PORT GROUPS",
+    "SET TARGET PORT GROUPS",
+    "REQUEST SENSE",
+    "PERSISTENT RESERVE IN*",
+    "PERSISTENT RESERVE OUT*",
+    "REPORT SUPPORTED OPERATION CODES",
+    "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS",
+    NULL,
 };
 /* SPC-4 5.15.2.4.5: unavailable (also offline and transitioning here) */
 static const char *const unavail_ok[] = {
-	"INQUIRY", "REPORT LUNS", "REPORT TARGET PORT GROUPS", "SET TARGET PORT GROUPS",
-	"REQUEST SENSE", "REPORT SUPPORTED OPERATION CODES",
-	"REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS", NULL,
+    "INQUIRY",
+    "REPORT LUNS",
+    "REPORT TARGET PORT GROUPS",
+    "SET TARGET PORT GROUPS",
+    "REQUEST SENSE",
+    "REPORT SUPPORTED OPERATION CODES",
+    "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS",
+    NULL,
 };
 
 /* exact names; "X*" also names every service action "X ..." */
@@ -196,8 +211,9 @@ struct matrix_ctx {
 };
 
 static const uint8_t matrix_states[] = {
-	SCSI_ALUA_ACTIVE_OPTIMIZED, SCSI_ALUA_ACTIVE_NON_OPTIMIZED, SCSI_ALUA_STANDBY,
-	SCSI_ALUA_UNAVAILABLE,	    SCSI_ALUA_OFFLINE,		    SCSI_ALUA_TRANSITIONING,
+    SCSI_ALUA_ACTIVE_OPTIMIZED, SCSI_ALUA_ACTIVE_NON_OPTIMIZED,
+    SCSI_ALUA_STANDBY,		SCSI_ALUA_UNAVAILABLE,
+    SCSI_ALUA_OFFLINE,		SCSI_ALUA_TRANSITIONING,
 };
 
 static enum sense_reason expected(uint8_t state, const char *name)
@@ -246,8 +262,8 @@ static void check_desc(struct matrix_ctx *m, const struct cdb_desc *d)
 
 static void test_state_command_matrix(void **state)
 {
-	struct matrix_ctx m = { .h = *state };
-	const struct cdb_desc *tables[] = { spc_cdb_table, sbc_cdb_table };
+	struct matrix_ctx m = {.h = *state};
+	const struct cdb_desc *tables[] = {spc_cdb_table, sbc_cdb_table};
 
 	for (size_t t = 0; t < 2; t++) {
 		for (unsigned op = 0; op < 256; op++) {
@@ -275,7 +291,7 @@ static void test_implicit_defaults(void **state)
 	struct alua_h *h = *state;
 	uint8_t buf[256];
 	struct loop_result r;
-	const uint8_t inq[6] = { 0x12, 0, 0, 0, 96, 0 };
+	const uint8_t inq[6] = {0x12, 0, 0, 0, 96, 0};
 	unsigned np;
 
 	/* TPGS 01b: implicit only */
@@ -300,7 +316,7 @@ static void test_implicit_defaults(void **state)
 static void test_vpd83_group_designator(void **state)
 {
 	struct alua_h *h = *state;
-	const uint8_t cdb[6] = { 0x12, 1, 0x83, 0, 255, 0 };
+	const uint8_t cdb[6] = {0x12, 1, 0x83, 0, 255, 0};
 	uint8_t buf[255];
 	struct loop_result r;
 	bool found = false;
@@ -323,7 +339,7 @@ static void test_vpd83_group_designator(void **state)
 static void test_stpg_standby(void **state)
 {
 	struct alua_h *h = *state;
-	const uint8_t inq[6] = { 0x12, 0, 0, 0, 96, 0 };
+	const uint8_t inq[6] = {0x12, 0, 0, 0, 96, 0};
 	uint8_t buf[256], st;
 	struct loop_result r;
 
@@ -368,8 +384,8 @@ static void test_stpg_standby(void **state)
 static void test_stpg_two_descriptors(void **state)
 {
 	struct alua_h *h = *state;
-	const uint8_t d[2][2] = { { SCSI_ALUA_STANDBY, 0 }, { SCSI_ALUA_ACTIVE_OPTIMIZED, 0 } };
-	const uint16_t g[2] = { 10, 20 };
+	const uint8_t d[2][2] = {{SCSI_ALUA_STANDBY, 0}, {SCSI_ALUA_ACTIVE_OPTIMIZED, 0}};
+	const uint16_t g[2] = {10, 20};
 	struct loop_result r;
 
 	define(10, false, true, 0);
@@ -385,8 +401,8 @@ static void test_stpg_two_descriptors(void **state)
 static void test_stpg_transition(void **state)
 {
 	struct alua_h *h = *state;
-	uint8_t cdb[12] = { 0xa4, 0x0a, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0 };
-	uint8_t list[8] = { 0, 0, 0, 0, SCSI_ALUA_UNAVAILABLE, 0, 0, 20 };
+	uint8_t cdb[12] = {0xa4, 0x0a, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0};
+	uint8_t list[8] = {0, 0, 0, 0, SCSI_ALUA_UNAVAILABLE, 0, 0, 20};
 	uint8_t buf[256];
 	struct loop_result r;
 	struct loop_task *t;
@@ -429,8 +445,8 @@ static void test_stpg_transition(void **state)
 static void test_stpg_invalid(void **state)
 {
 	struct alua_h *h = *state;
-	uint8_t cdb[12] = { 0xa4, 0x0a, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0 };
-	uint8_t list[8] = { 0 };
+	uint8_t cdb[12] = {0xa4, 0x0a, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0};
+	uint8_t list[8] = {0};
 	struct loop_result r;
 
 	define(10, false, true, 0);
@@ -446,12 +462,11 @@ static void test_stpg_invalid(void **state)
 	assert_int_equal(stpg1(h->p1, SCSI_ALUA_STANDBY, 20, &r), SAM_STAT_CHECK_CONDITION);
 	h_expect_sense(&r, 0x05, 0x26, 0x00);
 	/* reserved bits in the descriptor */
-	assert_int_equal(stpg1(h->p1, 0x10 | SCSI_ALUA_STANDBY, 10, &r),
-			 SAM_STAT_CHECK_CONDITION);
+	assert_int_equal(stpg1(h->p1, 0x10 | SCSI_ALUA_STANDBY, 10, &r), SAM_STAT_CHECK_CONDITION);
 	h_expect_sense(&r, 0x05, 0x26, 0x00);
 	/* the same group twice */
-	const uint8_t d[2][2] = { { SCSI_ALUA_STANDBY, 0 }, { SCSI_ALUA_STANDBY, 0 } };
-	const uint16_t g[2] = { 10, 10 };
+	const uint8_t d[2][2] = {{SCSI_ALUA_STANDBY, 0}, {SCSI_ALUA_STANDBY, 0}};
+	const uint16_t g[2] = {10, 10};
 	assert_int_equal(stpg(h->p1, 0, d, g, 2, &r), SAM_STAT_CHECK_CONDITION);
 	h_expect_sense(&r, 0x05, 0x26, 0x00);
 	/* a length that cuts a descriptor */
@@ -465,7 +480,7 @@ static void test_stpg_invalid(void **state)
 	cdb[9] = 0;
 	assert_int_equal(h_cmd(h->p1, 0, cdb, 12, SCSI_DIR_NONE, NULL, 0, &r), SAM_STAT_GOOD);
 	/* RTPG: reserved PARAMETER DATA FORMAT */
-	uint8_t rcdb[12] = { 0xa3, 0x40 | 0x0a, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0 };
+	uint8_t rcdb[12] = {0xa3, 0x40 | 0x0a, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0};
 	uint8_t buf[256];
 	assert_int_equal(h_cmd(h->p1, 0, rcdb, 12, SCSI_DIR_READ, buf, 256, &r),
 			 SAM_STAT_CHECK_CONDITION);
@@ -523,7 +538,7 @@ static void test_api_set_state(void **state)
 static void test_port_move(void **state)
 {
 	struct alua_h *h = *state;
-	const uint8_t vpd83[6] = { 0x12, 1, 0x83, 0, 255, 0 };
+	const uint8_t vpd83[6] = {0x12, 1, 0x83, 0, 255, 0};
 	uint8_t buf[256];
 	struct loop_result r;
 	unsigned np;
@@ -589,7 +604,7 @@ static void collect(uint16_t id, const char *lu_name, enum scsi_alua_state s, vo
 static void test_api_define_and_enumerate(void **state)
 {
 	struct alua_h *h = *state;
-	struct scsi_alua_group_attrs a = { .name = "site-b", .state = SCSI_ALUA_STANDBY };
+	struct scsi_alua_group_attrs a = {.name = "site-b", .state = SCSI_ALUA_STANDBY};
 	char out[256] = "";
 	struct loop_result r;
 
@@ -638,17 +653,17 @@ static void test_change_hook(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_state_command_matrix, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_implicit_defaults, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_vpd83_group_designator, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stpg_standby, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stpg_two_descriptors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stpg_transition, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stpg_invalid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_api_set_state, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_api_define_and_enumerate, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_change_hook, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_port_move, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_state_command_matrix, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_implicit_defaults, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_vpd83_group_designator, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stpg_standby, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stpg_two_descriptors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stpg_transition, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stpg_invalid, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_api_set_state, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_api_define_and_enumerate, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_change_hook, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_port_move, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -52,7 +52,7 @@ static void test_first_command_gets_power_on_ua(void **state)
 static void test_unmapped_lun(void **state)
 {
 	struct harness *h = *state;
-	uint8_t tur[6] = { 0 }, inq[6] = { 0x12, 0, 0, 0, 96, 0 }, buf[96];
+	uint8_t tur[6] = {0}, inq[6] = {0x12, 0, 0, 0, 96, 0}, buf[96];
 	struct loop_result r;
 	uint64_t lun5 = lun_encode(5);
 
@@ -67,20 +67,20 @@ static void test_unmapped_lun(void **state)
 static void test_invalid_opcode_and_reserved_bits(void **state)
 {
 	struct harness *h = *state;
-	uint8_t cdb[6] = { 0xff };
+	uint8_t cdb[6] = {0xff};
 	struct loop_result r;
 
 	h_cmd(h->p1, 0, cdb, 6, SCSI_DIR_NONE, NULL, 0, &r);
 	h_expect_sense(&r, 0x5, 0x20, 0x00);
 	/* TEST UNIT READY with a reserved bit in byte 1 */
-	uint8_t tur[6] = { 0x00, 0x20 };
+	uint8_t tur[6] = {0x00, 0x20};
 	h_cmd(h->p1, 0, tur, 6, SCSI_DIR_NONE, NULL, 0, &r);
 	h_expect_sense(&r, 0x5, 0x24, 0x00);
 	/* field pointer: SKSV, C/D, BPV, bit 5, byte 1 */
 	assert_int_equal(r.sense[15], 0x80 | 0x40 | 0x08 | 5);
 	assert_int_equal(get_be16(r.sense + 16), 1);
 	/* NACA in the control byte is not supported (NormACA 0) */
-	uint8_t tur2[6] = { 0x00, 0, 0, 0, 0, 0x04 };
+	uint8_t tur2[6] = {0x00, 0, 0, 0, 0, 0x04};
 	h_cmd(h->p1, 0, tur2, 6, SCSI_DIR_NONE, NULL, 0, &r);
 	h_expect_sense(&r, 0x5, 0x24, 0x00);
 }
@@ -253,7 +253,7 @@ static void test_direction_mismatch(void **state)
 	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_BIDI, buf, H_BS, &r);
 	h_expect_sense(&r, 0xb, 0x0e, 0x03);
 	/* a parameter list cut short by EDTL is refused */
-	uint8_t ms[6] = { 0x15, 0x10, 0, 0, 24, 0 };
+	uint8_t ms[6] = {0x15, 0x10, 0, 0, 24, 0};
 	h_cmd(h->p1, 0, ms, 6, SCSI_DIR_WRITE, buf, 4, &r);
 	h_expect_sense(&r, 0x5, 0x24, 0x00);
 }
@@ -261,7 +261,7 @@ static void test_direction_mismatch(void **state)
 static void test_no_data_underflow(void **state)
 {
 	struct harness *h = *state;
-	uint8_t tur[6] = { 0 }, buf[64];
+	uint8_t tur[6] = {0}, buf[64];
 	struct loop_result r;
 
 	h_cmd(h->p1, 0, tur, 6, SCSI_DIR_READ, buf, 64, &r);
@@ -290,7 +290,7 @@ static void test_bs_error_medium_error(void **state)
 static void test_descriptor_sense_follows_d_sense(void **state)
 {
 	struct harness *h = *state;
-	uint8_t cdb[6] = { 0xff };
+	uint8_t cdb[6] = {0xff};
 	struct loop_result r;
 
 	atomic_store(&lu_core(h->lu)->mode.d_sense, true);
@@ -303,7 +303,7 @@ static void test_descriptor_sense_follows_d_sense(void **state)
 static void test_aca_attribute_refused(void **state)
 {
 	struct harness *h = *state;
-	uint8_t tur[6] = { 0 };
+	uint8_t tur[6] = {0};
 	struct loop_result r;
 
 	assert_int_equal(loop_submit(h->p1, 0, tur, 6, SCSI_DIR_NONE, NULL, 0, SCSI_ATTR_ACA, &r),
@@ -327,22 +327,19 @@ static void test_counters(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_first_command_gets_power_on_ua, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_unmapped_lun, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_invalid_opcode_and_reserved_bits, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_read_residuals, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_residuals, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_buffers_sized_by_edtl, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_buf_budget, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_direction_mismatch, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_data_underflow, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bs_error_medium_error, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_descriptor_sense_follows_d_sense, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_aca_attribute_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_first_command_gets_power_on_ua, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unmapped_lun, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_invalid_opcode_and_reserved_bits, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_read_residuals, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_write_residuals, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_buffers_sized_by_edtl, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_buf_budget, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_direction_mismatch, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_data_underflow, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bs_error_medium_error, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_descriptor_sense_follows_d_sense, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_aca_attribute_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,7 +73,7 @@ static void test_read_only_lu(void **state)
 	(void)state;
 	struct harness h;
 	struct scsi_lu_attrs a = h_attrs();
-	uint8_t cdb[10], buf[H_BS] = { 0 };
+	uint8_t cdb[10], buf[H_BS] = {0};
 	struct loop_result r;
 
 	a.read_only = true;
@@ -107,11 +107,11 @@ static void test_itn_records(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_create_checks),
-		cmocka_unit_test_setup_teardown(test_resize, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_protect_sources, setup, teardown),
-		cmocka_unit_test(test_read_only_lu),
-		cmocka_unit_test_setup_teardown(test_itn_records, setup, teardown),
+	    cmocka_unit_test(test_create_checks),
+	    cmocka_unit_test_setup_teardown(test_resize, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_write_protect_sources, setup, teardown),
+	    cmocka_unit_test(test_read_only_lu),
+	    cmocka_unit_test_setup_teardown(test_itn_records, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

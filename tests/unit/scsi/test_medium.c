@@ -44,14 +44,14 @@ static int teardown(void **state)
 static uint8_t ssu(struct loop_port *p, uint8_t immed, uint8_t pc, uint8_t loej, uint8_t start,
 		   struct loop_result *r)
 {
-	uint8_t cdb[6] = { 0x1b, immed, 0, 0, (uint8_t)(pc << 4 | loej << 1 | start), 0 };
+	uint8_t cdb[6] = {0x1b, immed, 0, 0, (uint8_t)(pc << 4 | loej << 1 | start), 0};
 
 	return h_cmd(p, 0, cdb, 6, SCSI_DIR_NONE, NULL, 0, r);
 }
 
 static uint8_t prevent(struct loop_port *p, uint8_t v, struct loop_result *r)
 {
-	uint8_t cdb[6] = { 0x1e, 0, 0, 0, v, 0 };
+	uint8_t cdb[6] = {0x1e, 0, 0, 0, v, 0};
 
 	return h_cmd(p, 0, cdb, 6, SCSI_DIR_NONE, NULL, 0, r);
 }
@@ -69,7 +69,7 @@ static void test_eject_load(void **state)
 	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, H_BS, &r);
 	h_expect_sense(&r, 0x2, 0x3a, 0x00);
 	/* INQUIRY and MODE SENSE still work */
-	uint8_t inq[6] = { 0x12, 0, 0, 0, 36, 0 };
+	uint8_t inq[6] = {0x12, 0, 0, 0, 36, 0};
 	assert_int_equal(h_cmd(h->p1, 0, inq, 6, SCSI_DIR_READ, buf, 36, &r), SAM_STAT_GOOD);
 	assert_int_equal(buf[1], 0x80); /* RMB */
 	assert_int_equal(ssu(h->p1, 0, 0, 1, 1, &r), SAM_STAT_GOOD);
@@ -153,8 +153,7 @@ static void test_prevent_cleared_by_resets(void **state)
 	h_port_target_reset(h, &h->p1, "iqn.test:a");
 	h_clear_ua(h->p2, 0);
 	assert_int_equal(prevent(h->p2, 1, &r), SAM_STAT_GOOD);
-	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_TARGET_WARM_RESET, 0, 0),
-			 SCSI_TMF_RESP_COMPLETE);
+	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_TARGET_WARM_RESET, 0, 0), SCSI_TMF_RESP_COMPLETE);
 	h_clear_ua(h->p1, 0);
 	assert_int_equal(ssu(h->p1, 0, 0, 1, 0, &r), SAM_STAT_GOOD);
 }
@@ -176,13 +175,12 @@ static void test_fixed_medium(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_eject_load, setup_removable, teardown),
-		cmocka_unit_test_setup_teardown(test_stop_without_loej, setup_removable, teardown),
-		cmocka_unit_test_setup_teardown(test_prevent_blocks_eject, setup_removable,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_prevent_cleared_by_resets, setup_removable,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_fixed_medium, setup_fixed, teardown),
+	    cmocka_unit_test_setup_teardown(test_eject_load, setup_removable, teardown),
+	    cmocka_unit_test_setup_teardown(test_stop_without_loej, setup_removable, teardown),
+	    cmocka_unit_test_setup_teardown(test_prevent_blocks_eject, setup_removable, teardown),
+	    cmocka_unit_test_setup_teardown(test_prevent_cleared_by_resets, setup_removable,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_fixed_medium, setup_fixed, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,7 @@
 static uint8_t sense6(struct harness *h, uint8_t dbd, uint8_t pc, uint8_t page, uint8_t sub,
 		      uint8_t *buf, uint8_t alloc, struct loop_result *r)
 {
-	uint8_t cdb[6] = { 0x1a, dbd ? 0x08 : 0, (uint8_t)(pc << 6 | page), sub, alloc, 0 };
+	uint8_t cdb[6] = {0x1a, dbd ? 0x08 : 0, (uint8_t)(pc << 6 | page), sub, alloc, 0};
 
 	return h_cmd(h->p1, 0, cdb, 6, SCSI_DIR_READ, buf, alloc, r);
 }
@@ -65,7 +65,7 @@ static void test_sense_all_pages(void **state)
 static void test_sense10_llbaa_and_changeable(void **state)
 {
 	struct harness *h = *state;
-	uint8_t cdb[10] = { 0x5a, 0x10, 0x0a, 0, 0, 0, 0, 0, 255, 0 }, buf[255];
+	uint8_t cdb[10] = {0x5a, 0x10, 0x0a, 0, 0, 0, 0, 0, 255, 0}, buf[255];
 	struct loop_result r;
 
 	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, 255, &r);
@@ -88,8 +88,8 @@ static void test_sense10_llbaa_and_changeable(void **state)
 static uint8_t select6(struct harness *h, struct loop_port *p, const uint8_t *page, size_t plen,
 		       struct loop_result *r)
 {
-	uint8_t data[64] = { 0 };
-	uint8_t cdb[6] = { 0x15, 0x10, 0, 0, (uint8_t)(4 + plen), 0 };
+	uint8_t data[64] = {0};
+	uint8_t cdb[6] = {0x15, 0x10, 0, 0, (uint8_t)(4 + plen), 0};
 
 	memcpy(data + 4, page, plen);
 	return h_cmd(p, 0, cdb, 6, SCSI_DIR_WRITE, data, (uint32_t)(4 + plen), r);
@@ -98,8 +98,8 @@ static uint8_t select6(struct harness *h, struct loop_port *p, const uint8_t *pa
 static void test_select_swp_write_protects(void **state)
 {
 	struct harness *h = *state;
-	uint8_t ctl[12] = { 0x0a, 0x0a, 0x02, 0x10, 0x08, 0, 0, 0, 0xff, 0xff, 0, 0 };
-	uint8_t cdb[10], blk[H_BS] = { 0 }, buf[255];
+	uint8_t ctl[12] = {0x0a, 0x0a, 0x02, 0x10, 0x08, 0, 0, 0, 0xff, 0xff, 0, 0};
+	uint8_t cdb[10], blk[H_BS] = {0}, buf[255];
 	struct loop_result r;
 
 	assert_int_equal(select6(h, h->p1, ctl, sizeof(ctl), &r), SAM_STAT_GOOD);
@@ -120,8 +120,8 @@ static void test_select_swp_write_protects(void **state)
 static void test_select_invalid(void **state)
 {
 	struct harness *h = *state;
-	uint8_t ctl[12] = { 0x0a, 0x0a, 0x02, 0x10, 0x00, 0, 0, 0, 0xff, 0xff, 0, 0 };
-	uint8_t cache[20] = { 0x08, 0x12, 0x04 | 0x01 /* RCD not changeable */ };
+	uint8_t ctl[12] = {0x0a, 0x0a, 0x02, 0x10, 0x00, 0, 0, 0, 0xff, 0xff, 0, 0};
+	uint8_t cache[20] = {0x08, 0x12, 0x04 | 0x01 /* RCD not changeable */};
 	struct loop_result r;
 
 	/* QAM is not changeable: field pointer to byte 4+3, bit 4 */
@@ -138,12 +138,12 @@ static void test_select_invalid(void **state)
 	select6(h, h->p1, ctl, 10, &r);
 	h_expect_sense(&r, 0x5, 0x26, 0x00);
 	/* SP=1 */
-	uint8_t cdb[6] = { 0x15, 0x11, 0, 0, 0, 0 };
+	uint8_t cdb[6] = {0x15, 0x11, 0, 0, 0, 0};
 	h_cmd(h->p1, 0, cdb, 6, SCSI_DIR_NONE, NULL, 0, &r);
 	h_expect_sense(&r, 0x5, 0x24, 0x00);
 	/* parameter list shorter than the header */
-	uint8_t d[2] = { 0 };
-	uint8_t cdb2[6] = { 0x15, 0x10, 0, 0, 2, 0 };
+	uint8_t d[2] = {0};
+	uint8_t cdb2[6] = {0x15, 0x10, 0, 0, 2, 0};
 	h_cmd(h->p1, 0, cdb2, 6, SCSI_DIR_WRITE, d, 2, &r);
 	h_expect_sense(&r, 0x5, 0x1a, 0x00);
 	/* nothing was applied: WCE still set, no UA for p2 */
@@ -153,8 +153,8 @@ static void test_select_invalid(void **state)
 static void test_select10_wce_and_block_descriptor(void **state)
 {
 	struct harness *h = *state;
-	uint8_t data[8 + 8 + 20] = { 0 };
-	uint8_t cdb[10] = { 0x55, 0x10, 0, 0, 0, 0, 0, 0, sizeof(data), 0 };
+	uint8_t data[8 + 8 + 20] = {0};
+	uint8_t cdb[10] = {0x55, 0x10, 0, 0, 0, 0, 0, 0, sizeof(data), 0};
 	struct loop_result r;
 	uint8_t buf[255];
 
@@ -177,12 +177,12 @@ static void test_select10_wce_and_block_descriptor(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_sense_all_pages, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sense10_llbaa_and_changeable, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_select_swp_write_protects, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_select_invalid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_select10_wce_and_block_descriptor, setup,
-						teardown),
+	    cmocka_unit_test_setup_teardown(test_sense_all_pages, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sense10_llbaa_and_changeable, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_select_swp_write_protects, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_select_invalid, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_select10_wce_and_block_descriptor, setup,
+					    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

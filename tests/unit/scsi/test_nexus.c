@@ -36,7 +36,7 @@ static void test_lookup_by_designator(void **state)
 	struct scsi_nexus *n = loop_nexus(h->p1);
 	struct scsi_lu_attrs a = h_attrs();
 	struct scsi_lu *other, *lu;
-	uint8_t desig[20] = { 0x01, 0x03, 0x00, 0x10 };
+	uint8_t desig[20] = {0x01, 0x03, 0x00, 0x10};
 	bool ro;
 
 	memcpy(desig + 4, a.naa, 16);
@@ -78,9 +78,9 @@ static void test_cache_follows_map(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_lookup_through_map, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lookup_by_designator, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cache_follows_map, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lookup_through_map, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lookup_by_designator, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cache_follows_map, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

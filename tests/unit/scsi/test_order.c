@@ -39,27 +39,26 @@ static void test_matrix(void **state)
 	static const struct {
 		uint8_t new_kind, old_kind, rule;
 	} cells[] = {
-		{ ORDER_KIND_FREE, ORDER_KIND_FREE, ORDER_PASS },
-		{ ORDER_KIND_FREE, ORDER_KIND_SIMPLE, ORDER_PASS },
-		{ ORDER_KIND_FREE, ORDER_KIND_ORDERED, ORDER_PASS },
-		{ ORDER_KIND_FREE, ORDER_KIND_HOQ, ORDER_PASS },
-		{ ORDER_KIND_SIMPLE, ORDER_KIND_FREE, ORDER_PASS },
-		{ ORDER_KIND_SIMPLE, ORDER_KIND_SIMPLE, ORDER_PASS },
-		{ ORDER_KIND_SIMPLE, ORDER_KIND_ORDERED, ORDER_BLOCK },
-		{ ORDER_KIND_SIMPLE, ORDER_KIND_HOQ, ORDER_BLOCK },
-		{ ORDER_KIND_ORDERED, ORDER_KIND_FREE, ORDER_BLOCK },
-		{ ORDER_KIND_ORDERED, ORDER_KIND_SIMPLE, ORDER_BLOCK },
-		{ ORDER_KIND_ORDERED, ORDER_KIND_ORDERED, ORDER_BLOCK },
-		{ ORDER_KIND_ORDERED, ORDER_KIND_HOQ, ORDER_BLOCK },
-		{ ORDER_KIND_HOQ, ORDER_KIND_FREE, ORDER_PASS },
-		{ ORDER_KIND_HOQ, ORDER_KIND_SIMPLE, ORDER_PASS },
-		{ ORDER_KIND_HOQ, ORDER_KIND_ORDERED, ORDER_PASS },
-		{ ORDER_KIND_HOQ, ORDER_KIND_HOQ, ORDER_PASS },
+	    {ORDER_KIND_FREE, ORDER_KIND_FREE, ORDER_PASS},
+	    {ORDER_KIND_FREE, ORDER_KIND_SIMPLE, ORDER_PASS},
+	    {ORDER_KIND_FREE, ORDER_KIND_ORDERED, ORDER_PASS},
+	    {ORDER_KIND_FREE, ORDER_KIND_HOQ, ORDER_PASS},
+	    {ORDER_KIND_SIMPLE, ORDER_KIND_FREE, ORDER_PASS},
+	    {ORDER_KIND_SIMPLE, ORDER_KIND_SIMPLE, ORDER_PASS},
+	    {ORDER_KIND_SIMPLE, ORDER_KIND_ORDERED, ORDER_BLOCK},
+	    {ORDER_KIND_SIMPLE, ORDER_KIND_HOQ, ORDER_BLOCK},
+	    {ORDER_KIND_ORDERED, ORDER_KIND_FREE, ORDER_BLOCK},
+	    {ORDER_KIND_ORDERED, ORDER_KIND_SIMPLE, ORDER_BLOCK},
+	    {ORDER_KIND_ORDERED, ORDER_KIND_ORDERED, ORDER_BLOCK},
+	    {ORDER_KIND_ORDERED, ORDER_KIND_HOQ, ORDER_BLOCK},
+	    {ORDER_KIND_HOQ, ORDER_KIND_FREE, ORDER_PASS},
+	    {ORDER_KIND_HOQ, ORDER_KIND_SIMPLE, ORDER_PASS},
+	    {ORDER_KIND_HOQ, ORDER_KIND_ORDERED, ORDER_PASS},
+	    {ORDER_KIND_HOQ, ORDER_KIND_HOQ, ORDER_PASS},
 	};
 
 	for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++)
-		assert_int_equal(order_matrix[cells[i].new_kind][cells[i].old_kind],
-				 cells[i].rule);
+		assert_int_equal(order_matrix[cells[i].new_kind][cells[i].old_kind], cells[i].rule);
 	assert_int_equal(order_kind_of(SCSI_ATTR_SIMPLE, ORDER_NONE), ORDER_KIND_FREE);
 	assert_int_equal(order_kind_of(SCSI_ATTR_SIMPLE, ORDER_READ), ORDER_KIND_SIMPLE);
 	assert_int_equal(order_kind_of(SCSI_ATTR_SIMPLE, ORDER_WRITE), ORDER_KIND_SIMPLE);
@@ -78,7 +77,7 @@ static struct loop_task *read_async(struct loop_port *p, uint8_t *buf, uint8_t a
 
 static struct loop_task *tur_async(struct loop_port *p, uint8_t attr, uint64_t tag)
 {
-	static const uint8_t tur[6] = { 0 };
+	static const uint8_t tur[6] = {0};
 
 	return loop_submit_async(p, 0, tur, 6, SCSI_DIR_NONE, NULL, 0, attr, tag, 0);
 }
@@ -150,7 +149,7 @@ static void test_barrier_class(void **state)
 {
 	struct harness *h = *state;
 	uint8_t b1[H_BS];
-	uint8_t ms[6] = { 0x15, 0x10, 0, 0, 0, 0 };
+	uint8_t ms[6] = {0x15, 0x10, 0, 0, 0, 0};
 	struct loop_result r;
 	struct loop_task *t1, *t2;
 
@@ -170,10 +169,10 @@ static void test_barrier_class(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_matrix),
-		cmocka_unit_test_setup_teardown(test_ordered_waits_and_blocks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_simple_waits_for_hoq, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_barrier_class, setup, teardown),
+	    cmocka_unit_test(test_matrix),
+	    cmocka_unit_test_setup_teardown(test_ordered_waits_and_blocks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_simple_waits_for_hoq, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_barrier_class, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

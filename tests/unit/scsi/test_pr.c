@@ -56,10 +56,8 @@ static void test_register_ignore(void **state)
 	struct loop_result r;
 	uint64_t keys[16];
 
-	assert_int_equal(prout(ph->h.p1, PRO_REGISTER_IGNORE, 0, 0x99, 0x20, 0, &r),
-			 SAM_STAT_GOOD);
-	assert_int_equal(prout(ph->h.p1, PRO_REGISTER_IGNORE, 0, 0x77, 0x21, 0, &r),
-			 SAM_STAT_GOOD);
+	assert_int_equal(prout(ph->h.p1, PRO_REGISTER_IGNORE, 0, 0x99, 0x20, 0, &r), SAM_STAT_GOOD);
+	assert_int_equal(prout(ph->h.p1, PRO_REGISTER_IGNORE, 0, 0x77, 0x21, 0, &r), SAM_STAT_GOOD);
 	assert_int_equal(pr_keys(ph->h.p1, keys, NULL), 1);
 	assert_int_equal(keys[0], 0x21);
 	prout(ph->h.p2, PRO_REGISTER_IGNORE, 0, 0, 0x22, B20_SPEC_I_PT, &r);
@@ -76,9 +74,9 @@ struct access {
 /* SPC-4 table 58 / SBC-4 table 13 for a non-holder (libiscsi
  * ProutReserve.Access*). */
 static const struct access access_table[] = {
-	{ T_WE, true, false, true, false },    { T_EA, false, false, false, false },
-	{ T_WE_RO, true, false, true, true },  { T_EA_RO, false, false, true, true },
-	{ T_WE_AR, true, false, true, true },  { T_EA_AR, false, false, true, true },
+    {T_WE, true, false, true, false},	{T_EA, false, false, false, false},
+    {T_WE_RO, true, false, true, true}, {T_EA_RO, false, false, true, true},
+    {T_WE_AR, true, false, true, true}, {T_EA_AR, false, false, true, true},
 };
 
 static void expect(uint8_t status, bool ok)
@@ -90,7 +88,7 @@ static void expect(uint8_t status, bool ok)
 static void test_reserve_access_each_type(void **state)
 {
 	struct pr_harness *ph = *state;
-	uint8_t ms[6] = { 0x1a, 0, 0x3f, 0, 255, 0 }, buf[255];
+	uint8_t ms[6] = {0x1a, 0, 0x3f, 0, 255, 0}, buf[255];
 	struct loop_result r;
 	uint64_t key;
 
@@ -246,7 +244,7 @@ static void test_clear(void **state)
 static void test_spc2_interaction(void **state)
 {
 	struct pr_harness *ph = *state;
-	uint8_t reserve6[6] = { 0x16 }, release6[6] = { 0x17 }, buf[8];
+	uint8_t reserve6[6] = {0x16}, release6[6] = {0x17}, buf[8];
 	struct loop_result r;
 
 	assert_int_equal(h_cmd(ph->h.p2, 0, reserve6, 6, SCSI_DIR_NONE, NULL, 0, &r),
@@ -274,8 +272,8 @@ static void test_spc2_interaction(void **state)
 static void test_conditional_commands(void **state)
 {
 	struct pr_harness *ph = *state;
-	uint8_t start[6] = { 0x1b, 0, 0, 0, 0x01, 0 }, stop[6] = { 0x1b, 0, 0, 0, 0x00, 0 };
-	uint8_t allow[6] = { 0x1e }, prevent[6] = { 0x1e, 0, 0, 0, 0x01, 0 };
+	uint8_t start[6] = {0x1b, 0, 0, 0, 0x01, 0}, stop[6] = {0x1b, 0, 0, 0, 0x00, 0};
+	uint8_t allow[6] = {0x1e}, prevent[6] = {0x1e, 0, 0, 0, 0x01, 0};
 	struct loop_result r;
 
 	assert_int_equal(pr_register(ph->h.p1, 0, 0xa1), SAM_STAT_GOOD);
@@ -293,9 +291,9 @@ static void test_conditional_commands(void **state)
 static void test_parameter_list(void **state)
 {
 	struct pr_harness *ph = *state;
-	uint8_t list[24] = { 0 }, *big;
+	uint8_t list[24] = {0}, *big;
 	struct loop_result r;
-	uint8_t cdb[10] = { 0x5f, PRO_REGISTER, 0 };
+	uint8_t cdb[10] = {0x5f, PRO_REGISTER, 0};
 
 	put_be64(list + 8, 0xa1);
 	prout_raw(ph->h.p1, PRO_REGISTER, 0, list, 23, &r);
@@ -368,11 +366,11 @@ static void test_prin(void **state)
 static void test_random_lists(void **state)
 {
 	struct pr_harness *ph = *state;
-	struct loop_port *ports[3] = { ph->h.p1, ph->h.p2, ph->p3 };
-	static const char *const names[] = { "iqn.test:a,i,0x000000000001", "iqn.test:b",
-					     "iqn.test:b,i,0x000000000001", "iqn.test:x" };
-	static const uint8_t types[] = { T_WE, T_EA, T_WE_RO, T_EA_RO, T_WE_AR, T_EA_AR };
-	uint64_t keys[4] = { 0, 0x11, 0x22, 0x33 };
+	struct loop_port *ports[3] = {ph->h.p1, ph->h.p2, ph->p3};
+	static const char *const names[] = {"iqn.test:a,i,0x000000000001", "iqn.test:b",
+					    "iqn.test:b,i,0x000000000001", "iqn.test:x"};
+	static const uint8_t types[] = {T_WE, T_EA, T_WE_RO, T_EA_RO, T_WE_AR, T_EA_AR};
+	uint64_t keys[4] = {0, 0x11, 0x22, 0x33};
 	uint8_t list[700], buf[4096];
 	struct loop_result r;
 	int who;
@@ -390,7 +388,8 @@ static void test_random_lists(void **state)
 		list[20] = (uint8_t)(rand() % 8 == 0 ? rand() : (rand() % 4 == 0) << 2);
 		switch (rand() % 6) {
 		case 0: /* SPEC_I_PT or REGISTER AND MOVE with TransportIDs */
-			list[sa == PRO_REGISTER_AND_MOVE ? 17 : 20] |= (uint8_t)(rand() % 2 ? 0x08 : 0);
+			list[sa == PRO_REGISTER_AND_MOVE ? 17 : 20] |=
+			    (uint8_t)(rand() % 2 ? 0x08 : 0);
 			put_be16(list + 18, (uint16_t)(rand() % 3));
 			off = sa == PRO_REGISTER_AND_MOVE ? 24 : 28;
 			for (int k = rand() % 4; k > 0; k--) {
@@ -442,19 +441,18 @@ static void test_random_lists(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_register, pr_setup, pr_teardown),
-		cmocka_unit_test_setup_teardown(test_register_ignore, pr_setup, pr_teardown),
-		cmocka_unit_test_setup_teardown(test_reserve_access_each_type, pr_setup,
-						pr_teardown),
-		cmocka_unit_test_setup_teardown(test_reserve_conflicts, pr_setup, pr_teardown),
-		cmocka_unit_test_setup_teardown(test_release, pr_setup, pr_teardown),
-		cmocka_unit_test_setup_teardown(test_unregister_holder, pr_setup, pr_teardown),
-		cmocka_unit_test_setup_teardown(test_clear, pr_setup, pr_teardown),
-		cmocka_unit_test_setup_teardown(test_spc2_interaction, pr_setup, pr_teardown),
-		cmocka_unit_test_setup_teardown(test_conditional_commands, pr_setup, pr_teardown),
-		cmocka_unit_test_setup_teardown(test_parameter_list, pr_setup, pr_teardown),
-		cmocka_unit_test_setup_teardown(test_prin, pr_setup, pr_teardown),
-		cmocka_unit_test_setup_teardown(test_random_lists, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_register, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_register_ignore, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_reserve_access_each_type, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_reserve_conflicts, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_release, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_unregister_holder, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_clear, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_spc2_interaction, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_conditional_commands, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_parameter_list, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_prin, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_random_lists, pr_setup, pr_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

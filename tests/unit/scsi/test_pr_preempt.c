@@ -114,9 +114,9 @@ static void test_preempt_all_registrants(void **state)
 
 static void set_tas(struct loop_port *p, bool tas)
 {
-	uint8_t data[16] = { 0, 0, 0, 0, 0x0a, 0x0a, 0x02, 0x10, 0x00, tas ? 0x40 : 0, 0, 0,
-			     0xff, 0xff, 0, 0 };
-	uint8_t cdb[6] = { 0x15, 0x10, 0, 0, sizeof(data), 0 };
+	uint8_t data[16] = {0, 0, 0,	0,    0x0a, 0x0a, 0x02, 0x10, 0x00, tas ? 0x40 : 0,
+			    0, 0, 0xff, 0xff, 0,    0};
+	uint8_t cdb[6] = {0x15, 0x10, 0, 0, sizeof(data), 0};
 	struct loop_result r;
 
 	assert_int_equal(h_cmd(p, 0, cdb, 6, SCSI_DIR_WRITE, data, sizeof(data), &r),
@@ -130,7 +130,7 @@ static void set_tas(struct loop_port *p, bool tas)
  * COMMANDS CLEARED BY ANOTHER INITIATOR or TASK ABORTED status. */
 static void preempt_and_abort(struct pr_harness *ph, bool tas)
 {
-	uint8_t rd[10], wr[10], tur[6] = { 0 }, rbuf[H_BS], wbuf[H_BS] = { 1 }, mine[H_BS];
+	uint8_t rd[10], wr[10], tur[6] = {0}, rbuf[H_BS], wbuf[H_BS] = {1}, mine[H_BS];
 	struct loop_task *t_run, *t_data, *t_blocked, *t_ordered, *t_mine;
 	struct loop_result r, rr;
 	struct h_releaser rl;
@@ -146,18 +146,18 @@ static void preempt_and_abort(struct pr_harness *ph, bool tas)
 	h_cdb_rw10(rd, 0x28, 0, 1);
 	h_cdb_rw10(wr, 0x2a, 2, 1);
 	fake_bs_hold(ph->h.bs, true);
-	t_run = loop_submit_async(ph->h.p1, 0, rd, 10, SCSI_DIR_READ, rbuf, H_BS,
-				  SCSI_ATTR_SIMPLE, 1, 0);
+	t_run = loop_submit_async(ph->h.p1, 0, rd, 10, SCSI_DIR_READ, rbuf, H_BS, SCSI_ATTR_SIMPLE,
+				  1, 0);
 	h_wait_held(ph->h.bs, 1);
 	t_data = loop_submit_async(ph->h.p1, 0, wr, 10, SCSI_DIR_WRITE, wbuf, H_BS,
 				   SCSI_ATTR_SIMPLE, 2, LOOP_HOLD_DATA);
 	loop_wait_setup(t_data);
 	/* a task of the preempting nexus survives (read held too) */
-	t_mine = loop_submit_async(ph->h.p2, 0, rd, 10, SCSI_DIR_READ, mine, H_BS,
-				   SCSI_ATTR_SIMPLE, 5, 0);
+	t_mine = loop_submit_async(ph->h.p2, 0, rd, 10, SCSI_DIR_READ, mine, H_BS, SCSI_ATTR_SIMPLE,
+				   5, 0);
 	h_wait_held(ph->h.bs, 2);
-	t_ordered = loop_submit_async(ph->h.p1, 0, tur, 6, SCSI_DIR_NONE, NULL, 0,
-				      SCSI_ATTR_ORDERED, 3, 0);
+	t_ordered =
+	    loop_submit_async(ph->h.p1, 0, tur, 6, SCSI_DIR_NONE, NULL, 0, SCSI_ATTR_ORDERED, 3, 0);
 	t_blocked = loop_submit_async(ph->h.p1, 0, rd, 10, SCSI_DIR_READ, rbuf, H_BS,
 				      SCSI_ATTR_SIMPLE, 4, 0);
 	h_settle();
@@ -175,7 +175,7 @@ static void preempt_and_abort(struct pr_harness *ph, bool tas)
 	h_release_join(&rl);
 	loop_wait(t_mine, &rr);
 	assert_int_equal(rr.status, SAM_STAT_GOOD);
-	struct loop_task *victims[] = { t_run, t_data, t_ordered, t_blocked };
+	struct loop_task *victims[] = {t_run, t_data, t_ordered, t_blocked};
 	for (size_t i = 0; i < 4; i++) {
 		loop_wait(victims[i], &rr);
 		if (tas) {
@@ -210,7 +210,7 @@ static void test_preempt_and_abort_tas1(void **state)
 static void test_register_and_move(void **state)
 {
 	struct pr_harness *ph = *state;
-	uint8_t list[24 + 64] = { 0 };
+	uint8_t list[24 + 64] = {0};
 	struct loop_result r;
 	uint64_t keys[16], key;
 	size_t tl;
@@ -271,7 +271,7 @@ static void test_register_and_move(void **state)
 static void test_register_and_move_no_nexus(void **state)
 {
 	struct pr_harness *ph = *state;
-	uint8_t list[24 + 64] = { 0 }, buf[256];
+	uint8_t list[24 + 64] = {0}, buf[256];
 	struct loop_result r;
 	size_t tl;
 
@@ -285,8 +285,7 @@ static void test_register_and_move_no_nexus(void **state)
 	put_be32(list + 20, (uint32_t)tl);
 	assert_int_equal(prout_raw(ph->h.p1, PRO_REGISTER_AND_MOVE, T_EA, list, 24 + tl, &r),
 			 SAM_STAT_GOOD);
-	assert_int_equal(prin(ph->h.p2, PRI_READ_FULL_STATUS, buf, sizeof(buf), &r),
-			 SAM_STAT_GOOD);
+	assert_int_equal(prin(ph->h.p2, PRI_READ_FULL_STATUS, buf, sizeof(buf), &r), SAM_STAT_GOOD);
 	assert_int_equal(get_be32(buf + 4), 24 + tl);
 	assert_int_equal(get_be64(buf + 8), 0xb2);
 	assert_int_equal(buf[8 + 12], 0x01); /* R_HOLDER */
@@ -301,7 +300,7 @@ static void test_register_and_move_no_nexus(void **state)
 static void test_spec_i_pt(void **state)
 {
 	struct pr_harness *ph = *state;
-	uint8_t list[28 + 3 * 64] = { 0 };
+	uint8_t list[28 + 3 * 64] = {0};
 	struct loop_result r;
 	uint64_t keys[16];
 	size_t n = 28;
@@ -380,8 +379,7 @@ static void test_all_tg_pt_and_full_status(void **state)
 	assert_int_equal(h_write1(ph->h.p1, &r), SAM_STAT_GOOD);
 	assert_int_equal(h_write1(ph->h.p2, &r), SAM_STAT_RESERVATION_CONFLICT);
 	assert_int_equal(pr_register(ph->h.p2, 0, 0xb2), SAM_STAT_GOOD);
-	assert_int_equal(prin(ph->h.p2, PRI_READ_FULL_STATUS, buf, sizeof(buf), &r),
-			 SAM_STAT_GOOD);
+	assert_int_equal(prin(ph->h.p2, PRI_READ_FULL_STATUS, buf, sizeof(buf), &r), SAM_STAT_GOOD);
 	tl = make_tid(tid, "iqn.test:a,i,0x000000000001");
 	assert_int_equal(get_be32(buf + 4), 24 + tl + 24 + tl);
 	/* p1/p3's registration: ALL_TG_PT, R_HOLDER, EA */
@@ -419,7 +417,7 @@ static void test_registration_cap(void **state)
 	assert_int_equal(pr_keys(ph->h.p1, NULL, NULL), 2);
 	/* SPEC_I_PT: room for the requester and every TransportID, or none */
 	assert_int_equal(pr_register(ph->h.p2, 4, 0), SAM_STAT_GOOD);
-	uint8_t list[28 + 24] = { 0 };
+	uint8_t list[28 + 24] = {0};
 	put_be64(list + 8, 5);
 	list[20] = B20_SPEC_I_PT;
 	put_be32(list + 24, (uint32_t)make_tid(list + 28, "iqn.test:c"));
@@ -433,22 +431,17 @@ static void test_registration_cap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_preempt_registration, pr_setup, pr_teardown),
-		cmocka_unit_test_setup_teardown(test_preempt_holder, pr_setup, pr_teardown),
-		cmocka_unit_test_setup_teardown(test_preempt_all_registrants, pr_setup,
-						pr_teardown),
-		cmocka_unit_test_setup_teardown(test_preempt_and_abort_tas0, pr_setup,
-						pr_teardown),
-		cmocka_unit_test_setup_teardown(test_preempt_and_abort_tas1, pr_setup,
-						pr_teardown),
-		cmocka_unit_test_setup_teardown(test_register_and_move, pr_setup, pr_teardown),
-		cmocka_unit_test_setup_teardown(test_register_and_move_no_nexus, pr_setup,
-						pr_teardown),
-		cmocka_unit_test_setup_teardown(test_spec_i_pt, pr_setup, pr_teardown),
-		cmocka_unit_test_setup_teardown(test_spec_i_pt_large, pr_setup, pr_teardown),
-		cmocka_unit_test_setup_teardown(test_all_tg_pt_and_full_status, pr_setup,
-						pr_teardown),
-		cmocka_unit_test(test_registration_cap),
+	    cmocka_unit_test_setup_teardown(test_preempt_registration, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_preempt_holder, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_preempt_all_registrants, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_preempt_and_abort_tas0, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_preempt_and_abort_tas1, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_register_and_move, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_register_and_move_no_nexus, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_spec_i_pt, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_spec_i_pt_large, pr_setup, pr_teardown),
+	    cmocka_unit_test_setup_teardown(test_all_tg_pt_and_full_status, pr_setup, pr_teardown),
+	    cmocka_unit_test(test_registration_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -100,8 +100,7 @@ static void test_aptpl_restart(void **state)
 	struct loop_result r;
 
 	assert_int_equal(caps_byte3(s->ph.h.p1) & 0x01, 0); /* PTPL_A */
-	assert_int_equal(prout(s->ph.h.p1, PRO_REGISTER, 0, 0, 0xa1, B20_APTPL, &r),
-			 SAM_STAT_GOOD);
+	assert_int_equal(prout(s->ph.h.p1, PRO_REGISTER, 0, 0, 0xa1, B20_APTPL, &r), SAM_STAT_GOOD);
 	assert_true(file_exists(s->file));
 	assert_int_equal(prout(s->ph.h.p2, PRO_REGISTER_IGNORE, 0, 0, 0xb2, B20_APTPL, &r),
 			 SAM_STAT_GOOD);
@@ -129,8 +128,7 @@ static void test_aptpl_off(void **state)
 	struct st_harness *s = *state;
 	struct loop_result r;
 
-	assert_int_equal(prout(s->ph.h.p1, PRO_REGISTER, 0, 0, 0xa1, B20_APTPL, &r),
-			 SAM_STAT_GOOD);
+	assert_int_equal(prout(s->ph.h.p1, PRO_REGISTER, 0, 0, 0xa1, B20_APTPL, &r), SAM_STAT_GOOD);
 	assert_true(file_exists(s->file));
 	assert_int_equal(prout(s->ph.h.p1, PRO_REGISTER, 0, 0xa1, 0xa2, 0, &r), SAM_STAT_GOOD);
 	assert_false(file_exists(s->file));
@@ -144,7 +142,7 @@ static void test_aptpl_off(void **state)
 static void test_aptpl_register_and_move(void **state)
 {
 	struct st_harness *s = *state;
-	uint8_t list[24 + 32] = { 0 };
+	uint8_t list[24 + 32] = {0};
 	struct loop_result r;
 	uint64_t key;
 
@@ -205,8 +203,8 @@ static int try_load(struct st_harness *s)
 
 static void fix_crc(uint8_t *b, size_t n)
 {
-	put_be32(b + 12, crc32c_final(crc32c_update(crc32c_update(CRC32C_INIT, b, 12), b + 16,
-						    n - 16)));
+	put_be32(b + 12,
+		 crc32c_final(crc32c_update(crc32c_update(CRC32C_INIT, b, 12), b + 16, n - 16)));
 }
 
 /* A torn, foreign or inconsistent state file is refused as a whole. */
@@ -217,10 +215,8 @@ static void test_corrupt_file_refused(void **state)
 	struct loop_result r;
 	size_t n;
 
-	assert_int_equal(prout(s->ph.h.p1, PRO_REGISTER, 0, 0, 0xa1, B20_APTPL, &r),
-			 SAM_STAT_GOOD);
-	assert_int_equal(prout(s->ph.h.p2, PRO_REGISTER, 0, 0, 0xb2, B20_APTPL, &r),
-			 SAM_STAT_GOOD);
+	assert_int_equal(prout(s->ph.h.p1, PRO_REGISTER, 0, 0, 0xa1, B20_APTPL, &r), SAM_STAT_GOOD);
+	assert_int_equal(prout(s->ph.h.p2, PRO_REGISTER, 0, 0, 0xb2, B20_APTPL, &r), SAM_STAT_GOOD);
 	assert_int_equal(pr_reserve(s->ph.h.p2, 0xb2, T_EA), SAM_STAT_GOOD);
 	st_stop(s);
 	n = read_file(s->file, good, sizeof(good));
@@ -243,7 +239,7 @@ static void test_corrupt_file_refused(void **state)
 	static const struct {
 		size_t off;
 		uint8_t val;
-	} edits[] = { { 7, 2 }, { 17, 2 }, { 27, 9 }, { 32 + 7, 0 } };
+	} edits[] = {{7, 2}, {17, 2}, {27, 9}, {32 + 7, 0}};
 	for (size_t e = 0; e < sizeof(edits) / sizeof(edits[0]); e++) {
 		memcpy(bad, good, n);
 		if (edits[e].off == 32 + 7)
@@ -269,8 +265,7 @@ static void test_write_failure_rolls_back(void **state)
 	struct loop_result r;
 	uint64_t keys[16];
 
-	assert_int_equal(prout(s->ph.h.p1, PRO_REGISTER, 0, 0, 0xa1, B20_APTPL, &r),
-			 SAM_STAT_GOOD);
+	assert_int_equal(prout(s->ph.h.p1, PRO_REGISTER, 0, 0, 0xa1, B20_APTPL, &r), SAM_STAT_GOOD);
 	assert_int_equal(unlink(s->file), 0);
 	assert_int_equal(rmdir(s->dir), 0);
 	prout(s->ph.h.p2, PRO_REGISTER, 0, 0, 0xb2, B20_APTPL, &r);
@@ -282,8 +277,7 @@ static void test_write_failure_rolls_back(void **state)
 	assert_int_equal(pr_resv(s->ph.h.p1, NULL), 0);
 	/* back again */
 	assert_int_equal(mkdir(s->dir, 0700), 0);
-	assert_int_equal(prout(s->ph.h.p2, PRO_REGISTER, 0, 0, 0xb2, B20_APTPL, &r),
-			 SAM_STAT_GOOD);
+	assert_int_equal(prout(s->ph.h.p2, PRO_REGISTER, 0, 0, 0xb2, B20_APTPL, &r), SAM_STAT_GOOD);
 	st_stop(s);
 	st_start(s);
 	assert_int_equal(pr_keys(s->ph.h.p1, NULL, NULL), 2);
@@ -296,8 +290,8 @@ static void test_concurrent_writes(void **state)
 	struct st_harness *s = *state;
 	uint8_t lists[2][40][24], before[512], after[512];
 	struct loop_task *t[2][40];
-	struct loop_port *ports[2] = { s->ph.h.p1, s->ph.h.p2 };
-	uint8_t cdb[10] = { 0x5f, PRO_REGISTER_IGNORE, 0, 0, 0, 0, 0, 0, 24, 0 };
+	struct loop_port *ports[2] = {s->ph.h.p1, s->ph.h.p2};
+	uint8_t cdb[10] = {0x5f, PRO_REGISTER_IGNORE, 0, 0, 0, 0, 0, 0, 24, 0};
 	struct loop_result r;
 	unsigned n1, n2;
 
@@ -306,9 +300,9 @@ static void test_concurrent_writes(void **state)
 			memset(lists[p][i], 0, 24);
 			put_be64(lists[p][i] + 8, (uint64_t)(p + 1) << 32 | (uint64_t)(i + 1));
 			lists[p][i][20] = B20_APTPL;
-			t[p][i] = loop_submit_async(ports[p], 0, cdb, 10, SCSI_DIR_WRITE,
-						    lists[p][i], 24, SCSI_ATTR_SIMPLE,
-						    (uint64_t)(100 + i), 0);
+			t[p][i] =
+			    loop_submit_async(ports[p], 0, cdb, 10, SCSI_DIR_WRITE, lists[p][i], 24,
+					      SCSI_ATTR_SIMPLE, (uint64_t)(100 + i), 0);
 			assert_non_null(t[p][i]);
 		}
 	}
@@ -335,7 +329,7 @@ static void test_stale_temp_file(void **state)
 {
 	struct st_harness *s = *state;
 	char tmp[200], legacy[200];
-	uint8_t junk[4] = { 1, 2, 3, 4 };
+	uint8_t junk[4] = {1, 2, 3, 4};
 
 	st_stop(s);
 	snprintf(tmp, sizeof(tmp),
@@ -368,7 +362,7 @@ static void expect_regular_0600(const char *path)
 static void test_prepared_temp_names(void **state)
 {
 	struct st_harness *s = *state;
-	char legacy[200], victim[200], buf[16] = { 0 };
+	char legacy[200], victim[200], buf[16] = {0};
 	struct loop_result r;
 	mode_t old;
 	int fd;
@@ -404,16 +398,14 @@ static void test_prepared_temp_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_aptpl_restart, st_setup, st_teardown),
-		cmocka_unit_test_setup_teardown(test_aptpl_off, st_setup, st_teardown),
-		cmocka_unit_test_setup_teardown(test_aptpl_register_and_move, st_setup,
-						st_teardown),
-		cmocka_unit_test_setup_teardown(test_corrupt_file_refused, st_setup, st_teardown),
-		cmocka_unit_test_setup_teardown(test_write_failure_rolls_back, st_setup,
-						st_teardown),
-		cmocka_unit_test_setup_teardown(test_concurrent_writes, st_setup, st_teardown),
-		cmocka_unit_test_setup_teardown(test_stale_temp_file, st_setup, st_teardown),
-		cmocka_unit_test_setup_teardown(test_prepared_temp_names, st_setup, st_teardown),
+	    cmocka_unit_test_setup_teardown(test_aptpl_restart, st_setup, st_teardown),
+	    cmocka_unit_test_setup_teardown(test_aptpl_off, st_setup, st_teardown),
+	    cmocka_unit_test_setup_teardown(test_aptpl_register_and_move, st_setup, st_teardown),
+	    cmocka_unit_test_setup_teardown(test_corrupt_file_refused, st_setup, st_teardown),
+	    cmocka_unit_test_setup_teardown(test_write_failure_rolls_back, st_setup, st_teardown),
+	    cmocka_unit_test_setup_teardown(test_concurrent_writes, st_setup, st_teardown),
+	    cmocka_unit_test_setup_teardown(test_stale_temp_file, st_setup, st_teardown),
+	    cmocka_unit_test_setup_teardown(test_prepared_temp_names, st_setup, st_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

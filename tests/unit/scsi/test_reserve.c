@@ -12,14 +12,14 @@
 
 static uint8_t op6(struct loop_port *p, uint8_t op, struct loop_result *r)
 {
-	uint8_t cdb[6] = { op };
+	uint8_t cdb[6] = {op};
 
 	return h_cmd(p, 0, cdb, 6, SCSI_DIR_NONE, NULL, 0, r);
 }
 
 static uint8_t op10(struct loop_port *p, uint8_t op, struct loop_result *r)
 {
-	uint8_t cdb[10] = { op };
+	uint8_t cdb[10] = {op};
 
 	return h_cmd(p, 0, cdb, 10, SCSI_DIR_NONE, NULL, 0, r);
 }
@@ -27,7 +27,7 @@ static uint8_t op10(struct loop_port *p, uint8_t op, struct loop_result *r)
 static void test_two_initiators(void **state)
 {
 	struct harness *h = *state;
-	uint8_t ms[6] = { 0x1a, 0, 0x3f, 0, 255, 0 }, inq[6] = { 0x12, 0, 0, 0, 36, 0 }, buf[255];
+	uint8_t ms[6] = {0x1a, 0, 0x3f, 0, 255, 0}, inq[6] = {0x12, 0, 0, 0, 36, 0}, buf[255];
 	struct loop_result r;
 
 	assert_int_equal(op6(h->p1, 0x16, &r), SAM_STAT_GOOD);
@@ -48,7 +48,7 @@ static void test_two_initiators(void **state)
 	assert_int_equal(op10(h->p1, 0x56, &r), SAM_STAT_GOOD);
 	assert_int_equal(op10(h->p1, 0x57, &r), SAM_STAT_GOOD);
 	/* third-party RESERVE(10) is not supported */
-	uint8_t cdb[10] = { 0x56, 0x10 };
+	uint8_t cdb[10] = {0x56, 0x10};
 	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_NONE, NULL, 0, &r);
 	h_expect_sense(&r, 0x5, 0x24, 0x00);
 }
@@ -79,12 +79,12 @@ static void test_released_by_destroy(void **state)
 {
 	struct harness *h = *state;
 	struct scsi_nexus_info info = {
-		.initiator_name = "iqn.test:c",
-		.initiator_port_name = "iqn.test:c,i,0x01",
-		.ops = &(struct scsi_fabric_ops){ .name = "none" },
+	    .initiator_name = "iqn.test:c",
+	    .initiator_port_name = "iqn.test:c,i,0x01",
+	    .ops = &(struct scsi_fabric_ops){.name = "none"},
 	};
-	struct scsi_nexus *n = scsi_nexus_create(scsi_nexus_tport(loop_nexus(h->p1)), h->map,
-						 &info);
+	struct scsi_nexus *n =
+	    scsi_nexus_create(scsi_nexus_tport(loop_nexus(h->p1)), h->map, &info);
 	struct scsi_lu *lu;
 	struct loop_result r;
 	bool ro;
@@ -105,10 +105,9 @@ static void test_released_by_destroy(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_two_initiators, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_released_by_lun_reset_and_loss, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_released_by_destroy, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_two_initiators, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_released_by_lun_reset_and_loss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_released_by_destroy, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

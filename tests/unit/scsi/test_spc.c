@@ -13,7 +13,7 @@
 static void test_inquiry_standard(void **state)
 {
 	struct harness *h = *state;
-	uint8_t cdb[6] = { 0x12, 0, 0, 0, 255, 0 }, buf[255];
+	uint8_t cdb[6] = {0x12, 0, 0, 0, 255, 0}, buf[255];
 	struct loop_result r;
 
 	h_cmd(h->p1, 0, cdb, 6, SCSI_DIR_READ, buf, 255, &r);
@@ -45,7 +45,7 @@ static void test_inquiry_standard(void **state)
 static void test_inquiry_ignores_ua(void **state)
 {
 	struct harness *h = *state;
-	uint8_t cdb[6] = { 0x12, 0, 0, 0, 36, 0 }, buf[36];
+	uint8_t cdb[6] = {0x12, 0, 0, 0, 36, 0}, buf[36];
 	struct loop_port *p3 = loop_create(h->t, 3, "iqn.test:c");
 	struct loop_result r;
 
@@ -59,7 +59,7 @@ static void test_inquiry_ignores_ua(void **state)
 static void test_request_sense(void **state)
 {
 	struct harness *h = *state;
-	uint8_t cdb[6] = { 0x03, 0, 0, 0, 252, 0 }, buf[252];
+	uint8_t cdb[6] = {0x03, 0, 0, 0, 252, 0}, buf[252];
 	struct loop_port *p3 = loop_create(h->t, 3, "iqn.test:c");
 	struct loop_result r;
 
@@ -90,7 +90,7 @@ static void test_request_sense(void **state)
 static void test_report_luns(void **state)
 {
 	struct harness *h = *state;
-	uint8_t cdb[12] = { 0xa0 }, buf[256];
+	uint8_t cdb[12] = {0xa0}, buf[256];
 	struct loop_result r;
 
 	put_be32(cdb + 6, sizeof(buf));
@@ -121,10 +121,10 @@ static void test_report_luns(void **state)
 	cdb[2] = 0;
 	h_cmd(h->p2, LUN_WLUN_REPORT_LUNS, cdb, 12, SCSI_DIR_READ, buf, sizeof(buf), &r);
 	assert_int_equal(r.status, SAM_STAT_GOOD);
-	assert_int_equal(h_cmd(h->p2, LUN_WLUN_REPORT_LUNS, (const uint8_t[6]){ 0 }, 6,
-			       SCSI_DIR_NONE, NULL, 0, &r),
+	assert_int_equal(h_cmd(h->p2, LUN_WLUN_REPORT_LUNS, (const uint8_t[6]){0}, 6, SCSI_DIR_NONE,
+			       NULL, 0, &r),
 			 SAM_STAT_GOOD);
-	uint8_t inq[6] = { 0x12, 0, 0, 0, 36, 0 };
+	uint8_t inq[6] = {0x12, 0, 0, 0, 36, 0};
 	h_cmd(h->p2, LUN_WLUN_REPORT_LUNS, inq, 6, SCSI_DIR_READ, buf, 36, &r);
 	assert_int_equal(buf[0], 0x1e);
 	assert_int_equal(scsi_lun_map_del(h->map, 300), 0);
@@ -133,7 +133,7 @@ static void test_report_luns(void **state)
 static void test_rsoc_all_and_one(void **state)
 {
 	struct harness *h = *state;
-	uint8_t cdb[12] = { 0xa3, 0x0c }, buf[8192];
+	uint8_t cdb[12] = {0xa3, 0x0c}, buf[8192];
 	struct loop_result r;
 	uint32_t len;
 	bool saw_inquiry = false, saw_rsoc = false;
@@ -169,7 +169,7 @@ static void test_rsoc_all_and_one(void **state)
 	assert_int_equal(r.status, SAM_STAT_GOOD);
 	assert_int_equal(buf[1] & 0x07, 0x03);
 	assert_int_equal(get_be16(buf + 2), 6);
-	assert_memory_equal(buf + 4, ((const uint8_t[]){ 0x12, 0x01, 0xff, 0xff, 0xff, 0x00 }), 6);
+	assert_memory_equal(buf + 4, ((const uint8_t[]){0x12, 0x01, 0xff, 0xff, 0xff, 0x00}), 6);
 	/* option 1 on an opcode with service actions: INVALID FIELD IN CDB */
 	cdb[3] = 0xa3;
 	h_cmd(h->p1, 0, cdb, 12, SCSI_DIR_READ, buf, sizeof(buf), &r);
@@ -201,7 +201,7 @@ static void test_rsoc_all_and_one(void **state)
 static void test_rstmf(void **state)
 {
 	struct harness *h = *state;
-	uint8_t cdb[12] = { 0xa3, 0x0d }, buf[16];
+	uint8_t cdb[12] = {0xa3, 0x0d}, buf[16];
 	struct loop_port_opts opts = {0};
 	struct loop_result r;
 	struct loop_port *p3;
@@ -234,12 +234,12 @@ static void test_rstmf(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_inquiry_standard, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_inquiry_ignores_ua, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_request_sense, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_report_luns, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rsoc_all_and_one, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rstmf, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_inquiry_standard, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_inquiry_ignores_ua, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_request_sense, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_report_luns, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rsoc_all_and_one, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rstmf, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,8 +17,7 @@ static void check_desc(const struct cdb_desc *d, const struct cdb_sa_table *sat)
 	assert_non_null(d->name);
 	assert_non_null(d->parse);
 	assert_non_null(d->exec);
-	assert_true(d->len == 6 || d->len == 10 || d->len == 12 || d->len == 16 ||
-		    d->len == 32);
+	assert_true(d->len == 6 || d->len == 10 || d->len == 12 || d->len == 16 || d->len == 32);
 	assert_int_equal(d->usage[0], 0xff);
 	/* no usage bits beyond the CDB length */
 	for (unsigned i = d->len; i < sizeof(d->usage); i++)
@@ -75,8 +74,8 @@ static void test_tables_complete(void **state)
 static void test_primary_commands_present(void **state)
 {
 	(void)state;
-	static const uint8_t ops[] = { 0x00, 0x03, 0x12, 0x15, 0x16, 0x17, 0x1a, 0x1b,
-				       0x1e, 0x55, 0x56, 0x57, 0x5a, 0x5e, 0x5f, 0xa0, 0xa3 };
+	static const uint8_t ops[] = {0x00, 0x03, 0x12, 0x15, 0x16, 0x17, 0x1a, 0x1b, 0x1e,
+				      0x55, 0x56, 0x57, 0x5a, 0x5e, 0x5f, 0xa0, 0xa3};
 
 	for (size_t i = 0; i < sizeof(ops); i++)
 		assert_non_null(cdb_opcode(ops[i]));
@@ -89,8 +88,8 @@ static void test_lookup(void **state)
 {
 	(void)state;
 	enum sense_reason r = SENSE_OK;
-	struct sense_extra sx = { 0 };
-	uint8_t rsoc[12] = { 0xa3, 0x0c }, bad_sa[12] = { 0xa3, 0x1f };
+	struct sense_extra sx = {0};
+	uint8_t rsoc[12] = {0xa3, 0x0c}, bad_sa[12] = {0xa3, 0x1f};
 
 	assert_non_null(cdb_lookup(rsoc, 12, &r, &sx));
 	assert_null(cdb_lookup(bad_sa, 12, &r, &sx));
@@ -101,10 +100,10 @@ static void test_lookup(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_opcode_in_one_table),
-		cmocka_unit_test(test_tables_complete),
-		cmocka_unit_test(test_primary_commands_present),
-		cmocka_unit_test(test_lookup),
+	    cmocka_unit_test(test_opcode_in_one_table),
+	    cmocka_unit_test(test_tables_complete),
+	    cmocka_unit_test(test_primary_commands_present),
+	    cmocka_unit_test(test_lookup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

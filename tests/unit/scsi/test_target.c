@@ -89,7 +89,7 @@ static void test_read_only_mapping(void **state)
 	(void)state;
 	struct harness h;
 	struct scsi_lun_map *ma = scsi_lun_map_create();
-	uint8_t cdb[10], buf[H_BS] = { 0 };
+	uint8_t cdb[10], buf[H_BS] = {0};
 	struct loop_result r;
 	struct loop_port *pa;
 
@@ -133,10 +133,10 @@ static void test_no_access(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lun_encoding),
-		cmocka_unit_test(test_maps_and_access),
-		cmocka_unit_test(test_read_only_mapping),
-		cmocka_unit_test(test_no_access),
+	    cmocka_unit_test(test_lun_encoding),
+	    cmocka_unit_test(test_maps_and_access),
+	    cmocka_unit_test(test_read_only_mapping),
+	    cmocka_unit_test(test_no_access),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

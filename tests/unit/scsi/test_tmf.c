@@ -68,7 +68,7 @@ static void test_abort_running_task(void **state)
 static void test_abort_pending_data(void **state)
 {
 	struct harness *h = *state;
-	uint8_t cdb[10], buf[H_BS] = { 0 };
+	uint8_t cdb[10], buf[H_BS] = {0};
 	struct loop_result r;
 	struct loop_task *t;
 
@@ -85,7 +85,7 @@ static void test_abort_pending_data(void **state)
 static void test_abort_blocked_task(void **state)
 {
 	struct harness *h = *state;
-	static const uint8_t tur[6] = { 0 };
+	static const uint8_t tur[6] = {0};
 	struct loop_result r;
 	uint8_t buf[H_BS];
 	struct loop_task *t1, *t2;
@@ -130,8 +130,7 @@ static void test_abort_unknown_and_queries(void **state)
 	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_CLEAR_ACA, 0, 0), SCSI_TMF_RESP_NOT_SUPPORTED);
 	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_LUN_RESET, lun_encode(9), 0),
 			 SCSI_TMF_RESP_LUN_NOT_FOUND);
-	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_QUERY_ASYNC_EVENT, 0, 0),
-			 SCSI_TMF_RESP_COMPLETE);
+	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_QUERY_ASYNC_EVENT, 0, 0), SCSI_TMF_RESP_COMPLETE);
 }
 
 /* LOGICAL UNIT RESET from p2 aborts p1's running task on the other reactor
@@ -274,20 +273,18 @@ static void test_it_nexus_reset(void **state)
 static void test_target_resets(void **state)
 {
 	struct harness *h = *state;
-	uint8_t rsv[6] = { 0x16 };
+	uint8_t rsv[6] = {0x16};
 	struct loop_result r;
 
 	h_port_target_reset(h, &h->p1, "iqn.test:a");
 	h_port_target_reset(h, &h->p2, "iqn.test:b");
 	assert_int_equal(h_cmd(h->p1, 0, rsv, 6, SCSI_DIR_NONE, NULL, 0, &r), SAM_STAT_GOOD);
 	assert_int_equal(h_tur(h->p2, &r), SAM_STAT_RESERVATION_CONFLICT);
-	assert_int_equal(loop_tmf(h->p2, SCSI_TMF_TARGET_WARM_RESET, 0, 0),
-			 SCSI_TMF_RESP_COMPLETE);
+	assert_int_equal(loop_tmf(h->p2, SCSI_TMF_TARGET_WARM_RESET, 0, 0), SCSI_TMF_RESP_COMPLETE);
 	h_tur(h->p2, &r);
 	h_expect_sense(&r, 0x6, 0x29, 0x03);
 	assert_int_equal(h_cmd(h->p2, 0, rsv, 6, SCSI_DIR_NONE, NULL, 0, &r), SAM_STAT_GOOD);
-	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_TARGET_COLD_RESET, 0, 0),
-			 SCSI_TMF_RESP_COMPLETE);
+	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_TARGET_COLD_RESET, 0, 0), SCSI_TMF_RESP_COMPLETE);
 	h_tur(h->p1, &r);
 	h_expect_sense(&r, 0x6, 0x29, 0x00);
 	/* cold reset released p2's reservation */

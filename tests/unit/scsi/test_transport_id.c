@@ -39,7 +39,10 @@ static void test_formats(void **state)
 	assert_string_equal(p.isid, "00023d000001");
 	/* RFC 3722 beyond ASCII, as the login normalizes names (lib/iname.h):
 	 * U+00C9 folds to U+00E9, U+00AD (soft hyphen) goes */
-	n = raw(b, 0x05, "iqn.1994-05.com.ex\xc2\xad" "ample:\xc3\x89", 36);
+	n = raw(b, 0x05,
+		"iqn.1994-05.com.ex\xc2\xad"
+		"ample:\xc3\x89",
+		36);
 	assert_int_equal(tid_parse(b, n, &p, &len, &bad), 0);
 	assert_string_equal(p.name, "iqn.1994-05.com.example:\xc3\xa9");
 	/* 00b: a device */
@@ -48,7 +51,7 @@ static void test_formats(void **state)
 	assert_int_equal(len, n); /* bytes after it are the next TransportID's */
 	assert_string_equal(p.isid, "");
 	/* built ones parse back to the same identity */
-	struct tid_port q = { .name = "iqn.x:y", .isid = "0123456789ab" };
+	struct tid_port q = {.name = "iqn.x:y", .isid = "0123456789ab"};
 	n = tid_build(&q, b, sizeof(b));
 	assert_int_equal(n, 4 + 28);
 	assert_int_equal(b[0], 0x45);
@@ -157,9 +160,9 @@ static void test_matching(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_formats),
-		cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_matching),
+	    cmocka_unit_test(test_formats),
+	    cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_matching),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,7 @@
 static void test_priority_order(void **state)
 {
 	(void)state;
-	struct lu_itn itn = { 0 };
+	struct lu_itn itn = {0};
 
 	atomic_init(&itn.ua, 0);
 	assert_int_equal(ua_take(&itn), SENSE_OK);
@@ -70,9 +70,9 @@ static void test_set_all_except(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_priority_order),
-		cmocka_unit_test(test_every_condition_has_a_ua_reason),
-		cmocka_unit_test_setup_teardown(test_set_all_except, setup, teardown),
+	    cmocka_unit_test(test_priority_order),
+	    cmocka_unit_test(test_every_condition_has_a_ua_reason),
+	    cmocka_unit_test_setup_teardown(test_set_all_except, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

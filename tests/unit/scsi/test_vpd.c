@@ -42,7 +42,7 @@ static int teardown(void **state)
 
 static uint32_t vpd(struct harness *h, uint8_t page, uint8_t *buf, uint16_t alloc)
 {
-	uint8_t cdb[6] = { 0x12, 0x01, page, 0, 0, 0 };
+	uint8_t cdb[6] = {0x12, 0x01, page, 0, 0, 0};
 	struct loop_result r;
 
 	put_be16(cdb + 3, alloc);
@@ -159,11 +159,11 @@ static void test_allocation_length(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_supported_pages, setup_thick, teardown),
-		cmocka_unit_test_setup_teardown(test_serial_and_device_id, setup_thick, teardown),
-		cmocka_unit_test_setup_teardown(test_block_limits_thick, setup_thick, teardown),
-		cmocka_unit_test_setup_teardown(test_block_limits_thin, setup_thin, teardown),
-		cmocka_unit_test_setup_teardown(test_allocation_length, setup_thick, teardown),
+	    cmocka_unit_test_setup_teardown(test_supported_pages, setup_thick, teardown),
+	    cmocka_unit_test_setup_teardown(test_serial_and_device_id, setup_thick, teardown),
+	    cmocka_unit_test_setup_teardown(test_block_limits_thick, setup_thick, teardown),
+	    cmocka_unit_test_setup_teardown(test_block_limits_thin, setup_thin, teardown),
+	    cmocka_unit_test_setup_teardown(test_allocation_length, setup_thick, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
