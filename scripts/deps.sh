@@ -6,8 +6,9 @@
 #         qemu-img with its iscsi:// driver, which is in qemu-block-extra)
 #   test  the run list plus what the tests, the fuzzers and the benchmark need
 #         (`make test`, `make bench`, `make fuzz`, `make soak`): clang and its
-#         libFuzzer/sanitizer runtime, cmocka, libiscsi-dev for the test
-#         clients, tgt (the benchmark's reference target), python3, git
+#         libFuzzer/sanitizer runtime, clang-format (the formatting check),
+#         cmocka, libiscsi-dev for the test clients, tgt (the benchmark's
+#         reference target), python3, git
 # `deps.sh list NAME` prints a list, one package a line, and installs nothing.
 # Packages are installed with --no-install-recommends, so each list names
 # everything it needs explicitly (a recommended package, such as qemu-utils'
@@ -36,6 +37,7 @@ qemu-block-extra
 
 TEST_PKGS="$RUN_PKGS
 clang
+clang-format
 libclang-rt-14-dev
 libcmocka-dev
 libiscsi-dev
