@@ -37,10 +37,12 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <liburing.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -90,7 +92,63 @@ struct file_dev {
 	/* reactor_now_ns() before which writes are not tried inline (a slow
 	 * inline write was seen); 0: tried */
 	_Atomic uint64_t inline_wr_off_until;
+	/* the image's identity and the back-store using it (image_claim) */
+	dev_t st_dev;
+	ino_t st_ino;
+	char name[64];
+	struct file_dev *next_open;
 };
+
+/* ---- one user per image ----
+ * Two writers of one image -- two back-stores of one daemon, or two
+ * daemons -- would each cache and write it as if it were theirs alone. A
+ * back-store holds an flock on its image (exclusive, shared when
+ * read-only) for as long as it is open; within the daemon the images in
+ * use are listed so that the refusal can name the back-store holding it. */
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct file_dev *open_images;
+
+static int image_claim(struct file_dev *f, const struct bs_params *p, const struct stat *st)
+{
+	struct file_dev *o;
+	int rc = 0;
+
+	pthread_mutex_lock(&open_lock);
+	for (o = open_images; o; o = o->next_open)
+		if (o->st_dev == st->st_dev && o->st_ino == st->st_ino &&
+		    !(o->readonly && f->readonly))
+			break;
+	if (o) {
+		log_err("backstore %s: %s is already the image of back-store %s", p->name, p->path,
+			o->name);
+		rc = -EBUSY;
+	} else if (flock(f->fd, (f->readonly ? LOCK_SH : LOCK_EX) | LOCK_NB) < 0) {
+		rc = -errno;
+		log_err("backstore %s: %s is in use by another process (another utargetd?): %s",
+			p->name, p->path, rc == -EWOULDBLOCK ? "locked" : strerror(-rc));
+		if (rc == -EWOULDBLOCK)
+			rc = -EBUSY;
+	} else {
+		f->st_dev = st->st_dev;
+		f->st_ino = st->st_ino;
+		snprintf(f->name, sizeof(f->name), "%s", p->name);
+		f->next_open = open_images;
+		open_images = f;
+	}
+	pthread_mutex_unlock(&open_lock);
+	return rc;
+}
+
+static void image_release(struct file_dev *f)
+{
+	pthread_mutex_lock(&open_lock);
+	for (struct file_dev **pp = &open_images; *pp; pp = &(*pp)->next_open)
+		if (*pp == f) {
+			*pp = f->next_open;
+			break;
+		}
+	pthread_mutex_unlock(&open_lock);
+}
 
 /* Per-request state, in bs_io.priv. */
 struct file_req {
@@ -589,7 +647,8 @@ static void file_close(struct bs_dev *dev)
 {
 	struct file_dev *f = container_of(dev, struct file_dev, dev);
 
-	close(f->fd);
+	image_release(f);
+	close(f->fd); /* and its flock */
 	free(f);
 }
 
@@ -694,6 +753,9 @@ static int file_open(const struct bs_params *p, struct bs_dev **out)
 		rc = -errno;
 		goto fail;
 	}
+	rc = image_claim(f, p, &st);
+	if (rc)
+		goto fail;
 	if (S_ISBLK(st.st_mode)) {
 		f->is_blk = true;
 		if (ioctl(fd, BLKGETSIZE64, &bytes) < 0) {
@@ -785,6 +847,8 @@ static int file_open(const struct bs_params *p, struct bs_dev **out)
 	return 0;
 
 fail:
+	if (f)
+		image_release(f);
 	free(f);
 	close(fd);
 	if (created)

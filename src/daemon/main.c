@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,6 +38,7 @@
 #include "fabric/iscsi/iscsi.h"
 #include "lib/compiler.h"
 #include "lib/log.h"
+#include "lib/pidlock.h"
 #include "lib/reactor.h"
 #include "lib/workq.h"
 #include "rpc/rpc.h"
@@ -423,7 +425,64 @@ static void utd_print_cfg_err(struct cfg_err *err, const char *file)
 	fprintf(stderr, "utargetd: %s\n", line);
 }
 
+/* One daemon per configuration file and per state directory (two daemons
+ * on one file would each rewrite it from their own view and lose the
+ * other's acknowledged changes; on one state directory they would share
+ * APTPL state files): a lock file beside each (lib/pidlock.h), held for the
+ * daemon's life. The descriptor, or -1 after printing who holds it. */
+static int utd_lock(const char *what, const char *path)
+{
+	pid_t holder;
+	int fd = pidlock_acquire(path, &holder);
+
+	if (fd >= 0)
+		return fd;
+	if (fd == -EWOULDBLOCK && holder)
+		fprintf(stderr,
+			"utargetd: %s is in use by another utargetd (PID %ld, lock %s): "
+			"refusing to start\n",
+			what, (long)holder, path);
+	else if (fd == -EWOULDBLOCK)
+		fprintf(stderr,
+			"utargetd: %s is in use by another utargetd (lock %s): refusing "
+			"to start\n",
+			what, path);
+	else
+		fprintf(stderr, "utargetd: cannot lock %s (%s): %s\n", what, path, strerror(-fd));
+	return -1;
+}
+
+/* The lock of the state directory, created 0700 if missing (the daemon
+ * creates it there anyway). */
+static int utd_lock_state_dir(const struct cfg *c)
+{
+	char dir[4096], path[4200];
+
+	if (cfg_state_dir_path(c, dir, sizeof(dir)))
+		return -1;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		fprintf(stderr, "utargetd: state_dir %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/utargetd.lock", dir);
+	return utd_lock("the state directory", path);
+}
+
+static int utd_run(int argc, char **argv, int locks[2]);
+
 int main(int argc, char **argv)
+{
+	int locks[2] = {-1, -1};
+	int rc = utd_run(argc, argv, locks);
+
+	/* the locks end with the daemon (closing the descriptors drops them) */
+	for (int i = 0; i < 2; i++)
+		if (locks[i] >= 0)
+			close(locks[i]);
+	return rc;
+}
+
+static int utd_run(int argc, char **argv, int locks[2])
 {
 	struct iscsi_settings defaults;
 	struct utd_signals sigs = {.stop_signal = 0};
@@ -433,6 +492,7 @@ int main(int argc, char **argv)
 	struct cfg *cfg = NULL;
 	char summary[1024];
 	int ready_fd = -1, sfd, rc;
+	char lock_path[4200];
 	sigset_t mask;
 
 	switch (utd_parse_args(argc, argv, &o, stderr)) {
@@ -463,9 +523,19 @@ int main(int argc, char **argv)
 				cfg_err_locate(&err, o.config);
 		}
 	} else {
+		/* before the file is read: nothing of it (journal, compaction)
+		 * is touched while another daemon owns it */
+		snprintf(lock_path, sizeof(lock_path), "%s.lock", o.config);
+		locks[0] = utd_lock(o.config, lock_path);
+		if (locks[0] < 0)
+			return 1;
 		/* the file and the changes acknowledged since (its journal) */
 		rc = cfg_ctl_load(&copts, &err);
 		cfg = (struct cfg *)cfg_ctl_tree();
+		if (rc == 0 && (locks[1] = utd_lock_state_dir(cfg)) < 0) {
+			cfg_ctl_stop();
+			return 1;
+		}
 	}
 	if (rc) {
 		utd_print_cfg_err(&err, o.config);
@@ -485,8 +555,12 @@ int main(int argc, char **argv)
 	if (o.log_level < 0 && cfg_ctl_tree()->log_level)
 		log_set_level(log_level_parse(cfg_ctl_tree()->log_level));
 
-	if (!o.foreground)
+	if (!o.foreground) {
 		ready_fd = utd_detach();
+		/* the locks name the daemon, not the parent that exited */
+		pidlock_write_pid(locks[0]);
+		pidlock_write_pid(locks[1]);
+	}
 
 	/* Before any thread exists, so every thread inherits the mask and the
 	 * signals arrive only through the signalfd. */
