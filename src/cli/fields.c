@@ -115,6 +115,7 @@ static const struct cli_field cli_f_settings[] = {
     {.name = "iscsi.max_buffer_memory_mib", .type = CLI_F_INT},
     {.name = "iscsi.max_session_data_mib", .type = CLI_F_INT},
     {.name = "iscsi.max_connection_data_mib", .type = CLI_F_INT},
+    {.name = "iscsi.session_reserve_kib", .type = CLI_F_INT},
     {.name = "iscsi.max_session_send_queue_mib", .type = CLI_F_INT},
     {.name = "iscsi.max_connection_send_queue_mib", .type = CLI_F_INT},
     {.name = "iscsi.data_out_timeout", .type = CLI_F_INT},

@@ -73,6 +73,7 @@ static const struct cfg_iscsi_field cfg_iscsi_fields[] = {
     ISF("max_buffer_memory_mib", max_buffer_memory_mib, CFG_F_U32, 0, 1048576),
     ISF("max_session_data_mib", max_session_data_mib, CFG_F_U32, 0, 1048576),
     ISF("max_connection_data_mib", max_connection_data_mib, CFG_F_U32, 0, 1048576),
+    ISF("session_reserve_kib", session_reserve_kib, CFG_F_U32, 0, 65536),
     ISF("max_session_send_queue_mib", max_session_send_queue_mib, CFG_F_U32, 1, 4096),
     ISF("max_connection_send_queue_mib", max_connection_send_queue_mib, CFG_F_U32, 1, 4096),
     ISF("data_out_timeout", data_out_timeout_s, CFG_F_U32, 0, 3600),

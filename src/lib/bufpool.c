@@ -53,6 +53,7 @@ static bool buf_key_ok;
 
 static _Atomic uint64_t buf_used;
 static _Atomic uint64_t buf_cap;
+static _Atomic uint64_t buf_reserved; /* live buffers taken outside the cap */
 
 static inline unsigned buf_class(size_t len)
 {
@@ -123,9 +124,9 @@ static bool buf_charge(uint64_t sz)
 	return true;
 }
 
-static inline void buf_uncharge(uint64_t sz)
+static inline void buf_uncharge_from(uint64_t sz, bool reserved)
 {
-	atomic_fetch_sub_explicit(&buf_used, sz, memory_order_relaxed);
+	atomic_fetch_sub_explicit(reserved ? &buf_reserved : &buf_used, sz, memory_order_relaxed);
 }
 
 /* What a buffer of 0 bytes points at: no memory, no charge against the
@@ -135,7 +136,7 @@ static inline void buf_uncharge(uint64_t sz)
  * command's data. */
 static const _Alignas(BUF_ALIGN) uint8_t buf_none[BUF_ALIGN];
 
-void *buf_alloc(size_t len)
+static void *buf_get(size_t len, bool reserved)
 {
 	size_t sz;
 	void *p;
@@ -145,12 +146,14 @@ void *buf_alloc(size_t len)
 	if (len > SIZE_MAX - BUF_ALIGN)
 		return NULL;
 	sz = buf_footprint(len);
-	if (!buf_charge(sz))
+	if (reserved)
+		atomic_fetch_add_explicit(&buf_reserved, sz, memory_order_relaxed);
+	else if (!buf_charge(sz))
 		return NULL;
 	if (len > BUF_MAX_CLASSED) {
 		p = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED) {
-			buf_uncharge(sz);
+			buf_uncharge_from(sz, reserved);
 			return NULL;
 		}
 		return p;
@@ -166,10 +169,20 @@ void *buf_alloc(size_t len)
 		return n;
 	}
 	if (posix_memalign(&p, BUF_ALIGN, sz) != 0) {
-		buf_uncharge(sz);
+		buf_uncharge_from(sz, reserved);
 		return NULL;
 	}
 	return p;
+}
+
+void *buf_alloc(size_t len)
+{
+	return buf_get(len, false);
+}
+
+void *buf_alloc_reserved(size_t len)
+{
+	return buf_get(len, true);
 }
 
 void *buf_zalloc(size_t len)
@@ -182,14 +195,14 @@ void *buf_zalloc(size_t len)
 	return p;
 }
 
-void buf_free(void *p, size_t len)
+static void buf_put(void *p, size_t len, bool reserved)
 {
 	if (!p || p == buf_none)
 		return;
 
 	size_t sz = buf_footprint(len);
 
-	buf_uncharge(sz);
+	buf_uncharge_from(sz, reserved);
 	if (len > BUF_MAX_CLASSED) {
 		munmap(p, sz);
 		return;
@@ -216,6 +229,21 @@ void buf_free(void *p, size_t len)
 	n->next = bc->head[c];
 	bc->head[c] = n;
 	bc->count[c]++;
+}
+
+void buf_free(void *p, size_t len)
+{
+	buf_put(p, len, false);
+}
+
+void buf_free_reserved(void *p, size_t len)
+{
+	buf_put(p, len, true);
+}
+
+uint64_t buf_reserved_in_use(void)
+{
+	return atomic_load_explicit(&buf_reserved, memory_order_relaxed);
 }
 
 void buf_set_cap(uint64_t bytes)

@@ -16,6 +16,12 @@ void *buf_alloc(size_t len);
 /* Zero-filled variant. */
 void *buf_zalloc(size_t len);
 void buf_free(void *p, size_t len);
+/* Outside the cap: a buffer from the reserve each I_T nexus is guaranteed
+ * (the caller bounds it: sessions x reserve), counted apart
+ * (buf_reserved_in_use()) and freed with buf_free_reserved(). */
+void *buf_alloc_reserved(size_t len);
+void buf_free_reserved(void *p, size_t len);
+uint64_t buf_reserved_in_use(void);
 /* Global cap on bytes held by live buffers (0 = unlimited). */
 void buf_set_cap(uint64_t bytes);
 uint64_t buf_in_use(void);

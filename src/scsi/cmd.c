@@ -48,6 +48,16 @@ static void setup_fail(struct scsi_cmd *cmd, enum sense_reason r, const struct s
 	cmd->write_len = 0;
 }
 
+/* The data buffer: from the nexus' reserve when it fits in what is left of
+ * it (outside the global cap), else from the capped pool. */
+static uint8_t *cmd_buf_alloc(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+
+	p->buf_reserved = p->buf_len && p->buf_len <= cmd->buf_reserve;
+	return p->buf_reserved ? buf_alloc_reserved(p->buf_len) : buf_alloc(p->buf_len);
+}
+
 /* The data buffer is there: enter the LU's task set (SAM-5 8.6 ordering). */
 static void setup_enter(struct scsi_cmd *cmd)
 {
@@ -276,7 +286,7 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 		setup_fail(cmd, SENSE_TASK_SET_FULL, NULL);
 		return;
 	}
-	cmd->buf = buf_alloc(p->buf_len);
+	cmd->buf = cmd_buf_alloc(cmd);
 	if (!cmd->buf) {
 		/* back-pressure, never a crash: a fabric that can wait retries
 		 * (scsi_cmd_buf_retry), for the others the initiator retries */
@@ -301,7 +311,7 @@ int scsi_cmd_buf_retry(struct scsi_cmd *cmd)
 
 	if (!p->buf_wait)
 		return 0;
-	cmd->buf = buf_alloc(p->buf_len);
+	cmd->buf = cmd_buf_alloc(cmd);
 	if (!cmd->buf)
 		return -ENOMEM;
 	p->buf_wait = false;
@@ -312,6 +322,11 @@ int scsi_cmd_buf_retry(struct scsi_cmd *cmd)
 uint32_t scsi_cmd_buf_bytes(const struct scsi_cmd *cmd)
 {
 	return cmd->buf ? cmd->priv.buf_len : 0;
+}
+
+bool scsi_cmd_buf_reserved(const struct scsi_cmd *cmd)
+{
+	return cmd->buf && cmd->priv.buf_reserved;
 }
 
 void scsi_cmd_set_fabric_error(struct scsi_cmd *cmd, enum sense_reason r)
@@ -630,7 +645,7 @@ void scsi_cmd_release(struct scsi_cmd *cmd)
 	p->op = NULL;
 	p->op_free = NULL;
 	if (cmd->buf)
-		buf_free(cmd->buf, p->buf_len);
+		(p->buf_reserved ? buf_free_reserved : buf_free)(cmd->buf, p->buf_len);
 	cmd->buf = NULL;
 	if (p->lu)
 		scsi_lu_put(p->lu);

@@ -112,6 +112,11 @@ struct scsi_cmd {
 	 * 5.3: the LU lacks resources for a task of this I_T nexus) without
 	 * allocating it. */
 	uint32_t buf_budget;
+	/* What is left of the I_T nexus' guaranteed reserve (0: none): a buffer
+	 * that fits is taken outside the global cap (buf_alloc_reserved), so
+	 * that initiators pinning the whole cap cannot starve the others of
+	 * their first commands. The fabric bounds it (sessions x reserve). */
+	uint32_t buf_reserve;
 
 	/* ---- set by scsi_cmd_setup() ---- */
 	uint32_t write_len; /* bytes of Data-Out to place at buf before exec */
@@ -147,6 +152,8 @@ bool scsi_cmd_buf_pending(const struct scsi_cmd *cmd);
 int scsi_cmd_buf_retry(struct scsi_cmd *cmd);
 /* Bytes of the command's data buffer (0 while it has none). */
 uint32_t scsi_cmd_buf_bytes(const struct scsi_cmd *cmd);
+/* Did the buffer come from the nexus' reserve (buf_reserve)? */
+bool scsi_cmd_buf_reserved(const struct scsi_cmd *cmd);
 
 /* ---- task management ---- */
 enum scsi_tmf_func {

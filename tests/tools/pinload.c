@@ -249,6 +249,9 @@ int main(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < nsess; i++)
 		drain(&s[i], 0);
+	/* a probe may run now (hardening/pin-flood waits for this line) */
+	printf("pinload: holding for %ld ms\n", hold_ms);
+	fflush(stdout);
 	{
 		const struct timespec ts = {.tv_sec = hold_ms / 1000,
 					    .tv_nsec = hold_ms % 1000 * 1000000};

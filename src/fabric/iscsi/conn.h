@@ -118,6 +118,7 @@ struct iscsi_task {
 	uint16_t r2t_open;     /* outstanding R2Ts */
 	uint16_t fabric_error; /* enum sense_reason to complete with, 0 = none */
 	uint32_t pinned;       /* buffer bytes counted in conn/session data_bytes */
+	bool pinned_reserved;  /* ... and in the session's reserve_bytes */
 	uint64_t data_wait_ns; /* since when it waits for Data-Out (r2t.c timeout) */
 	struct iscsi_r2t r2t[ISCSI_R2T_MAX];
 	/* Data-In (scsi_io.c) */
@@ -331,6 +332,7 @@ void iscsi_mem_conn_close(struct iscsi_conn *c);
  * of the next command (scsi_cmd.buf_budget; 0: none applies), and the
  * accounting of a task's buffer once it has one / when it goes. */
 uint32_t iscsi_mem_budget(const struct iscsi_conn *c);
+uint32_t iscsi_mem_reserve(const struct iscsi_conn *c);
 void iscsi_mem_pin(struct iscsi_task *t);
 void iscsi_mem_unpin(struct iscsi_task *t);
 /* The send queue (max_*_send_queue_mib): over the cap (stop reading), or

@@ -47,6 +47,10 @@ struct iscsi_settings {
 	 * with TASK SET FULL; MaxCmdSN stops advancing from 7/8. */
 	uint32_t max_session_data_mib;
 	uint32_t max_connection_data_mib;
+	/* KiB of buffers each session may always have, outside the global cap
+	 * (0 = none): its first commands never wait for memory that other
+	 * initiators pin. Worst case in all: max_sessions times it. */
+	uint32_t session_reserve_kib;
 	/* Bytes queued for sending (MiB): beyond, the connection stops
 	 * reading (TCP pushes back) and MaxCmdSN stops advancing, until half
 	 * of it is sent. */

@@ -103,9 +103,26 @@ static bool share_short(const struct iscsi_conn *c)
 	       (s && over_7_8(s->data_bytes, st->max_session_data_mib)) || iscsi_sendq_over(c);
 }
 
+/* The global cap holds the window of a session that waits for memory or
+ * pins more than its reserve; one within its reserve gets its buffers
+ * outside the cap anyway, and keeps its window. */
 static bool mem_short(const struct iscsi_conn *c)
 {
-	return mem_short_global() || share_short(c);
+	const struct iscsi_session *s = c->sess;
+	uint64_t reserve = (uint64_t)iscsi_global.settings.session_reserve_kib << 10;
+
+	return (mem_short_global() && (c->mem_wait || !s || s->data_bytes > reserve)) ||
+	       share_short(c);
+}
+
+uint32_t iscsi_mem_reserve(const struct iscsi_conn *c)
+{
+	uint64_t reserve = (uint64_t)iscsi_global.settings.session_reserve_kib << 10;
+	const struct iscsi_session *s = c->sess;
+
+	if (!s || s->reserve_bytes >= reserve)
+		return 0;
+	return (uint32_t)UT_MIN(reserve - s->reserve_bytes, (uint64_t)UINT32_MAX);
 }
 
 static uint64_t left_of(uint64_t used, uint32_t cap_mib, uint64_t left)
@@ -143,6 +160,9 @@ void iscsi_mem_pin(struct iscsi_task *t)
 	t->pinned = n;
 	t->conn->data_bytes += n;
 	t->sess->data_bytes += n;
+	t->pinned_reserved = scsi_cmd_buf_reserved(&t->cmd);
+	if (t->pinned_reserved)
+		t->sess->reserve_bytes += n;
 }
 
 void iscsi_mem_unpin(struct iscsi_task *t)
@@ -151,7 +171,10 @@ void iscsi_mem_unpin(struct iscsi_task *t)
 		return;
 	t->conn->data_bytes -= t->pinned;
 	t->sess->data_bytes -= t->pinned;
+	if (t->pinned_reserved)
+		t->sess->reserve_bytes -= t->pinned;
 	t->pinned = 0;
+	t->pinned_reserved = false;
 }
 
 static void mem_timer_cb(struct reactor_timer *tm);

@@ -387,6 +387,7 @@ int iscsi_scsi_cmd_hdr(struct iscsi_conn *c, struct iscsi_rx *rx)
 				    ((h->flags & ISCSI_CMD_F_WRITE) ? SCSI_DIR_WRITE : 0));
 	cmd->buf_wait_ok = true; /* mempress.c */
 	cmd->buf_budget = iscsi_mem_budget(c);
+	cmd->buf_reserve = iscsi_mem_reserve(c);
 	rc = collect_cdb(cmd, rx);
 	scsi_cmd_setup(cmd);
 	t->setup = true;

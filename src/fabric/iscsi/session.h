@@ -82,6 +82,7 @@ struct iscsi_session {
 	unsigned nconns;
 	unsigned tasks;		  /* tasks of the session not yet released */
 	uint64_t data_bytes;	  /* buffer bytes its tasks pin (mempress.c) */
+	uint64_t reserve_bytes;	  /* of those, taken from its reserve */
 	uint64_t txq_bytes;	  /* bytes queued for sending on its connections */
 	struct list_node held;	  /* tasks waiting for CmdSN order */
 	struct list_node waiters; /* logins waiting for this session to end (reinstatement) */

@@ -21,6 +21,7 @@ struct loop_port {
 	pthread_cond_t cond;
 	unsigned outstanding; /* commands and TMFs not finished; lock */
 	uint32_t buf_budget;  /* scsi_cmd.buf_budget of its commands */
+	uint32_t buf_reserve; /* and buf_reserve */
 };
 
 struct loop_task {
@@ -241,9 +242,10 @@ void loop_destroy(struct loop_port *lp)
 	free(lp);
 }
 
-void loop_set_buf_budget(struct loop_port *lp, uint32_t bytes)
+void loop_set_buf_limits(struct loop_port *lp, uint32_t budget, uint32_t reserve)
 {
-	lp->buf_budget = bytes;
+	lp->buf_budget = budget;
+	lp->buf_reserve = reserve;
 }
 
 struct scsi_nexus *loop_nexus(struct loop_port *lp)
@@ -319,6 +321,7 @@ struct loop_task *loop_submit_async(struct loop_port *lp, uint64_t lun, const ui
 	cmd->attr = attr;
 	cmd->fabric_dir = (uint8_t)dir;
 	cmd->buf_budget = lp->buf_budget;
+	cmd->buf_reserve = lp->buf_reserve;
 	t->start_msg.fn = task_start;
 	t->data_msg.fn = task_data;
 	port_get(lp);

@@ -55,9 +55,10 @@ struct loop_port *loop_create_opts(struct scsi_target *t, uint16_t rel_port_id,
  * for loop_wait(). */
 void loop_destroy(struct loop_port *lp);
 
-/* The buffer budget of the port's next commands (scsi_cmd.buf_budget; 0:
- * none), as a fabric sets it from its per-nexus share of memory. */
-void loop_set_buf_budget(struct loop_port *lp, uint32_t bytes);
+/* The buffer budget and reserve of the port's next commands
+ * (scsi_cmd.buf_budget, buf_reserve; 0: none), as a fabric sets them from its
+ * per-nexus share of memory. */
+void loop_set_buf_limits(struct loop_port *lp, uint32_t budget, uint32_t reserve);
 struct scsi_nexus *loop_nexus(struct loop_port *lp);
 struct reactor *loop_reactor(struct loop_port *lp);
 

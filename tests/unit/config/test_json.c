@@ -392,12 +392,14 @@ static void test_iscsi_errors(void **state)
 	    "\"max_logins_per_address\": 2, \"max_discovery_sessions\": 9,"
 	    "\"max_discovery_sessions_per_address\": 1,"
 	    "\"queue_depth\": 1, \"max_buffer_memory_mib\": 64, \"max_session_data_mib\": 16,"
-	    "\"max_connection_data_mib\": 8, \"max_session_send_queue_mib\": 4,"
+	    "\"max_connection_data_mib\": 8, \"session_reserve_kib\": 128, "
+	    "\"max_session_send_queue_mib\": 4,"
 	    "\"max_connection_send_queue_mib\": 2, \"data_out_timeout\": 0}}");
 	assert_int_equal(c->iscsi_set, (1u << ARRAY_SIZE(cfg_iscsi_fields)) - 1);
 	assert_int_equal(c->iscsi.max_buffer_memory_mib, 64);
 	assert_int_equal(c->iscsi.max_session_data_mib, 16);
 	assert_int_equal(c->iscsi.max_connection_data_mib, 8);
+	assert_int_equal(c->iscsi.session_reserve_kib, 128);
 	assert_int_equal(c->iscsi.max_session_send_queue_mib, 4);
 	assert_int_equal(c->iscsi.max_connection_send_queue_mib, 2);
 	assert_int_equal(c->iscsi.data_out_timeout_s, 0);

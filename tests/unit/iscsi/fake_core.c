@@ -251,6 +251,12 @@ uint32_t scsi_cmd_buf_bytes(const struct scsi_cmd *cmd)
 	return cmd->buf ? cmd->priv.buf_len : 0;
 }
 
+bool scsi_cmd_buf_reserved(const struct scsi_cmd *cmd)
+{
+	(void)cmd;
+	return false;
+}
+
 bool scsi_cmd_buf_pending(const struct scsi_cmd *cmd)
 {
 	return cmd->priv.buf_wait;

@@ -162,6 +162,13 @@ static void test_cap(void **state)
 	assert_int_equal(buf_in_use(), N * 4096);
 	buf_free(none, 0);
 	assert_int_equal(buf_in_use(), N * 4096);
+	/* a nexus' reserve is outside the cap, counted apart */
+	void *res = buf_alloc_reserved(8192);
+	assert_non_null(res);
+	assert_int_equal(buf_in_use(), N * 4096);
+	assert_int_equal(buf_reserved_in_use(), 8192);
+	buf_free_reserved(res, 8192);
+	assert_int_equal(buf_reserved_in_use(), 0);
 	buf_free(v[0], 4096);
 	v[0] = buf_alloc(4096);
 	assert_non_null(v[0]);

@@ -164,7 +164,7 @@ static void test_buf_budget(void **state)
 	uint8_t cdb[10], buf[16 * H_BS];
 	struct loop_result r;
 
-	loop_set_buf_budget(h->p1, 8 * H_BS);
+	loop_set_buf_limits(h->p1, 8 * H_BS, 0);
 	h_cdb_rw10(cdb, 0x28, 0, 16);
 	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, sizeof(buf), &r);
 	assert_int_equal(r.status, SAM_STAT_TASK_SET_FULL);
@@ -172,10 +172,40 @@ static void test_buf_budget(void **state)
 	h_cdb_rw10(cdb, 0x28, 0, 8);
 	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, 8 * H_BS, &r);
 	assert_int_equal(r.status, SAM_STAT_GOOD);
-	loop_set_buf_budget(h->p1, 0);
+	loop_set_buf_limits(h->p1, 0, 0);
 	h_cdb_rw10(cdb, 0x28, 0, 16);
 	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, sizeof(buf), &r);
 	assert_int_equal(r.status, SAM_STAT_GOOD);
+}
+
+/* The nexus' reserve (scsi_cmd.buf_reserve): with the global cap taken by
+ * others, a command whose buffer fits in the reserve still gets one
+ * (outside the cap, counted apart); without it, BUSY. */
+static void test_buf_reserve(void **state)
+{
+	struct harness *h = *state;
+	uint8_t cdb[10], buf[16 * H_BS];
+	struct loop_result r;
+	void *hog;
+
+	buf_set_cap(64u << 10);
+	hog = buf_alloc(64u << 10); /* the whole cap, as other initiators would */
+	assert_non_null(hog);
+	h_cdb_rw10(cdb, 0x28, 0, 16);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, sizeof(buf), &r);
+	assert_int_equal(r.status, SAM_STAT_BUSY);
+	loop_set_buf_limits(h->p1, 0, sizeof(buf));
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, sizeof(buf), &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(buf_reserved_in_use(), 0); /* given back */
+	assert_int_equal(buf_in_use(), 64u << 10);
+	/* larger than the reserve: the cap again */
+	loop_set_buf_limits(h->p1, 0, sizeof(buf) / 2);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, sizeof(buf), &r);
+	assert_int_equal(r.status, SAM_STAT_BUSY);
+	loop_set_buf_limits(h->p1, 0, 0);
+	buf_free(hog, 64u << 10);
+	buf_set_cap(0);
 }
 
 static void test_write_residuals(void **state)
@@ -334,6 +364,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_write_residuals, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_buffers_sized_by_edtl, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_buf_budget, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_buf_reserve, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_direction_mismatch, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_data_underflow, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bs_error_medium_error, setup, teardown),
