@@ -97,6 +97,8 @@ struct file_dev {
 	ino_t st_ino;
 	char name[64];
 	struct file_dev *next_open;
+	int lock_fd; /* a dup of the predecessor's descriptor holding the flock (a
+			back-store replaced by one of its name); -1: fd holds it */
 };
 
 /* ---- one user per image ----
@@ -114,15 +116,28 @@ static int image_claim(struct file_dev *f, const struct bs_params *p, const stru
 	int rc = 0;
 
 	pthread_mutex_lock(&open_lock);
+	f->lock_fd = -1;
 	for (o = open_images; o; o = o->next_open)
 		if (o->st_dev == st->st_dev && o->st_ino == st->st_ino &&
 		    !(o->readonly && f->readonly))
 			break;
-	if (o) {
+	if (o && !strcmp(o->name, p->name)) {
+		/* the same back-store replaced (a reload, import --replace): the
+		 * new one opens before the old one closes, and takes over its
+		 * lock through a descriptor of the same open file */
+		f->lock_fd = fcntl(o->lock_fd >= 0 ? o->lock_fd : o->fd, F_DUPFD_CLOEXEC, 0);
+		if (f->lock_fd < 0)
+			rc = -errno;
+		o = NULL;
+	}
+	if (rc) {
+		log_err("backstore %s: %s: %s", p->name, p->path, strerror(-rc));
+	} else if (o) {
 		log_err("backstore %s: %s is already the image of back-store %s", p->name, p->path,
 			o->name);
 		rc = -EBUSY;
-	} else if (flock(f->fd, (f->readonly ? LOCK_SH : LOCK_EX) | LOCK_NB) < 0) {
+	} else if (f->lock_fd < 0 &&
+		   flock(f->fd, (f->readonly ? LOCK_SH : LOCK_EX) | LOCK_NB) < 0) {
 		rc = -errno;
 		log_err("backstore %s: %s is in use by another process (another utargetd?): %s",
 			p->name, p->path, rc == -EWOULDBLOCK ? "locked" : strerror(-rc));
@@ -648,6 +663,8 @@ static void file_close(struct bs_dev *dev)
 	struct file_dev *f = container_of(dev, struct file_dev, dev);
 
 	image_release(f);
+	if (f->lock_fd >= 0)
+		close(f->lock_fd);
 	close(f->fd); /* and its flock */
 	free(f);
 }
@@ -747,6 +764,7 @@ static int file_open(const struct bs_params *p, struct bs_dev **out)
 		goto fail;
 	}
 	f->fd = fd;
+	f->lock_fd = -1;
 	f->block_size = p->block_size;
 	f->readonly = p->readonly;
 	if (fstat(fd, &st) < 0) {
@@ -847,8 +865,11 @@ static int file_open(const struct bs_params *p, struct bs_dev **out)
 	return 0;
 
 fail:
-	if (f)
+	if (f) {
 		image_release(f);
+		if (f->lock_fd >= 0)
+			close(f->lock_fd);
+	}
 	free(f);
 	close(fd);
 	if (created)
