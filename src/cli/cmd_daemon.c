@@ -143,13 +143,13 @@ static int cf_call_doc(struct cli *c, const char *method, json_t *params, const 
 /* utargetd's own check, without a daemon: parse and verify. */
 static int cf_check_local(struct cli *c, const char *file)
 {
-	struct iscsi_settings defaults;
+	struct cfg_iscsi_settings defaults;
 	struct cfg_err err;
 	char line[1024];
 	struct cfg *cfg;
 	int rc;
 
-	iscsi_settings_default(&defaults);
+	cfg_iscsi_defaults(&defaults);
 	rc = cfg_load(file, &defaults, &cfg, &err);
 	if (rc) {
 		cfg_err_format(&err, file, line, sizeof(line));

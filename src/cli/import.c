@@ -96,7 +96,7 @@ void imp_report_print(const struct imp_result *r, FILE *f)
 
 int imp_finish(const struct imp_result *r, char **text, struct cfg_err *err)
 {
-	struct iscsi_settings defaults;
+	struct cfg_iscsi_settings defaults;
 	struct cfg *c = NULL;
 	char *doc;
 	int rc;
@@ -106,7 +106,7 @@ int imp_finish(const struct imp_result *r, char **text, struct cfg_err *err)
 	doc = json_dumps(r->config, JSON_INDENT(2) | JSON_SORT_KEYS);
 	if (!doc)
 		return -ENOMEM;
-	iscsi_settings_default(&defaults);
+	cfg_iscsi_defaults(&defaults);
 	rc = cfg_parse(doc, strlen(doc), &defaults, &c, err);
 	if (rc == 0) {
 		rc = cfg_verify(c, err);

@@ -16,6 +16,7 @@
  * are keyed by name (runtime.h), so that live.c can change them one at a
  * time when the configuration changes (reload, the control API).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,6 +53,52 @@ void cfg_rt_path(struct cfg_err *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->path, sizeof(err->path), fmt, ap);
 	va_end(ap);
+}
+
+/* The config's "iscsi" section as the fabric's settings: the config owns
+ * its own struct (model.h) so that its file side needs nothing of the
+ * fabric; this is the one place where the two meet. Every member of one is
+ * a member of the other, with the same name and type. */
+static_assert(sizeof(struct cfg_iscsi_settings) == sizeof(struct iscsi_settings),
+	      "a member added to one settings struct is missing from the other");
+static void cfg_iscsi_to_fabric(const struct cfg_iscsi_settings *in, struct iscsi_settings *out)
+{
+	*out = (struct iscsi_settings){
+	    .max_recv_data_segment_length = in->max_recv_data_segment_length,
+	    .max_burst_length = in->max_burst_length,
+	    .first_burst_length = in->first_burst_length,
+	    .initial_r2t = in->initial_r2t,
+	    .immediate_data = in->immediate_data,
+	    .max_outstanding_r2t = in->max_outstanding_r2t,
+	    .max_connections = in->max_connections,
+	    .header_digest = in->header_digest,
+	    .data_digest = in->data_digest,
+	    .default_time2wait = in->default_time2wait,
+	    .default_time2retain = in->default_time2retain,
+	    .nop_in_interval_s = in->nop_in_interval_s,
+	    .nop_in_timeout_s = in->nop_in_timeout_s,
+	    .login_timeout_s = in->login_timeout_s,
+	    .max_sessions = in->max_sessions,
+	    .max_logins_in_progress = in->max_logins_in_progress,
+	    .max_logins_per_address = in->max_logins_per_address,
+	    .max_discovery_sessions = in->max_discovery_sessions,
+	    .max_discovery_sessions_per_address = in->max_discovery_sessions_per_address,
+	    .queue_depth = in->queue_depth,
+	    .max_buffer_memory_mib = in->max_buffer_memory_mib,
+	    .max_session_data_mib = in->max_session_data_mib,
+	    .max_connection_data_mib = in->max_connection_data_mib,
+	    .max_session_send_queue_mib = in->max_session_send_queue_mib,
+	    .max_connection_send_queue_mib = in->max_connection_send_queue_mib,
+	    .data_out_timeout_s = in->data_out_timeout_s,
+	};
+}
+
+int cfg_apply_iscsi_settings(const struct cfg *c)
+{
+	struct iscsi_settings s;
+
+	cfg_iscsi_to_fabric(&c->iscsi, &s);
+	return iscsi_init(&s);
 }
 
 static int cfg_make_state_dir(const struct cfg *c, struct cfg_err *err)

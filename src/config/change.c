@@ -300,9 +300,9 @@ static enum cfg_chg_kind chg_kind_by_name(const char *s)
 }
 
 /* The fabric's iSCSI defaults (cfg_chg_set_defaults()). */
-static struct iscsi_settings chg_defaults;
+static struct cfg_iscsi_settings chg_defaults;
 
-void cfg_chg_set_defaults(const struct iscsi_settings *d)
+void cfg_chg_set_defaults(const struct cfg_iscsi_settings *d)
 {
 	chg_defaults = *d;
 }

@@ -90,9 +90,9 @@ int cfg_chg_to_json(struct cfg_chg *ch);
  * "targets" (the object of a settings change; what cfg_diff() compares).
  * NULL when out of memory. */
 struct json_t *cfg_settings_to_json(const struct cfg *c);
-/* The iSCSI settings a settings change leaves out take these (the fabric's
- * defaults, as for the file: iscsi_settings_default()). */
-void cfg_chg_set_defaults(const struct iscsi_settings *d);
+/* The iSCSI settings a settings change leaves out take these (the
+ * defaults, as for the file: cfg_iscsi_defaults()). */
+void cfg_chg_set_defaults(const struct cfg_iscsi_settings *d);
 /* A change from its journal form (the inverse); 0, -EINVAL with err, -ENOMEM. */
 int cfg_chg_from_json(struct json_t *j, struct cfg_chg **out, struct cfg_err *err);
 

@@ -26,7 +26,7 @@ int cfg_read_file(const char *file, size_t max, char **text, size_t *len);
 /* Read, parse and verify file. 0, or -errno with *err set: err->line 0 and
  * err->path "" for file errors, else the line and JSON path of the first
  * problem. */
-int cfg_load(const char *file, const struct iscsi_settings *iscsi_defaults, struct cfg **out,
+int cfg_load(const char *file, const struct cfg_iscsi_settings *iscsi_defaults, struct cfg **out,
 	     struct cfg_err *err);
 /* Checks that need the file system and that --check also performs: file
  * back-stores without create exist (regular file or block device); the
@@ -80,6 +80,12 @@ struct cfg_runtime;
  * the daemon keeps identifiers stable once running). */
 int cfg_apply(struct cfg *c, const struct cfg_overrides *ov, struct cfg_runtime **out,
 	      struct cfg_err *err);
+/* Hand c's "iscsi" section to the iSCSI fabric (iscsi_init() with the
+ * fabric's struct iscsi_settings): at start-up, after reactor_pool_start()
+ * and scsi_core_init() and before cfg_apply(), and when a settings change
+ * commits (live.c): new logins and connections take the new values. 0 or
+ * -errno. */
+int cfg_apply_iscsi_settings(const struct cfg *c);
 /* Tear down in reverse order (iSCSI targets first: no new I/O; logical
  * units last: their back-stores close on the last reference). NULL ok. */
 void cfg_runtime_destroy(struct cfg_runtime *rt);

@@ -21,7 +21,7 @@ static struct {
 	struct cfg *c;
 	struct cfg_index *ix;
 	struct cfg_runtime *rt;
-	struct iscsi_settings defaults;
+	struct cfg_iscsi_settings defaults;
 	struct cfg_ctl_opts opts;
 	size_t replayed;
 	char summary[1024];

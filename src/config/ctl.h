@@ -34,7 +34,7 @@ struct cfg_ctl_opts {
 	const char *const *listen; /* --listen: replaces every portal */
 	size_t nlisten;
 	bool log_level_fixed; /* --log-level given */
-	const struct iscsi_settings *defaults;
+	const struct cfg_iscsi_settings *defaults;
 };
 
 /* Start-up in two steps: load FILE, replay its journal, check the files

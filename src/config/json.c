@@ -25,7 +25,7 @@
 #include "lib/compiler.h"
 #include "lib/log.h"
 
-/* ---- the "iscsi" section: one row per struct iscsi_settings field ---- */
+/* ---- the "iscsi" section: one row per struct cfg_iscsi_settings field ---- */
 enum cfg_field_kind { CFG_F_BOOL, CFG_F_U16, CFG_F_U32 };
 
 struct cfg_iscsi_field {
@@ -37,8 +37,8 @@ struct cfg_iscsi_field {
 
 #define ISF(name_, member_, kind_, min_, max_)                                                     \
 	{                                                                                          \
-		.name = (name_), .off = offsetof(struct iscsi_settings, member_), .kind = (kind_), \
-		.min = (min_), .max = (max_)                                                       \
+		.name = (name_), .off = offsetof(struct cfg_iscsi_settings, member_),              \
+		.kind = (kind_), .min = (min_), .max = (max_)                                      \
 	}
 
 /* Ranges: RFC 7143 section 13 for the negotiated keys, narrowed to what the
@@ -507,8 +507,8 @@ static int cfg_parse_root(struct cfg_pctx *x, json_t *root, struct cfg *c)
 	return 0;
 }
 
-int cfg_parse(const char *text, size_t len, const struct iscsi_settings *defaults, struct cfg **out,
-	      struct cfg_err *err)
+int cfg_parse(const char *text, size_t len, const struct cfg_iscsi_settings *defaults,
+	      struct cfg **out, struct cfg_err *err)
 {
 	struct cfg_pctx x = {.err = err};
 	json_error_t jerr;

@@ -386,7 +386,7 @@ static void live_settings_commit(struct cfg_runtime *rt, const struct cfg *c, st
 	struct cfg_err err;
 
 	/* new logins and connections take the new values */
-	iscsi_init(&c->iscsi);
+	cfg_apply_iscsi_settings(c);
 	if (!rt->log_level_fixed && c->log_level)
 		log_set_level(log_level_parse(c->log_level));
 	if (cfg_auth_apply_discovery(c, &err))

@@ -104,7 +104,7 @@ static void cfg_file_err(struct cfg_err *err, int rc)
 		cfg_lmsg(err, "%s", strerror(-rc));
 }
 
-int cfg_load(const char *file, const struct iscsi_settings *iscsi_defaults, struct cfg **out,
+int cfg_load(const char *file, const struct cfg_iscsi_settings *iscsi_defaults, struct cfg **out,
 	     struct cfg_err *err)
 {
 	struct cfg *c;

@@ -36,6 +36,38 @@ void cfg_backstore_defaults(struct cfg_backstore *b)
 	};
 }
 
+void cfg_iscsi_defaults(struct cfg_iscsi_settings *s)
+{
+	*s = (struct cfg_iscsi_settings){
+	    .max_recv_data_segment_length = 262144,
+	    .max_burst_length = 1048576,
+	    .first_burst_length = 65536,
+	    .initial_r2t = false, /* accept unsolicited data when asked */
+	    .immediate_data = true,
+	    .max_outstanding_r2t = 16, /* the R2Ts the fabric tracks per task */
+	    .max_connections = 1,      /* MC/S not offered yet */
+	    .header_digest = true,     /* accepted when the initiator asks */
+	    .data_digest = true,
+	    .default_time2wait = 2,
+	    .default_time2retain = 0, /* ERL 0: nothing is retained */
+	    .nop_in_interval_s = 30,
+	    .nop_in_timeout_s = 30,
+	    .login_timeout_s = 30,
+	    .max_sessions = 1024,
+	    .max_logins_in_progress = 64,
+	    .max_logins_per_address = 16,
+	    .max_discovery_sessions = 64,
+	    .max_discovery_sessions_per_address = 4,
+	    .queue_depth = 128,
+	    .max_buffer_memory_mib = 1024,
+	    .max_session_data_mib = 64,
+	    .max_connection_data_mib = 64,
+	    .max_session_send_queue_mib = 8,
+	    .max_connection_send_queue_mib = 8,
+	    .data_out_timeout_s = 30,
+	};
+}
+
 void cfg_lun_clear(struct cfg_lun *l)
 {
 	free(l->backstore);

@@ -20,8 +20,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fabric/iscsi/iscsi.h"
-
 #define CFG_VERSION 1
 
 /* Lengths of names and identity fields (bytes, without the NUL). */
@@ -188,13 +186,48 @@ struct cfg_port_group {
 	size_t nlus;
 };
 
+/* The "iscsi" section (docs/config.md): the iSCSI fabric's global settings
+ * as the config holds them. The config owns this struct and its defaults
+ * (cfg_iscsi_defaults()), so that its file side, and the CLI that links
+ * it, need nothing of the fabric; the apply side hands the values to the
+ * fabric as its struct iscsi_settings (cfg_apply_iscsi_settings(),
+ * config.h), one member for one member. */
+struct cfg_iscsi_settings {
+	uint32_t max_recv_data_segment_length; /* ours, declared to the initiator */
+	uint32_t max_burst_length;
+	uint32_t first_burst_length;
+	bool initial_r2t;
+	bool immediate_data;
+	uint16_t max_outstanding_r2t;
+	uint16_t max_connections; /* per session */
+	bool header_digest;	  /* offer/accept CRC32C */
+	bool data_digest;
+	uint32_t default_time2wait;
+	uint32_t default_time2retain;
+	uint32_t nop_in_interval_s; /* 0 = no keepalive */
+	uint32_t nop_in_timeout_s;
+	uint32_t login_timeout_s;
+	uint32_t max_sessions; /* normal sessions of all targets; 0 = unlimited */
+	uint32_t max_logins_in_progress;
+	uint32_t max_logins_per_address;
+	uint32_t max_discovery_sessions;
+	uint32_t max_discovery_sessions_per_address;
+	uint32_t queue_depth; /* commands per session (CmdSN window) */
+	uint32_t max_buffer_memory_mib;
+	uint32_t max_session_data_mib;
+	uint32_t max_connection_data_mib;
+	uint32_t max_session_send_queue_mib;
+	uint32_t max_connection_send_queue_mib;
+	uint32_t data_out_timeout_s;
+};
+
 struct cfg {
 	int version;
-	char *state_dir;	     /* as written; NULL = "." */
-	char *log_level;	     /* NULL = not set */
-	char *rpc_socket;	     /* control socket path; NULL = the daemon's default */
-	struct iscsi_settings iscsi; /* effective: defaults + the "iscsi" section */
-	uint32_t iscsi_set;	     /* bit i: the i-th iscsi field was in the file */
+	char *state_dir;		 /* as written; NULL = "." */
+	char *log_level;		 /* NULL = not set */
+	char *rpc_socket;		 /* control socket path; NULL = the daemon's default */
+	struct cfg_iscsi_settings iscsi; /* effective: defaults + the "iscsi" section */
+	uint32_t iscsi_set;		 /* bit i: the i-th iscsi field was in the file */
 	struct cfg_backstore *bs;
 	size_t nbs;
 	struct cfg_target *targets;
@@ -222,6 +255,9 @@ int cfg_err_vset(struct cfg_err *err, int rc, const char *path, const char *fmt,
 
 /* Defaults of a back-store before its fields are read. */
 void cfg_backstore_defaults(struct cfg_backstore *b);
+/* The defaults of the "iscsi" section (docs/config.md; the same values as
+ * the fabric's iscsi_settings_default(), which a unit test checks). */
+void cfg_iscsi_defaults(struct cfg_iscsi_settings *s);
 void cfg_free(struct cfg *c);
 /* Free what one object owns (not the object itself: it lives in an array);
  * the object is left zeroed. A field added to an object is freed here. */
@@ -245,7 +281,7 @@ int cfg_state_dir_path(const struct cfg *c, char *buf, size_t size);
  * syntax, field types and ranges, unknown fields. iscsi_defaults (NULL:
  * zeroes) fill the settings the file leaves out. 0, or -EINVAL with *err set
  * (err->line from the JSON parser or from cfg_locate_line()), or -ENOMEM. */
-int cfg_parse(const char *text, size_t len, const struct iscsi_settings *iscsi_defaults,
+int cfg_parse(const char *text, size_t len, const struct cfg_iscsi_settings *iscsi_defaults,
 	      struct cfg **out, struct cfg_err *err);
 /* The tree as JSON text (indent 2, sorted keys, trailing newline); malloc'ed,
  * NULL on allocation failure. */

@@ -227,7 +227,7 @@ static size_t journal_replay(struct cfg *c, const char *jt, size_t jlen, size_t 
 	return n;
 }
 
-int cfg_store_open(const char *file, unsigned backups, const struct iscsi_settings *defaults,
+int cfg_store_open(const char *file, unsigned backups, const struct cfg_iscsi_settings *defaults,
 		   cfg_replay_fn fn, void *arg, struct cfg **out, size_t *replayed,
 		   struct cfg_err *err)
 {

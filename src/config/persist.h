@@ -41,7 +41,7 @@ typedef int (*cfg_replay_fn)(struct cfg *c, struct json_t *changes, void *arg, s
  * every portal group its relative port identifier (cfg_freeze_port_ids()),
  * replay its journal through fn, and open the journal for appends (a fresh
  * one when there was none or it was stale). *replayed: records applied. */
-int cfg_store_open(const char *file, unsigned backups, const struct iscsi_settings *defaults,
+int cfg_store_open(const char *file, unsigned backups, const struct cfg_iscsi_settings *defaults,
 		   cfg_replay_fn fn, void *arg, struct cfg **out, size_t *replayed,
 		   struct cfg_err *err);
 /* The store of an opened file (cfg_store_open() keeps it); NULL before. */

@@ -388,7 +388,7 @@ static void utd_signal_cb(struct reactor_fd *h, uint32_t revents)
  * default) plus the connections in login and the discovery sessions the
  * caps allow: raise the soft limit to the hard one (the systemd unit sets
  * both), and say so when even that is short of what the caps allow. */
-static void utd_raise_nofile(const struct iscsi_settings *s)
+static void utd_raise_nofile(const struct cfg_iscsi_settings *s)
 {
 	unsigned long long want = (unsigned long long)s->max_sessions + s->max_logins_in_progress +
 				  s->max_discovery_sessions + UTD_NOFILE_SPARE;
@@ -484,7 +484,7 @@ int main(int argc, char **argv)
 
 static int utd_run(int argc, char **argv, int locks[2])
 {
-	struct iscsi_settings defaults;
+	struct cfg_iscsi_settings defaults;
 	struct utd_signals sigs = {.stop_signal = 0};
 	struct cfg_ctl_opts copts;
 	struct cfg_err err;
@@ -506,7 +506,7 @@ static int utd_run(int argc, char **argv, int locks[2])
 	if (o.log_level >= 0)
 		log_set_level(o.log_level);
 
-	iscsi_settings_default(&defaults);
+	cfg_iscsi_defaults(&defaults);
 	copts = (struct cfg_ctl_opts){
 	    .file = o.config,
 	    .backups = UTD_BACKUPS,
@@ -589,7 +589,7 @@ static int utd_run(int argc, char **argv, int locks[2])
 		log_err("scsi_core_init: %s", strerror(-rc));
 		goto fail_pool;
 	}
-	rc = iscsi_init(&cfg_ctl_tree()->iscsi);
+	rc = cfg_apply_iscsi_settings(cfg_ctl_tree()); /* iscsi_init() */
 	if (rc) {
 		log_err("iscsi_init: %s", strerror(-rc));
 		goto fail_pool;

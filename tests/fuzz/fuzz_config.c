@@ -47,7 +47,7 @@ static void config_sizes(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct iscsi_settings defaults;
+	struct cfg_iscsi_settings defaults;
 	struct cfg *c = NULL, *c2 = NULL;
 	struct cfg_err err, err2;
 	char *dump, *dump2;
@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fz_init();
 	config_sizes(data, size);
-	iscsi_settings_default(&defaults);
+	cfg_iscsi_defaults(&defaults);
 	if (cfg_parse((const char *)data, size, &defaults, &c, &err) != 0) {
 		if (err.line < 0 || err.line > config_lines(data, size))
 			config_fail("parse error on a line outside the text", err.msg);

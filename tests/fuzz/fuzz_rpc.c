@@ -38,7 +38,7 @@ static const char rpc_config[] =
 
 static char rpc_dir[64];
 static char rpc_file[128];
-static struct iscsi_settings rpc_defaults;
+static struct cfg_iscsi_settings rpc_defaults;
 
 static void rpc_fail_check(const char *what)
 {
@@ -76,7 +76,7 @@ static void rpc_init(void)
 	f = fopen(rpc_file, "w");
 	if (!f || fputs(rpc_config, f) < 0 || fclose(f))
 		abort();
-	iscsi_settings_default(&rpc_defaults);
+	cfg_iscsi_defaults(&rpc_defaults);
 	o.file = rpc_file;
 	o.defaults = &rpc_defaults;
 	if (cfg_ctl_load(&o, &err)) {

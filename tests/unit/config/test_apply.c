@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "config/apply.c"
+#include "iscsi_fields.h"
 
 /* ---- fakes ---- */
 enum fake_call {
@@ -330,6 +331,17 @@ int iscsi_tpg_portal_add(struct iscsi_tpg *tpg, const char *addr)
 	assert_true(tpg->nportals < 4);
 	snprintf(tpg->portals[tpg->nportals++], sizeof(tpg->portals[0]), "%s", addr);
 	fk.listening++;
+	return 0;
+}
+
+/* the global settings (cfg_apply_iscsi_settings()) */
+static struct iscsi_settings seen_settings;
+static int iscsi_inits;
+
+int iscsi_init(const struct iscsi_settings *s)
+{
+	seen_settings = *s;
+	iscsi_inits++;
 	return 0;
 }
 
@@ -709,12 +721,42 @@ static void test_state_dir(void **state)
 	cfg_free(c);
 }
 
+/* The "iscsi" section reaches the fabric member for member: each pass
+ * gives every member its own value (numbers: distinct; booleans: bit p of
+ * the member's index, so that any two booleans differ in some pass). */
+static void test_iscsi_settings(void **state)
+{
+	(void)state;
+	for (unsigned p = 0; p < 5; p++) {
+		struct cfg c = {0};
+		unsigned i = 0;
+
+		memset(&seen_settings, 0, sizeof(seen_settings));
+#define VAL(m) _Generic(c.iscsi.m, bool : (bool)((i >> p) & 1), default : 1000 * p + i + 1)
+#define SET(m)                                                                                     \
+	c.iscsi.m = VAL(m);                                                                        \
+	i++;
+		ISCSI_FIELDS(SET)
+		iscsi_inits = 0;
+		assert_int_equal(cfg_apply_iscsi_settings(&c), 0);
+		assert_int_equal(iscsi_inits, 1);
+		i = 0;
+#define CHECK(m)                                                                                   \
+	assert_int_equal(seen_settings.m, VAL(m));                                                 \
+	i++;
+		ISCSI_FIELDS(CHECK)
+#undef CHECK
+#undef SET
+#undef VAL
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_builds_everything), cmocka_unit_test(test_listen_override),
 	    cmocka_unit_test(test_port_groups),	      cmocka_unit_test(test_all_or_nothing),
-	    cmocka_unit_test(test_state_dir),
+	    cmocka_unit_test(test_state_dir),	      cmocka_unit_test(test_iscsi_settings),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

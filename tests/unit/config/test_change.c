@@ -50,7 +50,7 @@ struct fx {
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct iscsi_settings d = {.max_burst_length = 1048576, .first_burst_length = 65536};
+	struct cfg_iscsi_settings d = {.max_burst_length = 1048576, .first_burst_length = 65536};
 	struct cfg_err err;
 
 	cfg_chg_set_defaults(&d);

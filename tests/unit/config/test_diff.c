@@ -21,7 +21,7 @@
 #define T "iqn.2026-12.org.utarget:t"
 #define U "iqn.2026-12.org.utarget:u"
 
-static const struct iscsi_settings defaults = {
+static const struct cfg_iscsi_settings defaults = {
     .max_burst_length = 1048576, .first_burst_length = 65536, .queue_depth = 128};
 
 static struct cfg *load(const char *text)
@@ -273,7 +273,7 @@ int main(void)
 	    cmocka_unit_test(test_everything),	   cmocka_unit_test(test_reverse_and_swap),
 	    cmocka_unit_test(test_rel_ports_kept),
 	};
-	struct iscsi_settings d = defaults;
+	struct cfg_iscsi_settings d = defaults;
 
 	cfg_chg_set_defaults(&d);
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,7 +12,7 @@
 
 #include "config/json.c"
 
-static const struct iscsi_settings defaults = {
+static const struct cfg_iscsi_settings defaults = {
     .max_recv_data_segment_length = 262144,
     .max_burst_length = 1048576,
     .first_burst_length = 65536,

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "config/model.c"
+#include "fabric/iscsi/iscsi.h"
+#include "iscsi_fields.h"
 
 static void test_defaults(void **state)
 {
@@ -28,6 +30,24 @@ static void test_defaults(void **state)
 	assert_int_equal(b.size, 0);
 	assert_null(b.name);
 	assert_null(b.naa);
+}
+
+/* The config owns the defaults of its "iscsi" section (so that its file
+ * side and the CLI need nothing of the fabric); they are the fabric's own,
+ * member for member (this binary links the fabric for the comparison). */
+static void test_iscsi_defaults(void **state)
+{
+	struct cfg_iscsi_settings c;
+	struct iscsi_settings f;
+
+	(void)state;
+	memset(&c, 0xa5, sizeof(c));
+	cfg_iscsi_defaults(&c);
+	iscsi_settings_default(&f);
+#define SAME(m) assert_int_equal(c.m, f.m);
+	ISCSI_FIELDS(SAME)
+#undef SAME
+	assert_int_equal(sizeof(c), sizeof(f));
 }
 
 static void test_paths(void **state)
@@ -98,6 +118,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_iscsi_defaults),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_free_partial),
 	};

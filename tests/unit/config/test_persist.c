@@ -25,7 +25,7 @@
 #include "lib/atomic_file.h"
 
 static char dir[64], file[128], journal[160];
-static const struct iscsi_settings defaults = {
+static const struct cfg_iscsi_settings defaults = {
     .max_burst_length = 1048576, .first_burst_length = 65536, .queue_depth = 128};
 
 static const char base_cfg[] =
@@ -397,7 +397,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stale_journal, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_compaction, setup, teardown),
 	};
-	struct iscsi_settings d = defaults;
+	struct cfg_iscsi_settings d = defaults;
 
 	cfg_chg_set_defaults(&d);
 	return cmocka_run_group_tests(tests, NULL, NULL);

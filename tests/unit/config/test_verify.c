@@ -12,7 +12,7 @@
 
 #include "config/verify.c"
 
-static const struct iscsi_settings defaults = {
+static const struct cfg_iscsi_settings defaults = {
     .max_burst_length = 262144,
     .first_burst_length = 65536,
 };

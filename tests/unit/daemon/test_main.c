@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for src/daemon/main.c: option parsing, and the start-up,
  * reload and shutdown sequence with fakes of the reactor pool, the core,
- * the iSCSI fabric, the control plane's build (cfg_ctl_apply) and the
- * control socket (the real config loader and verifier are used). */
+ * the iSCSI fabric (its settings go through cfg_apply_iscsi_settings()),
+ * the control plane's build (cfg_ctl_apply) and the control socket (the
+ * real config loader and verifier are used). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,8 +22,8 @@ int utargetd_main(int argc, char **argv);
 static char seq[1024];
 static int fail_apply, fail_iscsi_init, fail_pool_start;
 static struct reactor_fd *sig_handle;
-static const struct iscsi_settings *seen_settings;
-static struct iscsi_settings seen_settings_copy;
+static const struct cfg_iscsi_settings *seen_settings;
+static struct cfg_iscsi_settings seen_settings_copy;
 static size_t seen_nlisten;
 static char seen_listen0[64];
 static unsigned seen_threads;
@@ -35,26 +36,13 @@ static void rec(const char *what)
 	snprintf(seq + n, sizeof(seq) - n, "%s%s", n ? " " : "", what);
 }
 
-void iscsi_settings_default(struct iscsi_settings *s)
-{
-	*s = (struct iscsi_settings){
-	    .max_recv_data_segment_length = 262144,
-	    .max_burst_length = 1048576,
-	    .first_burst_length = 65536,
-	    .max_outstanding_r2t = 1,
-	    .max_connections = 1,
-	    .queue_depth = 128,
-	    .login_timeout_s = 15,
-	    .nop_in_timeout_s = 30,
-	    .max_logins_in_progress = 64,
-	};
-}
-
-int iscsi_init(const struct iscsi_settings *s)
+/* the fabric's settings go through the config's apply side (the real
+ * defaults, cfg_iscsi_defaults(), come from the config core) */
+int cfg_apply_iscsi_settings(const struct cfg *c)
 {
 	rec("iscsi_init");
-	seen_settings = s;
-	seen_settings_copy = *s;
+	seen_settings = &c->iscsi;
+	seen_settings_copy = c->iscsi;
 	return fail_iscsi_init ? -EADDRINUSE : 0;
 }
 
@@ -421,7 +409,7 @@ static void test_start_and_sigterm(void **state)
 	assert_int_equal(seen_threads, 2);
 	assert_int_equal(seen_nlisten, 1);
 	assert_string_equal(seen_listen0, "127.0.0.1:3410");
-	/* the iSCSI settings: fabric defaults + the file's */
+	/* the iSCSI settings: the defaults + the file's */
 	assert_int_equal(seen_settings_copy.queue_depth, 16);
 	assert_int_equal(seen_settings_copy.max_burst_length, 1048576);
 	assert_null(sig_handle);
