@@ -69,6 +69,33 @@ void cfg_ctl_summary(char *buf, size_t size)
 }
 
 /* One journal record at start-up: its changes applied to the tree. */
+struct scsi_lu *cfg_ctl_lu(const char *backstore)
+{
+	if (!backstore || !ctl.ix || !ctl.rt || cfg_ix_bs(ctl.ix, backstore) < 0)
+		return NULL;
+	return cfg_rt_lu(ctl.rt, backstore);
+}
+
+const char *cfg_ctl_effect(const struct cfg_chg *ch)
+{
+	return cfg_live_effect(ch);
+}
+
+const char *cfg_ctl_file(void)
+{
+	return cfg_store_file();
+}
+
+void cfg_ctl_stats(struct cfg_ctl_stats *out)
+{
+	*out = (struct cfg_ctl_stats){
+	    .file = cfg_store_file(),
+	    .file_bytes = cfg_store_file_bytes(),
+	    .journal_records = cfg_store_journal_records(),
+	    .journal_bytes = cfg_store_journal_bytes(),
+	};
+}
+
 static int ctl_replay(struct cfg *c, json_t *changes, void *arg, struct cfg_err *err)
 {
 	struct cfg_index **ix = arg;

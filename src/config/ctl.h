@@ -87,6 +87,31 @@ int cfg_ctl_check_doc(struct json_t *doc, size_t *nbs, size_t *ntargets, struct 
  * changes were applied. */
 int cfg_ctl_reload(size_t *nchanges, struct cfg_err *err);
 
+/* ---- what the control API reads of the running side ----
+ * The control API (src/rpc) reaches the configuration through this header
+ * and the ones it includes (change.h, config.h, index.h, model.h), never
+ * through the config layer's own: the running objects (runtime.h), the
+ * changes' application (live.h), the file and its journal (persist.h).
+ * tests/check_layers.sh holds it to that. */
+struct scsi_lu;
+/* The running logical unit of the configured back-store named backstore
+ * (for the core's public interface, scsi/scsi.h); NULL when there is no
+ * such back-store or nothing runs. */
+struct scsi_lu *cfg_ctl_lu(const char *backstore);
+/* What committing ch did to sessions (e.g. "sessions of target X
+ * dropped"), "" when nothing; valid until cfg_ctl_done(). */
+const char *cfg_ctl_effect(const struct cfg_chg *ch);
+/* The daemon's config file (NULL before cfg_ctl_load()). */
+const char *cfg_ctl_file(void);
+/* The file and its journal, for daemon.info and config.save. */
+struct cfg_ctl_stats {
+	const char *file; /* as cfg_ctl_file() */
+	size_t file_bytes;
+	size_t journal_records; /* acknowledged changes not yet compacted into FILE */
+	size_t journal_bytes;
+};
+void cfg_ctl_stats(struct cfg_ctl_stats *out);
+
 /* The control API's group commit: called before a change that does not
  * come through it (reload on SIGHUP, ALUA states), so that the journal
  * keeps the order in which changes were made. */

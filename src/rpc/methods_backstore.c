@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "config/ctl.h"
-#include "config/runtime.h"
 #include "rpc/rpc.h"
 #include "scsi/scsi.h"
 
@@ -51,7 +50,7 @@ static json_t *bs_json(const struct cfg *c, const struct cfg_backstore *b, json_
 {
 	json_t *o = cfg_object_to_json(CFG_OBJ_BACKSTORE, b), *mapped;
 	char vendor[9], product[17], revision[5], serial[33], hex[33];
-	struct scsi_lu *lu = cfg_rt_lu(cfg_ctl_runtime(), b->name);
+	struct scsi_lu *lu = cfg_ctl_lu(b->name);
 	uint8_t naa[16];
 
 	if (!o)

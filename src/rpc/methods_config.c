@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "config/ctl.h"
-#include "config/persist.h"
 #include "fabric/iscsi/iscsi.h"
 #include "rpc/rpc.h"
 
@@ -31,20 +30,20 @@ static int m_info(struct rpc_call *call)
 {
 	const struct cfg *c = cfg_ctl_tree();
 	struct iscsi_session_info *s = NULL;
+	struct cfg_ctl_stats st;
 	size_t ns = 0;
 
+	cfg_ctl_stats(&st);
 	if (iscsi_session_list(&s, &ns))
 		ns = 0;
 	free(s);
-	call->result =
-	    json_pack("{s:s,s:i,s:s,s:s,s:f,s:i,s:i,s:i,s:i,s:{s:i,s:i},s:i}", "version",
-		      rpc_server_version(), "pid", (int)getpid(), "config",
-		      cfg_store_file() ? cfg_store_file() : "", "socket", rpc_server_path(),
-		      "uptime_s", rpc_server_uptime(), "backstores", (json_int_t)c->nbs, "targets",
-		      (json_int_t)c->ntargets, "luns", (json_int_t)count_luns(c), "sessions",
-		      (json_int_t)ns, "journal", "records", (json_int_t)cfg_store_journal_records(),
-		      "bytes", (json_int_t)cfg_store_journal_bytes(), "config_bytes",
-		      (json_int_t)cfg_store_file_bytes());
+	call->result = json_pack(
+	    "{s:s,s:i,s:s,s:s,s:f,s:i,s:i,s:i,s:i,s:{s:i,s:i},s:i}", "version",
+	    rpc_server_version(), "pid", (int)getpid(), "config", st.file ? st.file : "", "socket",
+	    rpc_server_path(), "uptime_s", rpc_server_uptime(), "backstores", (json_int_t)c->nbs,
+	    "targets", (json_int_t)c->ntargets, "luns", (json_int_t)count_luns(c), "sessions",
+	    (json_int_t)ns, "journal", "records", (json_int_t)st.journal_records, "bytes",
+	    (json_int_t)st.journal_bytes, "config_bytes", (json_int_t)st.file_bytes);
 	return call->result ? 0 : rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
 }
 
@@ -56,6 +55,7 @@ static int m_get(struct rpc_call *call)
 
 static int m_save(struct rpc_call *call)
 {
+	struct cfg_ctl_stats st;
 	struct cfg_err err;
 	int rc = cfg_ctl_save(&err);
 
@@ -63,8 +63,8 @@ static int m_save(struct rpc_call *call)
 		return rpc_fail(call, RPC_PERSIST_FAILED,
 				json_pack("{s:s,s:i}", "message", err.msg, "errno", -rc), "%s",
 				err.msg);
-	call->result = json_pack("{s:s,s:i}", "file", cfg_store_file(), "bytes",
-				 (json_int_t)cfg_store_file_bytes());
+	cfg_ctl_stats(&st);
+	call->result = json_pack("{s:s,s:i}", "file", st.file, "bytes", (json_int_t)st.file_bytes);
 	return 0;
 }
 
@@ -145,7 +145,7 @@ static int m_check(struct rpc_call *call)
 	if (doc)
 		rc = cfg_ctl_check_doc(doc, &nbs, &nt, &err);
 	else
-		rc = cfg_ctl_check_file(path ? path : cfg_store_file(), &nbs, &nt, &err);
+		rc = cfg_ctl_check_file(path ? path : cfg_ctl_file(), &nbs, &nt, &err);
 	if (rc)
 		return rpc_fail_cfg(call, rc, &err, false);
 	call->result = json_pack("{s:b,s:i,s:i}", "ok", true, "backstores", (json_int_t)nbs,

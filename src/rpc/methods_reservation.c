@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "config/ctl.h"
-#include "config/runtime.h"
 #include "rpc/rpc.h"
 #include "scsi/scsi.h"
 
@@ -23,10 +22,8 @@
 static struct scsi_lu *resv_lu(struct rpc_call *call)
 {
 	const char *name = rpc_str(call, "backstore");
-	struct scsi_lu *lu = NULL;
+	struct scsi_lu *lu = cfg_ctl_lu(name);
 
-	if (name && cfg_ix_bs(cfg_ctl_index(), name) >= 0)
-		lu = cfg_rt_lu(cfg_ctl_runtime(), name);
 	if (!lu)
 		rpc_fail(call, RPC_NOT_FOUND,
 			 json_pack("{s:s,s:s}", "kind", "backstore", "name", name ? name : ""),

@@ -30,7 +30,6 @@
 #include <unistd.h>
 
 #include "config/ctl.h"
-#include "config/live.h"
 #include "lib/list.h"
 #include "lib/log.h"
 #include "lib/reactor.h"
@@ -269,7 +268,7 @@ static void pending_finish(struct rpc_pending *p, int rc, const struct cfg_err *
 		json_t *effects = json_array();
 
 		for (size_t i = 0; effects && i < call->txn.n; i++) {
-			const char *e = cfg_live_effect(call->txn.v[i]);
+			const char *e = cfg_ctl_effect(call->txn.v[i]);
 			char what[512];
 
 			if (!e[0])
