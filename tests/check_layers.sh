@@ -10,6 +10,13 @@
 #     headers;
 #   - src/fabric includes backstore/, config/, rpc/, cli/ or daemon/;
 #   - src/config includes rpc/, cli/ or daemon/;
+#   - a header of src/config includes fabric/, scsi/ or backstore/ (the
+#     config's interface, which the CLI and rpc include, shows no other
+#     layer; the apply side's .c files include them);
+#   - src/rpc includes anything but rpc/, lib/, the config's control headers
+#     (config/ctl.h and the ones it includes: change.h, config.h, index.h,
+#     model.h) and the public headers of the fabric and the core
+#     (fabric/iscsi/iscsi.h, scsi/scsi.h);
 #   - src/cli includes anything but cli/, config/ and lib/ (the CLI talks to
 #     the daemon only through its socket);
 #   - a banned function (strcpy, sprintf, strtok, atoi, gets) is called
@@ -47,12 +54,24 @@ def rule_config(inc):
     for bad in ("rpc/", "cli/", "daemon/"):
         if inc.startswith(bad):
             return "src/config includes nothing from " + bad
+def rule_config_header(inc):
+    for bad in ("fabric/", "scsi/", "backstore/"):
+        if inc.startswith(bad):
+            return "a src/config header includes nothing from " + bad + \
+                " (the config's interface shows no other layer)"
+RPC_OK = ("config/ctl.h", "config/change.h", "config/config.h", "config/index.h",
+          "config/model.h", "fabric/iscsi/iscsi.h", "scsi/scsi.h")
+def rule_rpc(inc):
+    if "/" not in inc or inc.startswith(("rpc/", "lib/")) or inc in RPC_OK:
+        return None
+    return ("src/rpc includes only rpc/, lib/, config/ctl.h (and the config headers it "
+            "includes) and the public fabric/iscsi/iscsi.h and scsi/scsi.h")
 def rule_cli(inc):
     if "/" not in inc or inc.startswith(("cli/", "config/", "lib/")):
         return None
     return "src/cli includes only cli/, config/ and lib/ (the daemon only through its socket)"
 rules = {"lib": rule_lib, "scsi": rule_scsi, "backstore": rule_backstore,
-         "fabric": rule_fabric, "config": rule_config, "cli": rule_cli}
+         "fabric": rule_fabric, "config": rule_config, "rpc": rule_rpc, "cli": rule_cli}
 
 def strip_comments_and_strings(text):
     """Blank out comments and string/char literals, keeping newlines."""
@@ -87,8 +106,10 @@ for dirpath, dirs, files in os.walk(src):
         rel = os.path.relpath(path, root)
         layer = os.path.relpath(path, src).split(os.sep)[0]
         text = open(path, encoding="utf-8", errors="replace").read()
-        rule = rules.get(layer)
-        if rule:
+        checks = [rules[layer]] if layer in rules else []
+        if layer == "config" and f.endswith(".h"):
+            checks.append(rule_config_header)
+        for rule in checks:
             for m in inc_re.finditer(text):
                 why = rule(m.group(1))
                 if why:

@@ -11,7 +11,7 @@ fail=0
 tree() {
 	rm -rf "$tmp/src"
 	mkdir -p "$tmp/src/lib" "$tmp/src/scsi" "$tmp/src/backstore" "$tmp/src/fabric/iscsi" \
-		"$tmp/src/config" "$tmp/src/cli"
+		"$tmp/src/config" "$tmp/src/rpc" "$tmp/src/cli"
 	printf '#include "compiler.h"\n#include "lib/log.h"\n' >"$tmp/src/lib/a.c"
 	printf '#include "lib/log.h"\n#include "scsi/bs.h"\n' >"$tmp/src/scsi/a.c"
 	printf '#include "lib/log.h"\n#include "scsi/bs.h"\n#include "backstore/backstore.h"\n' \
@@ -20,6 +20,9 @@ tree() {
 		>"$tmp/src/fabric/iscsi/a.c"
 	printf '#include "backstore/backstore.h"\n#include "fabric/iscsi/iscsi.h"\n' \
 		>"$tmp/src/config/a.c"
+	printf '#include "config/model.h"\n#include "lib/compiler.h"\n' >"$tmp/src/config/a.h"
+	printf '#include "config/ctl.h"\n#include "config/change.h"\n#include "config/model.h"\n#include "fabric/iscsi/iscsi.h"\n#include "scsi/scsi.h"\n#include "rpc/rpc.h"\n' \
+		>"$tmp/src/rpc/a.c"
 	printf '#include "cli/cli.h"\n#include "config/model.h"\n#include "lib/compiler.h"\n' \
 		>"$tmp/src/cli/a.c"
 	printf '/* strcpy(a, b) in a comment */\nconst char *s = "sprintf(x)";\nint n = snprintf(b, 1, "x");\n' \
@@ -67,6 +70,15 @@ tree fabric/iscsi/a.c '#include "backstore/backstore.h"\n'
 expect fail "fabric including backstore/" "src/fabric/iscsi/a.c:3:"
 tree config/a.c '#include "daemon/x.h"\n'
 expect fail "config including daemon/" "src/config/a.c:3:"
+for inc in fabric/iscsi/iscsi.h scsi/scsi.h backstore/backstore.h; do
+	tree config/a.h "#include \"$inc\"\n"
+	expect fail "a config header including $inc" "src/config/a.h:3: #include \"$inc\""
+done
+for inc in config/runtime.h config/live.h config/persist.h fabric/iscsi/conn.h scsi/pr_priv.h \
+	cli/cli.h daemon/x.h; do
+	tree rpc/a.c "#include \"$inc\"\n"
+	expect fail "rpc including $inc" "src/rpc/a.c:7: #include \"$inc\""
+done
 tree cli/a.c '#include "rpc/server.h"\n'
 expect fail "cli including rpc/ (it talks to the daemon through the socket)" "src/cli/a.c:4:"
 tree cli/a.c '#include "scsi/scsi.h"\n'
