@@ -10,7 +10,7 @@
  *      uniqueness: O(1) through the index, index.h);
  *   2. is applied to the tree and the index (cfg_chg_apply);
  *   3. has the object's rules verified in place (the same functions as a
- *      whole-file verification, verify.c), else it is undone.
+ *      whole-file verification, validate.c), else it is undone.
  * cfg_chg_undo() reverses an applied change exactly (the old object is kept
  * in the change), so a transaction that fails half-way leaves the tree as
  * it was. live.c then applies the same changes to the running objects.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fault.h (config): the "fault" object of a back-store (docs/config.md):
  * fault injection through the backstore/fault.h wrapper. Parsed, dumped,
- * verified and freed here; json.c, verify.c, model.c and apply.c call in. */
+ * verified and freed here; json.c, validate.c, model.c and apply.c call in. */
 #ifndef UT_CONFIG_FAULT_H
 #define UT_CONFIG_FAULT_H
 

@@ -5,7 +5,7 @@
  * field is an error, so a typo is never silently ignored), every field has
  * one JSON type, integers are range-checked, duplicate keys are rejected.
  * Errors name the field by its JSON path and carry its line
- * (cfg_locate_line()). Cross-field rules live in verify.c.
+ * (cfg_locate_line()). Cross-field rules live in validate.c.
  *
  * Dumping writes the same fields back (sorted, indent 2), omitting optional
  * ones that were absent (identity strings, iSCSI settings left at their

@@ -2,7 +2,7 @@
 /* model.h: the configuration as a plain tree (docs/config.md).
  *
  * Life of a config: text -> cfg_parse() (json.c: JSON syntax, types, known
- * fields) -> cfg_verify() (verify.c: names, references, ranges, uniqueness)
+ * fields) -> cfg_verify() (validate.c: names, references, ranges, uniqueness)
  * -> cfg_apply() (apply.c: back-stores, logical units, targets, portals).
  * cfg_dump() (json.c) writes the tree back with sorted keys; parse(dump(c))
  * yields the same tree, so the daemon can rewrite the file after a change.
@@ -376,7 +376,7 @@ int cfg_locate_line(const char *text, size_t len, const char *path);
 void cfg_path_key(char *path, size_t size, const char *key, size_t keylen);
 void cfg_path_index(char *path, size_t size, size_t idx);
 
-/* ---- verify.c ---- */
+/* ---- validate.c ---- */
 /* Check the whole tree (names, syntax of portals and iSCSI names, sizes,
  * references, uniqueness). 0 or -EINVAL with err->path and err->msg set
  * (err->line left 0: cfg_load() locates it). */

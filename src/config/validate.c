@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* verify.c: the rules a parsed config must satisfy before anything is
+/* validate.c: the rules a parsed config must satisfy before anything is
  * applied (docs/config.md, "Rules"). json.c has already checked types,
  * integer ranges and unknown fields; this file checks syntax of names and
  * addresses, cross references and uniqueness. The first violation found, in

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for src/config/verify.c: every verification rule, iSCSI name
+/* Unit tests for src/config/validate.c: every verification rule, iSCSI name
  * and portal syntax, relative port id assignment, default identity. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/verify.c"
+#include "config/validate.c"
 
 static const struct cfg_iscsi_settings defaults = {
     .max_burst_length = 262144,
