@@ -109,7 +109,7 @@ int imp_finish(const struct imp_result *r, char **text, struct cfg_err *err)
 	cfg_iscsi_defaults(&defaults);
 	rc = cfg_parse(doc, strlen(doc), &defaults, &c, err);
 	if (rc == 0) {
-		rc = cfg_verify(c, err);
+		rc = cfg_validate(c, err);
 		if (rc)
 			err->line = cfg_locate_line(doc, strlen(doc), err->path);
 	}

@@ -109,7 +109,7 @@ void imp_report(struct imp_result *r, enum imp_level level, const char *where, c
 /* The report as text, one item per line: "dropped: WHERE: WHAT" /
  * "note: WHERE: WHAT", in the order found. */
 void imp_report_print(const struct imp_result *r, FILE *f);
-/* Validate the document with the config layer (cfg_parse + cfg_verify) and
+/* Validate the document with the config layer (cfg_parse + cfg_validate) and
  * return its canonical text (malloc'ed) in *text. 0, or -EINVAL with *err
  * set (the importer built something utargetd would refuse), -ENOMEM. */
 int imp_finish(const struct imp_result *r, char **text, struct cfg_err *err);

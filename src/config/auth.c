@@ -530,7 +530,7 @@ static int au_verify_auth(const struct cfg_auth *a, const char *base, struct cfg
 	return 0;
 }
 
-int cfg_auth_verify_acl(const struct cfg_acl *a, const char *base, struct cfg_err *err)
+int cfg_auth_validate_acl(const struct cfg_acl *a, const char *base, struct cfg_err *err)
 {
 	char rel[64];
 	const char *why;
@@ -554,7 +554,7 @@ int cfg_auth_verify_acl(const struct cfg_acl *a, const char *base, struct cfg_er
 	return 0;
 }
 
-int cfg_auth_verify_target(const struct cfg_target *t, size_t ti, struct cfg_err *err)
+int cfg_auth_validate_target(const struct cfg_target *t, size_t ti, struct cfg_err *err)
 {
 	char base[CFG_ERR_PATH_MAX];
 	struct hmap nets = HMAP_INIT;
@@ -577,7 +577,7 @@ int cfg_auth_verify_target(const struct cfg_target *t, size_t ti, struct cfg_err
 			uintptr_t j;
 
 			if (cfg_net_parse(acl->addresses[i], &n, &why))
-				continue; /* cfg_auth_verify_acl reports it */
+				continue; /* cfg_auth_validate_acl reports it */
 			if (hmap_get(&nets, &n, sizeof(n), &j)) {
 				snprintf(base, sizeof(base), "targets[%zu].acls[%zu]", ti, a);
 				rc = au_verr(err, base, "", "network %s is already in acls[%zu]",
@@ -647,7 +647,7 @@ static void au_check_mutual(void *arg, const struct cfg_auth *a, const char *pat
 				"12.1.3: each direction needs its own secret)");
 }
 
-int cfg_auth_verify(const struct cfg *c, struct cfg_err *err)
+int cfg_auth_validate(const struct cfg *c, struct cfg_err *err)
 {
 	struct au_secrets s = {.initiator = HMAP_INIT, .err = err};
 

@@ -783,7 +783,7 @@ static int chg_apply_bs(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch,
 			return chg_err(err, -EINVAL, p, "the same file as backstores[%ld]", other);
 		}
 	}
-	rc = cfg_verify_backstore_one(c, nb, (size_t)pos, err);
+	rc = cfg_validate_backstore_one(c, nb, (size_t)pos, err);
 	if (!rc)
 		rc = cfg_check_file(c, nb, (size_t)pos, err);
 	if (rc)
@@ -837,7 +837,7 @@ static int chg_apply_target(struct cfg *c, struct cfg_index *ix, struct cfg_chg 
 		}
 		rc = chg_assign_rel_ports(ix, nt->tpgs, nt->ntpgs, err);
 		if (!rc)
-			rc = cfg_verify_target_one(c, ix, nt, pos, err);
+			rc = cfg_validate_target_one(c, ix, nt, pos, err);
 		if (!rc)
 			rc = chg_arr_add(&a, ch, err);
 		if (!rc)
@@ -857,7 +857,7 @@ static int chg_apply_target(struct cfg *c, struct cfg_index *ix, struct cfg_chg 
 		return chg_err(err, -EINVAL, "", "a target cannot be renamed");
 	swap_children(nt, t);
 	swap_bytes(nt, t, sizeof(*nt));
-	rc = cfg_verify_target_one(c, ix, t, pos, err);
+	rc = cfg_validate_target_one(c, ix, t, pos, err);
 	if (rc) {
 		swap_bytes(nt, t, sizeof(*nt));
 		swap_children(nt, t);
@@ -925,7 +925,7 @@ static int chg_apply_tpg(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 		if (rc)
 			return rc;
 	}
-	rc = cfg_verify_tpg_one(ng, p, err);
+	rc = cfg_validate_tpg_one(ng, p, err);
 	if (rc)
 		return rc;
 	if (ch->kind == CFG_CHG_TPG_ADD)
@@ -972,7 +972,7 @@ static int chg_apply_acl(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 	if (ch->kind == CFG_CHG_ACL_SET && strcmp(key, ch->initiator) != 0)
 		return chg_err(err, -EINVAL, p,
 			       "an ACL's initiator (or, without one, its addresses) cannot change");
-	rc = cfg_verify_acl_one(c, ix, na, p, err);
+	rc = cfg_validate_acl_one(c, ix, na, p, err);
 	if (rc)
 		return rc;
 	if (ch->kind == CFG_CHG_ACL_ADD)
@@ -1148,15 +1148,15 @@ void cfg_chg_undo(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch)
 	ch->applied = false;
 }
 
-int cfg_verify_cross(const struct cfg *c, struct cfg_err *err)
+int cfg_validate_cross(const struct cfg *c, struct cfg_err *err)
 {
 	int rc = 0;
 
 	*err = (struct cfg_err){0};
 	if (c->npgs)
-		rc = cfg_verify_port_groups(c, err); /* ALUA (port_groups.c) */
+		rc = cfg_validate_port_groups(c, err); /* ALUA (port_groups.c) */
 	if (!rc)
-		rc = cfg_auth_verify(c, err); /* discovery, secrets (auth.c) */
+		rc = cfg_auth_validate(c, err); /* discovery, secrets (auth.c) */
 	return rc;
 }
 
@@ -1203,7 +1203,7 @@ int cfg_txn_apply(struct cfg *c, struct cfg_index *ix, struct cfg_txn *x, size_t
 			break;
 	}
 	if (!rc) {
-		rc = cfg_verify_cross(c, err);
+		rc = cfg_validate_cross(c, err);
 		if (rc)
 			x->applied = x->n; /* report the whole transaction */
 	}

@@ -104,7 +104,7 @@ void cfg_chg_undo(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch);
 
 /* Checks that span the whole tree and cannot be made per object (the ALUA
  * port groups' references): run once after a transaction's changes. */
-int cfg_verify_cross(const struct cfg *c, struct cfg_err *err);
+int cfg_validate_cross(const struct cfg *c, struct cfg_err *err);
 
 /* A transaction: changes applied in order, undone in reverse. */
 struct cfg_txn {

@@ -261,7 +261,7 @@ int cfg_ctl_prepare(struct cfg_txn *x, bool dry_run, size_t *failed, bool *runti
 		}
 	}
 	if (!rc) {
-		rc = cfg_verify_cross(ctl.c, err);
+		rc = cfg_validate_cross(ctl.c, err);
 		if (rc)
 			i = x->n;
 	}
@@ -369,7 +369,7 @@ static int ctl_load_text(const char *text, size_t len, struct cfg **out, struct 
 	*out = NULL;
 	rc = cfg_parse(text, len, &ctl.defaults, &c, err);
 	if (!rc) {
-		rc = cfg_verify(c, err);
+		rc = cfg_validate(c, err);
 		if (rc)
 			err->line = cfg_locate_line(text, len, err->path);
 	}

@@ -216,8 +216,8 @@ void cfg_fault_free(struct cfg_fault *f)
 	free(f);
 }
 
-int cfg_fault_verify(const struct cfg_backstore *b, char *member, size_t member_size, char *msg,
-		     size_t msg_size)
+int cfg_fault_validate(const struct cfg_backstore *b, char *member, size_t member_size, char *msg,
+		       size_t msg_size)
 {
 	const struct cfg_fault_ectx ex = {member, member_size, msg, msg_size}, *x = &ex;
 	const struct cfg_fault *f = b->fault;

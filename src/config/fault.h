@@ -35,7 +35,7 @@ json_t *cfg_fault_dump(const struct cfg_fault *f);
 void cfg_fault_free(struct cfg_fault *f);
 /* Checks that need the rest of the back-store: listed LBAs inside `size`
  * when it is known. 0 or -EINVAL with member and msg set. */
-int cfg_fault_verify(const struct cfg_backstore *b, char *member, size_t member_size, char *msg,
-		     size_t msg_size);
+int cfg_fault_validate(const struct cfg_backstore *b, char *member, size_t member_size, char *msg,
+		       size_t msg_size);
 
 #endif

@@ -120,7 +120,7 @@ int cfg_load(const char *file, const struct cfg_iscsi_settings *iscsi_defaults, 
 	}
 	rc = cfg_parse(text, len, iscsi_defaults, &c, err);
 	if (rc == 0) {
-		rc = cfg_verify(c, err);
+		rc = cfg_validate(c, err);
 		if (rc) {
 			err->line = cfg_locate_line(text, len, err->path);
 			cfg_free(c);

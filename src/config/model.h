@@ -2,7 +2,7 @@
 /* model.h: the configuration as a plain tree (docs/config.md).
  *
  * Life of a config: text -> cfg_parse() (json.c: JSON syntax, types, known
- * fields) -> cfg_verify() (validate.c: names, references, ranges, uniqueness)
+ * fields) -> cfg_validate() (validate.c: names, references, ranges, uniqueness)
  * -> cfg_apply() (apply.c: back-stores, logical units, targets, portals).
  * cfg_dump() (json.c) writes the tree back with sorted keys; parse(dump(c))
  * yields the same tree, so the daemon can rewrite the file after a change.
@@ -322,7 +322,7 @@ struct json_t *cfg_dump_port_groups(const struct cfg *c);
 void cfg_port_groups_free(struct cfg *c);
 /* References (targets and their portal groups, back-stores), unique ids
  * and names, a portal group in at most one port group. */
-int cfg_verify_port_groups(const struct cfg *c, struct cfg_err *err);
+int cfg_validate_port_groups(const struct cfg *c, struct cfg_err *err);
 /* The ALUA target port group of every portal group, in file order (as
  * cfg_assign_port_ids()): the id of the port group listing it, else a group
  * of its own with the smallest id no port group uses. 0, -EINVAL, -ENOMEM. */
@@ -351,9 +351,9 @@ void cfg_auth_clear_root(struct cfg *c);
 /* Rules (base: the object's path): networks, unique users and networks;
  * across the file: no target (mutual) secret equal to an initiator secret
  * (RFC 7143 12.1.3). */
-int cfg_auth_verify_acl(const struct cfg_acl *a, const char *base, struct cfg_err *err);
-int cfg_auth_verify_target(const struct cfg_target *t, size_t ti, struct cfg_err *err);
-int cfg_auth_verify(const struct cfg *c, struct cfg_err *err);
+int cfg_auth_validate_acl(const struct cfg_acl *a, const char *base, struct cfg_err *err);
+int cfg_auth_validate_target(const struct cfg_target *t, size_t ti, struct cfg_err *err);
+int cfg_auth_validate(const struct cfg *c, struct cfg_err *err);
 /* "10.0.0.0/8", "192.0.2.7", "fd00::/8", "::1" (no bits beyond the
  * prefix). 0 or -EINVAL with *why. */
 int cfg_net_parse(const char *s, struct cfg_net *out, const char **why);
@@ -380,7 +380,7 @@ void cfg_path_index(char *path, size_t size, size_t idx);
 /* Check the whole tree (names, syntax of portals and iSCSI names, sizes,
  * references, uniqueness). 0 or -EINVAL with err->path and err->msg set
  * (err->line left 0: cfg_load() locates it). */
-int cfg_verify(const struct cfg *c, struct cfg_err *err);
+int cfg_validate(const struct cfg *c, struct cfg_err *err);
 /* The same rules for one object, for changes made one object at a time
  * (ix: the index of the config the object is, or is going to be, part of;
  * uniqueness against the other objects of the config is the caller's).
@@ -389,15 +389,15 @@ int cfg_verify(const struct cfg *c, struct cfg_err *err);
  * name and the whole-config uniqueness of rel_port_id. base: the JSON path
  * of the object in errors, e.g. "targets[2].acls[0]". */
 struct cfg_index;
-int cfg_verify_backstore_one(const struct cfg *c, const struct cfg_backstore *b, size_t i,
-			     struct cfg_err *err);
-int cfg_verify_target_one(const struct cfg *c, const struct cfg_index *ix,
-			  const struct cfg_target *t, size_t ti, struct cfg_err *err);
-int cfg_verify_tpg_one(const struct cfg_portal_group *pg, const char *base, struct cfg_err *err);
-int cfg_verify_acl_one(const struct cfg *c, const struct cfg_index *ix, const struct cfg_acl *acl,
-		       const char *base, struct cfg_err *err);
-int cfg_verify_luns(const struct cfg *c, const struct cfg_index *ix, const struct cfg_lun_list *l,
-		    const char *base, struct cfg_err *err);
+int cfg_validate_backstore_one(const struct cfg *c, const struct cfg_backstore *b, size_t i,
+			       struct cfg_err *err);
+int cfg_validate_target_one(const struct cfg *c, const struct cfg_index *ix,
+			    const struct cfg_target *t, size_t ti, struct cfg_err *err);
+int cfg_validate_tpg_one(const struct cfg_portal_group *pg, const char *base, struct cfg_err *err);
+int cfg_validate_acl_one(const struct cfg *c, const struct cfg_index *ix, const struct cfg_acl *acl,
+			 const char *base, struct cfg_err *err);
+int cfg_validate_luns(const struct cfg *c, const struct cfg_index *ix, const struct cfg_lun_list *l,
+		      const char *base, struct cfg_err *err);
 /* Relative target port identifiers, one per portal group in file order
  * (targets in order, then their portal groups in order): an explicit
  * rel_port_id is kept; the others get the smallest identifier not yet taken,

@@ -253,7 +253,7 @@ int cfg_store_open(const char *file, unsigned backups, const struct cfg_iscsi_se
 	sha256_hex(text, len, sha);
 	rc = cfg_parse(text, len, defaults, &c, err);
 	if (!rc) {
-		rc = cfg_verify(c, err);
+		rc = cfg_validate(c, err);
 		if (rc)
 			err->line = cfg_locate_line(text, len, err->path);
 	}

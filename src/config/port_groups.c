@@ -236,7 +236,7 @@ static long pg_group_of(const struct cfg *c, const char *name, uint16_t tag)
 	return -1;
 }
 
-int cfg_verify_port_groups(const struct cfg *c, struct cfg_err *err)
+int cfg_validate_port_groups(const struct cfg *c, struct cfg_err *err)
 {
 	char path[CFG_ERR_PATH_MAX];
 

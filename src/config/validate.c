@@ -347,8 +347,8 @@ static const struct cfg_bs_rule *cfg_bs_rule(const char *type)
 	return NULL;
 }
 
-int cfg_verify_backstore_one(const struct cfg *c, const struct cfg_backstore *b, size_t i,
-			     struct cfg_err *err)
+int cfg_validate_backstore_one(const struct cfg *c, const struct cfg_backstore *b, size_t i,
+			       struct cfg_err *err)
 {
 	const struct cfg_bs_rule *rule = cfg_bs_rule(b->type);
 	char p[64];
@@ -413,7 +413,7 @@ int cfg_verify_backstore_one(const struct cfg *c, const struct cfg_backstore *b,
 	if (b->fault) {
 		char member[32], msg[CFG_ERR_MSG_MAX];
 
-		if (cfg_fault_verify(b, member, sizeof(member), msg, sizeof(msg))) {
+		if (cfg_fault_validate(b, member, sizeof(member), msg, sizeof(msg))) {
 			snprintf(p, sizeof(p), "backstores[%zu].fault.%s", i, member);
 			return cfg_verr(err, p, "%s", msg);
 		}
@@ -454,8 +454,8 @@ int cfg_verify_backstore_one(const struct cfg *c, const struct cfg_backstore *b,
 }
 
 /* Back-store i is the first of its name and of its file (ix: first wins). */
-static int cfg_verify_backstore_unique(const struct cfg *c, const struct cfg_index *ix, size_t i,
-				       struct cfg_err *err)
+static int cfg_validate_backstore_unique(const struct cfg *c, const struct cfg_index *ix, size_t i,
+					 struct cfg_err *err)
 {
 	const struct cfg_backstore *b = &c->bs[i];
 	char p[64], a[CFG_FULL_PATH_MAX];
@@ -478,8 +478,8 @@ static int cfg_verify_backstore_unique(const struct cfg *c, const struct cfg_ind
 
 /* LUN numbers and back-stores each at most once per map; every back-store
  * exists (ix: the whole config's index). O(n) with a scratch hash map. */
-int cfg_verify_luns(const struct cfg *c, const struct cfg_index *ix, const struct cfg_lun_list *l,
-		    const char *base, struct cfg_err *err)
+int cfg_validate_luns(const struct cfg *c, const struct cfg_index *ix, const struct cfg_lun_list *l,
+		      const char *base, struct cfg_err *err)
 {
 	struct hmap seen = HMAP_INIT;
 	char p[CFG_ERR_PATH_MAX], key[4 + CFG_BS_NAME_MAX + 2];
@@ -524,7 +524,7 @@ int cfg_verify_luns(const struct cfg *c, const struct cfg_index *ix, const struc
 	return rc;
 }
 
-int cfg_verify_tpg_one(const struct cfg_portal_group *pg, const char *base, struct cfg_err *err)
+int cfg_validate_tpg_one(const struct cfg_portal_group *pg, const char *base, struct cfg_err *err)
 {
 	char p[CFG_ERR_PATH_MAX];
 	const char *why;
@@ -544,8 +544,8 @@ int cfg_verify_tpg_one(const struct cfg_portal_group *pg, const char *base, stru
 	return 0;
 }
 
-int cfg_verify_acl_one(const struct cfg *c, const struct cfg_index *ix, const struct cfg_acl *acl,
-		       const char *base, struct cfg_err *err)
+int cfg_validate_acl_one(const struct cfg *c, const struct cfg_index *ix, const struct cfg_acl *acl,
+			 const char *base, struct cfg_err *err)
 {
 	char p[CFG_ERR_PATH_MAX];
 	const char *why;
@@ -557,15 +557,15 @@ int cfg_verify_acl_one(const struct cfg *c, const struct cfg_index *ix, const st
 	}
 	if (acl->has_luns) {
 		snprintf(p, sizeof(p), "%s.luns", base);
-		rc = cfg_verify_luns(c, ix, &acl->luns, p, err);
+		rc = cfg_validate_luns(c, ix, &acl->luns, p, err);
 		if (rc)
 			return rc;
 	}
-	return cfg_auth_verify_acl(acl, base, err); /* addresses, auth */
+	return cfg_auth_validate_acl(acl, base, err); /* addresses, auth */
 }
 
-int cfg_verify_target_one(const struct cfg *c, const struct cfg_index *ix,
-			  const struct cfg_target *t, size_t ti, struct cfg_err *err)
+int cfg_validate_target_one(const struct cfg *c, const struct cfg_index *ix,
+			    const struct cfg_target *t, size_t ti, struct cfg_err *err)
 {
 	char p[CFG_ERR_PATH_MAX];
 	struct hmap seen = HMAP_INIT;
@@ -604,18 +604,18 @@ int cfg_verify_target_one(const struct cfg *c, const struct cfg_index *ix,
 			}
 		}
 		snprintf(p, sizeof(p), "targets[%zu].portal_groups[%zu]", ti, g);
-		rc = cfg_verify_tpg_one(pg, p, err);
+		rc = cfg_validate_tpg_one(pg, p, err);
 		if (rc)
 			return rc;
 	}
 	snprintf(p, sizeof(p), "targets[%zu].luns", ti);
-	rc = cfg_verify_luns(c, ix, &t->luns, p, err);
+	rc = cfg_validate_luns(c, ix, &t->luns, p, err);
 	for (size_t a = 0; a < t->nacls && !rc; a++) {
 		const struct cfg_acl *acl = &t->acls[a];
 		uintptr_t j;
 
 		snprintf(p, sizeof(p), "targets[%zu].acls[%zu]", ti, a);
-		rc = cfg_verify_acl_one(c, ix, acl, p, err);
+		rc = cfg_validate_acl_one(c, ix, acl, p, err);
 		if (rc)
 			break;
 		if (!acl->initiator)
@@ -632,11 +632,11 @@ int cfg_verify_target_one(const struct cfg *c, const struct cfg_index *ix,
 	if (rc == -ENOMEM)
 		snprintf(err->msg, sizeof(err->msg), "out of memory");
 	if (!rc)
-		rc = cfg_auth_verify_target(t, ti, err); /* auth, limits, address ACLs */
+		rc = cfg_auth_validate_target(t, ti, err); /* auth, limits, address ACLs */
 	return rc;
 }
 
-int cfg_verify(const struct cfg *c, struct cfg_err *err)
+int cfg_validate(const struct cfg *c, struct cfg_err *err)
 {
 	struct cfg_index *ix;
 	/* first user of each relative port id: (target + 1) << 16 | group */
@@ -664,9 +664,9 @@ int cfg_verify(const struct cfg *c, struct cfg_err *err)
 		return rc;
 	}
 	for (size_t i = 0; i < c->nbs && !rc; i++) {
-		rc = cfg_verify_backstore_one(c, &c->bs[i], i, err);
+		rc = cfg_validate_backstore_one(c, &c->bs[i], i, err);
 		if (!rc)
-			rc = cfg_verify_backstore_unique(c, ix, i, err);
+			rc = cfg_validate_backstore_unique(c, ix, i, err);
 	}
 	for (size_t i = 0; i < c->ntargets && !rc; i++) {
 		const struct cfg_target *t = &c->targets[i];
@@ -678,7 +678,7 @@ int cfg_verify(const struct cfg *c, struct cfg_err *err)
 			rc = cfg_verr(err, p, "duplicate target name (also targets[%ld])", j);
 			break;
 		}
-		rc = cfg_verify_target_one(c, ix, t, i, err);
+		rc = cfg_validate_target_one(c, ix, t, i, err);
 		/* unique across the whole config: logical units may be shared
 		 * between targets, and RTPG/VPD 83h need distinct ports */
 		for (size_t g = 0; g < t->ntpgs && !rc; g++) {
@@ -702,8 +702,8 @@ int cfg_verify(const struct cfg *c, struct cfg_err *err)
 	free(rel);
 	cfg_index_free(ix);
 	if (!rc)
-		rc = cfg_verify_port_groups(c, err); /* ALUA (port_groups.c) */
+		rc = cfg_validate_port_groups(c, err); /* ALUA (port_groups.c) */
 	if (!rc)
-		rc = cfg_auth_verify(c, err); /* discovery, secrets (auth.c) */
+		rc = cfg_auth_validate(c, err); /* discovery, secrets (auth.c) */
 	return rc;
 }

@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)cfg_locate_line((const char *)data, size, err.path);
 		return 0;
 	}
-	v1 = cfg_verify(c, &err);
+	v1 = cfg_validate(c, &err);
 	if (v1 && !err.msg[0])
 		config_fail("verify error without a message", NULL);
 	if (v1 && err.path[0])
@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (strcmp(dump, dump2) != 0)
 		config_fail("parse(dump(c)) differs from c", dump);
-	v2 = cfg_verify(c2, &err2);
+	v2 = cfg_validate(c2, &err2);
 	if ((v1 == 0) != (v2 == 0))
 		config_fail("verify disagrees on the dumped tree", dump);
 	free(dump);

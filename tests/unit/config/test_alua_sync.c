@@ -28,7 +28,7 @@ static void test_sync(void **state)
 	char *out;
 
 	(void)state;
-	if (cfg_parse(text, strlen(text), NULL, &c, &e) || cfg_verify(c, &e))
+	if (cfg_parse(text, strlen(text), NULL, &c, &e) || cfg_validate(c, &e))
 		fail_msg("%s: %s", e.path, e.msg);
 	/* group 8 is not running: left alone */
 	assert_int_equal(scsi_alua_group_define(7, &a), 0);

@@ -430,7 +430,7 @@ static struct cfg *load(void)
 	struct cfg *c = NULL;
 	struct cfg_err e;
 
-	if (cfg_parse(text, strlen(text), NULL, &c, &e) || cfg_verify(c, &e))
+	if (cfg_parse(text, strlen(text), NULL, &c, &e) || cfg_validate(c, &e))
 		fail_msg("%s: %s", e.path, e.msg);
 	free(c->state_dir);
 	c->state_dir = strdup(tmpdir);
@@ -584,7 +584,7 @@ static void test_port_groups(void **state)
 	(void)state;
 	reset();
 	memset(&alua, 0, sizeof(alua));
-	if (cfg_parse(pg_text, strlen(pg_text), NULL, &c, &e) || cfg_verify(c, &e))
+	if (cfg_parse(pg_text, strlen(pg_text), NULL, &c, &e) || cfg_validate(c, &e))
 		fail_msg("%s: %s", e.path, e.msg);
 	c->state_dir = strdup(tmpdir);
 	assert_int_equal(cfg_apply(c, NULL, &rt, &e), 0);

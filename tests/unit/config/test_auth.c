@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for src/config/auth.c: "auth", "limits", ACL "addresses" and
- * "discovery" through cfg_parse/cfg_verify/cfg_dump: every field read and
+ * "discovery" through cfg_parse/cfg_validate/cfg_dump: every field read and
  * written back, every error with its path, the network syntax, the RFC
  * 7143 12.1.3 secret rules across the file, and the warnings. */
 #include <setjmp.h>
@@ -35,7 +35,7 @@ static struct cfg *load_ok(const char *text)
 	int rc = cfg_parse(text, strlen(text), NULL, &c, &e);
 
 	if (!rc)
-		rc = cfg_verify(c, &e);
+		rc = cfg_validate(c, &e);
 	if (rc)
 		fail_msg("unexpected error %d: line %d: %s: %s", rc, e.line, e.path, e.msg);
 	return c;
@@ -51,7 +51,7 @@ static void load_err(const char *text, bool verify, const char *path, const char
 	if (verify) {
 		if (rc)
 			fail_msg("parse error %s: %s (want a verify error)", e.path, e.msg);
-		rc = cfg_verify(c, &e);
+		rc = cfg_validate(c, &e);
 	} else if (!rc) {
 		fail_msg("parsed (want a parse error at %s)", path);
 	}
@@ -211,7 +211,7 @@ static void test_parse_errors(void **state)
 	load_err(HEAD "\"discovery\": {\"chap\": []}}", false, "discovery.chap", "unknown field");
 }
 
-static void test_verify_errors(void **state)
+static void test_validate_errors(void **state)
 {
 	(void)state;
 	load_err(HEAD TGT(", \"acls\": [{\"addresses\": [\"10.0.0.1/8\"]}]") "}", true,
@@ -382,7 +382,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_full),
 	    cmocka_unit_test(test_dump_round_trip),
 	    cmocka_unit_test(test_parse_errors),
-	    cmocka_unit_test(test_verify_errors),
+	    cmocka_unit_test(test_validate_errors),
 	    cmocka_unit_test(test_net_parse),
 	    cmocka_unit_test(test_warnings),
 	    cmocka_unit_test(test_demo_read_only_default),

@@ -55,7 +55,7 @@ static int setup(void **state)
 
 	cfg_chg_set_defaults(&d);
 	assert_int_equal(cfg_parse(base_cfg, strlen(base_cfg), &d, &f->c, &err), 0);
-	assert_int_equal(cfg_verify(f->c, &err), 0);
+	assert_int_equal(cfg_validate(f->c, &err), 0);
 	assert_int_equal(cfg_freeze_port_ids(f->c), 0);
 	assert_int_equal(cfg_index_build(f->c, &f->ix), 0);
 	f->dump = cfg_dump(f->c);

@@ -31,7 +31,7 @@ static struct cfg *load(const char *text)
 
 	if (cfg_parse(text, strlen(text), &defaults, &c, &err))
 		fail_msg("parse: %s: %s", err.path, err.msg);
-	if (cfg_verify(c, &err))
+	if (cfg_validate(c, &err))
 		fail_msg("verify: %s: %s", err.path, err.msg);
 	return c;
 }

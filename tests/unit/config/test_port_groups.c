@@ -37,7 +37,7 @@ static struct cfg *parse_ok(const char *text)
 	struct cfg *c = NULL;
 	struct cfg_err e;
 
-	if (cfg_parse(text, strlen(text), NULL, &c, &e) || cfg_verify(c, &e))
+	if (cfg_parse(text, strlen(text), NULL, &c, &e) || cfg_validate(c, &e))
 		fail_msg("line %d %s: %s", e.line, e.path, e.msg);
 	return c;
 }
@@ -155,7 +155,7 @@ static void test_errors(void **state)
 		snprintf(text, sizeof(text), HEAD "\"port_groups\": %s}", cases[i].pgs);
 		rc = cfg_parse(text, strlen(text), NULL, &c, &e);
 		if (!rc) {
-			rc = cfg_verify(c, &e);
+			rc = cfg_validate(c, &e);
 			cfg_free(c);
 		}
 		assert_int_equal(rc, -EINVAL);

@@ -55,13 +55,13 @@ static struct cfg *parse(const char *text)
 	return parse_text_len(text, strlen(text));
 }
 
-static void verify_ok(const char *bs_extra, const char *target_extra)
+static void validate_ok(const char *bs_extra, const char *target_extra)
 {
 	char *text = doc(bs_extra, target_extra);
 	struct cfg *c = parse(text);
 	struct cfg_err e;
 
-	if (cfg_verify(c, &e))
+	if (cfg_validate(c, &e))
 		fail_msg("verify: %s: %s", e.path, e.msg);
 	cfg_free(c);
 	free(text);
@@ -69,36 +69,37 @@ static void verify_ok(const char *bs_extra, const char *target_extra)
 
 /* The first violation must be at path, with msg in the message, and the
  * locator must find a line for it in the text. */
-static void verify_err_text(const char *text, const char *path, const char *msg)
+static void validate_err_text(const char *text, const char *path, const char *msg)
 {
 	struct cfg *c = parse(text);
 	struct cfg_err e;
 
-	assert_int_equal(cfg_verify(c, &e), -EINVAL);
+	assert_int_equal(cfg_validate(c, &e), -EINVAL);
 	if (strcmp(e.path, path) != 0 || !strstr(e.msg, msg))
 		fail_msg("got \"%s\": \"%s\"; want \"%s\": ~\"%s\"", e.path, e.msg, path, msg);
 	assert_true(cfg_locate_line(text, strlen(text), e.path) >= 1);
 	cfg_free(c);
 }
 
-static void verify_err(const char *bs_extra, const char *target_extra, const char *path,
-		       const char *msg)
+static void validate_err(const char *bs_extra, const char *target_extra, const char *path,
+			 const char *msg)
 {
 	char *text = doc(bs_extra, target_extra);
 
-	verify_err_text(text, path, msg);
+	validate_err_text(text, path, msg);
 	free(text);
 }
 
 static void test_base_is_valid(void **state)
 {
 	(void)state;
-	verify_ok("", "");
-	verify_ok(",{\"name\": \"n0\", \"type\": \"null\", \"size\": \"1T\", \"block_size\": 4096}",
-		  ",\"acls\": [{\"initiator\": \"iqn.1994-05.com.redhat:c1\"},"
-		  "{\"initiator\": \"eui.0123456789ABCDEF\", \"luns\": [{\"lun\": 5, "
-		  "\"backstore\": \"r0\"}]}],"
-		  "\"demo_mode\": {\"enabled\": true, \"read_only\": true}");
+	validate_ok("", "");
+	validate_ok(
+	    ",{\"name\": \"n0\", \"type\": \"null\", \"size\": \"1T\", \"block_size\": 4096}",
+	    ",\"acls\": [{\"initiator\": \"iqn.1994-05.com.redhat:c1\"},"
+	    "{\"initiator\": \"eui.0123456789ABCDEF\", \"luns\": [{\"lun\": 5, "
+	    "\"backstore\": \"r0\"}]}],"
+	    "\"demo_mode\": {\"enabled\": true, \"read_only\": true}");
 }
 
 static void test_demo_config_is_valid(void **state)
@@ -113,7 +114,7 @@ static void test_demo_config_is_valid(void **state)
 	fclose(f);
 	struct cfg *c = parse_text_len(buf, n);
 	struct cfg_err e;
-	if (cfg_verify(c, &e))
+	if (cfg_validate(c, &e))
 		fail_msg("demo config: %s: %s", e.path, e.msg);
 	/* what the README promises */
 	assert_int_equal(c->ntargets, 1);
@@ -136,57 +137,57 @@ static void test_demo_config_is_valid(void **state)
 static void test_backstore_rules(void **state)
 {
 	(void)state;
-	verify_err(",{\"name\": \"d0\", \"type\": \"ram\", \"size\": 4096}", "",
-		   "backstores[2].name", "duplicate back-store name \"d0\" (also backstores[0])");
-	verify_err(",{\"name\": \"a b\", \"type\": \"ram\", \"size\": 4096}", "",
-		   "backstores[2].name", "only letters");
-	verify_err(",{\"name\": \"x/y\", \"type\": \"ram\", \"size\": 4096}", "",
-		   "backstores[2].name", "only letters");
-	verify_err(",{\"name\": \"x\", \"type\": \"rbd\", \"size\": 4096}", "",
-		   "backstores[2].type", "unknown back-store type \"rbd\"");
-	verify_err(",{\"name\": \"x\", \"type\": \"file\"}", "", "backstores[2].path",
-		   "required field missing (type file)");
-	verify_err(",{\"name\": \"x\", \"type\": \"ram\", \"path\": \"p\", \"size\": 4096}", "",
-		   "backstores[2].path", "not used by type ram");
-	verify_err(",{\"name\": \"x\", \"type\": \"ram\"}", "", "backstores[2].size",
-		   "required field missing (ram)");
-	verify_err(",{\"name\": \"x\", \"type\": \"null\"}", "", "backstores[2].size",
-		   "required field missing (null)");
-	verify_err(",{\"name\": \"x\", \"type\": \"file\", \"path\": \"x\", \"create\": true}", "",
-		   "backstores[2].size", "required field missing (create)");
-	verify_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 4096, \"create\": true}", "",
-		   "backstores[2].create", "not used by type ram");
-	verify_err(",{\"name\": \"x\", \"type\": \"file\", \"path\": \"x\", \"size\": 4096,"
-		   " \"create\": true, \"read_only\": true}",
-		   "", "backstores[2].create", "read-only");
-	verify_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 8192, \"block_size\": 520}", "",
-		   "backstores[2].block_size", "520 is not one of 512, 1024, 2048, 4096");
-	verify_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 6144, \"block_size\": 4096}",
-		   "", "backstores[2].size", "6144 bytes is not a multiple of block_size 4096");
-	verify_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 1000}", "",
-		   "backstores[2].size", "not a multiple of block_size 512");
-	verify_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 4096, \"vendor\": \"A\\tB\"}",
-		   "", "backstores[2].vendor", "printable ASCII");
-	verify_err(
+	validate_err(",{\"name\": \"d0\", \"type\": \"ram\", \"size\": 4096}", "",
+		     "backstores[2].name", "duplicate back-store name \"d0\" (also backstores[0])");
+	validate_err(",{\"name\": \"a b\", \"type\": \"ram\", \"size\": 4096}", "",
+		     "backstores[2].name", "only letters");
+	validate_err(",{\"name\": \"x/y\", \"type\": \"ram\", \"size\": 4096}", "",
+		     "backstores[2].name", "only letters");
+	validate_err(",{\"name\": \"x\", \"type\": \"rbd\", \"size\": 4096}", "",
+		     "backstores[2].type", "unknown back-store type \"rbd\"");
+	validate_err(",{\"name\": \"x\", \"type\": \"file\"}", "", "backstores[2].path",
+		     "required field missing (type file)");
+	validate_err(",{\"name\": \"x\", \"type\": \"ram\", \"path\": \"p\", \"size\": 4096}", "",
+		     "backstores[2].path", "not used by type ram");
+	validate_err(",{\"name\": \"x\", \"type\": \"ram\"}", "", "backstores[2].size",
+		     "required field missing (ram)");
+	validate_err(",{\"name\": \"x\", \"type\": \"null\"}", "", "backstores[2].size",
+		     "required field missing (null)");
+	validate_err(",{\"name\": \"x\", \"type\": \"file\", \"path\": \"x\", \"create\": true}",
+		     "", "backstores[2].size", "required field missing (create)");
+	validate_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 4096, \"create\": true}", "",
+		     "backstores[2].create", "not used by type ram");
+	validate_err(",{\"name\": \"x\", \"type\": \"file\", \"path\": \"x\", \"size\": 4096,"
+		     " \"create\": true, \"read_only\": true}",
+		     "", "backstores[2].create", "read-only");
+	validate_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 8192, \"block_size\": 520}",
+		     "", "backstores[2].block_size", "520 is not one of 512, 1024, 2048, 4096");
+	validate_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 6144, \"block_size\": 4096}",
+		     "", "backstores[2].size", "6144 bytes is not a multiple of block_size 4096");
+	validate_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 1000}", "",
+		     "backstores[2].size", "not a multiple of block_size 512");
+	validate_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 4096, \"vendor\": \"A\\tB\"}",
+		     "", "backstores[2].vendor", "printable ASCII");
+	validate_err(
 	    ",{\"name\": \"x\", \"type\": \"ram\", \"size\": 4096, \"product\": \"\\u00e9\"}", "",
 	    "backstores[2].product", "printable ASCII");
-	verify_err(
+	validate_err(
 	    ",{\"name\": \"x\", \"type\": \"ram\", \"size\": 4096, \"serial\": \"a\\u0001\"}", "",
 	    "backstores[2].serial", "printable ASCII");
-	verify_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 4096, \"naa\": \"5001405\"}",
-		   "", "backstores[2].naa", "32 hex digits starting with 6");
-	verify_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 4096,"
-		   " \"naa\": \"50014051234567890123456789abcdef\"}",
-		   "", "backstores[2].naa", "starting with 6");
-	verify_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 4096,"
-		   " \"naa\": \"6001405123456789012345678zabcdef\"}",
-		   "", "backstores[2].naa", "hex");
+	validate_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 4096, \"naa\": \"5001405\"}",
+		     "", "backstores[2].naa", "32 hex digits starting with 6");
+	validate_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 4096,"
+		     " \"naa\": \"50014051234567890123456789abcdef\"}",
+		     "", "backstores[2].naa", "starting with 6");
+	validate_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 4096,"
+		     " \"naa\": \"6001405123456789012345678zabcdef\"}",
+		     "", "backstores[2].naa", "hex");
 	/* the same file twice (relative vs absolute spelling) */
-	verify_err(",{\"name\": \"x\", \"type\": \"file\", \"path\": \"/srv/ut/d0.img\"}", "",
-		   "backstores[2].path", "the same file as backstores[0]");
-	verify_ok(",{\"name\": \"x\", \"type\": \"file\", \"path\": \"/srv/ut/d1.img\","
-		  " \"read_only\": true}",
-		  "");
+	validate_err(",{\"name\": \"x\", \"type\": \"file\", \"path\": \"/srv/ut/d0.img\"}", "",
+		     "backstores[2].path", "the same file as backstores[0]");
+	validate_ok(",{\"name\": \"x\", \"type\": \"file\", \"path\": \"/srv/ut/d1.img\","
+		    " \"read_only\": true}",
+		    "");
 }
 
 static void test_target_rules(void **state)
@@ -200,7 +201,7 @@ static void test_target_rules(void **state)
 
 	(void)state;
 	snprintf(text, sizeof(text), "{\"version\": 1, %s", second);
-	verify_err_text(text, "targets[1].name", "duplicate target name (also targets[0])");
+	validate_err_text(text, "targets[1].name", "duplicate target name (also targets[0])");
 	/* RFC 3722: a name is read in its normalized form, so a name that
 	 * differs in case only is the same name (lib/iname.h) */
 	{
@@ -211,7 +212,7 @@ static void test_target_rules(void **state)
 			  "\"EUI.0123456789ABCDEF\"}]}]}");
 		struct cfg_err e;
 
-		assert_int_equal(cfg_verify(c, &e), 0);
+		assert_int_equal(cfg_validate(c, &e), 0);
 		assert_string_equal(c->targets[0].name, "iqn.2026-12.org.utarget:a");
 		assert_string_equal(c->targets[0].acls[0].initiator, "eui.0123456789abcdef");
 		cfg_free(c);
@@ -221,40 +222,41 @@ static void test_target_rules(void **state)
 		 "\"portal_groups\": [{\"tag\": 1, \"portals\": [\"127.0.0.1:3260\"]}]},\n"
 		 "{\"name\": \"IQN.2026-12.ORG.UTARGET:A\",\n"
 		 "\"portal_groups\": [{\"tag\": 1, \"portals\": [\"127.0.0.1:3260\"]}]}]}");
-	verify_err_text(text, "targets[1].name", "duplicate target name (also targets[0])");
-	verify_err_text("{\"version\": 1, \"targets\": [{\"name\": \"iqn.2026-12.org.utarget:a\","
-			"\"alias\": \"bell\\u0007\","
-			"\"portal_groups\": [{\"tag\": 1, \"portals\": [\"127.0.0.1:1\"]}]}]}",
-			"targets[0].alias", "control characters");
-	verify_ok("", ",\"alias\": \"d\\u00e9mo \\u2603\"");
-	verify_err_text(
+	validate_err_text(text, "targets[1].name", "duplicate target name (also targets[0])");
+	validate_err_text("{\"version\": 1, \"targets\": [{\"name\": \"iqn.2026-12.org.utarget:a\","
+			  "\"alias\": \"bell\\u0007\","
+			  "\"portal_groups\": [{\"tag\": 1, \"portals\": [\"127.0.0.1:1\"]}]}]}",
+			  "targets[0].alias", "control characters");
+	validate_ok("", ",\"alias\": \"d\\u00e9mo \\u2603\"");
+	validate_err_text(
 	    "{\"version\": 1, \"targets\": [{\"name\": \"iqn.2026-12.org.utarget:a\"}]}",
 	    "targets[0].portal_groups", "at least one portal group");
-	verify_err_text("{\"version\": 1, \"targets\": [{\"name\": \"iqn.2026-12.org.utarget:a\","
-			"\"portal_groups\": [{\"tag\": 1, \"portals\": []}]}]}",
-			"targets[0].portal_groups[0].portals", "at least one portal");
-	verify_err_text("{\"version\": 1, \"targets\": [{\"name\": \"iqn.2026-12.org.utarget:a\","
-			"\"portal_groups\": [{\"tag\": 3, \"portals\": [\"127.0.0.1:1\"]},"
-			"{\"tag\": 3, \"portals\": [\"127.0.0.1:2\"]}]}]}",
-			"targets[0].portal_groups[1].tag",
-			"tag 3 is already used by portal_groups[0]");
-	verify_err_text(
+	validate_err_text("{\"version\": 1, \"targets\": [{\"name\": \"iqn.2026-12.org.utarget:a\","
+			  "\"portal_groups\": [{\"tag\": 1, \"portals\": []}]}]}",
+			  "targets[0].portal_groups[0].portals", "at least one portal");
+	validate_err_text("{\"version\": 1, \"targets\": [{\"name\": \"iqn.2026-12.org.utarget:a\","
+			  "\"portal_groups\": [{\"tag\": 3, \"portals\": [\"127.0.0.1:1\"]},"
+			  "{\"tag\": 3, \"portals\": [\"127.0.0.1:2\"]}]}]}",
+			  "targets[0].portal_groups[1].tag",
+			  "tag 3 is already used by portal_groups[0]");
+	validate_err_text(
 	    "{\"version\": 1, \"targets\": [{\"name\": \"iqn.2026-12.org.utarget:a\","
 	    "\"portal_groups\": [{\"tag\": 1, \"portals\": [\"127.0.0.1:1\", \"127.0.0.1:1\"]}]}]}",
 	    "targets[0].portal_groups[0].portals[1]", "duplicate portal");
-	verify_err_text("{\"version\": 1, \"targets\": [{\"name\": \"iqn.2026-12.org.utarget:a\","
-			"\"portal_groups\": [{\"tag\": 1, \"portals\": [\"localhost:3260\"]}]}]}",
-			"targets[0].portal_groups[0].portals[0]", "bad portal \"localhost:3260\"");
+	validate_err_text("{\"version\": 1, \"targets\": [{\"name\": \"iqn.2026-12.org.utarget:a\","
+			  "\"portal_groups\": [{\"tag\": 1, \"portals\": [\"localhost:3260\"]}]}]}",
+			  "targets[0].portal_groups[0].portals[0]",
+			  "bad portal \"localhost:3260\"");
 	/* explicit relative port ids: unique over the whole file */
-	verify_err_text("{\"version\": 1, \"targets\": ["
-			"{\"name\": \"iqn.2026-12.org.utarget:a\","
-			"\"portal_groups\": [{\"tag\": 1, \"rel_port_id\": 5, \"portals\": "
-			"[\"127.0.0.1:1\"]}]},"
-			"{\"name\": \"iqn.2026-12.org.utarget:b\","
-			"\"portal_groups\": [{\"tag\": 1, \"portals\": [\"127.0.0.1:1\"]},"
-			"{\"tag\": 2, \"rel_port_id\": 5, \"portals\": [\"127.0.0.1:1\"]}]}]}",
-			"targets[1].portal_groups[1].rel_port_id",
-			"5 is already used by targets[0].portal_groups[0]");
+	validate_err_text("{\"version\": 1, \"targets\": ["
+			  "{\"name\": \"iqn.2026-12.org.utarget:a\","
+			  "\"portal_groups\": [{\"tag\": 1, \"rel_port_id\": 5, \"portals\": "
+			  "[\"127.0.0.1:1\"]}]},"
+			  "{\"name\": \"iqn.2026-12.org.utarget:b\","
+			  "\"portal_groups\": [{\"tag\": 1, \"portals\": [\"127.0.0.1:1\"]},"
+			  "{\"tag\": 2, \"rel_port_id\": 5, \"portals\": [\"127.0.0.1:1\"]}]}]}",
+			  "targets[1].portal_groups[1].rel_port_id",
+			  "5 is already used by targets[0].portal_groups[0]");
 	/* the same portal in two targets is fine (shared listener) */
 	snprintf(text, sizeof(text), "{\"version\": 1, %s", second);
 	char *p = strstr(text, "utarget:a\",\n\"portal_groups\": [{\"tag\": 1, \"portals\": "
@@ -263,63 +265,63 @@ static void test_target_rules(void **state)
 	p[8] = 'b';
 	struct cfg *c = parse(text);
 	struct cfg_err e;
-	assert_int_equal(cfg_verify(c, &e), 0);
+	assert_int_equal(cfg_validate(c, &e), 0);
 	cfg_free(c);
 }
 
 static void test_lun_rules(void **state)
 {
 	(void)state;
-	verify_err("",
-		   ",\"luns\": [{\"lun\": 0, \"backstore\": \"d0\"}, {\"lun\": 1, \"backstore\": "
-		   "\"disk9\"}]",
-		   "targets[0].luns[1].backstore", "no back-store named \"disk9\"");
-	verify_err(
+	validate_err("",
+		     ",\"luns\": [{\"lun\": 0, \"backstore\": \"d0\"}, {\"lun\": 1, \"backstore\": "
+		     "\"disk9\"}]",
+		     "targets[0].luns[1].backstore", "no back-store named \"disk9\"");
+	validate_err(
 	    "",
 	    ",\"luns\": [{\"lun\": 0, \"backstore\": \"d0\"}, {\"lun\": 0, \"backstore\": \"r0\"}]",
 	    "targets[0].luns[1].lun", "LUN 0 is already mapped (targets[0].luns[0])");
-	verify_err(
+	validate_err(
 	    "",
 	    ",\"luns\": [{\"lun\": 0, \"backstore\": \"d0\"}, {\"lun\": 1, \"backstore\": \"d0\"}]",
 	    "targets[0].luns[1].backstore", "back-store \"d0\" is already mapped at LUN 0");
-	verify_err("",
-		   ",\"acls\": [{\"initiator\": \"iqn.1994-05.com.redhat:c1\","
-		   "\"luns\": [{\"lun\": 2, \"backstore\": \"nope\"}]}]",
-		   "targets[0].acls[0].luns[0].backstore", "no back-store named \"nope\"");
-	verify_err("",
-		   ",\"acls\": [{\"initiator\": \"iqn.1994-05.com.redhat:c1\","
-		   "\"luns\": [{\"lun\": 2, \"backstore\": \"r0\"}, {\"lun\": 2, \"backstore\": "
-		   "\"d0\"}]}]",
-		   "targets[0].acls[0].luns[1].lun", "LUN 2 is already mapped");
+	validate_err("",
+		     ",\"acls\": [{\"initiator\": \"iqn.1994-05.com.redhat:c1\","
+		     "\"luns\": [{\"lun\": 2, \"backstore\": \"nope\"}]}]",
+		     "targets[0].acls[0].luns[0].backstore", "no back-store named \"nope\"");
+	validate_err("",
+		     ",\"acls\": [{\"initiator\": \"iqn.1994-05.com.redhat:c1\","
+		     "\"luns\": [{\"lun\": 2, \"backstore\": \"r0\"}, {\"lun\": 2, \"backstore\": "
+		     "\"d0\"}]}]",
+		     "targets[0].acls[0].luns[1].lun", "LUN 2 is already mapped");
 	/* the same LU in two maps (target and ACL) is fine */
-	verify_ok("", ",\"acls\": [{\"initiator\": \"iqn.1994-05.com.redhat:c1\","
-		      "\"luns\": [{\"lun\": 7, \"backstore\": \"d0\", \"read_only\": true}]}]");
+	validate_ok("", ",\"acls\": [{\"initiator\": \"iqn.1994-05.com.redhat:c1\","
+			"\"luns\": [{\"lun\": 7, \"backstore\": \"d0\", \"read_only\": true}]}]");
 }
 
 static void test_acl_rules(void **state)
 {
 	(void)state;
-	verify_err("", ",\"acls\": [{\"initiator\": \"client1\"}]", "targets[0].acls[0].initiator",
-		   "bad iSCSI name \"client1\"");
-	verify_err("",
-		   ",\"acls\": [{\"initiator\": \"iqn.1994-05.com.redhat:c1\"},"
-		   "{\"initiator\": \"iqn.1994-05.com.redhat:c1\"}]",
-		   "targets[0].acls[1].initiator", "duplicate initiator (also acls[0])");
+	validate_err("", ",\"acls\": [{\"initiator\": \"client1\"}]",
+		     "targets[0].acls[0].initiator", "bad iSCSI name \"client1\"");
+	validate_err("",
+		     ",\"acls\": [{\"initiator\": \"iqn.1994-05.com.redhat:c1\"},"
+		     "{\"initiator\": \"iqn.1994-05.com.redhat:c1\"}]",
+		     "targets[0].acls[1].initiator", "duplicate initiator (also acls[0])");
 }
 
 static void test_iscsi_rules(void **state)
 {
 	(void)state;
-	verify_err_text("{\"version\": 1, \"iscsi\": {\"first_burst_length\": 524288}}",
-			"iscsi.first_burst_length",
-			"first_burst_length 524288 exceeds max_burst_length 262144");
-	verify_err_text("{\"version\": 1, \"iscsi\": {\"max_burst_length\": 4096}}",
-			"iscsi.max_burst_length",
-			"first_burst_length 65536 exceeds max_burst_length 4096");
+	validate_err_text("{\"version\": 1, \"iscsi\": {\"first_burst_length\": 524288}}",
+			  "iscsi.first_burst_length",
+			  "first_burst_length 524288 exceeds max_burst_length 262144");
+	validate_err_text("{\"version\": 1, \"iscsi\": {\"max_burst_length\": 4096}}",
+			  "iscsi.max_burst_length",
+			  "first_burst_length 65536 exceeds max_burst_length 4096");
 	struct cfg *c = parse("{\"version\": 1, \"iscsi\": {\"max_burst_length\": 65536,"
 			      "\"first_burst_length\": 65536}}");
 	struct cfg_err e;
-	assert_int_equal(cfg_verify(c, &e), 0);
+	assert_int_equal(cfg_validate(c, &e), 0);
 	cfg_free(c);
 }
 
