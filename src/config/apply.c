@@ -87,6 +87,7 @@ static void cfg_iscsi_to_fabric(const struct cfg_iscsi_settings *in, struct iscs
 	    .max_buffer_memory_mib = in->max_buffer_memory_mib,
 	    .max_session_data_mib = in->max_session_data_mib,
 	    .max_connection_data_mib = in->max_connection_data_mib,
+	    .session_reserve_kib = in->session_reserve_kib,
 	    .max_session_send_queue_mib = in->max_session_send_queue_mib,
 	    .max_connection_send_queue_mib = in->max_connection_send_queue_mib,
 	    .data_out_timeout_s = in->data_out_timeout_s,

@@ -62,9 +62,10 @@ void cfg_iscsi_defaults(struct cfg_iscsi_settings *s)
 	    .max_buffer_memory_mib = 1024,
 	    .max_session_data_mib = 64,
 	    .max_connection_data_mib = 64,
+	    .session_reserve_kib = 1024,
 	    .max_session_send_queue_mib = 8,
 	    .max_connection_send_queue_mib = 8,
-	    .data_out_timeout_s = 30,
+	    .data_out_timeout_s = 15,
 	};
 }
 

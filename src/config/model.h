@@ -216,6 +216,7 @@ struct cfg_iscsi_settings {
 	uint32_t max_buffer_memory_mib;
 	uint32_t max_session_data_mib;
 	uint32_t max_connection_data_mib;
+	uint32_t session_reserve_kib;
 	uint32_t max_session_send_queue_mib;
 	uint32_t max_connection_send_queue_mib;
 	uint32_t data_out_timeout_s;
