@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* live_target.c: targets and their portal groups changed while running
+ * (live.c's target.* and portal_group.* rows): build, unregister, rebuild
+ * or edit in place (alias, demo mode; portals). */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/live_int.h"
+#include "fabric/iscsi/iscsi.h"
+#include "lib/log.h"
+#include "scsi/scsi.h"
+
+/* ---- target.add ---- */
+int live_tgt_add_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
+			 struct cfg_chg *ch, struct live_state *s, struct cfg_err *err)
+{
+	size_t ti = 0;
+	int rc;
+
+	if (!live_tree_target(c, ix, c->targets[ch->pos].name, &ti))
+		return cfg_rt_err(err, -ENOENT, "no such target");
+	rc = cfg_rt_build_target(c, ti, rt, &s->rtt, err);
+	if (!rc && live_rt_register_target(rt, s->rtt)) {
+		cfg_rt_target_destroy(s->rtt);
+		s->rtt = NULL;
+		rc = cfg_rt_err(err, -ENOMEM, "out of memory");
+	}
+	return rc;
+}
+
+void live_tgt_add_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
+			struct live_state *s)
+{
+	if (s->rtt) {
+		hmap_del(&rt->targets, s->rtt->name, strlen(s->rtt->name));
+		cfg_rt_target_destroy(s->rtt);
+	}
+}
+
+/* ---- target.delete: unregistered at prepare, torn down at commit ---- */
+int live_tgt_del_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
+			 struct cfg_chg *ch, struct live_state *s, struct cfg_err *err)
+{
+	s->rtt = cfg_rt_target(rt, ch->target);
+	if (s->rtt)
+		hmap_del(&rt->targets, ch->target, strlen(ch->target));
+	return 0;
+}
+
+void live_tgt_del_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
+			struct live_state *s)
+{
+	if (s->rtt && live_rt_register_target(rt, s->rtt))
+		log_err("config: lost target %s while rolling back", ch->target);
+}
+
+void live_tgt_del_commit(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
+			 struct cfg_chg *ch, struct live_state *s)
+{
+	if (s->rtt) {
+		cfg_rt_target_destroy(s->rtt);
+		s->effect = "the target's sessions were dropped";
+	}
+}
+
+/* ---- target.set ---- */
+
+/* Own fields that can change without rebuilding the target. */
+static const char *const live_target_fields[] = {
+    "alias", "demo_mode", "auth", "limits", "require_header_digest", "require_data_digest", NULL,
+};
+
+/* Whether old and new own fields differ only in fields changeable live. */
+static bool target_live_ok(const struct cfg_target *old, const struct cfg_target *nt)
+{
+	struct cfg_target a = *old, b = *nt;
+	json_t *ja, *jb;
+	bool ok;
+
+	a.tpgs = b.tpgs = NULL;
+	a.ntpgs = b.ntpgs = 0;
+	a.luns = b.luns = (struct cfg_lun_list){0};
+	a.acls = b.acls = NULL;
+	a.nacls = b.nacls = 0;
+	ja = cfg_object_to_json(CFG_OBJ_TARGET, &a);
+	jb = cfg_object_to_json(CFG_OBJ_TARGET, &b);
+	for (size_t i = 0; ja && jb && live_target_fields[i]; i++) {
+		json_object_del(ja, live_target_fields[i]);
+		json_object_del(jb, live_target_fields[i]);
+	}
+	ok = ja && jb && json_equal(ja, jb);
+	json_decref(ja);
+	json_decref(jb);
+	return ok;
+}
+
+int live_tgt_set_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
+			 struct cfg_chg *ch, struct live_state *s, struct cfg_err *err)
+{
+	struct cfg_rt_target *rtt = cfg_rt_target(rt, ch->target);
+	const struct cfg_target *old = &ch->obj.t, *t;
+	size_t ti = 0;
+
+	t = live_tree_target(c, ix, ch->target, &ti);
+	if (!rtt || !t)
+		return cfg_rt_err(err, -ENOENT, "target \"%s\" is not running", ch->target);
+	if (!target_live_ok(old, t)) {
+		s->rebuild = true;
+		return cfg_rt_build_target(c, ti, rt, &s->rtt, err);
+	}
+	if (t->demo && t->demo_read_only && !(old->demo && old->demo_read_only)) {
+		char base[CFG_ERR_PATH_MAX];
+
+		snprintf(base, sizeof(base), "targets[%zu].luns", ti);
+		return cfg_rt_build_map(rt, &t->luns, true, base, &s->map, err);
+	}
+	return 0;
+}
+
+void live_tgt_set_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
+			struct live_state *s)
+{
+	if (s->rtt)
+		cfg_rt_target_destroy(s->rtt);
+	if (s->map)
+		scsi_lun_map_put(s->map);
+}
+
+void live_tgt_set_commit(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
+			 struct cfg_chg *ch, struct live_state *s)
+{
+	struct cfg_rt_target *rtt = cfg_rt_target(rt, ch->target);
+	const struct cfg_target *t;
+	size_t ti = 0;
+
+	t = live_tree_target(c, ix, ch->target, &ti);
+	if (!rtt || !t)
+		return;
+	if (s->rebuild) {
+		live_rt_register_target(rt, s->rtt); /* replaces: no allocation */
+		cfg_rt_target_destroy(rtt);
+		s->rtt = NULL;
+		s->effect = "the target was rebuilt: its sessions were dropped";
+		return;
+	}
+	iscsi_target_set_alias(rtt->it, t->alias);
+	if (t->demo && t->demo_read_only) {
+		if (s->map) {
+			if (rtt->demo_map)
+				scsi_lun_map_put(rtt->demo_map);
+			rtt->demo_map = s->map;
+			s->map = NULL;
+		}
+	} else if (rtt->demo_map) {
+		scsi_lun_map_put(rtt->demo_map);
+		rtt->demo_map = NULL;
+	}
+	/* new logins get the new default map; sessions keep theirs */
+	scsi_target_set_default_map(rtt->st, rtt->demo_map ? rtt->demo_map : rtt->map, t->demo);
+}
+
+/* ---- portal_group.add ---- */
+int live_tpg_add_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
+			 struct cfg_chg *ch, struct live_state *s, struct cfg_err *err)
+{
+	size_t ti = 0;
+	const struct cfg_target *t = live_tree_target(c, ix, ch->target, &ti);
+	struct cfg_rt_target *rtt = cfg_rt_target(rt, ch->target);
+	int rc;
+
+	if (!t || !rtt)
+		return cfg_rt_err(err, -ENOENT, "target \"%s\" is not running", ch->target);
+	rc = cfg_rt_build_tpg(c, ti, ch->pos, rt, rtt, err);
+	s->tpg = live_rt_tpg(rtt, t->tpgs[ch->pos].tag);
+	if (rc && s->tpg) {
+		live_rt_tpg_forget(rtt, t->tpgs[ch->pos].tag);
+		iscsi_tpg_del(s->tpg);
+		s->tpg = NULL;
+	}
+	return rc;
+}
+
+void live_tpg_add_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
+			struct live_state *s)
+{
+	struct cfg_rt_target *rtt;
+
+	if (!s->tpg)
+		return;
+	rtt = cfg_rt_target(rt, ch->target);
+	if (rtt)
+		live_rt_tpg_forget(rtt, ch->obj.g.tag ? ch->obj.g.tag : ch->tag);
+	iscsi_tpg_del(s->tpg);
+}
+
+/* ---- portal_group.delete: at commit (its sessions go) ---- */
+void live_tpg_del_commit(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
+			 struct cfg_chg *ch, struct live_state *s)
+{
+	struct cfg_rt_target *rtt = cfg_rt_target(rt, ch->target);
+	struct iscsi_tpg *tpg = rtt ? live_rt_tpg(rtt, ch->tag) : NULL;
+
+	if (tpg) {
+		live_rt_tpg_forget(rtt, ch->tag);
+		iscsi_tpg_del(tpg);
+		s->effect = "the portal group's sessions were dropped";
+	}
+}
+
+/* ---- portal_group.set ---- */
+static bool str_in(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* Portal groups that differ in more than their portals are rebuilt. */
+static bool tpg_only_portals_differ(const struct cfg_portal_group *a,
+				    const struct cfg_portal_group *b)
+{
+	struct cfg_portal_group x = *a, y = *b;
+	json_t *ja, *jb;
+	bool same;
+
+	x.portals = y.portals = NULL;
+	x.nportals = y.nportals = 0;
+	ja = cfg_object_to_json(CFG_OBJ_PORTAL_GROUP, &x);
+	jb = cfg_object_to_json(CFG_OBJ_PORTAL_GROUP, &y);
+	same = ja && jb && json_equal(ja, jb);
+	json_decref(ja);
+	json_decref(jb);
+	return same;
+}
+
+int live_tpg_set_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
+			 struct cfg_chg *ch, struct live_state *s, struct cfg_err *err)
+{
+	struct cfg_rt_target *rtt = cfg_rt_target(rt, ch->target);
+	const struct cfg_portal_group *old = &ch->obj.g, *g;
+	struct iscsi_tpg *tpg;
+	size_t ti = 0;
+	long gi;
+	const struct cfg_target *t = live_tree_target(c, ix, ch->target, &ti);
+
+	gi = t ? cfg_ix_tpg(ix, t->name, ch->tag) : -1;
+	tpg = rtt ? live_rt_tpg(rtt, ch->tag) : NULL;
+	if (gi < 0 || !tpg)
+		return cfg_rt_err(err, -ENOENT, "portal group %u is not running", ch->tag);
+	g = &t->tpgs[gi];
+	if (!tpg_only_portals_differ(old, g)) {
+		s->rebuild = true;
+		return 0;
+	}
+	if (rt->nlisten)
+		return 0; /* --listen replaces every portal */
+	s->added = calloc(g->nportals ? g->nportals : 1, sizeof(*s->added));
+	if (!s->added)
+		return cfg_rt_err(err, -ENOMEM, "out of memory");
+	for (size_t p = 0; p < g->nportals; p++) {
+		int rc;
+
+		if (str_in(old->portals, old->nportals, g->portals[p]))
+			continue;
+		cfg_rt_path(err, "targets[%zu].portal_groups[%ld].portals[%zu]", ti, gi, p);
+		rc = iscsi_tpg_portal_add(tpg, g->portals[p]);
+		if (rc) {
+			for (size_t i = 0; i < s->nadded; i++)
+				iscsi_tpg_portal_del(tpg, s->added[i]);
+			return cfg_rt_err(err, rc, "cannot listen on %s: %s", g->portals[p],
+					  strerror(-rc));
+		}
+		s->added[s->nadded] = strdup(g->portals[p]);
+		if (!s->added[s->nadded]) {
+			iscsi_tpg_portal_del(tpg, g->portals[p]);
+			for (size_t i = 0; i < s->nadded; i++)
+				iscsi_tpg_portal_del(tpg, s->added[i]);
+			return cfg_rt_err(err, -ENOMEM, "out of memory");
+		}
+		s->nadded++;
+	}
+	return 0;
+}
+
+void live_tpg_set_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
+			struct live_state *s)
+{
+	struct cfg_rt_target *rtt = cfg_rt_target(rt, ch->target);
+	struct iscsi_tpg *tpg = rtt ? live_rt_tpg(rtt, ch->tag) : NULL;
+
+	for (size_t i = 0; tpg && i < s->nadded; i++)
+		iscsi_tpg_portal_del(tpg, s->added[i]);
+}
+
+void live_tpg_set_commit(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
+			 struct cfg_chg *ch, struct live_state *s)
+{
+	struct cfg_rt_target *rtt = cfg_rt_target(rt, ch->target);
+	const struct cfg_portal_group *old = &ch->obj.g, *g;
+	struct iscsi_tpg *tpg = rtt ? live_rt_tpg(rtt, ch->tag) : NULL;
+	const struct cfg_target *t;
+	struct cfg_err err;
+	size_t ti = 0;
+	long gi;
+
+	t = live_tree_target(c, ix, ch->target, &ti);
+	gi = t ? cfg_ix_tpg(ix, t->name, ch->tag) : -1;
+	if (!tpg || gi < 0)
+		return;
+	g = &t->tpgs[gi];
+	if (s->rebuild) {
+		live_rt_tpg_forget(rtt, ch->tag);
+		iscsi_tpg_del(tpg);
+		if (cfg_rt_build_tpg(c, ti, (size_t)gi, rt, rtt, &err))
+			log_err("config: %s: %s", err.path, err.msg);
+		s->effect = "the portal group was rebuilt: its sessions were dropped";
+		return;
+	}
+	if (rt->nlisten)
+		return;
+	for (size_t p = 0; p < old->nportals; p++)
+		if (!str_in(g->portals, g->nportals, old->portals[p]))
+			iscsi_tpg_portal_del(tpg, old->portals[p]);
+}
