@@ -6,7 +6,8 @@
  * What is checked: the objects and their attributes for a config with two
  * targets sharing an LU (identity, thin fallback, read-only, LUN maps, demo
  * and ACL maps, TPG tags and relative port ids, portals, --listen), and that
- * a failure at any single step leaves nothing behind (all or nothing).
+ * a failure at any single step leaves nothing behind (all or nothing). The
+ * fakes are tests/unit/fakes/fake_cfg_rt.c.
  *
  *   backstores: d0 (file, thin), r0 (ram, no DISCARD cap -> not thin),
  *               n0 (null, read_only)
@@ -28,375 +29,7 @@
 #include "config/apply.c"
 #include "iscsi_fields.h"
 
-/* ---- fakes ---- */
-enum fake_call {
-	F_BS_OPEN,
-	F_LU_CREATE,
-	F_MAP_CREATE,
-	F_MAP_ADD,
-	F_TARGET_CREATE,
-	F_ACL_SET,
-	F_ITARGET_ADD,
-	F_TPG_ADD,
-	F_PORTAL_ADD,
-	F_NCALLS,
-};
-
-static struct {
-	int calls[F_NCALLS];
-	int fail_at[F_NCALLS]; /* 1-based call number that fails; 0 = none */
-	int live_devs, live_lus, live_maps, live_targets, live_itargets, listening;
-} fk;
-
-static bool fake_fail(enum fake_call c)
-{
-	return ++fk.calls[c] == fk.fail_at[c];
-}
-
-struct fake_dev {
-	struct bs_dev dev;
-	char path[256];
-	struct bs_params p;
-};
-
-static void fake_bs_close(struct bs_dev *dev)
-{
-	fk.live_devs--;
-	free(container_of(dev, struct fake_dev, dev));
-}
-
-static void fake_bs_submit(struct bs_dev *dev, struct bs_io *io)
-{
-	io->done(io, -EIO);
-}
-
-static const struct bs_ops fake_bs_ops = {
-    .type = "fake",
-    .submit = fake_bs_submit,
-    .close = fake_bs_close,
-};
-
-/* the fault-injection wrapper (no config here sets "fault") */
-int bs_fault_wrap(struct bs_dev *inner, const struct bs_fault_params *p, struct bs_dev **out)
-{
-	(void)p;
-	*out = inner;
-	return 0;
-}
-
-int bs_open(const struct bs_params *p, struct bs_dev **out)
-{
-	struct fake_dev *d;
-
-	if (fake_fail(F_BS_OPEN))
-		return -EACCES;
-	d = calloc(1, sizeof(*d));
-	assert_non_null(d);
-	d->p = *p;
-	if (p->path)
-		snprintf(d->path, sizeof(d->path), "%s", p->path);
-	d->dev.ops = &fake_bs_ops;
-	d->dev.size = p->size ? p->size : 1 << 20;
-	/* the ram fake cannot deallocate; null is opened read-only */
-	d->dev.caps = BS_CAP_FLUSH | (strcmp(p->type, "ram") ? BS_CAP_DISCARD : 0) |
-		      (p->readonly ? BS_CAP_READ_ONLY : 0);
-	snprintf(d->dev.type, sizeof(d->dev.type), "%s", p->type);
-	snprintf(d->dev.name, sizeof(d->dev.name), "%s", p->name);
-	fk.live_devs++;
-	*out = &d->dev;
-	return 0;
-}
-
-struct scsi_lu {
-	char name[64];
-	struct bs_dev *bs;
-	struct scsi_lu_attrs attrs;
-	int refs;
-};
-
-int scsi_lu_create(const char *name, struct bs_dev *bs, const struct scsi_lu_attrs *attrs,
-		   struct scsi_lu **out)
-{
-	struct scsi_lu *lu;
-
-	if (fake_fail(F_LU_CREATE))
-		return -ENOMEM;
-	lu = calloc(1, sizeof(*lu));
-	assert_non_null(lu);
-	snprintf(lu->name, sizeof(lu->name), "%s", name);
-	lu->bs = bs;
-	lu->attrs = *attrs;
-	lu->refs = 1;
-	fk.live_lus++;
-	*out = lu;
-	return 0;
-}
-
-void scsi_lu_put(struct scsi_lu *lu)
-{
-	assert_true(lu->refs > 0);
-	if (--lu->refs == 0) {
-		bs_close(lu->bs);
-		fk.live_lus--;
-		free(lu);
-	}
-}
-
-/* persistent reservation state (APTPL): kept in the state directory */
-int scsi_lu_pr_store(struct scsi_lu *lu, const char *state_dir)
-{
-	assert_true(lu->refs > 0);
-	assert_non_null(state_dir);
-	assert_true(state_dir[0] == '/');
-	return 0;
-}
-
-#define FAKE_MAP_MAX 16
-struct scsi_lun_map {
-	int refs;
-	size_t n;
-	struct {
-		uint32_t lun;
-		struct scsi_lu *lu;
-		bool ro;
-	} e[FAKE_MAP_MAX];
-};
-
-struct scsi_lun_map *scsi_lun_map_create(void)
-{
-	struct scsi_lun_map *m;
-
-	if (fake_fail(F_MAP_CREATE))
-		return NULL;
-	m = calloc(1, sizeof(*m));
-	assert_non_null(m);
-	m->refs = 1;
-	fk.live_maps++;
-	return m;
-}
-
-int scsi_lun_map_add(struct scsi_lun_map *m, uint32_t lun, struct scsi_lu *lu, bool read_only)
-{
-	if (fake_fail(F_MAP_ADD))
-		return -ENOMEM;
-	assert_true(m->n < FAKE_MAP_MAX);
-	m->e[m->n].lun = lun;
-	m->e[m->n].lu = lu;
-	m->e[m->n].ro = read_only;
-	m->n++;
-	lu->refs++;
-	return 0;
-}
-
-static void fake_map_get(struct scsi_lun_map *m)
-{
-	m->refs++;
-}
-
-void scsi_lun_map_put(struct scsi_lun_map *m)
-{
-	if (!m)
-		return;
-	assert_true(m->refs > 0);
-	if (--m->refs == 0) {
-		for (size_t i = 0; i < m->n; i++)
-			scsi_lu_put(m->e[i].lu);
-		fk.live_maps--;
-		free(m);
-	}
-}
-
-struct scsi_target {
-	char name[256];
-	struct scsi_lun_map *default_map;
-	bool demo;
-	size_t nacls;
-	struct {
-		char name[256];
-		struct scsi_lun_map *map;
-	} acl[8];
-};
-
-struct scsi_target *scsi_target_create(const char *name)
-{
-	struct scsi_target *t;
-
-	if (fake_fail(F_TARGET_CREATE))
-		return NULL;
-	t = calloc(1, sizeof(*t));
-	assert_non_null(t);
-	snprintf(t->name, sizeof(t->name), "%s", name);
-	fk.live_targets++;
-	return t;
-}
-
-void scsi_target_destroy(struct scsi_target *t)
-{
-	for (size_t i = 0; i < t->nacls; i++)
-		scsi_lun_map_put(t->acl[i].map);
-	scsi_lun_map_put(t->default_map);
-	fk.live_targets--;
-	free(t);
-}
-
-/* like the core: takes a reference on the map */
-void scsi_target_set_default_map(struct scsi_target *t, struct scsi_lun_map *m, bool demo)
-{
-	fake_map_get(m);
-	scsi_lun_map_put(t->default_map);
-	t->default_map = m;
-	t->demo = demo;
-}
-
-int scsi_target_acl_set(struct scsi_target *t, const char *initiator_name, struct scsi_lun_map *m)
-{
-	if (fake_fail(F_ACL_SET))
-		return -ENOMEM;
-	assert_true(t->nacls < 8);
-	snprintf(t->acl[t->nacls].name, sizeof(t->acl[0].name), "%s", initiator_name);
-	fake_map_get(m);
-	t->acl[t->nacls++].map = m;
-	return 0;
-}
-
-struct iscsi_tpg {
-	uint16_t tag, rel, group;
-	size_t nportals;
-	char portals[4][64];
-};
-
-struct iscsi_target {
-	struct scsi_target *st;
-	char alias[256];
-	size_t ntpgs;
-	struct iscsi_tpg tpg[4];
-};
-
-/* every iscsi target built, for inspection after cfg_apply() */
-static struct iscsi_target *itargets[8];
-static size_t nitargets;
-
-struct iscsi_target *iscsi_target_add(struct scsi_target *st, const char *alias)
-{
-	struct iscsi_target *t;
-
-	if (fake_fail(F_ITARGET_ADD))
-		return NULL;
-	t = calloc(1, sizeof(*t));
-	assert_non_null(t);
-	t->st = st;
-	snprintf(t->alias, sizeof(t->alias), "%s", alias ? alias : "");
-	fk.live_itargets++;
-	itargets[nitargets++] = t;
-	return t;
-}
-
-void iscsi_target_del(struct iscsi_target *t)
-{
-	for (size_t i = 0; i < nitargets; i++)
-		if (itargets[i] == t)
-			itargets[i] = NULL;
-	for (size_t i = 0; i < t->ntpgs; i++)
-		fk.listening -= (int)t->tpg[i].nportals;
-	fk.live_itargets--;
-	free(t);
-}
-
-struct iscsi_tpg *iscsi_tpg_add(struct iscsi_target *t, uint16_t tag, uint16_t rel_port_id,
-				uint16_t port_group)
-{
-	struct iscsi_tpg *g;
-
-	if (fake_fail(F_TPG_ADD))
-		return NULL;
-	assert_true(t->ntpgs < 4);
-	g = &t->tpg[t->ntpgs++];
-	g->tag = tag;
-	g->rel = rel_port_id;
-	g->group = port_group;
-	return g;
-}
-
-/* removal of a portal group being built (apply.c's error path) */
-void iscsi_tpg_del(struct iscsi_tpg *tpg)
-{
-	fk.listening -= (int)tpg->nportals;
-	tpg->nportals = 0;
-}
-
-int iscsi_tpg_portal_add(struct iscsi_tpg *tpg, const char *addr)
-{
-	if (fake_fail(F_PORTAL_ADD))
-		return -EADDRINUSE;
-	assert_true(tpg->nportals < 4);
-	snprintf(tpg->portals[tpg->nportals++], sizeof(tpg->portals[0]), "%s", addr);
-	fk.listening++;
-	return 0;
-}
-
-/* the global settings (cfg_apply_iscsi_settings()) */
-static struct iscsi_settings seen_settings;
-static int iscsi_inits;
-
-int iscsi_init(const struct iscsi_settings *s)
-{
-	seen_settings = *s;
-	iscsi_inits++;
-	return 0;
-}
-
-/* access and authentication (auth_apply.c; its own tests in
- * test_auth_apply.c): counted */
-static int auth_targets, auth_discovery;
-
-int cfg_auth_apply_target(const struct cfg_runtime *rt, const struct cfg_target *t, size_t ti,
-			  struct scsi_lun_map *target_map, struct iscsi_target *it,
-			  struct cfg_err *err)
-{
-	auth_targets++;
-	return 0;
-}
-
-int cfg_auth_apply_discovery(const struct cfg *c, struct cfg_err *err)
-{
-	auth_discovery++;
-	return 0;
-}
-
-/* ALUA (scsi/alua.h): the calls, recorded */
-static struct {
-	int defined, set;
-	uint16_t def_id[4];
-	struct scsi_alua_group_attrs def[4];
-	char set_lu[4][32];
-	uint8_t set_state[4];
-} alua;
-
-int scsi_alua_group_define(uint16_t id, const struct scsi_alua_group_attrs *a)
-{
-	assert_true(alua.defined < 4);
-	alua.def_id[alua.defined] = id;
-	alua.def[alua.defined] = *a;
-	alua.def[alua.defined].name = NULL; /* not kept by the core either */
-	alua.defined++;
-	return 0;
-}
-
-int scsi_alua_set_state(uint16_t id, const char *lu_name, enum scsi_alua_state s)
-{
-	(void)id;
-	assert_true(alua.set < 4);
-	snprintf(alua.set_lu[alua.set], sizeof(alua.set_lu[0]), "%s", lu_name ? lu_name : "*");
-	alua.set_state[alua.set++] = (uint8_t)s;
-	return 0;
-}
-
-int scsi_alua_group_undefine(uint16_t id)
-{
-	(void)id;
-	alua.defined--;
-	return 0;
-}
+#include "fake_cfg_rt.h"
 
 /* ---- tests ---- */
 static const char text[] =
@@ -453,9 +86,7 @@ static int teardown(void **state)
 
 static void reset(void)
 {
-	memset(&fk, 0, sizeof(fk));
-	memset(itargets, 0, sizeof(itargets));
-	nitargets = 0;
+	fake_rt_reset();
 }
 
 static void assert_nothing_live(void)
@@ -649,7 +280,7 @@ static void test_all_or_nothing(void **state)
 	assert_int_equal(cfg_apply(c, NULL, &rt, &e), 0);
 	memcpy(total, fk.calls, sizeof(total));
 	cfg_runtime_destroy(rt);
-	for (int f = 0; f < F_NCALLS; f++) {
+	for (int f = 0; f < F_NAPPLY; f++) {
 		assert_true(total[f] > 0);
 		for (int k = 1; k <= total[f]; k++) {
 			reset();
@@ -731,18 +362,18 @@ static void test_iscsi_settings(void **state)
 		struct cfg c = {0};
 		unsigned i = 0;
 
-		memset(&seen_settings, 0, sizeof(seen_settings));
+		memset(&fk.last_settings, 0, sizeof(fk.last_settings));
 #define VAL(m) _Generic(c.iscsi.m, bool : (bool)((i >> p) & 1), default : 1000 * p + i + 1)
 #define SET(m)                                                                                     \
 	c.iscsi.m = VAL(m);                                                                        \
 	i++;
 		ISCSI_FIELDS(SET)
-		iscsi_inits = 0;
+		fk.iscsi_inits = 0;
 		assert_int_equal(cfg_apply_iscsi_settings(&c), 0);
-		assert_int_equal(iscsi_inits, 1);
+		assert_int_equal(fk.iscsi_inits, 1);
 		i = 0;
 #define CHECK(m)                                                                                   \
-	assert_int_equal(seen_settings.m, VAL(m));                                                 \
+	assert_int_equal(fk.last_settings.m, VAL(m));                                              \
 	i++;
 		ISCSI_FIELDS(CHECK)
 #undef CHECK
@@ -756,7 +387,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_builds_everything), cmocka_unit_test(test_listen_override),
 	    cmocka_unit_test(test_port_groups),	      cmocka_unit_test(test_all_or_nothing),
-	    cmocka_unit_test(test_state_dir),	      cmocka_unit_test(test_iscsi_settings),
+	    cmocka_unit_test(test_state_dir), cmocka_unit_test(test_iscsi_settings),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
