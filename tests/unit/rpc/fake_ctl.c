@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fake_ctl.c: see fake_ctl.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/live.h"
+#include "fake_ctl.h"
+
+struct fake_ctl fctl;
+
+void fake_ctl_reset(void)
+{
+	memset(&fctl, 0, sizeof(fctl));
+}
+
+static void fake_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fake_log(const char *fmt, ...)
+{
+	size_t n = strlen(fctl.log);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(fctl.log + n, sizeof(fctl.log) - n, fmt, ap);
+	va_end(ap);
+}
+
+int cfg_ctl_prepare(struct cfg_txn *x, bool dry_run, size_t *failed, bool *runtime,
+		    struct cfg_err *err)
+{
+	*err = (struct cfg_err){0};
+	*failed = 0;
+	*runtime = false;
+	fake_log("prepare %zu%s\n", x->n, dry_run ? " (dry run)" : "");
+	if (fctl.prepare_rc) {
+		*failed = fctl.failed;
+		*runtime = fctl.runtime;
+		snprintf(err->path, sizeof(err->path), "backstores[1]");
+		snprintf(err->msg, sizeof(err->msg), "refused by the fake");
+		return fctl.prepare_rc;
+	}
+	x->applied = x->n;
+	return 0;
+}
+
+int cfg_ctl_commit(struct cfg_txn *const *v, size_t n, struct cfg_err *err)
+{
+	*err = (struct cfg_err){0};
+	fctl.commits++;
+	fake_log("commit");
+	for (size_t i = 0; i < n; i++)
+		fake_log(" %zu", v[i]->n);
+	fake_log("\n");
+	if (fctl.commit_rc) {
+		snprintf(err->msg, sizeof(err->msg), "cannot write the journal");
+		for (size_t t = n; t-- > 0;)
+			cfg_ctl_rollback(v[t]);
+	}
+	return fctl.commit_rc;
+}
+
+void cfg_ctl_rollback(struct cfg_txn *x)
+{
+	fake_log("rollback %zu\n", x->n);
+	x->applied = 0;
+}
+
+void cfg_ctl_done(struct cfg_txn *x)
+{
+	cfg_txn_clear(x);
+}
+
+int cfg_ctl_save(struct cfg_err *err)
+{
+	*err = (struct cfg_err){0};
+	fctl.saves++;
+	return 0;
+}
+
+void cfg_ctl_maybe_compact(bool idle)
+{
+	fctl.compactions++;
+}
+
+void cfg_ctl_set_flush(void (*fn)(void))
+{
+	fctl.flush = fn;
+}
+
+/* a back-store named "busy" had sessions to drop */
+const char *cfg_live_effect(const struct cfg_chg *ch)
+{
+	return ch->name && !strcmp(ch->name, "busy") ? "its sessions were dropped" : "";
+}
