@@ -89,16 +89,6 @@ static void reset(void)
 	fake_rt_reset();
 }
 
-static void assert_nothing_live(void)
-{
-	assert_int_equal(fk.live_devs, 0);
-	assert_int_equal(fk.live_lus, 0);
-	assert_int_equal(fk.live_maps, 0);
-	assert_int_equal(fk.live_targets, 0);
-	assert_int_equal(fk.live_itargets, 0);
-	assert_int_equal(fk.listening, 0);
-}
-
 static void test_builds_everything(void **state)
 {
 	struct cfg *c = load();
@@ -184,7 +174,7 @@ static void test_builds_everything(void **state)
 			    "2 targets, 3 LUNs, portals 127.0.0.1:3260 [::1]:3260 127.0.0.1:3261");
 
 	cfg_runtime_destroy(rt);
-	assert_nothing_live();
+	fake_rt_assert_nothing_live();
 	cfg_free(c);
 }
 
@@ -236,7 +226,7 @@ static void test_port_groups(void **state)
 	assert_int_equal(itargets[0]->tpg[2].group, 3);
 	cfg_runtime_destroy(rt);
 	assert_int_equal(alua.defined, 0);
-	assert_nothing_live();
+	fake_rt_assert_nothing_live();
 	cfg_free(c);
 }
 
@@ -262,7 +252,7 @@ static void test_listen_override(void **state)
 	cfg_runtime_summary(rt, summary, sizeof(summary));
 	assert_string_equal(summary, "2 targets, 3 LUNs, portals 127.0.0.1:3499 [::1]:3499");
 	cfg_runtime_destroy(rt);
-	assert_nothing_live();
+	fake_rt_assert_nothing_live();
 	cfg_free(c);
 }
 
@@ -290,7 +280,7 @@ static void test_all_or_nothing(void **state)
 			assert_null(rt);
 			if (e.path[0] == '\0' || e.msg[0] == '\0')
 				fail_msg("call %d #%d: no error path/message", f, k);
-			assert_nothing_live();
+			fake_rt_assert_nothing_live();
 		}
 	}
 	/* the messages name the field */

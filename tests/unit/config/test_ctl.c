@@ -31,6 +31,7 @@
 
 #include "config/ctl.c"
 #include "lib/atomic_file.h"
+#include "ut_text.h"
 
 #define T "iqn.2026-12.org.utarget:t"
 #define U "iqn.2026-12.org.utarget:u"
@@ -50,16 +51,7 @@ static struct {
 	int hooks;
 } fake;
 
-static void fake_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fake_log(const char *fmt, ...)
-{
-	size_t n = strlen(fake.log);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(fake.log + n, sizeof(fake.log) - n, fmt, ap);
-	va_end(ap);
-}
+#define fake_log(...) ut_appendf(fake.log, sizeof(fake.log), __VA_ARGS__)
 
 static const char *who(const struct cfg_chg *ch)
 {
@@ -171,21 +163,10 @@ static const char base_cfg[] =
     " {'name': '" U "', 'portal_groups': [{'tag': 1, 'portals': ['127.0.0.1:3261']}]}],"
     " 'port_groups': [{'id': 1, 'members': [{'target': '" U "', 'tag': 1}]}]}\n";
 
-static char *dq(const char *s)
-{
-	char *d = strdup(s);
-
-	assert_non_null(d);
-	for (char *p = d; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	return d;
-}
-
 /* FILE with this content (' for "; %s: the state directory) */
 static void write_file(const char *fmt)
 {
-	char *f = dq(fmt), *at = strstr(f, "%s"), text[4096];
+	char *f = ut_dq(fmt), *at = strstr(f, "%s"), text[4096];
 
 	if (at)
 		*at = '\0';
@@ -244,7 +225,7 @@ static int teardown(void **state)
 
 static struct cfg_chg *chg(const char *json)
 {
-	char *text = dq(json);
+	char *text = ut_dq(json);
 	json_t *j = json_loads(text, 0, NULL);
 	struct cfg_chg *ch = NULL;
 	struct cfg_err err;

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "config/index.c"
+#include "ut_text.h"
 
 #define T  "iqn.2026-12.org.utarget:t"
 #define U  "iqn.2026-12.org.utarget:u"
@@ -52,13 +53,10 @@ static const char base_cfg[] =
 
 static struct cfg *parse(const char *json)
 {
-	char *text = strdup(json);
+	char *text = ut_dq(json);
 	struct cfg *c = NULL;
 	struct cfg_err err;
 
-	for (char *p = text; *p; p++)
-		if (*p == '\'')
-			*p = '"';
 	if (cfg_parse(text, strlen(text), NULL, &c, &err))
 		fail_msg("%s: %s", err.path, err.msg);
 	free(text);

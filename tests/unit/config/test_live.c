@@ -37,6 +37,7 @@
 #include "config/live_settings.c"
 #include "config/live_target.c"
 #include "fake_cfg_rt.h"
+#include "ut_text.h"
 
 #define T  "iqn.2026-12.org.utarget:t"
 #define U  "iqn.2026-12.org.utarget:u"
@@ -79,21 +80,10 @@ struct fx {
 /* Objects alive now less those alive once the tree was applied. */
 #define ALIVE(f, what) (fk.what - (f)->base.what)
 
-static char *dq(const char *s)
-{
-	char *d = strdup(s);
-
-	assert_non_null(d);
-	for (char *p = d; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	return d;
-}
-
 static struct fx *fx_new(const struct cfg_overrides *ov)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	char *text = dq(base_cfg);
+	char *text = ut_dq(base_cfg);
 	struct cfg_err err;
 
 	assert_non_null(f);
@@ -119,12 +109,7 @@ static struct fx *fx_new(const struct cfg_overrides *ov)
 static void fx_free(struct fx *f)
 {
 	cfg_runtime_destroy(f->rt);
-	assert_int_equal(fk.live_devs, 0);
-	assert_int_equal(fk.live_lus, 0);
-	assert_int_equal(fk.live_maps, 0);
-	assert_int_equal(fk.live_targets, 0);
-	assert_int_equal(fk.live_itargets, 0);
-	assert_int_equal(fk.listening, 0);
+	fake_rt_assert_nothing_live();
 	cfg_index_free(f->ix);
 	cfg_free(f->c);
 	rmdir(f->dir);
@@ -249,7 +234,7 @@ static void assert_snapshot(const struct fx *f, const char *want)
 /* ---- changes ---- */
 static struct cfg_chg *chg(const char *json)
 {
-	char *text = dq(json);
+	char *text = ut_dq(json);
 	json_error_t je;
 	json_t *j = json_loads(text, 0, &je);
 	struct cfg_chg *ch = NULL;
@@ -268,7 +253,7 @@ static struct cfg_chg *chg(const char *json)
 static struct cfg_chg *settings_chg(const struct fx *f, const char *extra)
 {
 	json_t *o = cfg_settings_to_json(f->c), *x, *j;
-	char *text = dq(extra);
+	char *text = ut_dq(extra);
 	struct cfg_chg *ch = NULL;
 	struct cfg_err err;
 

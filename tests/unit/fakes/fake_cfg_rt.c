@@ -42,6 +42,16 @@ void fake_rt_reset_calls(void)
 	fk.serial = keep.serial;
 }
 
+void fake_rt_assert_nothing_live(void)
+{
+	assert_int_equal(fk.live_devs, 0);
+	assert_int_equal(fk.live_lus, 0);
+	assert_int_equal(fk.live_maps, 0);
+	assert_int_equal(fk.live_targets, 0);
+	assert_int_equal(fk.live_itargets, 0);
+	assert_int_equal(fk.listening, 0);
+}
+
 bool fake_fail(enum fake_call c)
 {
 	return ++fk.calls[c] == fk.fail_at[c];

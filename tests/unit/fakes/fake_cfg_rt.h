@@ -132,6 +132,8 @@ extern size_t nitargets;
 void fake_rt_reset(void);
 /* The same but for the counts of objects alive and the serial numbers. */
 void fake_rt_reset_calls(void);
+/* Every object the fakes made is gone (cmocka assertions). */
+void fake_rt_assert_nothing_live(void);
 /* Counts a call of kind c; true when it is the one to fail. */
 bool fake_fail(enum fake_call c);
 /* The entry of LUN lun in m, or NULL. */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fake_ctl.c: see fake_ctl.h. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "config/live.h"
 #include "fake_ctl.h"
+#include "ut_text.h"
 
 struct fake_ctl fctl;
 
@@ -15,16 +15,7 @@ void fake_ctl_reset(void)
 	memset(&fctl, 0, sizeof(fctl));
 }
 
-static void fake_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fake_log(const char *fmt, ...)
-{
-	size_t n = strlen(fctl.log);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(fctl.log + n, sizeof(fctl.log) - n, fmt, ap);
-	va_end(ap);
-}
+#define fake_log(...) ut_appendf(fctl.log, sizeof(fctl.log), __VA_ARGS__)
 
 int cfg_ctl_prepare(struct cfg_txn *x, bool dry_run, size_t *failed, bool *runtime,
 		    struct cfg_err *err)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "rpc/methods.c"
+#include "ut_text.h"
 
 static int runs;
 
@@ -69,12 +70,9 @@ const struct rpc_method rpc_methods_reservation[] = {{0}};
 static struct rpc_call mk(const char *name, const char *params)
 {
 	struct rpc_call c = {.m = rpc_method_find(name)};
-	char *text = strdup(params);
+	char *text = ut_dq(params);
 
 	assert_non_null(c.m);
-	for (char *p = text; *p; p++)
-		if (*p == '\'')
-			*p = '"';
 	c.params = json_loads(text, 0, NULL);
 	assert_non_null(c.params);
 	free(text);

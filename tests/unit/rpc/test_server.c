@@ -29,6 +29,7 @@
 
 #include "fake_ctl.h"
 #include "rpc/server.c"
+#include "ut_text.h"
 
 /* ---- the test's methods ---- */
 static int echoes;
@@ -194,10 +195,8 @@ static int teardown(void **state)
 static void put(const char *text)
 {
 	size_t n = strlen(text);
-	char *d = malloc(n + 1);
+	char *d = ut_dq(text);
 
-	for (size_t i = 0; i <= n; i++)
-		d[i] = text[i] == '\'' ? '"' : text[i];
 	assert_int_equal(write(cfd, d, n), (ssize_t)n);
 	free(d);
 }
@@ -300,11 +299,8 @@ static void test_ids(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		json_t *want;
-		char *w = strdup(ok[i]);
+		char *w = ut_dq(ok[i]);
 
-		for (char *p = w; *p; p++)
-			if (*p == '\'')
-				*p = '"';
 		want = json_loads(w, JSON_DECODE_ANY, NULL);
 		snprintf(line, sizeof(line), "{'jsonrpc': '2.0', 'id': %s, 'method': 't.echo'}",
 			 ok[i]);
