@@ -139,6 +139,10 @@ bool cli_is_object(const char *object);
 /* Parse argv (after object and verb) for cmd and run it. Prints usage
  * errors and returns the exit status. */
 int cli_run(struct cli *c, const struct cli_cmd *cmd, int argc, char **argv);
+/* Options every command takes (in the shell too): --json, -q/--quiet,
+ * -h/--help (*help set). 1: handled, 0: not a global option, -1: error
+ * (printed). */
+int cli_common_opt(struct cli *c, const char *arg, bool *help);
 void cli_cmd_usage(const struct cli_cmd *cmd, FILE *f, bool full);
 void cli_usage(FILE *f);
 

@@ -105,9 +105,7 @@ void cli_usage(FILE *f)
 		   "--partial), 7 a local file cannot be read or is invalid, 8 internal error.\n");
 }
 
-/* Options every command takes (in the shell too). 1: handled, 0: not a
- * global option, -1: error (printed). */
-static int cli_common_opt(struct cli *c, const char *arg, bool *help)
+int cli_common_opt(struct cli *c, const char *arg, bool *help)
 {
 	if (strcmp(arg, "--json") == 0) {
 		c->json = true;

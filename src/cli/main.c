@@ -20,25 +20,6 @@
 #define UTARGET_VERSION "unknown"
 #endif
 
-/* Options every command takes (in the shell too). 1: handled, 0: not a
- * global option, -1: error (printed). */
-static int cli_common_opt(struct cli *c, const char *arg, bool *help)
-{
-	if (strcmp(arg, "--json") == 0) {
-		c->json = true;
-		return 1;
-	}
-	if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
-		c->quiet = true;
-		return 1;
-	}
-	if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-		*help = true;
-		return 1;
-	}
-	return 0;
-}
-
 /* Remove the global options from argv (they may be anywhere before
  * "--"); the rest keeps its order. 1: exit with *status. */
 static int cli_globals(struct cli *c, int *argc, char **argv, int *status, bool *help)
