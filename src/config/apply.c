@@ -481,6 +481,38 @@ fail:
 	return rc;
 }
 
+int cfg_rt_define_group(const struct cfg_port_group *g, size_t i, struct cfg_err *err)
+{
+	struct scsi_alua_group_attrs a = {
+	    .name = g->name,
+	    .state = g->state,
+	    .preferred = g->preferred,
+	    .explicit_ok = g->explicit_ok,
+	    .transition_ms = g->transition_ms,
+	};
+	int rc;
+
+	cfg_rt_path(err, "port_groups[%zu]", i);
+	rc = scsi_alua_group_define(g->id, &a);
+	if (rc)
+		return cfg_rt_err(err, rc, "cannot define port group %u: %s", g->id, strerror(-rc));
+	return 0;
+}
+
+int cfg_rt_group_states(const struct cfg_port_group *g, size_t i, struct cfg_err *err)
+{
+	for (size_t j = 0; j < g->nlus; j++) {
+		int rc;
+
+		cfg_rt_path(err, "port_groups[%zu].lu_states[%zu]", i, j);
+		rc = scsi_alua_set_state(g->id, g->lus[j].backstore, g->lus[j].state);
+		if (rc)
+			return cfg_rt_err(err, rc, "cannot set the state of \"%s\": %s",
+					  g->lus[j].backstore, strerror(-rc));
+	}
+	return 0;
+}
+
 /* ALUA target port groups (SPC-4 5.15): define the configured ones in the
  * core before any port joins them; the others come into being with their
  * first port (scsi/alua.h). */
@@ -491,28 +523,14 @@ static int cfg_define_port_groups(const struct cfg *c, struct cfg_runtime *rt, s
 		return cfg_rt_err(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < c->npgs; i++) {
 		const struct cfg_port_group *g = &c->pgs[i];
-		struct scsi_alua_group_attrs a = {
-		    .name = g->name,
-		    .state = g->state,
-		    .preferred = g->preferred,
-		    .explicit_ok = g->explicit_ok,
-		    .transition_ms = g->transition_ms,
-		};
-		int rc;
+		int rc = cfg_rt_define_group(g, i, err);
 
-		cfg_rt_path(err, "port_groups[%zu]", i);
-		rc = scsi_alua_group_define(g->id, &a);
 		if (rc)
-			return cfg_rt_err(err, rc, "cannot define port group %u: %s", g->id,
-					  strerror(-rc));
-		rt->pg_defs[rt->npg_defs++] = g->id;
-		for (size_t j = 0; j < g->nlus; j++) {
-			cfg_rt_path(err, "port_groups[%zu].lu_states[%zu]", i, j);
-			rc = scsi_alua_set_state(g->id, g->lus[j].backstore, g->lus[j].state);
-			if (rc)
-				return cfg_rt_err(err, rc, "cannot set the state of \"%s\": %s",
-						  g->lus[j].backstore, strerror(-rc));
-		}
+			return rc;
+		rt->pg_defs[rt->npg_defs++] = g->id; /* undefined at teardown */
+		rc = cfg_rt_group_states(g, i, err);
+		if (rc)
+			return rc;
 		log_info("port group %u%s%s%s: %s%s%s, %zu member(s), %zu LU state(s)", g->id,
 			 g->name ? " (" : "", g->name ? g->name : "", g->name ? ")" : "",
 			 cfg_pg_state_name(g->state), g->preferred ? ", preferred" : "",

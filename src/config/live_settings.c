@@ -48,21 +48,10 @@ static int live_alua(struct cfg_runtime *rt, const struct cfg *from, const struc
 			scsi_alua_group_undefine(from->pgs[i].id);
 	for (size_t i = 0; i < to->npgs && !rc; i++) {
 		const struct cfg_port_group *g = &to->pgs[i], *o = pg_by_id(from, g->id);
-		struct scsi_alua_group_attrs a = {
-		    .name = g->name,
-		    .state = g->state,
-		    .preferred = g->preferred,
-		    .explicit_ok = g->explicit_ok,
-		    .transition_ms = g->transition_ms,
-		};
 
-		cfg_rt_path(err, "port_groups[%zu]", i);
-		rc = scsi_alua_group_define(g->id, &a);
-		if (rc) {
-			cfg_rt_err(err, rc, "cannot define port group %u: %s", g->id,
-				   strerror(-rc));
+		rc = cfg_rt_define_group(g, i, err);
+		if (rc)
 			break;
-		}
 		defs[i] = g->id;
 		/* per-LU states the new config no longer lists: back to the default */
 		if (o && o->nlus && (rc = scsi_alua_set_state(g->id, NULL, g->state))) {
@@ -70,13 +59,7 @@ static int live_alua(struct cfg_runtime *rt, const struct cfg *from, const struc
 				   strerror(-rc));
 			break;
 		}
-		for (size_t j = 0; j < g->nlus && !rc; j++) {
-			cfg_rt_path(err, "port_groups[%zu].lu_states[%zu]", i, j);
-			rc = scsi_alua_set_state(g->id, g->lus[j].backstore, g->lus[j].state);
-			if (rc)
-				cfg_rt_err(err, rc, "cannot set the state of \"%s\": %s",
-					   g->lus[j].backstore, strerror(-rc));
-		}
+		rc = cfg_rt_group_states(g, i, err);
 	}
 	if (rc) {
 		free(defs);

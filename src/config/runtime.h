@@ -75,6 +75,10 @@ int cfg_rt_build_tpg(const struct cfg *c, size_t ti, size_t gi, struct cfg_runti
 		     struct cfg_rt_target *rtt, struct cfg_err *err);
 /* Tear down: sessions dropped, listeners closed, maps released. */
 void cfg_rt_target_destroy(struct cfg_rt_target *rtt);
+/* Define configured port group g (position i, for error paths) in the
+ * core, then give its LUs their own states (scsi/alua.h). */
+int cfg_rt_define_group(const struct cfg_port_group *g, size_t i, struct cfg_err *err);
+int cfg_rt_group_states(const struct cfg_port_group *g, size_t i, struct cfg_err *err);
 /* The ALUA target port group of portal group gi of target ti (the
  * configured port group that lists it, else one of its own). */
 int cfg_rt_group_id(const struct cfg *c, size_t ti, size_t gi, uint16_t *out);
