@@ -356,20 +356,19 @@ static void server_idle_cb(struct reactor_timer *t)
 		cfg_ctl_maybe_compact(true);
 }
 
-/* ---- answers that come later (call->start) ---- */
+/* ---- answers that come later (call->start, or the group commit) ---- */
 
-/* Move call to the heap and start it: true when its answer is pending;
- * false: answer now (call holds the error). */
-static bool start_later(struct rpc_client *cl, struct rpc_line *line, json_t *slot_array,
-			size_t slot, json_t *id, struct rpc_call *call)
+/* call moved to the heap, holding its place in line (slot of slot_array
+ * for a batch) and a reference on its client; NULL when out of memory. */
+static struct rpc_pending *pending_new(struct rpc_client *cl, struct rpc_line *line,
+				       json_t *slot_array, size_t slot, json_t *id,
+				       const struct rpc_call *call)
 {
 	struct rpc_pending *p = calloc(1, sizeof(*p));
 
-	if (!p) {
-		rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
-		return false;
-	}
-	list_init(&p->node); /* not on srv.pending: no commit */
+	if (!p)
+		return NULL;
+	list_init(&p->node);
 	p->client = cl;
 	p->line = line;
 	p->slot_array = slot_array;
@@ -378,6 +377,21 @@ static bool start_later(struct rpc_client *cl, struct rpc_line *line, json_t *sl
 	p->call = *call;
 	cl->refs++;
 	line->waiting++;
+	return p;
+}
+
+/* Move call to the heap and start it: true when its answer is pending;
+ * false: answer now (call holds the error). */
+static bool start_later(struct rpc_client *cl, struct rpc_line *line, json_t *slot_array,
+			size_t slot, json_t *id, struct rpc_call *call)
+{
+	struct rpc_pending *p = pending_new(cl, line, slot_array, slot, id, call);
+
+	if (!p) {
+		rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
+		return false;
+	}
+	/* not on srv.pending: no commit */
 	if (p->call.start(&p->call) == 0)
 		return true;
 	*call = p->call;
@@ -474,19 +488,11 @@ static json_t *handle_request(struct rpc_client *cl, struct rpc_line *line, json
 				json_object_set_new(call.data, "change", json_string(what));
 			}
 		} else {
-			p = calloc(1, sizeof(*p));
+			p = pending_new(cl, line, slot_array, slot, id, &call);
 			if (!p) {
 				cfg_ctl_rollback(&call.txn);
 				rpc_fail(&call, RPC_INTERNAL_ERROR, NULL, "out of memory");
 			} else {
-				p->client = cl;
-				p->line = line;
-				p->slot_array = slot_array;
-				p->slot = slot;
-				p->id = id ? json_incref(id) : NULL;
-				p->call = call;
-				cl->refs++;
-				line->waiting++;
 				list_add_tail(&srv.pending, &p->node);
 				reactor_defer(srv.r, &srv.flush);
 				return NULL;
