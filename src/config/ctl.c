@@ -457,11 +457,10 @@ int cfg_ctl_diff_doc(json_t *doc, struct cfg_txn *out, struct cfg_err *err)
 	return rc ? rc : ctl_diff(nw, out, err);
 }
 
-int cfg_ctl_check_file(const char *path, size_t *nbs, size_t *ntargets, struct cfg_err *err)
+/* What a check answers: the counts of the tree c just loaded (rc: how
+ * loading went), which then goes. */
+static int ctl_checked(int rc, struct cfg *c, size_t *nbs, size_t *ntargets)
 {
-	struct cfg *c;
-	int rc = ctl_load_file(path, &c, err);
-
 	if (rc)
 		return rc;
 	*nbs = c->nbs;
@@ -470,17 +469,20 @@ int cfg_ctl_check_file(const char *path, size_t *nbs, size_t *ntargets, struct c
 	return 0;
 }
 
+int cfg_ctl_check_file(const char *path, size_t *nbs, size_t *ntargets, struct cfg_err *err)
+{
+	struct cfg *c = NULL;
+	int rc = ctl_load_file(path, &c, err);
+
+	return ctl_checked(rc, c, nbs, ntargets);
+}
+
 int cfg_ctl_check_doc(json_t *doc, size_t *nbs, size_t *ntargets, struct cfg_err *err)
 {
-	struct cfg *c;
+	struct cfg *c = NULL;
 	int rc = ctl_load_doc(doc, &c, err);
 
-	if (rc)
-		return rc;
-	*nbs = c->nbs;
-	*ntargets = c->ntargets;
-	cfg_free(c);
-	return 0;
+	return ctl_checked(rc, c, nbs, ntargets);
 }
 
 int cfg_ctl_reload(size_t *nchanges, struct cfg_err *err)
@@ -518,7 +520,6 @@ int cfg_ctl_reload(size_t *nchanges, struct cfg_err *err)
  * writes (the core already has them). */
 int cfg_ctl_alua_sync(void)
 {
-	struct cfg shell = *ctl.c;
 	struct cfg_txn x = {0};
 	struct cfg_txn *v[1] = {&x};
 	struct cfg_chg *ch = NULL;
@@ -530,15 +531,9 @@ int cfg_ctl_alua_sync(void)
 
 	if (!ctl.running || !ctl.c->npgs)
 		return 0;
-	shell.bs = NULL;
-	shell.nbs = 0;
-	shell.targets = NULL;
-	shell.ntargets = 0;
-	cur = cfg_object_to_json(CFG_OBJ_ROOT, &shell);
+	cur = cfg_settings_to_json(ctl.c);
 	if (!cur)
 		return -ENOMEM;
-	json_object_del(cur, "backstores");
-	json_object_del(cur, "targets");
 	j = json_pack("{s:s,s:O}", "op", "settings.set", "object", cur);
 	rc = j ? cfg_chg_from_json(j, &ch, &err) : -ENOMEM;
 	json_decref(j);
@@ -549,12 +544,7 @@ int cfg_ctl_alua_sync(void)
 		cfg_chg_free(ch);
 		return rc;
 	}
-	shell = *ch->obj.settings;
-	after = cfg_object_to_json(CFG_OBJ_ROOT, &shell);
-	if (after) {
-		json_object_del(after, "backstores");
-		json_object_del(after, "targets");
-	}
+	after = cfg_settings_to_json(ch->obj.settings);
 	same = after && json_equal(cur, after);
 	json_decref(cur);
 	json_decref(after);
