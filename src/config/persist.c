@@ -100,21 +100,6 @@ static void sha256_hex(const void *p, size_t n, char out[SHA_HEX + 1])
 	out[SHA_HEX] = '\0';
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* FILE.1 .. FILE.N: the previous versions, newest first. */
 static void rotate_backups(const struct cfg_store *st)
 {
@@ -402,7 +387,7 @@ int cfg_store_append(json_t *const *records, size_t n, struct cfg_err *err)
 		free(j);
 	}
 	if (!rc)
-		rc = write_all(st->jfd, buf, len);
+		rc = afile_write_all(st->jfd, buf, len);
 	if (!rc && fdatasync(st->jfd) < 0)
 		rc = -errno;
 	free(buf);

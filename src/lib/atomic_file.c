@@ -77,8 +77,10 @@ int afile_create_temp(const char *path, mode_t mode, char *tmp, size_t size)
 	return -EEXIST;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
+int afile_write_all(int fd, const void *data, size_t n)
 {
+	const uint8_t *p = data;
+
 	while (n) {
 		ssize_t w = write(fd, p, n);
 
@@ -124,7 +126,7 @@ int afile_write(const char *path, const void *data, size_t len, mode_t mode)
 	fd = afile_create_temp(path, mode, tmp, sizeof(tmp));
 	if (fd < 0)
 		return fd;
-	rc = write_all(fd, data, len);
+	rc = afile_write_all(fd, data, len);
 	if (!rc && fsync(fd) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && !rc)

@@ -33,6 +33,10 @@ int afile_create_temp(const char *path, mode_t mode, char *tmp, size_t size);
  * failed after the rename). */
 int afile_write(const char *path, const void *data, size_t len, mode_t mode);
 
+/* Write all n bytes of data to fd (short writes and EINTR retried).
+ * 0 or -errno. */
+int afile_write_all(int fd, const void *data, size_t n);
+
 /* fsync the directory that holds path (after a rename or an unlink in it).
  * 0 or -errno. */
 int afile_sync_dir(const char *path);
