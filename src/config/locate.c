@@ -201,6 +201,19 @@ static int loc_skip_value(struct loc_scan *s)
 
 enum loc_comp { LOC_END, LOC_KEY, LOC_INDEX, LOC_BAD };
 
+/* Past a member's or an element's value and the ',' after it: false at
+ * the end of its object or array, or on junk. */
+static bool loc_past_value(struct loc_scan *s)
+{
+	if (loc_skip_value(s))
+		return false;
+	loc_skip_ws(s);
+	if (s->p >= s->end || *s->p != ',')
+		return false;
+	s->p++;
+	return true;
+}
+
 /* Next component of a path; a key is decoded into key[0 .. *keylen). */
 static enum loc_comp loc_next(const char **pp, char *key, size_t *keylen, size_t *idx)
 {
@@ -284,12 +297,8 @@ int cfg_locate_line(const char *text, size_t len, const char *path)
 					found = true;
 					break;
 				}
-				if (loc_skip_value(&s))
+				if (!loc_past_value(&s))
 					return best;
-				loc_skip_ws(&s);
-				if (s.p >= s.end || *s.p != ',')
-					return best;
-				s.p++;
 			}
 		} else {
 			if (s.p >= s.end || *s.p != '[')
@@ -304,12 +313,8 @@ int cfg_locate_line(const char *text, size_t len, const char *path)
 					found = true;
 					break;
 				}
-				if (loc_skip_value(&s))
+				if (!loc_past_value(&s))
 					return best;
-				loc_skip_ws(&s);
-				if (s.p >= s.end || *s.p != ',')
-					return best;
-				s.p++;
 			}
 		}
 		if (!found)
