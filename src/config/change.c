@@ -427,16 +427,27 @@ static struct cfg_target *chg_target(struct cfg *c, const struct cfg_index *ix, 
 	return &c->targets[i];
 }
 
+/* The target a change of a portal group, ACL or LUN works on (its
+ * position in *ti, NULL allowed); NULL with err set when there is none. */
+static struct cfg_target *chg_parent(struct cfg *c, const struct cfg_index *ix,
+				     const struct cfg_chg *ch, size_t *ti, struct cfg_err *err)
+{
+	struct cfg_target *t = chg_target(c, ix, ch->target, ti);
+
+	if (!t)
+		chg_err(err, -ENOENT, "", "no target named \"%s\"", ch->target ? ch->target : "");
+	return t;
+}
+
 /* The LUN list a LUN change works on: the target's, or an ACL's own. */
 static int chg_lun_list(struct cfg *c, const struct cfg_index *ix, const struct cfg_chg *ch,
 			struct cfg_target **tp, struct cfg_lun_list **lp, struct cfg_err *err)
 {
-	struct cfg_target *t = chg_target(c, ix, ch->target, NULL);
+	struct cfg_target *t = chg_parent(c, ix, ch, NULL, err);
 	long a;
 
 	if (!t)
-		return chg_err(err, -ENOENT, "", "no target named \"%s\"",
-			       ch->target ? ch->target : "");
+		return -ENOENT;
 	*tp = t;
 	if (!ch->initiator) {
 		*lp = &t->luns;
@@ -632,6 +643,14 @@ static int chg_arr_set(const struct chg_arr *a, size_t pos, struct cfg_err *err)
 	return 0;
 }
 
+/* What an addition or a replacement does: the change's object appended,
+ * or put in place of the element at pos. */
+static int chg_arr_store(const struct chg_arr *a, struct cfg_chg *ch, size_t pos,
+			 struct cfg_err *err)
+{
+	return chg_on[ch->kind].op == CHG_ADD ? chg_arr_add(a, ch, err) : chg_arr_set(a, pos, err);
+}
+
 /* Undo an applied change of a (at ch->pos). */
 static void chg_arr_undo(const struct chg_arr *a, struct cfg_chg *ch)
 {
@@ -788,10 +807,7 @@ static int chg_apply_bs(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch,
 		rc = cfg_check_file(c, nb, (size_t)pos, err);
 	if (rc)
 		return rc;
-	if (ch->kind == CFG_CHG_BS_ADD)
-		rc = chg_arr_add(&a, ch, err);
-	else
-		rc = chg_arr_set(&a, (size_t)pos, err);
+	rc = chg_arr_store(&a, ch, (size_t)pos, err);
 	if (rc)
 		return rc;
 	ch->pos = (size_t)pos;
@@ -885,10 +901,9 @@ static int chg_apply_tpg(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 	long pos;
 	int rc;
 
-	t = chg_target(c, ix, ch->target, &ti);
+	t = chg_parent(c, ix, ch, &ti, err);
 	if (!t)
-		return chg_err(err, -ENOENT, "", "no target named \"%s\"",
-			       ch->target ? ch->target : "");
+		return -ENOENT;
 	if (ch->kind == CFG_CHG_TPG_ADD) {
 		if (cfg_ix_tpg(ix, t->name, ng->tag) >= 0)
 			return chg_err(err, -EEXIST, "", "target \"%s\" has a portal group %u",
@@ -928,9 +943,7 @@ static int chg_apply_tpg(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 	rc = cfg_validate_tpg_one(ng, p, err);
 	if (rc)
 		return rc;
-	if (ch->kind == CFG_CHG_TPG_ADD)
-		return chg_arr_add(&a, ch, err);
-	return chg_arr_set(&a, (size_t)pos, err);
+	return chg_arr_store(&a, ch, (size_t)pos, err);
 }
 
 /* ---- ACLs ---- */
@@ -945,10 +958,9 @@ static int chg_apply_acl(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 	long pos;
 	int rc;
 
-	t = chg_target(c, ix, ch->target, &ti);
+	t = chg_parent(c, ix, ch, &ti, err);
 	if (!t)
-		return chg_err(err, -ENOENT, "", "no target named \"%s\"",
-			       ch->target ? ch->target : "");
+		return -ENOENT;
 	if (ch->kind != CFG_CHG_ACL_DEL && cfg_acl_key(na, key, sizeof(key)))
 		return chg_err(err, -EINVAL, "", "the ACL's addresses are too long");
 	if (ch->kind == CFG_CHG_ACL_ADD) {
@@ -975,9 +987,7 @@ static int chg_apply_acl(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 	rc = cfg_validate_acl_one(c, ix, na, p, err);
 	if (rc)
 		return rc;
-	if (ch->kind == CFG_CHG_ACL_ADD)
-		return chg_arr_add(&a, ch, err);
-	return chg_arr_set(&a, (size_t)pos, err);
+	return chg_arr_store(&a, ch, (size_t)pos, err);
 }
 
 /* ---- LUNs ---- */
@@ -1025,9 +1035,7 @@ static int chg_apply_lun(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch
 	if (other >= 0 && other != pos)
 		return chg_err(err, -EINVAL, path, "back-store \"%s\" is already mapped at LUN %u",
 			       nl->backstore, l->v[other].lun);
-	if (ch->kind == CFG_CHG_LUN_ADD)
-		return chg_arr_add(&a, ch, err);
-	return chg_arr_set(&a, (size_t)pos, err);
+	return chg_arr_store(&a, ch, (size_t)pos, err);
 }
 
 /* Undo an applied change of a back-store, target, portal group, ACL or LUN. */
