@@ -33,6 +33,7 @@
  * commit (auth_apply.c; sessions keep what they logged in with).
  */
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,9 +59,9 @@ enum live_policy {
 
 /* What a change kind does: a NULL phase does nothing. */
 struct live_kind {
-	live_prepare_fn prepare;
-	live_abort_fn abort;
-	live_commit_fn commit;
+	live_prepare_fn *prepare;
+	live_abort_fn *abort;
+	live_commit_fn *commit;
 	enum live_policy policy;
 };
 
@@ -248,6 +249,15 @@ void live_rt_tpg_forget(struct cfg_rt_target *rtt, uint16_t tag)
 	hmap_del(&rtt->tpgs, key, sizeof(key));
 }
 
+uintptr_t live_rt_unregister(struct hmap *h, const char *name)
+{
+	uintptr_t v = 0;
+
+	if (hmap_get(h, name, strlen(name), &v))
+		hmap_del(h, name, strlen(name));
+	return v;
+}
+
 int live_rt_register_target(struct cfg_runtime *rt, struct cfg_rt_target *rtt)
 {
 	return hmap_put(&rt->targets, rtt->name, strlen(rtt->name), (uintptr_t)rtt);
@@ -271,6 +281,21 @@ const struct cfg_target *live_tree_target(const struct cfg *c, const struct cfg_
 		return NULL;
 	*ti = (size_t)i;
 	return &c->targets[i];
+}
+
+bool live_same_but(enum cfg_obj_kind kind, const void *a, const void *b, const char *const *ignore)
+{
+	json_t *ja = cfg_object_to_json(kind, a), *jb = cfg_object_to_json(kind, b);
+	bool same;
+
+	for (size_t i = 0; ja && jb && ignore && ignore[i]; i++) {
+		json_object_del(ja, ignore[i]);
+		json_object_del(jb, ignore[i]);
+	}
+	same = ja && jb && json_equal(ja, jb);
+	json_decref(ja);
+	json_decref(jb);
+	return same;
 }
 
 /* ---- dispatch ---- */

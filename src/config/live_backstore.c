@@ -3,7 +3,6 @@
  * backstore.* rows): open a new LU, unregister one, resize one, or re-open
  * it under every LUN map that maps it. */
 #include <errno.h>
-#include <jansson.h>
 #include <string.h>
 
 #include "config/live_int.h"
@@ -33,7 +32,7 @@ void live_bs_add_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_c
 		       struct live_state *s)
 {
 	if (s->lu) {
-		hmap_del(&rt->lus, scsi_lu_name(s->lu), strlen(scsi_lu_name(s->lu)));
+		live_rt_unregister(&rt->lus, scsi_lu_name(s->lu));
 		scsi_lu_put(s->lu);
 	}
 }
@@ -42,9 +41,7 @@ void live_bs_add_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_c
 int live_bs_del_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
 			struct cfg_chg *ch, struct live_state *s, struct cfg_err *err)
 {
-	s->lu = cfg_rt_lu(rt, ch->name);
-	if (s->lu)
-		hmap_del(&rt->lus, ch->name, strlen(ch->name));
+	s->lu = (struct scsi_lu *)live_rt_unregister(&rt->lus, ch->name);
 	return 0;
 }
 
@@ -118,16 +115,9 @@ static int swap_lu(struct live_state *s, struct scsi_lun_map *m, const struct cf
 static bool bs_only_size_differs(const struct cfg_backstore *a, const struct cfg_backstore *b)
 {
 	struct cfg_backstore x = *a;
-	json_t *ja, *jb;
-	bool same;
 
 	x.size = b->size;
-	ja = cfg_object_to_json(CFG_OBJ_BACKSTORE, &x);
-	jb = cfg_object_to_json(CFG_OBJ_BACKSTORE, b);
-	same = ja && jb && json_equal(ja, jb);
-	json_decref(ja);
-	json_decref(jb);
-	return same;
+	return live_same_but(CFG_OBJ_BACKSTORE, &x, b, NULL);
 }
 
 int live_bs_set_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,

@@ -53,14 +53,12 @@ struct live_state {
  * change; the replaced or removed object is in ch->obj. prepare fails with
  * err set, and abort then undoes whatever part of it was done (abort also
  * runs on a state prepare left empty, so it checks what is there). */
-typedef int (*live_prepare_fn)(struct cfg_runtime *rt, const struct cfg *c,
-			       const struct cfg_index *ix, struct cfg_chg *ch, struct live_state *s,
-			       struct cfg_err *err);
-typedef void (*live_abort_fn)(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
-			      struct live_state *s);
-typedef void (*live_commit_fn)(struct cfg_runtime *rt, const struct cfg *c,
-			       const struct cfg_index *ix, struct cfg_chg *ch,
-			       struct live_state *s);
+typedef int live_prepare_fn(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
+			    struct cfg_chg *ch, struct live_state *s, struct cfg_err *err);
+typedef void live_abort_fn(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
+			   struct live_state *s);
+typedef void live_commit_fn(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
+			    struct cfg_chg *ch, struct live_state *s);
 
 /* ---- LUN map edits, recorded for abort (live.c) ---- */
 /* Remove LUN lun from map (it held lu, ro), recorded. */
@@ -80,86 +78,38 @@ int live_rt_register_target(struct cfg_runtime *rt, struct cfg_rt_target *rtt);
 /* The own map of an initiator's ACL in the core (NULL: it uses the
  * target's map, or there is none). */
 struct scsi_lun_map *live_rt_acl_map(struct cfg_rt_target *rtt, const char *initiator);
+/* Take the entry name out of h (rt->lus, rt->targets): its value, or 0
+ * when there was none. */
+uintptr_t live_rt_unregister(struct hmap *h, const char *name);
 /* The target named so in the tree and its position *ti; NULL: none. */
 const struct cfg_target *live_tree_target(const struct cfg *c, const struct cfg_index *ix,
 					  const char *name, size_t *ti);
 
-/* ---- the rows of the table (live.c) ---- */
+/* Whether objects a and b of a kind are the same in the file's form, but
+ * for the fields in ignore (NULL-terminated; NULL: none). */
+bool live_same_but(enum cfg_obj_kind kind, const void *a, const void *b, const char *const *ignore);
+
+/* ---- the rows of the table (live.c), by file ---- */
 /* live_settings.c */
-int live_settings_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			  struct cfg_chg *ch, struct live_state *s, struct cfg_err *err);
-void live_settings_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
-			 struct live_state *s);
-void live_settings_commit(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			  struct cfg_chg *ch, struct live_state *s);
+live_prepare_fn live_settings_prepare;
+live_abort_fn live_settings_abort;
+live_commit_fn live_settings_commit;
 /* live_backstore.c */
-int live_bs_add_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			struct cfg_chg *ch, struct live_state *s, struct cfg_err *err);
-void live_bs_add_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
-		       struct live_state *s);
-int live_bs_del_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			struct cfg_chg *ch, struct live_state *s, struct cfg_err *err);
-void live_bs_del_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
-		       struct live_state *s);
-void live_bs_del_commit(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			struct cfg_chg *ch, struct live_state *s);
-int live_bs_set_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			struct cfg_chg *ch, struct live_state *s, struct cfg_err *err);
-void live_bs_set_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
-		       struct live_state *s);
-void live_bs_set_commit(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			struct cfg_chg *ch, struct live_state *s);
-/* live_target.c: targets */
-int live_tgt_add_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			 struct cfg_chg *ch, struct live_state *s, struct cfg_err *err);
-void live_tgt_add_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
-			struct live_state *s);
-int live_tgt_del_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			 struct cfg_chg *ch, struct live_state *s, struct cfg_err *err);
-void live_tgt_del_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
-			struct live_state *s);
-void live_tgt_del_commit(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			 struct cfg_chg *ch, struct live_state *s);
-int live_tgt_set_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			 struct cfg_chg *ch, struct live_state *s, struct cfg_err *err);
-void live_tgt_set_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
-			struct live_state *s);
-void live_tgt_set_commit(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			 struct cfg_chg *ch, struct live_state *s);
-/* live_target.c: portal groups */
-int live_tpg_add_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			 struct cfg_chg *ch, struct live_state *s, struct cfg_err *err);
-void live_tpg_add_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
-			struct live_state *s);
-void live_tpg_del_commit(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			 struct cfg_chg *ch, struct live_state *s);
-int live_tpg_set_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			 struct cfg_chg *ch, struct live_state *s, struct cfg_err *err);
-void live_tpg_set_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
-			struct live_state *s);
-void live_tpg_set_commit(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			 struct cfg_chg *ch, struct live_state *s);
-/* live_acl.c: ACLs */
-int live_acl_add_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			 struct cfg_chg *ch, struct live_state *s, struct cfg_err *err);
-void live_acl_add_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
-			struct live_state *s);
-int live_acl_del_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			 struct cfg_chg *ch, struct live_state *s, struct cfg_err *err);
-void live_acl_del_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
-			struct live_state *s);
-void live_acl_del_commit(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			 struct cfg_chg *ch, struct live_state *s);
-int live_acl_set_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			 struct cfg_chg *ch, struct live_state *s, struct cfg_err *err);
-void live_acl_set_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
-			struct live_state *s);
-void live_acl_set_commit(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-			 struct cfg_chg *ch, struct live_state *s);
-/* live_acl.c: LUNs (add, delete and set alike) */
-int live_lun_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
-		     struct cfg_chg *ch, struct live_state *s, struct cfg_err *err);
-void live_lun_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_chg *ch,
-		    struct live_state *s);
+live_prepare_fn live_bs_add_prepare, live_bs_del_prepare, live_bs_set_prepare;
+live_abort_fn live_bs_add_abort, live_bs_del_abort, live_bs_set_abort;
+live_commit_fn live_bs_del_commit, live_bs_set_commit;
+/* live_target.c: targets and portal groups */
+live_prepare_fn live_tgt_add_prepare, live_tgt_del_prepare, live_tgt_set_prepare;
+live_abort_fn live_tgt_add_abort, live_tgt_del_abort, live_tgt_set_abort;
+live_commit_fn live_tgt_del_commit, live_tgt_set_commit;
+live_prepare_fn live_tpg_add_prepare, live_tpg_set_prepare;
+live_abort_fn live_tpg_add_abort, live_tpg_set_abort;
+live_commit_fn live_tpg_del_commit, live_tpg_set_commit;
+/* live_acl.c: ACLs and LUNs (add, delete and set alike) */
+live_prepare_fn live_acl_add_prepare, live_acl_del_prepare, live_acl_set_prepare;
+live_abort_fn live_acl_add_abort, live_acl_del_abort, live_acl_set_abort;
+live_commit_fn live_acl_del_commit, live_acl_set_commit;
+live_prepare_fn live_lun_prepare;
+live_abort_fn live_lun_abort;
 
 #endif

@@ -3,7 +3,6 @@
  * (live.c's target.* and portal_group.* rows): build, unregister, rebuild
  * or edit in place (alias, demo mode; portals). */
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +34,7 @@ void live_tgt_add_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_
 			struct live_state *s)
 {
 	if (s->rtt) {
-		hmap_del(&rt->targets, s->rtt->name, strlen(s->rtt->name));
+		live_rt_unregister(&rt->targets, s->rtt->name);
 		cfg_rt_target_destroy(s->rtt);
 	}
 }
@@ -44,9 +43,7 @@ void live_tgt_add_abort(struct cfg_runtime *rt, const struct cfg *c, struct cfg_
 int live_tgt_del_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
 			 struct cfg_chg *ch, struct live_state *s, struct cfg_err *err)
 {
-	s->rtt = cfg_rt_target(rt, ch->target);
-	if (s->rtt)
-		hmap_del(&rt->targets, ch->target, strlen(ch->target));
+	s->rtt = (struct cfg_rt_target *)live_rt_unregister(&rt->targets, ch->target);
 	return 0;
 }
 
@@ -77,24 +74,15 @@ static const char *const live_target_fields[] = {
 static bool target_live_ok(const struct cfg_target *old, const struct cfg_target *nt)
 {
 	struct cfg_target a = *old, b = *nt;
-	json_t *ja, *jb;
-	bool ok;
 
+	/* the children are not the target's own fields (nor dumped for
+	 * nothing: a target may map thousands of LUNs) */
 	a.tpgs = b.tpgs = NULL;
 	a.ntpgs = b.ntpgs = 0;
 	a.luns = b.luns = (struct cfg_lun_list){0};
 	a.acls = b.acls = NULL;
 	a.nacls = b.nacls = 0;
-	ja = cfg_object_to_json(CFG_OBJ_TARGET, &a);
-	jb = cfg_object_to_json(CFG_OBJ_TARGET, &b);
-	for (size_t i = 0; ja && jb && live_target_fields[i]; i++) {
-		json_object_del(ja, live_target_fields[i]);
-		json_object_del(jb, live_target_fields[i]);
-	}
-	ok = ja && jb && json_equal(ja, jb);
-	json_decref(ja);
-	json_decref(jb);
-	return ok;
+	return live_same_but(CFG_OBJ_TARGET, &a, &b, live_target_fields);
 }
 
 int live_tgt_set_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
@@ -224,17 +212,10 @@ static bool tpg_only_portals_differ(const struct cfg_portal_group *a,
 				    const struct cfg_portal_group *b)
 {
 	struct cfg_portal_group x = *a, y = *b;
-	json_t *ja, *jb;
-	bool same;
 
 	x.portals = y.portals = NULL;
 	x.nportals = y.nportals = 0;
-	ja = cfg_object_to_json(CFG_OBJ_PORTAL_GROUP, &x);
-	jb = cfg_object_to_json(CFG_OBJ_PORTAL_GROUP, &y);
-	same = ja && jb && json_equal(ja, jb);
-	json_decref(ja);
-	json_decref(jb);
-	return same;
+	return live_same_but(CFG_OBJ_PORTAL_GROUP, &x, &y, NULL);
 }
 
 int live_tpg_set_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
