@@ -116,6 +116,17 @@ void live_acl_del_commit(struct cfg_runtime *rt, const struct cfg *c, const stru
 }
 
 /* ---- acl.set ---- */
+
+/* Does l map e's LUN to the same back-store the same way? */
+static bool lun_in(const struct cfg_lun_list *l, const struct cfg_lun *e)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].lun == e->lun && !strcmp(l->v[i].backstore, e->backstore) &&
+		    l->v[i].read_only == e->read_only)
+			return true;
+	return false;
+}
+
 static int lun_edit_diff(struct live_state *s, struct cfg_runtime *rt, struct scsi_lun_map *m,
 			 const struct cfg_lun_list *from, const struct cfg_lun_list *to,
 			 bool force_ro)
@@ -125,25 +136,15 @@ static int lun_edit_diff(struct live_state *s, struct cfg_runtime *rt, struct sc
 	/* removed or changed entries first, then the new ones */
 	for (size_t i = 0; i < from->n && !rc; i++) {
 		const struct cfg_lun *o = &from->v[i];
-		bool keep = false;
 
-		for (size_t j = 0; j < to->n && !keep; j++)
-			keep = to->v[j].lun == o->lun &&
-			       !strcmp(to->v[j].backstore, o->backstore) &&
-			       to->v[j].read_only == o->read_only;
-		if (!keep)
+		if (!lun_in(to, o))
 			rc = live_edit_del(s, m, o->lun, cfg_rt_lu(rt, o->backstore),
 					   force_ro || o->read_only);
 	}
 	for (size_t j = 0; j < to->n && !rc; j++) {
 		const struct cfg_lun *n = &to->v[j];
-		bool had = false;
 
-		for (size_t i = 0; i < from->n && !had; i++)
-			had = from->v[i].lun == n->lun &&
-			      !strcmp(from->v[i].backstore, n->backstore) &&
-			      from->v[i].read_only == n->read_only;
-		if (!had)
+		if (!lun_in(from, n))
 			rc = live_edit_add(s, m, n->lun, cfg_rt_lu(rt, n->backstore),
 					   force_ro || n->read_only);
 	}
