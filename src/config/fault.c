@@ -216,26 +216,31 @@ void cfg_fault_free(struct cfg_fault *f)
 	free(f);
 }
 
+/* Every LBA of the list (member) within the first `blocks` blocks. */
+static int cfg_fault_lbas_fit(const struct cfg_fault_ectx *x, const char *member,
+			      const uint64_t *lbas, size_t n, uint64_t blocks)
+{
+	for (size_t i = 0; i < n; i++)
+		if (lbas[i] >= blocks)
+			return cfg_fault_err(x, member, "LBA %llu beyond the last block %llu",
+					     (unsigned long long)lbas[i],
+					     (unsigned long long)(blocks ? blocks - 1 : 0));
+	return 0;
+}
+
 int cfg_fault_validate(const struct cfg_backstore *b, char *member, size_t member_size, char *msg,
 		       size_t msg_size)
 {
 	const struct cfg_fault_ectx ex = {member, member_size, msg, msg_size}, *x = &ex;
 	const struct cfg_fault *f = b->fault;
 	uint64_t blocks = b->block_size ? b->size / b->block_size : 0;
+	int rc;
 
 	if (!f || !b->size)
 		return 0; /* a file's own size: bs_fault_wrap checks at open */
-	for (size_t i = 0; i < f->nread; i++)
-		if (f->read_error_lbas[i] >= blocks)
-			return cfg_fault_err(x, "read_error_lbas",
-					     "LBA %llu beyond the last block %llu",
-					     (unsigned long long)f->read_error_lbas[i],
-					     (unsigned long long)(blocks ? blocks - 1 : 0));
-	for (size_t i = 0; i < f->nwrite; i++)
-		if (f->write_error_lbas[i] >= blocks)
-			return cfg_fault_err(x, "write_error_lbas",
-					     "LBA %llu beyond the last block %llu",
-					     (unsigned long long)f->write_error_lbas[i],
-					     (unsigned long long)(blocks ? blocks - 1 : 0));
-	return 0;
+	rc = cfg_fault_lbas_fit(x, "read_error_lbas", f->read_error_lbas, f->nread, blocks);
+	if (!rc)
+		rc = cfg_fault_lbas_fit(x, "write_error_lbas", f->write_error_lbas, f->nwrite,
+					blocks);
+	return rc;
 }
