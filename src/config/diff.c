@@ -33,14 +33,37 @@ struct diff {
 	int rc;
 };
 
+bool cfg_object_same(enum cfg_obj_kind kind, const void *a, const void *b,
+		     const char *const *ignore)
+{
+	json_t *ja = cfg_object_to_json(kind, a), *jb = cfg_object_to_json(kind, b);
+	bool same;
+
+	for (size_t i = 0; ja && jb && ignore && ignore[i]; i++) {
+		json_object_del(ja, ignore[i]);
+		json_object_del(jb, ignore[i]);
+	}
+	same = ja && jb && json_equal(ja, jb);
+	json_decref(ja);
+	json_decref(jb);
+	return same;
+}
+
 static bool json_same(enum cfg_obj_kind k, const void *x, const void *y)
 {
-	json_t *a = cfg_object_to_json(k, x), *b = cfg_object_to_json(k, y);
-	bool same = a && b && json_equal(a, b);
+	return cfg_object_same(k, x, y, NULL);
+}
 
-	json_decref(a);
-	json_decref(b);
-	return same;
+struct cfg_target cfg_target_own(const struct cfg_target *t)
+{
+	struct cfg_target own = *t;
+
+	own.tpgs = NULL;
+	own.ntpgs = 0;
+	own.luns = (struct cfg_lun_list){0};
+	own.acls = NULL;
+	own.nacls = 0;
+	return own;
 }
 
 /* A deep copy of an object through its JSON form. */
@@ -153,13 +176,8 @@ static bool acl_same_but_luns(const struct cfg_acl *a, const struct cfg_acl *b)
 
 static bool target_own_same(const struct cfg_target *a, const struct cfg_target *b)
 {
-	struct cfg_target x = *a, y = *b;
+	struct cfg_target x = cfg_target_own(a), y = cfg_target_own(b);
 
-	x.tpgs = y.tpgs = NULL;
-	x.ntpgs = y.ntpgs = 0;
-	x.luns = y.luns = (struct cfg_lun_list){0};
-	x.acls = y.acls = NULL;
-	x.nacls = y.nacls = 0;
 	return json_same(CFG_OBJ_TARGET, &x, &y);
 }
 

@@ -33,7 +33,6 @@
  * commit (auth_apply.c; sessions keep what they logged in with).
  */
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,21 +280,6 @@ const struct cfg_target *live_tree_target(const struct cfg *c, const struct cfg_
 		return NULL;
 	*ti = (size_t)i;
 	return &c->targets[i];
-}
-
-bool live_same_but(enum cfg_obj_kind kind, const void *a, const void *b, const char *const *ignore)
-{
-	json_t *ja = cfg_object_to_json(kind, a), *jb = cfg_object_to_json(kind, b);
-	bool same;
-
-	for (size_t i = 0; ja && jb && ignore && ignore[i]; i++) {
-		json_object_del(ja, ignore[i]);
-		json_object_del(jb, ignore[i]);
-	}
-	same = ja && jb && json_equal(ja, jb);
-	json_decref(ja);
-	json_decref(jb);
-	return same;
 }
 
 /* ---- dispatch ---- */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "config/diff.h"
 #include "config/live_int.h"
 #include "lib/log.h"
 #include "scsi/scsi.h"
@@ -117,7 +118,7 @@ static bool bs_only_size_differs(const struct cfg_backstore *a, const struct cfg
 	struct cfg_backstore x = *a;
 
 	x.size = b->size;
-	return live_same_but(CFG_OBJ_BACKSTORE, &x, b, NULL);
+	return cfg_object_same(CFG_OBJ_BACKSTORE, &x, b, NULL);
 }
 
 int live_bs_set_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,

@@ -85,10 +85,6 @@ uintptr_t live_rt_unregister(struct hmap *h, const char *name);
 const struct cfg_target *live_tree_target(const struct cfg *c, const struct cfg_index *ix,
 					  const char *name, size_t *ti);
 
-/* Whether objects a and b of a kind are the same in the file's form, but
- * for the fields in ignore (NULL-terminated; NULL: none). */
-bool live_same_but(enum cfg_obj_kind kind, const void *a, const void *b, const char *const *ignore);
-
 /* ---- the rows of the table (live.c), by file ---- */
 /* live_settings.c */
 live_prepare_fn live_settings_prepare;

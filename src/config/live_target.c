@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/diff.h"
 #include "config/live_int.h"
 #include "fabric/iscsi/iscsi.h"
 #include "lib/log.h"
@@ -73,16 +74,9 @@ static const char *const live_target_fields[] = {
 /* Whether old and new own fields differ only in fields changeable live. */
 static bool target_live_ok(const struct cfg_target *old, const struct cfg_target *nt)
 {
-	struct cfg_target a = *old, b = *nt;
+	struct cfg_target a = cfg_target_own(old), b = cfg_target_own(nt);
 
-	/* the children are not the target's own fields (nor dumped for
-	 * nothing: a target may map thousands of LUNs) */
-	a.tpgs = b.tpgs = NULL;
-	a.ntpgs = b.ntpgs = 0;
-	a.luns = b.luns = (struct cfg_lun_list){0};
-	a.acls = b.acls = NULL;
-	a.nacls = b.nacls = 0;
-	return live_same_but(CFG_OBJ_TARGET, &a, &b, live_target_fields);
+	return cfg_object_same(CFG_OBJ_TARGET, &a, &b, live_target_fields);
 }
 
 int live_tgt_set_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
@@ -215,7 +209,7 @@ static bool tpg_only_portals_differ(const struct cfg_portal_group *a,
 
 	x.portals = y.portals = NULL;
 	x.nportals = y.nportals = 0;
-	return live_same_but(CFG_OBJ_PORTAL_GROUP, &x, &y, NULL);
+	return cfg_object_same(CFG_OBJ_PORTAL_GROUP, &x, &y, NULL);
 }
 
 int live_tpg_set_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
