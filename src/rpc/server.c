@@ -253,6 +253,21 @@ static void pending_answer(struct rpc_pending *p)
 	p->line->waiting--;
 }
 
+/* p answered: freed with its call, its client's reference dropped (the
+ * client freed too when it closed meanwhile), what is complete sent. */
+static void pending_end(struct rpc_pending *p)
+{
+	struct rpc_client *cl = p->client;
+
+	rpc_call_clear(&p->call);
+	json_decref(p->id);
+	free(p);
+	cl->refs--;
+	client_emit(cl);
+	if (cl->dead && !cl->refs)
+		client_close(cl);
+}
+
 /* ---- the group commit ---- */
 static void pending_finish(struct rpc_pending *p, int rc, const struct cfg_err *err)
 {
@@ -319,18 +334,10 @@ static void server_commit(void)
 	}
 	list_for_each_entry_safe(p, tmp, &srv.pending, node)
 	{
-		struct rpc_client *cl = p->client;
-
 		list_del(&p->node);
 		pending_finish(p, rc, &err);
 		cfg_ctl_done(&p->call.txn);
-		rpc_call_clear(&p->call);
-		json_decref(p->id);
-		free(p);
-		cl->refs--;
-		client_emit(cl);
-		if (cl->dead && !cl->refs)
-			client_close(cl);
+		pending_end(p);
 	}
 	if (!rc) {
 		if (compact) {
@@ -405,18 +412,11 @@ static bool start_later(struct rpc_client *cl, struct rpc_line *line, json_t *sl
 void rpc_call_done(struct rpc_call *call)
 {
 	struct rpc_pending *p = container_of(call, struct rpc_pending, call);
-	struct rpc_client *cl = p->client;
 
 	if (!call->result && !call->code)
 		rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
 	pending_answer(p);
-	rpc_call_clear(call);
-	json_decref(p->id);
-	free(p);
-	cl->refs--;
-	client_emit(cl);
-	if (cl->dead && !cl->refs)
-		client_close(cl);
+	pending_end(p);
 }
 
 /* ---- requests ---- */
