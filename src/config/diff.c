@@ -245,13 +245,8 @@ static void diff_target(struct diff *d, const struct cfg_target *o, const struct
 
 	/* own fields last: a rebuild then carries every child change */
 	if (!target_own_same(o, n)) {
-		struct cfg_target own = *n;
+		struct cfg_target own = cfg_target_own(n);
 
-		own.tpgs = NULL;
-		own.ntpgs = 0;
-		own.luns = (struct cfg_lun_list){0};
-		own.acls = NULL;
-		own.nacls = 0;
 		chg_obj(d, &d->d, CFG_CHG_TGT_SET, CFG_OBJ_TARGET, &own, n->name, NULL, NULL);
 	}
 }
