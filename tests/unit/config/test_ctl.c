@@ -256,6 +256,32 @@ static void txn(struct cfg_txn *x, ...)
 #define LUN_ADD(l)                                                                                 \
 	"{'op': 'lun.add', 'target': '" T "', 'object': {'lun': 1, 'backstore': '" l "'}}"
 
+/* x prepared for real; it must be accepted. */
+static void prepare_ok(struct cfg_txn *x)
+{
+	struct cfg_err err;
+	size_t failed = 99;
+	bool runtime = true;
+
+	if (cfg_ctl_prepare(x, false, &failed, &runtime, &err))
+		fail_msg("%s: %s", err.path, err.msg);
+	assert_int_equal(failed, 0);
+	assert_false(runtime);
+	assert_int_equal(x->applied, x->n);
+}
+
+/* One transaction of one change, prepared and committed (journaled). */
+static void commit_one(const char *json)
+{
+	struct cfg_txn x, *v[] = {&x};
+	struct cfg_err err;
+
+	txn(&x, json, NULL);
+	prepare_ok(&x);
+	assert_int_equal(cfg_ctl_commit(v, 1, &err), 0);
+	cfg_ctl_done(&x);
+}
+
 /* ---- start-up ---- */
 static void test_start(void **state)
 {
@@ -315,15 +341,10 @@ static void test_prepare_commit(void **state)
 {
 	struct cfg_txn x, *v[] = {&x};
 	struct cfg_err err;
-	size_t failed = 9;
-	bool runtime = true;
 
 	(void)state;
 	txn(&x, BS_ADD("d"), LUN_ADD("d"), NULL);
-	assert_int_equal(cfg_ctl_prepare(&x, false, &failed, &runtime, &err), 0);
-	assert_int_equal(failed, 0);
-	assert_false(runtime);
-	assert_int_equal(x.applied, 2);
+	prepare_ok(&x);
 	assert_int_equal(cfg_ix_bs(cfg_ctl_index(), "d"), 1);
 	assert_string_equal(fake.log, "prepare backstore.add d\nprepare lun.add " T "\n");
 	assert_int_equal(cfg_store_journal_records(), 0);
@@ -454,18 +475,16 @@ static void test_group_commit(void **state)
 {
 	struct cfg_txn a, b, r, *v[] = {&a, &b, &r};
 	struct cfg_err err;
-	size_t failed;
-	bool runtime;
 
 	(void)state;
 	txn(&a, BS_ADD("d"), NULL);
 	txn(&b, BS_ADD("e"), LUN_ADD("e"), NULL);
 	txn(&r, BS_ADD("f"), NULL);
 	r.no_journal = true;
-	assert_int_equal(cfg_ctl_prepare(&a, false, &failed, &runtime, &err), 0);
+	prepare_ok(&a);
 	/* b sees a's change */
-	assert_int_equal(cfg_ctl_prepare(&b, false, &failed, &runtime, &err), 0);
-	assert_int_equal(cfg_ctl_prepare(&r, false, &failed, &runtime, &err), 0);
+	prepare_ok(&b);
+	prepare_ok(&r);
 	fake.log[0] = '\0';
 	assert_int_equal(cfg_ctl_commit(v, 3, &err), 0);
 	assert_string_equal(fake.log, "commit backstore.add d\n"
@@ -489,14 +508,12 @@ static void test_group_commit_fails(void **state)
 	struct cfg_txn a, b, *v[] = {&a, &b};
 	struct cfg_err err;
 	char *before = cfg_dump(cfg_ctl_tree()), *after;
-	size_t failed;
-	bool runtime;
 
 	(void)state;
 	txn(&a, BS_ADD("d"), NULL);
 	txn(&b, BS_ADD("e"), LUN_ADD("e"), NULL);
-	assert_int_equal(cfg_ctl_prepare(&a, false, &failed, &runtime, &err), 0);
-	assert_int_equal(cfg_ctl_prepare(&b, false, &failed, &runtime, &err), 0);
+	prepare_ok(&a);
+	prepare_ok(&b);
 	write_file(base_cfg); /* the same text, another file */
 	fake.log[0] = '\0';
 	assert_int_equal(cfg_ctl_commit(v, 2, &err), -ESTALE);
@@ -511,10 +528,7 @@ static void test_group_commit_fails(void **state)
 	assert_int_equal(fake.live_states, 0);
 	/* config.save overwrites it: appends work again */
 	assert_int_equal(cfg_ctl_save(&err), 0);
-	txn(&a, BS_ADD("d"), NULL);
-	assert_int_equal(cfg_ctl_prepare(&a, false, &failed, &runtime, &err), 0);
-	assert_int_equal(cfg_ctl_commit(v, 1, &err), 0);
-	cfg_ctl_done(&a);
+	commit_one(BS_ADD("d"));
 	free(before);
 	free(after);
 }
@@ -593,16 +607,10 @@ static void test_other_documents(void **state)
 /* ---- save, compaction ---- */
 static void test_save_compact(void **state)
 {
-	struct cfg_txn x, *v[] = {&x};
 	struct cfg_err err;
-	size_t failed;
-	bool runtime;
 
 	(void)state;
-	txn(&x, BS_ADD("d"), NULL);
-	assert_int_equal(cfg_ctl_prepare(&x, false, &failed, &runtime, &err), 0);
-	assert_int_equal(cfg_ctl_commit(v, 1, &err), 0);
-	cfg_ctl_done(&x);
+	commit_one(BS_ADD("d"));
 	/* after a commit: only once the journal is large enough */
 	cfg_ctl_maybe_compact(false);
 	assert_int_equal(cfg_store_journal_records(), 1);
@@ -620,10 +628,7 @@ static void test_save_compact(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 
 	/* FILE edited by someone else: never overwritten by a compaction */
-	txn(&x, BS_ADD("e"), NULL);
-	assert_int_equal(cfg_ctl_prepare(&x, false, &failed, &runtime, &err), 0);
-	assert_int_equal(cfg_ctl_commit(v, 1, &err), 0);
-	cfg_ctl_done(&x);
+	commit_one(BS_ADD("e"));
 	write_file("{'version': 1, 'state_dir': '%s'}\n");
 	assert_false(cfg_store_file_is_ours());
 	cfg_ctl_maybe_compact(true);

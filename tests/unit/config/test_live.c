@@ -340,6 +340,35 @@ static void prepare_abort(struct fx *f, const char *json)
 	free(before);
 }
 
+/* The k-th call of kind c from now fails. */
+static void fail_next(enum fake_call c, int k)
+{
+	fk.fail_at[c] = fk.calls[c] + k;
+}
+
+/* ch (not applied yet) is accepted by the tree, then refused at prepare
+ * with rc, err naming path and saying msg (NULL: not checked); the state
+ * is freed, and with the tree's undo the running objects are exactly
+ * those before. Failures asked for are cleared after. */
+static void prepare_fails(struct fx *f, struct cfg_chg *ch, int rc, const char *path,
+			  const char *msg)
+{
+	char *before = snapshot(f);
+	struct cfg_err err;
+
+	assert_int_equal(prepare(f, ch, &err), rc);
+	if (path)
+		assert_string_equal(err.path, path);
+	if (msg)
+		assert_string_equal(err.msg, msg);
+	assert_null(ch->rt);
+	cfg_chg_undo(f->c, f->ix, ch);
+	cfg_chg_free(ch);
+	memset(fk.fail_at, 0, sizeof(fk.fail_at));
+	assert_snapshot(f, before);
+	free(before);
+}
+
 static struct cfg_rt_target *rtt_of(const struct fx *f, const char *name)
 {
 	struct cfg_rt_target *rtt = cfg_rt_target(f->rt, name);
@@ -486,20 +515,10 @@ static void test_settings_regroup_rebuild(void **state)
 static void test_settings_fail(void **state)
 {
 	struct fx *f = *state;
-	struct cfg_chg *ch = settings_chg(f, PG5);
-	char *before = snapshot(f);
-	struct cfg_err err;
 
-	fk.fail_at[F_ALUA_DEFINE] = 1;
-	assert_int_equal(prepare(f, ch, &err), -ENOMEM);
-	assert_string_equal(err.path, "port_groups[0]");
-	assert_string_equal(err.msg, "cannot define port group 5: Cannot allocate memory");
-	assert_null(ch->rt);
-	assert_false(alua.is_defined[5]);
-	cfg_chg_undo(f->c, f->ix, ch);
-	cfg_chg_free(ch);
-	assert_snapshot(f, before);
-	free(before);
+	fail_next(F_ALUA_DEFINE, 1);
+	prepare_fails(f, settings_chg(f, PG5), -ENOMEM, "port_groups[0]",
+		      "cannot define port group 5: Cannot allocate memory");
 }
 
 /* ---- back-stores ---- */
@@ -526,28 +545,14 @@ static void test_bs_add(void **state)
 static void test_bs_add_fail(void **state)
 {
 	struct fx *f = *state;
-	char *before = snapshot(f);
-	struct cfg_chg *ch = chg(BS_ADD_D);
-	struct cfg_err err;
 
-	fk.fail_at[F_BS_OPEN] = 1;
-	assert_int_equal(prepare(f, ch, &err), -EACCES);
-	assert_string_equal(err.path, "backstores[4]");
-	assert_string_equal(err.msg, "cannot open ram back-store \"d\": Permission denied");
-	assert_null(ch->rt);
-	assert_null(cfg_rt_lu(f->rt, "d"));
-	cfg_chg_undo(f->c, f->ix, ch);
-	cfg_chg_free(ch);
-	/* the LU is created but cannot be registered: closed again */
-	ch = chg(BS_ADD_D);
-	fk.fail_at[F_LU_CREATE] = 1;
-	assert_int_equal(prepare(f, ch, &err), -ENOMEM);
-	assert_string_equal(err.msg,
-			    "cannot create the logical unit of \"d\": Cannot allocate memory");
-	cfg_chg_undo(f->c, f->ix, ch);
-	cfg_chg_free(ch);
-	assert_snapshot(f, before);
-	free(before);
+	fail_next(F_BS_OPEN, 1);
+	prepare_fails(f, chg(BS_ADD_D), -EACCES, "backstores[4]",
+		      "cannot open ram back-store \"d\": Permission denied");
+	/* the back-store opens, its LU cannot be created: closed again */
+	fail_next(F_LU_CREATE, 1);
+	prepare_fails(f, chg(BS_ADD_D), -ENOMEM, "backstores[4]",
+		      "cannot create the logical unit of \"d\": Cannot allocate memory");
 }
 
 #define BS_DEL_SPARE "{'op': 'backstore.delete', 'name': 'spare'}"
@@ -599,40 +604,28 @@ static void test_bs_resize(void **state)
 static void test_bs_resize_refused(void **state)
 {
 	struct fx *f = *state;
-	char *before = snapshot(f);
+	const char *shrink = "{'op': 'backstore.set', 'name': 'b', 'object': {'name': 'b', "
+			     "'type': 'ram', 'size': '512K'}}";
 	struct cfg_chg *ch;
-	struct cfg_err err;
 
 	/* shrinking loses data: only with force */
-	ch = chg("{'op': 'backstore.set', 'name': 'b', 'object': {'name': 'b', 'type': 'ram', "
-		 "'size': '512K'}}");
-	assert_int_equal(prepare(f, ch, &err), -EPERM);
-	assert_string_equal(err.path, "backstores[1].size");
-	assert_string_equal(err.msg, "shrinking \"b\" loses the data beyond 524288 bytes: use "
-				     "backstore.resize with force");
-	cfg_chg_undo(f->c, f->ix, ch);
+	prepare_fails(f, chg(shrink), -EPERM, "backstores[1].size",
+		      "shrinking \"b\" loses the data beyond 524288 bytes: use "
+		      "backstore.resize with force");
+	ch = chg(shrink);
 	ch->force = true;
-	assert_int_equal(cfg_chg_apply(f->c, f->ix, ch, &err), 0);
-	assert_int_equal(cfg_live_prepare(f->rt, f->c, f->ix, ch, &err), 0);
+	prepare_ok(f, ch);
 	assert_int_equal(scsi_lu_size(cfg_rt_lu(f->rt, "b")), 512 << 10);
 	abort_chg(f, ch);
-	assert_snapshot(f, before);
+	assert_int_equal(scsi_lu_size(cfg_rt_lu(f->rt, "b")), 1 << 20);
 	/* a type that cannot resize */
-	ch = chg("{'op': 'backstore.set', 'name': 'c', 'object': {'name': 'c', 'type': 'null', "
-		 "'size': '2M'}}");
-	assert_int_equal(prepare(f, ch, &err), -EOPNOTSUPP);
-	assert_string_equal(err.msg, "a null back-store cannot be resized");
-	cfg_chg_undo(f->c, f->ix, ch);
-	cfg_chg_free(ch);
+	prepare_fails(f,
+		      chg("{'op': 'backstore.set', 'name': 'c', 'object': {'name': 'c', 'type': "
+			  "'null', 'size': '2M'}}"),
+		      -EOPNOTSUPP, NULL, "a null back-store cannot be resized");
 	/* the resize fails */
-	ch = chg(BS_SET_A_SIZE);
-	fk.fail_at[F_LU_RESIZE] = fk.calls[F_LU_RESIZE] + 1;
-	assert_int_equal(prepare(f, ch, &err), -EIO);
-	assert_string_equal(err.msg, "cannot resize \"a\": Input/output error");
-	cfg_chg_undo(f->c, f->ix, ch);
-	cfg_chg_free(ch);
-	assert_snapshot(f, before);
-	free(before);
+	fail_next(F_LU_RESIZE, 1);
+	prepare_fails(f, chg(BS_SET_A_SIZE), -EIO, NULL, "cannot resize \"a\": Input/output error");
 }
 
 #define BS_SET_A_SERIAL                                                                            \
@@ -679,24 +672,13 @@ static void test_bs_reopen(void **state)
 static void test_bs_reopen_fail(void **state)
 {
 	struct fx *f = *state;
-	char *before = snapshot(f);
-	struct cfg_err err;
 
 	/* every map edit in turn fails: the ones before it are undone */
 	for (int k = 1; k <= 4; k++) {
-		struct cfg_chg *ch = chg(BS_SET_A_SERIAL);
-
-		fake_rt_reset_calls();
-		fk.fail_at[F_MAP_ADD] = k;
-		assert_int_equal(prepare(f, ch, &err), -ENOMEM);
-		assert_string_equal(err.msg, "cannot re-map \"a\": Cannot allocate memory");
-		assert_null(ch->rt);
-		cfg_chg_undo(f->c, f->ix, ch);
-		cfg_chg_free(ch);
-		fk.fail_at[F_MAP_ADD] = 0;
-		assert_snapshot(f, before);
+		fail_next(F_MAP_ADD, k);
+		prepare_fails(f, chg(BS_SET_A_SERIAL), -ENOMEM, NULL,
+			      "cannot re-map \"a\": Cannot allocate memory");
 	}
-	free(before);
 }
 
 /* ---- targets ---- */
@@ -726,19 +708,10 @@ static void test_tgt_add(void **state)
 static void test_tgt_add_fail(void **state)
 {
 	struct fx *f = *state;
-	char *before = snapshot(f);
-	struct cfg_chg *ch = chg(TGT_ADD_V);
-	struct cfg_err err;
 
-	fk.fail_at[F_PORTAL_ADD] = 2;
-	assert_int_equal(prepare(f, ch, &err), -EADDRINUSE);
-	assert_string_equal(err.path, "targets[2].portal_groups[0].portals[1]");
-	assert_string_equal(err.msg, "cannot listen on 127.0.0.3:3261: Address already in use");
-	assert_null(cfg_rt_target(f->rt, V));
-	cfg_chg_undo(f->c, f->ix, ch);
-	cfg_chg_free(ch);
-	assert_snapshot(f, before);
-	free(before);
+	fail_next(F_PORTAL_ADD, 2);
+	prepare_fails(f, chg(TGT_ADD_V), -EADDRINUSE, "targets[2].portal_groups[0].portals[1]",
+		      "cannot listen on 127.0.0.3:3261: Address already in use");
 }
 
 #define TGT_DEL_U "{'op': 'target.delete', 'target': '" U "'}"
@@ -859,8 +832,6 @@ static void test_tpg_add(void **state)
 {
 	struct fx *f = *state;
 	struct cfg_chg *ch = chg(TPG_ADD);
-	char *before = snapshot(f);
-	struct cfg_err err;
 	struct iscsi_tpg *g;
 
 	prepare_abort(f, TPG_ADD);
@@ -872,19 +843,12 @@ static void test_tpg_add(void **state)
 	commit1(f, ch, NULL, 0);
 	assert_ptr_equal(live_rt_tpg(rtt_of(f, T), 3), g);
 	assert_false(g->deleted);
-	free(before);
 	/* cannot listen: the portal group removed again */
-	before = snapshot(f);
-	ch = chg("{'op': 'portal_group.add', 'target': '" T "', 'object': {'tag': 4, 'portals': "
-		 "['127.0.0.1:3263']}}");
-	fk.fail_at[F_PORTAL_ADD] = fk.calls[F_PORTAL_ADD] + 1;
-	assert_int_equal(prepare(f, ch, &err), -EADDRINUSE);
-	assert_string_equal(err.path, "targets[0].portal_groups[3].portals[0]");
-	assert_null(live_rt_tpg(rtt_of(f, T), 4));
-	cfg_chg_undo(f->c, f->ix, ch);
-	cfg_chg_free(ch);
-	assert_snapshot(f, before);
-	free(before);
+	fail_next(F_PORTAL_ADD, 1);
+	prepare_fails(f,
+		      chg("{'op': 'portal_group.add', 'target': '" T "', 'object': {'tag': 4, "
+			  "'portals': ['127.0.0.1:3263']}}"),
+		      -EADDRINUSE, "targets[0].portal_groups[3].portals[0]", NULL);
 }
 
 #define TPG_DEL "{'op': 'portal_group.delete', 'target': '" T "', 'tag': 2}"
@@ -961,19 +925,12 @@ static void test_tpg_set_rebuild(void **state)
 static void test_tpg_set_fail(void **state)
 {
 	struct fx *f = *state;
-	char *before = snapshot(f);
-	struct cfg_chg *ch = chg(TPG_SET(", 'portals': ['127.0.0.1:3270', '127.0.0.1:3271']"));
-	struct cfg_err err;
 
 	/* the second new portal cannot listen: the first stops again */
-	fk.fail_at[F_PORTAL_ADD] = 2;
-	assert_int_equal(prepare(f, ch, &err), -EADDRINUSE);
-	assert_string_equal(err.path, "targets[0].portal_groups[0].portals[1]");
-	assert_string_equal(err.msg, "cannot listen on 127.0.0.1:3271: Address already in use");
-	cfg_chg_undo(f->c, f->ix, ch);
-	cfg_chg_free(ch);
-	assert_snapshot(f, before);
-	free(before);
+	fail_next(F_PORTAL_ADD, 2);
+	prepare_fails(f, chg(TPG_SET(", 'portals': ['127.0.0.1:3270', '127.0.0.1:3271']")),
+		      -EADDRINUSE, "targets[0].portal_groups[0].portals[1]",
+		      "cannot listen on 127.0.0.1:3271: Address already in use");
 }
 
 /* --listen replaces every portal: a portal change changes nothing */
@@ -1036,26 +993,14 @@ static void test_acl_add_target_map(void **state)
 static void test_acl_add_fail(void **state)
 {
 	struct fx *f = *state;
-	char *before = snapshot(f);
-	struct cfg_chg *ch = chg(ACL_ADD_I3(", 'luns': [{'lun': 3, 'backstore': 'spare'}]"));
-	struct cfg_err err;
 
-	fk.fail_at[F_ACL_SET] = 1;
-	assert_int_equal(prepare(f, ch, &err), -ENOMEM);
-	assert_string_equal(err.path, "targets[0].acls[3]");
-	assert_string_equal(err.msg, "cannot add the ACL: Cannot allocate memory");
-	cfg_chg_undo(f->c, f->ix, ch);
-	cfg_chg_free(ch);
-	assert_snapshot(f, before);
+	fail_next(F_ACL_SET, 1);
+	prepare_fails(f, chg(ACL_ADD_I3(", 'luns': [{'lun': 3, 'backstore': 'spare'}]")), -ENOMEM,
+		      "targets[0].acls[3]", "cannot add the ACL: Cannot allocate memory");
 	/* its map cannot be built */
-	ch = chg(ACL_ADD_I3(", 'luns': [{'lun': 3, 'backstore': 'spare'}]"));
-	fk.fail_at[F_MAP_CREATE] = fk.calls[F_MAP_CREATE] + 1;
-	assert_int_equal(prepare(f, ch, &err), -ENOMEM);
-	assert_string_equal(err.path, "targets[0].acls[3].luns");
-	cfg_chg_undo(f->c, f->ix, ch);
-	cfg_chg_free(ch);
-	assert_snapshot(f, before);
-	free(before);
+	fail_next(F_MAP_CREATE, 1);
+	prepare_fails(f, chg(ACL_ADD_I3(", 'luns': [{'lun': 3, 'backstore': 'spare'}]")), -ENOMEM,
+		      "targets[0].acls[3].luns", NULL);
 }
 
 /* by address only: nothing in the core, the fabric's policy at commit */
@@ -1175,18 +1120,10 @@ static void test_acl_set_switch(void **state)
 static void test_acl_set_fail(void **state)
 {
 	struct fx *f = *state;
-	char *before = snapshot(f);
-	struct cfg_chg *ch = chg(ACL_SET_I1);
-	struct cfg_err err;
 
-	fk.fail_at[F_MAP_ADD] = 1;
-	assert_int_equal(prepare(f, ch, &err), -ENOMEM);
-	assert_string_equal(err.path, "targets[0].acls[0].luns");
-	assert_string_equal(err.msg, "cannot change the LUN map: Cannot allocate memory");
-	cfg_chg_undo(f->c, f->ix, ch);
-	cfg_chg_free(ch);
-	assert_snapshot(f, before);
-	free(before);
+	fail_next(F_MAP_ADD, 1);
+	prepare_fails(f, chg(ACL_SET_I1), -ENOMEM, "targets[0].acls[0].luns",
+		      "cannot change the LUN map: Cannot allocate memory");
 }
 
 /* ---- LUNs ---- */
@@ -1287,35 +1224,19 @@ static void test_lun_acl_maps(void **state)
 static void test_lun_fail(void **state)
 {
 	struct fx *f = *state;
-	char *before = snapshot(f);
-	struct cfg_err err;
 
 	/* the target's map, then its demo copy: each failing in turn */
 	for (int k = 1; k <= 2; k++) {
-		struct cfg_chg *ch = chg(LUN_ADD_T);
-
-		fake_rt_reset_calls();
-		fk.fail_at[F_MAP_ADD] = k;
-		assert_int_equal(prepare(f, ch, &err), -ENOMEM);
-		assert_string_equal(err.msg, "cannot change LUN 2: Cannot allocate memory");
-		cfg_chg_undo(f->c, f->ix, ch);
-		cfg_chg_free(ch);
-		assert_snapshot(f, before);
+		fail_next(F_MAP_ADD, k);
+		prepare_fails(f, chg(LUN_ADD_T), -ENOMEM, NULL,
+			      "cannot change LUN 2: Cannot allocate memory");
 	}
 	/* lun.set: the new entry cannot go in, the old one comes back */
-	fake_rt_reset_calls();
 	for (int k = 1; k <= 2; k++) {
-		struct cfg_chg *ch = chg(LUN_SET_T);
-
-		fk.fail_at[F_MAP_ADD] = fk.calls[F_MAP_ADD] + k;
-		assert_int_equal(prepare(f, ch, &err), -ENOMEM);
-		assert_string_equal(err.msg, "cannot change LUN 1: Cannot allocate memory");
-		cfg_chg_undo(f->c, f->ix, ch);
-		cfg_chg_free(ch);
-		fk.fail_at[F_MAP_ADD] = 0;
-		assert_snapshot(f, before);
+		fail_next(F_MAP_ADD, k);
+		prepare_fails(f, chg(LUN_SET_T), -ENOMEM, NULL,
+			      "cannot change LUN 1: Cannot allocate memory");
 	}
-	free(before);
 }
 
 /* ---- transactions ---- */

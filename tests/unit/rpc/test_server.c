@@ -325,58 +325,57 @@ static void test_ids(void **state)
 
 static void test_invalid(void **state)
 {
+	static const struct {
+		const char *line;
+		int code;
+		json_int_t id;		     /* 0: null */
+		const char *msg;	     /* its start; NULL: not checked */
+		const char *data_key, *data; /* error.data[data_key] */
+	} t[] = {
+	    {"{'jsonrpc': '2.0', 'id': 1, 'method': ", RPC_PARSE_ERROR, 0, "parse error: "},
+	    /* duplicate keys are refused (which one would count?) */
+	    {"{'jsonrpc': '2.0', 'id': 1, 'method': 't.echo', 'method': 't.fail'}",
+	     RPC_PARSE_ERROR},
+	    /* a line is an object or a batch: nothing else parses */
+	    {"42", RPC_PARSE_ERROR},
+	    /* the envelope: its id when it has a valid one */
+	    {"{'jsonrpc': '1.0', 'id': 3, 'method': 't.echo'}", RPC_INVALID_REQUEST, 3,
+	     "a JSON-RPC 2.0 request needs \"jsonrpc\": \"2.0\" and a string \"method\""},
+	    {"{'id': 4, 'method': 't.echo'}", RPC_INVALID_REQUEST, 4},
+	    {"{'jsonrpc': '2.0', 'id': 5, 'method': 7}", RPC_INVALID_REQUEST, 5},
+	    {"{'jsonrpc': '2.0', 'id': 6, 'method': 't.nosuch'}", RPC_METHOD_NOT_FOUND, 6,
+	     "method not found"},
+	    {"{'jsonrpc': '2.0', 'id': 7, 'method': 't.echo', 'params': [1]}", RPC_INVALID_PARAMS,
+	     7, "params must be an object (by name)"},
+	    /* the method's parameters are checked (methods.c) */
+	    {"{'jsonrpc': '2.0', 'id': 8, 'method': 't.echo', 'params': {'y': 1}}",
+	     RPC_INVALID_PARAMS, 8, "unknown parameter \"y\"", "param", "y"},
+	    /* a method's own error, with its data */
+	    {"{'jsonrpc': '2.0', 'id': 9, 'method': 't.fail'}", RPC_NOT_FOUND, 9, "no such thing",
+	     "kind", "thing"},
+	};
 	json_t *a;
 
 	(void)state;
-	a = call("{'jsonrpc': '2.0', 'id': 1, 'method': ");
-	assert_int_equal(err_code(a), RPC_PARSE_ERROR);
-	assert_true(json_is_null(json_object_get(a, "id")));
-	assert_non_null(strstr(err_msg(a), "parse error: "));
-	json_decref(a);
-	/* duplicate keys are refused (which one would count?) */
-	a = call("{'jsonrpc': '2.0', 'id': 1, 'method': 't.echo', 'method': 't.fail'}");
-	assert_int_equal(err_code(a), RPC_PARSE_ERROR);
-	json_decref(a);
-	/* a line is an object or a batch: nothing else parses */
-	a = call("42");
-	assert_int_equal(err_code(a), RPC_PARSE_ERROR);
-	json_decref(a);
-	/* the envelope: its id when it has a valid one */
-	a = call("{'jsonrpc': '1.0', 'id': 3, 'method': 't.echo'}");
-	assert_int_equal(err_code(a), RPC_INVALID_REQUEST);
-	assert_int_equal(json_integer_value(json_object_get(a, "id")), 3);
-	assert_string_equal(err_msg(a), "a JSON-RPC 2.0 request needs \"jsonrpc\": \"2.0\" and a "
-					"string \"method\"");
-	json_decref(a);
-	a = call("{'id': 4, 'method': 't.echo'}");
-	assert_int_equal(err_code(a), RPC_INVALID_REQUEST);
-	json_decref(a);
-	a = call("{'jsonrpc': '2.0', 'id': 5, 'method': 7}");
-	assert_int_equal(err_code(a), RPC_INVALID_REQUEST);
-	json_decref(a);
-	a = call("{'jsonrpc': '2.0', 'id': 6, 'method': 't.nosuch'}");
-	assert_int_equal(err_code(a), RPC_METHOD_NOT_FOUND);
-	assert_string_equal(err_msg(a), "method not found");
-	json_decref(a);
-	a = call("{'jsonrpc': '2.0', 'id': 7, 'method': 't.echo', 'params': [1]}");
-	assert_int_equal(err_code(a), RPC_INVALID_PARAMS);
-	assert_string_equal(err_msg(a), "params must be an object (by name)");
-	json_decref(a);
-	/* the method's parameters are checked (methods.c) */
-	a = call("{'jsonrpc': '2.0', 'id': 8, 'method': 't.echo', 'params': {'y': 1}}");
-	assert_int_equal(err_code(a), RPC_INVALID_PARAMS);
-	assert_string_equal(json_string_value(json_object_get(
-				json_object_get(json_object_get(a, "error"), "data"), "param")),
-			    "y");
-	json_decref(a);
-	/* a method's own error, with its data */
-	a = call("{'jsonrpc': '2.0', 'id': 9, 'method': 't.fail'}");
-	assert_int_equal(err_code(a), RPC_NOT_FOUND);
-	assert_string_equal(err_msg(a), "no such thing");
-	assert_string_equal(json_string_value(json_object_get(
-				json_object_get(json_object_get(a, "error"), "data"), "kind")),
-			    "thing");
-	json_decref(a);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		a = call(t[i].line);
+		if (!a || err_code(a) != t[i].code)
+			fail_msg("%s: code %lld, want %d", t[i].line,
+				 a ? (long long)err_code(a) : 0, t[i].code);
+		if (t[i].id)
+			assert_int_equal(json_integer_value(json_object_get(a, "id")), t[i].id);
+		else
+			assert_true(json_is_null(json_object_get(a, "id")));
+		if (t[i].msg)
+			assert_memory_equal(err_msg(a), t[i].msg, strlen(t[i].msg));
+		if (t[i].data_key)
+			assert_string_equal(
+			    json_string_value(json_object_get(
+				json_object_get(json_object_get(a, "error"), "data"),
+				t[i].data_key)),
+			    t[i].data);
+		json_decref(a);
+	}
 	assert_int_equal(echoes, 0);
 	/* the connection is still good */
 	a = call("{'jsonrpc': '2.0', 'id': 10, 'method': 't.echo'}");
