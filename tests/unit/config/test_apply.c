@@ -377,7 +377,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_builds_everything), cmocka_unit_test(test_listen_override),
 	    cmocka_unit_test(test_port_groups),	      cmocka_unit_test(test_all_or_nothing),
-	    cmocka_unit_test(test_state_dir), cmocka_unit_test(test_iscsi_settings),
+	    cmocka_unit_test(test_state_dir),	      cmocka_unit_test(test_iscsi_settings),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

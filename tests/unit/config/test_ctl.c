@@ -134,6 +134,21 @@ void cfg_live_release(struct cfg_chg *ch)
 	fake_free_state(ch);
 }
 
+/* what ctl.c hands the control API (cfg_ctl_effect(), cfg_ctl_lu()):
+ * passed through, nothing of it runs here */
+const char *cfg_live_effect(const struct cfg_chg *ch)
+{
+	(void)ch;
+	return NULL;
+}
+
+struct scsi_lu *cfg_rt_lu(const struct cfg_runtime *rt, const char *name)
+{
+	(void)rt;
+	(void)name;
+	return NULL;
+}
+
 /* the core's ALUA states into the tree: the port group's state */
 int cfg_port_groups_sync(struct cfg *c)
 {
@@ -150,8 +165,8 @@ void scsi_alua_set_change_hook(void (*fn)(uint16_t, const char *, void *), void 
 
 /* ---- fixture ---- */
 static char dir[64], file[128], journal[160];
-static const struct iscsi_settings defaults = {.max_burst_length = 1048576,
-					       .first_burst_length = 65536};
+static const struct cfg_iscsi_settings defaults = {.max_burst_length = 1048576,
+						   .first_burst_length = 65536};
 static const char *const listen_addrs[] = {"127.0.0.1:3799"};
 static struct cfg_ctl_opts opts;
 

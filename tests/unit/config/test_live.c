@@ -66,8 +66,8 @@ static const char base_cfg[] =
     " {'name': '" U "', 'portal_groups': [{'tag': 1, 'portals': ['127.0.0.2:3260']}],"
     "  'luns': [{'lun': 0, 'backstore': 'a'}]}]}";
 
-static const struct iscsi_settings defaults = {.max_burst_length = 1048576,
-					       .first_burst_length = 65536};
+static const struct cfg_iscsi_settings defaults = {.max_burst_length = 1048576,
+						   .first_burst_length = 65536};
 
 struct fx {
 	struct cfg *c;
@@ -90,7 +90,7 @@ static struct fx *fx_new(const struct cfg_overrides *ov)
 	snprintf(f->dir, sizeof(f->dir), "/tmp/ut-live-XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	cfg_chg_set_defaults(&defaults);
-	if (cfg_parse(text, strlen(text), &defaults, &f->c, &err) || cfg_verify(f->c, &err))
+	if (cfg_parse(text, strlen(text), &defaults, &f->c, &err) || cfg_validate(f->c, &err))
 		fail_msg("%s: %s", err.path, err.msg);
 	free(text);
 	f->c->state_dir = strdup(f->dir);

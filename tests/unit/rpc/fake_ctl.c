@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config/live.h"
+#include "config/ctl.h"
 #include "fake_ctl.h"
 #include "ut_text.h"
 
@@ -80,7 +80,7 @@ void cfg_ctl_set_flush(void (*fn)(void))
 }
 
 /* a back-store named "busy" had sessions to drop */
-const char *cfg_live_effect(const struct cfg_chg *ch)
+const char *cfg_ctl_effect(const struct cfg_chg *ch)
 {
 	return ch->name && !strcmp(ch->name, "busy") ? "its sessions were dropped" : "";
 }

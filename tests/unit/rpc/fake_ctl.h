@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fake_ctl.h: the config layer as the rpc server sees it (config/ctl.h's
- * transactions and group commit, live.h's effects), for the unit tests of
+ * transactions and group commit, ctl.h's effects), for the unit tests of
  * src/rpc: every call recorded in a log, failures on request. The change
  * machinery itself (change.h) is the real one. */
 #ifndef UT_TESTS_RPC_FAKE_CTL_H
