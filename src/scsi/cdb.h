@@ -14,16 +14,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "scsi/cdb_fields.h"
 #include "scsi/sense.h"
 
 struct scsi_cmd;
 
-/* parse: decode the CDB (no I/O, no side effects on the LU): set
- *   cmd->priv.data_dir and cmd->priv.data_len (bytes to move), check fields
- *   and ranges. Returns SENSE_OK or the reason to fail with (use
- *   cdb_invalid_field() to attach a field pointer).
- * exec: carry the command out; finish with scsi_cmd_complete*() exactly once,
- *   now or from an I/O completion. */
+/* parse: decode the CDB, once per command (no I/O, no side effects on the
+ *   LU): read its fields with the accessors of cdb_fields.h, set
+ *   cmd->priv.data_dir and cmd->priv.data_len (bytes to move), and for the
+ *   block commands the decoded lba, nblocks and io_flags (FUA, DPO, IMMED);
+ *   check fields and ranges. Returns SENSE_OK or the reason to fail with
+ *   (use cdb_invalid_field() to attach a field pointer).
+ * exec: carry the command out from what parse decoded (and the accessors
+ *   for a command's own bits, never a byte offset); finish with
+ *   scsi_cmd_complete*() exactly once, now or from an I/O completion. */
 typedef enum sense_reason (*cdb_parse_fn)(struct scsi_cmd *cmd);
 typedef void (*cdb_exec_fn)(struct scsi_cmd *cmd);
 
