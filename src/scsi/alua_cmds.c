@@ -36,9 +36,9 @@ enum {
 enum sense_reason alua_parse_rtpg(struct scsi_cmd *cmd)
 {
 	/* byte 1 bits 7-5: PARAMETER DATA FORMAT, 000b or 001b */
-	if ((cmd->cdb[1] >> 5) > RTPG_FORMAT_EXTENDED)
-		return cdb_invalid_field(cmd, 1, 7);
-	spc_data_in(cmd, get_be32(cmd->cdb + 6), RTPG_MAX_LEN);
+	if (cdb_rtpg_format(cmd->cdb) > RTPG_FORMAT_EXTENDED)
+		return cdb_invalid_field(cmd, RTPG_FORMAT_BYTE, 7);
+	spc_data_in(cmd, cdb12_alloc_len(cmd->cdb), RTPG_MAX_LEN);
 	return SENSE_OK;
 }
 
@@ -110,7 +110,7 @@ static unsigned rtpg_group(struct rtpg_buf *b, struct alua_group *g, struct scsi
 
 void alua_exec_rtpg(struct scsi_cmd *cmd)
 {
-	bool ext = (cmd->cdb[1] >> 5) == RTPG_FORMAT_EXTENDED;
+	bool ext = cdb_rtpg_format(cmd->cdb) == RTPG_FORMAT_EXTENDED;
 	struct rtpg_buf b = {0};
 	struct alua_group *g;
 	unsigned itt = 0;
@@ -143,11 +143,11 @@ void alua_exec_rtpg(struct scsi_cmd *cmd)
 
 enum sense_reason alua_parse_stpg(struct scsi_cmd *cmd)
 {
-	uint32_t len = get_be32(cmd->cdb + 6);
+	uint32_t len = cdb12_param_list_len(cmd->cdb);
 
 	/* SPC-4 6.6.2: TPGS 01b (implicit only): the command is not supported */
 	if (!cmd->priv.lu || !(alua_tpgs(cmd->priv.lu) & 0x2))
-		return cdb_invalid_field(cmd, 1, 4);
+		return cdb_invalid_field(cmd, CDB_SA_BYTE, 4);
 	/* SPC-4 6.45: a 4-byte header and 4-byte descriptors; a length that
 	 * cuts a descriptor is a PARAMETER LIST LENGTH ERROR */
 	if (len && (len < 4 || len % 4))

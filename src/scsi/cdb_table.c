@@ -25,7 +25,7 @@ const struct cdb_desc *cdb_lookup(const uint8_t *cdb, size_t cdb_len, enum sense
 	const struct cdb_sa_table *t;
 	unsigned sa;
 
-	if (cdb_len == 0 || !(d = cdb_opcode(cdb[0]))) {
+	if (cdb_len == 0 || !(d = cdb_opcode(cdb_op(cdb)))) {
 		*reason = SENSE_INVALID_OPCODE;
 		return NULL;
 	}

@@ -20,8 +20,6 @@
 #include "scsi/sbc.h"
 #include "scsi/ua.h"
 
-#define OP_TEST_UNIT_READY 0x00
-
 void scsi_cmd_init(struct scsi_cmd *cmd)
 {
 	cmd->write_len = 0;
@@ -246,7 +244,7 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 		 * UNIT READY; other unmapped LUNs only the CDB_F_NO_LUN_OK
 		 * commands */
 		bool wlun_tur = cmd->lun == LUN_WLUN_REPORT_LUNS && cmd->cdb_len &&
-				cmd->cdb[0] == OP_TEST_UNIT_READY;
+				cdb_op(cmd->cdb) == OP_TEST_UNIT_READY;
 		if (!wlun_tur && (!desc || !(desc->flags & CDB_F_NO_LUN_OK))) {
 			setup_fail(cmd, SENSE_LUN_NOT_SUPPORTED, NULL);
 			return;

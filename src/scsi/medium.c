@@ -34,11 +34,11 @@ void medium_prevent_clear_locked(struct scsi_lu *lu, struct lu_itn *itn)
 enum sense_reason spc_parse_start_stop_unit(struct scsi_cmd *cmd)
 {
 	struct scsi_lu *lu = cmd->priv.lu;
-	uint8_t pc = cmd->cdb[4] >> 4;
+	uint8_t pc = cdb_ssu_power_condition(cmd->cdb);
 
 	/* LOEJ on a non-removable medium: nothing to eject */
-	if (pc == 0 && (cmd->cdb[4] & 0x02) && !lu->attrs.removable)
-		return cdb_invalid_field(cmd, 4, 1);
+	if (pc == 0 && cdb_ssu_loej(cmd->cdb) && !lu->attrs.removable)
+		return cdb_invalid_field(cmd, SSU_FLAGS_BYTE, 1);
 	return spc_parse_no_data(cmd);
 }
 
@@ -46,8 +46,8 @@ void spc_exec_start_stop_unit(struct scsi_cmd *cmd)
 {
 	struct scsi_lu *lu = cmd->priv.lu;
 	struct lu_core_state *c = lu->core;
-	uint8_t pc = cmd->cdb[4] >> 4;
-	bool start = cmd->cdb[4] & 0x01, loej = cmd->cdb[4] & 0x02;
+	uint8_t pc = cdb_ssu_power_condition(cmd->cdb);
+	bool start = cdb_ssu_start(cmd->cdb), loej = cdb_ssu_loej(cmd->cdb);
 	enum sense_reason r = SENSE_OK;
 
 	/* SBC-4 5.25: with a POWER CONDITION other than START_VALID the START
@@ -83,14 +83,14 @@ void spc_exec_start_stop_unit(struct scsi_cmd *cmd)
 enum sense_reason spc_parse_prevent_allow(struct scsi_cmd *cmd)
 {
 	struct scsi_lu *lu = cmd->priv.lu;
-	uint8_t prevent = cmd->cdb[4] & 0x03;
+	uint8_t prevent = cdb_pamr_prevent(cmd->cdb);
 
 	/* 10b/11b are obsolete (medium changer prevention) */
 	if (prevent > 1)
-		return cdb_invalid_field(cmd, 4, 1);
+		return cdb_invalid_field(cmd, PAMR_PREVENT_BYTE, 1);
 	/* no removable medium: nothing to prevent */
 	if (prevent && !lu->attrs.removable)
-		return cdb_invalid_field(cmd, 4, 0);
+		return cdb_invalid_field(cmd, PAMR_PREVENT_BYTE, 0);
 	return spc_parse_no_data(cmd);
 }
 
@@ -98,7 +98,7 @@ void spc_exec_prevent_allow(struct scsi_cmd *cmd)
 {
 	struct scsi_lu *lu = cmd->priv.lu;
 	struct lu_itn *itn = cmd->priv.itn;
-	bool prevent = cmd->cdb[4] & 0x01;
+	bool prevent = cdb_pamr_prevent(cmd->cdb) == 1; /* parse refused 10b and 11b */
 
 	pthread_mutex_lock(&lu->lock);
 	if (prevent && !itn->prevent) {

@@ -96,36 +96,37 @@ static int page_index(uint8_t code)
 
 /* ---- MODE SENSE ---- */
 
-static enum sense_reason mode_sense_fields(struct scsi_cmd *cmd, uint8_t pc, uint8_t page,
-					   uint8_t subpage)
+/* PC, PAGE CODE and SUBPAGE CODE, the same in both forms */
+static enum sense_reason mode_sense_fields(struct scsi_cmd *cmd)
 {
-	if (pc == PC_SAVED)
+	uint8_t page = cdb_mode_sense_page_code(cmd->cdb);
+	uint8_t subpage = cdb_mode_sense_subpage_code(cmd->cdb);
+
+	if (cdb_mode_sense_pc(cmd->cdb) == PC_SAVED)
 		return SENSE_SAVING_PARAMS_NOT_SUPPORTED;
 	if (page != PAGE_ALL && page_index(page) < 0)
-		return cdb_invalid_field(cmd, 2, 5);
+		return cdb_invalid_field(cmd, MODE_PAGE_BYTE, 5);
 	/* no subpages: only 00h, or FFh (all subpages) */
 	if (subpage != 0 && subpage != SUBPAGE_ALL)
-		return cdb_invalid_field(cmd, 3, 7);
+		return cdb_invalid_field(cmd, MODE_SUBPAGE_BYTE, 7);
 	return SENSE_OK;
 }
 
 enum sense_reason spc_parse_mode_sense6(struct scsi_cmd *cmd)
 {
-	enum sense_reason r =
-	    mode_sense_fields(cmd, cmd->cdb[2] >> 6, cmd->cdb[2] & 0x3f, cmd->cdb[3]);
+	enum sense_reason r = mode_sense_fields(cmd);
 
 	if (r == SENSE_OK)
-		spc_data_in(cmd, cmd->cdb[4], 255);
+		spc_data_in(cmd, cdb6_alloc_len(cmd->cdb), 255);
 	return r;
 }
 
 enum sense_reason spc_parse_mode_sense10(struct scsi_cmd *cmd)
 {
-	enum sense_reason r =
-	    mode_sense_fields(cmd, cmd->cdb[2] >> 6, cmd->cdb[2] & 0x3f, cmd->cdb[3]);
+	enum sense_reason r = mode_sense_fields(cmd);
 
 	if (r == SENSE_OK)
-		spc_data_in(cmd, get_be16(cmd->cdb + 7), SCSI_MAX_PARAM_BYTES);
+		spc_data_in(cmd, cdb10_alloc_len(cmd->cdb), SCSI_MAX_PARAM_BYTES);
 	return r;
 }
 
@@ -154,9 +155,9 @@ static size_t put_page(struct scsi_lu *lu, unsigned i, uint8_t pc, uint8_t *p)
 void spc_exec_mode_sense(struct scsi_cmd *cmd)
 {
 	struct scsi_lu *lu = cmd->priv.lu;
-	bool ten = cmd->cdb[0] == 0x5a;
-	bool dbd = cmd->cdb[1] & 0x08, llbaa = ten && (cmd->cdb[1] & 0x10);
-	uint8_t pc = cmd->cdb[2] >> 6, page = cmd->cdb[2] & 0x3f;
+	bool ten = cdb_op(cmd->cdb) == OP_MODE_SENSE_10;
+	bool dbd = cdb_mode_sense_dbd(cmd->cdb), llbaa = ten && cdb_mode_sense10_llbaa(cmd->cdb);
+	uint8_t pc = cdb_mode_sense_pc(cmd->cdb), page = cdb_mode_sense_page_code(cmd->cdb);
 	size_t hdr = ten ? 8 : 4, bdl = dbd ? 0 : (llbaa ? 16 : 8), n;
 	uint64_t nblocks = lu_nblocks(lu);
 	uint8_t buf[256];
@@ -201,19 +202,19 @@ void spc_exec_mode_sense(struct scsi_cmd *cmd)
 static enum sense_reason mode_select_fields(struct scsi_cmd *cmd, uint32_t len)
 {
 	/* SP: saved pages are not supported */
-	if (cmd->cdb[1] & 0x01)
-		return cdb_invalid_field(cmd, 1, 0);
+	if (cdb_mode_select_sp(cmd->cdb))
+		return cdb_invalid_field(cmd, MODE_FLAGS_BYTE, 0);
 	return spc_data_out(cmd, len);
 }
 
 enum sense_reason spc_parse_mode_select6(struct scsi_cmd *cmd)
 {
-	return mode_select_fields(cmd, cmd->cdb[4]);
+	return mode_select_fields(cmd, cdb6_param_list_len(cmd->cdb));
 }
 
 enum sense_reason spc_parse_mode_select10(struct scsi_cmd *cmd)
 {
-	return mode_select_fields(cmd, get_be16(cmd->cdb + 7));
+	return mode_select_fields(cmd, cdb10_param_list_len(cmd->cdb));
 }
 
 /* Field pointer to the first bit that differs outside the changeable mask. */
@@ -229,7 +230,7 @@ static enum sense_reason mode_select_parse(struct scsi_cmd *cmd, struct scsi_lu 
 {
 	const uint8_t *d = cmd->buf;
 	size_t len = cmd->write_len;
-	bool ten = cmd->cdb[0] == 0x55;
+	bool ten = cdb_op(cmd->cdb) == OP_MODE_SELECT_10;
 	size_t hdr = ten ? 8 : 4, bdl, off;
 
 	if (len < hdr)

@@ -260,16 +260,17 @@ static bool sa_sets_aptpl(uint8_t sa)
 
 enum sense_reason pr_parse_out(struct scsi_cmd *cmd)
 {
-	uint8_t sa = cmd->cdb[1] & 0x1f, scope = cmd->cdb[2] >> 4, type = cmd->cdb[2] & 0x0f;
-	uint32_t len = get_be32(cmd->cdb + 5);
+	uint8_t sa = cdb_sa(cmd->cdb), scope = cdb_pr_out_scope(cmd->cdb);
+	uint8_t type = cdb_pr_out_type(cmd->cdb);
+	uint32_t len = cdb_pr_out_param_list_len(cmd->cdb);
 
 	/* SPC-4 6.16.2: SCOPE and TYPE matter for the service actions that
 	 * reserve; the only scope is LU_SCOPE */
 	if (sa_uses_type(sa)) {
 		if (scope != PR_SCOPE_LU)
-			return cdb_invalid_field(cmd, 2, 7);
+			return cdb_invalid_field(cmd, PR_OUT_SCOPE_TYPE_BYTE, 7);
 		if (!pr_types[type].valid)
-			return cdb_invalid_field(cmd, 2, 3);
+			return cdb_invalid_field(cmd, PR_OUT_SCOPE_TYPE_BYTE, 3);
 	}
 	/* every parameter list has the 24-byte basic part; longer ones are
 	 * bounded by spc_data_out() (SCSI_MAX_PARAM_BYTES) */
@@ -286,8 +287,8 @@ static enum sense_reason pr_out_decode(struct scsi_cmd *cmd, struct pr_out_req *
 	uint32_t n = cmd->priv.data_len, tl;
 
 	memset(rq, 0, sizeof(*rq));
-	rq->sa = cmd->cdb[1] & 0x1f;
-	rq->type = cmd->cdb[2] & 0x0f;
+	rq->sa = cdb_sa(cmd->cdb);
+	rq->type = cdb_pr_out_type(cmd->cdb);
 	rq->rk = get_be64(b);
 	rq->sark = get_be64(b + 8);
 	if (rq->sa == PRO_REGISTER_AND_MOVE) {

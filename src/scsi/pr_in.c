@@ -50,7 +50,7 @@ static void out_header(struct pri_out *o, uint32_t generation, uint32_t add_len)
 
 enum sense_reason pr_parse_in(struct scsi_cmd *cmd)
 {
-	spc_data_in(cmd, get_be16(cmd->cdb + 7), PRI_MAX_LEN);
+	spc_data_in(cmd, cdb10_alloc_len(cmd->cdb), PRI_MAX_LEN);
 	return SENSE_OK;
 }
 
@@ -137,7 +137,7 @@ void pr_exec_in(struct scsi_cmd *cmd)
 	struct pri_out o = {.p = cmd->buf, .cap = cmd->priv.buf_len};
 
 	pthread_mutex_lock(&lu->lock);
-	switch (cmd->cdb[1] & 0x1f) {
+	switch (cdb_sa(cmd->cdb)) {
 	case PRI_READ_KEYS:
 		read_keys(pr, &o);
 		break;

@@ -44,9 +44,9 @@ enum sense_reason spc_data_out(struct scsi_cmd *cmd, uint32_t param_len)
 enum sense_reason spc_parse_inquiry(struct scsi_cmd *cmd)
 {
 	/* SPC-4 6.6.1: PAGE CODE must be zero when EVPD is zero */
-	if (!(cmd->cdb[1] & 0x01) && cmd->cdb[2])
-		return cdb_invalid_field(cmd, 2, 7);
-	spc_data_in(cmd, get_be16(cmd->cdb + 3), VPD_MAX_LEN);
+	if (!cdb_inquiry_evpd(cmd->cdb) && cdb_inquiry_page_code(cmd->cdb))
+		return cdb_invalid_field(cmd, INQUIRY_PAGE_CODE_BYTE, 7);
+	spc_data_in(cmd, cdb_inquiry_alloc_len(cmd->cdb), VPD_MAX_LEN);
 	return SENSE_OK;
 }
 
@@ -55,7 +55,7 @@ void spc_exec_inquiry(struct scsi_cmd *cmd)
 	uint8_t buf[VPD_MAX_LEN];
 	int len;
 
-	if (!(cmd->cdb[1] & 0x01)) {
+	if (!cdb_inquiry_evpd(cmd->cdb)) {
 		scsi_cmd_set_data_in(cmd, buf, spc_std_inquiry(cmd, buf));
 		scsi_cmd_complete(cmd, SENSE_OK);
 		return;
@@ -65,9 +65,10 @@ void spc_exec_inquiry(struct scsi_cmd *cmd)
 		scsi_cmd_complete(cmd, SENSE_LUN_NOT_SUPPORTED);
 		return;
 	}
-	len = vpd_page(cmd, cmd->cdb[2], buf);
+	len = vpd_page(cmd, cdb_inquiry_page_code(cmd->cdb), buf);
 	if (len < 0) {
-		scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, 2, 7), &cmd->priv.sx);
+		scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, INQUIRY_PAGE_CODE_BYTE, 7),
+				     &cmd->priv.sx);
 		return;
 	}
 	scsi_cmd_set_data_in(cmd, buf, (size_t)len);
@@ -86,7 +87,7 @@ void spc_exec_test_unit_ready(struct scsi_cmd *cmd)
 
 enum sense_reason spc_parse_request_sense(struct scsi_cmd *cmd)
 {
-	spc_data_in(cmd, cmd->cdb[4], 255);
+	spc_data_in(cmd, cdb6_alloc_len(cmd->cdb), 255);
 	return SENSE_OK;
 }
 
@@ -97,7 +98,7 @@ void spc_exec_request_sense(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
-	bool desc = cmd->cdb[1] & 0x01;
+	bool desc = cdb_request_sense_desc(cmd->cdb);
 	struct sense_extra sx = {0};
 	enum sense_reason r = SENSE_OK;
 	uint8_t buf[SCSI_SENSE_MAX];
@@ -140,12 +141,12 @@ void spc_exec_request_sense(struct scsi_cmd *cmd)
 
 enum sense_reason spc_parse_report_luns(struct scsi_cmd *cmd)
 {
-	uint8_t sel = cmd->cdb[2];
+	uint8_t sel = cdb_report_luns_select(cmd->cdb);
 
 	/* SELECT REPORT 00h, 01h (well known only), 02h (all) */
 	if (sel > 0x02)
-		return cdb_invalid_field(cmd, 2, 7);
-	spc_data_in(cmd, get_be32(cmd->cdb + 6), 8 + 8 * (LUN_MAX_COUNT + 1));
+		return cdb_invalid_field(cmd, REPORT_LUNS_SELECT_BYTE, 7);
+	spc_data_in(cmd, cdb12_alloc_len(cmd->cdb), 8 + 8 * (LUN_MAX_COUNT + 1));
 	return SENSE_OK;
 }
 
@@ -177,7 +178,7 @@ static void clear_luns_changed(struct scsi_nexus *n)
 
 void spc_exec_report_luns(struct scsi_cmd *cmd)
 {
-	uint8_t sel = cmd->cdb[2];
+	uint8_t sel = cdb_report_luns_select(cmd->cdb);
 	size_t cap = 8 + 8 * ((size_t)LUN_MAX_COUNT + 1);
 	struct luns_buf b = {.n = 8, .cap = cap};
 
@@ -210,9 +211,9 @@ enum {
 
 enum sense_reason spc_parse_rsoc(struct scsi_cmd *cmd)
 {
-	if ((cmd->cdb[2] & 0x07) > RSOC_OPCODE_MAYBE_SA)
-		return cdb_invalid_field(cmd, 2, 2);
-	spc_data_in(cmd, get_be32(cmd->cdb + 6), SCSI_MAX_PARAM_BYTES);
+	if (cdb_rsoc_options(cmd->cdb) > RSOC_OPCODE_MAYBE_SA)
+		return cdb_invalid_field(cmd, RSOC_OPTIONS_BYTE, 2);
+	spc_data_in(cmd, cdb12_alloc_len(cmd->cdb), SCSI_MAX_PARAM_BYTES);
 	return SENSE_OK;
 }
 
@@ -297,9 +298,9 @@ static size_t rsoc_one(uint8_t *buf, uint8_t op, const struct cdb_desc *d,
 
 void spc_exec_rsoc(struct scsi_cmd *cmd)
 {
-	uint8_t opt = cmd->cdb[2] & 0x07, op = cmd->cdb[3];
-	bool rctd = cmd->cdb[2] & 0x80;
-	uint16_t sa = get_be16(cmd->cdb + 4);
+	uint8_t opt = cdb_rsoc_options(cmd->cdb), op = cdb_rsoc_opcode(cmd->cdb);
+	bool rctd = cdb_rsoc_rctd(cmd->cdb);
+	uint16_t sa = cdb_rsoc_sa(cmd->cdb);
 	const struct cdb_desc *top, *d = NULL;
 	size_t cap = 4 + 20 * 512, n;
 	uint8_t *buf;
@@ -318,7 +319,8 @@ void spc_exec_rsoc(struct scsi_cmd *cmd)
 		/* SPC-4 6.35.1: an opcode with service actions is an error */
 		if (top && top->sa) {
 			free(buf);
-			scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, 3, 7), &cmd->priv.sx);
+			scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, RSOC_OPCODE_BYTE, 7),
+					     &cmd->priv.sx);
 			return;
 		}
 		n = rsoc_one(buf, op, top, NULL, 0, rctd);
@@ -326,7 +328,8 @@ void spc_exec_rsoc(struct scsi_cmd *cmd)
 	case RSOC_OPCODE_SA:
 		if (top && !top->sa) {
 			free(buf);
-			scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, 3, 7), &cmd->priv.sx);
+			scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, RSOC_OPCODE_BYTE, 7),
+					     &cmd->priv.sx);
 			return;
 		}
 		/* fall through */
@@ -350,11 +353,11 @@ void spc_exec_rsoc(struct scsi_cmd *cmd)
 
 enum sense_reason spc_parse_rstmf(struct scsi_cmd *cmd)
 {
-	uint32_t alloc = get_be32(cmd->cdb + 6);
+	uint32_t alloc = cdb12_alloc_len(cmd->cdb);
 
 	/* SPC-4 6.36: an allocation length below 4 is an error */
 	if (alloc < 4)
-		return cdb_invalid_field(cmd, 6, -1);
+		return cdb_invalid_field(cmd, CDB12_LENGTH_BYTE, -1);
 	spc_data_in(cmd, alloc, 16);
 	return SENSE_OK;
 }
@@ -362,7 +365,7 @@ enum sense_reason spc_parse_rstmf(struct scsi_cmd *cmd)
 void spc_exec_rstmf(struct scsi_cmd *cmd)
 {
 	uint8_t buf[16] = {0};
-	bool repd = cmd->cdb[2] & 0x80;
+	bool repd = cdb_rstmf_repd(cmd->cdb);
 
 	/* ATS ATSS CTSS LURS QTS (CACAS 0: no ACA, WAKES 0); TRS for the I_T
 	 * nexuses that may use a target reset (scsi_nexus_info.target_reset):
