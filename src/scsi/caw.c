@@ -59,20 +59,19 @@ enum sense_reason sbc_parse_caw(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
-	uint64_t lba = get_be64(cmd->cdb + 2);
-	uint32_t n = cmd->cdb[13];
+	uint64_t lba = cdb16_lba(cmd->cdb);
+	uint32_t n = cdb_caw_nblocks(cmd->cdb);
 	enum sense_reason r;
 
 	/* SBC-4 5.3: beyond MAXIMUM COMPARE AND WRITE LENGTH (VPD B0h) */
 	if (n > SBC_MAX_CAW_BLOCKS)
-		return cdb_invalid_field(cmd, 13, -1);
+		return cdb_invalid_field(cmd, CAW_NBLOCKS_BYTE, -1);
 	r = sbc_check_range(lu, lba, n);
 	if (r != SENSE_OK)
 		return r;
 	p->lba = lba;
 	p->nblocks = n;
-	p->io_flags = (uint8_t)(((cmd->cdb[1] & 0x08) ? CMD_IOF_FUA : 0) |
-				((cmd->cdb[1] & 0x10) ? CMD_IOF_DPO : 0));
+	p->io_flags = sbc_io_flags(cmd->cdb);
 	p->data_len = (2 * n) << lu->block_shift;
 	p->data_dir = n ? SCSI_DIR_WRITE : SCSI_DIR_NONE;
 	/* verify and write data come together: a Data-Out of another size
@@ -81,7 +80,7 @@ enum sense_reason sbc_parse_caw(struct scsi_cmd *cmd)
 	 * blocks, which the one-byte field turns into 0, with the Data-Out of
 	 * 256) */
 	if (cmd->exp_len != p->data_len)
-		return cdb_invalid_field(cmd, 13, -1);
+		return cdb_invalid_field(cmd, CAW_NBLOCKS_BYTE, -1);
 	return SENSE_OK;
 }
 
@@ -91,19 +90,18 @@ enum sense_reason sbc_parse_orwrite16(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
-	uint64_t lba = get_be64(cmd->cdb + 2);
-	uint32_t n = get_be32(cmd->cdb + 10);
+	uint64_t lba = cdb16_lba(cmd->cdb);
+	uint32_t n = cdb16_transfer_length(cmd->cdb);
 	enum sense_reason r;
 
 	if (n > sbc_max_xfer_blocks(lu))
-		return cdb_invalid_field(cmd, 10, -1);
+		return cdb_invalid_field(cmd, CDB16_LENGTH_BYTE, -1);
 	r = sbc_check_range(lu, lba, n);
 	if (r != SENSE_OK)
 		return r;
 	p->lba = lba;
 	p->nblocks = n;
-	p->io_flags = (uint8_t)(((cmd->cdb[1] & 0x08) ? CMD_IOF_FUA : 0) |
-				((cmd->cdb[1] & 0x10) ? CMD_IOF_DPO : 0));
+	p->io_flags = sbc_io_flags(cmd->cdb);
 	p->data_len = n << lu->block_shift;
 	p->data_dir = n ? SCSI_DIR_WRITE : SCSI_DIR_NONE;
 	return SENSE_OK;

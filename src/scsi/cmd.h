@@ -7,10 +7,11 @@
 #include "scsi/cdb.h"
 #include "scsi/scsi.h"
 
-/* cmd->priv.io_flags */
+/* cmd->priv.io_flags: the CDB's flag bits a handler's parse decoded */
 enum {
-	CMD_IOF_FUA = 1u << 0,
-	CMD_IOF_DPO = 1u << 1,
+	CMD_IOF_FUA = 1u << 0,	 /* FUA (SBC-4 4.15) */
+	CMD_IOF_DPO = 1u << 1,	 /* DPO (SBC-4 4.15) */
+	CMD_IOF_IMMED = 1u << 2, /* IMMED: status before the operation ends */
 };
 
 /* Finish the command (exactly once per command, on cmd->reactor). For a

@@ -16,10 +16,10 @@
 #define RDD_FORMAT_MASK	    0x07
 #define RDD_FORMAT_RESERVED 0x07
 
-static enum sense_reason rdd_check_format(struct scsi_cmd *cmd, unsigned byte)
+static enum sense_reason rdd_check_format(struct scsi_cmd *cmd)
 {
-	if ((cmd->cdb[byte] & RDD_FORMAT_MASK) == RDD_FORMAT_RESERVED)
-		return cdb_invalid_field(cmd, byte, 2);
+	if ((cdb_rdd_request(cmd->cdb) & RDD_FORMAT_MASK) == RDD_FORMAT_RESERVED)
+		return cdb_invalid_field(cmd, cdb_rdd_request_byte(cmd->cdb), 2);
 	return SENSE_OK;
 }
 
@@ -27,8 +27,8 @@ static enum sense_reason rdd_check_format(struct scsi_cmd *cmd, unsigned byte)
  * FORMAT; ALLOCATION LENGTH 7-8. 4-byte header. */
 enum sense_reason sbc_parse_read_defect10(struct scsi_cmd *cmd)
 {
-	sbc_data_in(cmd, get_be16(cmd->cdb + 7), 4);
-	return rdd_check_format(cmd, 2);
+	sbc_data_in(cmd, cdb10_alloc_len(cmd->cdb), 4);
+	return rdd_check_format(cmd);
 }
 
 /* READ DEFECT DATA (12) B7h: byte 1 REQ_PLIST, REQ_GLIST, DEFECT LIST
@@ -36,14 +36,14 @@ enum sense_reason sbc_parse_read_defect10(struct scsi_cmd *cmd)
  * header. */
 enum sense_reason sbc_parse_read_defect12(struct scsi_cmd *cmd)
 {
-	sbc_data_in(cmd, get_be32(cmd->cdb + 6), 8);
-	return rdd_check_format(cmd, 1);
+	sbc_data_in(cmd, cdb12_alloc_len(cmd->cdb), 8);
+	return rdd_check_format(cmd);
 }
 
 void sbc_exec_read_defect(struct scsi_cmd *cmd)
 {
-	bool ten = cmd->cdb[0] == 0x37;
-	uint8_t req = cmd->cdb[ten ? 2 : 1];
+	bool ten = cdb_op(cmd->cdb) == OP_READ_DEFECT_DATA_10;
+	uint8_t req = cdb_rdd_request(cmd->cdb);
 	uint8_t d[8];
 
 	memset(d, 0, sizeof(d));

@@ -99,7 +99,7 @@ bool sbc_sanitize_blocks(struct scsi_lu *lu, const struct scsi_cmd *cmd, enum se
 	case SBC_SAN_FAILED:
 		/* SBC-4 4.11.4: medium access commands fail; SANITIZE itself
 		 * is how the state is left */
-		if (cmd->cdb[0] == 0x48 || !d)
+		if (cdb_op(cmd->cdb) == OP_SANITIZE || !d)
 			return false;
 		if (d->order_class == ORDER_READ || d->order_class == ORDER_WRITE) {
 			*r = SENSE_MEDIUM_FORMAT_CORRUPTED;
@@ -118,21 +118,22 @@ enum sense_reason sbc_parse_sanitize(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
-	uint8_t sa = cmd->cdb[1] & 0x1f;
-	uint32_t len = get_be16(cmd->cdb + 7);
+	uint8_t sa = cdb_sa(cmd->cdb);
+	uint32_t len = cdb10_param_list_len(cmd->cdb);
 
+	p->io_flags = cdb_sanitize_immed(cmd->cdb) ? CMD_IOF_IMMED : 0;
 	p->data_len = 0;
 	p->data_dir = SCSI_DIR_NONE;
 	if (sa == SA_OVERWRITE) {
 		/* SBC-4 5.24.3.1: the list holds the 4-byte header and a
 		 * pattern of 1 .. logical block length bytes */
 		if (len <= OW_HDR_LEN || len > lu->block_size + OW_HDR_LEN)
-			return cdb_invalid_field(cmd, 7, -1);
+			return cdb_invalid_field(cmd, CDB10_LENGTH_BYTE, -1);
 		p->data_len = len;
 		p->data_dir = SCSI_DIR_WRITE;
 	} else if (len != 0) {
 		/* BLOCK ERASE and EXIT FAILURE MODE have no parameter list */
-		return cdb_invalid_field(cmd, 7, -1);
+		return cdb_invalid_field(cmd, CDB10_LENGTH_BYTE, -1);
 	}
 	return SENSE_OK;
 }
@@ -320,9 +321,9 @@ void sbc_exec_sanitize(struct scsi_cmd *cmd)
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
 	struct sbc_lu_state *s = lu->sbc;
-	uint8_t sa = cmd->cdb[1] & 0x1f;
-	bool immed = cmd->cdb[1] & 0x80;
-	bool ause = cmd->cdb[1] & 0x20;
+	uint8_t sa = cdb_sa(cmd->cdb);
+	bool immed = p->io_flags & CMD_IOF_IMMED;
+	bool ause = cdb_sanitize_ause(cmd->cdb);
 	enum sense_reason r;
 	struct san_job *j;
 	int state;
@@ -334,7 +335,8 @@ void sbc_exec_sanitize(struct scsi_cmd *cmd)
 		 * mode (AUSE=1) can be left this way */
 		if (state == SBC_SAN_FAILED && !s->san_failed_ause) {
 			pthread_mutex_unlock(&lu->lock);
-			scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, 1, 4), &p->sx);
+			scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, SANITIZE_FLAGS_BYTE, 4),
+					     &p->sx);
 			return;
 		}
 		if (state == SBC_SAN_FAILED)
@@ -352,7 +354,7 @@ void sbc_exec_sanitize(struct scsi_cmd *cmd)
 	 * sanitize may not ask for the unrestricted one */
 	if (state == SBC_SAN_FAILED && !s->san_failed_ause && ause) {
 		pthread_mutex_unlock(&lu->lock);
-		scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, 1, 5), &p->sx);
+		scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, SANITIZE_FLAGS_BYTE, 5), &p->sx);
 		return;
 	}
 	pthread_mutex_unlock(&lu->lock);

@@ -329,6 +329,11 @@ const uint8_t *sbc_zero_chunk(void)
 
 /* ---- helpers ---- */
 
+uint8_t sbc_io_flags(const uint8_t *cdb)
+{
+	return (uint8_t)((cdb_fua(cdb) ? CMD_IOF_FUA : 0) | (cdb_dpo(cdb) ? CMD_IOF_DPO : 0));
+}
+
 bool sbc_write_durable(struct scsi_lu *lu, uint8_t io_flags)
 {
 	/* SBC-4 4.15: FUA, or WCE=0 (every write reaches the medium before
@@ -390,12 +395,15 @@ bool sbc_all_zero(const uint8_t *p, size_t len)
 /* ---- READ / WRITE (SBC-4 5.12-5.16, 5.38-5.42) ---- */
 
 /* Common decode: transfer length against the maximum, range against the
- * capacity. tl_byte: the TRANSFER LENGTH field's first byte. */
+ * capacity. tl_byte: the TRANSFER LENGTH field's first byte; io_flags: the
+ * CDB's DPO and FUA (sbc_io_flags()). The direction is the table's: READ
+ * or WRITE (CDB_F_WRITES). */
 static enum sense_reason rw_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t nblocks,
-				  unsigned tl_byte, bool write, uint8_t flags_byte)
+				  unsigned tl_byte, uint8_t io_flags)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
+	bool write = p->desc->flags & CDB_F_WRITES;
 	enum sense_reason r;
 
 	/* VPD B0h MAXIMUM TRANSFER LENGTH */
@@ -406,49 +414,41 @@ static enum sense_reason rw_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t n
 		return r;
 	p->lba = lba;
 	p->nblocks = nblocks;
-	p->io_flags = (uint8_t)(((flags_byte & 0x08) ? CMD_IOF_FUA : 0) |
-				((flags_byte & 0x10) ? CMD_IOF_DPO : 0));
+	p->io_flags = io_flags;
 	p->data_len = nblocks << lu->block_shift;
 	p->data_dir = nblocks ? (write ? SCSI_DIR_WRITE : SCSI_DIR_READ) : SCSI_DIR_NONE;
 	return SENSE_OK;
 }
 
-/* READ(6)/WRITE(6): 21-bit LBA; a TRANSFER LENGTH of 0 means 256 blocks
- * (SBC-4 5.12, 5.38). */
-enum sense_reason sbc_parse_read6(struct scsi_cmd *cmd)
+/* READ(6) 08h / WRITE(6) 0Ah: 21-bit LBA; a TRANSFER LENGTH of 0 means
+ * 256 blocks (SBC-4 5.12, 5.38); no DPO or FUA (byte 1 is LBA). */
+enum sense_reason sbc_parse_rw6(struct scsi_cmd *cmd)
 {
-	uint32_t n = cmd->cdb[4] ? cmd->cdb[4] : 256;
+	uint32_t n = cdb6_transfer_length(cmd->cdb);
 
-	return rw_setup(cmd, get_be24(cmd->cdb + 1) & 0x1fffff, n, 4, false, 0);
-}
-
-enum sense_reason sbc_parse_write6(struct scsi_cmd *cmd)
-{
-	uint32_t n = cmd->cdb[4] ? cmd->cdb[4] : 256;
-
-	return rw_setup(cmd, get_be24(cmd->cdb + 1) & 0x1fffff, n, 4, true, 0);
+	return rw_setup(cmd, cdb6_lba(cmd->cdb), n ? n : 256, CDB6_LENGTH_BYTE, 0);
 }
 
 /* READ(10) 28h / WRITE(10) 2Ah: byte 1 RDPROTECT/WRPROTECT (refused by the
  * usage mask: no protection information), DPO, FUA; LBA 2-5; TL 7-8. */
 enum sense_reason sbc_parse_rw10(struct scsi_cmd *cmd)
 {
-	return rw_setup(cmd, get_be32(cmd->cdb + 2), get_be16(cmd->cdb + 7), 7, cmd->cdb[0] == 0x2a,
-			cmd->cdb[1]);
+	return rw_setup(cmd, cdb10_lba(cmd->cdb), cdb10_transfer_length(cmd->cdb),
+			CDB10_LENGTH_BYTE, sbc_io_flags(cmd->cdb));
 }
 
 /* READ(12) A8h / WRITE(12) AAh: LBA 2-5; TL 6-9. */
 enum sense_reason sbc_parse_rw12(struct scsi_cmd *cmd)
 {
-	return rw_setup(cmd, get_be32(cmd->cdb + 2), get_be32(cmd->cdb + 6), 6, cmd->cdb[0] == 0xaa,
-			cmd->cdb[1]);
+	return rw_setup(cmd, cdb12_lba(cmd->cdb), cdb12_transfer_length(cmd->cdb),
+			CDB12_LENGTH_BYTE, sbc_io_flags(cmd->cdb));
 }
 
 /* READ(16) 88h / WRITE(16) 8Ah: LBA 2-9; TL 10-13. */
 enum sense_reason sbc_parse_rw16(struct scsi_cmd *cmd)
 {
-	return rw_setup(cmd, get_be64(cmd->cdb + 2), get_be32(cmd->cdb + 10), 10,
-			cmd->cdb[0] == 0x8a, cmd->cdb[1]);
+	return rw_setup(cmd, cdb16_lba(cmd->cdb), cdb16_transfer_length(cmd->cdb),
+			CDB16_LENGTH_BYTE, sbc_io_flags(cmd->cdb));
 }
 
 static void read_done(struct bs_io *io, int err)
@@ -591,8 +591,8 @@ void sbc_exec_write(struct scsi_cmd *cmd)
 enum sense_reason sbc_parse_write_atomic16(struct scsi_cmd *cmd)
 {
 	struct scsi_lu *lu = cmd->priv.lu;
-	uint64_t lba = get_be64(cmd->cdb + 2);
-	uint32_t n = get_be16(cmd->cdb + 12);
+	uint64_t lba = cdb16_lba(cmd->cdb);
+	uint32_t n = cdb_write_atomic_transfer_length(cmd->cdb);
 	uint64_t max = UT_MAX(sbc_bytes_to_blocks(lu, SBC_MAX_ATOMIC_BYTES), 1);
 	uint64_t align = UT_MAX(sbc_bytes_to_blocks(lu, SBC_ATOMIC_ALIGNMENT_BYTES), 1);
 	uint64_t gran = UT_MAX(sbc_bytes_to_blocks(lu, SBC_ATOMIC_GRANULARITY_BYTES), 1);
@@ -607,10 +607,10 @@ enum sense_reason sbc_parse_write_atomic16(struct scsi_cmd *cmd)
 	 * LENGTH, or not a multiple of ATOMIC TRANSFER LENGTH GRANULARITY, or
 	 * an LBA not a multiple of ATOMIC ALIGNMENT */
 	if (n > max || n % gran)
-		return cdb_invalid_field(cmd, 12, -1);
+		return cdb_invalid_field(cmd, WRITE_ATOMIC_LENGTH_BYTE, -1);
 	if (lba % align)
-		return cdb_invalid_field(cmd, 2, -1);
-	return rw_setup(cmd, lba, n, 12, true, cmd->cdb[1]);
+		return cdb_invalid_field(cmd, CDB16_LBA_BYTE, -1);
+	return rw_setup(cmd, lba, n, WRITE_ATOMIC_LENGTH_BYTE, sbc_io_flags(cmd->cdb));
 }
 
 void sbc_exec_write_atomic(struct scsi_cmd *cmd)
@@ -632,7 +632,8 @@ static enum sense_reason rc_check_pmi(struct scsi_cmd *cmd, bool pmi, uint64_t l
 enum sense_reason sbc_parse_read_capacity10(struct scsi_cmd *cmd)
 {
 	sbc_data_in(cmd, 8, 8);
-	return rc_check_pmi(cmd, cmd->cdb[8] & 0x01, get_be32(cmd->cdb + 2), 2);
+	return rc_check_pmi(cmd, cdb_read_capacity10_pmi(cmd->cdb), cdb10_lba(cmd->cdb),
+			    CDB10_LBA_BYTE);
 }
 
 void sbc_exec_read_capacity10(struct scsi_cmd *cmd)
@@ -655,8 +656,9 @@ void sbc_exec_read_capacity10(struct scsi_cmd *cmd)
  * data and is not an error (libiscsi ReadCapacity16.Alloclen). */
 enum sense_reason sbc_parse_read_capacity16(struct scsi_cmd *cmd)
 {
-	sbc_data_in(cmd, get_be32(cmd->cdb + 10), 32);
-	return rc_check_pmi(cmd, cmd->cdb[14] & 0x01, get_be64(cmd->cdb + 2), 2);
+	sbc_data_in(cmd, cdb16_alloc_len(cmd->cdb), 32);
+	return rc_check_pmi(cmd, cdb_read_capacity16_pmi(cmd->cdb), cdb16_lba(cmd->cdb),
+			    CDB16_LBA_BYTE);
 }
 
 uint8_t sbc_lbppb_exponent(const struct scsi_lu *lu)
@@ -719,14 +721,23 @@ static enum sense_reason range_to_end(struct scsi_cmd *cmd, uint64_t lba, uint32
 	return SENSE_OK;
 }
 
+/* SYNCHRONIZE CACHE (10) 35h / (16) 91h: byte 1 IMMED; LBA; NUMBER OF
+ * LOGICAL BLOCKS in the TRANSFER LENGTH place. */
+static enum sense_reason sync_cache_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t n)
+{
+	if (cdb_sync_cache_immed(cmd->cdb))
+		cmd->priv.io_flags |= CMD_IOF_IMMED;
+	return range_to_end(cmd, lba, n);
+}
+
 enum sense_reason sbc_parse_sync_cache10(struct scsi_cmd *cmd)
 {
-	return range_to_end(cmd, get_be32(cmd->cdb + 2), get_be16(cmd->cdb + 7));
+	return sync_cache_setup(cmd, cdb10_lba(cmd->cdb), cdb10_length(cmd->cdb));
 }
 
 enum sense_reason sbc_parse_sync_cache16(struct scsi_cmd *cmd)
 {
-	return range_to_end(cmd, get_be64(cmd->cdb + 2), get_be32(cmd->cdb + 10));
+	return sync_cache_setup(cmd, cdb16_lba(cmd->cdb), cdb16_length(cmd->cdb));
 }
 
 /* SYNCHRONIZE CACHE with IMMED: the flush runs after GOOD was returned. */
@@ -768,7 +779,7 @@ void sbc_exec_sync_cache(struct scsi_cmd *cmd)
 		return;
 	}
 	/* SBC-4 5.26: IMMED=1 returns status once the CDB is validated */
-	if (cmd->cdb[1] & 0x02) {
+	if (p->io_flags & CMD_IOF_IMMED) {
 		struct bg_flush *f = calloc(1, sizeof(*f));
 
 		if (f) {
@@ -795,17 +806,21 @@ static enum sense_reason prefetch_setup(struct scsi_cmd *cmd, uint64_t lba, uint
 {
 	if (n > sbc_max_xfer_blocks(cmd->priv.lu))
 		return cdb_invalid_field(cmd, len_byte, -1);
+	if (cdb_prefetch_immed(cmd->cdb))
+		cmd->priv.io_flags |= CMD_IOF_IMMED;
 	return range_to_end(cmd, lba, n);
 }
 
+/* PRE-FETCH (10) 34h / (16) 90h: byte 1 IMMED; LBA; PREFETCH LENGTH in the
+ * TRANSFER LENGTH place. */
 enum sense_reason sbc_parse_prefetch10(struct scsi_cmd *cmd)
 {
-	return prefetch_setup(cmd, get_be32(cmd->cdb + 2), get_be16(cmd->cdb + 7), 7);
+	return prefetch_setup(cmd, cdb10_lba(cmd->cdb), cdb10_length(cmd->cdb), CDB10_LENGTH_BYTE);
 }
 
 enum sense_reason sbc_parse_prefetch16(struct scsi_cmd *cmd)
 {
-	return prefetch_setup(cmd, get_be64(cmd->cdb + 2), get_be32(cmd->cdb + 10), 10);
+	return prefetch_setup(cmd, cdb16_lba(cmd->cdb), cdb16_length(cmd->cdb), CDB16_LENGTH_BYTE);
 }
 
 struct prefetch_op {
@@ -854,19 +869,18 @@ void sbc_exec_prefetch(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
-	uint64_t cap = lu_nblocks(lu);
+	/* parse made a PREFETCH LENGTH of zero the blocks to the end of the
+	 * medium (range_to_end(), at most UINT32_MAX: beyond the maximum
+	 * either way) */
 	uint64_t n = p->nblocks;
 	struct prefetch_op *po;
 	uint32_t len;
 
-	/* PREFETCH LENGTH zero: to the end of the medium */
-	if ((cmd->cdb[0] == 0x34 ? get_be16(cmd->cdb + 7) : get_be32(cmd->cdb + 10)) == 0)
-		n = p->lba < cap ? cap - p->lba : 0;
 	if (n > sbc_max_xfer_blocks(lu)) {
 		scsi_cmd_complete(cmd, SENSE_OK);
 		return;
 	}
-	if (n == 0 || (cmd->cdb[1] & 0x02)) {
+	if (n == 0 || (p->io_flags & CMD_IOF_IMMED)) {
 		scsi_cmd_complete(cmd, SENSE_CONDITION_MET);
 		return;
 	}

@@ -143,9 +143,9 @@ static const struct cdb_sa_table rcr_sa = {
 	}
 
 const struct cdb_desc sbc_cdb_table[256] = {
-	[0x08] = RD_CMD("READ(6)", sbc_parse_read6, sbc_exec_read, 6,
+	[0x08] = RD_CMD("READ(6)", sbc_parse_rw6, sbc_exec_read, 6,
 			0xff, 0x1f, 0xff, 0xff, 0xff, CTL),
-	[0x0a] = WR_CMD("WRITE(6)", sbc_parse_write6, sbc_exec_write, 6,
+	[0x0a] = WR_CMD("WRITE(6)", sbc_parse_rw6, sbc_exec_write, 6,
 			0xff, 0x1f, 0xff, 0xff, 0xff, CTL),
 	[0x25] = {
 		.name = "READ CAPACITY(10)",

@@ -139,6 +139,9 @@ const uint8_t *sbc_zero_chunk(void);
 
 /* ---- helpers (sbc.c) ---- */
 
+/* The CDB's DPO and FUA bits (byte 1, cdb_dpo()/cdb_fua()) as CMD_IOF_*:
+ * the one decode of them, for the commands that have them. */
+uint8_t sbc_io_flags(const uint8_t *cdb);
 /* Writes must be durable before completion: FUA, or the write cache off. */
 bool sbc_write_durable(struct scsi_lu *lu, uint8_t io_flags);
 /* BS_IO_FUA when the back-store has it natively for a durable write; else 0
@@ -159,8 +162,7 @@ bool sbc_all_zero(const uint8_t *p, size_t len);
 
 /* ---- handlers (the CDB table, sbc_cmds.c) ---- */
 /* sbc.c */
-enum sense_reason sbc_parse_read6(struct scsi_cmd *cmd);
-enum sense_reason sbc_parse_write6(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_rw6(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_rw10(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_rw12(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_rw16(struct scsi_cmd *cmd);

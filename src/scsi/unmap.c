@@ -42,15 +42,15 @@ static void unmap_free(struct scsi_cmd *cmd)
 enum sense_reason sbc_parse_unmap(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
-	uint32_t len = get_be16(cmd->cdb + 7);
+	uint32_t len = cdb10_param_list_len(cmd->cdb);
 
 	/* a fully provisioned LU has no UNMAP (LBPU=0): the command is not
 	 * supported there (libiscsi Unmap.VPD) */
 	if (!p->lu->attrs.thin)
 		return SENSE_INVALID_OPCODE;
 	/* ANCHOR=1 needs ANC_SUP (VPD B2h), which is zero */
-	if (cmd->cdb[1] & 0x01)
-		return cdb_invalid_field(cmd, 1, 0);
+	if (cdb_unmap_anchor(cmd->cdb))
+		return cdb_invalid_field(cmd, UNMAP_ANCHOR_BYTE, 0);
 	/* SBC-4 5.31.1: a PARAMETER LIST LENGTH of zero is not an error; one
 	 * that cannot hold the header is */
 	if (len > 0 && len < UNMAP_HDR_LEN)
@@ -231,13 +231,13 @@ static void gls_free(struct scsi_cmd *cmd)
 enum sense_reason sbc_parse_get_lba_status(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
-	uint64_t lba = get_be64(cmd->cdb + 2);
+	uint64_t lba = cdb16_lba(cmd->cdb);
 
 	/* SBC-4 5.7: a starting LBA beyond the last one */
 	if (lba >= lu_nblocks(p->lu))
 		return SENSE_LBA_OUT_OF_RANGE;
 	p->lba = lba;
-	sbc_data_in(cmd, get_be32(cmd->cdb + 10), GLS_HDR_LEN + GLS_MAX_DESC * GLS_DESC_LEN);
+	sbc_data_in(cmd, cdb16_alloc_len(cmd->cdb), GLS_HDR_LEN + GLS_MAX_DESC * GLS_DESC_LEN);
 	return SENSE_OK;
 }
 

@@ -72,11 +72,11 @@ static enum sense_reason verify_setup(struct scsi_cmd *cmd, uint64_t lba, uint32
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
-	uint8_t bytchk = (cmd->cdb[1] >> 1) & 0x03;
+	uint8_t bytchk = cdb_verify_bytchk(cmd->cdb);
 	enum sense_reason r;
 
 	if (bytchk == 2)
-		return cdb_invalid_field(cmd, 1, 2);
+		return cdb_invalid_field(cmd, VERIFY_BYTCHK_BYTE, 2);
 	if (bytchk == 3) {
 		/* a write of the range from one block: bounded like WRITE SAME
 		 * (VPD B0h MAXIMUM WRITE SAME LENGTH); a comparison of any length */
@@ -90,7 +90,7 @@ static enum sense_reason verify_setup(struct scsi_cmd *cmd, uint64_t lba, uint32
 		return r;
 	p->lba = lba;
 	p->nblocks = n;
-	p->io_flags = (cmd->cdb[1] & 0x10) ? CMD_IOF_DPO : 0;
+	p->io_flags = sbc_io_flags(cmd->cdb); /* DPO: the usage mask refuses FUA */
 	if (n == 0 || (bytchk == 0 && !write))
 		p->data_len = 0;
 	else if (bytchk == 3)
@@ -104,34 +104,41 @@ static enum sense_reason verify_setup(struct scsi_cmd *cmd, uint64_t lba, uint32
 /* VERIFY(10) 2Fh: LBA 2-5, VERIFICATION LENGTH 7-8 */
 enum sense_reason sbc_parse_verify10(struct scsi_cmd *cmd)
 {
-	return verify_setup(cmd, get_be32(cmd->cdb + 2), get_be16(cmd->cdb + 7), 7, false);
+	return verify_setup(cmd, cdb10_lba(cmd->cdb), cdb10_length(cmd->cdb), CDB10_LENGTH_BYTE,
+			    false);
 }
 
 /* VERIFY(12) AFh: LBA 2-5, VERIFICATION LENGTH 6-9 */
 enum sense_reason sbc_parse_verify12(struct scsi_cmd *cmd)
 {
-	return verify_setup(cmd, get_be32(cmd->cdb + 2), get_be32(cmd->cdb + 6), 6, false);
+	return verify_setup(cmd, cdb12_lba(cmd->cdb), cdb12_length(cmd->cdb), CDB12_LENGTH_BYTE,
+			    false);
 }
 
 /* VERIFY(16) 8Fh: LBA 2-9, VERIFICATION LENGTH 10-13 */
 enum sense_reason sbc_parse_verify16(struct scsi_cmd *cmd)
 {
-	return verify_setup(cmd, get_be64(cmd->cdb + 2), get_be32(cmd->cdb + 10), 10, false);
+	return verify_setup(cmd, cdb16_lba(cmd->cdb), cdb16_length(cmd->cdb), CDB16_LENGTH_BYTE,
+			    false);
 }
 
+/* WRITE AND VERIFY (10/12/16) 2Eh/AEh/8Eh: as VERIFY, TRANSFER LENGTH */
 enum sense_reason sbc_parse_write_verify10(struct scsi_cmd *cmd)
 {
-	return verify_setup(cmd, get_be32(cmd->cdb + 2), get_be16(cmd->cdb + 7), 7, true);
+	return verify_setup(cmd, cdb10_lba(cmd->cdb), cdb10_transfer_length(cmd->cdb),
+			    CDB10_LENGTH_BYTE, true);
 }
 
 enum sense_reason sbc_parse_write_verify12(struct scsi_cmd *cmd)
 {
-	return verify_setup(cmd, get_be32(cmd->cdb + 2), get_be32(cmd->cdb + 6), 6, true);
+	return verify_setup(cmd, cdb12_lba(cmd->cdb), cdb12_transfer_length(cmd->cdb),
+			    CDB12_LENGTH_BYTE, true);
 }
 
 enum sense_reason sbc_parse_write_verify16(struct scsi_cmd *cmd)
 {
-	return verify_setup(cmd, get_be64(cmd->cdb + 2), get_be32(cmd->cdb + 10), 10, true);
+	return verify_setup(cmd, cdb16_lba(cmd->cdb), cdb16_transfer_length(cmd->cdb),
+			    CDB16_LENGTH_BYTE, true);
 }
 
 /* Compare the chunk just read with the expected data; on a mismatch the
@@ -255,7 +262,7 @@ static void verify_start(struct scsi_cmd *cmd, bool write)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
-	uint8_t bytchk = (cmd->cdb[1] >> 1) & 0x03;
+	uint8_t bytchk = cdb_verify_bytchk(cmd->cdb);
 	uint64_t n = p->nblocks;
 	struct verify_op *vo;
 

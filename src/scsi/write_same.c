@@ -71,8 +71,8 @@ static enum sense_reason ws_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t n
 
 	/* SBC-4 table 237: ANCHOR=1 with UNMAP=0 is an error, with UNMAP=1 it
 	 * needs ANC_SUP, which this device server does not have */
-	if (cmd->cdb[1] & 0x10)
-		return cdb_invalid_field(cmd, 1, 4);
+	if (cdb_write_same_anchor(cmd->cdb))
+		return cdb_invalid_field(cmd, WRITE_SAME_FLAGS_BYTE, 4);
 	if (lba > cap)
 		return SENSE_LBA_OUT_OF_RANGE;
 	/* WSNZ=0: zero blocks means from lba to the last LBA */
@@ -99,15 +99,15 @@ static enum sense_reason ws_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t n
  * NUMBER 6; NUMBER OF LOGICAL BLOCKS 7-8. */
 enum sense_reason sbc_parse_write_same10(struct scsi_cmd *cmd)
 {
-	return ws_setup(cmd, get_be32(cmd->cdb + 2), get_be16(cmd->cdb + 7), 7, false);
+	return ws_setup(cmd, cdb10_lba(cmd->cdb), cdb10_length(cmd->cdb), CDB10_LENGTH_BYTE, false);
 }
 
 /* WRITE SAME (16) 93h: byte 1 WRPROTECT, ANCHOR, UNMAP, NDOB; LBA 2-9;
  * NUMBER OF LOGICAL BLOCKS 10-13; GROUP NUMBER 14. */
 enum sense_reason sbc_parse_write_same16(struct scsi_cmd *cmd)
 {
-	return ws_setup(cmd, get_be64(cmd->cdb + 2), get_be32(cmd->cdb + 10), 10,
-			cmd->cdb[1] & 0x01);
+	return ws_setup(cmd, cdb16_lba(cmd->cdb), cdb16_length(cmd->cdb), CDB16_LENGTH_BYTE,
+			cdb_write_same16_ndob(cmd->cdb));
 }
 
 static enum sbc_step ws_step(struct sbc_op *op)
@@ -168,8 +168,8 @@ void sbc_exec_write_same(struct scsi_cmd *cmd)
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
 	uint32_t caps = lu->bs->caps;
-	bool ndob = cmd->cdb[0] == 0x93 && (cmd->cdb[1] & 0x01);
-	bool unmap = (cmd->cdb[1] & 0x08) && lu->attrs.thin;
+	bool ndob = cdb_op(cmd->cdb) == OP_WRITE_SAME_16 && cdb_write_same16_ndob(cmd->cdb);
+	bool unmap = cdb_write_same_unmap(cmd->cdb) && lu->attrs.thin;
 	uint64_t n = p->nblocks;
 	struct ws_op *wo;
 	bool zero;

@@ -205,7 +205,7 @@ static void result_end(struct scsi_lu *lu, const struct scsi_nexus *n, uint8_t l
 enum sense_reason sbc_parse_xcopy(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
-	uint32_t len = get_be32(cmd->cdb + 10);
+	uint32_t len = cdb16_param_list_len(cmd->cdb);
 
 	/* SPC-4 6.4.1: zero transfers nothing and is not an error; more than
 	 * a header and the largest descriptor lists (no inline data) cannot
@@ -343,8 +343,8 @@ static enum sense_reason xc_resolve_targets(struct scsi_cmd *cmd, struct xcopy_o
 
 /* The commands the copy manager acts as: READ(16) for a copy source,
  * WRITE(16) for a copy destination. */
-static const uint8_t xc_read_cdb[16] = {[0] = 0x88};
-static const uint8_t xc_write_cdb[16] = {[0] = 0x8a};
+static const uint8_t xc_read_cdb[CDB16_LEN] = {OP_READ_16};
+static const uint8_t xc_write_cdb[CDB16_LEN] = {OP_WRITE_16};
 
 /* May the requester read (write) copy target t as with its own READ(16)
  * (WRITE(16))? The checks scsi_cmd_setup() gives those commands after the
@@ -355,7 +355,7 @@ static enum sense_reason xc_access(const struct scsi_cmd *cmd, const struct xc_t
 				   bool write)
 {
 	const uint8_t *cdb = write ? xc_write_cdb : xc_read_cdb;
-	const struct cdb_desc *d = cdb_opcode(cdb[0]);
+	const struct cdb_desc *d = cdb_opcode(cdb_op(cdb));
 
 	/* SPC-4 5.15.2.4: the access state through the requester's port */
 	if (alua_check_access(cmd->nexus->tport, t->lu, d->flags) != SENSE_OK)
@@ -586,9 +586,9 @@ void sbc_exec_xcopy(struct scsi_cmd *cmd)
  * ALLOCATION LENGTH 10-13. */
 enum sense_reason sbc_parse_rcr(struct scsi_cmd *cmd)
 {
-	uint8_t sa = cmd->cdb[1] & 0x1f;
+	bool op_params = cdb_sa(cmd->cdb) == SA_RCR_OPERATING_PARAMETERS;
 
-	sbc_data_in(cmd, get_be32(cmd->cdb + 10), sa == 0x03 ? 46 : 12);
+	sbc_data_in(cmd, cdb16_alloc_len(cmd->cdb), op_params ? 46 : 12);
 	return SENSE_OK;
 }
 
@@ -600,7 +600,7 @@ void sbc_exec_rcr_copy_status(struct scsi_cmd *cmd)
 {
 	struct scsi_lu *lu = cmd->priv.lu;
 	struct sbc_lu_state *s = lu->sbc;
-	uint8_t list_id = cmd->cdb[2];
+	uint8_t list_id = cdb_rcr_list_id(cmd->cdb);
 	struct sbc_copy_result res = {0};
 	uint8_t d[12];
 	bool found = false;
@@ -622,7 +622,8 @@ void sbc_exec_rcr_copy_status(struct scsi_cmd *cmd)
 	}
 	pthread_mutex_unlock(&lu->lock);
 	if (!found) {
-		scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, 2, -1), &cmd->priv.sx);
+		scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, RCR_LIST_ID_BYTE, -1),
+				     &cmd->priv.sx);
 		return;
 	}
 	/* TRANSFER COUNT UNITS: bytes, or the smallest binary multiple that
