@@ -5,8 +5,9 @@
  * that makes COMPARE AND WRITE atomic; the step engine of multi-step
  * commands; the per-LU state hooks of sbc.h.
  *
- * The fast path (READ/WRITE) uses the command's embedded priv.io/priv.iov
- * over cmd->buf: one back-store request, no allocation. Back-store
+ * The fast path (READ/WRITE, one submit path for both directions) uses the
+ * command's embedded priv.io/priv.iov over cmd->buf: one back-store
+ * request, no allocation. Back-store
  * completions may run synchronously inside bs_submit() (bs.h): nothing here
  * recurses more than one level (a FLUSH after a WRITE). */
 #include <errno.h>
@@ -451,65 +452,16 @@ enum sense_reason sbc_parse_rw16(struct scsi_cmd *cmd)
 			CDB16_LENGTH_BYTE, sbc_io_flags(cmd->cdb));
 }
 
-static void read_done(struct bs_io *io, int err)
-{
-	struct scsi_cmd *cmd = container_of(io, struct scsi_cmd, priv.io);
-
-	sbc_range_unlock(&cmd->priv.range);
-	if (err) {
-		scsi_cmd_complete_bs_error(cmd, err, io->bad_off, false);
-		return;
-	}
-	cmd->data_in_len = (uint32_t)io->len;
-	scsi_cmd_complete(cmd, SENSE_OK);
-}
-
-static void read_submit(struct scsi_cmd *cmd)
-{
-	struct scsi_cmd_priv *p = &cmd->priv;
-	struct scsi_lu *lu = p->lu;
-	struct bs_io *io = &p->io;
-	uint64_t len = (uint64_t)p->nblocks << lu->block_shift;
-
-	io->op = BS_OP_READ;
-	io->flags = 0;
-	io->off = p->lba << lu->block_shift;
-	io->len = len;
-	p->iov[0].iov_base = cmd->buf;
-	p->iov[0].iov_len = len;
-	io->iov = p->iov;
-	io->iovcnt = 1;
-	io->done = read_done;
-	bs_submit(lu->bs, io);
-}
-
-static void read_granted(struct scsi_range_lock *rl)
-{
-	read_submit(container_of(rl, struct scsi_cmd, priv.range));
-}
-
-void sbc_exec_read(struct scsi_cmd *cmd)
-{
-	struct scsi_cmd_priv *p = &cmd->priv;
-
-	/* SBC-4 5.13: a TRANSFER LENGTH of zero is not an error */
-	if (p->nblocks == 0) {
-		scsi_cmd_complete(cmd, SENSE_OK);
-		return;
-	}
-	if (((uint64_t)p->nblocks << p->lu->block_shift) > p->buf_len) {
-		scsi_cmd_complete(cmd, SENSE_INTERNAL_TARGET_FAILURE);
-		return;
-	}
-	sbc_range_init(&p->range, cmd->reactor, read_granted);
-	if (sbc_range_lock(p->lu, &p->range, p->lba, p->nblocks, false))
-		read_submit(cmd);
-}
-
-static void write_done(struct bs_io *io, int err)
+/* The data path of READ, WRITE and WRITE ATOMIC: one back-store request,
+ * the command's embedded priv.io over cmd->buf, in the table's direction
+ * (CDB_F_WRITES: BS_OP_WRITE, else BS_OP_READ), under an LBA range lock of
+ * the blocks moved. A WRITE that must be durable and has no native FUA
+ * is followed by a FLUSH on the same request (SBC_IOF_FLUSH). */
+static void rw_done(struct bs_io *io, int err)
 {
 	struct scsi_cmd *cmd = container_of(io, struct scsi_cmd, priv.io);
 	struct scsi_cmd_priv *p = &cmd->priv;
+	bool write = p->desc->flags & CDB_F_WRITES;
 
 	if (!err && (p->io_flags & SBC_IOF_FLUSH)) {
 		/* FUA without BS_CAP_FUA: the data is written, make it durable */
@@ -520,19 +472,23 @@ static void write_done(struct bs_io *io, int err)
 		io->len = 0;
 		io->iov = NULL;
 		io->iovcnt = 0;
-		io->done = write_done;
+		io->done = rw_done;
 		bs_submit(p->lu->bs, io);
 		return;
 	}
 	sbc_range_unlock(&p->range);
 	if (err) {
-		scsi_cmd_complete_bs_error(cmd, err, io->bad_off, true);
+		scsi_cmd_complete_bs_error(cmd, err, io->bad_off, write);
 		return;
 	}
+	if (!write)
+		cmd->data_in_len = (uint32_t)io->len;
 	scsi_cmd_complete(cmd, SENSE_OK);
 }
 
-static void write_submit(struct scsi_cmd *cmd)
+/* The range lock is held: the blocks it covers go to or come from the
+ * back-store. */
+static void rw_submit(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
@@ -540,47 +496,58 @@ static void write_submit(struct scsi_cmd *cmd)
 	uint64_t len = (uint64_t)p->range.nblocks << lu->block_shift;
 	bool flush;
 
-	io->op = BS_OP_WRITE;
-	io->flags = sbc_fua_flags(lu, sbc_write_durable(lu, p->io_flags), &flush);
-	if (flush)
-		p->io_flags |= SBC_IOF_FLUSH;
+	io->op = BS_OP_READ;
+	io->flags = 0;
+	if (p->desc->flags & CDB_F_WRITES) {
+		io->op = BS_OP_WRITE;
+		io->flags = sbc_fua_flags(lu, sbc_write_durable(lu, p->io_flags), &flush);
+		if (flush)
+			p->io_flags |= SBC_IOF_FLUSH;
+	}
 	io->off = p->lba << lu->block_shift;
 	io->len = len;
 	p->iov[0].iov_base = cmd->buf;
 	p->iov[0].iov_len = len;
 	io->iov = p->iov;
 	io->iovcnt = 1;
-	io->done = write_done;
+	io->done = rw_done;
 	bs_submit(lu->bs, io);
 }
 
-static void write_granted(struct scsi_range_lock *rl)
+static void rw_granted(struct scsi_range_lock *rl)
 {
-	write_submit(container_of(rl, struct scsi_cmd, priv.range));
+	rw_submit(container_of(rl, struct scsi_cmd, priv.range));
 }
 
-/* WRITE and WRITE ATOMIC: the blocks received, under a shared (WRITE) or
- * exclusive (WRITE ATOMIC) range lock. */
-static void write_start(struct scsi_cmd *cmd, bool excl)
+/* READ: the blocks parse decoded (trimmed by the core to the Expected Data
+ * Transfer Length); WRITE: the whole blocks received. Under a shared range
+ * lock, or an exclusive one (WRITE ATOMIC). */
+static void rw_start(struct scsi_cmd *cmd, bool excl)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
-	uint32_t n = sbc_blocks_received(cmd);
+	bool write = p->desc->flags & CDB_F_WRITES;
+	uint32_t n = write ? sbc_blocks_received(cmd) : p->nblocks;
 
-	/* SBC-4 5.39: a TRANSFER LENGTH of zero is not an error; with a
+	/* SBC-4 5.13, 5.39: a TRANSFER LENGTH of zero is not an error; with a
 	 * shorter Expected Data Transfer Length only the whole blocks
 	 * received are written (libiscsi Write10Residuals) */
 	if (n == 0) {
 		scsi_cmd_complete(cmd, SENSE_OK);
 		return;
 	}
-	sbc_range_init(&p->range, cmd->reactor, write_granted);
+	/* the buffer holds every block moved (cmd.c: setup_transfer) */
+	if (((uint64_t)n << p->lu->block_shift) > p->buf_len) {
+		scsi_cmd_complete(cmd, SENSE_INTERNAL_TARGET_FAILURE);
+		return;
+	}
+	sbc_range_init(&p->range, cmd->reactor, rw_granted);
 	if (sbc_range_lock(p->lu, &p->range, p->lba, n, excl))
-		write_submit(cmd);
+		rw_submit(cmd);
 }
 
-void sbc_exec_write(struct scsi_cmd *cmd)
+void sbc_exec_rw(struct scsi_cmd *cmd)
 {
-	write_start(cmd, false);
+	rw_start(cmd, false);
 }
 
 /* ---- WRITE ATOMIC (16) (SBC-4 5.48) ----
@@ -615,7 +582,7 @@ enum sense_reason sbc_parse_write_atomic16(struct scsi_cmd *cmd)
 
 void sbc_exec_write_atomic(struct scsi_cmd *cmd)
 {
-	write_start(cmd, true);
+	rw_start(cmd, true);
 }
 
 /* ---- READ CAPACITY (SBC-4 5.20, 5.21) ---- */

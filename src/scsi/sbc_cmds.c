@@ -143,9 +143,9 @@ static const struct cdb_sa_table rcr_sa = {
 	}
 
 const struct cdb_desc sbc_cdb_table[256] = {
-	[0x08] = RD_CMD("READ(6)", sbc_parse_rw6, sbc_exec_read, 6,
+	[0x08] = RD_CMD("READ(6)", sbc_parse_rw6, sbc_exec_rw, 6,
 			0xff, 0x1f, 0xff, 0xff, 0xff, CTL),
-	[0x0a] = WR_CMD("WRITE(6)", sbc_parse_rw6, sbc_exec_write, 6,
+	[0x0a] = WR_CMD("WRITE(6)", sbc_parse_rw6, sbc_exec_rw, 6,
 			0xff, 0x1f, 0xff, 0xff, 0xff, CTL),
 	[0x25] = {
 		.name = "READ CAPACITY(10)",
@@ -158,9 +158,9 @@ const struct cdb_desc sbc_cdb_table[256] = {
 		.pr_class = PR_CLASS_ALLOWED,
 		.order_class = ORDER_NONE,
 	},
-	[0x28] = RD_CMD("READ(10)", sbc_parse_rw10, sbc_exec_read, 10,
+	[0x28] = RD_CMD("READ(10)", sbc_parse_rw10, sbc_exec_rw, 10,
 			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CTL),
-	[0x2a] = WR_CMD("WRITE(10)", sbc_parse_rw10, sbc_exec_write, 10,
+	[0x2a] = WR_CMD("WRITE(10)", sbc_parse_rw10, sbc_exec_rw, 10,
 			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CTL),
 	/* VERIFY / WRITE AND VERIFY: byte 1 DPO, BYTCHK */
 	[0x2e] = WR_CMD("WRITE AND VERIFY(10)", sbc_parse_write_verify10, sbc_exec_write_verify, 10,
@@ -202,14 +202,14 @@ const struct cdb_desc sbc_cdb_table[256] = {
 		.sa = &rcr_sa,
 		.len = 16,
 	},
-	[0x88] = RD_CMD("READ(16)", sbc_parse_rw16, sbc_exec_read, 16,
+	[0x88] = RD_CMD("READ(16)", sbc_parse_rw16, sbc_exec_rw, 16,
 			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 			0xff, 0xff, 0xff, 0xff, GRP, CTL),
 	/* NUMBER OF LOGICAL BLOCKS 13; bytes 10-12 reserved */
 	[0x89] = WR_CMD("COMPARE AND WRITE", sbc_parse_caw, sbc_exec_caw, 16,
 			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 			0x00, 0x00, 0x00, 0xff, GRP, CTL),
-	[0x8a] = WR_CMD("WRITE(16)", sbc_parse_rw16, sbc_exec_write, 16,
+	[0x8a] = WR_CMD("WRITE(16)", sbc_parse_rw16, sbc_exec_rw, 16,
 			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 			0xff, 0xff, 0xff, 0xff, GRP, CTL),
 	[0x8b] = WR_CMD("ORWRITE(16)", sbc_parse_orwrite16, sbc_exec_orwrite, 16,
@@ -247,9 +247,9 @@ const struct cdb_desc sbc_cdb_table[256] = {
 		.sa = &sai16_sa,
 		.len = 16,
 	},
-	[0xa8] = RD_CMD("READ(12)", sbc_parse_rw12, sbc_exec_read, 12,
+	[0xa8] = RD_CMD("READ(12)", sbc_parse_rw12, sbc_exec_rw, 12,
 			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GRP, CTL),
-	[0xaa] = WR_CMD("WRITE(12)", sbc_parse_rw12, sbc_exec_write, 12,
+	[0xaa] = WR_CMD("WRITE(12)", sbc_parse_rw12, sbc_exec_rw, 12,
 			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GRP, CTL),
 	[0xae] = WR_CMD("WRITE AND VERIFY(12)", sbc_parse_write_verify12, sbc_exec_write_verify, 12,
 			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GRP, CTL),
