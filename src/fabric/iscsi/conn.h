@@ -71,7 +71,7 @@ struct iscsi_conn_io {
 #define ISCSI_ITT_BUCKETS 64u
 #define ISCSI_R2T_MAX	  16u /* outstanding R2Ts per task we can track */
 
-/* One outstanding R2T (r2t.c). */
+/* One outstanding R2T (data_out.c). */
 struct iscsi_r2t {
 	uint32_t ttt;
 	uint32_t offset; /* Buffer Offset of the burst */
@@ -108,7 +108,7 @@ struct iscsi_task {
 	uint32_t cmdsn;
 	uint32_t edtl;	/* Expected Data Transfer Length */
 	uint8_t lun[8]; /* LUN field as received */
-	/* Data-Out (r2t.c) */
+	/* Data-Out (data_out.c) */
 	uint32_t want;	       /* bytes placed at cmd.buf: min(write_len, EDTL) */
 	uint32_t uns_got;      /* unsolicited bytes received (immediate + Data-Out) */
 	uint32_t uns_datasn;   /* next DataSN of the unsolicited burst */
@@ -119,9 +119,9 @@ struct iscsi_task {
 	uint16_t fabric_error; /* enum sense_reason to complete with, 0 = none */
 	uint32_t pinned;       /* buffer bytes counted in conn/session data_bytes */
 	bool pinned_reserved;  /* ... and in the session's reserve_bytes */
-	uint64_t data_wait_ns; /* since when it waits for Data-Out (r2t.c timeout) */
+	uint64_t data_wait_ns; /* since when it waits for Data-Out (data_out.c timeout) */
 	struct iscsi_r2t r2t[ISCSI_R2T_MAX];
-	/* Data-In (scsi_io.c) */
+	/* Data-In (scsi_cmd.c) */
 	uint32_t datasn; /* Data-In and R2T PDUs sent (ExpDataSN) */
 };
 
@@ -204,7 +204,7 @@ struct iscsi_conn {
 
 	/* timers */
 	struct reactor_timer login_timer;
-	struct reactor_timer dataout_timer; /* r2t.c: tasks waiting too long for Data-Out */
+	struct reactor_timer dataout_timer; /* data_out.c: tasks waiting too long for Data-Out */
 	struct reactor_timer nop_timer;
 	bool nop_outstanding;
 	uint32_t nop_ttt;
@@ -280,7 +280,7 @@ void iscsi_conn_flush(struct iscsi_conn *c);
 /* Copy len bytes into the unit (inline when small, else heap). */
 int iscsi_tx_set_data(struct iscsi_tx *tx, const void *p, uint32_t len);
 
-/* ---- tasks (scsi_io.c) ---- */
+/* ---- tasks (scsi_cmd.c) ---- */
 struct iscsi_task *iscsi_task_get(struct iscsi_conn *c);
 void iscsi_task_put(struct iscsi_task *t);
 struct iscsi_task *iscsi_task_by_itt(struct iscsi_conn *c, uint32_t itt);
@@ -313,7 +313,7 @@ int iscsi_scsi_cmd_hdr(struct iscsi_conn *c, struct iscsi_rx *rx);
 int iscsi_scsi_cmd_done(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok);
 int iscsi_data_out_hdr(struct iscsi_conn *c, struct iscsi_rx *rx);
 int iscsi_data_out_done(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok);
-/* r2t.c */
+/* data_out.c */
 void iscsi_r2t_stop(struct iscsi_task *t);
 /* tmf.c */
 void iscsi_tmf_done(struct scsi_tmf *tmf);
@@ -339,9 +339,9 @@ void iscsi_mem_unpin(struct iscsi_task *t);
  * back under half of it (read again). */
 bool iscsi_sendq_over(const struct iscsi_conn *c);
 bool iscsi_sendq_drained(const struct iscsi_conn *c);
-/* r2t.c: end tasks that waited for Data-Out longer than data_out_timeout. */
+/* data_out.c: end tasks that waited for Data-Out longer than data_out_timeout. */
 void iscsi_dataout_watch(struct iscsi_task *t);
-/* scsi_io.c: where the data segment of the SCSI Command being received goes. */
+/* scsi_cmd.c: where the data segment of the SCSI Command being received goes. */
 void iscsi_scsi_cmd_place(struct iscsi_conn *c, struct iscsi_task *t, struct iscsi_rx *rx);
 /* reject.c */
 void iscsi_reject(struct iscsi_conn *c, uint8_t reason, const union iscsi_hdr *h);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_scsi_io.c: SCSI Command, Data-In, SCSI Response, command numbering
+/* test_scsi_cmd.c: SCSI Command, Data-In, SCSI Response, command numbering
  * (RFC 7143 11.3, 11.4, 11.7, 3.2.2.1) against the fake core. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_r2t.c: write data: R2T generation for FirstBurstLength /
+/* test_data_out.c: write data: R2T generation for FirstBurstLength /
  * MaxBurstLength / MaxOutstandingR2T settings, unsolicited data, Data-Out
  * sequence checks (RFC 7143 11.7, 11.8, 13.10-13.17). */
 #include <setjmp.h>

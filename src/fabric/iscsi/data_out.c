@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* r2t.c: write data: unsolicited Data-Out, R2T (RFC 7143 11.8) and solicited
+/* data_out.c: write data: unsolicited Data-Out, R2T (RFC 7143 11.8) and solicited
  * Data-Out (11.7), with DataPDUInOrder=Yes and DataSequenceInOrder=Yes (the
  * only values the target accepts): every burst arrives in offset order, each
  * PDU right after the previous one.

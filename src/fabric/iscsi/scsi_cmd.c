@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* scsi_io.c: SCSI Command (RFC 7143 11.3), SCSI Response (11.4), Data-In
+/* scsi_cmd.c: SCSI Command (RFC 7143 11.3), SCSI Response (11.4), Data-In
  * (11.7), the task pool and the fabric hooks of the SCSI core. */
 #include <errno.h>
 #include <stdlib.h>
