@@ -526,9 +526,9 @@ static int rx_header(struct iscsi_rx *rx)
 	}
 	switch (op) {
 	case ISCSI_OP_SCSI_CMD:
-		return iscsi_scsi_cmd_hdr(c, rx);
+		return iscsi_scsi_cmd_rx_header(c, rx);
 	case ISCSI_OP_DATA_OUT:
-		return iscsi_data_out_hdr(c, rx);
+		return iscsi_data_out_rx_header(c, rx);
 	case ISCSI_OP_LOGIN_REQ:
 	case ISCSI_OP_TEXT_REQ:
 	case ISCSI_OP_NOP_OUT:
@@ -560,9 +560,9 @@ static int rx_pdu(struct iscsi_rx *rx, bool ddigest_ok)
 		return c->rx_paused ? 1 : 0;
 	}
 	if (op == ISCSI_OP_SCSI_CMD)
-		return iscsi_scsi_cmd_done(c, rx, ddigest_ok);
+		return iscsi_scsi_cmd_rx_end(c, rx, ddigest_ok);
 	if (op == ISCSI_OP_DATA_OUT)
-		return iscsi_data_out_done(c, rx, ddigest_ok);
+		return iscsi_data_out_rx_end(c, rx, ddigest_ok);
 	if (!ddigest_ok) {
 		/* RFC 7143 7.8: a PDU with a data digest error is discarded
 		 * and rejected; ERL 0 cannot recover the lost request. */

@@ -308,11 +308,18 @@ int iscsi_nop_out_rx(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8
 		     uint32_t len);
 int iscsi_logout_rx(struct iscsi_conn *c, const union iscsi_hdr *h);
 int iscsi_tmf_rx(struct iscsi_conn *c, const union iscsi_hdr *h);
-/* SCSI Command: header stage (sets up the task, places immediate data). */
-int iscsi_scsi_cmd_hdr(struct iscsi_conn *c, struct iscsi_rx *rx);
-int iscsi_scsi_cmd_done(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok);
-int iscsi_data_out_hdr(struct iscsi_conn *c, struct iscsi_rx *rx);
-int iscsi_data_out_done(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok);
+/* The two PDUs of a command's data path, each in two steps of the receive
+ * machine (pdu.h): rx_header when its header is in (say where the data
+ * segment goes: rx->dst/keep; > 0 pauses before it), rx_end when the whole
+ * PDU is in, data segment and digest included (> 0: the connection paused).
+ * scsi_cmd.c: SCSI Command (RFC 7143 11.3): the task, the CmdSN window, the
+ * core's set-up, immediate data; at the end, on to the data phase. */
+int iscsi_scsi_cmd_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx);
+int iscsi_scsi_cmd_rx_end(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok);
+/* data_out.c: SCSI Data-Out (11.7): the burst checks and placement; at the
+ * end, the next R2T or the end of the data phase. */
+int iscsi_data_out_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx);
+int iscsi_data_out_rx_end(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok);
 /* data_out.c */
 void iscsi_r2t_stop(struct iscsi_task *t);
 /* tmf.c */
@@ -339,8 +346,6 @@ void iscsi_mem_unpin(struct iscsi_task *t);
  * back under half of it (read again). */
 bool iscsi_sendq_over(const struct iscsi_conn *c);
 bool iscsi_sendq_drained(const struct iscsi_conn *c);
-/* data_out.c: end tasks that waited for Data-Out longer than data_out_timeout. */
-void iscsi_dataout_watch(struct iscsi_task *t);
 /* scsi_cmd.c: where the data segment of the SCSI Command being received goes. */
 void iscsi_scsi_cmd_place(struct iscsi_conn *c, struct iscsi_task *t, struct iscsi_rx *rx);
 /* reject.c */

@@ -147,7 +147,7 @@ static void dataout_timer_cb(struct reactor_timer *tm)
 	iscsi_conn_put(c);
 }
 
-void iscsi_dataout_watch(struct iscsi_task *t)
+static void iscsi_dataout_watch(struct iscsi_task *t)
 {
 	struct iscsi_conn *c = t->conn;
 	uint32_t secs = iscsi_global.settings.data_out_timeout_s;
@@ -189,7 +189,7 @@ static void fail_task(struct iscsi_task *t, enum sense_reason r)
 		t->fabric_error = (uint16_t)r;
 }
 
-int iscsi_data_out_hdr(struct iscsi_conn *c, struct iscsi_rx *rx)
+int iscsi_data_out_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 {
 	const struct iscsi_bhs_data_out *h = &rx->hdr.data_out;
 	uint32_t itt = get_be32(h->itt);
@@ -281,7 +281,7 @@ int iscsi_data_out_hdr(struct iscsi_conn *c, struct iscsi_rx *rx)
 	return 0;
 }
 
-int iscsi_data_out_done(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok)
+int iscsi_data_out_rx_end(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok)
 {
 	const struct iscsi_bhs_data_out *h = &rx->hdr.data_out;
 	struct iscsi_task *t = c->rx_task;

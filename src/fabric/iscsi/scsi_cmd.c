@@ -281,6 +281,9 @@ static bool unsolicited_refused(struct iscsi_conn *c, const struct iscsi_bhs_scs
 	return false;
 }
 
+/* The task is set up and has its buffer: the immediate data (11.3, 13.11)
+ * lands in it straight from the socket. Also called by mempress.c when a
+ * buffer that was waited for comes. */
 void iscsi_scsi_cmd_place(struct iscsi_conn *c, struct iscsi_task *t, struct iscsi_rx *rx)
 {
 	const struct iscsi_bhs_scsi_cmd *h = &rx->hdr.cmd;
@@ -306,7 +309,11 @@ void iscsi_scsi_cmd_place(struct iscsi_conn *c, struct iscsi_task *t, struct isc
 	t->uns_open = (h->flags & ISCSI_CMD_F_WRITE) && !(h->flags & ISCSI_FLAG_FINAL);
 }
 
-int iscsi_scsi_cmd_hdr(struct iscsi_conn *c, struct iscsi_rx *rx)
+/* The header of a SCSI Command PDU is in (its immediate data is not yet):
+ * the CmdSN window (RFC 7143 3.2.2.1), a task for the ITT, the CDB, the
+ * core's set-up (scsi_cmd_setup(): LUN, CDB table, checks, the handler's
+ * parse, the buffer), then where the immediate data goes. */
+int iscsi_scsi_cmd_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 {
 	const struct iscsi_bhs_scsi_cmd *h = &rx->hdr.cmd;
 	struct iscsi_session *s = c->sess;
@@ -416,7 +423,11 @@ out:
 	return 0;
 }
 
-int iscsi_scsi_cmd_done(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok)
+/* The end of the receive of a SCSI Command PDU (immediate data and its
+ * digest are in): the task goes on to its data phase (data_out.c:
+ * iscsi_task_data_progress(), which hands it to the core when no more data
+ * is due), and commands held for CmdSN order behind it may go. */
+int iscsi_scsi_cmd_rx_end(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok)
 {
 	struct iscsi_task *t = c->rx_task;
 	struct iscsi_session *s = c->sess;
@@ -540,7 +551,12 @@ static int send_response(struct iscsi_task *t)
 	return 0;
 }
 
-static void iscsi_cmd_done(struct scsi_cmd *cmd)
+/* The core's completion callback (scsi_fabric_ops.cmd_done): the command
+ * has its status; send its Data-In (the status in the last one when there
+ * is no sense data, 11.7.4) or a SCSI Response (11.4). The PDUs go out with
+ * the connection's flush at the end of the reactor iteration; the task is
+ * released once the last one is on the wire. */
+static void iscsi_core_cmd_done(struct scsi_cmd *cmd)
 {
 	struct iscsi_task *t = container_of(cmd, struct iscsi_task, cmd);
 	struct iscsi_conn *c = t->conn;
@@ -564,7 +580,9 @@ static void iscsi_cmd_done(struct scsi_cmd *cmd)
 	}
 }
 
-static void iscsi_cmd_abort_pending(struct scsi_cmd *cmd)
+/* The core's scsi_fabric_ops.cmd_abort_pending: a TMF aborted a task still
+ * collecting Data-Out; stop soliciting and hand it to the core now. */
+static void iscsi_core_cmd_abort_pending(struct scsi_cmd *cmd)
 {
 	struct iscsi_task *t = container_of(cmd, struct iscsi_task, cmd);
 	struct iscsi_conn *c = t->conn;
@@ -580,7 +598,7 @@ static void iscsi_cmd_abort_pending(struct scsi_cmd *cmd)
 
 const struct scsi_fabric_ops iscsi_fabric_ops = {
     .name = "iscsi",
-    .cmd_done = iscsi_cmd_done,
-    .cmd_abort_pending = iscsi_cmd_abort_pending,
+    .cmd_done = iscsi_core_cmd_done,
+    .cmd_abort_pending = iscsi_core_cmd_abort_pending,
     .tmf_done = iscsi_tmf_done,
 };
