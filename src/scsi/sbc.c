@@ -21,9 +21,11 @@
 #include "scsi/limits.h"
 #include "scsi/sbc_internal.h"
 
-/* priv.io_flags bit private to this file: the write must be followed by a
- * FLUSH (FUA emulated on a back-store without BS_CAP_FUA). */
-#define SBC_IOF_FLUSH (1u << 7)
+/* priv.io_flags bits private to this file: the write must be followed by a
+ * FLUSH (FUA emulated on a back-store without BS_CAP_FUA); the command is a
+ * WRITE ATOMIC (an exclusive range lock). */
+#define SBC_IOF_FLUSH  (1u << 7)
+#define SBC_IOF_ATOMIC (1u << 6)
 
 enum { RL_FREE = 0, RL_WAITING = 1, RL_HELD = 2, RL_HELD_FAST = 3 };
 
@@ -519,13 +521,15 @@ static void rw_granted(struct scsi_range_lock *rl)
 	rw_submit(container_of(rl, struct scsi_cmd, priv.range));
 }
 
-/* READ: the blocks parse decoded (trimmed by the core to the Expected Data
- * Transfer Length); WRITE: the whole blocks received. Under a shared range
- * lock, or an exclusive one (WRITE ATOMIC). */
-static void rw_start(struct scsi_cmd *cmd, bool excl)
+/* READ and WRITE (6/10/12/16), WRITE ATOMIC (16). READ: the blocks parse
+ * decoded (trimmed by the core to the Expected Data Transfer Length);
+ * WRITE: the whole blocks received. Under a shared range lock, or an
+ * exclusive one for WRITE ATOMIC. */
+void sbc_exec_rw(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	bool write = p->desc->flags & CDB_F_WRITES;
+	bool excl = p->io_flags & SBC_IOF_ATOMIC;
 	uint32_t n = write ? sbc_blocks_received(cmd) : p->nblocks;
 
 	/* SBC-4 5.13, 5.39: a TRANSFER LENGTH of zero is not an error; with a
@@ -545,16 +549,12 @@ static void rw_start(struct scsi_cmd *cmd, bool excl)
 		rw_submit(cmd);
 }
 
-void sbc_exec_rw(struct scsi_cmd *cmd)
-{
-	rw_start(cmd, false);
-}
-
 /* ---- WRITE ATOMIC (16) (SBC-4 5.48) ----
  * 9Ch: byte 1 WRPROTECT, DPO, FUA; LBA 2-9; bytes 10-11 ATOMIC BOUNDARY
  * (reserved by the usage mask: no boundaries, VPD B0h MAXIMUM ATOMIC
  * BOUNDARY SIZE 0); TL 12-13; GROUP NUMBER 14. Atomic against every other
- * command through an exclusive range lock and one back-store request. */
+ * command through an exclusive range lock and one back-store request: the
+ * READ/WRITE path (sbc_exec_rw()) with SBC_IOF_ATOMIC. */
 enum sense_reason sbc_parse_write_atomic16(struct scsi_cmd *cmd)
 {
 	struct scsi_lu *lu = cmd->priv.lu;
@@ -577,12 +577,8 @@ enum sense_reason sbc_parse_write_atomic16(struct scsi_cmd *cmd)
 		return cdb_invalid_field(cmd, WRITE_ATOMIC_LENGTH_BYTE, -1);
 	if (lba % align)
 		return cdb_invalid_field(cmd, CDB16_LBA_BYTE, -1);
-	return rw_setup(cmd, lba, n, WRITE_ATOMIC_LENGTH_BYTE, sbc_io_flags(cmd->cdb));
-}
-
-void sbc_exec_write_atomic(struct scsi_cmd *cmd)
-{
-	rw_start(cmd, true);
+	return rw_setup(cmd, lba, n, WRITE_ATOMIC_LENGTH_BYTE,
+			sbc_io_flags(cmd->cdb) | SBC_IOF_ATOMIC);
 }
 
 /* ---- READ CAPACITY (SBC-4 5.20, 5.21) ---- */

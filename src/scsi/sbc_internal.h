@@ -166,7 +166,8 @@ enum sense_reason sbc_parse_rw6(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_rw10(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_rw12(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_rw16(struct scsi_cmd *cmd);
-/* READ and WRITE (6/10/12/16): the direction is the table's (CDB_F_WRITES) */
+/* READ and WRITE (6/10/12/16), WRITE ATOMIC (16): the direction is the
+ * table's (CDB_F_WRITES) */
 void sbc_exec_rw(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_read_capacity10(struct scsi_cmd *cmd);
 void sbc_exec_read_capacity10(struct scsi_cmd *cmd);
@@ -179,7 +180,6 @@ enum sense_reason sbc_parse_prefetch10(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_prefetch16(struct scsi_cmd *cmd);
 void sbc_exec_prefetch(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_write_atomic16(struct scsi_cmd *cmd);
-void sbc_exec_write_atomic(struct scsi_cmd *cmd);
 /* verify.c */
 enum sense_reason sbc_parse_verify10(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_verify12(struct scsi_cmd *cmd);
