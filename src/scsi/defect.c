@@ -8,7 +8,6 @@
  * reserved format 111b is refused. */
 #include <string.h>
 
-#include "lib/endian.h"
 #include "scsi/sbc_internal.h"
 
 #define RDD_REQ_PLIST	    0x10

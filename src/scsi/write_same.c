@@ -23,7 +23,6 @@
 
 #include "lib/bufpool.h"
 #include "lib/compiler.h"
-#include "lib/endian.h"
 #include "scsi/limits.h"
 #include "scsi/sbc_internal.h"
 
