@@ -143,7 +143,11 @@ echo "ok: $(echo "$err" | tail -n 1)"
 # a --listen address in use: the line names the option, not the file
 echo "$good" | ut_write_config busy.json
 ut_start "$UT_TMP/busy.json"
-err=$("$UTARGETD" -f -c "$UT_TMP/busy.json" --listen "127.0.0.1:$UT_PORT" 2>&1 >/dev/null)
+# the second daemon: its own file and state directory (one daemon per file
+# and per state directory: integration/locks), the same --listen address
+mkdir -m 0700 "$UT_TMP/busy2"
+echo "$good" | sed "s|@TMP@|$UT_TMP/busy2|" >"$UT_TMP/busy2/busy.json"
+err=$("$UTARGETD" -f -c "$UT_TMP/busy2/busy.json" --listen "127.0.0.1:$UT_PORT" 2>&1 >/dev/null)
 rc=$?
 [ "$rc" = 1 ] || ut_fail "busy --listen: exit status $rc, want 1"
 [ "$(echo "$err" | tail -n 1)" = "utargetd: --listen 127.0.0.1:$UT_PORT: cannot listen: Address already in use" ] ||
