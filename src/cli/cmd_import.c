@@ -175,7 +175,8 @@ static int imp_apply_replace(struct cli *c, json_t *doc, json_t *report)
 	} else {
 		json_t *ch = json_object_get(res, "changes"), *e;
 		size_t i;
-		cli_done(c, "running configuration replaced (%zu changes)", json_array_size(ch));
+		cli_done(c, "running configuration replaced (%zu change%s)", json_array_size(ch),
+			 json_array_size(ch) == 1 ? "" : "s");
 		json_array_foreach(ch, i, e)
 		{
 			if (!c->quiet)
