@@ -373,9 +373,9 @@ static const struct cfg_lun_list *lun_list(struct rpc_call *call, const struct c
 	}
 	if (!a->has_luns) {
 		rpc_fail(call, RPC_CONFIG_INVALID, json_pack("{s:s}", "message", "no own map"),
-			 "the ACL of \"%s\" uses the target's LUN map (give it its own "
-			 "\"luns\" with acl.set)",
-			 ini);
+			 "the ACL of \"%s\" uses the target's LUN map (give it its own: "
+			 "utarget acl set %s %s --lun LUN:BACKSTORE)",
+			 ini, t->name, ini);
 		return NULL;
 	}
 	return &a->luns;

@@ -610,8 +610,8 @@ static void test_bs_resize_refused(void **state)
 
 	/* shrinking loses data: only with force */
 	prepare_fails(f, chg(shrink), -EPERM, "backstores[1].size",
-		      "shrinking \"b\" loses the data beyond 524288 bytes: use "
-		      "backstore.resize with force");
+		      "shrinking \"b\" loses the data beyond 524288 bytes: confirm "
+		      "with --force (\"force\": true)");
 	ch = chg(shrink);
 	ch->force = true;
 	prepare_ok(f, ch);
