@@ -9,6 +9,7 @@
 
 #include "config/ctl.h"
 #include "fabric/iscsi/iscsi.h"
+#include "lib/log.h"
 #include "rpc/rpc.h"
 
 static int m_methods(struct rpc_call *call)
@@ -108,18 +109,69 @@ static int diff_common(struct rpc_call *call, int rc, const struct cfg_err *err)
 	return 0;
 }
 
+/* A refusal about a configuration file: as rpc_fail_cfg(), with the file
+ * in data (the CLI then names it as "utargetd --check" does: FILE:LINE:
+ * PATH: MESSAGE). */
+static int fail_file(struct rpc_call *call, int rc, const struct cfg_err *err, const char *file,
+		     bool runtime)
+{
+	rpc_fail_cfg(call, rc, err, runtime);
+	if (call->data && file)
+		json_object_set_new(call->data, "file", json_string(file));
+	return -1;
+}
+
+/* A reload through the control socket is logged as SIGHUP's is (the
+ * daemon's log tells every reload, whoever asked for it). */
+static int reload_refused(struct rpc_call *call, int rc, const struct cfg_err *err, bool runtime)
+{
+	char line[CFG_ERR_PATH_MAX + CFG_ERR_MSG_MAX + 4200];
+
+	cfg_err_format(err, cfg_ctl_file(), line, sizeof(line));
+	log_err("config.reload refused, nothing changed: %s", line);
+	return fail_file(call, rc, err, cfg_ctl_file(), runtime);
+}
+
+static json_t *finish_reload(struct rpc_call *call)
+{
+	log_notice("config.reload: %zu change(s) applied", call->txn.n);
+	return finish_changes(call);
+}
+
 static int m_reload(struct rpc_call *call)
 {
 	struct cfg_err err;
+	bool runtime = false;
+	size_t failed;
 	int rc = cfg_ctl_diff_file(NULL, &call->txn, &err);
 
-	if (diff_common(call, rc, &err))
-		return -1;
-	if (!call->dry_run) {
-		call->compact = true;
-		if (!call->txn.n && cfg_ctl_save(&err)) /* the journal's base: the file read */
+	call->dry_run = json_is_true(json_object_get(call->params, "dry_run"));
+	if (rc)
+		return call->dry_run ? fail_file(call, rc, &err, cfg_ctl_file(), false)
+				     : reload_refused(call, rc, &err, false);
+	if (call->dry_run)
+		return diff_common(call, 0, &err);
+	log_notice("config.reload: reloading %s", cfg_ctl_file());
+	call->compact = true;
+	call->finish = finish_reload;
+	if (!call->txn.n) {
+		if (cfg_ctl_save(&err)) /* the journal's base: the file read */
 			return rpc_fail(call, RPC_PERSIST_FAILED, NULL, "%s", err.msg);
+		return 0;
 	}
+	/* prepared here, so that a refusal is logged with its reason */
+	rc = cfg_ctl_prepare(&call->txn, false, &failed, &runtime, &err);
+	if (rc) {
+		reload_refused(call, rc, &err, runtime);
+		if (failed < call->txn.n && call->data) {
+			char what[512];
+
+			cfg_chg_describe(call->txn.v[failed], what, sizeof(what));
+			json_object_set_new(call->data, "change", json_string(what));
+		}
+		return -1;
+	}
+	call->prepared = true;
 	return 0;
 }
 
@@ -147,7 +199,7 @@ static int m_check(struct rpc_call *call)
 	else
 		rc = cfg_ctl_check_file(path ? path : cfg_ctl_file(), &nbs, &nt, &err);
 	if (rc)
-		return rpc_fail_cfg(call, rc, &err, false);
+		return fail_file(call, rc, &err, doc ? NULL : path ? path : cfg_ctl_file(), false);
 	call->result = json_pack("{s:b,s:i,s:i}", "ok", true, "backstores", (json_int_t)nbs,
 				 "targets", (json_int_t)nt);
 	return 0;

@@ -364,6 +364,29 @@ static void test_config_check(void **state)
 	r = run(false, W("config", "check", "/nonexistent/x.json"));
 	assert_int_equal(r.rc, CLI_EINPUT);
 	run_free(&r);
+	/* the daemon's own file, checked or reloaded: its file and line, as
+	 * for a FILE given here */
+	fake_set(&fake, "config.check",
+		 "{\"error\": {\"code\": -32001, \"message\": \"backstores[0].size: not a "
+		 "multiple of the block size\", \"data\": {\"path\": \"backstores[0].size\", "
+		 "\"line\": 7, \"file\": \"/etc/utarget/u.json\", \"message\": \"not a multiple "
+		 "of the block size\"}}}");
+	r = run(false, W("config", "check"));
+	assert_int_equal(r.rc, CLI_EREJECTED);
+	assert_string_equal(r.err, "utarget: /etc/utarget/u.json:7: backstores[0].size: not a "
+				   "multiple of the block size\n");
+	run_free(&r);
+	fake_set(&fake, "config.reload",
+		 "{\"error\": {\"code\": -32005, \"message\": \"targets[1].portal_groups[0]."
+		 "portals[0]: cannot listen\", \"data\": {\"path\": \"targets[1].portal_groups[0]."
+		 "portals[0]\", \"file\": \"/etc/utarget/u.json\", \"errno\": 98, \"message\": "
+		 "\"cannot listen on 192.0.2.1:3260: Address already in use\"}}}");
+	r = run(false, W("config", "reload"));
+	assert_int_equal(r.rc, CLI_EREJECTED);
+	assert_string_equal(r.err, "utarget: /etc/utarget/u.json: targets[1].portal_groups[0]."
+				   "portals[0]: cannot listen on 192.0.2.1:3260: Address already "
+				   "in use\n");
+	run_free(&r);
 }
 
 /* An import is one config.transaction: settings, back-stores, targets,

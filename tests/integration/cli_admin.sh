@@ -1,0 +1,70 @@
+#!/bin/bash
+# cli_admin.sh UTARGETD UTARGET HOLDSESSION: administrator safety (issue 18):
+# what utarget and the control API say and refuse, checked as the
+# administrator reads it.
+#   - errors about the daemon's own config file name the file and the line
+#     (config check, config reload) and a refused reload is logged;
+. "$(dirname "$0")/lib.sh"
+ut_init "$1"
+UTARGET=${2:?usage: cli_admin.sh UTARGETD UTARGET HOLDSESSION}
+HOLD=${3:?usage: cli_admin.sh UTARGETD UTARGET HOLDSESSION}
+command -v iscsi-inq >/dev/null || ut_fail "iscsi-inq not installed (libiscsi-bin)"
+
+ut_pick_port
+P=127.0.0.1:$UT_PORT
+SOCK=$UT_TMP/utargetd.sock
+SEED=iqn.2026-12.org.utarget.adm:seed
+u() { "$UTARGET" -s "$SOCK" "$@"; }
+# expect STATUS CMD...: CMD exits STATUS; its output in $UT_TMP/cmd.out
+expect() {
+	local want=$1 rc
+	shift
+	"$@" >"$UT_TMP/cmd.out" 2>&1
+	rc=$?
+	[ $rc = "$want" ] || ut_fail "$* exited $rc, want $want: $(cat "$UT_TMP/cmd.out")"
+}
+# has TEXT: the last command's output holds TEXT (a fixed string)
+has() {
+	grep -qF -- "$1" "$UT_TMP/cmd.out" || ut_fail "want \"$1\" in: $(cat "$UT_TMP/cmd.out")"
+}
+
+ut_write_config adm.json <<JSON
+{
+  "version": 1,
+  "state_dir": "@TMP@",
+  "rpc_socket": "@TMP@/utargetd.sock",
+  "backstores": [ { "name": "seed", "type": "ram", "size": "8M" } ],
+  "targets": [
+    { "name": "$SEED",
+      "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
+      "luns": [ { "lun": 0, "backstore": "seed" } ],
+      "demo_mode": { "enabled": true, "read_only": false } }
+  ]
+}
+JSON
+CFG=$UT_TMP/adm.json
+ut_start "$CFG"
+
+# ---- errors in the daemon's own file: its name and line (item 5) ----
+expect 0 u config check
+has "the daemon's config file: valid (1 back-store, 1 target)"
+u config save >/dev/null || ut_fail "config save"
+python3 - "$CFG" <<'PY' || ut_fail "cannot edit the config file"
+import json, sys
+cfg = json.load(open(sys.argv[1]))
+cfg["targets"][0]["luns"][0]["backstore"] = "nope"
+json.dump(cfg, open(sys.argv[1], "w"), indent=2)
+PY
+line=$(grep -n '"nope"' "$CFG" | cut -d: -f1)
+want="utarget: $CFG:$line: targets[0].luns[0].backstore: no back-store named \"nope\""
+expect 3 u config check
+[ "$(cat "$UT_TMP/cmd.out")" = "$want" ] || ut_fail "config check: $(cat "$UT_TMP/cmd.out") (want $want)"
+expect 3 u config reload
+[ "$(cat "$UT_TMP/cmd.out")" = "$want" ] || ut_fail "config reload: $(cat "$UT_TMP/cmd.out") (want $want)"
+grep -qF "config.reload refused, nothing changed: $CFG:$line: targets[0].luns[0].backstore" "$UT_LOG" ||
+	ut_fail "no log line for the refused reload"
+expect 0 u config save # the running configuration back into the file
+echo "ok: config check/reload of the daemon's file name its file and line; a refused reload is logged"
+
+ut_stop
+echo "PASS cli_admin"
