@@ -4,6 +4,8 @@
 # administrator reads it.
 #   - errors about the daemon's own config file name the file and the line
 #     (config check, config reload) and a refused reload is logged;
+#   - with --listen, a portal change it would not honour is refused with
+#     the reason;
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 UTARGET=${2:?usage: cli_admin.sh UTARGETD UTARGET HOLDSESSION}
@@ -11,9 +13,12 @@ HOLD=${3:?usage: cli_admin.sh UTARGETD UTARGET HOLDSESSION}
 command -v iscsi-inq >/dev/null || ut_fail "iscsi-inq not installed (libiscsi-bin)"
 
 ut_pick_port
+ut_pick_port2
 P=127.0.0.1:$UT_PORT
+P2=127.0.0.1:$UT_PORT2
 SOCK=$UT_TMP/utargetd.sock
 SEED=iqn.2026-12.org.utarget.adm:seed
+T1=iqn.2026-12.org.utarget.adm:t1
 u() { "$UTARGET" -s "$SOCK" "$@"; }
 # expect STATUS CMD...: CMD exits STATUS; its output in $UT_TMP/cmd.out
 expect() {
@@ -65,6 +70,17 @@ grep -qF "config.reload refused, nothing changed: $CFG:$line: targets[0].luns[0]
 	ut_fail "no log line for the refused reload"
 expect 0 u config save # the running configuration back into the file
 echo "ok: config check/reload of the daemon's file name its file and line; a refused reload is logged"
+
+# ---- --listen: portal changes it would not honour are refused (item 2) ----
+expect 3 u target create "$T1" --portal "$P2"
+has "$P2 would not be listened on: utargetd runs with --listen $P, which replaces every portal"
+expect 4 u target show "$T1"
+expect 3 u portal add "$SEED" 1 "$P2"
+has "$P2 would not be listened on"
+expect 3 u tpg create "$SEED" 2 "$P2"
+ut_can_connect "$UT_PORT2" && ut_fail "something listens on $P2"
+expect 0 u target create "$T1" --portal "$P" # the --listen address: listened on
+echo "ok: under --listen, portals it would not listen on are refused with the reason"
 
 ut_stop
 echo "PASS cli_admin"
