@@ -50,9 +50,40 @@ static int tg_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_ar
 	return cmd_list(c, "target.list", NULL, tg_row, cols, heads, ARRAY_SIZE(cols));
 }
 
+/* A portal group's "listening" differs from its portals only when
+ * utargetd runs with --listen: say so where it is read. */
+static void tg_listen_notes(struct cli *c, json_t *t)
+{
+	json_t *g;
+	size_t i;
+
+	json_array_foreach(json_object_get(t, "portal_groups"), i, g)
+	{
+		json_t *listening = json_object_get(g, "listening");
+		char on[512], conf[512];
+
+		if (!listening || json_equal(listening, json_object_get(g, "portals")))
+			continue;
+		out_text(listening, on, sizeof(on));
+		out_text(json_object_get(g, "portals"), conf, sizeof(conf));
+		fprintf(c->out,
+			"note: portal group %lld listens on %s (utargetd --listen), not on its "
+			"portals %s\n",
+			(long long)json_integer_value(json_object_get(g, "tag")), on, conf);
+	}
+}
+
 static int tg_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
-	return cmd_show(c, "target.get", json_pack("{s:s}", "name", a->pos[0]));
+	json_t *res;
+	int rc = cmd_read(c, "target.get", json_pack("{s:s}", "name", a->pos[0]), &res);
+
+	if (rc || !res)
+		return rc;
+	out_object(c, res, 0);
+	tg_listen_notes(c, res);
+	json_decref(res);
+	return CLI_OK;
 }
 
 static int tg_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)

@@ -27,6 +27,35 @@ static size_t count_luns(const struct cfg *c)
 	return n;
 }
 
+/* Every address listened on (each once), and the --listen addresses. */
+static void info_listen(json_t *o, const struct cfg *c)
+{
+	const char *const *listen;
+	size_t n = cfg_ctl_listen(&listen);
+	json_t *all = json_array(), *given = json_array(), *seen = json_object();
+
+	for (size_t i = 0; given && i < n; i++)
+		json_array_append_new(given, json_string(listen[i]));
+	for (size_t t = 0; all && seen && t < c->ntargets; t++)
+		for (size_t g = 0; g < c->targets[t].ntpgs; g++) {
+			const struct cfg_portal_group *pg = &c->targets[t].tpgs[g];
+			const char *const *a = n ? listen : (const char *const *)pg->portals;
+			size_t k = n ? n : pg->nportals;
+
+			for (size_t i = 0; i < k; i++)
+				if (!json_object_get(seen, a[i])) {
+					json_object_set_new(seen, a[i], json_true());
+					json_array_append_new(all, json_string(a[i]));
+				}
+		}
+	json_decref(seen);
+	if (n)
+		json_object_set_new(o, "listen", given);
+	else
+		json_decref(given);
+	json_object_set_new(o, "listening", all ? all : json_array());
+}
+
 static int m_info(struct rpc_call *call)
 {
 	const struct cfg *c = cfg_ctl_tree();
@@ -45,6 +74,8 @@ static int m_info(struct rpc_call *call)
 	    "targets", (json_int_t)c->ntargets, "luns", (json_int_t)count_luns(c), "sessions",
 	    (json_int_t)ns, "journal", "records", (json_int_t)st.journal_records, "bytes",
 	    (json_int_t)st.journal_bytes, "config_bytes", (json_int_t)st.file_bytes);
+	if (call->result)
+		info_listen(call->result, c);
 	return call->result ? 0 : rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
 }
 

@@ -84,12 +84,45 @@ struct obj_ref {
 	uint32_t num;		   /* tag / LUN */
 };
 
-static json_t *target_json(const struct cfg_target *t)
+/* What portal group g really listens on: its portals, or with --listen
+ * the --listen addresses. */
+static json_t *tpg_listening(const struct cfg_portal_group *g)
 {
-	json_t *o = cfg_object_to_json(CFG_OBJ_TARGET, t);
+	const char *const *listen;
+	size_t n = cfg_ctl_listen(&listen);
+	json_t *a = json_array();
+
+	if (!n) {
+		listen = (const char *const *)g->portals;
+		n = g->nportals;
+	}
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(listen[i]));
+	return a;
+}
+
+/* A portal group as the API shows it: the config's fields and
+ * "listening". */
+static json_t *tpg_json(const struct cfg_portal_group *g)
+{
+	json_t *o = cfg_object_to_json(CFG_OBJ_PORTAL_GROUP, g);
 
 	if (o)
-		json_object_set_new(o, "sessions", json_integer(target_sessions(t->name)));
+		json_object_set_new(o, "listening", tpg_listening(g));
+	return o;
+}
+
+static json_t *target_json(const struct cfg_target *t)
+{
+	json_t *o = cfg_object_to_json(CFG_OBJ_TARGET, t), *groups;
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "sessions", json_integer(target_sessions(t->name)));
+	groups = json_object_get(o, "portal_groups");
+	for (size_t g = 0; g < t->ntpgs && g < json_array_size(groups); g++)
+		json_object_set_new(json_array_get(groups, g), "listening",
+				    tpg_listening(&t->tpgs[g]));
 	return o;
 }
 
@@ -116,7 +149,7 @@ static json_t *finish_ref(struct rpc_call *call)
 		return target_json(t);
 	case W_TPG: {
 		const struct cfg_portal_group *g = tpg_find(t, r->num);
-		return g ? cfg_object_to_json(CFG_OBJ_PORTAL_GROUP, g) : json_object();
+		return g ? tpg_json(g) : json_object();
 	}
 	case W_ACL: {
 		const struct cfg_acl *a = acl_find(t, r->key);
@@ -232,7 +265,7 @@ static int m_tpg_list(struct rpc_call *call)
 		return -1;
 	a = json_array();
 	for (size_t g = 0; a && g < t->ntpgs; g++)
-		json_array_append_new(a, cfg_object_to_json(CFG_OBJ_PORTAL_GROUP, &t->tpgs[g]));
+		json_array_append_new(a, tpg_json(&t->tpgs[g]));
 	call->result = a;
 	return 0;
 }

@@ -5,7 +5,7 @@
 #   - errors about the daemon's own config file name the file and the line
 #     (config check, config reload) and a refused reload is logged;
 #   - with --listen, a portal change it would not honour is refused with
-#     the reason;
+#     the reason; daemon info, target show and the log say what listens;
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 UTARGET=${2:?usage: cli_admin.sh UTARGETD UTARGET HOLDSESSION}
@@ -28,9 +28,13 @@ expect() {
 	rc=$?
 	[ $rc = "$want" ] || ut_fail "$* exited $rc, want $want: $(cat "$UT_TMP/cmd.out")"
 }
-# has TEXT: the last command's output holds TEXT (a fixed string)
+# has TEXT: the last command's output holds TEXT (a fixed string); hasre RE:
+# a line of it matches the extended regular expression RE
 has() {
 	grep -qF -- "$1" "$UT_TMP/cmd.out" || ut_fail "want \"$1\" in: $(cat "$UT_TMP/cmd.out")"
+}
+hasre() {
+	grep -qE -- "$1" "$UT_TMP/cmd.out" || ut_fail "want /$1/ in: $(cat "$UT_TMP/cmd.out")"
 }
 
 ut_write_config adm.json <<JSON
@@ -81,6 +85,20 @@ expect 3 u tpg create "$SEED" 2 "$P2"
 ut_can_connect "$UT_PORT2" && ut_fail "something listens on $P2"
 expect 0 u target create "$T1" --portal "$P" # the --listen address: listened on
 echo "ok: under --listen, portals it would not listen on are refused with the reason"
+# ... and daemon info, target show and the log say what is listened on
+expect 0 u daemon info
+hasre "^listen +$P\$"
+hasre "^listening +$P\$"
+expect 0 u target show "$SEED"
+has "note: portal group 1 listens on $P (utargetd --listen), not on its portals 127.0.0.1:3260"
+u --json target show "$SEED" | python3 -c '
+import json, sys
+g = json.load(sys.stdin)["portal_groups"][0]
+assert g["portals"] == ["127.0.0.1:3260"] and g["listening"] == [sys.argv[1]], g' "$P" ||
+	ut_fail "target show --json: no \"listening\""
+grep -qF -- "--listen $P: every portal group listens there, not on its configured portals (127.0.0.1:3260)" "$UT_LOG" ||
+	ut_fail "the log does not say that --listen is in force"
+echo "ok: daemon info, target show and the log say that --listen is in force and what listens"
 
 ut_stop
 echo "PASS cli_admin"
