@@ -227,6 +227,8 @@ struct cfg {
 	char *state_dir;		 /* as written; NULL = "." */
 	char *log_level;		 /* NULL = not set */
 	char *rpc_socket;		 /* control socket path; NULL = the daemon's default */
+	char **default_portals;		 /* portals of a portal group created without any */
+	size_t ndefault_portals;	 /* 0: CFG_DEFAULT_PORTAL */
 	struct cfg_iscsi_settings iscsi; /* effective: defaults + the "iscsi" section */
 	uint32_t iscsi_set;		 /* bit i: the i-th iscsi field was in the file */
 	struct cfg_backstore *bs;
@@ -410,6 +412,9 @@ size_t cfg_count_portal_groups(const struct cfg *c);
 bool cfg_iscsi_name_valid(const char *name, const char **why);
 /* "a.b.c.d:port" or "[v6]:port" (port 1..65535). */
 bool cfg_portal_valid(const char *addr, const char **why);
+/* The portal of a portal group created without portals (target.create
+ * without portal_groups) when the config has no "default_portals". */
+#define CFG_DEFAULT_PORTAL "0.0.0.0:3260"
 /* A back-store's effective identity: the configured fields, else defaults
  * (serial and NAA derived from the back-store name: stable across restarts).
  * Buffers: vendor[9] product[17] revision[5] serial[33] naa[16]. */

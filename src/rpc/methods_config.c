@@ -332,8 +332,15 @@ static json_t *settings_json(bool effective)
 	shell.nbs = 0;
 	shell.targets = NULL;
 	shell.ntargets = 0;
-	if (effective)
+	if (effective) {
+		static char *const defaults[] = {CFG_DEFAULT_PORTAL};
+
 		shell.iscsi_set = ~0u; /* every field with its value */
+		if (!shell.ndefault_portals) {
+			shell.default_portals = (char **)defaults;
+			shell.ndefault_portals = 1;
+		}
+	}
 	o = cfg_object_to_json(CFG_OBJ_ROOT, &shell);
 	if (o) {
 		json_object_del(o, "backstores");

@@ -205,6 +205,45 @@ static int m_target_get(struct rpc_call *call)
 	return 0;
 }
 
+/* The portals of a portal group created without any: the --listen
+ * addresses (nothing else would be listened on), else the config's
+ * "default_portals", else CFG_DEFAULT_PORTAL. */
+static json_t *default_portals(void)
+{
+	const struct cfg *c = cfg_ctl_tree();
+	const char *const *addrs;
+	size_t n = cfg_ctl_listen(&addrs);
+	json_t *a = json_array();
+
+	if (!n && c->ndefault_portals) {
+		addrs = (const char *const *)c->default_portals;
+		n = c->ndefault_portals;
+	}
+	if (!n)
+		return a && !json_array_append_new(a, json_string(CFG_DEFAULT_PORTAL)) ? a : NULL;
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(addrs[i]));
+	return a;
+}
+
+/* A target without portal_groups gets one, tag 1; a portal group without
+ * portals gets the default ones. */
+static void fill_portals(json_t *o)
+{
+	json_t *groups = json_object_get(o, "portal_groups"), *g;
+	size_t i;
+
+	if (!groups) {
+		groups = json_pack("[{s:i}]", "tag", 1);
+		json_object_set_new(o, "portal_groups", groups);
+	}
+	json_array_foreach(groups, i, g)
+	{
+		if (json_is_object(g) && !json_object_get(g, "portals"))
+			json_object_set_new(g, "portals", default_portals());
+	}
+}
+
 static int m_target_create(struct rpc_call *call)
 {
 	struct cfg_chg *ch = rpc_chg(call, CFG_CHG_TGT_ADD, NULL, NULL, NULL);
@@ -213,6 +252,8 @@ static int m_target_create(struct rpc_call *call)
 	if (!ch)
 		return -1;
 	o = json_deep_copy(call->params);
+	if (o)
+		fill_portals(o);
 	if (rpc_chg_object(call, ch, CFG_OBJ_TARGET, o)) {
 		json_decref(o);
 		return -1;

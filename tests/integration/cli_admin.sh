@@ -6,6 +6,8 @@
 #     (config check, config reload) and a refused reload is logged;
 #   - with --listen, a portal change it would not honour is refused with
 #     the reason; daemon info, target show and the log say what listens;
+#   - a target created without --portal (command, shell) says where it
+#     listens: the --listen addresses, or the configurable default portals;
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 UTARGET=${2:?usage: cli_admin.sh UTARGETD UTARGET HOLDSESSION}
@@ -19,6 +21,8 @@ P2=127.0.0.1:$UT_PORT2
 SOCK=$UT_TMP/utargetd.sock
 SEED=iqn.2026-12.org.utarget.adm:seed
 T1=iqn.2026-12.org.utarget.adm:t1
+T2=iqn.2026-12.org.utarget.adm:t2
+T3=iqn.2026-12.org.utarget.adm:t3
 u() { "$UTARGET" -s "$SOCK" "$@"; }
 # expect STATUS CMD...: CMD exits STATUS; its output in $UT_TMP/cmd.out
 expect() {
@@ -99,6 +103,29 @@ assert g["portals"] == ["127.0.0.1:3260"] and g["listening"] == [sys.argv[1]], g
 grep -qF -- "--listen $P: every portal group listens there, not on its configured portals (127.0.0.1:3260)" "$UT_LOG" ||
 	ut_fail "the log does not say that --listen is in force"
 echo "ok: daemon info, target show and the log say that --listen is in force and what listens"
+
+# ---- the default portal is said (item 3) ----
+expect 0 u target create "$T2"
+[ "$(cat "$UT_TMP/cmd.out")" = "target $T2 created; portal group 1 listens on $P" ] ||
+	ut_fail "target create without --portal: $(cat "$UT_TMP/cmd.out")"
+printf '%s\n' "cd /iscsi" "create $T3" | u shell >"$UT_TMP/cmd.out" 2>&1 || ut_fail "shell create"
+has "target $T3 created; portal group 1 listens on $P"
+echo "ok: a target created without --portal says where it listens (--listen: its addresses)"
+ut_stop
+
+# the same without --listen: the configurable default portals
+sed -e "s|127.0.0.1:3260|$P|" "$CFG" >"$UT_TMP/own.json"
+mv "$UT_TMP/own.json" "$CFG"
+rm -f "$CFG.journal"
+UT_OWN_PORTALS=1 ut_start "$CFG"
+expect 0 u settings set "default_portals=$P2"
+expect 0 u settings show
+hasre "^default_portals +$P2\$"
+expect 0 u target delete "$T3"
+expect 0 u target create "$T3"
+has "target $T3 created; portal group 1 listens on $P2"
+ut_can_connect "$UT_PORT2" || ut_fail "$T3 does not listen on the default portal $P2"
+echo "ok: settings default_portals is the portal of a target created without --portal"
 
 ut_stop
 echo "PASS cli_admin"

@@ -132,12 +132,11 @@ static void test_target_lun_acl(void **state)
 		       "\"iqn.2026-12.org.example:t1\",\"portal_groups\":[{\"portals\":[\"127.0.0."
 		       "1:3851\",\"[::1]:3851\"],\"tag\":1}]}}",
 		       CLI_OK);
-	expect_request(
-	    W("target", "create", "iqn.2026-12.org.example:t2"),
-	    "{\"method\":\"target.create\",\"params\":{\"name\":\"iqn.2026-12.org."
-	    "example:t2\",\"portal_groups\":[{\"portals\":[\"0.0.0.0:3260\"],\"tag\":1}]}"
-	    "}",
-	    CLI_OK);
+	/* no portal: the daemon's default ones */
+	expect_request(W("target", "create", "iqn.2026-12.org.example:t2"),
+		       "{\"method\":\"target.create\",\"params\":{\"name\":\"iqn.2026-12.org."
+		       "example:t2\",\"portal_groups\":[{\"tag\":1}]}}",
+		       CLI_OK);
 	expect_request(W("tpg", "create", "iqn.2026-12.org.example:t1", "tpg2", "127.0.0.1:3852",
 			 "rel_port_id=9"),
 		       "{\"method\":\"portal_group.create\",\"params\":{\"portals\":[\"127.0.0.1:"
@@ -188,6 +187,31 @@ static void test_target_lun_acl(void **state)
 	expect_request(W("connection", "close", "7", "1"),
 		       "{\"method\":\"connection.close\",\"params\":{\"cid\":1,\"tsih\":7}}",
 		       CLI_OK);
+}
+
+/* The confirmation of a target (or portal group) says where it listens,
+ * from the daemon's answer. */
+static void test_target_listening(void **state)
+{
+	struct run r;
+
+	fake_set(&fake, "target.create",
+		 "{\"result\": {\"name\": \"t\", \"portal_groups\": [{\"tag\": 1, \"portals\": "
+		 "[\"0.0.0.0:3260\", \"[::]:3260\"], \"listening\": [\"0.0.0.0:3260\", "
+		 "\"[::]:3260\"]}]}}");
+	r = run(false, W("target", "create", "t"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(r.out, "target t created; portal group 1 listens on 0.0.0.0:3260 "
+				   "(every IPv4 address), [::]:3260 (every address)\n");
+	run_free(&r);
+	fake_set(&fake, "portal_group.create",
+		 "{\"result\": {\"tag\": 2, \"portals\": [\"127.0.0.1:3260\"], \"listening\": "
+		 "[\"127.0.0.1:3601\"]}}");
+	r = run(false, W("tpg", "create", "t", "2", "127.0.0.1:3260"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(r.out, "portal group 2 of t created; portal group 2 listens on "
+				   "127.0.0.1:3601\n");
+	run_free(&r);
 }
 
 /* A "set" with a dotted field merges into the current nested object. */
@@ -572,11 +596,17 @@ static void test_unreachable(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_backstore),	 cmocka_unit_test(test_target_lun_acl),
-	    cmocka_unit_test(test_set_nested),	 cmocka_unit_test(test_chap),
-	    cmocka_unit_test(test_alua),	 cmocka_unit_test(test_config_check),
-	    cmocka_unit_test(test_import_apply), cmocka_unit_test(test_errors),
-	    cmocka_unit_test(test_output),	 cmocka_unit_test(test_unreachable),
+	    cmocka_unit_test(test_backstore),
+	    cmocka_unit_test(test_target_lun_acl),
+	    cmocka_unit_test(test_target_listening),
+	    cmocka_unit_test(test_set_nested),
+	    cmocka_unit_test(test_chap),
+	    cmocka_unit_test(test_alua),
+	    cmocka_unit_test(test_config_check),
+	    cmocka_unit_test(test_import_apply),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_output),
+	    cmocka_unit_test(test_unreachable),
 	    cmocka_unit_test(test_reservation),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
