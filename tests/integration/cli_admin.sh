@@ -126,6 +126,16 @@ expect 0 u target create "$T3"
 has "target $T3 created; portal group 1 listens on $P2"
 ut_can_connect "$UT_PORT2" || ut_fail "$T3 does not listen on the default portal $P2"
 echo "ok: settings default_portals is the portal of a target created without --portal"
+# import tgt: tgtd's listener is not in targets.conf; the report and the
+# confirmation say where the imported targets listen
+truncate -s 4M "$UT_TMP/tgt.img"
+printf '<target iqn.2026-12.org.utarget.adm:tgt>\n    backing-store %s\n</target>\n' \
+	"$UT_TMP/tgt.img" >"$UT_TMP/targets.conf"
+expect 0 u import tgt "$UT_TMP/targets.conf" --dry-run
+has "note: $UT_TMP/targets.conf: tgtd's listener is not in the file: the imported targets listen on 0.0.0.0:3260 and [::]:3260, every address (--portal chooses)"
+expect 0 u import tgt "$UT_TMP/targets.conf" --portal "$P2"
+has "imported 1 back-store and 1 target (listening on $P2)"
+echo "ok: import tgt says where the imported targets listen"
 
 ut_stop
 echo "PASS cli_admin"
