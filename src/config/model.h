@@ -75,12 +75,18 @@ struct cfg_lun_list {
 /* ---- access and authentication (auth.c; docs/config.md) ---- */
 #define CFG_CHAP_USER_MAX   255 /* CHAP_N: a simple value (RFC 7143 6.1) */
 #define CFG_CHAP_SECRET_MAX 255
-#define CFG_CHAP_ALGS	    4u
-#define CFG_NET_MAX	    64 /* "address/prefix" as written */
+/* RFC 7143 12.1.3: at least 96 bits of randomness; shorter secrets are
+ * refused unless their credential says "allow_short" */
+#define CFG_CHAP_SECRET_MIN 12
+/* Microsoft's initiator accepts no longer secret (a warning only) */
+#define CFG_CHAP_SECRET_MS_MAX 16
+#define CFG_CHAP_ALGS	       4u
+#define CFG_NET_MAX	       64 /* "address/prefix" as written */
 
 struct cfg_chap_cred {
 	char *user;
-	char *secret; /* as written: its bytes are the CHAP secret */
+	char *secret;	  /* as written: its bytes are the CHAP secret */
+	bool allow_short; /* "allow_short": a secret under CFG_CHAP_SECRET_MIN is intended */
 };
 
 /* "auth": CHAP (RFC 7143 12.1.3). Present = CHAP required. */

@@ -8,6 +8,8 @@
 #     the reason; daemon info, target show and the log say what listens;
 #   - a target created without --portal (command, shell) says where it
 #     listens: the --listen addresses, or the configurable default portals;
+#   - a CHAP secret shorter than 12 bytes is refused unless forced (API,
+#     CLI, file), a longer one than 16 is taken with a warning;
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 UTARGET=${2:?usage: cli_admin.sh UTARGETD UTARGET HOLDSESSION}
@@ -103,6 +105,39 @@ assert g["portals"] == ["127.0.0.1:3260"] and g["listening"] == [sys.argv[1]], g
 grep -qF -- "--listen $P: every portal group listens there, not on its configured portals (127.0.0.1:3260)" "$UT_LOG" ||
 	ut_fail "the log does not say that --listen is in force"
 echo "ok: daemon info, target show and the log say that --listen is in force and what listens"
+
+# ---- CHAP secrets: at least 12 bytes unless forced (item 4) ----
+expect 3 u chap add "$T1" short abc
+has "auth.chap[0].secret: the secret of \"short\" has 3 bytes: CHAP secrets need at least 12 (RFC 7143 12.1.3: 96 random bits)"
+expect 0 u chap add "$T1" short abc --force
+expect 0 u config show
+has '"allow_short": true'
+expect 0 u chap add "$T1" long a-secret-of-20-bytes
+has "utarget: warning: the secret has 20 bytes: Microsoft's initiator accepts 12 to 16 only"
+expect 3 u chap mutual "$T1" "$T1" short-mut
+has "mutual.secret: the secret of \"$T1\" has 9 bytes"
+python3 "$UT_ROOT/tests/tools/utrpc.py" "$SOCK" acl.create \
+	"{\"target\": \"$T1\", \"initiator\": \"iqn.2026-12.org.utarget.adm:h\", \"auth\": {\"chap\": [{\"user\": \"h\", \"secret\": \"tiny\"}]}}" \
+	>"$UT_TMP/cmd.out" 2>&1 && ut_fail "acl.create took a 4-byte secret: $(cat "$UT_TMP/cmd.out")"
+has "\"code\": -32001"
+has "has 4 bytes: CHAP secrets need at least 12"
+# a file: refused at start-up unless the credential says allow_short
+ut_write_config short.json <<JSON
+{
+  "version": 1,
+  "state_dir": "@TMP@/short",
+  "targets": [
+    { "name": "$T1",
+      "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
+      "auth": { "chap": [ { "user": "f", "secret": "tiny" } ] } }
+  ]
+}
+JSON
+expect 1 "$UTARGETD" --check -c "$UT_TMP/short.json"
+hasre "^utargetd: $UT_TMP/short.json:[0-9]+: targets\[0\]\.auth\.chap\[0\]\.secret: the secret of \"f\" has 4 bytes"
+sed -i 's|"secret": "tiny"|"secret": "tiny", "allow_short": true|' "$UT_TMP/short.json"
+expect 0 "$UTARGETD" --check -c "$UT_TMP/short.json"
+echo "ok: short CHAP secrets are refused unless forced (CLI --force, API and file allow_short)"
 
 # ---- the default portal is said (item 3) ----
 expect 0 u target create "$T2"

@@ -247,6 +247,21 @@ static void test_chap(void **state)
 	    "{\"method\":\"target.set\",\"params\":{\"auth\":{\"algorithms\":[\"MD5\"],"
 	    "\"chap\":[{\"secret\":\"new-secret-123\",\"user\":\"a\"}]},\"name\":\"t\"}}",
 	    CLI_OK);
+	/* a short secret: only with --force, which says so in the credential */
+	expect_request(
+	    W("chap", "add", "t", "c", "abc", "--force"),
+	    "{\"method\":\"target.set\",\"params\":{\"auth\":{\"algorithms\":[\"MD5\"],"
+	    "\"chap\":[{\"secret\":\"a-secret-1234\",\"user\":\"a\"},{\"allow_short\":true,"
+	    "\"secret\":\"abc\",\"user\":\"c\"}]},\"name\":\"t\"}}",
+	    CLI_OK);
+	{
+		struct run r = run(false, W("chap", "add", "t", "d", "a-secret-of-20-bytes"));
+
+		assert_int_equal(r.rc, CLI_OK);
+		assert_string_equal(r.err, "utarget: warning: the secret has 20 bytes: Microsoft's "
+					   "initiator accepts 12 to 16 only\n");
+		run_free(&r);
+	}
 	expect_request(
 	    W("chap", "mutual", "t", "tgt", "tgt-secret-99"),
 	    "{\"method\":\"target.set\",\"params\":{\"auth\":{\"algorithms\":[\"MD5\"],"
