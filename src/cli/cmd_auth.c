@@ -32,6 +32,18 @@ static json_t *au_cred(const struct cli_args *a, const char *user, const char *s
 	return o;
 }
 
+/* Remove member key of auth. A target's or an ACL's "auth" is merged
+ * member by member into the current one (target.set, acl.set: docs/rpc.md),
+ * so a member left out would stay: it is written null. Discovery's is
+ * replaced as a whole (settings.set merges "discovery" one level up). */
+static void au_remove(const struct cli_args *a, json_t *auth, const char *key)
+{
+	if (a->set[AU_O_DISCOVERY])
+		json_object_del(auth, key);
+	else
+		json_object_set_new(auth, key, json_null());
+}
+
 /* After a secret was taken: one it may not suit. */
 static void au_warn_long(struct cli *c, const char *secret)
 {
@@ -273,7 +285,7 @@ static int au_mutual(struct cli *c, const struct cli_cmd *cmd, const struct cli_
 		return CLI_EUSAGE;
 	}
 	if (clear) {
-		json_object_del(auth, "mutual");
+		au_remove(a, auth, "mutual");
 		return au_put(c, a, target, auth, "mutual CHAP removed");
 	}
 	json_object_set_new(auth, "mutual", au_cred(a, a->pos[off], secret));
@@ -301,7 +313,7 @@ static int au_algorithms(struct cli *c, const struct cli_cmd *cmd, const struct 
 		return CLI_EUSAGE;
 	}
 	if (strcmp(list, "all") == 0) {
-		json_object_del(auth, "algorithms");
+		au_remove(a, auth, "algorithms");
 	} else {
 		algs = json_array();
 		for (const char *p = list; *p;) {

@@ -116,6 +116,16 @@ expect 0 u chap add "$T1" long a-secret-of-20-bytes
 has "utarget: warning: the secret has 20 bytes: Microsoft's initiator accepts 12 to 16 only"
 expect 3 u chap mutual "$T1" "$T1" short-mut
 has "mutual.secret: the secret of \"$T1\" has 9 bytes"
+# removing the mutual credential and the algorithm list really removes them
+expect 0 u chap mutual "$T1" "$T1" mutual-secret-12
+expect 0 u chap algorithms "$T1" SHA-256,MD5
+expect 0 u chap mutual "$T1" none
+expect 0 u chap algorithms "$T1" all
+u config show | python3 -c '
+import json, sys
+t = [t for t in json.load(sys.stdin)["targets"] if t["name"] == sys.argv[1]][0]
+assert "mutual" not in t["auth"] and "algorithms" not in t["auth"], t["auth"]' "$T1" ||
+	ut_fail "chap mutual none / chap algorithms all left them in place"
 python3 "$UT_ROOT/tests/tools/utrpc.py" "$SOCK" acl.create \
 	"{\"target\": \"$T1\", \"initiator\": \"iqn.2026-12.org.utarget.adm:h\", \"auth\": {\"chap\": [{\"user\": \"h\", \"secret\": \"tiny\"}]}}" \
 	>"$UT_TMP/cmd.out" 2>&1 && ut_fail "acl.create took a 4-byte secret: $(cat "$UT_TMP/cmd.out")"

@@ -268,6 +268,17 @@ static void test_chap(void **state)
 	    "\"chap\":[{\"secret\":\"a-secret-1234\",\"user\":\"a\"}],\"mutual\":{\"secret\""
 	    ":\"tgt-secret-99\",\"user\":\"tgt\"}},\"name\":\"t\"}}",
 	    CLI_OK);
+	/* a member removed is written null: target.set merges "auth" member
+	 * by member, a member left out would stay */
+	expect_request(W("chap", "mutual", "t", "none"),
+		       "{\"method\":\"target.set\",\"params\":{\"auth\":{\"algorithms\":[\"MD5\"],"
+		       "\"chap\":[{\"secret\":\"a-secret-1234\",\"user\":\"a\"}],\"mutual\":null},"
+		       "\"name\":\"t\"}}",
+		       CLI_OK);
+	expect_request(W("chap", "algorithms", "t", "all"),
+		       "{\"method\":\"target.set\",\"params\":{\"auth\":{\"algorithms\":null,"
+		       "\"chap\":[{\"secret\":\"a-secret-1234\",\"user\":\"a\"}]},\"name\":\"t\"}}",
+		       CLI_OK);
 	/* the last user removed: no auth at all */
 	expect_request(W("chap", "delete", "t", "a"),
 		       "{\"method\":\"target.set\",\"params\":{\"auth\":null,\"name\":\"t\"}}",
