@@ -46,9 +46,22 @@ void cli_print_rpc_error(struct cli *c, const struct rpc_error *e)
 	const char *param = json_string_value(json_object_get(d, "param"));
 	const char *feature = json_string_value(json_object_get(d, "feature"));
 	json_t *used = json_object_get(d, "used_by"), *index = json_object_get(d, "index");
+	const char *file = json_string_value(json_object_get(d, "file"));
 	char extra[1024] = "";
 	size_t n = 0;
 
+	if (file && e->code != -32008) {
+		/* a refusal about a config file: as "utargetd --check" says it */
+		const char *msg = json_string_value(json_object_get(d, "message"));
+		json_int_t line = json_integer_value(json_object_get(d, "line"));
+		char where[32] = "";
+
+		if (line > 0)
+			snprintf(where, sizeof(where), ":%lld", (long long)line);
+		cli_errorf(c, "%s%s: %s%s%s", file, where, path ? path : "",
+			   path && path[0] ? ": " : "", msg ? msg : e->message);
+		return;
+	}
 	if (json_is_integer(index))
 		n += (size_t)snprintf(extra + n, sizeof(extra) - n, " (request %lld)",
 				      (long long)json_integer_value(index));

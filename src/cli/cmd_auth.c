@@ -16,8 +16,45 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
+#include "config/model.h"
 
-enum { AU_O_INITIATOR, AU_O_DISCOVERY };
+enum { AU_O_INITIATOR, AU_O_DISCOVERY, AU_O_FORCE };
+
+/* A credential {user, secret}: with --force, a secret shorter than RFC
+ * 7143 12.1.3's 96 bits is kept on purpose ("allow_short"; the daemon
+ * refuses it otherwise). */
+static json_t *au_cred(const struct cli_args *a, const char *user, const char *secret)
+{
+	json_t *o = json_pack("{s:s, s:s}", "user", user, "secret", secret);
+
+	if (o && a->set[AU_O_FORCE] && strlen(secret) < CFG_CHAP_SECRET_MIN)
+		json_object_set_new(o, "allow_short", json_true());
+	return o;
+}
+
+/* Remove member key of auth. A target's or an ACL's "auth" is merged
+ * member by member into the current one (target.set, acl.set: docs/rpc.md),
+ * so a member left out would stay: it is written null. Discovery's is
+ * replaced as a whole (settings.set merges "discovery" one level up). */
+static void au_remove(const struct cli_args *a, json_t *auth, const char *key)
+{
+	if (a->set[AU_O_DISCOVERY])
+		json_object_del(auth, key);
+	else
+		json_object_set_new(auth, key, json_null());
+}
+
+/* After a secret was taken: one it may not suit. */
+static void au_warn_long(struct cli *c, const char *secret)
+{
+	size_t n = strlen(secret);
+
+	if (n > CFG_CHAP_SECRET_MS_MAX && !c->quiet)
+		fprintf(c->err,
+			"utarget: warning: the secret has %zu bytes: Microsoft's initiator "
+			"accepts %d to %d only\n",
+			n, CFG_CHAP_SECRET_MIN, CFG_CHAP_SECRET_MS_MAX);
+}
 
 /* The key the API names an ACL by: its initiator, or "@" and its networks
  * (config/index.c cfg_acl_key). */
@@ -181,9 +218,12 @@ static int au_add(struct cli *c, const struct cli_cmd *cmd, const struct cli_arg
 			break;
 		}
 	}
-	json_array_append_new(chap, json_pack("{s:s, s:s}", "user", a->pos[off], "secret", secret));
+	json_array_append_new(chap, au_cred(a, a->pos[off], secret));
+	rc = au_put(c, a, target, auth, "CHAP user added");
+	if (rc == CLI_OK)
+		au_warn_long(c, secret);
 	memset(secret, 0, sizeof(secret));
-	return au_put(c, a, target, auth, "CHAP user added");
+	return rc;
 }
 
 static int au_delete(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
@@ -245,13 +285,15 @@ static int au_mutual(struct cli *c, const struct cli_cmd *cmd, const struct cli_
 		return CLI_EUSAGE;
 	}
 	if (clear) {
-		json_object_del(auth, "mutual");
+		au_remove(a, auth, "mutual");
 		return au_put(c, a, target, auth, "mutual CHAP removed");
 	}
-	json_object_set_new(auth, "mutual",
-			    json_pack("{s:s, s:s}", "user", a->pos[off], "secret", secret));
+	json_object_set_new(auth, "mutual", au_cred(a, a->pos[off], secret));
+	rc = au_put(c, a, target, auth, "mutual CHAP set");
+	if (rc == CLI_OK)
+		au_warn_long(c, secret);
 	memset(secret, 0, sizeof(secret));
-	return au_put(c, a, target, auth, "mutual CHAP set");
+	return rc;
 }
 
 static int au_algorithms(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
@@ -271,7 +313,7 @@ static int au_algorithms(struct cli *c, const struct cli_cmd *cmd, const struct 
 		return CLI_EUSAGE;
 	}
 	if (strcmp(list, "all") == 0) {
-		json_object_del(auth, "algorithms");
+		au_remove(a, auth, "algorithms");
 	} else {
 		algs = json_array();
 		for (const char *p = list; *p;) {
@@ -336,6 +378,20 @@ static int au_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_ar
 		[AU_O_DISCOVERY] = {.name = "discovery",                                           \
 				    .help = "discovery sessions' credentials (no TARGET)"},        \
 	}
+/* ... and --force for the commands that take a secret */
+#define AU_OPTS_SECRET                                                                             \
+	{                                                                                          \
+		[AU_O_INITIATOR] = {.name = "initiator",                                           \
+				    .short_name = 'i',                                             \
+				    .has_arg = true,                                               \
+				    .arg = "IQN",                                                  \
+				    .help = "the credentials of this initiator's ACL"},            \
+		[AU_O_DISCOVERY] = {.name = "discovery",                                           \
+				    .help = "discovery sessions' credentials (no TARGET)"},        \
+		[AU_O_FORCE] = {.name = "force",                                                   \
+				.short_name = 'f',                                                 \
+				.help = "keep a secret shorter than 12 bytes (allow_short)"},      \
+	}
 
 const struct cli_cmd cli_cmds_auth[] = {
     {
@@ -357,9 +413,11 @@ const struct cli_cmd cli_cmds_auth[] = {
 	.usage = "[TARGET] USER SECRET",
 	.summary = "add (or change the secret of) a CHAP user: CHAP becomes required",
 	.help = "SECRET \"-\" reads it from standard input. Secrets of 12 to 16 bytes suit\n"
-		"every initiator (Microsoft's accepts no other length).\n"
+		"every initiator (Microsoft's accepts no other length). A shorter one is\n"
+		"refused (RFC 7143 12.1.3: 96 random bits) unless --force is given; a\n"
+		"longer one is taken with a warning.\n"
 		"Example: utarget chap add iqn.2026-12.org.example:t1 host1 - < secret-file",
-	.opts = AU_OPTS,
+	.opts = AU_OPTS_SECRET,
 	.min_pos = 2,
 	.max_pos = 3,
 	.run = au_add,
@@ -381,8 +439,9 @@ const struct cli_cmd cli_cmds_auth[] = {
 	.usage = "[TARGET] USER SECRET | [TARGET] none",
 	.summary = "the target's own credentials for mutual CHAP (none: remove them)",
 	.help = "The target's secret must differ from every initiator secret (RFC 7143\n"
-		"12.1.3). SECRET \"-\" reads it from standard input.",
-	.opts = AU_OPTS,
+		"12.1.3) and have at least 12 bytes (--force: fewer). SECRET \"-\" reads\n"
+		"it from standard input.",
+	.opts = AU_OPTS_SECRET,
 	.min_pos = 1,
 	.max_pos = 3,
 	.run = au_mutual,

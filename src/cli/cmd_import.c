@@ -84,6 +84,39 @@ static int imp_port_groups(struct cli *c, json_t *pgs, json_t *reqs)
 		   : CLI_OK;
 }
 
+/* Every address the created targets' portal groups listen on (each once,
+ * from the daemon's answers: "listening"), joined by ", ". */
+static void imp_listening(json_t *results, char *buf, size_t size)
+{
+	json_t *r, *g, *a;
+	size_t i, k, j, n = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(results, i, r)
+	{
+		json_array_foreach(json_object_get(r, "portal_groups"), k, g)
+		{
+			json_array_foreach(json_object_get(g, "listening"), j, a)
+			{
+				const char *s = json_string_value(a);
+				size_t len = s ? strlen(s) : 0;
+				bool seen = false;
+				int w;
+
+				for (const char *p = buf; s && (p = strstr(p, s)); p += len)
+					seen |= (p == buf || p[-1] == ' ') &&
+						(p[len] == ',' || p[len] == '\0');
+				if (!s || seen)
+					continue;
+				w = snprintf(buf + n, size - n, "%s%s", n ? ", " : "", s);
+				if (w < 0 || (size_t)w >= size - n)
+					return;
+				n += (size_t)w;
+			}
+		}
+	}
+}
+
 /* Add the imported objects to the running configuration. */
 static int imp_apply_add(struct cli *c, json_t *doc, json_t *report)
 {
@@ -138,8 +171,12 @@ static int imp_apply_add(struct cli *c, json_t *doc, json_t *report)
 	} else {
 		size_t nb = json_array_size(json_object_get(doc, "backstores"));
 		size_t nt = json_array_size(json_object_get(doc, "targets"));
-		cli_done(c, "imported %zu back-store%s and %zu target%s", nb, nb == 1 ? "" : "s",
-			 nt, nt == 1 ? "" : "s");
+		char on[1024];
+
+		imp_listening(json_object_get(res, "results"), on, sizeof(on));
+		cli_done(c, "imported %zu back-store%s and %zu target%s%s%s%s", nb,
+			 nb == 1 ? "" : "s", nt, nt == 1 ? "" : "s", on[0] ? " (listening on " : "",
+			 on, on[0] ? ")" : "");
 	}
 	json_decref(res);
 	return CLI_OK;
@@ -175,7 +212,8 @@ static int imp_apply_replace(struct cli *c, json_t *doc, json_t *report)
 	} else {
 		json_t *ch = json_object_get(res, "changes"), *e;
 		size_t i;
-		cli_done(c, "running configuration replaced (%zu changes)", json_array_size(ch));
+		cli_done(c, "running configuration replaced (%zu change%s)", json_array_size(ch),
+			 json_array_size(ch) == 1 ? "" : "s");
 		json_array_foreach(ch, i, e)
 		{
 			if (!c->quiet)

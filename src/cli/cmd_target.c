@@ -7,7 +7,54 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 
-#define TGT_DEFAULT_PORTAL "0.0.0.0:3260"
+/* "ADDR (every IPv4 address), ..." of a portal group's "listening" (what
+ * it really listens on): a wildcard address is said to be one. */
+static void tg_listening(json_t *g, char *buf, size_t size)
+{
+	json_t *l = json_object_get(g, "listening"), *e;
+	size_t n = 0, i;
+
+	if (!l)
+		l = json_object_get(g, "portals");
+	buf[0] = '\0';
+	json_array_foreach(l, i, e)
+	{
+		const char *a = json_string_value(e) ?: "?";
+		const char *what = strncmp(a, "0.0.0.0:", 8) == 0 ? " (every IPv4 address)"
+				   : strncmp(a, "[::]:", 5) == 0  ? " (every address)"
+								  : "";
+		int w = snprintf(buf + n, size - n, "%s%s%s", i ? ", " : "", a, what);
+
+		if (w < 0 || (size_t)w >= size - n)
+			return;
+		n += (size_t)w;
+	}
+}
+
+/* A change's answer is a portal group (or a target whose first one is
+ * meant): its confirmation line says where it listens. */
+static int tg_change_listening(struct cli *c, const char *method, json_t *p, const char *what)
+{
+	json_t *res, *g;
+	char on[1024];
+	int rc = cli_call(c, method, p, &res);
+
+	if (rc)
+		return rc;
+	if (c->json) {
+		out_json(c, res);
+		json_decref(res);
+		return CLI_OK;
+	}
+	g = json_object_get(res, "portal_groups")
+		? json_array_get(json_object_get(res, "portal_groups"), 0)
+		: res;
+	tg_listening(g, on, sizeof(on));
+	cli_done(c, "%s; portal group %lld listens on %s", what,
+		 (long long)json_integer_value(json_object_get(g, "tag")), on[0] ? on : "nothing");
+	json_decref(res);
+	return CLI_OK;
+}
 
 /* ---- targets ---- */
 /* A target as a row of the list: portals as TAG/ADDR, counts, demo mode. */
@@ -50,14 +97,46 @@ static int tg_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_ar
 	return cmd_list(c, "target.list", NULL, tg_row, cols, heads, ARRAY_SIZE(cols));
 }
 
+/* A portal group's "listening" differs from its portals only when
+ * utargetd runs with --listen: say so where it is read. */
+static void tg_listen_notes(struct cli *c, json_t *t)
+{
+	json_t *g;
+	size_t i;
+
+	json_array_foreach(json_object_get(t, "portal_groups"), i, g)
+	{
+		json_t *listening = json_object_get(g, "listening");
+		char on[512], conf[512];
+
+		if (!listening || json_equal(listening, json_object_get(g, "portals")))
+			continue;
+		out_text(listening, on, sizeof(on));
+		out_text(json_object_get(g, "portals"), conf, sizeof(conf));
+		fprintf(c->out,
+			"note: portal group %lld listens on %s (utargetd --listen), not on its "
+			"portals %s\n",
+			(long long)json_integer_value(json_object_get(g, "tag")), on, conf);
+	}
+}
+
 static int tg_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
-	return cmd_show(c, "target.get", json_pack("{s:s}", "name", a->pos[0]));
+	json_t *res;
+	int rc = cmd_read(c, "target.get", json_pack("{s:s}", "name", a->pos[0]), &res);
+
+	if (rc || !res)
+		return rc;
+	out_object(c, res, 0);
+	tg_listen_notes(c, res);
+	json_decref(res);
+	return CLI_OK;
 }
 
 static int tg_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
 	json_t *p, *portals = json_array();
+	char what[512];
 	json_int_t tag = 1;
 	int rc;
 
@@ -67,10 +146,14 @@ static int tg_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_
 	}
 	for (size_t i = 0; i < a->nval[0]; i++)
 		json_array_append_new(portals, json_string(a->val[0][i]));
+	/* without --portal the daemon gives the default portals (settings
+	 * "default_portals", or its --listen addresses) */
 	if (a->nval[0] == 0)
-		json_array_append_new(portals, json_string(TGT_DEFAULT_PORTAL));
-	p = json_pack("{s:s, s:[{s:I, s:o}]}", "name", a->pos[0], "portal_groups", "tag", tag,
-		      "portals", portals);
+		p = json_pack("{s:s, s:[{s:I}]}", "name", a->pos[0], "portal_groups", "tag", tag);
+	else
+		p = json_pack("{s:s, s:[{s:I, s:O}]}", "name", a->pos[0], "portal_groups", "tag",
+			      tag, "portals", portals);
+	json_decref(portals);
 	if (!p)
 		return CLI_EINTERNAL;
 	if (cli_opt(a, 2))
@@ -80,7 +163,8 @@ static int tg_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_
 		json_decref(p);
 		return rc;
 	}
-	return cmd_change(c, "target.create", p, "target %s created", a->pos[0]);
+	snprintf(what, sizeof(what), "target %s created", a->pos[0]);
+	return tg_change_listening(c, "target.create", p, what);
 }
 
 static int tg_delete(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
@@ -126,6 +210,7 @@ static int tpg_list(struct cli *c, const struct cli_cmd *cmd, const struct cli_a
 static int tpg_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
 	json_t *p, *portals;
+	char what[512];
 	json_int_t tag;
 	size_t i = 2;
 	int rc;
@@ -144,8 +229,8 @@ static int tpg_create(struct cli *c, const struct cli_cmd *cmd, const struct cli
 		json_decref(p);
 		return rc;
 	}
-	return cmd_change(c, "portal_group.create", p, "portal group %lld of %s created",
-			  (long long)tag, a->pos[0]);
+	snprintf(what, sizeof(what), "portal group %lld of %s created", (long long)tag, a->pos[0]);
+	return tg_change_listening(c, "portal_group.create", p, what);
 }
 
 static int tpg_delete(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
@@ -183,14 +268,17 @@ static int tpg_set(struct cli *c, const struct cli_cmd *cmd, const struct cli_ar
 static int portal_cmd(struct cli *c, const struct cli_args *a, const char *method, const char *done)
 {
 	json_int_t tag;
+	char what[512];
 	int rc = tpg_tag(c, a->pos[1], &tag);
 
 	if (rc)
 		return rc;
-	return cmd_change(
+	snprintf(what, sizeof(what), "portal %s %s portal group %lld of %s", a->pos[2], done,
+		 (long long)tag, a->pos[0]);
+	return tg_change_listening(
 	    c, method,
 	    json_pack("{s:s, s:I, s:s}", "target", a->pos[0], "tag", tag, "portal", a->pos[2]),
-	    "portal %s %s portal group %lld of %s", a->pos[2], done, (long long)tag, a->pos[0]);
+	    what);
 }
 
 static int portal_add(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
@@ -232,7 +320,9 @@ const struct cli_cmd cli_cmds_target[] = {
 	.usage = "NAME [FIELD=VALUE...]",
 	.summary = "create a target with one portal group",
 	.help = "NAME is an iSCSI name (iqn.yyyy-mm.reversed.domain[:id], eui., naa.).\n"
-		"Without --portal the portal group listens on " TGT_DEFAULT_PORTAL ".\n"
+		"Without --portal the portal group listens on the daemon's default portals\n"
+		"(settings default_portals; absent: 0.0.0.0:3260, every IPv4 address; with\n"
+		"utargetd --listen, its addresses); the confirmation says where it listens.\n"
 		"FIELDs: alias, demo_mode.enabled, demo_mode.read_only.\n"
 		"Example: utarget target create iqn.2026-12.org.example:t1 --portal 192.0.2.1:3260",
 	.opts = {{.name = "portal",

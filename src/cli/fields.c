@@ -92,6 +92,7 @@ static const struct cli_field cli_f_alua_group[] = {
 
 static const struct cli_field cli_f_settings[] = {
     {.name = "log_level", .type = CLI_F_STR},
+    {.name = "default_portals", .type = CLI_F_STRLIST},
     {.name = "iscsi.max_recv_data_segment_length", .type = CLI_F_INT},
     {.name = "iscsi.max_burst_length", .type = CLI_F_INT},
     {.name = "iscsi.first_burst_length", .type = CLI_F_INT},

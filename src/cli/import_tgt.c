@@ -911,6 +911,10 @@ int imp_tgt_load(const char *file, const struct imp_opts *o, struct imp_result *
 		rc = tgt_target(&x, b->value, opts, nopts, b);
 		free(opts);
 	}
+	if (rc == 0 && !x.o->nportals && json_array_size(json_object_get(r->config, "targets")))
+		imp_report(r, IMP_NOTE, file,
+			   "tgtd's listener is not in the file: the imported targets listen on "
+			   "0.0.0.0:3260 and [::]:3260, every address (--portal chooses)");
 	if (rc == 0)
 		imp_check_secrets(r);
 	json_decref(x.iscsi_where);

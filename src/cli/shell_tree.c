@@ -389,10 +389,14 @@ json_t *sh_children(struct cli *c, const struct sh_path *p)
 		res = sh_get(c, "target.list", NULL);
 		json_array_foreach(res, i, e)
 		{
-			snprintf(info, sizeof(info), "%zu LUNs, %zu ACLs, %lld sessions",
-				 json_array_size(json_object_get(e, "luns")),
-				 json_array_size(json_object_get(e, "acls")),
-				 (long long)json_integer_value(json_object_get(e, "sessions")));
+			size_t nl = json_array_size(json_object_get(e, "luns"));
+			size_t na = json_array_size(json_object_get(e, "acls"));
+			long long ns =
+			    (long long)json_integer_value(json_object_get(e, "sessions"));
+
+			snprintf(info, sizeof(info), "%zu LUN%s, %zu ACL%s, %lld session%s", nl,
+				 nl == 1 ? "" : "s", na, na == 1 ? "" : "s", ns,
+				 ns == 1 ? "" : "s");
 			sh_add(out, json_string_value(json_object_get(e, "name")) ?: "?", true,
 			       info);
 		}

@@ -80,7 +80,7 @@ const char *cfg_discovery_filter_name(uint8_t f)
 
 static int au_cred(struct cfg_pctx *x, json_t *o, struct cfg_chap_cred *c)
 {
-	static const char *const fields[] = {"user", "secret", NULL};
+	static const char *const fields[] = {"user", "secret", "allow_short", NULL};
 	int rc;
 
 	if (!json_is_object(o))
@@ -88,7 +88,8 @@ static int au_cred(struct cfg_pctx *x, json_t *o, struct cfg_chap_cred *c)
 				cfg_type_name(o));
 	if ((rc = cfg_check_keys(x, o, fields)) ||
 	    (rc = cfg_get_str(x, o, "user", true, CFG_CHAP_USER_MAX, &c->user)) ||
-	    (rc = cfg_get_str(x, o, "secret", true, CFG_CHAP_SECRET_MAX, &c->secret)))
+	    (rc = cfg_get_str(x, o, "secret", true, CFG_CHAP_SECRET_MAX, &c->secret)) ||
+	    (rc = cfg_get_bool(x, o, "allow_short", &c->allow_short)))
 		return rc;
 	return 0;
 }
@@ -347,7 +348,13 @@ static int au_put(json_t *o, const char *key, json_t *v)
 
 static json_t *au_dump_cred(const struct cfg_chap_cred *c)
 {
-	return json_pack("{s:s, s:s}", "user", c->user, "secret", c->secret);
+	json_t *o = json_pack("{s:s, s:s}", "user", c->user, "secret", c->secret);
+
+	if (o && c->allow_short && json_object_set_new(o, "allow_short", json_true())) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 static json_t *au_dump_auth(const struct cfg_auth *a)
@@ -512,9 +519,26 @@ static bool au_printable(const char *s)
 	return true;
 }
 
+/* RFC 7143 12.1.3: a secret of fewer than 96 bits is refused unless its
+ * credential says "allow_short" (a legacy initiator's, kept on purpose). */
+static int au_verify_length(const struct cfg_chap_cred *cr, const char *base, const char *rel,
+			    struct cfg_err *err)
+{
+	size_t n = strlen(cr->secret);
+
+	if (n >= CFG_CHAP_SECRET_MIN || cr->allow_short)
+		return 0;
+	return au_verr(err, base, rel,
+		       "the secret of \"%s\" has %zu byte%s: CHAP secrets need at least %d "
+		       "(RFC 7143 12.1.3: 96 random bits); to keep a shorter one, set "
+		       "\"allow_short\": true beside it (utarget chap add|mutual --force)",
+		       cr->user, n, n == 1 ? "" : "s", CFG_CHAP_SECRET_MIN);
+}
+
 static int au_verify_auth(const struct cfg_auth *a, const char *base, struct cfg_err *err)
 {
 	char rel[64];
+	int rc;
 
 	for (size_t i = 0; i < a->nchap; i++) {
 		snprintf(rel, sizeof(rel), ".chap[%zu].user", i);
@@ -524,9 +548,14 @@ static int au_verify_auth(const struct cfg_auth *a, const char *base, struct cfg
 			if (!strcmp(a->chap[j].user, a->chap[i].user))
 				return au_verr(err, base, rel, "user \"%s\" is already chap[%zu]",
 					       a->chap[i].user, j);
+		snprintf(rel, sizeof(rel), ".chap[%zu].secret", i);
+		if ((rc = au_verify_length(&a->chap[i], base, rel, err)))
+			return rc;
 	}
 	if (a->mutual && !au_printable(a->mutual->user))
 		return au_verr(err, base, ".mutual.user", "control characters are not allowed");
+	if (a->mutual && (rc = au_verify_length(a->mutual, base, ".mutual.secret", err)))
+		return rc;
 	return 0;
 }
 
@@ -676,15 +705,16 @@ static void au_warn_lengths(void *arg, const struct cfg_auth *a, const char *pat
 		if (!cr)
 			continue;
 		n = strlen(cr->secret);
-		/* RFC 7143 12.1.3 wants at least 96 random bits; Microsoft's
-		 * initiator takes 12 to 16 bytes only */
-		if (n < 12 || n > 16)
+		/* RFC 7143 12.1.3 wants at least 96 random bits (shorter ones
+		 * need allow_short); Microsoft's initiator takes 12 to 16 bytes */
+		if (n < CFG_CHAP_SECRET_MIN || n > CFG_CHAP_SECRET_MS_MAX)
 			log_warn("config: %s: the CHAP secret of \"%s\" has %zu bytes: initiators "
-				 "such as Microsoft's accept 12 to 16%s",
-				 path, cr->user, n,
-				 n < 12 ? " (and fewer than 12 random bytes is weak: RFC 7143 "
-					  "12.1.3)"
-					: "");
+				 "such as Microsoft's accept %d to %d%s",
+				 path, cr->user, n, CFG_CHAP_SECRET_MIN, CFG_CHAP_SECRET_MS_MAX,
+				 n < CFG_CHAP_SECRET_MIN
+				     ? " (and fewer than 12 random bytes is weak: RFC 7143 "
+				       "12.1.3; allowed by allow_short)"
+				     : "");
 	}
 }
 

@@ -762,6 +762,46 @@ static int chg_apply_settings(struct cfg *c, struct cfg_chg *ch, struct cfg_err 
 }
 
 /* ---- back-stores ---- */
+/* Where back-store name is mapped, as the CLI names it: "LUN 0 of T1,
+ * LUN 3 of T2 (own map of I)" (the first few of refs; an index lookup per
+ * LUN map). */
+static void chg_bs_mappings(const struct cfg *c, const struct cfg_index *ix, const char *name,
+			    unsigned refs, char *buf, size_t size)
+{
+	enum { SHOWN = 3 };
+	unsigned k = 0;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < c->ntargets && k < SHOWN; i++) {
+		const struct cfg_target *t = &c->targets[i];
+
+		for (size_t a = 0; a <= t->nacls && k < SHOWN; a++) {
+			const struct cfg_acl *acl = a ? &t->acls[a - 1] : NULL;
+			const struct cfg_lun_list *l = acl ? &acl->luns : &t->luns;
+			char key[CFG_ACL_KEY_MAX] = "";
+			long p;
+			int w;
+
+			if (acl && (!acl->has_luns || cfg_acl_key(acl, key, sizeof(key))))
+				continue;
+			p = cfg_ix_lun_bs(ix, t->name, acl ? key : NULL, name);
+			if (p < 0)
+				continue;
+			w = snprintf(buf + n, size - n, "%sLUN %u of %s%s%s%s", k ? ", " : "",
+				     l->v[p].lun, t->name, acl ? " (own map of " : "", key,
+				     acl ? ")" : "");
+			if (w < 0 || (size_t)w >= size - n)
+				return;
+			n += (size_t)w;
+			k++;
+		}
+	}
+	if (refs > k)
+		snprintf(buf + n, size - n, "%s%u more LUN%s", k ? " and " : "", refs - k,
+			 refs - k == 1 ? "" : "s");
+}
+
 static int chg_apply_bs(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch,
 			struct cfg_err *err)
 {
@@ -784,10 +824,14 @@ static int chg_apply_bs(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch,
 	if (ch->kind == CFG_CHG_BS_DEL) {
 		unsigned refs = cfg_ix_bs_refs(ix, ch->name);
 
-		if (refs)
-			return chg_err(err, -EBUSY, p,
-				       "back-store \"%s\" is mapped at %u LUN(s); unmap it first",
-				       ch->name, refs);
+		if (refs) {
+			char where[512];
+
+			chg_bs_mappings(c, ix, ch->name, refs, where, sizeof(where));
+			return chg_err(err, -EBUSY, "",
+				       "back-store \"%s\" is mapped at %s; unmap it first",
+				       ch->name, where);
+		}
 		chg_arr_del(&a, (size_t)pos, ch);
 		ch->pos = (size_t)pos;
 		return 0;

@@ -81,6 +81,12 @@ const char *cfg_ctl_effect(const struct cfg_chg *ch)
 	return cfg_live_effect(ch);
 }
 
+size_t cfg_ctl_listen(const char *const **addrs)
+{
+	*addrs = ctl.opts.listen;
+	return ctl.opts.nlisten;
+}
+
 const char *cfg_ctl_file(void)
 {
 	return cfg_store_file();
@@ -158,6 +164,43 @@ fail:
 	return rc;
 }
 
+/* With --listen, say once what is listened on and what is not. */
+static void ctl_log_listen(void)
+{
+	char listen[512] = "", conf[512] = "";
+	size_t n = 0, m = 0, shown = 0, total = 0;
+
+	if (!ctl.opts.nlisten)
+		return;
+	for (size_t i = 0; i < ctl.opts.nlisten && n < sizeof(listen); i++) {
+		int w = snprintf(listen + n, sizeof(listen) - n, "%s%s", i ? ", " : "",
+				 ctl.opts.listen[i]);
+
+		if (w > 0)
+			n += (size_t)w;
+	}
+	for (size_t t = 0; t < ctl.c->ntargets; t++)
+		for (size_t g = 0; g < ctl.c->targets[t].ntpgs; g++) {
+			const struct cfg_portal_group *pg = &ctl.c->targets[t].tpgs[g];
+
+			for (size_t p = 0; p < pg->nportals; p++) {
+				int w;
+
+				total++;
+				if (shown == 4 || strstr(conf, pg->portals[p]) || m >= sizeof(conf))
+					continue;
+				w = snprintf(conf + m, sizeof(conf) - m, "%s%s", shown ? ", " : "",
+					     pg->portals[p]);
+				if (w > 0)
+					m += (size_t)w;
+				shown++;
+			}
+		}
+	log_notice("--listen %s: every portal group listens there, not on its configured "
+		   "portals (%s%s); portal changes that would not be listened on are refused",
+		   listen, total ? conf : "none", total > shown && shown == 4 ? ", ..." : "");
+}
+
 int cfg_ctl_apply(struct cfg_err *err)
 {
 	struct cfg_overrides ov = {.listen = ctl.opts.listen, .nlisten = ctl.opts.nlisten};
@@ -180,6 +223,7 @@ int cfg_ctl_apply(struct cfg_err *err)
 	}
 	cfg_live_fix_log_level(ctl.rt, ctl.opts.log_level_fixed);
 	cfg_runtime_summary(ctl.rt, ctl.summary, sizeof(ctl.summary));
+	ctl_log_listen();
 	ctl.running = true;
 	scsi_alua_set_change_hook(ctl_alua_changed, NULL);
 	if (ctl.replayed) {

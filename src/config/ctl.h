@@ -101,6 +101,10 @@ struct scsi_lu *cfg_ctl_lu(const char *backstore);
 /* What committing ch did to sessions (e.g. "sessions of target X
  * dropped"), "" when nothing; valid until cfg_ctl_done(). */
 const char *cfg_ctl_effect(const struct cfg_chg *ch);
+/* The --listen addresses (*addrs, their count returned; 0: not given):
+ * while there are any, every portal group listens on them and on none of
+ * its configured portals. */
+size_t cfg_ctl_listen(const char *const **addrs);
 /* The daemon's config file (NULL before cfg_ctl_load()). */
 const char *cfg_ctl_file(void);
 /* The file and its journal, for daemon.info and config.save. */

@@ -83,8 +83,8 @@ static_assert(ARRAY_SIZE(cfg_iscsi_fields) <= 32, "iscsi_set is a 32-bit mask");
 /* The fields each object accepts (NULL-terminated); cfg_object_fields()
  * hands them to the control plane (its method schema and "set" methods). */
 static const char *const cfg_fields_root[] = {
-    "version",	  "state_dir", "log_level",   "rpc_socket", "iscsi",
-    "backstores", "targets",   "port_groups", "discovery",  NULL,
+    "version", "state_dir",   "log_level", "rpc_socket", "default_portals", "iscsi", "backstores",
+    "targets", "port_groups", "discovery", NULL,
 };
 static const char *const cfg_fields_backstore[] = {
     "name",	  "type",
@@ -451,6 +451,47 @@ static int cfg_parse_target(struct cfg_pctx *x, json_t *o, void *out)
 	return cfg_auth_parse_target(o, t, x->path, x->err);
 }
 
+/* "default_portals": what a portal group created without portals listens
+ * on (target.create without portal_groups); checked here, since nothing
+ * else in the file refers to them. */
+static int cfg_parse_default_portals(struct cfg_pctx *x, json_t *root, struct cfg *c)
+{
+	json_t *arr, *e;
+	size_t i, old;
+	int rc;
+
+	arr = cfg_get_typed(x, root, "default_portals", JSON_ARRAY, &rc);
+	if (rc || !arr)
+		return rc;
+	old = cfg_push_key(x, "default_portals");
+	if (!json_array_size(arr))
+		return cfg_perr(x, "at least one portal (absent: %s)", CFG_DEFAULT_PORTAL);
+	c->default_portals = calloc(json_array_size(arr), sizeof(*c->default_portals));
+	if (!c->default_portals)
+		return -ENOMEM;
+	json_array_foreach(arr, i, e)
+	{
+		size_t o2 = cfg_push_idx(x, i);
+		const char *why;
+
+		if (!json_is_string(e))
+			return cfg_perr(x, "expected a string \"address:port\", found %s",
+					cfg_type_name(e));
+		if (!cfg_portal_valid(json_string_value(e), &why))
+			return cfg_perr(x, "bad portal \"%.64s\": %s", json_string_value(e), why);
+		for (size_t j = 0; j < c->ndefault_portals; j++)
+			if (!strcmp(c->default_portals[j], json_string_value(e)))
+				return cfg_perr(x, "listed twice");
+		c->default_portals[c->ndefault_portals] = strdup(json_string_value(e));
+		if (!c->default_portals[c->ndefault_portals])
+			return -ENOMEM;
+		c->ndefault_portals++;
+		cfg_pop(x, o2);
+	}
+	cfg_pop(x, old);
+	return 0;
+}
+
 static int cfg_parse_root(struct cfg_pctx *x, json_t *root, struct cfg *c)
 {
 	const char *const *allowed = cfg_fields_root;
@@ -480,6 +521,8 @@ static int cfg_parse_root(struct cfg_pctx *x, json_t *root, struct cfg *c)
 		return cfg_perr(x, "unknown level \"%s\" (err, warn, notice, info, debug)",
 				c->log_level);
 	}
+	if ((rc = cfg_parse_default_portals(x, root, c)))
+		return rc;
 
 	o = cfg_get_typed(x, root, "iscsi", JSON_OBJECT, &rc);
 	if (rc)
@@ -731,6 +774,15 @@ char *cfg_dump(const struct cfg *c)
 		bad |= cfg_put_str(root, "state_dir", c->state_dir);
 		bad |= cfg_put_str(root, "log_level", c->log_level);
 		bad |= cfg_put_str(root, "rpc_socket", c->rpc_socket);
+		if (c->ndefault_portals) {
+			json_t *dp = json_array();
+
+			bad |= !dp;
+			for (size_t i = 0; !bad && i < c->ndefault_portals; i++)
+				bad |=
+				    json_array_append_new(dp, json_string(c->default_portals[i]));
+			bad |= cfg_put(root, "default_portals", dp);
+		}
 		if (c->iscsi_set)
 			bad |= cfg_put(root, "iscsi", iscsi);
 		else

@@ -143,8 +143,8 @@ int live_bs_set_prepare(struct cfg_runtime *rt, const struct cfg *c, const struc
 		s->old_size = cur;
 		if (nb->size < cur && !ch->force)
 			return cfg_rt_err(err, -EPERM,
-					  "shrinking \"%s\" loses the data beyond %llu bytes: use "
-					  "backstore.resize with force",
+					  "shrinking \"%s\" loses the data beyond %llu bytes: "
+					  "confirm with --force (\"force\": true)",
 					  ch->name, (unsigned long long)nb->size);
 		rc = scsi_lu_resize(s->lu, nb->size);
 		if (rc == -EOPNOTSUPP)

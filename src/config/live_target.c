@@ -13,6 +13,69 @@
 #include "lib/log.h"
 #include "scsi/scsi.h"
 
+/* ---- --listen ----
+ * With --listen every portal group listens on the --listen addresses and
+ * on none of its configured portals (tests run a config on a free port
+ * that way). A change that would make the configuration say otherwise is
+ * refused rather than recorded and silently not done: a portal added that
+ * is not a --listen address would not be listened on, a --listen address
+ * removed from a group would still be. The same change applies once
+ * utargetd runs without --listen. */
+static bool str_in(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
+}
+
+static void listen_list(const struct cfg_runtime *rt, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < rt->nlisten && n < size; i++) {
+		int w = snprintf(buf + n, size - n, "%s%s", i ? ", " : "", rt->listen[i]);
+
+		if (w < 0)
+			return;
+		n += (size_t)w;
+	}
+}
+
+/* Group gi of target ti becomes g (old: what it was; NULL: a new group). */
+static int listen_check(const struct cfg_runtime *rt, const struct cfg_portal_group *old,
+			const struct cfg_portal_group *g, size_t ti, size_t gi, struct cfg_err *err)
+{
+	char list[512];
+
+	if (!rt->nlisten)
+		return 0;
+	listen_list(rt, list, sizeof(list));
+	for (size_t p = 0; p < g->nportals; p++) {
+		if ((old && str_in(old->portals, old->nportals, g->portals[p])) ||
+		    str_in(rt->listen, rt->nlisten, g->portals[p]))
+			continue;
+		cfg_rt_path(err, "targets[%zu].portal_groups[%zu].portals[%zu]", ti, gi, p);
+		return cfg_rt_err(err, -EOPNOTSUPP,
+				  "%s would not be listened on: utargetd runs with --listen %s, "
+				  "which replaces every portal (restart it without --listen to "
+				  "listen on the configured ones)",
+				  g->portals[p], list);
+	}
+	for (size_t p = 0; old && p < old->nportals; p++) {
+		if (str_in(g->portals, g->nportals, old->portals[p]) ||
+		    !str_in(rt->listen, rt->nlisten, old->portals[p]))
+			continue;
+		cfg_rt_path(err, "targets[%zu].portal_groups[%zu].portals", ti, gi);
+		return cfg_rt_err(err, -EOPNOTSUPP,
+				  "%s would still be listened on: utargetd runs with --listen %s, "
+				  "where every portal group listens",
+				  old->portals[p], list);
+	}
+	return 0;
+}
+
 /* ---- target.add ---- */
 int live_tgt_add_prepare(struct cfg_runtime *rt, const struct cfg *c, const struct cfg_index *ix,
 			 struct cfg_chg *ch, struct live_state *s, struct cfg_err *err)
@@ -22,6 +85,9 @@ int live_tgt_add_prepare(struct cfg_runtime *rt, const struct cfg *c, const stru
 
 	if (!live_tree_target(c, ix, c->targets[ch->pos].name, &ti))
 		return cfg_rt_err(err, -ENOENT, "no such target");
+	for (size_t g = 0; g < c->targets[ti].ntpgs; g++)
+		if ((rc = listen_check(rt, NULL, &c->targets[ti].tpgs[g], ti, g, err)))
+			return rc;
 	rc = cfg_rt_build_target(c, ti, rt, &s->rtt, err);
 	if (!rc && live_rt_register_target(rt, s->rtt)) {
 		cfg_rt_target_destroy(s->rtt);
@@ -155,6 +221,9 @@ int live_tpg_add_prepare(struct cfg_runtime *rt, const struct cfg *c, const stru
 
 	if (!t || !rtt)
 		return cfg_rt_err(err, -ENOENT, "target \"%s\" is not running", ch->target);
+	rc = listen_check(rt, NULL, &t->tpgs[ch->pos], ti, ch->pos, err);
+	if (rc)
+		return rc;
 	rc = cfg_rt_build_tpg(c, ti, ch->pos, rt, rtt, err);
 	s->tpg = live_rt_tpg(rtt, t->tpgs[ch->pos].tag);
 	if (rc && s->tpg) {
@@ -193,13 +262,6 @@ void live_tpg_del_commit(struct cfg_runtime *rt, const struct cfg *c, const stru
 }
 
 /* ---- portal_group.set ---- */
-static bool str_in(char *const *v, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(v[i], s) == 0)
-			return true;
-	return false;
-}
 
 /* Portal groups that differ in more than their portals are rebuilt. */
 static bool tpg_only_portals_differ(const struct cfg_portal_group *a,
@@ -227,6 +289,8 @@ int live_tpg_set_prepare(struct cfg_runtime *rt, const struct cfg *c, const stru
 	if (gi < 0 || !tpg)
 		return cfg_rt_err(err, -ENOENT, "portal group %u is not running", ch->tag);
 	g = &t->tpgs[gi];
+	if (listen_check(rt, old, g, ti, (size_t)gi, err))
+		return -EOPNOTSUPP;
 	if (!tpg_only_portals_differ(old, g)) {
 		s->rebuild = true;
 		return 0;

@@ -75,12 +75,18 @@ struct cfg_lun_list {
 /* ---- access and authentication (auth.c; docs/config.md) ---- */
 #define CFG_CHAP_USER_MAX   255 /* CHAP_N: a simple value (RFC 7143 6.1) */
 #define CFG_CHAP_SECRET_MAX 255
-#define CFG_CHAP_ALGS	    4u
-#define CFG_NET_MAX	    64 /* "address/prefix" as written */
+/* RFC 7143 12.1.3: at least 96 bits of randomness; shorter secrets are
+ * refused unless their credential says "allow_short" */
+#define CFG_CHAP_SECRET_MIN 12
+/* Microsoft's initiator accepts no longer secret (a warning only) */
+#define CFG_CHAP_SECRET_MS_MAX 16
+#define CFG_CHAP_ALGS	       4u
+#define CFG_NET_MAX	       64 /* "address/prefix" as written */
 
 struct cfg_chap_cred {
 	char *user;
-	char *secret; /* as written: its bytes are the CHAP secret */
+	char *secret;	  /* as written: its bytes are the CHAP secret */
+	bool allow_short; /* "allow_short": a secret under CFG_CHAP_SECRET_MIN is intended */
 };
 
 /* "auth": CHAP (RFC 7143 12.1.3). Present = CHAP required. */
@@ -227,6 +233,8 @@ struct cfg {
 	char *state_dir;		 /* as written; NULL = "." */
 	char *log_level;		 /* NULL = not set */
 	char *rpc_socket;		 /* control socket path; NULL = the daemon's default */
+	char **default_portals;		 /* portals of a portal group created without any */
+	size_t ndefault_portals;	 /* 0: CFG_DEFAULT_PORTAL */
 	struct cfg_iscsi_settings iscsi; /* effective: defaults + the "iscsi" section */
 	uint32_t iscsi_set;		 /* bit i: the i-th iscsi field was in the file */
 	struct cfg_backstore *bs;
@@ -410,6 +418,9 @@ size_t cfg_count_portal_groups(const struct cfg *c);
 bool cfg_iscsi_name_valid(const char *name, const char **why);
 /* "a.b.c.d:port" or "[v6]:port" (port 1..65535). */
 bool cfg_portal_valid(const char *addr, const char **why);
+/* The portal of a portal group created without portals (target.create
+ * without portal_groups) when the config has no "default_portals". */
+#define CFG_DEFAULT_PORTAL "0.0.0.0:3260"
 /* A back-store's effective identity: the configured fields, else defaults
  * (serial and NAA derived from the back-store name: stable across restarts).
  * Buffers: vendor[9] product[17] revision[5] serial[33] naa[16]. */

@@ -347,7 +347,7 @@ int cfg_store_append(json_t *const *records, size_t n, struct cfg_err *err)
 	if (!st || st->jfd < 0 || st->broken) {
 		snprintf(err->msg, sizeof(err->msg),
 			 "the change journal is not writable (a failed write could not be "
-			 "undone): config.save must succeed first");
+			 "undone): utarget config save must succeed first");
 		return -EIO;
 	}
 	if (file_changed(st)) {
@@ -356,7 +356,8 @@ int cfg_store_append(json_t *const *records, size_t n, struct cfg_err *err)
 		 * edited file */
 		snprintf(err->msg, sizeof(err->msg),
 			 "%s was changed outside utargetd since it wrote it: reload it "
-			 "(config.reload, SIGHUP) or overwrite it (config.save) first",
+			 "(utarget config reload, SIGHUP) or overwrite it (utarget config "
+			 "save) first",
 			 st->file);
 		return -ESTALE;
 	}

@@ -88,9 +88,8 @@ static int m_set_state(struct rpc_call *call)
 		snprintf(what, sizeof(what), "%lld", (long long)id);
 		return rpc_fail(
 		    call, RPC_NOT_FOUND, json_pack("{s:s,s:s}", "kind", "port_group", "name", what),
-		    "no port group %s in the configuration (define it with settings.set "
-		    "\"port_groups\")",
-		    what);
+		    "no port group %s in the configuration (define it: utarget alua create %s)",
+		    what, what);
 	}
 	if (!bs) {
 		json_object_set_new(g, "state", json_string(state));

@@ -9,6 +9,7 @@
 
 #include "config/ctl.h"
 #include "fabric/iscsi/iscsi.h"
+#include "lib/log.h"
 #include "rpc/rpc.h"
 
 static int m_methods(struct rpc_call *call)
@@ -24,6 +25,35 @@ static size_t count_luns(const struct cfg *c)
 	for (size_t i = 0; i < c->ntargets; i++)
 		n += c->targets[i].luns.n;
 	return n;
+}
+
+/* Every address listened on (each once), and the --listen addresses. */
+static void info_listen(json_t *o, const struct cfg *c)
+{
+	const char *const *listen;
+	size_t n = cfg_ctl_listen(&listen);
+	json_t *all = json_array(), *given = json_array(), *seen = json_object();
+
+	for (size_t i = 0; given && i < n; i++)
+		json_array_append_new(given, json_string(listen[i]));
+	for (size_t t = 0; all && seen && t < c->ntargets; t++)
+		for (size_t g = 0; g < c->targets[t].ntpgs; g++) {
+			const struct cfg_portal_group *pg = &c->targets[t].tpgs[g];
+			const char *const *a = n ? listen : (const char *const *)pg->portals;
+			size_t k = n ? n : pg->nportals;
+
+			for (size_t i = 0; i < k; i++)
+				if (!json_object_get(seen, a[i])) {
+					json_object_set_new(seen, a[i], json_true());
+					json_array_append_new(all, json_string(a[i]));
+				}
+		}
+	json_decref(seen);
+	if (n)
+		json_object_set_new(o, "listen", given);
+	else
+		json_decref(given);
+	json_object_set_new(o, "listening", all ? all : json_array());
 }
 
 static int m_info(struct rpc_call *call)
@@ -44,6 +74,8 @@ static int m_info(struct rpc_call *call)
 	    "targets", (json_int_t)c->ntargets, "luns", (json_int_t)count_luns(c), "sessions",
 	    (json_int_t)ns, "journal", "records", (json_int_t)st.journal_records, "bytes",
 	    (json_int_t)st.journal_bytes, "config_bytes", (json_int_t)st.file_bytes);
+	if (call->result)
+		info_listen(call->result, c);
 	return call->result ? 0 : rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
 }
 
@@ -108,18 +140,69 @@ static int diff_common(struct rpc_call *call, int rc, const struct cfg_err *err)
 	return 0;
 }
 
+/* A refusal about a configuration file: as rpc_fail_cfg(), with the file
+ * in data (the CLI then names it as "utargetd --check" does: FILE:LINE:
+ * PATH: MESSAGE). */
+static int fail_file(struct rpc_call *call, int rc, const struct cfg_err *err, const char *file,
+		     bool runtime)
+{
+	rpc_fail_cfg(call, rc, err, runtime);
+	if (call->data && file)
+		json_object_set_new(call->data, "file", json_string(file));
+	return -1;
+}
+
+/* A reload through the control socket is logged as SIGHUP's is (the
+ * daemon's log tells every reload, whoever asked for it). */
+static int reload_refused(struct rpc_call *call, int rc, const struct cfg_err *err, bool runtime)
+{
+	char line[CFG_ERR_PATH_MAX + CFG_ERR_MSG_MAX + 4200];
+
+	cfg_err_format(err, cfg_ctl_file(), line, sizeof(line));
+	log_err("config.reload refused, nothing changed: %s", line);
+	return fail_file(call, rc, err, cfg_ctl_file(), runtime);
+}
+
+static json_t *finish_reload(struct rpc_call *call)
+{
+	log_notice("config.reload: %zu change(s) applied", call->txn.n);
+	return finish_changes(call);
+}
+
 static int m_reload(struct rpc_call *call)
 {
 	struct cfg_err err;
+	bool runtime = false;
+	size_t failed;
 	int rc = cfg_ctl_diff_file(NULL, &call->txn, &err);
 
-	if (diff_common(call, rc, &err))
-		return -1;
-	if (!call->dry_run) {
-		call->compact = true;
-		if (!call->txn.n && cfg_ctl_save(&err)) /* the journal's base: the file read */
+	call->dry_run = json_is_true(json_object_get(call->params, "dry_run"));
+	if (rc)
+		return call->dry_run ? fail_file(call, rc, &err, cfg_ctl_file(), false)
+				     : reload_refused(call, rc, &err, false);
+	if (call->dry_run)
+		return diff_common(call, 0, &err);
+	log_notice("config.reload: reloading %s", cfg_ctl_file());
+	call->compact = true;
+	call->finish = finish_reload;
+	if (!call->txn.n) {
+		if (cfg_ctl_save(&err)) /* the journal's base: the file read */
 			return rpc_fail(call, RPC_PERSIST_FAILED, NULL, "%s", err.msg);
+		return 0;
 	}
+	/* prepared here, so that a refusal is logged with its reason */
+	rc = cfg_ctl_prepare(&call->txn, false, &failed, &runtime, &err);
+	if (rc) {
+		reload_refused(call, rc, &err, runtime);
+		if (failed < call->txn.n && call->data) {
+			char what[512];
+
+			cfg_chg_describe(call->txn.v[failed], what, sizeof(what));
+			json_object_set_new(call->data, "change", json_string(what));
+		}
+		return -1;
+	}
+	call->prepared = true;
 	return 0;
 }
 
@@ -147,7 +230,7 @@ static int m_check(struct rpc_call *call)
 	else
 		rc = cfg_ctl_check_file(path ? path : cfg_ctl_file(), &nbs, &nt, &err);
 	if (rc)
-		return rpc_fail_cfg(call, rc, &err, false);
+		return fail_file(call, rc, &err, doc ? NULL : path ? path : cfg_ctl_file(), false);
 	call->result = json_pack("{s:b,s:i,s:i}", "ok", true, "backstores", (json_int_t)nbs,
 				 "targets", (json_int_t)nt);
 	return 0;
@@ -249,8 +332,15 @@ static json_t *settings_json(bool effective)
 	shell.nbs = 0;
 	shell.targets = NULL;
 	shell.ntargets = 0;
-	if (effective)
+	if (effective) {
+		static char *const defaults[] = {CFG_DEFAULT_PORTAL};
+
 		shell.iscsi_set = ~0u; /* every field with its value */
+		if (!shell.ndefault_portals) {
+			shell.default_portals = (char **)defaults;
+			shell.ndefault_portals = 1;
+		}
+	}
 	o = cfg_object_to_json(CFG_OBJ_ROOT, &shell);
 	if (o) {
 		json_object_del(o, "backstores");

@@ -84,12 +84,45 @@ struct obj_ref {
 	uint32_t num;		   /* tag / LUN */
 };
 
-static json_t *target_json(const struct cfg_target *t)
+/* What portal group g really listens on: its portals, or with --listen
+ * the --listen addresses. */
+static json_t *tpg_listening(const struct cfg_portal_group *g)
 {
-	json_t *o = cfg_object_to_json(CFG_OBJ_TARGET, t);
+	const char *const *listen;
+	size_t n = cfg_ctl_listen(&listen);
+	json_t *a = json_array();
+
+	if (!n) {
+		listen = (const char *const *)g->portals;
+		n = g->nportals;
+	}
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(listen[i]));
+	return a;
+}
+
+/* A portal group as the API shows it: the config's fields and
+ * "listening". */
+static json_t *tpg_json(const struct cfg_portal_group *g)
+{
+	json_t *o = cfg_object_to_json(CFG_OBJ_PORTAL_GROUP, g);
 
 	if (o)
-		json_object_set_new(o, "sessions", json_integer(target_sessions(t->name)));
+		json_object_set_new(o, "listening", tpg_listening(g));
+	return o;
+}
+
+static json_t *target_json(const struct cfg_target *t)
+{
+	json_t *o = cfg_object_to_json(CFG_OBJ_TARGET, t), *groups;
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "sessions", json_integer(target_sessions(t->name)));
+	groups = json_object_get(o, "portal_groups");
+	for (size_t g = 0; g < t->ntpgs && g < json_array_size(groups); g++)
+		json_object_set_new(json_array_get(groups, g), "listening",
+				    tpg_listening(&t->tpgs[g]));
 	return o;
 }
 
@@ -116,7 +149,7 @@ static json_t *finish_ref(struct rpc_call *call)
 		return target_json(t);
 	case W_TPG: {
 		const struct cfg_portal_group *g = tpg_find(t, r->num);
-		return g ? cfg_object_to_json(CFG_OBJ_PORTAL_GROUP, g) : json_object();
+		return g ? tpg_json(g) : json_object();
 	}
 	case W_ACL: {
 		const struct cfg_acl *a = acl_find(t, r->key);
@@ -172,6 +205,45 @@ static int m_target_get(struct rpc_call *call)
 	return 0;
 }
 
+/* The portals of a portal group created without any: the --listen
+ * addresses (nothing else would be listened on), else the config's
+ * "default_portals", else CFG_DEFAULT_PORTAL. */
+static json_t *default_portals(void)
+{
+	const struct cfg *c = cfg_ctl_tree();
+	const char *const *addrs;
+	size_t n = cfg_ctl_listen(&addrs);
+	json_t *a = json_array();
+
+	if (!n && c->ndefault_portals) {
+		addrs = (const char *const *)c->default_portals;
+		n = c->ndefault_portals;
+	}
+	if (!n)
+		return a && !json_array_append_new(a, json_string(CFG_DEFAULT_PORTAL)) ? a : NULL;
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(addrs[i]));
+	return a;
+}
+
+/* A target without portal_groups gets one, tag 1; a portal group without
+ * portals gets the default ones. */
+static void fill_portals(json_t *o)
+{
+	json_t *groups = json_object_get(o, "portal_groups"), *g;
+	size_t i;
+
+	if (!groups) {
+		groups = json_pack("[{s:i}]", "tag", 1);
+		json_object_set_new(o, "portal_groups", groups);
+	}
+	json_array_foreach(groups, i, g)
+	{
+		if (json_is_object(g) && !json_object_get(g, "portals"))
+			json_object_set_new(g, "portals", default_portals());
+	}
+}
+
 static int m_target_create(struct rpc_call *call)
 {
 	struct cfg_chg *ch = rpc_chg(call, CFG_CHG_TGT_ADD, NULL, NULL, NULL);
@@ -180,6 +252,8 @@ static int m_target_create(struct rpc_call *call)
 	if (!ch)
 		return -1;
 	o = json_deep_copy(call->params);
+	if (o)
+		fill_portals(o);
 	if (rpc_chg_object(call, ch, CFG_OBJ_TARGET, o)) {
 		json_decref(o);
 		return -1;
@@ -232,7 +306,7 @@ static int m_tpg_list(struct rpc_call *call)
 		return -1;
 	a = json_array();
 	for (size_t g = 0; a && g < t->ntpgs; g++)
-		json_array_append_new(a, cfg_object_to_json(CFG_OBJ_PORTAL_GROUP, &t->tpgs[g]));
+		json_array_append_new(a, tpg_json(&t->tpgs[g]));
 	call->result = a;
 	return 0;
 }
@@ -373,9 +447,9 @@ static const struct cfg_lun_list *lun_list(struct rpc_call *call, const struct c
 	}
 	if (!a->has_luns) {
 		rpc_fail(call, RPC_CONFIG_INVALID, json_pack("{s:s}", "message", "no own map"),
-			 "the ACL of \"%s\" uses the target's LUN map (give it its own "
-			 "\"luns\" with acl.set)",
-			 ini);
+			 "the ACL of \"%s\" uses the target's LUN map (give it its own: "
+			 "utarget acl set %s %s --lun LUN:BACKSTORE)",
+			 ini, t->name, ini);
 		return NULL;
 	}
 	return &a->luns;

@@ -132,12 +132,11 @@ static void test_target_lun_acl(void **state)
 		       "\"iqn.2026-12.org.example:t1\",\"portal_groups\":[{\"portals\":[\"127.0.0."
 		       "1:3851\",\"[::1]:3851\"],\"tag\":1}]}}",
 		       CLI_OK);
-	expect_request(
-	    W("target", "create", "iqn.2026-12.org.example:t2"),
-	    "{\"method\":\"target.create\",\"params\":{\"name\":\"iqn.2026-12.org."
-	    "example:t2\",\"portal_groups\":[{\"portals\":[\"0.0.0.0:3260\"],\"tag\":1}]}"
-	    "}",
-	    CLI_OK);
+	/* no portal: the daemon's default ones */
+	expect_request(W("target", "create", "iqn.2026-12.org.example:t2"),
+		       "{\"method\":\"target.create\",\"params\":{\"name\":\"iqn.2026-12.org."
+		       "example:t2\",\"portal_groups\":[{\"tag\":1}]}}",
+		       CLI_OK);
 	expect_request(W("tpg", "create", "iqn.2026-12.org.example:t1", "tpg2", "127.0.0.1:3852",
 			 "rel_port_id=9"),
 		       "{\"method\":\"portal_group.create\",\"params\":{\"portals\":[\"127.0.0.1:"
@@ -190,6 +189,31 @@ static void test_target_lun_acl(void **state)
 		       CLI_OK);
 }
 
+/* The confirmation of a target (or portal group) says where it listens,
+ * from the daemon's answer. */
+static void test_target_listening(void **state)
+{
+	struct run r;
+
+	fake_set(&fake, "target.create",
+		 "{\"result\": {\"name\": \"t\", \"portal_groups\": [{\"tag\": 1, \"portals\": "
+		 "[\"0.0.0.0:3260\", \"[::]:3260\"], \"listening\": [\"0.0.0.0:3260\", "
+		 "\"[::]:3260\"]}]}}");
+	r = run(false, W("target", "create", "t"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(r.out, "target t created; portal group 1 listens on 0.0.0.0:3260 "
+				   "(every IPv4 address), [::]:3260 (every address)\n");
+	run_free(&r);
+	fake_set(&fake, "portal_group.create",
+		 "{\"result\": {\"tag\": 2, \"portals\": [\"127.0.0.1:3260\"], \"listening\": "
+		 "[\"127.0.0.1:3601\"]}}");
+	r = run(false, W("tpg", "create", "t", "2", "127.0.0.1:3260"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(r.out, "portal group 2 of t created; portal group 2 listens on "
+				   "127.0.0.1:3601\n");
+	run_free(&r);
+}
+
 /* A "set" with a dotted field merges into the current nested object. */
 static void test_set_nested(void **state)
 {
@@ -223,12 +247,38 @@ static void test_chap(void **state)
 	    "{\"method\":\"target.set\",\"params\":{\"auth\":{\"algorithms\":[\"MD5\"],"
 	    "\"chap\":[{\"secret\":\"new-secret-123\",\"user\":\"a\"}]},\"name\":\"t\"}}",
 	    CLI_OK);
+	/* a short secret: only with --force, which says so in the credential */
+	expect_request(
+	    W("chap", "add", "t", "c", "abc", "--force"),
+	    "{\"method\":\"target.set\",\"params\":{\"auth\":{\"algorithms\":[\"MD5\"],"
+	    "\"chap\":[{\"secret\":\"a-secret-1234\",\"user\":\"a\"},{\"allow_short\":true,"
+	    "\"secret\":\"abc\",\"user\":\"c\"}]},\"name\":\"t\"}}",
+	    CLI_OK);
+	{
+		struct run r = run(false, W("chap", "add", "t", "d", "a-secret-of-20-bytes"));
+
+		assert_int_equal(r.rc, CLI_OK);
+		assert_string_equal(r.err, "utarget: warning: the secret has 20 bytes: Microsoft's "
+					   "initiator accepts 12 to 16 only\n");
+		run_free(&r);
+	}
 	expect_request(
 	    W("chap", "mutual", "t", "tgt", "tgt-secret-99"),
 	    "{\"method\":\"target.set\",\"params\":{\"auth\":{\"algorithms\":[\"MD5\"],"
 	    "\"chap\":[{\"secret\":\"a-secret-1234\",\"user\":\"a\"}],\"mutual\":{\"secret\""
 	    ":\"tgt-secret-99\",\"user\":\"tgt\"}},\"name\":\"t\"}}",
 	    CLI_OK);
+	/* a member removed is written null: target.set merges "auth" member
+	 * by member, a member left out would stay */
+	expect_request(W("chap", "mutual", "t", "none"),
+		       "{\"method\":\"target.set\",\"params\":{\"auth\":{\"algorithms\":[\"MD5\"],"
+		       "\"chap\":[{\"secret\":\"a-secret-1234\",\"user\":\"a\"}],\"mutual\":null},"
+		       "\"name\":\"t\"}}",
+		       CLI_OK);
+	expect_request(W("chap", "algorithms", "t", "all"),
+		       "{\"method\":\"target.set\",\"params\":{\"auth\":{\"algorithms\":null,"
+		       "\"chap\":[{\"secret\":\"a-secret-1234\",\"user\":\"a\"}]},\"name\":\"t\"}}",
+		       CLI_OK);
 	/* the last user removed: no auth at all */
 	expect_request(W("chap", "delete", "t", "a"),
 		       "{\"method\":\"target.set\",\"params\":{\"auth\":null,\"name\":\"t\"}}",
@@ -363,6 +413,29 @@ static void test_config_check(void **state)
 	unlink(path);
 	r = run(false, W("config", "check", "/nonexistent/x.json"));
 	assert_int_equal(r.rc, CLI_EINPUT);
+	run_free(&r);
+	/* the daemon's own file, checked or reloaded: its file and line, as
+	 * for a FILE given here */
+	fake_set(&fake, "config.check",
+		 "{\"error\": {\"code\": -32001, \"message\": \"backstores[0].size: not a "
+		 "multiple of the block size\", \"data\": {\"path\": \"backstores[0].size\", "
+		 "\"line\": 7, \"file\": \"/etc/utarget/u.json\", \"message\": \"not a multiple "
+		 "of the block size\"}}}");
+	r = run(false, W("config", "check"));
+	assert_int_equal(r.rc, CLI_EREJECTED);
+	assert_string_equal(r.err, "utarget: /etc/utarget/u.json:7: backstores[0].size: not a "
+				   "multiple of the block size\n");
+	run_free(&r);
+	fake_set(&fake, "config.reload",
+		 "{\"error\": {\"code\": -32005, \"message\": \"targets[1].portal_groups[0]."
+		 "portals[0]: cannot listen\", \"data\": {\"path\": \"targets[1].portal_groups[0]."
+		 "portals[0]\", \"file\": \"/etc/utarget/u.json\", \"errno\": 98, \"message\": "
+		 "\"cannot listen on 192.0.2.1:3260: Address already in use\"}}}");
+	r = run(false, W("config", "reload"));
+	assert_int_equal(r.rc, CLI_EREJECTED);
+	assert_string_equal(r.err, "utarget: /etc/utarget/u.json: targets[1].portal_groups[0]."
+				   "portals[0]: cannot listen on 192.0.2.1:3260: Address already "
+				   "in use\n");
 	run_free(&r);
 }
 
@@ -549,11 +622,17 @@ static void test_unreachable(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_backstore),	 cmocka_unit_test(test_target_lun_acl),
-	    cmocka_unit_test(test_set_nested),	 cmocka_unit_test(test_chap),
-	    cmocka_unit_test(test_alua),	 cmocka_unit_test(test_config_check),
-	    cmocka_unit_test(test_import_apply), cmocka_unit_test(test_errors),
-	    cmocka_unit_test(test_output),	 cmocka_unit_test(test_unreachable),
+	    cmocka_unit_test(test_backstore),
+	    cmocka_unit_test(test_target_lun_acl),
+	    cmocka_unit_test(test_target_listening),
+	    cmocka_unit_test(test_set_nested),
+	    cmocka_unit_test(test_chap),
+	    cmocka_unit_test(test_alua),
+	    cmocka_unit_test(test_config_check),
+	    cmocka_unit_test(test_import_apply),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_output),
+	    cmocka_unit_test(test_unreachable),
 	    cmocka_unit_test(test_reservation),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

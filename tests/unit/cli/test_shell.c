@@ -22,8 +22,9 @@ static int setup(void **state)
 		 "\"size\": \"1G\", \"mapped\": []}, {\"name\": \"r\", \"type\": \"ram\", "
 		 "\"size\": \"64M\", \"mapped\": [{\"target\": \"t\", \"lun\": 0}]}]}");
 	fake_set(&fake, "target.list",
-		 "{\"result\": [{\"name\": \"iqn.2026-12.org.example:t1\", \"luns\": [], "
-		 "\"acls\": [], \"sessions\": 0}]}");
+		 "{\"result\": [{\"name\": \"iqn.2026-12.org.example:t1\", \"luns\": [{\"lun\": "
+		 "0, \"backstore\": \"r\"}], \"acls\": [{\"initiator\": "
+		 "\"iqn.1994-05.com.redhat:h\"}], \"sessions\": 1}]}");
 	fake_set(&fake, "target.get",
 		 "{\"result\": {\"name\": \"iqn.2026-12.org.example:t1\", \"portal_groups\": "
 		 "[{\"tag\": 1, \"portals\": [\"127.0.0.1:3850\"]}], \"luns\": [{\"lun\": 0, "
@@ -276,7 +277,7 @@ static void test_navigation(void **state)
 	r = lines("/iscsi", (const char *const[]){"tree", NULL});
 	assert_int_equal(r.rc, CLI_OK);
 	assert_string_equal(r.out, "o- /iscsi\n"
-				   "  o- iqn.2026-12.org.example:t1 [0 LUNs, 0 ACLs, 0 sessions]\n"
+				   "  o- iqn.2026-12.org.example:t1 [1 LUN, 1 ACL, 1 session]\n"
 				   "    o- tpg1 [127.0.0.1:3850]\n"
 				   "      o- portals\n"
 				   "        o- 127.0.0.1:3850\n"

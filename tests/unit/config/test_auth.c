@@ -62,22 +62,22 @@ static void load_err(const char *text, bool verify, const char *path, const char
 			 path, msg);
 }
 
-static const char full[] =
-    HEAD "\"discovery\": {\"auth\": {\"chap\": [{\"user\": \"disc\", \"secret\": "
-	 "\"disc-secret-12\"}],"
-	 " \"mutual\": {\"user\": \"tgt\", \"secret\": \"tgt-secret-123\"}},"
-	 " \"filter\": \"portal-name-auth\"}," TGT(
-	     ", \"auth\": {\"chap\": [{\"user\": \"u1\", \"secret\": \"secret-one-12\"},"
-	     " {\"user\": \"u2\", \"secret\": \"secret-two-12\"}],"
-	     " \"mutual\": {\"user\": \"target\", \"secret\": \"target-sec-12\"},"
-	     " \"algorithms\": [\"SHA3-256\", \"MD5\"]},"
-	     " \"limits\": {\"max_sessions\": 4, \"max_connections\": 1, \"queue_depth\": 32,"
-	     " \"login_timeout\": 5, \"nop_in_interval\": 0, \"nop_in_timeout\": 9},"
-	     " \"acls\": [{\"initiator\": \"iqn.2026-01.org.x:i1\", \"addresses\": [\"10.0.0.0/8\","
-	     " \"::1\"], \"auth\": {\"chap\": [{\"user\": \"i1\", \"secret\": "
-	     "\"i1-secret-123\"}]}},"
-	     " {\"addresses\": [\"192.0.2.0/24\"], \"luns\": [{\"lun\": 3, \"backstore\": "
-	     "\"d\"}]}]") "}";
+static const char full[] = HEAD
+    "\"discovery\": {\"auth\": {\"chap\": [{\"user\": \"disc\", \"secret\": "
+    "\"disc-secret-12\"}],"
+    " \"mutual\": {\"user\": \"tgt\", \"secret\": \"tgt-secret-123\"}},"
+    " \"filter\": \"portal-name-auth\"}," TGT(
+	", \"auth\": {\"chap\": [{\"user\": \"u1\", \"secret\": \"secret-one-12\"},"
+	" {\"user\": \"u2\", \"secret\": \"secret-two-12\"}],"
+	" \"mutual\": {\"user\": \"target\", \"secret\": \"target-sec-12\"},"
+	" \"algorithms\": [\"SHA3-256\", \"MD5\"]},"
+	" \"limits\": {\"max_sessions\": 4, \"max_connections\": 1, \"queue_depth\": 32,"
+	" \"login_timeout\": 5, \"nop_in_interval\": 0, \"nop_in_timeout\": 9},"
+	" \"acls\": [{\"initiator\": \"iqn.2026-01.org.x:i1\", \"addresses\": [\"10.0.0.0/8\","
+	" \"::1\"], \"auth\": {\"chap\": [{\"user\": \"i1\", \"secret\": "
+	"\"i1-secret-123\"}, {\"user\": \"old\", \"secret\": \"legacy\", \"allow_short\": true}]}},"
+	" {\"addresses\": [\"192.0.2.0/24\"], \"luns\": [{\"lun\": 3, \"backstore\": "
+	"\"d\"}]}]") "}";
 
 static void test_parse_full(void **state)
 {
@@ -108,6 +108,8 @@ static void test_parse_full(void **state)
 	assert_int_equal(t->acls[0].naddresses, 2);
 	assert_string_equal(t->acls[0].addresses[1], "::1");
 	assert_string_equal(t->acls[0].auth->chap[0].user, "i1");
+	assert_false(t->acls[0].auth->chap[0].allow_short);
+	assert_true(t->acls[0].auth->chap[1].allow_short);
 	assert_null(t->acls[1].initiator);
 	assert_true(t->acls[1].has_luns);
 	assert_null(t->acls[1].auth);
@@ -126,6 +128,7 @@ static void test_dump_round_trip(void **state)
 	assert_non_null(strstr(text, "\"filter\": \"portal-name-auth\""));
 	assert_non_null(strstr(text, "\"algorithms\": [\n"));
 	assert_non_null(strstr(text, "\"nop_in_interval\": 0"));
+	assert_non_null(strstr(text, "\"allow_short\": true"));
 	c2 = load_ok(text);
 	text2 = cfg_dump(c2);
 	assert_string_equal(text, text2);
@@ -233,12 +236,29 @@ static void test_validate_errors(void **state)
 	cfg_free(
 	    load_ok(HEAD TGT(", \"acls\": [{\"addresses\": [\"10.0.0.0/8\"]}, {\"initiator\": "
 			     "\"iqn.2026-01.org.x:i\", \"addresses\": [\"10.0.0.0/8\"]}]") "}"));
-	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"s1\"}, "
-			  "{\"user\": \"u\", \"secret\": \"s2\"}]}") "}",
-		 true, "targets[0].auth.chap[1].user", "already chap[0]");
 	load_err(
-	    HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\\u0001\", \"secret\": \"s1\"}]}") "}",
-	    true, "targets[0].auth.chap[0].user", "control characters");
+	    HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"secret-one-12\"}, "
+		     "{\"user\": \"u\", \"secret\": \"secret-two-12\"}]}") "}",
+	    true, "targets[0].auth.chap[1].user", "already chap[0]");
+	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\\u0001\", \"secret\": "
+			  "\"secret-one-12\"}]}") "}",
+		 true, "targets[0].auth.chap[0].user", "control characters");
+	/* RFC 7143 12.1.3: fewer than 96 bits only when the credential says so */
+	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"abc\"}]}") "}",
+		 true, "targets[0].auth.chap[0].secret",
+		 "the secret of \"u\" has 3 bytes: CHAP secrets need at least 12 (RFC 7143 "
+		 "12.1.3: 96 random bits); to keep a shorter one, set \"allow_short\": true "
+		 "beside it (utarget chap add|mutual --force)");
+	load_err(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": "
+			  "\"secret-one-12\"}], \"mutual\": {\"user\": \"t\", \"secret\": "
+			  "\"eleven-byte\"}}") "}",
+		 true, "targets[0].auth.mutual.secret", "has 11 bytes");
+	load_err(HEAD "\"discovery\": {\"auth\": {\"chap\": [{\"user\": \"d\", \"secret\": "
+		      "\"d\"}]}}, " TGT("") "}",
+		 true, "discovery.auth.chap[0].secret", "has 1 byte:");
+	load_err(HEAD TGT(", \"acls\": [{\"initiator\": \"iqn.2026-01.org.x:i\", \"auth\": "
+			  "{\"chap\": [{\"user\": \"i\", \"secret\": \"short\"}]}}]") "}",
+		 true, "targets[0].acls[0].auth.chap[0].secret", "has 5 bytes");
 	/* RFC 7143 12.1.3: a secret authenticates one direction only */
 	load_err(
 	    HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"same-secret-1\"}], "
@@ -342,11 +362,11 @@ static void mode_fn(const void *c)
 
 static void test_warnings(void **state)
 {
-	struct cfg *c =
-	    load_ok(HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"short\", \"secret\": "
-			     "\"eleven-byte\"}, {\"user\": \"good\", \"secret\": "
-			     "\"twelve-bytes\"}, {\"user\": \"long\", \"secret\": "
-			     "\"seventeen-bytes!!\"}]}") "}");
+	struct cfg *c = load_ok(
+	    HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"short\", \"secret\": "
+		     "\"eleven-byte\", \"allow_short\": true}, {\"user\": \"good\", \"secret\": "
+		     "\"twelve-bytes\"}, {\"user\": \"long\", \"secret\": "
+		     "\"seventeen-bytes!!\"}]}") "}");
 	char path[] = "/tmp/utarget-test-cfg-XXXXXX";
 	int fd = mkstemp(path);
 	char *out;

@@ -133,6 +133,19 @@ static int apply_err(struct fx *f, const char *json)
 	return rc;
 }
 
+/* The refusal's message (and path) of a change that must fail with rc. */
+static void apply_err_msg(struct fx *f, const char *json, int rc, const char *path, const char *msg)
+{
+	struct cfg_chg *ch = chg(json);
+	struct cfg_err err;
+
+	assert_int_equal(cfg_chg_apply(f->c, f->ix, ch, &err), rc);
+	assert_string_equal(err.path, path);
+	assert_string_equal(err.msg, msg);
+	assert_unchanged(f);
+	cfg_chg_free(ch);
+}
+
 static void check_bs_add(struct fx *f)
 {
 	assert_int_equal(f->c->nbs, 4);
@@ -251,6 +264,13 @@ static void test_refusals(void **state)
 			 -EEXIST);
 	assert_int_equal(apply_err(f, "{\"op\":\"backstore.delete\",\"name\":\"zz\"}"), -ENOENT);
 	assert_int_equal(apply_err(f, "{\"op\":\"backstore.delete\",\"name\":\"a\"}"), -EBUSY);
+	/* an in-use refusal names the LUNs as the CLI does, not backstores[N] */
+	apply_err_msg(f, "{\"op\":\"backstore.delete\",\"name\":\"a\"}", -EBUSY, "",
+		      "back-store \"a\" is mapped at LUN 0 of " T ", LUN 0 of " U
+		      "; unmap it first");
+	apply_err_msg(f, "{\"op\":\"backstore.delete\",\"name\":\"c\"}", -EBUSY, "",
+		      "back-store \"c\" is mapped at LUN 0 of " T " (own map of " I1
+		      "); unmap it first");
 	assert_int_equal(apply_err(f, "{\"op\":\"backstore.add\",\"object\":{\"name\":\"e\","
 				      "\"type\":\"null\",\"size\":\"1M\",\"block_size\":3000}}"),
 			 -EINVAL);

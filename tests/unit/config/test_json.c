@@ -102,6 +102,7 @@ static const char full[] =
     "  \"version\": 1,\n"
     "  \"state_dir\": \"/var/lib/ut\",\n"
     "  \"log_level\": \"debug\",\n"
+    "  \"default_portals\": [\"192.0.2.10:3260\", \"[::]:3260\"],\n"
     "  \"iscsi\": { \"max_burst_length\": 524288, \"data_digest\": false,\n"
     "             \"max_outstanding_r2t\": 4, \"queue_depth\": 32 },\n"
     "  \"backstores\": [\n"
@@ -136,6 +137,8 @@ static void test_full(void **state)
 	(void)state;
 	assert_string_equal(c->state_dir, "/var/lib/ut");
 	assert_string_equal(c->log_level, "debug");
+	assert_int_equal(c->ndefault_portals, 2);
+	assert_string_equal(c->default_portals[1], "[::]:3260");
 	assert_int_equal(c->iscsi.max_burst_length, 524288);
 	assert_false(c->iscsi.data_digest);
 	assert_true(c->iscsi.header_digest); /* default kept */
@@ -342,6 +345,12 @@ static void test_root_errors(void **state)
 		  "unknown field (did you mean \"version\"?)");
 	parse_err("{\n\"version\": 1,\n\"zzz\": 1}", 3, "zzz", "unknown field");
 	parse_err("{\n\"version\": 1,\n\"log_level\": \"loud\"}", 3, "log_level", "unknown level");
+	parse_err("{\n\"version\": 1,\n\"default_portals\": []}", 3, "default_portals",
+		  "at least one portal (absent: 0.0.0.0:3260)");
+	parse_err("{\n\"version\": 1,\n\"default_portals\": [\"0.0.0.0\"]}", 3,
+		  "default_portals[0]", "bad portal \"0.0.0.0\"");
+	parse_err("{\n\"version\": 1,\n\"default_portals\": [\"[::]:3260\", \"[::]:3260\"]}", 3,
+		  "default_portals[1]", "listed twice");
 	parse_err("{\n\"version\": 1,\n\"state_dir\": \"\"}", 3, "state_dir", "must not be empty");
 	parse_err("{\n\"version\": 1,\n\"state_dir\": 5}", 3, "state_dir", "expected a string");
 	parse_err("{\n\"version\": 1,\n\"backstores\": {}}", 3, "backstores",

@@ -610,8 +610,8 @@ static void test_bs_resize_refused(void **state)
 
 	/* shrinking loses data: only with force */
 	prepare_fails(f, chg(shrink), -EPERM, "backstores[1].size",
-		      "shrinking \"b\" loses the data beyond 524288 bytes: use "
-		      "backstore.resize with force");
+		      "shrinking \"b\" loses the data beyond 524288 bytes: confirm "
+		      "with --force (\"force\": true)");
 	ch = chg(shrink);
 	ch->force = true;
 	prepare_ok(f, ch);
@@ -933,21 +933,39 @@ static void test_tpg_set_fail(void **state)
 		      "cannot listen on 127.0.0.1:3271: Address already in use");
 }
 
-/* --listen replaces every portal: a portal change changes nothing */
+/* --listen replaces every portal: a portal that would not be listened on
+ * (or a --listen address that would still be) is refused; a portal that is
+ * a --listen address is taken, and nothing changes on the running side. */
 static void test_tpg_set_listen(void **state)
 {
 	static const char *const listen[] = {"127.0.0.1:3799"};
+	static const char *const why =
+	    " utargetd runs with --listen 127.0.0.1:3799, which replaces every portal (restart it "
+	    "without --listen to listen on the configured ones)";
 	struct cfg_overrides ov = {.listen = listen, .nlisten = 1};
 	struct fx *f = fx_new(&ov);
-	char *before = snapshot(f);
-	struct cfg_chg *ch = chg(TPG_SET(", 'portals': ['127.0.0.1:3270']"));
+	char *before = snapshot(f), msg[512];
+	struct cfg_chg *ch;
 
 	(void)state;
+	snprintf(msg, sizeof(msg), "127.0.0.1:3270 would not be listened on:%s", why);
+	prepare_fails(f, chg(TPG_SET(", 'portals': ['127.0.0.1:3260', '127.0.0.1:3270']")),
+		      -EOPNOTSUPP, "targets[0].portal_groups[0].portals[1]", msg);
+	prepare_fails(f, chg(TGT_ADD_V), -EOPNOTSUPP, "targets[2].portal_groups[0].portals[0]",
+		      NULL);
+	prepare_fails(f, chg(TPG_ADD), -EOPNOTSUPP, "targets[0].portal_groups[2].portals[0]", NULL);
+	/* a --listen address: taken (it is listened on already) */
+	ch = chg(TPG_SET(", 'portals': ['127.0.0.1:3260', '127.0.0.1:3799']"));
 	prepare_ok(f, ch);
 	assert_snapshot(f, before);
 	commit1(f, ch, NULL, 0);
 	assert_snapshot(f, before);
 	assert_string_equal(live_rt_tpg(rtt_of(f, T), 1)->portals[0], "127.0.0.1:3799");
+	/* ... and not removed again while it is listened on */
+	prepare_fails(f, chg(TPG_SET(", 'portals': ['127.0.0.1:3260']")), -EOPNOTSUPP,
+		      "targets[0].portal_groups[0].portals",
+		      "127.0.0.1:3799 would still be listened on: utargetd runs with --listen "
+		      "127.0.0.1:3799, where every portal group listens");
 	free(before);
 	fx_free(f);
 }

@@ -1,0 +1,186 @@
+#!/bin/bash
+# cli_admin.sh UTARGETD UTARGET HOLDSESSION: administrator safety (issue 18):
+# what utarget and the control API say and refuse, checked as the
+# administrator reads it.
+#   - errors about the daemon's own config file name the file and the line
+#     (config check, config reload) and a refused reload is logged;
+#   - with --listen, a portal change it would not honour is refused with
+#     the reason; daemon info, target show and the log say what listens;
+#   - a target created without --portal (command, shell) says where it
+#     listens: the --listen addresses, or the configurable default portals;
+#   - a CHAP secret shorter than 12 bytes is refused unless forced (API,
+#     CLI, file), a longer one than 16 is taken with a warning;
+. "$(dirname "$0")/lib.sh"
+ut_init "$1"
+UTARGET=${2:?usage: cli_admin.sh UTARGETD UTARGET HOLDSESSION}
+HOLD=${3:?usage: cli_admin.sh UTARGETD UTARGET HOLDSESSION}
+command -v iscsi-inq >/dev/null || ut_fail "iscsi-inq not installed (libiscsi-bin)"
+
+ut_pick_port
+ut_pick_port2
+P=127.0.0.1:$UT_PORT
+P2=127.0.0.1:$UT_PORT2
+SOCK=$UT_TMP/utargetd.sock
+SEED=iqn.2026-12.org.utarget.adm:seed
+T1=iqn.2026-12.org.utarget.adm:t1
+T2=iqn.2026-12.org.utarget.adm:t2
+T3=iqn.2026-12.org.utarget.adm:t3
+u() { "$UTARGET" -s "$SOCK" "$@"; }
+# expect STATUS CMD...: CMD exits STATUS; its output in $UT_TMP/cmd.out
+expect() {
+	local want=$1 rc
+	shift
+	"$@" >"$UT_TMP/cmd.out" 2>&1
+	rc=$?
+	[ $rc = "$want" ] || ut_fail "$* exited $rc, want $want: $(cat "$UT_TMP/cmd.out")"
+}
+# has TEXT: the last command's output holds TEXT (a fixed string); hasre RE:
+# a line of it matches the extended regular expression RE
+has() {
+	grep -qF -- "$1" "$UT_TMP/cmd.out" || ut_fail "want \"$1\" in: $(cat "$UT_TMP/cmd.out")"
+}
+hasre() {
+	grep -qE -- "$1" "$UT_TMP/cmd.out" || ut_fail "want /$1/ in: $(cat "$UT_TMP/cmd.out")"
+}
+
+ut_write_config adm.json <<JSON
+{
+  "version": 1,
+  "state_dir": "@TMP@",
+  "rpc_socket": "@TMP@/utargetd.sock",
+  "backstores": [ { "name": "seed", "type": "ram", "size": "8M" } ],
+  "targets": [
+    { "name": "$SEED",
+      "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
+      "luns": [ { "lun": 0, "backstore": "seed" } ],
+      "demo_mode": { "enabled": true, "read_only": false } }
+  ]
+}
+JSON
+CFG=$UT_TMP/adm.json
+ut_start "$CFG"
+
+# ---- errors in the daemon's own file: its name and line (item 5) ----
+expect 0 u config check
+has "the daemon's config file: valid (1 back-store, 1 target)"
+u config save >/dev/null || ut_fail "config save"
+python3 - "$CFG" <<'PY' || ut_fail "cannot edit the config file"
+import json, sys
+cfg = json.load(open(sys.argv[1]))
+cfg["targets"][0]["luns"][0]["backstore"] = "nope"
+json.dump(cfg, open(sys.argv[1], "w"), indent=2)
+PY
+line=$(grep -n '"nope"' "$CFG" | cut -d: -f1)
+want="utarget: $CFG:$line: targets[0].luns[0].backstore: no back-store named \"nope\""
+expect 3 u config check
+[ "$(cat "$UT_TMP/cmd.out")" = "$want" ] || ut_fail "config check: $(cat "$UT_TMP/cmd.out") (want $want)"
+expect 3 u config reload
+[ "$(cat "$UT_TMP/cmd.out")" = "$want" ] || ut_fail "config reload: $(cat "$UT_TMP/cmd.out") (want $want)"
+grep -qF "config.reload refused, nothing changed: $CFG:$line: targets[0].luns[0].backstore" "$UT_LOG" ||
+	ut_fail "no log line for the refused reload"
+expect 0 u config save # the running configuration back into the file
+echo "ok: config check/reload of the daemon's file name its file and line; a refused reload is logged"
+
+# ---- --listen: portal changes it would not honour are refused (item 2) ----
+expect 3 u target create "$T1" --portal "$P2"
+has "$P2 would not be listened on: utargetd runs with --listen $P, which replaces every portal"
+expect 4 u target show "$T1"
+expect 3 u portal add "$SEED" 1 "$P2"
+has "$P2 would not be listened on"
+expect 3 u tpg create "$SEED" 2 "$P2"
+ut_can_connect "$UT_PORT2" && ut_fail "something listens on $P2"
+expect 0 u target create "$T1" --portal "$P" # the --listen address: listened on
+echo "ok: under --listen, portals it would not listen on are refused with the reason"
+# ... and daemon info, target show and the log say what is listened on
+expect 0 u daemon info
+hasre "^listen +$P\$"
+hasre "^listening +$P\$"
+expect 0 u target show "$SEED"
+has "note: portal group 1 listens on $P (utargetd --listen), not on its portals 127.0.0.1:3260"
+u --json target show "$SEED" | python3 -c '
+import json, sys
+g = json.load(sys.stdin)["portal_groups"][0]
+assert g["portals"] == ["127.0.0.1:3260"] and g["listening"] == [sys.argv[1]], g' "$P" ||
+	ut_fail "target show --json: no \"listening\""
+grep -qF -- "--listen $P: every portal group listens there, not on its configured portals (127.0.0.1:3260)" "$UT_LOG" ||
+	ut_fail "the log does not say that --listen is in force"
+echo "ok: daemon info, target show and the log say that --listen is in force and what listens"
+
+# ---- CHAP secrets: at least 12 bytes unless forced (item 4) ----
+expect 3 u chap add "$T1" short abc
+has "auth.chap[0].secret: the secret of \"short\" has 3 bytes: CHAP secrets need at least 12 (RFC 7143 12.1.3: 96 random bits)"
+expect 0 u chap add "$T1" short abc --force
+expect 0 u config show
+has '"allow_short": true'
+expect 0 u chap add "$T1" long a-secret-of-20-bytes
+has "utarget: warning: the secret has 20 bytes: Microsoft's initiator accepts 12 to 16 only"
+expect 3 u chap mutual "$T1" "$T1" short-mut
+has "mutual.secret: the secret of \"$T1\" has 9 bytes"
+# removing the mutual credential and the algorithm list really removes them
+expect 0 u chap mutual "$T1" "$T1" mutual-secret-12
+expect 0 u chap algorithms "$T1" SHA-256,MD5
+expect 0 u chap mutual "$T1" none
+expect 0 u chap algorithms "$T1" all
+u config show | python3 -c '
+import json, sys
+t = [t for t in json.load(sys.stdin)["targets"] if t["name"] == sys.argv[1]][0]
+assert "mutual" not in t["auth"] and "algorithms" not in t["auth"], t["auth"]' "$T1" ||
+	ut_fail "chap mutual none / chap algorithms all left them in place"
+python3 "$UT_ROOT/tests/tools/utrpc.py" "$SOCK" acl.create \
+	"{\"target\": \"$T1\", \"initiator\": \"iqn.2026-12.org.utarget.adm:h\", \"auth\": {\"chap\": [{\"user\": \"h\", \"secret\": \"tiny\"}]}}" \
+	>"$UT_TMP/cmd.out" 2>&1 && ut_fail "acl.create took a 4-byte secret: $(cat "$UT_TMP/cmd.out")"
+has "\"code\": -32001"
+has "has 4 bytes: CHAP secrets need at least 12"
+# a file: refused at start-up unless the credential says allow_short
+ut_write_config short.json <<JSON
+{
+  "version": 1,
+  "state_dir": "@TMP@/short",
+  "targets": [
+    { "name": "$T1",
+      "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
+      "auth": { "chap": [ { "user": "f", "secret": "tiny" } ] } }
+  ]
+}
+JSON
+expect 1 "$UTARGETD" --check -c "$UT_TMP/short.json"
+hasre "^utargetd: $UT_TMP/short.json:[0-9]+: targets\[0\]\.auth\.chap\[0\]\.secret: the secret of \"f\" has 4 bytes"
+sed -i 's|"secret": "tiny"|"secret": "tiny", "allow_short": true|' "$UT_TMP/short.json"
+expect 0 "$UTARGETD" --check -c "$UT_TMP/short.json"
+echo "ok: short CHAP secrets are refused unless forced (CLI --force, API and file allow_short)"
+
+# ---- the default portal is said (item 3) ----
+expect 0 u target create "$T2"
+[ "$(cat "$UT_TMP/cmd.out")" = "target $T2 created; portal group 1 listens on $P" ] ||
+	ut_fail "target create without --portal: $(cat "$UT_TMP/cmd.out")"
+printf '%s\n' "cd /iscsi" "create $T3" | u shell >"$UT_TMP/cmd.out" 2>&1 || ut_fail "shell create"
+has "target $T3 created; portal group 1 listens on $P"
+echo "ok: a target created without --portal says where it listens (--listen: its addresses)"
+ut_stop
+
+# the same without --listen: the configurable default portals
+sed -e "s|127.0.0.1:3260|$P|" "$CFG" >"$UT_TMP/own.json"
+mv "$UT_TMP/own.json" "$CFG"
+rm -f "$CFG.journal"
+UT_OWN_PORTALS=1 ut_start "$CFG"
+expect 0 u settings set "default_portals=$P2"
+expect 0 u settings show
+hasre "^default_portals +$P2\$"
+expect 0 u target delete "$T3"
+expect 0 u target create "$T3"
+has "target $T3 created; portal group 1 listens on $P2"
+ut_can_connect "$UT_PORT2" || ut_fail "$T3 does not listen on the default portal $P2"
+echo "ok: settings default_portals is the portal of a target created without --portal"
+# import tgt: tgtd's listener is not in targets.conf; the report and the
+# confirmation say where the imported targets listen
+truncate -s 4M "$UT_TMP/tgt.img"
+printf '<target iqn.2026-12.org.utarget.adm:tgt>\n    backing-store %s\n</target>\n' \
+	"$UT_TMP/tgt.img" >"$UT_TMP/targets.conf"
+expect 0 u import tgt "$UT_TMP/targets.conf" --dry-run
+has "note: $UT_TMP/targets.conf: tgtd's listener is not in the file: the imported targets listen on 0.0.0.0:3260 and [::]:3260, every address (--portal chooses)"
+expect 0 u import tgt "$UT_TMP/targets.conf" --portal "$P2"
+has "imported 1 back-store and 1 target (listening on $P2)"
+echo "ok: import tgt says where the imported targets listen"
+
+ut_stop
+echo "PASS cli_admin"
