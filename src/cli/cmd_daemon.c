@@ -24,6 +24,25 @@ static int dm_info(struct cli *c, const struct cli_cmd *cmd, const struct cli_ar
 }
 
 /* ---- config ---- */
+/* Whether a CHAP credential under v has its secret. */
+static bool has_secret(json_t *v)
+{
+	const char *key;
+	json_t *e;
+	size_t i;
+
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, e) if (has_secret(e)) return true;
+		return false;
+	}
+	json_object_foreach(v, key, e)
+	{
+		if (strcmp(key, "secret") == 0 ? json_is_string(e) : has_secret(e))
+			return true;
+	}
+	return false;
+}
+
 static int cf_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
 	json_t *res;
@@ -32,6 +51,9 @@ static int cf_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_ar
 	if (rc)
 		return rc;
 	out_json(c, res); /* a config document: JSON either way */
+	if (has_secret(res))
+		fprintf(c->err, "utarget: note: this holds CHAP secrets in clear (no other command "
+				"shows them): keep it mode 0600\n");
 	json_decref(res);
 	return CLI_OK;
 }
@@ -410,6 +432,7 @@ const struct cli_cmd cli_cmds_daemon[] = {
 	.alias = "get",
 	.usage = "",
 	.summary = "the running configuration as a config file (JSON, secrets included)",
+	.help = "The only command that shows CHAP secrets; it says so on standard error.",
 	.read = true,
 	.run = cf_show,
     },

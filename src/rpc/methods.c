@@ -272,6 +272,7 @@ json_t *rpc_merge(json_t *cur, const struct rpc_call *call, const char *const *d
 
 	if (!cur)
 		return NULL;
+	rpc_unredact(call->params, cur);
 	json_object_foreach(call->params, key, v)
 	{
 		json_t *old = json_object_get(cur, key);

@@ -415,7 +415,7 @@ static const struct rpc_param p_txn[] = {
 const struct rpc_method rpc_methods_config[] = {
     {.name = "rpc.methods", .fn = m_methods, .params = p_none},
     {.name = "daemon.info", .fn = m_info, .params = p_none},
-    {.name = "config.get", .fn = m_get, .params = p_none},
+    {.name = "config.get", .fn = m_get, .params = p_none, .secrets = true},
     {.name = "config.save", .fn = m_save, .params = p_none},
     {.name = "config.reload", .fn = m_reload, .mutating = true, .params = p_reload},
     {.name = "config.check", .fn = m_check, .params = p_check},

@@ -73,6 +73,7 @@ struct rpc_method {
 	bool object;			/* also takes the fields of a config object */
 	enum cfg_obj_kind kind;		/* which one (cfg_object_fields()) */
 	const char *const *except;	/* of those fields, the ones it does not take */
+	bool secrets;			/* answers with CHAP secrets (redact.c) */
 };
 
 /* One request being handled. */
@@ -140,6 +141,12 @@ json_t *rpc_params_without(const struct rpc_call *call, const char *const *drop)
 /* cur (a new reference of the object's JSON) with params merged in: keys
  * of drop[] skipped, a null value removes the key (its default). */
 json_t *rpc_merge(json_t *cur, const struct rpc_call *call, const char *const *drop);
+/* Every CHAP credential under an "auth" of v without its secret
+ * ("redacted": true instead); every answer but config.get's (redact.c). */
+void rpc_redact(json_t *v);
+/* A credential under an "auth" of in without "secret" takes the secret of
+ * the same user in the same place of cur, the object before the change. */
+void rpc_unredact(json_t *in, json_t *cur);
 /* "10G"/integer -> bytes (error set). */
 int rpc_size(struct rpc_call *call, const char *key, uint64_t *out);
 

@@ -184,6 +184,8 @@ static json_t *call_response(json_t *id, struct rpc_call *call)
 {
 	if (call->code)
 		return rpc_response(id, NULL, rpc_error_obj(call->code, call->msg, call->data));
+	if (!call->m || !call->m->secrets)
+		rpc_redact(call->result);
 	return rpc_response(id, json_incref(call->result), NULL);
 }
 

@@ -10,6 +10,8 @@
 #     listens: the --listen addresses, or the configurable default portals;
 #   - a CHAP secret shorter than 12 bytes is refused unless forced (API,
 #     CLI, file), a longer one than 16 is taken with a warning;
+#   - no answer but config show's holds a CHAP secret; what the API gives
+#     redacted is kept when written back;
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 UTARGET=${2:?usage: cli_admin.sh UTARGETD UTARGET HOLDSESSION}
@@ -148,6 +150,53 @@ hasre "^utargetd: $UT_TMP/short.json:[0-9]+: targets\[0\]\.auth\.chap\[0\]\.secr
 sed -i 's|"secret": "tiny"|"secret": "tiny", "allow_short": true|' "$UT_TMP/short.json"
 expect 0 "$UTARGETD" --check -c "$UT_TMP/short.json"
 echo "ok: short CHAP secrets are refused unless forced (CLI --force, API and file allow_short)"
+
+# ---- secrets: only config show prints them (item 4) ----
+expect 0 u chap mutual "$T1" "$T1" mutual-secret-12
+expect 0 u acl add "$T1" iqn.2026-12.org.utarget.adm:h
+expect 0 u chap add "$T1" -i iqn.2026-12.org.utarget.adm:h hu acl-secret-123
+expect 0 u chap add --discovery du disc-secret-12
+# a read-modify-write of the list (chap add reads it redacted) keeps the
+# secrets of the users it did not name
+expect 0 u chap add "$T1" second second-secret-12
+for cmd in "target show $T1" "target show $T1 --json" "target list --json" \
+	"chap show $T1 --json" "chap show $T1 -i iqn.2026-12.org.utarget.adm:h --json" \
+	"chap show --discovery --json" "acl list $T1 --json" "settings show --json" shell-ls; do
+	if [ "$cmd" = shell-ls ]; then
+		printf '%s\n' "ls /" | u shell >"$UT_TMP/cmd.out" 2>&1 || ut_fail "shell ls"
+	else
+		# shellcheck disable=SC2086 # words of the command
+		expect 0 u $cmd
+	fi
+	! grep -E '"secret"|abc|a-secret-of-20-bytes|second-secret-12|mutual-secret-12|acl-secret-123|disc-secret-12' \
+		"$UT_TMP/cmd.out" || ut_fail "utarget $cmd shows a secret"
+done
+expect 0 u target show "$T1" --json
+has '"redacted": true'
+expect 0 u config show
+for s in '"abc"' a-secret-of-20-bytes second-secret-12 mutual-secret-12 acl-secret-123 disc-secret-12; do
+	has "$s"
+done
+has "utarget: note: this holds CHAP secrets in clear (no other command shows them): keep it mode 0600"
+# the API: what target.get gives back to target.set keeps the secrets; a
+# credential without a secret for a user that had none is refused
+RPC="$UT_ROOT/tests/tools/utrpc.py"
+auth=$(python3 "$RPC" "$SOCK" target.get "{\"name\": \"$T1\"}" |
+	python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["auth"]))')
+case $auth in *redacted*) ;; *) ut_fail "target.get auth not redacted: $auth" ;; esac
+python3 "$RPC" "$SOCK" target.set "{\"name\": \"$T1\", \"auth\": $auth}" >"$UT_TMP/cmd.out" 2>&1 ||
+	ut_fail "target.set with the auth target.get gave: $(cat "$UT_TMP/cmd.out")"
+expect 0 u config show
+has second-secret-12
+has mutual-secret-12
+python3 "$RPC" "$SOCK" target.set \
+	"{\"name\": \"$T1\", \"auth\": {\"chap\": [{\"user\": \"stranger\", \"redacted\": true}]}}" \
+	>"$UT_TMP/cmd.out" 2>&1 && ut_fail "target.set took a credential without a secret"
+has '"code": -32602'
+has "auth.chap[0].secret: required field missing"
+expect 0 u chap delete --discovery du
+expect 0 u acl delete "$T1" iqn.2026-12.org.utarget.adm:h
+echo "ok: no command but config show prints a CHAP secret (API: redacted, and kept on write back)"
 
 # ---- the default portal is said (item 3) ----
 expect 0 u target create "$T2"
