@@ -82,10 +82,28 @@ static int bs_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_
 	return cmd_change(c, "backstore.create", p, "backstore %s created", name);
 }
 
+/* The confirmation says what became of the data: a file's image is kept,
+ * a ram back-store's data is gone. */
 static int bs_delete(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
-	return cmd_change(c, "backstore.delete", json_pack("{s:s}", "name", a->pos[0]),
-			  "backstore %s deleted", a->pos[0]);
+	json_t *res;
+	const char *image, *type;
+	int rc = cmd_read(c, "backstore.delete", json_pack("{s:s}", "name", a->pos[0]), &res);
+
+	if (rc || !res)
+		return rc;
+	image = json_string_value(json_object_get(res, "image"));
+	type = json_string_value(json_object_get(res, "type")) ?: "";
+	if (c->quiet)
+		;
+	else if (image)
+		fprintf(c->out, "backstore %s deleted; its image %s is kept\n", a->pos[0], image);
+	else if (strcmp(type, "ram") == 0)
+		fprintf(c->out, "backstore %s deleted; its data (in memory) is gone\n", a->pos[0]);
+	else
+		fprintf(c->out, "backstore %s deleted\n", a->pos[0]);
+	json_decref(res);
+	return CLI_OK;
 }
 
 static int bs_resize(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
@@ -170,7 +188,7 @@ const struct cli_cmd cli_cmds_backstore[] = {
 	.verb = "delete",
 	.alias = "rm",
 	.usage = "NAME",
-	.summary = "delete a back-store that no LUN maps",
+	.summary = "delete a back-store that no LUN maps (a file's image is kept)",
 	.min_pos = 1,
 	.max_pos = 1,
 	.run = bs_delete,

@@ -167,10 +167,31 @@ static int tg_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_
 	return tg_change_listening(c, "target.create", p, what);
 }
 
+/* With sessions logged in only with --force; the confirmation counts the
+ * sessions dropped. */
 static int tg_delete(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
-	return cmd_change(c, "target.delete", json_pack("{s:s}", "name", a->pos[0]),
-			  "target %s deleted", a->pos[0]);
+	json_t *p = json_pack("{s:s}", "name", a->pos[0]), *res;
+	json_int_t n;
+	int rc;
+
+	if (!p)
+		return CLI_EINTERNAL;
+	if (a->set[0])
+		json_object_set_new(p, "force", json_true());
+	rc = cmd_read(c, "target.delete", p, &res);
+	if (rc || !res)
+		return rc;
+	n = json_integer_value(json_object_get(res, "sessions_dropped"));
+	if (c->quiet)
+		;
+	else if (n)
+		fprintf(c->out, "target %s deleted; %lld session%s dropped\n", a->pos[0],
+			(long long)n, n == 1 ? "" : "s");
+	else
+		fprintf(c->out, "target %s deleted\n", a->pos[0]);
+	json_decref(res);
+	return CLI_OK;
 }
 
 static int tg_set(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
@@ -345,7 +366,8 @@ const struct cli_cmd cli_cmds_target[] = {
 	.verb = "delete",
 	.alias = "rm",
 	.usage = "NAME",
-	.summary = "delete a target (its sessions are dropped)",
+	.summary = "delete a target (with sessions logged in: --force, which drops them)",
+	.opts = {{.name = "force", .short_name = 'f', .help = "drop its sessions"}},
 	.min_pos = 1,
 	.max_pos = 1,
 	.run = tg_delete,

@@ -368,14 +368,24 @@ static int sh_create(struct cli *c, const struct sh_path *p, int argc, char **ar
 	}
 }
 
-/* delete NAME (a child of p), or delete with no argument: p itself. */
+/* delete NAME (a child of p), or delete with no argument: p itself;
+ * --force (a target with sessions logged in) goes to the command. */
 static int sh_delete(struct cli *c, struct sh_path *p, int argc, char **argv)
 {
 	struct sh_path t = *p;
 	const char *why, *fixed[5] = {0};
-	char tag[16], lun[16], tsih[16];
+	char tag[16], lun[16], tsih[16], *force[1] = {"--force"};
+	bool forced = false;
 	int rc;
 
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--force") == 0 || strcmp(argv[i], "-f") == 0) {
+			forced = true;
+			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i - 1) * sizeof(*argv));
+			argc--;
+			i--;
+		}
+	}
 	if (argc > 1) {
 		cli_errorf(c, "delete takes one name (or none: this object)");
 		return CLI_EUSAGE;
@@ -399,7 +409,7 @@ static int sh_delete(struct cli *c, struct sh_path *p, int argc, char **argv)
 		break;
 	case SH_TARGET:
 		fixed[0] = t.name;
-		rc = sh_runv(c, "target", "delete", fixed, 1, 0, NULL);
+		rc = sh_runv(c, "target", "delete", fixed, 1, forced ? 1 : 0, force);
 		break;
 	case SH_TPG:
 		fixed[0] = t.name;
@@ -474,7 +484,8 @@ static void sh_help(struct cli *c, const struct sh_path *p)
 				"(persistent reservations)\n");
 		break;
 	case SH_ISCSI:
-		fprintf(c->out, "  create IQN [--portal ADDR:PORT]... [--tag N]\n  delete IQN\n");
+		fprintf(c->out, "  create IQN [--portal ADDR:PORT]... [--tag N]\n"
+				"  delete IQN [--force]   (--force: it has sessions, drop them)\n");
 		break;
 	case SH_TARGET:
 		fprintf(c->out, "  get [FIELD...]   set FIELD=VALUE... (alias, demo_mode.enabled, "

@@ -4,6 +4,7 @@
  * what only the running daemon knows: the effective identity (VPD 80h/83h,
  * stable across restarts), the current size, and where it is mapped. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,12 +159,6 @@ static json_t *finish_get(struct rpc_call *call)
 	return get_one(call->priv);
 }
 
-static json_t *finish_empty(struct rpc_call *call)
-{
-	(void)call;
-	return json_object();
-}
-
 static int keep_name(struct rpc_call *call, const char *name)
 {
 	call->priv = strdup(name ? name : "");
@@ -187,11 +182,40 @@ static int m_create(struct rpc_call *call)
 	return rc ? rc : keep_name(call, ch->obj.bs.name);
 }
 
+/* after a delete: what became of the data. A file back-store's image is
+ * never removed (the administrator's to delete), a ram one's data is gone. */
+struct deleted {
+	char type[16];
+	char image[PATH_MAX]; /* file: absolute */
+};
+
+static json_t *finish_deleted(struct rpc_call *call)
+{
+	const struct deleted *d = call->priv;
+	json_t *o = json_pack("{s:s,s:b}", "type", d->type, "image_kept", d->image[0] != 0);
+
+	if (o && d->image[0])
+		json_object_set_new(o, "image", json_string(d->image));
+	return o;
+}
+
 static int m_delete(struct rpc_call *call)
 {
+	const struct cfg_backstore *b = bs_find(rpc_str(call, "name"));
+	struct deleted *d;
+
 	if (!rpc_chg(call, CFG_CHG_BS_DEL, NULL, NULL, rpc_str(call, "name")))
 		return -1;
-	call->finish = finish_empty;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
+	call->priv = d;
+	if (b) {
+		snprintf(d->type, sizeof(d->type), "%s", b->type);
+		if (b->path && cfg_bs_path(cfg_ctl_tree(), b, d->image, sizeof(d->image)))
+			snprintf(d->image, sizeof(d->image), "%s", b->path);
+	}
+	call->finish = finish_deleted;
 	return 0;
 }
 

@@ -82,6 +82,7 @@ struct obj_ref {
 	char target[CFG_ISCSI_NAME_MAX + 1];
 	char key[CFG_ACL_KEY_MAX]; /* ACL key; LUN: the ACL (or "") */
 	uint32_t num;		   /* tag / LUN */
+	int dropped;		   /* W_EMPTY of target.delete: its sessions, else -1 */
 };
 
 /* What portal group g really listens on: its portals, or with --listen
@@ -142,6 +143,8 @@ static json_t *finish_ref(struct rpc_call *call)
 	const struct cfg_target *t = target_find(r->target, NULL);
 	const struct cfg_lun_list *l;
 
+	if (r->what == W_EMPTY && r->dropped >= 0)
+		return json_pack("{s:i}", "sessions_dropped", (json_int_t)r->dropped);
 	if (r->what == W_EMPTY || !t)
 		return json_object();
 	switch (r->what) {
@@ -178,6 +181,7 @@ static int keep_ref(struct rpc_call *call, enum obj_what what, const char *targe
 	snprintf(r->target, sizeof(r->target), "%s", target ? target : "");
 	snprintf(r->key, sizeof(r->key), "%s", key ? key : "");
 	r->num = num;
+	r->dropped = -1;
 	call->priv = r;
 	call->finish = finish_ref;
 	return 0;
@@ -262,11 +266,25 @@ static int m_target_create(struct rpc_call *call)
 	return keep_ref(call, W_TARGET, ch->obj.t.name, NULL, 0);
 }
 
+/* A target with sessions logged in is deleted only when asked with force:
+ * its sessions are dropped, and the answer counts them. */
 static int m_target_delete(struct rpc_call *call)
 {
-	if (!rpc_chg(call, CFG_CHG_TGT_DEL, rpc_str(call, "name"), NULL, NULL))
+	const char *name = rpc_str(call, "name");
+	unsigned n = name ? target_sessions(name) : 0;
+
+	if (n && !json_is_true(json_object_get(call->params, "force")))
+		return rpc_fail(call, RPC_IN_USE,
+				json_pack("{s:s,s:s,s:i}", "kind", "target", "name", name,
+					  "sessions", (json_int_t)n),
+				"target %s has %u session%s logged in, which deleting it drops: "
+				"confirm with --force (\"force\": true)",
+				name, n, n == 1 ? "" : "s");
+	if (!rpc_chg(call, CFG_CHG_TGT_DEL, name, NULL, NULL) ||
+	    keep_ref(call, W_EMPTY, NULL, NULL, 0))
 		return -1;
-	return keep_ref(call, W_EMPTY, NULL, NULL, 0);
+	((struct obj_ref *)call->priv)->dropped = (int)n;
+	return 0;
 }
 
 static const char *const target_children[] = {"name", "portal_groups", "luns", "acls", NULL};
@@ -633,6 +651,11 @@ static const struct rpc_param p_name[] = {
     {.name = "name", .type = RPC_T_STRING, .required = true},
     {0},
 };
+static const struct rpc_param p_target_delete[] = {
+    {.name = "name", .type = RPC_T_STRING, .required = true},
+    {.name = "force", .type = RPC_T_BOOLEAN},
+    {0},
+};
 static const struct rpc_param p_target[] = {
     {.name = "target", .type = RPC_T_STRING, .required = true},
     {0},
@@ -694,7 +717,7 @@ const struct rpc_method rpc_methods_target[] = {
      .object = true,
      .kind = CFG_OBJ_TARGET,
      .except = none_except},
-    {.name = "target.delete", .fn = m_target_delete, .mutating = true, .params = p_name},
+    {.name = "target.delete", .fn = m_target_delete, .mutating = true, .params = p_target_delete},
     {.name = "target.set",
      .fn = m_target_set,
      .mutating = true,

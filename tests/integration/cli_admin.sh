@@ -12,6 +12,8 @@
 #     CLI, file), a longer one than 16 is taken with a warning;
 #   - no answer but config show's holds a CHAP secret; what the API gives
 #     redacted is kept when written back;
+#   - target delete with sessions needs --force and counts what it drops;
+#     backstore delete says whether the image is kept;
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 UTARGET=${2:?usage: cli_admin.sh UTARGETD UTARGET HOLDSESSION}
@@ -230,6 +232,42 @@ has "note: $UT_TMP/targets.conf: tgtd's listener is not in the file: the importe
 expect 0 u import tgt "$UT_TMP/targets.conf" --portal "$P2"
 has "imported 1 back-store and 1 target (listening on $P2)"
 echo "ok: import tgt says where the imported targets listen"
+
+# ---- destructive commands say what they destroy (item 6) ----
+# a file back-store's image is kept, a ram one's data is gone
+truncate -s 1M "$UT_TMP/keep.img"
+expect 0 u backstore create file keep "$UT_TMP/keep.img"
+expect 0 u backstore delete keep
+[ "$(cat "$UT_TMP/cmd.out")" = "backstore keep deleted; its image $UT_TMP/keep.img is kept" ] ||
+	ut_fail "backstore delete (file): $(cat "$UT_TMP/cmd.out")"
+[ -f "$UT_TMP/keep.img" ] || ut_fail "backstore delete removed the image"
+expect 0 u backstore create ram gone 1M
+expect 0 u backstore delete gone
+[ "$(cat "$UT_TMP/cmd.out")" = "backstore gone deleted; its data (in memory) is gone" ] ||
+	ut_fail "backstore delete (ram): $(cat "$UT_TMP/cmd.out")"
+# a target with a session logged in: only with --force, which says so
+STOP=$UT_TMP/hold.stop
+"$HOLD" "iscsi://$P/$SEED/0" "$STOP" 60 >"$UT_TMP/hold.out" 2>&1 &
+HOLD_PID=$!
+for ((i = 0; i < 100; i++)); do
+	grep -q ready "$UT_TMP/hold.out" && break
+	kill -0 $HOLD_PID 2>/dev/null || break
+	sleep 0.1
+done
+grep -q ready "$UT_TMP/hold.out" || ut_fail "holdsession did not start: $(cat "$UT_TMP/hold.out")"
+expect 3 u target delete "$SEED"
+has "target $SEED has 1 session logged in, which deleting it drops: confirm with --force"
+kill -0 $HOLD_PID 2>/dev/null || ut_fail "a refused delete ended the session: $(cat "$UT_TMP/hold.out")"
+printf '%s\n' "cd /iscsi" "delete $SEED" | u shell >"$UT_TMP/cmd.out" 2>&1
+has "confirm with --force"
+expect 0 u target delete "$SEED" --force
+[ "$(cat "$UT_TMP/cmd.out")" = "target $SEED deleted; 1 session dropped" ] ||
+	ut_fail "target delete --force: $(cat "$UT_TMP/cmd.out")"
+wait $HOLD_PID
+grep -q "^FAIL" "$UT_TMP/hold.out" || ut_fail "the session outlived its target: $(cat "$UT_TMP/hold.out")"
+expect 0 u target delete "$T3"
+[ "$(cat "$UT_TMP/cmd.out")" = "target $T3 deleted" ] || ut_fail "target delete: $(cat "$UT_TMP/cmd.out")"
+echo "ok: target delete needs --force with sessions and counts them; backstore delete says what is kept"
 
 ut_stop
 echo "PASS cli_admin"
