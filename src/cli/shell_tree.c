@@ -73,7 +73,7 @@ static void sh_up(struct sh_path *p)
 		break;
 	case SH_LUNS:
 	case SH_ACLS:
-		p->kind = p->has_tag ? SH_TPG : SH_TARGET;
+		p->kind = SH_TARGET;
 		break;
 	case SH_LUN:
 		p->kind = p->initiator[0] ? SH_ACL : SH_LUNS;
@@ -141,14 +141,16 @@ static int sh_down(struct sh_path *p, const char *comp, const char **why)
 		}
 		break;
 	case SH_TPG:
+		/* one LUN map and one ACL list per target, at the target (LIO
+		 * shows them under tpg1; a second path to them was a second
+		 * "luns" node in every listing) */
 		if (strcmp(comp, "portals") == 0)
 			p->kind = SH_PORTALS;
-		else if (strcmp(comp, "luns") == 0)
-			p->kind = SH_LUNS;
-		else if (strcmp(comp, "acls") == 0)
-			p->kind = SH_ACLS;
+		else if (strcmp(comp, "luns") == 0 || strcmp(comp, "acls") == 0)
+			*why = "a portal group holds portals only: LUNs and ACLs are the "
+			       "target's (../luns, ../acls)";
 		else
-			*why = "a portal group holds portals, luns and acls";
+			*why = "a portal group holds portals";
 		break;
 	case SH_PORTALS:
 		if (!sh_copy(p->portal, sizeof(p->portal), comp))
@@ -422,8 +424,6 @@ json_t *sh_children(struct cli *c, const struct sh_path *p)
 		break;
 	case SH_TPG:
 		sh_add(out, "portals", true, "");
-		sh_add(out, "luns", true, "the target's LUN map");
-		sh_add(out, "acls", true, "the target's ACLs");
 		break;
 	case SH_PORTALS:
 		res = sh_target(c, p);

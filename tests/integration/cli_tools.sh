@@ -131,7 +131,7 @@ grep -q "LIO-ORG" "$UT_TMP/inq.out" || ut_fail "INQUIRY is not LIO's: $(cat "$UT
 echo "ok: import lio: refused with the dropped item named, then --partial; INQUIRY as LIO said"
 
 # ---- the shell, commands from a pipe ----
-printf '%s\n' "cd /backstores/ram" "create sh 4M" "cd /iscsi/$SEED/tpg1/luns" \
+printf '%s\n' "cd /backstores/ram" "create sh 4M" "cd /iscsi/$SEED/luns" \
 	"create sh 7 --read-only" "ls" "cd lun7" "get" "set read_only=false" "cd /backstores/ram" \
 	"ls" "pwd" "exit" |
 	u shell >"$UT_TMP/shell.out" 2>&1 || ut_fail "shell: $(cat "$UT_TMP/shell.out")"

@@ -55,11 +55,11 @@ static void test_paths(void **state)
 	    {.cwd = "/", .arg = "backstores/file/disk1", .want = "/backstores/file/disk1"},
 	    {.cwd = "/backstores/file/disk1", .arg = "../../ram", .want = "/backstores/ram"},
 	    {.cwd = "/",
-	     .arg = "/iscsi/iqn.2026-12.org.example:t1/tpg1/luns/lun3",
-	     .want = "/iscsi/iqn.2026-12.org.example:t1/tpg1/luns/lun3"},
-	    {.cwd = "/iscsi/iqn.2026-12.org.example:t1/tpg1/luns",
-	     .arg = "..",
-	     .want = "/iscsi/iqn.2026-12.org.example:t1/tpg1"},
+	     .arg = "/iscsi/iqn.2026-12.org.example:t1/luns/lun3",
+	     .want = "/iscsi/iqn.2026-12.org.example:t1/luns/lun3"},
+	    {.cwd = "/iscsi/iqn.2026-12.org.example:t1/tpg1/portals",
+	     .arg = "../../luns",
+	     .want = "/iscsi/iqn.2026-12.org.example:t1/luns"},
 	    {.cwd = "/iscsi/iqn.2026-12.org.example:t1/luns",
 	     .arg = "..",
 	     .want = "/iscsi/iqn.2026-12.org.example:t1"},
@@ -76,11 +76,11 @@ static void test_paths(void **state)
 	    {.cwd = "/settings", .arg = "../../..", .want = "/"},
 	    {.cwd = "/alua", .arg = "5", .want = "/alua/5"},
 	    {.cwd = "/alua/5", .arg = "../../sessions", .want = "/sessions"},
-	    {.cwd = "/iscsi/iqn.2026-12.org.example:t1/tpg1/acls",
+	    {.cwd = "/iscsi/iqn.2026-12.org.example:t1/acls",
 	     .arg = "iqn.1994-05.com.redhat:h/lun7",
-	     .want = "/iscsi/iqn.2026-12.org.example:t1/tpg1/acls/iqn.1994-05.com.redhat:h/lun7"},
-	    {.cwd = "/iscsi/iqn.2026-12.org.example:t1/tpg1/acls/iqn.1994-05.com.redhat:h",
-	     .arg = "../../..",
+	     .want = "/iscsi/iqn.2026-12.org.example:t1/acls/iqn.1994-05.com.redhat:h/lun7"},
+	    {.cwd = "/iscsi/iqn.2026-12.org.example:t1/acls/iqn.1994-05.com.redhat:h",
+	     .arg = "../..",
 	     .want = "/iscsi/iqn.2026-12.org.example:t1"},
 	    {.cwd = "/iscsi", .arg = "..", .want = "/"},
 	};
@@ -91,6 +91,10 @@ static void test_paths(void **state)
 	    {.arg = "/backstores/tape", .why = "file, ram and null"},
 	    {.arg = "/iscsi/t/tpg0", .why = "tpg<TAG>"},
 	    {.arg = "/iscsi/t/luns/x", .why = "lun<N>"},
+	    /* one "luns" (and "acls") node per target: not under its portal groups */
+	    {.arg = "/iscsi/t/tpg1/luns",
+	     .why = "LUNs and ACLs are the target's (../luns, ../acls)"},
+	    {.arg = "/iscsi/t/tpg1/acls/x", .why = "portals only"},
 	    {.arg = "/settings/x", .why = "no objects below"},
 	    {.arg = "/sessions/abc", .why = "TSIH"},
 	    {.arg = "/alua/0", .why = "by their id"},
@@ -201,7 +205,7 @@ static void test_verbs(void **state)
 		    "\",\"portal_groups\":"
 		    "[{\"portals\":[\"127.0.0.1:3850\"],\"tag\":1}]}}");
 	expect_line(
-	    "/iscsi/" T1 "/tpg1/luns", "create r 3 --read-only",
+	    "/iscsi/" T1 "/luns", "create r 3 --read-only",
 	    "{\"method\":\"lun.add\",\"params\":{\"backstore\":\"r\",\"lun\":3,\"read_only\":"
 	    "true,\"target\":\"" T1 "\"}}");
 	expect_line("/iscsi/" T1 "/luns", "delete lun3",
@@ -274,6 +278,12 @@ static void test_navigation(void **state)
 	assert_string_equal(r.out, "tpg1/  127.0.0.1:3850\nluns/  1\nacls/  1\n");
 	free(r.out);
 	free(r.err);
+	/* a portal group holds its portals; the target holds the one LUN map */
+	r = lines("/iscsi/" T1 "/tpg1", (const char *const[]){"ls", NULL});
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(r.out, "portals/\n");
+	free(r.out);
+	free(r.err);
 	r = lines("/iscsi", (const char *const[]){"tree", NULL});
 	assert_int_equal(r.rc, CLI_OK);
 	assert_string_equal(r.out, "o- /iscsi\n"
@@ -281,8 +291,6 @@ static void test_navigation(void **state)
 				   "    o- tpg1 [127.0.0.1:3850]\n"
 				   "      o- portals\n"
 				   "        o- 127.0.0.1:3850\n"
-				   "      o- luns [the target's LUN map]\n"
-				   "      o- acls [the target's ACLs]\n"
 				   "    o- luns [1]\n"
 				   "      o- lun0 [-> r]\n"
 				   "    o- acls [1]\n"
