@@ -196,3 +196,28 @@ void out_object(struct cli *c, json_t *obj, int indent)
 	}
 	free(keys);
 }
+
+void out_size(uint64_t bytes, char *buf, size_t size)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (bytes && u + 1 < (int)sizeof(units) - 1 && bytes % 1024 == 0) {
+		bytes /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, size, "%llu", (unsigned long long)bytes);
+	else
+		snprintf(buf, size, "%llu%c", (unsigned long long)bytes, units[u]);
+}
+
+void out_bs_size(json_t *bs, char *buf, size_t size)
+{
+	json_t *cur = json_object_get(bs, "current_size");
+
+	if (json_is_integer(cur) && json_integer_value(cur) >= 0)
+		out_size((uint64_t)json_integer_value(cur), buf, size);
+	else
+		out_text(json_object_get(bs, "size"), buf, size);
+}

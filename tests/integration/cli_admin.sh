@@ -14,6 +14,8 @@
 #     redacted is kept when written back;
 #   - target delete with sessions needs --force and counts what it drops;
 #     backstore delete says whether the image is kept;
+#   - listings show what the daemon knows: the size of a back-store used at
+#     its image's size.
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 UTARGET=${2:?usage: cli_admin.sh UTARGETD UTARGET HOLDSESSION}
@@ -232,6 +234,22 @@ has "note: $UT_TMP/targets.conf: tgtd's listener is not in the file: the importe
 expect 0 u import tgt "$UT_TMP/targets.conf" --portal "$P2"
 has "imported 1 back-store and 1 target (listening on $P2)"
 echo "ok: import tgt says where the imported targets listen"
+
+# ---- listings show what is known (item 7) ----
+# a back-store used at its image's own size (no size in the config): its
+# size now, in the table (3 MiB + 512: bytes) and in --json
+truncate -s 3146240 "$UT_TMP/imp.img"
+isize=$(stat -c %s "$UT_TMP/imp.img")
+expect 0 u backstore create file imp "$UT_TMP/imp.img"
+expect 0 u backstore list
+hasre "^imp +file +$isize +512 +$UT_TMP/imp.img "
+u --json backstore show imp | python3 -c '
+import json, sys
+b = json.load(sys.stdin)
+assert "size" not in b and b["current_size"] == int(sys.argv[1]), b' "$isize" ||
+	ut_fail "backstore show --json: current_size is not the image's size $isize"
+expect 0 u backstore delete imp
+echo "ok: backstore list shows the size of a back-store used at its image's size ($isize)"
 
 # ---- destructive commands say what they destroy (item 6) ----
 # a file back-store's image is kept, a ram one's data is gone

@@ -531,6 +531,39 @@ static void test_output(void **state)
 	run_free(&r);
 }
 
+/* Listings show what the daemon knows: a back-store's size now (an image
+ * used at its own size has none in the config). */
+static void test_listings(void **state)
+{
+	struct run r;
+	char buf[64];
+
+	fake_set(&fake, "backstore.list",
+		 "{\"result\": [{\"name\": \"imp\", \"type\": \"file\", \"block_size\": 512, "
+		 "\"path\": \"/srv/imp.img\", \"current_size\": 3146240, \"mapped\": []}, "
+		 "{\"name\": \"r\", \"type\": \"ram\", \"size\": \"8M\", \"block_size\": 512, "
+		 "\"current_size\": 8388608, \"thin\": true, \"mapped\": [{\"target\": \"t\", "
+		 "\"lun\": 0}]}, {\"name\": \"n\", \"type\": \"null\", \"size\": 4096, "
+		 "\"block_size\": 512, \"mapped\": []}]}");
+	r = run(false, W("backstore", "list"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(r.out, "NAME  TYPE  SIZE     BLOCK  PATH          FLAGS  MAPPED\n"
+				   "imp   file  3146240  512    /srv/imp.img  -      0\n"
+				   "r     ram   8M       512    -             thin   1\n"
+				   "n     null  4096     512    -             -      0\n");
+	run_free(&r);
+
+	/* the helper */
+	out_size(3145728, buf, sizeof(buf));
+	assert_string_equal(buf, "3M");
+	out_size(3146240, buf, sizeof(buf));
+	assert_string_equal(buf, "3146240");
+	out_size(10ull << 40, buf, sizeof(buf));
+	assert_string_equal(buf, "10T");
+	out_size(0, buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+}
+
 /* reservation get|clear (cmd_reservation.c): the requests, the table of
  * registrations, the confirmation line, exit statuses. */
 static void test_reservation(void **state)
@@ -634,6 +667,7 @@ int main(void)
 	    cmocka_unit_test(test_output),
 	    cmocka_unit_test(test_unreachable),
 	    cmocka_unit_test(test_reservation),
+	    cmocka_unit_test(test_listings),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
