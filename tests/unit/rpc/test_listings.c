@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for what the control API lists of the running side
- * (src/rpc/methods_backstore.c), against fakes of what it reads through
- * the public interfaces:
+ * (src/rpc/methods_backstore.c, methods_session.c), against fakes of what
+ * those read through the public interfaces:
  *   - backstore.list / backstore.get: current_size, the logical unit's size
  *     now (scsi_lu_size() of cfg_ctl_lu()), also for a file back-store
- *     without a configured size; none for a back-store nothing runs.
+ *     without a configured size; none for a back-store nothing runs;
+ *   - session.list: the login time (ISO 8601, UTC), the negotiated
+ *     session-wide values, the counters, and per connection the digests
+ *     and each side's MaxRecvDataSegmentLength; the target filter.
  *
- * Set-up: the real method table of that file, the other tables empty; the
- * config tree parsed from text with its index (config/ctl.h's
+ * Set-up: the real method tables of those two files, the other tables
+ * empty; the config tree parsed from text with its index (config/ctl.h's
  * cfg_ctl_tree() and cfg_ctl_index() answer them), fake_ctl.c for the
  * server's side. */
 #include <setjmp.h>
@@ -15,17 +18,18 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config/ctl.h"
+#include "fabric/iscsi/iscsi.h"
 #include "rpc/rpc.h"
 #include "scsi/scsi.h"
 #include "ut_text.h"
 
 const struct rpc_method rpc_methods_config[] = {{0}};
-const struct rpc_method rpc_methods_session[] = {{0}};
 const struct rpc_method rpc_methods_target[] = {{0}};
 const struct rpc_method rpc_methods_alua[] = {{0}};
 const struct rpc_method rpc_methods_reservation[] = {{0}};
@@ -57,6 +61,28 @@ uint64_t scsi_lu_size(const struct scsi_lu *lu)
 	return 3146240;
 }
 
+/* ---- the fabric's sessions (fabric/iscsi/iscsi.h) ---- */
+static struct iscsi_session_info sessions[2];
+
+int iscsi_session_list(struct iscsi_session_info **out, size_t *n)
+{
+	*out = malloc(sizeof(sessions));
+	assert_non_null(*out);
+	memcpy(*out, sessions, sizeof(sessions));
+	*n = 2;
+	return 0;
+}
+
+int iscsi_session_drop(uint16_t tsih, int cid)
+{
+	return -ENOENT;
+}
+
+int iscsi_session_logout(uint16_t tsih, int cid, uint16_t seconds)
+{
+	return -ENOENT;
+}
+
 static int setup(void **state)
 {
 	static const char text[] =
@@ -64,10 +90,43 @@ static int setup(void **state)
 	    "{\"name\": \"imp\", \"type\": \"file\", \"path\": \"/srv/imp.img\"},"
 	    "{\"name\": \"idle\", \"type\": \"ram\", \"size\": \"8M\"}]}";
 	struct cfg_err err;
+	struct iscsi_session_info *s = &sessions[0];
 
 	(void)state;
 	assert_int_equal(cfg_parse(text, strlen(text), NULL, &tree, &err), 0);
 	assert_int_equal(cfg_index_build(tree, &ix), 0);
+	memset(sessions, 0, sizeof(sessions));
+	*s = (struct iscsi_session_info){
+	    .tsih = 7,
+	    .logged_in = true,
+	    .tpgt = 1,
+	    .isid = {0x80, 0x12, 0x34, 0x56, 0x00, 0x01},
+	    .login_time = 1777636800, /* 2026-05-01 12:00:00 UTC */
+	    .max_burst_length = 262144,
+	    .first_burst_length = 65536,
+	    .initial_r2t = false,
+	    .immediate_data = true,
+	    .error_recovery_level = 0,
+	    .max_connections = 1,
+	    .commands = 5000000000ull, /* more than 32 bits */
+	    .read_bytes = 1ull << 40,
+	    .write_bytes = 512,
+	    .nconns = 1,
+	};
+	snprintf(s->target, sizeof(s->target), "iqn.2026-12.org.example:t1");
+	snprintf(s->initiator, sizeof(s->initiator), "iqn.2026-12.org.example:h");
+	s->conns[0] = (struct iscsi_conn_info){
+	    .cid = 0,
+	    .state = "logged_in",
+	    .header_digest = true,
+	    .data_digest = false,
+	    .max_recv_dsl = 262144,
+	    .max_send_dsl = 65536,
+	};
+	snprintf(s->conns[0].peer, sizeof(s->conns[0].peer), "127.0.0.1:40000");
+	snprintf(s->conns[0].local, sizeof(s->conns[0].local), "127.0.0.1:3260");
+	s = &sessions[1];
+	*s = (struct iscsi_session_info){.tsih = 9, .discovery = true, .login_time = 0};
 	return 0;
 }
 
@@ -137,10 +196,54 @@ static void test_backstore_current_size(void **state)
 	json_decref(b);
 }
 
+static void test_session_list(void **state)
+{
+	json_t *a, *s, *o, *c;
+
+	(void)state;
+	a = call("session.list", "{}");
+	assert_int_equal(json_array_size(a), 2);
+	s = json_array_get(a, 0);
+	assert_int_equal(jint(s, "tsih"), 7);
+	assert_string_equal(jstr(s, "isid"), "801234560001");
+	assert_string_equal(jstr(s, "login_time"), "2026-05-01T12:00:00Z");
+	o = json_object_get(s, "negotiated");
+	assert_int_equal(jint(o, "max_burst_length"), 262144);
+	assert_int_equal(jint(o, "first_burst_length"), 65536);
+	assert_true(json_is_false(json_object_get(o, "initial_r2t")));
+	assert_true(json_is_true(json_object_get(o, "immediate_data")));
+	assert_int_equal(jint(o, "error_recovery_level"), 0);
+	assert_int_equal(jint(o, "max_connections"), 1);
+	assert_int_equal(json_object_size(o), 6);
+	o = json_object_get(s, "stats");
+	assert_int_equal(jint(o, "commands"), 5000000000ll);
+	assert_int_equal(jint(o, "read_bytes"), 1ll << 40);
+	assert_int_equal(jint(o, "write_bytes"), 512);
+	c = json_array_get(json_object_get(s, "connections"), 0);
+	assert_string_equal(jstr(c, "header_digest"), "CRC32C");
+	assert_string_equal(jstr(c, "data_digest"), "None");
+	o = json_object_get(c, "max_recv_data_segment_length");
+	assert_int_equal(jint(o, "target"), 262144);
+	assert_int_equal(jint(o, "initiator"), 65536);
+	assert_string_equal(jstr(c, "peer"), "127.0.0.1:40000");
+	/* a discovery session: the same members, zero counters */
+	s = json_array_get(a, 1);
+	assert_string_equal(jstr(s, "type"), "discovery");
+	assert_string_equal(jstr(s, "login_time"), "1970-01-01T00:00:00Z");
+	assert_int_equal(jint(json_object_get(s, "stats"), "commands"), 0);
+	assert_int_equal(json_array_size(json_object_get(s, "connections")), 0);
+	json_decref(a);
+	/* the target filter */
+	a = call("session.list", "{'target': 'iqn.2026-12.org.example:t1'}");
+	assert_int_equal(json_array_size(a), 1);
+	json_decref(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_backstore_current_size),
+	    cmocka_unit_test(test_session_list),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
