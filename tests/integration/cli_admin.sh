@@ -276,21 +276,21 @@ done
 grep -q ready "$UT_TMP/io.out" || ut_fail "liveio did not start: $(cat "$UT_TMP/io.out")"
 t1=$(date -u +%s)
 sleep 0.5
-# snap N: session list --json (to sN.json) while liveio is stopped (its
-# command in flight has completed by then)
+# snap N: session list --json (to sN.json) and the table (to cmd.out)
+# while liveio is stopped (its command in flight has completed by then)
 snap() {
 	local rc
 	kill -STOP $IO_PID
 	sleep 0.3
-	u --json session list >"$UT_TMP/s$1.json"
+	u --json session list >"$UT_TMP/s$1.json" && u session list >"$UT_TMP/cmd.out" 2>&1
 	rc=$?
 	kill -CONT $IO_PID
-	[ $rc = 0 ] || ut_fail "session list --json: $(cat "$UT_TMP/s$1.json")"
+	[ $rc = 0 ] || ut_fail "session list: $(cat "$UT_TMP/s$1.json" "$UT_TMP/cmd.out")"
 }
 snap 1
 sleep 1
 snap 2
-python3 - "$UT_TMP/s1.json" "$UT_TMP/s2.json" "$INI" "$t0" "$t1" "$mrdsl" <<'PY' || ut_fail "session list --json: $(cat "$UT_TMP"/s[12].json)"
+got=$(python3 - "$UT_TMP/s1.json" "$UT_TMP/s2.json" "$INI" "$t0" "$t1" "$mrdsl" <<'PY'
 import calendar, json, sys, time
 s1, s2, ini = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
 t0, t1, mrdsl = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
@@ -316,7 +316,16 @@ dc = y["commands"] - x["commands"]
 dr, dw = y["read_bytes"] - x["read_bytes"], y["write_bytes"] - x["write_bytes"]
 assert dc > 0 and dr > 0 and dw > 0, (x, y)
 assert dr + dw == 512 * dc and abs(dr - dw) <= 512, (x, y)
+print(a["tsih"], y["commands"])
 PY
+) || ut_fail "session list --json: $(cat "$UT_TMP"/s[12].json)"
+read -r tsih ncmds <<<"$got"
+# the table (liveio stopped: the same count)
+hasre "^$tsih +normal +$SEED +1 +$INI +0:127\.0\.0\.1:[0-9]+ +[0-9]+s +$ncmds +[0-9.]+[KM]? +[0-9.]+[KM]?\$"
+expect 0 u session show "$tsih"
+hasre "^    header_digest +CRC32C\$"
+hasre "^  error_recovery_level +0\$"
+hasre "^login_time +[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\$"
 touch "$UT_TMP/io.stop"
 wait $IO_PID || ut_fail "liveio: $(cat "$UT_TMP/io.out")"
 grep -q "^ok .* ua_other=0 " "$UT_TMP/io.out" || ut_fail "liveio: $(cat "$UT_TMP/io.out")"
