@@ -16,7 +16,9 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "lib/compiler.h"
 
@@ -203,5 +205,18 @@ void out_table(struct cli *c, json_t *rows, const char *const *columns, const ch
 /* An object as "key: value" lines, nested objects and lists of objects
  * indented below their key. */
 void out_object(struct cli *c, json_t *obj, int indent);
+/* A size as the config file writes one: the largest unit of K, M, G, T
+ * (powers of 1024) that divides it, else bytes ("3M", "3146240"). */
+void out_size(uint64_t bytes, char *buf, size_t size);
+/* A byte count, rounded for people: "512", "49.5K", "1.2G". */
+void out_bytes(uint64_t bytes, char *buf, size_t size);
+/* Time since an ISO 8601 UTC time ("2026-05-01T12:00:03Z") at now: "45s",
+ * "5m12s", "2h05m", "3d04h" ("0s" for a time ahead of now, "-" when it
+ * cannot be read). */
+void out_age(const char *iso, time_t now, char *buf, size_t size);
+/* A back-store's size as listed: its current size when the daemon knows
+ * it (current_size: an image used at its own size has no configured
+ * one), else the configured size. */
+void out_bs_size(json_t *bs, char *buf, size_t size);
 
 #endif

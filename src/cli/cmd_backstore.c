@@ -7,16 +7,20 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 
-/* A back-store as a row of the list: its boolean attributes as flags. */
+/* A back-store as a row of the list: the size it has now (an image used
+ * at its own size has none in the config), its boolean attributes as
+ * flags. */
 static json_t *bs_row(json_t *b)
 {
 	/* one word per boolean attribute that is on */
 	static const char *const names[] = {"thin", "read_only", "removable", "create"};
-	char flags[64] = "";
+	char flags[64] = "", size[32];
 	json_t *row = json_deep_copy(b);
 
 	if (!row)
 		return NULL;
+	out_bs_size(b, size, sizeof(size));
+	json_object_set_new(row, "size", json_string(size));
 	for (size_t k = 0; k < ARRAY_SIZE(names); k++)
 		if (json_is_true(json_object_get(b, names[k])))
 			snprintf(flags + strlen(flags), sizeof(flags) - strlen(flags), "%s%s",

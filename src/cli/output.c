@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 
@@ -195,4 +196,75 @@ void out_object(struct cli *c, json_t *obj, int indent)
 		fprintf(c->out, "%*s%-*s  %s\n", indent, "", (int)w + 1, keys[i], buf);
 	}
 	free(keys);
+}
+
+void out_size(uint64_t bytes, char *buf, size_t size)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (bytes && u + 1 < (int)sizeof(units) - 1 && bytes % 1024 == 0) {
+		bytes /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, size, "%llu", (unsigned long long)bytes);
+	else
+		snprintf(buf, size, "%llu%c", (unsigned long long)bytes, units[u]);
+}
+
+void out_bytes(uint64_t bytes, char *buf, size_t size)
+{
+	static const char units[] = "KMGTPE";
+	double v = (double)bytes;
+	long long tenths;
+	int u = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, size, "%llu", (unsigned long long)bytes);
+		return;
+	}
+	/* 1023.6K would print as 1024K: one unit up instead */
+	while (v >= 1023.5 && u + 1 < (int)sizeof(units) - 1) {
+		v /= 1024;
+		u++;
+	}
+	/* one decimal below 100, none above; no ".0" */
+	tenths = (long long)(v * 10 + 0.5);
+	if (tenths < 1000 && tenths % 10)
+		snprintf(buf, size, "%lld.%lld%c", tenths / 10, tenths % 10, units[u]);
+	else
+		snprintf(buf, size, "%lld%c", (long long)(v + 0.5), units[u]);
+}
+
+void out_age(const char *iso, time_t now, char *buf, size_t size)
+{
+	struct tm tm = {0};
+	const char *end = iso ? strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm) : NULL;
+	long long d;
+	time_t t;
+
+	if (!end || *end || (t = timegm(&tm)) == (time_t)-1) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	d = now > t ? (long long)(now - t) : 0;
+	if (d < 60)
+		snprintf(buf, size, "%llds", d);
+	else if (d < 3600)
+		snprintf(buf, size, "%lldm%02llds", d / 60, d % 60);
+	else if (d < 86400)
+		snprintf(buf, size, "%lldh%02lldm", d / 3600, d % 3600 / 60);
+	else
+		snprintf(buf, size, "%lldd%02lldh", d / 86400, d % 86400 / 3600);
+}
+
+void out_bs_size(json_t *bs, char *buf, size_t size)
+{
+	json_t *cur = json_object_get(bs, "current_size");
+
+	if (json_is_integer(cur) && json_integer_value(cur) >= 0)
+		out_size((uint64_t)json_integer_value(cur), buf, size);
+	else
+		out_text(json_object_get(bs, "size"), buf, size);
 }

@@ -377,7 +377,7 @@ json_t *sh_children(struct cli *c, const struct sh_path *p)
 			char size[32];
 			if (strcmp(json_string_value(json_object_get(e, "type")) ?: "", p->type))
 				continue;
-			out_text(json_object_get(e, "size"), size, sizeof(size));
+			out_bs_size(e, size, sizeof(size));
 			snprintf(info, sizeof(info), "%s%s%s, %zu mapping%s",
 				 json_string_value(json_object_get(e, "path")) ?: "",
 				 json_object_get(e, "path") ? " " : "", size,

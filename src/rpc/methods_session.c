@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* methods_session.c: iSCSI sessions and connections: list them, end them:
+/* methods_session.c: iSCSI sessions and connections: list them (with
+ * what each negotiated, its login time and its counters), end them:
  * by default with a target-initiated logout (RFC 7143 11.9.1: AsyncEvent 1,
  * the initiator logs out within "timeout" seconds, else it is dropped), or
  * at once with "mode": "drop"; the answer's "action" says which. */
@@ -7,26 +8,60 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fabric/iscsi/iscsi.h"
 #include "rpc/rpc.h"
 
+static const char *digest(bool crc32c)
+{
+	return crc32c ? "CRC32C" : "None"; /* the key's values (RFC 7143 13.1) */
+}
+
+/* A connection: where, its state, and what it negotiated (RFC 7143 13:
+ * the digests and each side's MaxRecvDataSegmentLength are per
+ * connection). */
+static json_t *conn_json(const struct iscsi_conn_info *c)
+{
+	return json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:{s:I,s:I}}", "cid", c->cid, "peer", c->peer,
+			 "local", c->local, "state", c->state, "header_digest",
+			 digest(c->header_digest), "data_digest", digest(c->data_digest),
+			 "max_recv_data_segment_length", "target", (json_int_t)c->max_recv_dsl,
+			 "initiator", (json_int_t)c->max_send_dsl);
+}
+
 static json_t *session_json(const struct iscsi_session_info *s)
 {
-	char isid[13];
+	char isid[13], login[32] = "";
+	time_t t = (time_t)s->login_time;
 	json_t *o, *conns = json_array();
+	struct tm tm;
 
 	for (size_t i = 0; i < 6; i++)
 		snprintf(isid + 2 * i, 3, "%02x", s->isid[i]);
+	/* ISO 8601, UTC */
+	if (gmtime_r(&t, &tm))
+		strftime(login, sizeof(login), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	for (size_t i = 0; conns && i < s->nconns; i++)
-		json_array_append_new(conns,
-				      json_pack("{s:i,s:s,s:s,s:s}", "cid", s->conns[i].cid, "peer",
-						s->conns[i].peer, "local", s->conns[i].local,
-						"state", s->conns[i].state));
-	o = json_pack("{s:i,s:s,s:s,s:i,s:s,s:s,s:s,s:b,s:o}", "tsih", s->tsih, "type",
+		json_array_append_new(conns, conn_json(&s->conns[i]));
+	o = json_pack("{s:i,s:s,s:s,s:i,s:s,s:s,s:s,s:b,s:s,s:o}", "tsih", s->tsih, "type",
 		      s->discovery ? "discovery" : "normal", "target", s->target, "tpgt", s->tpgt,
 		      "initiator", s->initiator, "initiator_alias", s->initiator_alias, "isid",
-		      isid, "logged_in", s->logged_in, "connections", conns ? conns : json_array());
+		      isid, "logged_in", s->logged_in, "login_time", login, "connections",
+		      conns ? conns : json_array());
+	if (o)
+		json_object_set_new(o, "negotiated",
+				    json_pack("{s:I,s:I,s:b,s:b,s:i,s:i}", "max_burst_length",
+					      (json_int_t)s->max_burst_length, "first_burst_length",
+					      (json_int_t)s->first_burst_length, "initial_r2t",
+					      s->initial_r2t, "immediate_data", s->immediate_data,
+					      "error_recovery_level", (int)s->error_recovery_level,
+					      "max_connections", (int)s->max_connections));
+	if (o)
+		json_object_set_new(o, "stats",
+				    json_pack("{s:I,s:I,s:I}", "commands", (json_int_t)s->commands,
+					      "read_bytes", (json_int_t)s->read_bytes,
+					      "write_bytes", (json_int_t)s->write_bytes));
 	return o;
 }
 

@@ -1,6 +1,6 @@
 #!/bin/bash
-# cli_admin.sh UTARGETD UTARGET HOLDSESSION: administrator safety (issue 18):
-# what utarget and the control API say and refuse, checked as the
+# cli_admin.sh UTARGETD UTARGET HOLDSESSION LIVEIO: administrator safety
+# (issue 18): what utarget and the control API say and refuse, checked as the
 # administrator reads it.
 #   - errors about the daemon's own config file name the file and the line
 #     (config check, config reload) and a refused reload is logged;
@@ -14,10 +14,16 @@
 #     redacted is kept when written back;
 #   - target delete with sessions needs --force and counts what it drops;
 #     backstore delete says whether the image is kept;
+#   - listings show what the daemon knows: the size of a back-store used at
+#     its image's size; a session's digests, MaxRecvDataSegmentLength,
+#     burst lengths, ErrorRecoveryLevel, login time and counters (liveio:
+#     counted exactly while it is stopped).
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
-UTARGET=${2:?usage: cli_admin.sh UTARGETD UTARGET HOLDSESSION}
-HOLD=${3:?usage: cli_admin.sh UTARGETD UTARGET HOLDSESSION}
+USAGE="usage: cli_admin.sh UTARGETD UTARGET HOLDSESSION LIVEIO"
+UTARGET=${2:?$USAGE}
+HOLD=${3:?$USAGE}
+LIVEIO=${4:?$USAGE}
 command -v iscsi-inq >/dev/null || ut_fail "iscsi-inq not installed (libiscsi-bin)"
 
 ut_pick_port
@@ -232,6 +238,99 @@ has "note: $UT_TMP/targets.conf: tgtd's listener is not in the file: the importe
 expect 0 u import tgt "$UT_TMP/targets.conf" --portal "$P2"
 has "imported 1 back-store and 1 target (listening on $P2)"
 echo "ok: import tgt says where the imported targets listen"
+
+# ---- listings show what is known (item 7) ----
+# a back-store used at its image's own size (no size in the config): its
+# size now, in the table (3 MiB + 512: bytes) and in --json
+truncate -s 3146240 "$UT_TMP/imp.img"
+isize=$(stat -c %s "$UT_TMP/imp.img")
+expect 0 u backstore create file imp "$UT_TMP/imp.img"
+expect 0 u backstore list
+hasre "^imp +file +$isize +512 +$UT_TMP/imp.img "
+u --json backstore show imp | python3 -c '
+import json, sys
+b = json.load(sys.stdin)
+assert "size" not in b and b["current_size"] == int(sys.argv[1]), b' "$isize" ||
+	ut_fail "backstore show --json: current_size is not the image's size $isize"
+expect 0 u backstore delete imp
+echo "ok: backstore list shows the size of a back-store used at its image's size ($isize)"
+
+# a session: what it negotiated (a header digest the target requires),
+# when it logged in, and its counters. liveio writes then reads one block
+# (512 bytes) every 10 ms; stopped (SIGSTOP), nothing moves, so between two
+# stops every command counted moved exactly 512 bytes.
+INI=iqn.2026-12.org.utarget.adm:liveio
+mrdsl=$(u --json settings show | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["iscsi"]["max_recv_data_segment_length"])') ||
+	ut_fail "settings show --json"
+expect 0 u target set "$SEED" require_header_digest=true
+t0=$(date -u +%s)
+"$LIVEIO" -i "$INI" "iscsi://$P/$SEED/0" "$UT_TMP/io.stop" 60 >"$UT_TMP/io.out" 2>&1 &
+IO_PID=$!
+for ((i = 0; i < 100; i++)); do
+	grep -q ready "$UT_TMP/io.out" && break
+	kill -0 $IO_PID 2>/dev/null || break
+	sleep 0.1
+done
+grep -q ready "$UT_TMP/io.out" || ut_fail "liveio did not start: $(cat "$UT_TMP/io.out")"
+t1=$(date -u +%s)
+sleep 0.5
+# snap N: session list --json (to sN.json) and the table (to cmd.out)
+# while liveio is stopped (its command in flight has completed by then)
+snap() {
+	local rc
+	kill -STOP $IO_PID
+	sleep 0.3
+	u --json session list >"$UT_TMP/s$1.json" && u session list >"$UT_TMP/cmd.out" 2>&1
+	rc=$?
+	kill -CONT $IO_PID
+	[ $rc = 0 ] || ut_fail "session list: $(cat "$UT_TMP/s$1.json" "$UT_TMP/cmd.out")"
+}
+snap 1
+sleep 1
+snap 2
+got=$(python3 - "$UT_TMP/s1.json" "$UT_TMP/s2.json" "$INI" "$t0" "$t1" "$mrdsl" <<'PY'
+import calendar, json, sys, time
+s1, s2, ini = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+t0, t1, mrdsl = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+a = [s for s in s1 if s["initiator"] == ini]
+b = [s for s in s2 if s["initiator"] == ini]
+assert len(a) == 1 and len(b) == 1, (s1, s2)
+a, b = a[0], b[0]
+assert a["tsih"] == b["tsih"] and a["type"] == "normal" and a["logged_in"], (a, b)
+# ISO 8601 UTC, between the start of liveio and its first I/O
+lt = calendar.timegm(time.strptime(a["login_time"], "%Y-%m-%dT%H:%M:%SZ"))
+assert t0 <= lt <= t1 and b["login_time"] == a["login_time"], (a["login_time"], t0, t1)
+c = a["connections"][0]
+assert c["header_digest"] == "CRC32C" and c["data_digest"] == "None", c
+m = c["max_recv_data_segment_length"]
+assert m["target"] == mrdsl and 512 <= m["initiator"] <= 16777215, (m, mrdsl)
+n = a["negotiated"]
+assert n["error_recovery_level"] == 0 and n["max_connections"] == 1, n
+assert 512 <= n["first_burst_length"] <= n["max_burst_length"], n
+assert isinstance(n["immediate_data"], bool) and isinstance(n["initial_r2t"], bool), n
+x, y = a["stats"], b["stats"]
+assert x["commands"] > 0 and x["read_bytes"] > 0 and x["write_bytes"] > 0, x
+dc = y["commands"] - x["commands"]
+dr, dw = y["read_bytes"] - x["read_bytes"], y["write_bytes"] - x["write_bytes"]
+assert dc > 0 and dr > 0 and dw > 0, (x, y)
+assert dr + dw == 512 * dc and abs(dr - dw) <= 512, (x, y)
+print(a["tsih"], y["commands"])
+PY
+) || ut_fail "session list --json: $(cat "$UT_TMP"/s[12].json)"
+read -r tsih ncmds <<<"$got"
+# the table (liveio stopped: the same count)
+hasre "^$tsih +normal +$SEED +1 +$INI +0:127\.0\.0\.1:[0-9]+ +[0-9]+s +$ncmds +[0-9.]+[KM]? +[0-9.]+[KM]?\$"
+expect 0 u session show "$tsih"
+hasre "^    header_digest +CRC32C\$"
+hasre "^  error_recovery_level +0\$"
+hasre "^login_time +[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\$"
+touch "$UT_TMP/io.stop"
+wait $IO_PID || ut_fail "liveio: $(cat "$UT_TMP/io.out")"
+grep -q "^ok .* ua_other=0 " "$UT_TMP/io.out" || ut_fail "liveio: $(cat "$UT_TMP/io.out")"
+expect 0 u target set "$SEED" require_header_digest=null
+echo "ok: session list shows digests, MaxRecvDataSegmentLength, ERL, the login time and counters that follow the I/O"
 
 # ---- destructive commands say what they destroy (item 6) ----
 # a file back-store's image is kept, a ram one's data is gone

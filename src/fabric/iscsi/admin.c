@@ -171,6 +171,18 @@ static void admin_fill(struct iscsi_session_info *si, const struct iscsi_session
 	snprintf(si->initiator_alias, sizeof(si->initiator_alias), "%s", s->initiator_alias);
 	memcpy(si->isid, s->isid, sizeof(si->isid));
 	si->logged_in = s->state == ISCSI_SESS_Q3_LOGGED_IN;
+	/* set before the session was registered, fixed since */
+	si->login_time = s->login_time;
+	si->max_burst_length = s->params.max_burst_length;
+	si->first_burst_length = s->params.first_burst_length;
+	si->initial_r2t = s->params.initial_r2t;
+	si->immediate_data = s->params.immediate_data;
+	si->error_recovery_level = s->params.error_recovery_level;
+	si->max_connections = s->params.max_connections;
+	/* written by the session's reactor (iscsi_session_count()) */
+	si->commands = atomic_load_explicit(&s->stat_cmds, memory_order_relaxed);
+	si->read_bytes = atomic_load_explicit(&s->stat_read_bytes, memory_order_relaxed);
+	si->write_bytes = atomic_load_explicit(&s->stat_write_bytes, memory_order_relaxed);
 	list_for_each_entry(c, &s->conns, sess_node)
 	{
 		struct iscsi_conn_info *ci;
@@ -185,6 +197,11 @@ static void admin_fill(struct iscsi_session_info *si, const struct iscsi_session
 		ci->state = st < ARRAY_SIZE(admin_conn_states) && admin_conn_states[st]
 				? admin_conn_states[st]
 				: "unknown";
+		/* written under iscsi_global.lock (login.c, text.c) */
+		ci->header_digest = c->hdigest;
+		ci->data_digest = c->ddigest;
+		ci->max_recv_dsl = c->max_recv_dsl;
+		ci->max_send_dsl = c->max_send_dsl;
 	}
 	si->nconns = k;
 }

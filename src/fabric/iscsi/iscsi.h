@@ -105,6 +105,12 @@ struct iscsi_conn_info {
 	char peer[80];
 	char local[80];
 	const char *state; /* RFC 7143 8.1.3 state, e.g. "logged_in" */
+	/* what the connection negotiated (RFC 7143 13: connection-only keys;
+	 * the login phase's values until it reaches full feature phase) */
+	bool header_digest;    /* HeaderDigest=CRC32C (else None) */
+	bool data_digest;      /* DataDigest=CRC32C */
+	uint32_t max_recv_dsl; /* MaxRecvDataSegmentLength the target declared */
+	uint32_t max_send_dsl; /* ... the initiator declared: what the target sends */
 };
 struct iscsi_session_info {
 	uint16_t tsih;
@@ -115,6 +121,20 @@ struct iscsi_session_info {
 	char target[224];
 	char initiator[224];
 	char initiator_alias[256];
+	int64_t login_time; /* when the leading login completed: seconds since the Epoch, UTC */
+	/* negotiated session-wide values (RFC 7143 13) */
+	uint32_t max_burst_length;
+	uint32_t first_burst_length;
+	bool initial_r2t;
+	bool immediate_data;
+	uint8_t error_recovery_level;
+	uint16_t max_connections;
+	/* since the login: SCSI commands completed (any status, aborted ones
+	 * too), Data-In bytes sent, Data-Out bytes of the commands that
+	 * completed with GOOD status */
+	uint64_t commands;
+	uint64_t read_bytes;
+	uint64_t write_bytes;
 	struct iscsi_conn_info conns[ISCSI_INFO_CONNS_MAX];
 	size_t nconns;
 };

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fabric/iscsi/access.h"
 #include "fabric/iscsi/chap.h"
@@ -219,13 +220,15 @@ static void login_enter_ffp(struct iscsi_conn *c)
 	iscsi_conn_event(c, ISCSI_CEV_LOGIN_OK); /* T5 */
 	/* RFC 7143 13.1: digests apply from the first PDU after the final
 	 * Login Response (already queued without them) */
+	pthread_mutex_lock(&iscsi_global.lock); /* session.list reads them (admin.c) */
 	c->hdigest = a->header_digest == ISCSI_DIGEST_CRC32C;
 	c->ddigest = a->data_digest == ISCSI_DIGEST_CRC32C;
-	c->rx.hdigest = c->hdigest;
-	c->rx.ddigest = c->ddigest;
 	/* 13.12: each side's declared receive limit */
 	c->max_send_dsl = l->neg.peer.max_recv_dsl;
 	c->max_recv_dsl = l->neg.mine.max_recv_dsl;
+	pthread_mutex_unlock(&iscsi_global.lock);
+	c->rx.hdigest = c->hdigest;
+	c->rx.ddigest = c->ddigest;
 	reactor_timer_cancel(&c->login_timer);
 	iscsi_adm_ffp(c); /* the login slot back; a discovery session's slot */
 	iscsi_login_free(c);
@@ -306,6 +309,7 @@ static int login_complete(struct iscsi_conn *c)
 	memcpy(s->isid, l->isid, ISCSI_ISID_LEN);
 	s->type = l->neg.active.session_type;
 	s->params = l->neg.active;
+	s->login_time = (int64_t)time(NULL);
 	memcpy(s->initiator_name, l->neg.initiator_name, sizeof(s->initiator_name));
 	memcpy(s->initiator_alias, l->neg.initiator_alias, sizeof(s->initiator_alias));
 	isid_hex(l->isid, isid, sizeof(isid));

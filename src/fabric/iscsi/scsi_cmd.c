@@ -560,20 +560,27 @@ static void iscsi_core_cmd_done(struct scsi_cmd *cmd)
 {
 	struct iscsi_task *t = container_of(cmd, struct iscsi_task, cmd);
 	struct iscsi_conn *c = t->conn;
+	struct iscsi_session *s = t->sess;
+	bool good = cmd->status == SAM_STAT_GOOD || cmd->status == SAM_STAT_CONDITION_MET;
 	bool collapse;
 
 	t->state = ISCSI_TASK_SENDING;
 	if (t->counted) {
 		/* the CmdSN slot is free once the status is on its way */
 		t->counted = false;
-		t->sess->cmdsn.busy--;
+		s->cmdsn.busy--;
 	}
+	/* the session's counters (its reactor's: no lock, no locked add) */
+	iscsi_session_count(&s->stat_cmds, 1);
+	if (good && t->want && !cmd->suppress_response)
+		iscsi_session_count(&s->stat_write_bytes, t->want);
 	if (cmd->suppress_response || iscsi_conn_dead(c)) {
 		iscsi_task_put(t);
 		return;
 	}
-	collapse = cmd->data_in_len && !cmd->sense_len &&
-		   (cmd->status == SAM_STAT_GOOD || cmd->status == SAM_STAT_CONDITION_MET);
+	if (cmd->data_in_len)
+		iscsi_session_count(&s->stat_read_bytes, UT_MIN(cmd->data_in_len, t->edtl));
+	collapse = cmd->data_in_len && !cmd->sense_len && good;
 	if (send_data_in(t, collapse) || (!collapse && send_response(t))) {
 		iscsi_conn_drop(c, "out of memory for a response");
 		iscsi_task_put(t);

@@ -19,6 +19,7 @@
 #ifndef UT_ISCSI_SESSION_H
 #define UT_ISCSI_SESSION_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -87,7 +88,27 @@ struct iscsi_session {
 	struct list_node held;	  /* tasks waiting for CmdSN order */
 	struct list_node waiters; /* logins waiting for this session to end (reinstatement) */
 	struct log_ratelimit rl;
+	/* when the leading login completed: CLOCK_REALTIME seconds */
+	int64_t login_time;
+	/* Counters since the login (iscsi_session_info), iscsi_session_count():
+	 * SCSI commands completed, Data-In bytes sent, Data-Out bytes of the
+	 * commands that completed with GOOD status. */
+	_Atomic uint64_t stat_cmds;
+	_Atomic uint64_t stat_read_bytes;
+	_Atomic uint64_t stat_write_bytes;
 };
+
+/* Add v to a counter of the session. Only the session's reactor writes
+ * them (s->r: its connections live there, and the core completes each
+ * command on the command's reactor), so a relaxed load and store do: no
+ * lock, no locked instruction on the data path. The control plane reads
+ * them on reactor 0 under iscsi_global.lock (which keeps s alive), each
+ * value whole. */
+static inline void iscsi_session_count(_Atomic uint64_t *c, uint64_t v)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
 
 /* Drive the session state machine. */
 void iscsi_session_event(struct iscsi_session *s, enum iscsi_session_event ev);

@@ -132,8 +132,11 @@ static void text_answer(struct iscsi_conn *c, struct iscsi_text *x, const union 
 		iscsi_text_free(c);
 		return;
 	}
-	if (n.cur & (1u << ISCSI_KEY_MAX_RECV_DSL))
-		c->max_send_dsl = n.peer.max_recv_dsl; /* 13.12: use ALL */
+	if (n.cur & (1u << ISCSI_KEY_MAX_RECV_DSL)) {
+		pthread_mutex_lock(&iscsi_global.lock); /* session.list reads it */
+		c->max_send_dsl = n.peer.max_recv_dsl;	/* 13.12: use ALL */
+		pthread_mutex_unlock(&iscsi_global.lock);
+	}
 	if (n.send_targets)
 		iscsi_send_targets(c, &n, &x->rsp);
 	if (x->rsp.overflow) {

@@ -531,6 +531,115 @@ static void test_output(void **state)
 	run_free(&r);
 }
 
+/* Listings show what the daemon knows: a back-store's size now (an image
+ * used at its own size has none in the config), a session's age and
+ * counters in the table, everything it negotiated in session show. */
+static void test_listings(void **state)
+{
+	struct run r;
+	char buf[64];
+
+	fake_set(&fake, "backstore.list",
+		 "{\"result\": [{\"name\": \"imp\", \"type\": \"file\", \"block_size\": 512, "
+		 "\"path\": \"/srv/imp.img\", \"current_size\": 3146240, \"mapped\": []}, "
+		 "{\"name\": \"r\", \"type\": \"ram\", \"size\": \"8M\", \"block_size\": 512, "
+		 "\"current_size\": 8388608, \"thin\": true, \"mapped\": [{\"target\": \"t\", "
+		 "\"lun\": 0}]}, {\"name\": \"n\", \"type\": \"null\", \"size\": 4096, "
+		 "\"block_size\": 512, \"mapped\": []}]}");
+	r = run(false, W("backstore", "list"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(r.out, "NAME  TYPE  SIZE     BLOCK  PATH          FLAGS  MAPPED\n"
+				   "imp   file  3146240  512    /srv/imp.img  -      0\n"
+				   "r     ram   8M       512    -             thin   1\n"
+				   "n     null  4096     512    -             -      0\n");
+	run_free(&r);
+
+	fake_set(&fake, "session.list",
+		 "{\"result\": [{\"tsih\": 7, \"type\": \"normal\", \"target\": \"t\", "
+		 "\"tpgt\": 1, \"initiator\": \"i\", \"login_time\": \"2999-01-01T00:00:00Z\", "
+		 "\"negotiated\": {\"error_recovery_level\": 0, \"max_burst_length\": 262144}, "
+		 "\"stats\": {\"commands\": 99, \"read_bytes\": 50688, \"write_bytes\": 0}, "
+		 "\"connections\": [{\"cid\": 0, \"peer\": \"127.0.0.1:4000\", \"header_digest\": "
+		 "\"CRC32C\", \"data_digest\": \"None\", \"max_recv_data_segment_length\": "
+		 "{\"target\": 262144, \"initiator\": 65536}}]}]}");
+	r = run(false, W("session", "list"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(r.out, "TSIH  TYPE    TARGET  TPGT  INITIATOR  CONNECTIONS       AGE  "
+				   "COMMANDS  READ   WRITTEN\n"
+				   "7     normal  t       1     i          0:127.0.0.1:4000  0s   "
+				   "99        49.5K  0\n");
+	run_free(&r);
+	r = run(false, W("session", "show", "7"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_string_equal(r.out, "connections:\n"
+				   "  - [0]\n"
+				   "    cid                            0\n"
+				   "    data_digest                    None\n"
+				   "    header_digest                  CRC32C\n"
+				   "    max_recv_data_segment_length:\n"
+				   "      initiator   65536\n"
+				   "      target      262144\n"
+				   "    peer                           127.0.0.1:4000\n"
+				   "initiator     i\n"
+				   "login_time    2999-01-01T00:00:00Z\n"
+				   "negotiated:\n"
+				   "  error_recovery_level   0\n"
+				   "  max_burst_length       262144\n"
+				   "stats:\n"
+				   "  commands      99\n"
+				   "  read_bytes    50688\n"
+				   "  write_bytes   0\n"
+				   "target        t\n"
+				   "tpgt          1\n"
+				   "tsih          7\n"
+				   "type          normal\n");
+	run_free(&r);
+	r = run(true, W("session", "get", "7"));
+	assert_int_equal(r.rc, CLI_OK);
+	assert_int_equal(r.out[0], '{'); /* the session, not the list */
+	assert_non_null(strstr(r.out, "\"read_bytes\": 50688"));
+	run_free(&r);
+	r = run(false, W("session", "show", "8"));
+	assert_int_equal(r.rc, CLI_ENOTFOUND);
+	assert_string_equal(r.err, "utarget: no session with TSIH 8\n");
+	run_free(&r);
+	expect_request(W("session", "show", "x"), NULL, CLI_EUSAGE);
+
+	/* the helpers */
+	out_size(3145728, buf, sizeof(buf));
+	assert_string_equal(buf, "3M");
+	out_size(3146240, buf, sizeof(buf));
+	assert_string_equal(buf, "3146240");
+	out_size(10ull << 40, buf, sizeof(buf));
+	assert_string_equal(buf, "10T");
+	out_size(0, buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+	out_bytes(1023, buf, sizeof(buf));
+	assert_string_equal(buf, "1023");
+	out_bytes(1024, buf, sizeof(buf));
+	assert_string_equal(buf, "1K");
+	out_bytes(1048575, buf, sizeof(buf)); /* 1023.999K */
+	assert_string_equal(buf, "1M");
+	out_bytes(150ull << 20, buf, sizeof(buf));
+	assert_string_equal(buf, "150M");
+	out_bytes((5ull << 30) + (1ull << 29), buf, sizeof(buf));
+	assert_string_equal(buf, "5.5G");
+	out_age("2026-05-01T12:00:00Z", 1777636800 + 42, buf, sizeof(buf)); /* that + 42 s */
+	assert_string_equal(buf, "42s");
+	out_age("2026-05-01T12:00:00Z", 1777636800 + 3 * 60 + 5, buf, sizeof(buf));
+	assert_string_equal(buf, "3m05s");
+	out_age("2026-05-01T12:00:00Z", 1777636800 + 2 * 3600 + 7 * 60 + 59, buf, sizeof(buf));
+	assert_string_equal(buf, "2h07m");
+	out_age("2026-05-01T12:00:00Z", 1777636800 + 3 * 86400 + 4 * 3600, buf, sizeof(buf));
+	assert_string_equal(buf, "3d04h");
+	out_age("2026-05-01T12:00:00Z", 1777636800 - 5, buf, sizeof(buf));
+	assert_string_equal(buf, "0s");
+	out_age("yesterday", 1777636800, buf, sizeof(buf));
+	assert_string_equal(buf, "-");
+	out_age(NULL, 1777636800, buf, sizeof(buf));
+	assert_string_equal(buf, "-");
+}
+
 /* reservation get|clear (cmd_reservation.c): the requests, the table of
  * registrations, the confirmation line, exit statuses. */
 static void test_reservation(void **state)
@@ -634,6 +743,7 @@ int main(void)
 	    cmocka_unit_test(test_output),
 	    cmocka_unit_test(test_unreachable),
 	    cmocka_unit_test(test_reservation),
+	    cmocka_unit_test(test_listings),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_admin.c: the control plane's operations on the running fabric
- * (admin.c): list sessions, drop a session or one connection, ask for a
+ * (admin.c): list sessions (with what they negotiated, their login time
+ * and their counters), drop a session or one connection, ask for a
  * logout (RFC 7143 11.9.1, AsyncEvent 1), drop an initiator's sessions,
  * remove a portal group, change an alias.
  *
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -199,6 +201,95 @@ static void test_list(void **state)
 	assert_int_equal(n, 2);
 	assert_null(find(v, n, hc[1]->tsih));
 	free(v);
+}
+
+/* ---- list: what a session negotiated, its login time, its counters ---- */
+#define F_R (ISCSI_FLAG_FINAL | ISCSI_CMD_F_READ | ISCSI_ATTR_SIMPLE)
+#define F_W (ISCSI_FLAG_FINAL | ISCSI_CMD_F_WRITE | ISCSI_ATTR_SIMPLE)
+
+static void test_list_negotiated(void **state)
+{
+	static const char *const keys[] = {
+	    "HeaderDigest=CRC32C",
+	    "DataDigest=None",
+	    "MaxRecvDataSegmentLength=4096",
+	    "MaxBurstLength=8192",
+	    "FirstBurstLength=2048",
+	    "ImmediateData=Yes",
+	    "InitialR2T=Yes",
+	    "ErrorRecoveryLevel=0",
+	    "MaxConnections=1",
+	    NULL,
+	};
+	const uint8_t isid[6] = {0x80, 0, 0, 0, 0, 9};
+	struct h_conn *x = h_conn_new();
+	struct iscsi_session_info *v;
+	const struct iscsi_session_info *s;
+	uint8_t cdb[16], data[2048];
+	union iscsi_hdr h;
+	uint32_t len;
+	time_t before, after;
+	size_t n;
+
+	(void)state;
+	before = time(NULL);
+	assert_int_equal(h_login_isid(x, keys, isid), 0);
+	after = time(NULL);
+	v = list(&n);
+	s = find(v, n, x->tsih);
+	assert_non_null(s);
+	assert_true(s->login_time >= before && s->login_time <= after);
+	/* session-wide: MaxBurstLength and FirstBurstLength the smaller
+	 * value, InitialR2T OR, ImmediateData AND (RFC 7143 13) */
+	assert_int_equal(s->max_burst_length, 8192);
+	assert_int_equal(s->first_burst_length, 2048);
+	assert_true(s->initial_r2t);
+	assert_true(s->immediate_data);
+	assert_int_equal(s->error_recovery_level, 0);
+	assert_int_equal(s->max_connections, 1);
+	/* per connection: the digests, each side's declaration */
+	assert_int_equal(s->nconns, 1);
+	assert_true(s->conns[0].header_digest);
+	assert_false(s->conns[0].data_digest);
+	assert_int_equal(s->conns[0].max_send_dsl, 4096);
+	assert_int_equal(s->conns[0].max_recv_dsl, h_settings().max_recv_data_segment_length);
+	assert_int_equal(s->commands, 0);
+	assert_int_equal(s->read_bytes, 0);
+	assert_int_equal(s->write_bytes, 0);
+	/* the other sessions negotiated the defaults: no digest */
+	s = find(v, n, hc[0]->tsih);
+	assert_false(s->conns[0].header_digest);
+	assert_int_equal(s->conns[0].max_send_dsl, 8192); /* RFC 7143 13.12 default */
+	free(v);
+
+	/* counters: a READ of 2 blocks, a WRITE of 1 block (immediate data),
+	 * a READ whose EDTL is 1 block for 2 (overflow: 512 bytes sent), a
+	 * READ out of range (CHECK CONDITION: a command, no data) */
+	h_read10(cdb, 0, 2);
+	h_cmd(x, F_R, 1024, cdb, NULL, 0);
+	h_expect(x, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+	memset(data, 0x5a, 512);
+	h_write10(cdb, 3, 1);
+	h_cmd(x, F_W, 512, cdb, data, 512);
+	h_expect(x, ISCSI_OP_SCSI_RSP, &h, NULL, 0, &len);
+	assert_int_equal(h.rsp.status, SAM_STAT_GOOD);
+	h_read10(cdb, 0, 2);
+	h_cmd(x, F_R, 512, cdb, NULL, 0);
+	h_expect(x, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+	assert_int_equal(len, 512);
+	h_read10(cdb, FAKE_BLOCKS, 1);
+	h_cmd(x, F_R, 512, cdb, NULL, 0);
+	h_expect(x, ISCSI_OP_SCSI_RSP, &h, data, sizeof(data), &len);
+	assert_int_equal(h.rsp.status, SAM_STAT_CHECK_CONDITION);
+	v = list(&n);
+	s = find(v, n, x->tsih);
+	assert_int_equal(s->commands, 4);
+	assert_int_equal(s->read_bytes, 1024 + 512);
+	assert_int_equal(s->write_bytes, 512);
+	/* each session counts its own */
+	assert_int_equal(find(v, n, hc[0]->tsih)->commands, 0);
+	free(v);
+	h_conn_free(x);
 }
 
 /* ---- drop ---- */
@@ -419,6 +510,7 @@ int main(void)
 #define TC(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 	const struct CMUnitTest tests[] = {
 	    TC(test_list),
+	    TC(test_list_negotiated),
 	    TC(test_drop_session),
 	    TC(test_drop_connection),
 	    TC(test_drop_other_thread),
