@@ -368,29 +368,25 @@ static int au_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_ar
 	return CLI_OK;
 }
 
+#define AU_OPT_TARGETS                                                                             \
+	[AU_O_INITIATOR] = {.name = "initiator",                                                   \
+			    .short_name = 'i',                                                     \
+			    .has_arg = true,                                                       \
+			    .arg = "IQN",                                                          \
+			    .help = "the credentials of this initiator's ACL"},                    \
+	[AU_O_DISCOVERY] = {.name = "discovery",                                                   \
+			    .help = "discovery sessions' credentials (no TARGET)"}
 #define AU_OPTS                                                                                    \
 	{                                                                                          \
-		[AU_O_INITIATOR] = {.name = "initiator",                                           \
-				    .short_name = 'i',                                             \
-				    .has_arg = true,                                               \
-				    .arg = "IQN",                                                  \
-				    .help = "the credentials of this initiator's ACL"},            \
-		[AU_O_DISCOVERY] = {.name = "discovery",                                           \
-				    .help = "discovery sessions' credentials (no TARGET)"},        \
+		AU_OPT_TARGETS                                                                     \
 	}
 /* ... and --force for the commands that take a secret */
 #define AU_OPTS_SECRET                                                                             \
 	{                                                                                          \
-		[AU_O_INITIATOR] = {.name = "initiator",                                           \
-				    .short_name = 'i',                                             \
-				    .has_arg = true,                                               \
-				    .arg = "IQN",                                                  \
-				    .help = "the credentials of this initiator's ACL"},            \
-		[AU_O_DISCOVERY] = {.name = "discovery",                                           \
-				    .help = "discovery sessions' credentials (no TARGET)"},        \
-		[AU_O_FORCE] = {.name = "force",                                                   \
-				.short_name = 'f',                                                 \
-				.help = "keep a secret shorter than 12 bytes (allow_short)"},      \
+		AU_OPT_TARGETS,                                                                    \
+		    [AU_O_FORCE] = {.name = "force",                                               \
+				    .short_name = 'f',                                             \
+				    .help = "keep a secret shorter than 12 bytes (allow_short)"},  \
 	}
 
 const struct cli_cmd cli_cmds_auth[] = {
