@@ -152,8 +152,7 @@ static json_t *call(const char *method, const char *params)
 	assert_int_equal(rpc_check_params(&c), 0);
 	assert_int_equal(rpc_call_run(&c), 0);
 	res = json_incref(c.result);
-	json_decref(c.params);
-	rpc_call_clear(&c);
+	rpc_call_clear(&c); /* drops params too */
 	assert_non_null(res);
 	return res;
 }
