@@ -20,6 +20,7 @@
 
 #include "lib/bufpool.h"
 #include "lib/endian.h"
+#include "scsi/alua.h"
 #include "scsi/cmd.h"
 #include "scsi/core.h"
 #include "scsi/lu.h"
@@ -60,6 +61,15 @@ static enum sense_reason data_range(struct scsi_cmd *cmd)
 	return SENSE_OK;
 }
 
+/* SPC-4 5.15.2.4.4/5: a target port in standby or unavailable serves the
+ * echo buffer modes of both commands alone. The CDB table lets the two
+ * commands through those states; the other modes get here what a command
+ * without CDB_F_ALUA_STANDBY_OK and CDB_F_ALUA_UNAVAIL_OK gets. */
+static enum sense_reason not_echo_alua(struct scsi_cmd *cmd)
+{
+	return alua_check_access(cmd->nexus->tport, cmd->priv.lu, 0);
+}
+
 /* A field the mode reserves is set. */
 static enum sense_reason reserved_id_offset(struct scsi_cmd *cmd)
 {
@@ -90,9 +100,15 @@ void buffer_lu_free(struct scsi_lu *lu)
 enum sense_reason spc_parse_read_buffer(struct scsi_cmd *cmd)
 {
 	uint32_t alloc = cdb_buffer_length(cmd->cdb);
+	uint8_t mode = cdb_buffer_mode(cmd->cdb);
 	enum sense_reason r;
 
-	switch (cdb_buffer_mode(cmd->cdb)) {
+	if (mode != BUFFER_MODE_ECHO && mode != BUFFER_MODE_ECHO_DESCRIPTOR) {
+		r = not_echo_alua(cmd);
+		if (r != SENSE_OK)
+			return r;
+	}
+	switch (mode) {
 	case BUFFER_MODE_HDR_DATA:
 		/* SPC-4 6.17.3: BUFFER ID and BUFFER OFFSET are reserved */
 		r = reserved_id_offset(cmd);
@@ -196,9 +212,15 @@ void spc_exec_read_buffer(struct scsi_cmd *cmd)
 enum sense_reason spc_parse_write_buffer(struct scsi_cmd *cmd)
 {
 	uint32_t len = cdb_buffer_length(cmd->cdb);
+	uint8_t mode = cdb_buffer_mode(cmd->cdb);
 	enum sense_reason r;
 
-	switch (cdb_buffer_mode(cmd->cdb)) {
+	if (mode != BUFFER_MODE_ECHO) {
+		r = not_echo_alua(cmd);
+		if (r != SENSE_OK)
+			return r;
+	}
+	switch (mode) {
 	case BUFFER_MODE_DATA:
 		r = data_range(cmd);
 		return r == SENSE_OK ? spc_data_out(cmd, len) : r;
