@@ -156,6 +156,29 @@ static void test_echo_per_nexus(void **state)
 	expect_fp(&r, 6, 7);
 }
 
+/* I_T nexus loss returns the echo buffer: the initiator port's next nexus
+ * has written nothing yet. */
+static void test_echo_nexus_loss(void **state)
+{
+	struct harness *h = *state;
+	struct loop_port *p3 = loop_create(h->t, 1, "iqn.test:c");
+	uint8_t a[16], buf[64];
+	struct loop_result r;
+
+	memset(a, 0x44, sizeof(a));
+	h_clear_ua(p3, 0);
+	assert_int_equal(write_buffer(p3, 0x0a, 0, 0, sizeof(a), a, &r), SAM_STAT_GOOD);
+	assert_int_equal(read_buffer(p3, 0x0a, 0, 0, 64, buf, &r), SAM_STAT_GOOD);
+	assert_int_equal(r.data_in_len, sizeof(a));
+	loop_destroy(p3);
+	p3 = loop_create(h->t, 1, "iqn.test:c");
+	assert_non_null(p3);
+	h_clear_ua(p3, 0);
+	read_buffer(p3, 0x0a, 0, 0, 64, buf, &r);
+	h_expect_sense(&r, 0x5, 0x2c, 0x00);
+	loop_destroy(p3);
+}
+
 static void test_refusals(void **state)
 {
 	struct harness *h = *state;
@@ -235,6 +258,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_data_mode_offsets, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_descriptors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_echo_per_nexus, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_echo_nexus_loss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_transfer_length, setup, teardown),
 	};
