@@ -37,6 +37,8 @@ enum scsi_op {
 	OP_RELEASE_6 = 0x17,
 	OP_MODE_SENSE_6 = 0x1a,
 	OP_PREVENT_ALLOW_MEDIUM_REMOVAL = 0x1e,
+	OP_WRITE_BUFFER = 0x3b,
+	OP_READ_BUFFER_10 = 0x3c,
 	OP_MODE_SELECT_10 = 0x55,
 	OP_RESERVE_10 = 0x56,
 	OP_RELEASE_10 = 0x57,
@@ -614,6 +616,37 @@ enum {
 static inline uint8_t cdb_rcr_list_id(const uint8_t *cdb)
 {
 	return cdb[RCR_LIST_ID_BYTE];
+}
+
+/* READ BUFFER(10) (SPC-4 6.17) and WRITE BUFFER (SPC-4 6.39): MODE byte 1
+ * bits 4-0, BUFFER ID byte 2, BUFFER OFFSET bytes 3-5, ALLOCATION LENGTH
+ * (READ BUFFER) or PARAMETER LIST LENGTH (WRITE BUFFER) bytes 6-8 */
+enum {
+	BUFFER_MODE_BYTE = 1,
+	BUFFER_ID_BYTE = 2,
+	BUFFER_OFFSET_BYTE = 3,
+	BUFFER_LENGTH_BYTE = 6,
+};
+
+static inline uint8_t cdb_buffer_mode(const uint8_t *cdb)
+{
+	return cdb[BUFFER_MODE_BYTE] & 0x1f;
+}
+
+static inline uint8_t cdb_buffer_id(const uint8_t *cdb)
+{
+	return cdb[BUFFER_ID_BYTE];
+}
+
+static inline uint32_t cdb_buffer_offset(const uint8_t *cdb)
+{
+	return get_be24(cdb + BUFFER_OFFSET_BYTE);
+}
+
+/* ALLOCATION LENGTH of READ BUFFER, PARAMETER LIST LENGTH of WRITE BUFFER */
+static inline uint32_t cdb_buffer_length(const uint8_t *cdb)
+{
+	return get_be24(cdb + BUFFER_LENGTH_BYTE);
 }
 
 #endif

@@ -57,6 +57,10 @@ struct lu_itn {
 	 * nexus, valid while pr_ver equals pr_state.version; lu->lock */
 	struct pr_reg *pr_reg;
 	unsigned pr_ver;
+	/* buffer.c: this I_T nexus' echo buffer (SPC-4 6.39.10), allocated
+	 * by its first echo WRITE BUFFER; lu->lock */
+	uint8_t *echo;
+	uint16_t echo_len;
 };
 
 /* Bound on remembered I_T nexus records per LU: records without a live nexus
@@ -82,6 +86,10 @@ struct lu_core_state {
 	atomic_bool stopped;	/* START STOP UNIT START=0 */
 	atomic_bool no_medium;	/* ejected (removable LU) */
 	unsigned prevent_count; /* I_T nexuses with PREVENT set; lu->lock */
+
+	/* buffer.c: the data buffer of READ/WRITE BUFFER (BUFFER ID 0),
+	 * allocated by the first WRITE BUFFER that writes it; lu->lock */
+	uint8_t *data_buf;
 
 	struct scsi_stats stats;
 };
@@ -232,6 +240,11 @@ bool resv_conflict(struct scsi_lu *lu, const struct lu_itn *itn);
  * loss); with lu->lock held. */
 void resv_clear_locked(struct scsi_lu *lu);
 void resv_release_itn_locked(struct scsi_lu *lu, struct lu_itn *itn);
+
+/* buffer.c: free the echo buffer of an I_T nexus record, the data buffer
+ * of a logical unit (when their owner goes) */
+void buffer_itn_free(struct lu_itn *itn);
+void buffer_lu_free(struct scsi_lu *lu);
 
 /* medium.c */
 /* NOT READY reason for command d (no medium, or stopped and d accesses the

@@ -93,9 +93,11 @@ void scsi_lu_put(struct scsi_lu *lu)
 	pr_lu_fini(lu);
 	list_for_each_entry_safe(itn, tmp, &lu->core->itns, node)
 	{
+		buffer_itn_free(itn);
 		free(itn->port_name);
 		free(itn);
 	}
+	buffer_lu_free(lu);
 	if (lu->bs && lu->bs->ops && lu->bs->ops->close)
 		lu->bs->ops->close(lu->bs);
 	pthread_mutex_destroy(&lu->lock);
@@ -153,6 +155,7 @@ static void itn_evict_locked(struct scsi_lu *lu)
 		return;
 	list_del(&victim->node);
 	lu->core->n_itns--;
+	buffer_itn_free(victim);
 	free(victim->port_name);
 	free(victim);
 }

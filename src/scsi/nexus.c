@@ -233,8 +233,9 @@ struct scsi_lu *scsi_nexus_lu_by_designator(struct scsi_nexus *n, const uint8_t 
 
 /* SAM-5 6.3.4: I_T nexus loss. Tasks are aborted (their cmd_done arrive
  * with suppress_response), the nexus' SPC-2 reservations and PREVENT state
- * are released, and I_T NEXUS LOSS OCCURRED waits for the initiator port's
- * next nexus. */
+ * are released, its echo buffers returned to the buffer pool (their data
+ * was for this nexus alone, SPC-4 6.17.9), and I_T NEXUS LOSS OCCURRED
+ * waits for the initiator port's next nexus. */
 void scsi_nexus_loss(struct scsi_nexus *n)
 {
 	if (atomic_exchange(&n->lost, true))
@@ -251,6 +252,7 @@ void scsi_nexus_loss(struct scsi_nexus *n)
 		ua_set(e->itn, UA_I_T_NEXUS_LOSS);
 		resv_release_itn_locked(lu, e->itn);
 		medium_prevent_clear_locked(lu, e->itn);
+		buffer_itn_free(e->itn);
 		pthread_mutex_unlock(&lu->lock);
 	}
 	pthread_mutex_unlock(&n->lock);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spc.h: handlers of the SPC-4 primary commands (spc.c, vpd.c, mode.c,
- * reserve.c, medium.c), referenced by the table in spc_cmds.c. Each command
+ * reserve.c, medium.c, buffer.c), referenced by the table in spc_cmds.c. Each command
  * has a parse step (decode, no side effects) and an exec step (cdb.h). */
 #ifndef UT_SCSI_SPC_H
 #define UT_SCSI_SPC_H
@@ -52,6 +52,12 @@ void spc_exec_mode_select(struct scsi_cmd *cmd);
 /* reserve.c */
 void spc_exec_reserve(struct scsi_cmd *cmd);
 void spc_exec_release(struct scsi_cmd *cmd);
+
+/* buffer.c: READ BUFFER(10), WRITE BUFFER */
+enum sense_reason spc_parse_read_buffer(struct scsi_cmd *cmd);
+void spc_exec_read_buffer(struct scsi_cmd *cmd);
+enum sense_reason spc_parse_write_buffer(struct scsi_cmd *cmd);
+void spc_exec_write_buffer(struct scsi_cmd *cmd);
 
 /* medium.c */
 enum sense_reason spc_parse_start_stop_unit(struct scsi_cmd *cmd);

@@ -265,6 +265,36 @@ const struct cdb_desc spc_cdb_table[256] =
 		.order_class = ORDER_NONE,
 		.timeout_s = 5,
 	    },
+	/* SPC-4 6.39, 6.17 (buffer.c). Not the medium: allowed with no
+	 * medium and under write protection; table 58: WRITE BUFFER
+	 * conflicts, READ BUFFER is allowed under Write Exclusive. ALUA
+	 * standby and unavailable allow the echo buffer modes alone
+	 * (SPC-4 5.15.2.4.4/5): the flags let both commands through and
+	 * buffer.c refuses the other modes there. */
+	[0x3b] =
+	    {
+		.name = "WRITE BUFFER",
+		.parse = spc_parse_write_buffer,
+		.exec = spc_exec_write_buffer,
+		.len = 10,
+		.usage = {0xff, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00},
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_ALUA_STANDBY_OK | CDB_F_ALUA_UNAVAIL_OK,
+		.pr_class = PR_CLASS_CONFLICT,
+		.order_class = ORDER_NONE,
+		.timeout_s = 5,
+	    },
+	[0x3c] =
+	    {
+		.name = "READ BUFFER(10)",
+		.parse = spc_parse_read_buffer,
+		.exec = spc_exec_read_buffer,
+		.len = 10,
+		.usage = {0xff, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00},
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_ALUA_STANDBY_OK | CDB_F_ALUA_UNAVAIL_OK,
+		.pr_class = PR_CLASS_READ,
+		.order_class = ORDER_NONE,
+		.timeout_s = 5,
+	    },
 	[0x55] =
 	    {
 		.name = "MODE SELECT(10)",

@@ -270,6 +270,15 @@ int main(int argc, char **argv)
 	    (const uint8_t[12]){0xa3, 0x0c, 0x01, 0x88, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 256);
 	cmd(p, "rstmf", "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS, REPD",
 	    (const uint8_t[12]){0xa3, 0x0d, 0x80, 0, 0, 0, 0, 0, 0, 16, 0, 0}, 12, 16);
+	cmd(p, "read_buffer_descriptor", "READ BUFFER(10) descriptor mode (03h), BUFFER ID 0",
+	    (const uint8_t[10]){0x3c, 0x03, 0, 0, 0, 0, 0, 0, 4, 0}, 10, 4);
+	cmd(p, "read_buffer_echo_descriptor", "READ BUFFER(10) echo buffer descriptor mode (0Bh)",
+	    (const uint8_t[10]){0x3c, 0x0b, 0, 0, 0, 0, 0, 0, 4, 0}, 10, 4);
+	cmd(p, "rsoc_read_buffer",
+	    "REPORT SUPPORTED OPERATION CODES, one command (READ BUFFER(10))",
+	    (const uint8_t[12]){0xa3, 0x0c, 0x01, 0x3c, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 256);
+	cmd(p, "rsoc_write_buffer", "REPORT SUPPORTED OPERATION CODES, one command (WRITE BUFFER)",
+	    (const uint8_t[12]){0xa3, 0x0c, 0x01, 0x3b, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 256);
 	rtpg_cases(t, p);
 	pr_cases(t, p);
 

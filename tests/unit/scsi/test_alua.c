@@ -177,6 +177,8 @@ static const char *const standby_ok[] = {
     "REQUEST SENSE",
     "PERSISTENT RESERVE IN*",
     "PERSISTENT RESERVE OUT*",
+    "READ BUFFER(10)", /* the echo buffer modes only (test_buffer_echo_modes) */
+    "WRITE BUFFER",
     "REPORT SUPPORTED OPERATION CODES",
     "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS",
     NULL,
@@ -188,6 +190,8 @@ static const char *const unavail_ok[] = {
     "REPORT TARGET PORT GROUPS",
     "SET TARGET PORT GROUPS",
     "REQUEST SENSE",
+    "READ BUFFER(10)", /* the echo buffer modes only (test_buffer_echo_modes) */
+    "WRITE BUFFER",
     "REPORT SUPPORTED OPERATION CODES",
     "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS",
     NULL,
@@ -650,6 +654,45 @@ static void test_change_hook(void **state)
 	assert_int_equal(__atomic_load_n(&hook_calls, __ATOMIC_SEQ_CST), 1);
 }
 
+/* SPC-4 5.15.2.4.4/5: standby and unavailable serve the echo buffer modes
+ * of READ BUFFER and WRITE BUFFER, not the others (buffer.c). */
+static uint8_t buffer_cmd(struct loop_port *p, uint8_t op, uint8_t mode, uint32_t len,
+			  struct loop_result *r)
+{
+	static uint8_t buf[64];
+	uint8_t cdb[10] = {op, mode};
+
+	put_be24(cdb + 6, len);
+	return h_cmd(p, 0, cdb, 10, op == 0x3b ? SCSI_DIR_WRITE : SCSI_DIR_READ, buf, len, r);
+}
+
+static void test_buffer_echo_modes(void **state)
+{
+	static const uint8_t states[] = {SCSI_ALUA_STANDBY, SCSI_ALUA_UNAVAILABLE};
+	static const uint8_t ascq[] = {0x0b, 0x0c};
+	struct alua_h *h = *state;
+	struct loop_result r;
+
+	for (size_t i = 0; i < sizeof(states); i++) {
+		assert_int_equal(scsi_alua_set_state(20, NULL, states[i]), 0);
+		h_clear_ua(h->p2, 0);
+		assert_int_equal(buffer_cmd(h->p2, 0x3b, 0x0a, 16, &r), SAM_STAT_GOOD);
+		assert_int_equal(buffer_cmd(h->p2, 0x3c, 0x0a, 64, &r), SAM_STAT_GOOD);
+		assert_int_equal(r.data_in_len, 16);
+		assert_int_equal(buffer_cmd(h->p2, 0x3c, 0x0b, 4, &r), SAM_STAT_GOOD);
+		buffer_cmd(h->p2, 0x3b, 0x02, 16, &r);
+		h_expect_sense(&r, 0x02, 0x04, ascq[i]);
+		buffer_cmd(h->p2, 0x3c, 0x02, 16, &r);
+		h_expect_sense(&r, 0x02, 0x04, ascq[i]);
+		buffer_cmd(h->p2, 0x3c, 0x03, 4, &r);
+		h_expect_sense(&r, 0x02, 0x04, ascq[i]);
+		/* the other group's port serves every mode */
+		h_clear_ua(h->p1, 0);
+		assert_int_equal(buffer_cmd(h->p1, 0x3c, 0x03, 4, &r), SAM_STAT_GOOD);
+	}
+	assert_int_equal(scsi_alua_set_state(20, NULL, SCSI_ALUA_ACTIVE_OPTIMIZED), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -664,6 +707,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_api_define_and_enumerate, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_change_hook, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_port_move, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_buffer_echo_modes, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
