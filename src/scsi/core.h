@@ -40,6 +40,17 @@ static inline void stats_add(_Atomic uint64_t *c, uint64_t v)
 	atomic_fetch_add_explicit(c, v, memory_order_relaxed);
 }
 
+/* The parameters of the error counter log pages (SPC-4 7.3.7; log.c) that
+ * the core really knows: bytes moved to and from the medium by READ and
+ * WRITE, and the medium errors the back-store returned (-EIO), which the
+ * target cannot correct. Relaxed atomics; LOG SELECT PCR=1 zeroes them. */
+struct log_counters {
+	_Atomic uint64_t read_bytes;
+	_Atomic uint64_t write_bytes;
+	_Atomic uint64_t read_uncorrected;
+	_Atomic uint64_t write_uncorrected;
+};
+
 /* What a logical unit remembers about one I_T nexus (SAM-5 4.7: initiator
  * port + target port). Keyed by the initiator port name and the relative
  * target port identifier, so it outlives the nexus itself (the next nexus of
@@ -84,6 +95,7 @@ struct lu_core_state {
 	unsigned prevent_count; /* I_T nexuses with PREVENT set; lu->lock */
 
 	struct scsi_stats stats;
+	struct log_counters log; /* log.c */
 };
 
 /* ---- targets, ports, maps, nexus ---- */
@@ -232,6 +244,11 @@ bool resv_conflict(struct scsi_lu *lu, const struct lu_itn *itn);
  * loss); with lu->lock held. */
 void resv_clear_locked(struct scsi_lu *lu);
 void resv_release_itn_locked(struct scsi_lu *lu, struct lu_itn *itn);
+
+/* log.c: count a READ or WRITE's bytes moved to or from the medium, and a
+ * medium error the back-store reported (the error counter log pages). */
+void log_count_bytes(struct scsi_lu *lu, bool write, uint64_t bytes);
+void log_count_medium_error(struct scsi_lu *lu, bool write);
 
 /* medium.c */
 /* NOT READY reason for command d (no medium, or stopped and d accesses the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spc.h: handlers of the SPC-4 primary commands (spc.c, vpd.c, mode.c,
- * reserve.c, medium.c), referenced by the table in spc_cmds.c. Each command
+ * log.c, reserve.c, medium.c), referenced by the table in spc_cmds.c. Each command
  * has a parse step (decode, no side effects) and an exec step (cdb.h). */
 #ifndef UT_SCSI_SPC_H
 #define UT_SCSI_SPC_H
@@ -49,6 +49,11 @@ enum sense_reason spc_parse_mode_select6(struct scsi_cmd *cmd);
 enum sense_reason spc_parse_mode_select10(struct scsi_cmd *cmd);
 void spc_exec_mode_select(struct scsi_cmd *cmd);
 
+/* log.c */
+enum sense_reason spc_parse_log_sense(struct scsi_cmd *cmd);
+void spc_exec_log_sense(struct scsi_cmd *cmd);
+enum sense_reason spc_parse_log_select(struct scsi_cmd *cmd);
+void spc_exec_log_select(struct scsi_cmd *cmd);
 /* reserve.c */
 void spc_exec_reserve(struct scsi_cmd *cmd);
 void spc_exec_release(struct scsi_cmd *cmd);
