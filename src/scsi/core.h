@@ -47,8 +47,10 @@ static inline void stats_add(_Atomic uint64_t *c, uint64_t v)
 struct log_counters {
 	_Atomic uint64_t read_bytes;
 	_Atomic uint64_t write_bytes;
+	_Atomic uint64_t verify_bytes; /* read back by VERIFY, WRITE AND VERIFY */
 	_Atomic uint64_t read_uncorrected;
 	_Atomic uint64_t write_uncorrected;
+	_Atomic uint64_t verify_uncorrected;
 };
 
 /* What a logical unit remembers about one I_T nexus (SAM-5 4.7: initiator
@@ -245,10 +247,13 @@ bool resv_conflict(struct scsi_lu *lu, const struct lu_itn *itn);
 void resv_clear_locked(struct scsi_lu *lu);
 void resv_release_itn_locked(struct scsi_lu *lu, struct lu_itn *itn);
 
-/* log.c: count a READ or WRITE's bytes moved to or from the medium, and a
- * medium error the back-store reported (the error counter log pages). */
+/* log.c: count a READ or WRITE's bytes moved to or from the medium, the
+ * bytes a VERIFY read back, and a medium error the back-store reported to
+ * cmd (a read of VERIFY or WRITE AND VERIFY counts as a verify error); the
+ * error counter log pages. */
 void log_count_bytes(struct scsi_lu *lu, bool write, uint64_t bytes);
-void log_count_medium_error(struct scsi_lu *lu, bool write);
+void log_count_verify_bytes(struct scsi_lu *lu, uint64_t bytes);
+void log_count_medium_error(struct scsi_lu *lu, const struct scsi_cmd *cmd, bool write);
 
 /* medium.c */
 /* NOT READY reason for command d (no medium, or stopped and d accesses the

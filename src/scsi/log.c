@@ -2,11 +2,12 @@
 /* log.c: LOG SELECT and LOG SENSE (SPC-4 6.6, 6.7) over the log pages of a
  * logical unit (SPC-4 7.3). Only what the target really knows is reported:
  *   00h/00h supported log pages, 00h/FFh supported log pages and subpages
- *   02h write error counters, 03h read error counters (SPC-4 7.3, error
- *       counter log pages): TOTAL BYTES PROCESSED and TOTAL UNCORRECTED
- *       ERRORS (struct log_counters; the target corrects nothing, so it
- *       reports no corrected-error parameters rather than zeros it does not
- *       measure)
+ *   02h write, 03h read, 05h verify error counters (SPC-4 7.3, error
+ *       counter log pages): TOTAL BYTES PROCESSED (READ, WRITE, the reads
+ *       of VERIFY and WRITE AND VERIFY) and TOTAL UNCORRECTED ERRORS (every
+ *       medium error of the back-store; struct log_counters). The target
+ *       corrects nothing, so it reports no corrected-error parameters
+ *       rather than zeros it does not measure
  *   0Dh temperature (SPC-4 7.3, Temperature log page): a virtual disk has
  *       no sensor, TEMPERATURE and REFERENCE TEMPERATURE FFh
  *   2Fh informational exceptions (SPC-4 7.3, Informational Exceptions log
@@ -149,11 +150,20 @@ static size_t info_exceptions(struct scsi_lu *lu, bool defaults, uint16_t ptr, u
 	return n;
 }
 
+static size_t verify_errors(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
+{
+	struct log_counters *c = &lu->core->log;
+
+	return error_counters(p, ptr, counter(&c->verify_bytes, defaults),
+			      counter(&c->verify_uncorrected, defaults));
+}
+
 static const struct log_page_def log_pages[] = {
     {.page = 0x00, .subpage = 0x00},
     {.page = 0x00, .subpage = 0xff},
     {.page = 0x02, .counters = true, .max_param = ERR_TOTAL_UNCORRECTED, .params = write_errors},
     {.page = 0x03, .counters = true, .max_param = ERR_TOTAL_UNCORRECTED, .params = read_errors},
+    {.page = 0x05, .counters = true, .max_param = ERR_TOTAL_UNCORRECTED, .params = verify_errors},
     {.page = 0x0d, .max_param = 0x0001, .params = temperature},
     {.page = 0x2f, .max_param = 0x0000, .params = info_exceptions},
 };
@@ -285,6 +295,10 @@ void spc_exec_log_select(struct scsi_cmd *cmd)
 			atomic_store_explicit(&c->read_bytes, 0, memory_order_relaxed);
 			atomic_store_explicit(&c->read_uncorrected, 0, memory_order_relaxed);
 		}
+		if (page == 0x00 || page == 0x05) {
+			atomic_store_explicit(&c->verify_bytes, 0, memory_order_relaxed);
+			atomic_store_explicit(&c->verify_uncorrected, 0, memory_order_relaxed);
+		}
 		scsi_cmd_complete(cmd, SENSE_OK);
 		return;
 	}
@@ -310,9 +324,34 @@ void log_count_bytes(struct scsi_lu *lu, bool write, uint64_t bytes)
 	stats_add(write ? &c->write_bytes : &c->read_bytes, bytes);
 }
 
-void log_count_medium_error(struct scsi_lu *lu, bool write)
+void log_count_verify_bytes(struct scsi_lu *lu, uint64_t bytes)
+{
+	stats_add(&lu->core->log.verify_bytes, bytes);
+}
+
+static bool is_verify(const struct scsi_cmd *cmd)
+{
+	switch (cdb_op(cmd->cdb)) {
+	case OP_VERIFY_10:
+	case OP_VERIFY_12:
+	case OP_VERIFY_16:
+	case OP_WRITE_AND_VERIFY_10:
+	case OP_WRITE_AND_VERIFY_12:
+	case OP_WRITE_AND_VERIFY_16:
+		return true;
+	default:
+		return false;
+	}
+}
+
+void log_count_medium_error(struct scsi_lu *lu, const struct scsi_cmd *cmd, bool write)
 {
 	struct log_counters *c = &lu->core->log;
 
-	stats_add(write ? &c->write_uncorrected : &c->read_uncorrected, 1);
+	if (write)
+		stats_add(&c->write_uncorrected, 1);
+	else if (is_verify(cmd))
+		stats_add(&c->verify_uncorrected, 1);
+	else
+		stats_add(&c->read_uncorrected, 1);
 }

@@ -49,9 +49,9 @@ static void expect_cdb_field(const struct loop_result *r, uint8_t bitp, uint16_t
 static void test_supported_pages(void **state)
 {
 	struct harness *h = *state;
-	static const uint8_t pages[] = {0x00, 0x02, 0x03, 0x0d, 0x2f};
-	static const uint8_t subpages[] = {0x00, 0x00, 0x00, 0xff, 0x02, 0x00,
-					   0x03, 0x00, 0x0d, 0x00, 0x2f, 0x00};
+	static const uint8_t pages[] = {0x00, 0x02, 0x03, 0x05, 0x0d, 0x2f};
+	static const uint8_t subpages[] = {0x00, 0x00, 0x00, 0xff, 0x02, 0x00, 0x03,
+					   0x00, 0x05, 0x00, 0x0d, 0x00, 0x2f, 0x00};
 	uint8_t buf[256];
 	struct loop_result r;
 
@@ -147,6 +147,20 @@ static void test_error_counters(void **state)
 	assert_int_equal(get_be16(buf + 2), 12);
 	assert_int_equal(param(buf, 0x0006), 1);
 
+	/* VERIFY(10) BYTCHK 0 reads 4 blocks back; its medium error is a
+	 * verify error, not a read error */
+	h_cdb_rw10(cdb, 0x2f, 0, 4);
+	assert_int_equal(h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_NONE, NULL, 0, &r), SAM_STAT_GOOD);
+	fake_bs_fail_next(h->bs, -EIO);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_NONE, NULL, 0, &r);
+	h_expect_sense(&r, 0x3, 0x11, 0x00);
+	log_sense(h, 0, 1, 0x05, 0x00, 0, buf, 256, &r);
+	assert_int_equal(buf[0], 0x80 | 0x05);
+	assert_int_equal(param(buf, 0x0005), 4 * H_BS);
+	assert_int_equal(param(buf, 0x0006), 1);
+	log_sense(h, 0, 1, 0x03, 0x00, 0, buf, 256, &r);
+	assert_int_equal(param(buf, 0x0006), 1);
+
 	/* LOG SELECT PCR=1 of page 02h resets the write counters only */
 	assert_int_equal(log_select(h, 0x02, 1, 0x02, NULL, 0, &r), SAM_STAT_GOOD);
 	log_sense(h, 0, 1, 0x02, 0x00, 0, buf, 256, &r);
@@ -160,6 +174,9 @@ static void test_error_counters(void **state)
 	assert_int_equal(param(buf, 0x0006), 0);
 	log_sense(h, 0, 1, 0x02, 0x00, 0, buf, 256, &r);
 	assert_int_equal(param(buf, 0x0005), 0);
+	log_sense(h, 0, 1, 0x05, 0x00, 0, buf, 256, &r);
+	assert_int_equal(param(buf, 0x0005), 0);
+	assert_int_equal(param(buf, 0x0006), 0);
 }
 
 static void test_temperature_and_ie(void **state)
