@@ -10,6 +10,9 @@
  *       rather than zeros it does not measure
  *   0Dh temperature (SPC-4 7.3, Temperature log page): a virtual disk has
  *       no sensor, TEMPERATURE and REFERENCE TEMPERATURE FFh
+ *   0Ch logical block provisioning (SBC-4), thin LUs whose back-store
+ *       knows its space (bs_ops.space: a file's allocated blocks and its
+ *       file system's free space)
  *   2Fh informational exceptions (SPC-4 7.3, Informational Exceptions log
  *       page): no exception, no temperature reading
  * Any other page or subpage is refused with INVALID FIELD IN CDB. No page
@@ -59,8 +62,10 @@ struct log_page_def {
 	bool counters;	    /* has cumulative values; PC 00b/10b ask for thresholds */
 	uint16_t max_param; /* the highest parameter code (PARAMETER POINTER) */
 	/* parameters from code ptr on into p (>= LOG_PAGE_MAX - header);
-	 * returns their length */
-	size_t (*params)(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p);
+	 * returns their length, or -errno */
+	long (*params)(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p);
+	/* whether lu has the page (NULL: every LU) */
+	bool (*present)(struct scsi_lu *lu);
 };
 
 static size_t put_param(uint8_t *p, uint16_t code, uint8_t ctl, uint8_t len)
@@ -102,25 +107,25 @@ static uint64_t counter(_Atomic uint64_t *c, bool defaults)
 	return defaults ? 0 : atomic_load_explicit(c, memory_order_relaxed);
 }
 
-static size_t write_errors(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
+static long write_errors(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
 {
 	struct log_counters *c = &lu->core->log;
 
-	return error_counters(p, ptr, counter(&c->write_bytes, defaults),
-			      counter(&c->write_uncorrected, defaults));
+	return (long)error_counters(p, ptr, counter(&c->write_bytes, defaults),
+				    counter(&c->write_uncorrected, defaults));
 }
 
-static size_t read_errors(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
+static long read_errors(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
 {
 	struct log_counters *c = &lu->core->log;
 
-	return error_counters(p, ptr, counter(&c->read_bytes, defaults),
-			      counter(&c->read_uncorrected, defaults));
+	return (long)error_counters(p, ptr, counter(&c->read_bytes, defaults),
+				    counter(&c->read_uncorrected, defaults));
 }
 
 /* SPC-4 7.3 Temperature log page: TEMPERATURE (0000h) and REFERENCE
  * TEMPERATURE (0001h) FFh, no valid value */
-static size_t temperature(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
+static long temperature(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
 {
 	size_t n = 0;
 
@@ -131,12 +136,12 @@ static size_t temperature(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8
 		p[n++] = 0;
 		p[n++] = 0xff;
 	}
-	return n;
+	return (long)n;
 }
 
 /* SPC-4 7.3 Informational Exceptions log page, general parameter: INFORMATIONAL EXCEPTION
  * ADDITIONAL SENSE CODE and QUALIFIER 00h (none), MOST RECENT TEMPERATURE READING FFh */
-static size_t info_exceptions(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
+static long info_exceptions(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
 {
 	size_t n;
 
@@ -147,15 +152,66 @@ static size_t info_exceptions(struct scsi_lu *lu, bool defaults, uint16_t ptr, u
 	p[n++] = 0x00;
 	p[n++] = 0x00;
 	p[n++] = 0xff;
-	return n;
+	return (long)n;
 }
 
-static size_t verify_errors(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
+static long verify_errors(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
 {
 	struct log_counters *c = &lu->core->log;
 
-	return error_counters(p, ptr, counter(&c->verify_bytes, defaults),
-			      counter(&c->verify_uncorrected, defaults));
+	return (long)error_counters(p, ptr, counter(&c->verify_bytes, defaults),
+				    counter(&c->verify_uncorrected, defaults));
+}
+
+/* SBC-4 logical block provisioning log page (0Ch), thin LUs over a
+ * back-store that knows its space: AVAILABLE (0001h) and USED (0002h) LBA
+ * MAPPING RESOURCE COUNT, in units of 2^THRESHOLD EXPONENT (VPD B2) logical
+ * blocks, each with its SCOPE: the used blocks are the LU's own (01b), the
+ * free space of a file system is shared with its other files (10b). */
+enum {
+	LBP_AVAILABLE = 0x0001,
+	LBP_USED = 0x0002,
+	LBP_SCOPE_DEDICATED = 0x01,
+	LBP_SCOPE_SHARED = 0x02,
+};
+
+static bool lbp_present(struct scsi_lu *lu)
+{
+	uint64_t used, avail;
+	bool shared;
+
+	/* a back-store that cannot tell (a block device, ram) has no page */
+	return lu->attrs.thin && lu->bs->ops->space &&
+	       lu->bs->ops->space(lu->bs, &used, &avail, &shared) == 0;
+}
+
+static size_t put_resource(uint8_t *p, uint16_t code, uint64_t bytes, uint32_t shift, uint8_t scope)
+{
+	uint64_t units = bytes >> (shift + LBP_THRESHOLD_EXPONENT);
+	size_t n = put_param(p, code, LOG_CTL_BINARY, 8);
+
+	/* a count past 32 bits saturates (SBC-4: an estimate) */
+	put_be32(p + n, units > 0xffffffffu ? 0xffffffffu : (uint32_t)units);
+	p[n + 4] = scope;
+	return n + 8;
+}
+
+static long lbp(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
+{
+	uint64_t used, avail;
+	bool shared;
+	size_t n = 0;
+	int rc;
+
+	(void)defaults;
+	rc = lu->bs->ops->space(lu->bs, &used, &avail, &shared);
+	if (rc < 0)
+		return rc;
+	if (ptr <= LBP_AVAILABLE)
+		n += put_resource(p + n, LBP_AVAILABLE, avail, lu->block_shift,
+				  shared ? LBP_SCOPE_SHARED : LBP_SCOPE_DEDICATED);
+	n += put_resource(p + n, LBP_USED, used, lu->block_shift, LBP_SCOPE_DEDICATED);
+	return (long)n;
 }
 
 static const struct log_page_def log_pages[] = {
@@ -164,17 +220,24 @@ static const struct log_page_def log_pages[] = {
     {.page = 0x02, .counters = true, .max_param = ERR_TOTAL_UNCORRECTED, .params = write_errors},
     {.page = 0x03, .counters = true, .max_param = ERR_TOTAL_UNCORRECTED, .params = read_errors},
     {.page = 0x05, .counters = true, .max_param = ERR_TOTAL_UNCORRECTED, .params = verify_errors},
+    {.page = 0x0c, .max_param = LBP_USED, .params = lbp, .present = lbp_present},
     {.page = 0x0d, .max_param = 0x0001, .params = temperature},
     {.page = 0x2f, .max_param = 0x0000, .params = info_exceptions},
 };
 
 #define N_LOG_PAGES (sizeof(log_pages) / sizeof(log_pages[0]))
 
-static const struct log_page_def *log_page_find(uint8_t page, uint8_t subpage, bool *page_known)
+static bool present(struct scsi_lu *lu, const struct log_page_def *d)
+{
+	return !d->present || d->present(lu);
+}
+
+static const struct log_page_def *log_page_find(struct scsi_lu *lu, uint8_t page, uint8_t subpage,
+						bool *page_known)
 {
 	*page_known = false;
 	for (size_t i = 0; i < N_LOG_PAGES; i++) {
-		if (log_pages[i].page != page)
+		if (log_pages[i].page != page || !present(lu, &log_pages[i]))
 			continue;
 		*page_known = true;
 		if (log_pages[i].subpage == subpage)
@@ -185,11 +248,13 @@ static const struct log_page_def *log_page_find(uint8_t page, uint8_t subpage, b
 
 /* SPC-4 7.3 Supported Log Pages (00h/00h): one byte per page code;
  * Supported Log Pages and Subpages (00h/FFh): page and subpage */
-static size_t supported_pages(bool subpages, uint8_t *p)
+static size_t supported_pages(struct scsi_lu *lu, bool subpages, uint8_t *p)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < N_LOG_PAGES; i++) {
+		if (!present(lu, &log_pages[i]))
+			continue;
 		if (subpages) {
 			p[n++] = log_pages[i].page;
 			p[n++] = log_pages[i].subpage;
@@ -208,7 +273,7 @@ enum sense_reason spc_parse_log_sense(struct scsi_cmd *cmd)
 	uint8_t page = cdb_log_page_code(cmd->cdb), subpage = cdb_log_subpage_code(cmd->cdb);
 	uint8_t pc = cdb_log_pc(cmd->cdb);
 	bool page_known;
-	const struct log_page_def *d = log_page_find(page, subpage, &page_known);
+	const struct log_page_def *d = log_page_find(cmd->priv.lu, page, subpage, &page_known);
 
 	if (!d)
 		return page_known ? cdb_invalid_field(cmd, LOG_SUBPAGE_BYTE, 7)
@@ -232,19 +297,26 @@ void spc_exec_log_sense(struct scsi_cmd *cmd)
 	struct scsi_lu *lu = cmd->priv.lu;
 	uint8_t page = cdb_log_page_code(cmd->cdb), subpage = cdb_log_subpage_code(cmd->cdb);
 	bool defaults = cdb_log_pc(cmd->cdb) == LOG_PC_DEFAULT_CUMULATIVE, page_known;
-	const struct log_page_def *d = log_page_find(page, subpage, &page_known);
+	const struct log_page_def *d = log_page_find(cmd->priv.lu, page, subpage, &page_known);
 	uint8_t buf[LOG_PAGE_MAX];
 	size_t n;
 
 	memset(buf, 0, sizeof(buf));
 	if (d->params) {
+		long rc = d->params(lu, defaults, cdb_log_sense_param_pointer(cmd->cdb),
+				    buf + LOG_HDR_LEN);
+
+		if (rc < 0) {
+			/* the back-store could not say (its space) */
+			scsi_cmd_complete(cmd, SENSE_LU_COMMUNICATION_FAILURE);
+			return;
+		}
+		n = (size_t)rc;
 		/* DS 1: the parameters are not saveable */
 		buf[0] = LOG_HDR_DS | d->page;
-		n = d->params(lu, defaults, cdb_log_sense_param_pointer(cmd->cdb),
-			      buf + LOG_HDR_LEN);
 	} else {
 		buf[0] = d->subpage ? LOG_HDR_SPF : 0;
-		n = supported_pages(d->subpage != 0, buf + LOG_HDR_LEN);
+		n = supported_pages(lu, d->subpage != 0, buf + LOG_HDR_LEN);
 	}
 	buf[1] = d->subpage;
 	put_be16(buf + 2, (uint16_t)n);
@@ -265,7 +337,7 @@ enum sense_reason spc_parse_log_select(struct scsi_cmd *cmd)
 		return cdb_invalid_field(cmd, LOG_LENGTH_BYTE, 7);
 	/* SPC-4 6.6: without a parameter list PAGE CODE and SUBPAGE CODE name
 	 * the pages acted on, 00h/00h all of them */
-	if (!len && !log_page_find(page, subpage, &page_known))
+	if (!len && !log_page_find(cmd->priv.lu, page, subpage, &page_known))
 		return page_known ? cdb_invalid_field(cmd, LOG_SUBPAGE_BYTE, 7)
 				  : cdb_invalid_field(cmd, LOG_PAGE_BYTE, 5);
 	/* SPC-4 6.6: with a parameter list the pages are named in it; PAGE

@@ -239,6 +239,67 @@ static void test_select(void **state)
 	h_expect_sense(&r, 0x5, 0x1a, 0x00);
 }
 
+static int setup_thin(void **state)
+{
+	struct harness *h = calloc(1, sizeof(*h));
+	struct scsi_lu_attrs a = h_attrs();
+
+	a.thin = true;
+	h_setup_attrs(h, &a);
+	h_clear_ua(h->p1, 0);
+	h_clear_ua(h->p2, 0);
+	*state = h;
+	return 0;
+}
+
+static void test_provisioning(void **state)
+{
+	struct harness *h = *state;
+	static const uint8_t pages[] = {0x00, 0x02, 0x03, 0x05, 0x0c, 0x0d, 0x2f};
+	uint8_t buf[256];
+	struct loop_result r;
+
+	/* a back-store that cannot tell its space: no page 0Ch */
+	log_sense(h, 0, 1, 0x0c, 0x00, 0, buf, 256, &r);
+	expect_cdb_field(&r, 5, 2);
+
+	/* 300 blocks allocated, 1000 blocks free in a shared file system */
+	fake_bs_set_space(h->bs, 300 * H_BS, 1000 * H_BS);
+	assert_int_equal(log_sense(h, 0, 1, 0x00, 0x00, 0, buf, 256, &r), SAM_STAT_GOOD);
+	assert_int_equal(get_be16(buf + 2), sizeof(pages));
+	assert_memory_equal(buf + 4, pages, sizeof(pages));
+	assert_int_equal(log_sense(h, 0, 1, 0x0c, 0x00, 0, buf, 256, &r), SAM_STAT_GOOD);
+	assert_int_equal(buf[0], 0x80 | 0x0c);
+	assert_int_equal(get_be16(buf + 2), 24);
+	/* AVAILABLE LBA MAPPING RESOURCE COUNT, SCOPE 10b (shared) */
+	assert_int_equal(get_be16(buf + 4), 0x0001);
+	assert_int_equal(buf[7], 8);
+	assert_int_equal(get_be32(buf + 8), 1000);
+	assert_int_equal(buf[12] & 0x03, 0x02);
+	/* USED LBA MAPPING RESOURCE COUNT, SCOPE 01b (dedicated) */
+	assert_int_equal(get_be16(buf + 16), 0x0002);
+	assert_int_equal(get_be32(buf + 20), 300);
+	assert_int_equal(buf[24] & 0x03, 0x01);
+	/* PARAMETER POINTER 0002h */
+	assert_int_equal(log_sense(h, 0, 1, 0x0c, 0x00, 2, buf, 256, &r), SAM_STAT_GOOD);
+	assert_int_equal(get_be16(buf + 2), 12);
+	assert_int_equal(get_be16(buf + 4), 0x0002);
+	log_sense(h, 0, 1, 0x0c, 0x00, 3, buf, 256, &r);
+	expect_cdb_field(&r, 7, 5);
+}
+
+static void test_provisioning_thick(void **state)
+{
+	struct harness *h = *state;
+	uint8_t buf[256];
+	struct loop_result r;
+
+	/* a fully provisioned LU has no logical block provisioning page */
+	fake_bs_set_space(h->bs, 300 * H_BS, 1000 * H_BS);
+	log_sense(h, 0, 1, 0x0c, 0x00, 0, buf, 256, &r);
+	expect_cdb_field(&r, 5, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +308,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_error_counters, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_temperature_and_ie, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_select, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_provisioning, setup_thin, teardown),
+	    cmocka_unit_test_setup_teardown(test_provisioning_thick, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
