@@ -172,6 +172,15 @@ static int fault_resize(struct bs_dev *dev, uint64_t new_size)
 	return rc;
 }
 
+static int fault_space(struct bs_dev *dev, uint64_t *used, uint64_t *avail, bool *avail_shared)
+{
+	struct fault_dev *fd = container_of(dev, struct fault_dev, dev);
+
+	if (!fd->inner->ops->space)
+		return -EOPNOTSUPP;
+	return fd->inner->ops->space(fd->inner, used, avail, avail_shared);
+}
+
 static void fault_close(struct bs_dev *dev)
 {
 	struct fault_dev *fd = container_of(dev, struct fault_dev, dev);
@@ -186,6 +195,7 @@ static const struct bs_ops fault_ops = {
     .type = "fault",
     .submit = fault_submit,
     .resize = fault_resize,
+    .space = fault_space,
     .close = fault_close,
 };
 

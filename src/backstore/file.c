@@ -45,6 +45,7 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -669,10 +670,35 @@ static void file_close(struct bs_dev *dev)
 	free(f);
 }
 
+/* A sparse image file: its allocated blocks (st_blocks, 512-byte units)
+ * and the file system's free space for unprivileged writers. A block
+ * device does not say how much of it is allocated. */
+static int file_space(struct bs_dev *dev, uint64_t *used, uint64_t *avail, bool *avail_shared)
+{
+	struct file_dev *f = container_of(dev, struct file_dev, dev);
+	struct statvfs vfs;
+	struct stat st;
+	uint64_t u, free_bytes;
+
+	if (f->is_blk)
+		return -EOPNOTSUPP;
+	if (fstat(f->fd, &st) < 0 || fstatvfs(f->fd, &vfs) < 0)
+		return -errno;
+	u = (uint64_t)st.st_blocks * 512;
+	if (u > dev->size)
+		u = dev->size;
+	free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	*used = u;
+	*avail = free_bytes < dev->size - u ? free_bytes : dev->size - u;
+	*avail_shared = true;
+	return 0;
+}
+
 static const struct bs_ops file_ops = {
     .type = "file",
     .submit = file_submit,
     .resize = file_resize,
+    .space = file_space,
     .close = file_close,
 };
 

@@ -74,6 +74,13 @@ struct bs_ops {
 	void (*submit)(struct bs_dev *dev, struct bs_io *io);
 	/* Change the size (bytes); 0 or -errno. Optional (NULL: not resizable). */
 	int (*resize)(struct bs_dev *dev, uint64_t new_size);
+	/* The space of a thin back-store (SBC-4 logical block provisioning log
+	 * page): *used the bytes allocated to the device, *avail the bytes it
+	 * can still allocate (free space under it, at most size - used), and
+	 * *avail_shared whether that free space is shared with others (a file
+	 * system). 0 or -errno; cheap (the reactor thread calls it). Optional
+	 * (NULL: not known). */
+	int (*space)(struct bs_dev *dev, uint64_t *used, uint64_t *avail, bool *avail_shared);
 	void (*close)(struct bs_dev *dev); /* frees dev */
 };
 

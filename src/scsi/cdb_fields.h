@@ -39,6 +39,8 @@ enum scsi_op {
 	OP_PREVENT_ALLOW_MEDIUM_REMOVAL = 0x1e,
 	OP_WRITE_BUFFER = 0x3b,
 	OP_READ_BUFFER_10 = 0x3c,
+	OP_LOG_SELECT = 0x4c,
+	OP_LOG_SENSE = 0x4d,
 	OP_MODE_SELECT_10 = 0x55,
 	OP_RESERVE_10 = 0x56,
 	OP_RELEASE_10 = 0x57,
@@ -574,6 +576,44 @@ static inline uint8_t cdb_mode_sense_subpage_code(const uint8_t *cdb)
 static inline bool cdb_mode_select_sp(const uint8_t *cdb)
 {
 	return cdb[MODE_FLAGS_BYTE] & 0x01;
+}
+
+/* LOG SELECT (SPC-4 6.6) and LOG SENSE (SPC-4 6.7): byte 1 PCR (bit 1,
+ * LOG SELECT) or PPC (bit 1, LOG SENSE), SP (bit 0); byte 2 PC (bits 7-6),
+ * PAGE CODE (bits 5-0); SUBPAGE CODE byte 3; LOG SENSE PARAMETER POINTER
+ * bytes 5-6; ALLOCATION LENGTH / PARAMETER LIST LENGTH bytes 7-8
+ * (cdb10_alloc_len(), cdb10_param_list_len()). */
+enum {
+	LOG_FLAGS_BYTE = 1,
+	LOG_PAGE_BYTE = 2,
+	LOG_SUBPAGE_BYTE = 3,
+	LOG_PARAM_POINTER_BYTE = 5,
+	LOG_LENGTH_BYTE = 7,
+};
+
+static inline bool cdb_log_select_pcr(const uint8_t *cdb)
+{
+	return cdb[LOG_FLAGS_BYTE] & 0x02;
+}
+
+static inline uint8_t cdb_log_pc(const uint8_t *cdb)
+{
+	return cdb[LOG_PAGE_BYTE] >> 6;
+}
+
+static inline uint8_t cdb_log_page_code(const uint8_t *cdb)
+{
+	return cdb[LOG_PAGE_BYTE] & 0x3f;
+}
+
+static inline uint8_t cdb_log_subpage_code(const uint8_t *cdb)
+{
+	return cdb[LOG_SUBPAGE_BYTE];
+}
+
+static inline uint16_t cdb_log_sense_param_pointer(const uint8_t *cdb)
+{
+	return get_be16(cdb + LOG_PARAM_POINTER_BYTE);
 }
 
 /* PERSISTENT RESERVE OUT (SPC-4 6.16): byte 2 SCOPE (bits 7-4), TYPE (bits

@@ -518,6 +518,8 @@ void scsi_cmd_complete_bs_error(struct scsi_cmd *cmd, int err, uint64_t bad_off,
 		return;
 	case -EIO:
 		r = is_write ? SENSE_WRITE_ERROR : SENSE_UNRECOVERED_READ_ERROR;
+		if (lu)
+			log_count_medium_error(lu, cmd, is_write);
 		if (bad_off != UINT64_MAX && lu) {
 			scsi_cmd_complete_info(cmd, r, bad_off >> lu->block_shift);
 			return;

@@ -40,6 +40,19 @@ static inline void stats_add(_Atomic uint64_t *c, uint64_t v)
 	atomic_fetch_add_explicit(c, v, memory_order_relaxed);
 }
 
+/* The parameters of the error counter log pages (SPC-4 7.3.7; log.c) that
+ * the core really knows: bytes moved to and from the medium by READ and
+ * WRITE, and the medium errors the back-store returned (-EIO), which the
+ * target cannot correct. Relaxed atomics; LOG SELECT PCR=1 zeroes them. */
+struct log_counters {
+	_Atomic uint64_t read_bytes;
+	_Atomic uint64_t write_bytes;
+	_Atomic uint64_t verify_bytes; /* read back by VERIFY, WRITE AND VERIFY */
+	_Atomic uint64_t read_uncorrected;
+	_Atomic uint64_t write_uncorrected;
+	_Atomic uint64_t verify_uncorrected;
+};
+
 /* What a logical unit remembers about one I_T nexus (SAM-5 4.7: initiator
  * port + target port). Keyed by the initiator port name and the relative
  * target port identifier, so it outlives the nexus itself (the next nexus of
@@ -92,6 +105,7 @@ struct lu_core_state {
 	uint8_t *data_buf;
 
 	struct scsi_stats stats;
+	struct log_counters log; /* log.c */
 };
 
 /* ---- targets, ports, maps, nexus ---- */
@@ -245,6 +259,13 @@ void resv_release_itn_locked(struct scsi_lu *lu, struct lu_itn *itn);
  * of a logical unit (when their owner goes) */
 void buffer_itn_free(struct lu_itn *itn);
 void buffer_lu_free(struct scsi_lu *lu);
+/* log.c: count a READ or WRITE's bytes moved to or from the medium, the
+ * bytes a VERIFY read back, and a medium error the back-store reported to
+ * cmd (a read of VERIFY or WRITE AND VERIFY counts as a verify error); the
+ * error counter log pages. */
+void log_count_bytes(struct scsi_lu *lu, bool write, uint64_t bytes);
+void log_count_verify_bytes(struct scsi_lu *lu, uint64_t bytes);
+void log_count_medium_error(struct scsi_lu *lu, const struct scsi_cmd *cmd, bool write);
 
 /* medium.c */
 /* NOT READY reason for command d (no medium, or stopped and d accesses the

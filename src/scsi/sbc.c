@@ -18,6 +18,7 @@
 #include "lib/compiler.h"
 #include "lib/endian.h"
 #include "lib/log.h"
+#include "scsi/core.h"
 #include "scsi/limits.h"
 #include "scsi/sbc_internal.h"
 
@@ -483,6 +484,8 @@ static void rw_done(struct bs_io *io, int err)
 		scsi_cmd_complete_bs_error(cmd, err, io->bad_off, write);
 		return;
 	}
+	/* the error counter log pages' TOTAL BYTES PROCESSED (log.c) */
+	log_count_bytes(p->lu, write, io->len);
 	if (!write)
 		cmd->data_in_len = (uint32_t)io->len;
 	scsi_cmd_complete(cmd, SENSE_OK);

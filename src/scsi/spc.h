@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spc.h: handlers of the SPC-4 primary commands (spc.c, vpd.c, mode.c,
- * reserve.c, medium.c, buffer.c), referenced by the table in spc_cmds.c. Each command
- * has a parse step (decode, no side effects) and an exec step (cdb.h). */
+ * log.c, reserve.c, medium.c, buffer.c), referenced by the table in spc_cmds.c. Each
+ * command has a parse step (decode, no side effects) and an exec step (cdb.h). */
 #ifndef UT_SCSI_SPC_H
 #define UT_SCSI_SPC_H
 
@@ -37,6 +37,9 @@ void spc_exec_rstmf(struct scsi_cmd *cmd);
 /* vpd.c: VPD page `page` into buf (size >= VPD_MAX_LEN); returns its length
  * or -1 when the page is not supported. */
 #define VPD_MAX_LEN 1024
+/* VPD B2 THRESHOLD EXPONENT: 0, no logical block provisioning thresholds;
+ * the logical block provisioning log page counts in 2^this blocks */
+#define LBP_THRESHOLD_EXPONENT 0
 int vpd_page(struct scsi_cmd *cmd, uint8_t page, uint8_t *buf);
 /* Standard INQUIRY data (SPC-4 6.6.2) into buf (>= 96 bytes); its length. */
 size_t spc_std_inquiry(struct scsi_cmd *cmd, uint8_t *buf);
@@ -49,6 +52,11 @@ enum sense_reason spc_parse_mode_select6(struct scsi_cmd *cmd);
 enum sense_reason spc_parse_mode_select10(struct scsi_cmd *cmd);
 void spc_exec_mode_select(struct scsi_cmd *cmd);
 
+/* log.c */
+enum sense_reason spc_parse_log_sense(struct scsi_cmd *cmd);
+void spc_exec_log_sense(struct scsi_cmd *cmd);
+enum sense_reason spc_parse_log_select(struct scsi_cmd *cmd);
+void spc_exec_log_select(struct scsi_cmd *cmd);
 /* reserve.c */
 void spc_exec_reserve(struct scsi_cmd *cmd);
 void spc_exec_release(struct scsi_cmd *cmd);

@@ -295,6 +295,36 @@ const struct cdb_desc spc_cdb_table[256] =
 		.order_class = ORDER_NONE,
 		.timeout_s = 5,
 	    },
+	/* SPC-4 5.15.2.4.4/5 and SBC-4 4.11: like MODE SELECT and MODE SENSE,
+	 * allowed in standby; LOG SENSE during a sanitize. SP and PPC are
+	 * outside the masks: no parameter is saveable, PPC=1 is not
+	 * supported (log.c). */
+	[0x4c] =
+	    {
+		.name = "LOG SELECT",
+		.parse = spc_parse_log_select,
+		.exec = spc_exec_log_select,
+		.len = 10,
+		.usage = {0xff, 0x02, 0xff, 0xff, 0x00, 0x00, 0x00, 0xff, 0xff, 0x00},
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_ALUA_STANDBY_OK,
+		/* SPC-4 table 58: conflicts with a reservation held by others */
+		.pr_class = PR_CLASS_CONFLICT,
+		.order_class = ORDER_NONE,
+		.timeout_s = 5,
+	    },
+	[0x4d] =
+	    {
+		.name = "LOG SENSE",
+		.parse = spc_parse_log_sense,
+		.exec = spc_exec_log_sense,
+		.len = 10,
+		.usage = {0xff, 0x00, 0xff, 0xff, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00},
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_ALUA_STANDBY_OK | CDB_F_SANITIZE_OK,
+		/* SPC-4 table 58: allowed */
+		.pr_class = PR_CLASS_ALLOWED,
+		.order_class = ORDER_NONE,
+		.timeout_s = 5,
+	    },
 	[0x55] =
 	    {
 		.name = "MODE SELECT(10)",

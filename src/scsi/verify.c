@@ -25,6 +25,7 @@
 
 #include "lib/bufpool.h"
 #include "lib/compiler.h"
+#include "scsi/core.h"
 #include "scsi/limits.h"
 #include "scsi/sbc_internal.h"
 
@@ -245,6 +246,8 @@ static enum sbc_step verify_step(struct sbc_op *op)
 	case VS_READ:
 		if (op->err)
 			return sbc_op_bs_error(op, false);
+		/* the verify error counter log page's TOTAL BYTES PROCESSED */
+		log_count_verify_bytes(op->lu, (uint64_t)vo->chunk_blocks << op->lu->block_shift);
 		if (vo->bytchk && !verify_compare(vo, &off)) {
 			struct sense_extra sx = {.info_valid = true, .info = off};
 

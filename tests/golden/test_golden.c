@@ -279,6 +279,16 @@ int main(int argc, char **argv)
 	    (const uint8_t[12]){0xa3, 0x0c, 0x01, 0x3c, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 256);
 	cmd(p, "rsoc_write_buffer", "REPORT SUPPORTED OPERATION CODES, one command (WRITE BUFFER)",
 	    (const uint8_t[12]){0xa3, 0x0c, 0x01, 0x3b, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 256);
+	cmd(p, "log_sense_00", "LOG SENSE supported log pages (00h/00h), cumulative",
+	    (const uint8_t[10]){0x4d, 0, 0x40, 0x00, 0, 0, 0, 1, 0, 0}, 10, 256);
+	cmd(p, "log_sense_00ff", "LOG SENSE supported log pages and subpages (00h/FFh)",
+	    (const uint8_t[10]){0x4d, 0, 0x40, 0xff, 0, 0, 0, 1, 0, 0}, 10, 256);
+	/* one READ(10) of 8 blocks: TOTAL BYTES PROCESSED 4096 */
+	static uint8_t rd[8 * 512];
+	loop_submit(p, 0, (const uint8_t[10]){0x28, 0, 0, 0, 0, 0, 0, 0, 8, 0}, 10, SCSI_DIR_READ,
+		    rd, sizeof(rd), SCSI_ATTR_SIMPLE, &r);
+	cmd(p, "log_sense_03", "LOG SENSE read error counters (03h) after 4096 bytes read",
+	    (const uint8_t[10]){0x4d, 0, 0x43, 0x00, 0, 0, 0, 1, 0, 0}, 10, 256);
 	rtpg_cases(t, p);
 	pr_cases(t, p);
 

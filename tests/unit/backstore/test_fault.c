@@ -233,6 +233,21 @@ static void test_bad_params(void **state)
 	bs_close(inner); /* still the caller's after a failure */
 }
 
+/* space() is the inner back-store's: ram has none, so neither has the
+ * wrapper (the logical block provisioning log page is then not listed) */
+static void test_space_passthrough(void **state)
+{
+	struct bs_fault_params p = {.block_size = BSZ};
+	struct bs_dev *dev = wrap(&p);
+	uint64_t used, avail;
+	bool shared;
+
+	(void)state;
+	assert_non_null(dev->ops->space);
+	assert_int_equal(dev->ops->space(dev, &used, &avail, &shared), -EOPNOTSUPP);
+	bs_close(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +256,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rate, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_delay, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_params, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_space_passthrough, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

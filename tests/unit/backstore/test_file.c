@@ -601,6 +601,29 @@ static void test_resize(void **state)
 	assert_int_equal(do_io(fx, BS_OP_READ, 4 * MiB, 512, (uint8_t[512]){0}, 0), -EINVAL);
 }
 
+/* The space of the sparse image: what it has allocated grows with a write
+ * and never passes the size; what it can still allocate is at most the
+ * rest. */
+static void test_space(void **state)
+{
+	struct fix *fx = *state;
+	uint8_t buf[64 * 1024];
+	uint64_t used0, used, avail;
+	bool shared;
+
+	assert_non_null(fx->dev->ops->space);
+	assert_int_equal(fx->dev->ops->space(fx->dev, &used0, &avail, &shared), 0);
+	assert_true(shared);
+	assert_true(used0 <= fx->dev->size);
+	assert_true(avail <= fx->dev->size - used0);
+	memset(buf, 0x5a, sizeof(buf));
+	assert_int_equal(do_io(fx, BS_OP_WRITE, 1 * MiB, sizeof(buf), buf, 0), 0);
+	assert_int_equal(fx->dev->ops->space(fx->dev, &used, &avail, &shared), 0);
+	assert_true(used >= used0 + sizeof(buf));
+	assert_true(used <= fx->dev->size);
+	assert_true(avail <= fx->dev->size - used);
+}
+
 /* ---- open, mode independent ---- */
 
 static void test_open_variants(void **state)
@@ -782,6 +805,7 @@ int main(void)
 	    BOTH(test_no_reactor),
 	    BOTH(test_bounds),
 	    BOTH(test_resize),
+	    BOTH(test_space),
 	    cmocka_unit_test(test_open_variants),
 	    cmocka_unit_test(test_iov_rest),
 	    cmocka_unit_test_prestate(test_zero_range_refused, &m_uring),

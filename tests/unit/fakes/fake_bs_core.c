@@ -22,6 +22,8 @@ struct fake_bs {
 	pthread_mutex_t lock;
 	bool hold;
 	int fail_next;
+	bool space_set; /* fake_bs_set_space() */
+	uint64_t space_used, space_avail;
 	struct held_io *held;
 	unsigned n_held;
 };
@@ -114,10 +116,32 @@ static void fake_close(struct bs_dev *dev)
 	free(f);
 }
 
+static int fake_space(struct bs_dev *dev, uint64_t *used, uint64_t *avail, bool *avail_shared)
+{
+	struct fake_bs *f = container_of(dev, struct fake_bs, dev);
+
+	if (!f->space_set)
+		return -EOPNOTSUPP;
+	*used = f->space_used;
+	*avail = f->space_avail;
+	*avail_shared = true;
+	return 0;
+}
+
+void fake_bs_set_space(struct bs_dev *dev, uint64_t used, uint64_t avail)
+{
+	struct fake_bs *f = container_of(dev, struct fake_bs, dev);
+
+	f->space_set = true;
+	f->space_used = used;
+	f->space_avail = avail;
+}
+
 static const struct bs_ops fake_ops = {
     .type = "fake",
     .submit = fake_submit,
     .resize = fake_resize,
+    .space = fake_space,
     .close = fake_close,
 };
 

@@ -20,5 +20,7 @@ void fake_bs_release(struct bs_dev *dev);
 uint8_t *fake_bs_data(struct bs_dev *dev);
 /* Fail the next I/O with err (0: none). */
 void fake_bs_fail_next(struct bs_dev *dev, int err);
+/* What the space op reports from now on (before: -EOPNOTSUPP). */
+void fake_bs_set_space(struct bs_dev *dev, uint64_t used, uint64_t avail);
 
 #endif

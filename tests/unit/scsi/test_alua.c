@@ -167,6 +167,8 @@ static int rtpg_state(const uint8_t *buf, size_t hdr, uint16_t id, uint8_t *stat
  * capabilities and are served in standby and unavailable too. */
 static const char *const standby_ok[] = {
     "INQUIRY",
+    "LOG SELECT",
+    "LOG SENSE",
     "MODE SELECT(6)",
     "MODE SELECT(10)",
     "MODE SENSE(6)",
