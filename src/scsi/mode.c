@@ -163,6 +163,12 @@ void mode_fini(struct scsi_lu *lu)
 	lu->core->mode.store = NULL;
 }
 
+void mode_page_id(unsigned i, uint8_t *code, uint8_t *sub)
+{
+	*code = pages[i].code;
+	*sub = pages[i].sub;
+}
+
 static int page_index(uint8_t code, uint8_t sub)
 {
 	for (unsigned i = 0; i < MODE_PG_COUNT; i++)

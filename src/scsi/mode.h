@@ -47,6 +47,9 @@ void mode_init(struct scsi_lu *lu);
 /* At the LU's end: the store. */
 void mode_fini(struct scsi_lu *lu);
 
+/* The PAGE CODE and SUBPAGE CODE of page i (vpd.c: Mode Page Policy). */
+void mode_page_id(unsigned i, uint8_t *code, uint8_t *sub);
+
 /* mode.c, for mode_store.c: the saved pages as a file payload (at most
  * MODE_SAVED_MAX bytes), and back: a payload is checked whole (known,
  * saveable pages of the right length, each at most once, no bit outside the
