@@ -413,6 +413,21 @@ bool alua_lu_has_port(const struct scsi_lu *lu, uint16_t rel_port_id)
 	return found;
 }
 
+void alua_lu_for_each_port(const struct scsi_lu *lu,
+			   void (*fn)(const struct scsi_tport *tp, void *arg), void *arg)
+{
+	struct alua_group *g;
+
+	pthread_mutex_lock(&alua_lock);
+	list_for_each_entry(g, &alua_groups, node)
+	{
+		for (unsigned i = 0; i < g->nports; i++)
+			if (alua_port_reaches_locked(g->ports[i], lu))
+				fn(g->ports[i], arg);
+	}
+	pthread_mutex_unlock(&alua_lock);
+}
+
 /* SPC-4 5.15.2.5 (implicit transitions): ASYMMETRIC ACCESS STATE CHANGED
  * for every I_T nexus of every logical unit named (NULL: all) that the
  * group's ports reach. alua_lock held. */

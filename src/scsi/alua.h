@@ -126,6 +126,12 @@ uint16_t alua_port_group_id(const struct scsi_tport *tp);
  * relative target port identifier reach lu (a port of a target whose LUN
  * maps hold lu)? Takes the registry lock: call without lu->lock. */
 bool alua_lu_has_port(const struct scsi_lu *lu, uint16_t rel_port_id);
+/* vpd.c (SCSI Ports VPD page, SPC-4 7.8.10): calls fn for every target
+ * port that reaches lu (as alua_lu_has_port()), each once. Takes the
+ * registry lock: fn must not block or call into alua.c; call without
+ * lu->lock. */
+void alua_lu_for_each_port(const struct scsi_lu *lu,
+			   void (*fn)(const struct scsi_tport *tp, void *arg), void *arg);
 /* cmd.c: SPC-4 5.15.2.4: NOT READY for a command the access state of the
  * command's logical unit through its target port does not allow (by the
  * command's CDB_F_ALUA_* flags), else SENSE_OK. */

@@ -91,6 +91,7 @@ void scsi_lu_put(struct scsi_lu *lu)
 		return;
 	sbc_lu_fini(lu);
 	pr_lu_fini(lu);
+	mode_fini(lu);
 	list_for_each_entry_safe(itn, tmp, &lu->core->itns, node)
 	{
 		buffer_itn_free(itn);

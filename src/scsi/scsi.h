@@ -286,6 +286,13 @@ int scsi_lu_pr_clear(struct scsi_lu *lu, const char *initiator, scsi_pr_clear_do
  * 0, -EBADMSG (the file is corrupt, foreign or torn: refused, nothing
  * loaded), -ENOMEM or -errno. Without it APTPL=1 is refused (PTPL_C 0). */
 int scsi_lu_pr_store(struct scsi_lu *lu, const char *state_dir);
+/* Saved mode pages (SPC-4 7.5.1: MODE SELECT SP=1, MODE SENSE PC=11b):
+ * keep them in state_dir, in a file named after the LU's NAA designator
+ * (mode-<NAA>.state), and load them now as the saved and current values.
+ * Call once, before the LU is mapped. 0, -EBADMSG (the file is corrupt,
+ * foreign or holds values MODE SELECT would refuse: nothing loaded),
+ * -ENOMEM or -errno. Without it SP=1 and PC=11b are refused. */
+int scsi_lu_mode_store(struct scsi_lu *lu, const char *state_dir);
 
 /* ---- targets, ports, LUN maps, access ---- */
 struct scsi_target *scsi_target_create(const char *name);

@@ -66,6 +66,10 @@ void spc_exec_inquiry(struct scsi_cmd *cmd)
 		return;
 	}
 	len = vpd_page(cmd, cdb_inquiry_page_code(cmd->cdb), buf);
+	if (len == -2) {
+		scsi_cmd_complete(cmd, SENSE_BUSY);
+		return;
+	}
 	if (len < 0) {
 		scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, INQUIRY_PAGE_CODE_BYTE, 7),
 				     &cmd->priv.sx);

@@ -34,8 +34,8 @@ void spc_exec_rsoc(struct scsi_cmd *cmd);
 enum sense_reason spc_parse_rstmf(struct scsi_cmd *cmd);
 void spc_exec_rstmf(struct scsi_cmd *cmd);
 
-/* vpd.c: VPD page `page` into buf (size >= VPD_MAX_LEN); returns its length
- * or -1 when the page is not supported. */
+/* vpd.c: VPD page `page` into buf (size >= VPD_MAX_LEN); returns its length,
+ * -1 when the page is not supported or -2 when memory ran out. */
 #define VPD_MAX_LEN 1024
 /* VPD B2 THRESHOLD EXPONENT: 0, no logical block provisioning thresholds;
  * the logical block provisioning log page counts in 2^this blocks */

@@ -3,6 +3,7 @@
  * pages (SPC-4 7.8, SBC-4 6.6) of a logical unit. */
 #include "scsi/vpd.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/endian.h"
@@ -16,7 +17,10 @@ enum {
 	VPD_SUPPORTED_PAGES = 0x00,
 	VPD_UNIT_SERIAL = 0x80,
 	VPD_DEVICE_ID = 0x83,
+	VPD_MGMT_NETWORK_ADDRESSES = 0x85,
 	VPD_EXTENDED_INQUIRY = 0x86,
+	VPD_MODE_PAGE_POLICY = 0x87,
+	VPD_SCSI_PORTS = 0x88,
 	VPD_BLOCK_LIMITS = 0xb0,
 	VPD_BLOCK_CHARACTERISTICS = 0xb1,
 	VPD_LB_PROVISIONING = 0xb2,
@@ -44,8 +48,9 @@ enum {
 #define VPD_MAX_UNMAP_LBA_COUNT (1u << 20)
 
 static const uint8_t supported_pages[] = {
-    VPD_SUPPORTED_PAGES, VPD_UNIT_SERIAL,	    VPD_DEVICE_ID,	 VPD_EXTENDED_INQUIRY,
-    VPD_BLOCK_LIMITS,	 VPD_BLOCK_CHARACTERISTICS, VPD_LB_PROVISIONING,
+    VPD_SUPPORTED_PAGES,       VPD_UNIT_SERIAL,	     VPD_DEVICE_ID,  VPD_MGMT_NETWORK_ADDRESSES,
+    VPD_EXTENDED_INQUIRY,      VPD_MODE_PAGE_POLICY, VPD_SCSI_PORTS, VPD_BLOCK_LIMITS,
+    VPD_BLOCK_CHARACTERISTICS, VPD_LB_PROVISIONING,
 };
 
 /* SPC-4 7.8.1 version descriptors claimed in the standard INQUIRY data */
@@ -240,6 +245,104 @@ static size_t vpd_device_id(struct scsi_cmd *cmd, uint8_t *buf)
 	return (size_t)(p - buf);
 }
 
+/* SPC-4 7.8.9 Mode Page Policy: one descriptor per mode page (mode.c),
+ * MODE PAGE POLICY 00b (shared): an LU keeps one set of mode pages for
+ * every I_T nexus; MLUS 0: no page is shared with another LU. */
+static size_t vpd_mode_page_policy(uint8_t *buf)
+{
+	uint8_t *p = buf + 4;
+
+	for (unsigned i = 0; i < MODE_PG_COUNT; i++, p += 4) {
+		mode_page_id(i, &p[0], &p[1]);
+		p[2] = 0x00; /* MLUS 0, MODE PAGE POLICY 00b */
+		p[3] = 0;
+	}
+	return (size_t)(p - buf);
+}
+
+/* SPC-4 7.8.10 SCSI Ports: every target port through which the LU is
+ * reachable (the ports of the targets whose LUN maps hold it, as REPORT
+ * TARGET PORT GROUPS lists them), by relative target port identifier; no
+ * initiator port TransportID (the device server has no initiator ports);
+ * as target port descriptor the port's SCSI name string, as in 83h. */
+struct vpd_port {
+	uint16_t rel_port_id;
+	char *name;
+	bool iscsi;
+};
+
+struct vpd_ports {
+	struct vpd_port *v;
+	unsigned n, cap;
+	bool nomem;
+};
+
+static void collect_port(const struct scsi_tport *tp, void *arg)
+{
+	struct vpd_ports *l = arg;
+
+	if (l->n == l->cap) {
+		unsigned cap = l->cap ? 2 * l->cap : 8;
+		struct vpd_port *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			l->nomem = true;
+			return;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n].rel_port_id = tp->rel_port_id;
+	l->v[l->n].iscsi = port_is_iscsi(tp->name);
+	l->v[l->n].name = strdup(tp->name);
+	if (!l->v[l->n].name) {
+		l->nomem = true;
+		return;
+	}
+	l->n++;
+}
+
+static int port_cmp(const void *a, const void *b)
+{
+	const struct vpd_port *x = a, *y = b;
+
+	return (int)x->rel_port_id - (int)y->rel_port_id;
+}
+
+/* -1 when memory ran out */
+static int vpd_scsi_ports(struct scsi_lu *lu, uint8_t *buf)
+{
+	struct vpd_ports l = {0};
+	size_t off = 4;
+	int rc;
+
+	alua_lu_for_each_port(lu, collect_port, &l);
+	qsort(l.v, l.n, sizeof(*l.v), port_cmp);
+	for (unsigned i = 0; i < l.n && !l.nomem; i++) {
+		uint8_t *d = buf + off;
+		size_t n;
+
+		/* 12 bytes of descriptor header before the target port
+		 * descriptors; a port that does not fit is left out */
+		if (off + 12 > VPD_MAX_LEN)
+			break;
+		n = put_name_desig(d + 12, VPD_MAX_LEN - off - 12, l.v[i].name, ASSOC_TARGET_PORT,
+				   l.v[i].iscsi);
+		if (!n)
+			break;
+		memset(d, 0, 12);
+		put_be16(d + 2, l.v[i].rel_port_id); /* RELATIVE PORT IDENTIFIER */
+		/* 6-7 INITIATOR PORT TRANSPORTID LENGTH 0 */
+		put_be16(d + 10, (uint16_t)n); /* TARGET PORT DESCRIPTORS LENGTH */
+		off += 12 + n;
+	}
+	rc = l.nomem ? -1 : (int)off;
+	for (unsigned i = 0; i < l.n; i++)
+		free(l.v[i].name);
+	free(l.v);
+	return rc;
+}
+
 static size_t vpd_block_limits(struct scsi_lu *lu, uint8_t *buf)
 {
 	uint32_t shift = lu->block_shift;
@@ -306,6 +409,23 @@ int vpd_page(struct scsi_cmd *cmd, uint8_t page, uint8_t *buf)
 	case VPD_DEVICE_ID:
 		len = vpd_device_id(cmd, buf);
 		break;
+	case VPD_MGMT_NETWORK_ADDRESSES:
+		/* SPC-4 7.8.8: no network service manages the LU: the
+		 * control plane is a local UNIX socket, and the iSCSI portals
+		 * carry SCSI, not configuration. No descriptor. */
+		len = 4;
+		break;
+	case VPD_MODE_PAGE_POLICY:
+		len = vpd_mode_page_policy(buf);
+		break;
+	case VPD_SCSI_PORTS: {
+		int ports = vpd_scsi_ports(lu, buf);
+
+		if (ports < 0)
+			return -2;
+		len = (size_t)ports;
+		break;
+	}
 	case VPD_EXTENDED_INQUIRY:
 		buf[3] = 0x3c;
 		buf[5] = 0x07; /* HEADSUP, ORDSUP, SIMPSUP */

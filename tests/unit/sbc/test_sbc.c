@@ -235,6 +235,48 @@ static void test_fua(void **state)
 	sh_teardown(h);
 }
 
+/* WCE=0 set by MODE SELECT (Caching page, SBC-4 6.5.5) makes every later
+ * WRITE write through, as FUA would: natively, or by a FLUSH after it;
+ * WCE=1 again ends that. */
+static void test_wce_mode_select(void **state)
+{
+	struct sh_opts o1 = {.caps = BS_CAP_FLUSH};
+	struct sh_opts o2 = {.caps = BS_CAP_FLUSH | BS_CAP_FUA};
+	uint8_t sel[4 + 20] = {0, 0, 0, 0, 0x08, 0x12, 0x00};
+	uint8_t ms[6] = {0x15, 0x10, 0, 0, sizeof(sel), 0};
+	struct sh *h;
+	struct loop_result r;
+	uint8_t buf[512] = {0}, c[16];
+
+	(void)state;
+	h = sh_setup(&o1);
+	sh_cmd(h->p1, 0, ms, 6, SCSI_DIR_WRITE, sel, sizeof(sel), &r);
+	sh_expect_good(&r);
+	cdb10(c, 0x2a, 0, 0, 1);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, buf, sizeof(buf), &r);
+	sh_expect_good(&r);
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_FLUSH), 1);
+	/* WCE=1: written back, no flush */
+	sel[6] = 0x04;
+	sh_cmd(h->p1, 0, ms, 6, SCSI_DIR_WRITE, sel, sizeof(sel), &r);
+	sh_expect_good(&r);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, buf, sizeof(buf), &r);
+	sh_expect_good(&r);
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_FLUSH), 1);
+	sh_teardown(h);
+
+	h = sh_setup(&o2);
+	sel[6] = 0x00;
+	sh_cmd(h->p1, 0, ms, 6, SCSI_DIR_WRITE, sel, sizeof(sel), &r);
+	sh_expect_good(&r);
+	cdb10(c, 0x2a, 0, 0, 1);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, buf, sizeof(buf), &r);
+	sh_expect_good(&r);
+	assert_int_equal(fsb_fua_writes(h->bs[0]), 1);
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_FLUSH), 0);
+	sh_teardown(h);
+}
+
 /* A Data-Out shorter than the TRANSFER LENGTH: the whole blocks received
  * are written, the rest of the range is untouched (Write10.Residuals). */
 static void test_write_residual(void **state)
@@ -707,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_rw_fields),
 		cmocka_unit_test(test_write_protect),
 		cmocka_unit_test(test_fua),
+		cmocka_unit_test(test_wce_mode_select),
 		cmocka_unit_test(test_write_residual),
 		cmocka_unit_test(test_medium_errors),
 		cmocka_unit_test(test_block_size_4096),

@@ -45,11 +45,23 @@ static void test_sense_all_pages(void **state)
 	assert_non_null(find_page(buf, r.data_in_len, 0x0a));
 	assert_non_null(find_page(buf, r.data_in_len, 0x1c));
 	assert_int_equal(find_page(buf, r.data_in_len, 0x08)[2] & 0x04, 0x04); /* WCE */
-	/* subpage FFh: the same (no subpages); other subpages refused */
-	sense6(h, 0, 0, 0x3f, 0xff, buf, 255, &r);
-	assert_int_equal(r.status, SAM_STAT_GOOD);
-	sense6(h, 0, 0, 0x0a, 0x01, buf, 255, &r);
+	assert_non_null(find_page(buf, r.data_in_len, 0x02));
+	assert_non_null(find_page(buf, r.data_in_len, 0x1a));
+	/* 3Fh/00h: page_0 pages only, no Control Extension subpage */
+	for (size_t off = 4 + buf[3]; off < r.data_in_len; off += 2 + buf[off + 1])
+		assert_int_equal(buf[off] & 0x40, 0);
+	/* no saved values without a state directory: PS 0 everywhere */
+	for (size_t off = 4 + buf[3]; off < r.data_in_len; off += 2 + buf[off + 1])
+		assert_int_equal(buf[off] & 0x80, 0);
+	/* a subpage that does not exist, of a page or of all pages */
+	sense6(h, 0, 0, 0x08, 0x01, buf, 255, &r);
 	h_expect_sense(&r, 0x5, 0x24, 0x00);
+	sense6(h, 0, 0, 0x3f, 0x01, buf, 255, &r);
+	h_expect_sense(&r, 0x5, 0x24, 0x00);
+	/* page 08h with subpage FFh: page 08h alone */
+	sense6(h, 1, 0, 0x08, 0xff, buf, 255, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.data_in_len, 4 + 20);
 	/* unknown page */
 	sense6(h, 0, 0, 0x19, 0, buf, 255, &r);
 	h_expect_sense(&r, 0x5, 0x24, 0x00);
@@ -60,6 +72,105 @@ static void test_sense_all_pages(void **state)
 	sense6(h, 0, 0, 0x3f, 0, buf, 4, &r);
 	assert_int_equal(r.data_in_len, 4);
 	assert_int_not_equal(r.resid_kind, SCSI_RESID_OVERFLOW);
+}
+
+/* SPC-4 6.13 table 254: 3Fh/FFh every page and subpage, 0Ah/FFh the
+ * Control page and its Control Extension subpage, 0Ah/01h that one. */
+static void test_sense_subpages(void **state)
+{
+	struct harness *h = *state;
+	uint8_t buf[255];
+	const uint8_t *x;
+	struct loop_result r;
+	unsigned n = 0, subs = 0;
+
+	sense6(h, 1, 0, 0x3f, 0xff, buf, 255, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	for (size_t off = 4; off < r.data_in_len; n++) {
+		if (buf[off] & 0x40) {
+			subs++;
+			off += 4 + get_be16(buf + off + 2);
+		} else {
+			off += 2 + buf[off + 1];
+		}
+	}
+	assert_int_equal(n, 7);
+	assert_int_equal(subs, 1);
+	sense6(h, 1, 0, 0x0a, 0xff, buf, 255, &r);
+	assert_int_equal(r.data_in_len, 4 + 12 + 32);
+	assert_int_equal(buf[4], 0x0a);
+	x = buf + 4 + 12;
+	assert_int_equal(x[0], 0x4a);
+	assert_int_equal(x[1], 0x01);
+	assert_int_equal(get_be16(x + 2), 0x1c);
+	/* SPC-4 7.5.10: IALUAE 1 (implicit transitions happen), TCMOS and
+	 * SCSIP 0, no priority, no sense length limit */
+	assert_int_equal(x[4], 0x01);
+	assert_int_equal(x[5], 0);
+	assert_int_equal(x[6], 0);
+	sense6(h, 1, 0, 0x0a, 0x01, buf, 255, &r);
+	assert_int_equal(r.data_in_len, 4 + 32);
+	assert_int_equal(buf[4], 0x4a);
+	/* nothing of it can be changed */
+	sense6(h, 1, 1, 0x0a, 0x01, buf, 255, &r);
+	for (size_t b = 4 + 4; b < 4 + 32; b++)
+		assert_int_equal(buf[b], 0);
+}
+
+/* Disconnect-Reconnect (02h): for iSCSI every field is 0 and fixed; Power
+ * Condition (1Ah): no timer, nothing changeable, CCF fields 01b. */
+static void test_sense_disconnect_and_power(void **state)
+{
+	struct harness *h = *state;
+	uint8_t buf[255];
+	struct loop_result r;
+
+	sense6(h, 1, 0, 0x02, 0, buf, 255, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.data_in_len, 4 + 16);
+	assert_int_equal(buf[4], 0x02);
+	assert_int_equal(buf[5], 0x0e);
+	for (size_t b = 6; b < 20; b++)
+		assert_int_equal(buf[b], 0);
+	sense6(h, 1, 1, 0x02, 0, buf, 255, &r);
+	for (size_t b = 6; b < 20; b++)
+		assert_int_equal(buf[b], 0);
+	sense6(h, 1, 0, 0x1a, 0, buf, 255, &r);
+	assert_int_equal(r.data_in_len, 4 + 40);
+	assert_int_equal(buf[4], 0x1a);
+	assert_int_equal(buf[5], 0x26);
+	for (size_t b = 6; b < 4 + 39; b++)
+		assert_int_equal(buf[b], 0);
+	assert_int_equal(buf[4 + 39], 0x54);
+	sense6(h, 1, 1, 0x1a, 0, buf, 255, &r);
+	for (size_t b = 6; b < 4 + 40; b++)
+		assert_int_equal(buf[b], 0);
+}
+
+/* MODE SELECT of a subpage (SPF 1): the Control Extension page as read is
+ * accepted, a change of a fixed field refused with its field pointer. */
+static void test_select_subpage(void **state)
+{
+	struct harness *h = *state;
+	uint8_t data[4 + 32] = {0}, buf[255];
+	uint8_t cdb[6] = {0x15, 0x10, 0, 0, sizeof(data), 0};
+	struct loop_result r;
+
+	sense6(h, 1, 0, 0x0a, 0x01, buf, 255, &r);
+	memcpy(data + 4, buf + 4, 32);
+	assert_int_equal(h_cmd(h->p1, 0, cdb, 6, SCSI_DIR_WRITE, data, sizeof(data), &r),
+			 SAM_STAT_GOOD);
+	data[4 + 6] = 0x20; /* MAXIMUM SENSE DATA LENGTH */
+	h_cmd(h->p1, 0, cdb, 6, SCSI_DIR_WRITE, data, sizeof(data), &r);
+	h_expect_sense(&r, 0x5, 0x26, 0x00);
+	assert_int_equal(get_be16(r.sense + 16), 4 + 6);
+	/* a subpage that does not exist */
+	data[4 + 6] = 0;
+	data[4 + 1] = 0x02;
+	h_cmd(h->p1, 0, cdb, 6, SCSI_DIR_WRITE, data, sizeof(data), &r);
+	h_expect_sense(&r, 0x5, 0x26, 0x00);
+	/* nothing was applied: no UA for p2 */
+	assert_int_equal(h_tur(h->p2, &r), SAM_STAT_GOOD);
 }
 
 static void test_sense10_llbaa_and_changeable(void **state)
@@ -178,6 +289,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_sense_all_pages, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sense_subpages, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sense_disconnect_and_power, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_select_subpage, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sense10_llbaa_and_changeable, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_select_swp_write_protects, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_select_invalid, setup, teardown),

@@ -145,6 +145,111 @@ static void test_block_limits_thin(void **state)
 	}
 }
 
+static bool listed(struct harness *h, uint8_t page)
+{
+	uint8_t buf[255];
+	uint32_t n = vpd(h, 0x00, buf, 255);
+
+	for (uint32_t i = 4; i < n; i++)
+		if (buf[i] == page)
+			return true;
+	return false;
+}
+
+/* 85h: listed, with no descriptor (the control plane is a UNIX socket). */
+static void test_mgmt_network_addresses(void **state)
+{
+	struct harness *h = *state;
+	uint8_t buf[255];
+
+	assert_true(listed(h, 0x85));
+	assert_int_equal(vpd(h, 0x85, buf, 255), 4);
+	assert_int_equal(buf[1], 0x85);
+	assert_int_equal(get_be16(buf + 2), 0);
+}
+
+/* 87h: one descriptor per mode page, each shared by every I_T nexus and
+ * not by other LUs; every page it names answers MODE SENSE. */
+static void test_mode_page_policy(void **state)
+{
+	struct harness *h = *state;
+	uint8_t buf[255], ms[255];
+	uint32_t n;
+	struct loop_result r;
+	bool ctl_ext = false;
+
+	assert_true(listed(h, 0x87));
+	n = vpd(h, 0x87, buf, 255);
+	assert_int_equal(n, 4 + 7 * 4);
+	for (uint32_t off = 4; off < n; off += 4) {
+		uint8_t cdb[10] = {0x5a, 0x08, buf[off] & 0x3f, buf[off + 1], 0, 0, 0, 0, 255, 0};
+
+		assert_int_equal(buf[off + 2], 0x00); /* MLUS 0, shared */
+		ctl_ext = ctl_ext || (buf[off] == 0x0a && buf[off + 1] == 0x01);
+		h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, ms, 255, &r);
+		assert_int_equal(r.status, SAM_STAT_GOOD);
+		assert_int_equal(ms[8] & 0x3f, buf[off]);
+		/* the same page is what the other nexus sees: one copy */
+	}
+	assert_true(ctl_ext);
+}
+
+/* 88h: every target port that reaches the LU, by relative target port
+ * identifier, with its SCSI name string; a port of a target that does not
+ * map the LU is not one of them until it does. */
+static void test_scsi_ports(void **state)
+{
+	struct harness *h = *state;
+	struct scsi_target *t2 = scsi_target_create("iqn.test:u");
+	struct scsi_lun_map *m2 = scsi_lun_map_create();
+	struct loop_port *p3, *p4;
+	uint8_t buf[512];
+	uint32_t n;
+	static const struct {
+		uint16_t id;
+		const char *name;
+	} want[] = {
+	    {1, "iqn.test:t,t,0x0001"}, {2, "iqn.test:t,t,0x0002"}, {3, "iqn.test:u,t,0x0003"}};
+
+	assert_true(listed(h, 0x88));
+	n = vpd(h, 0x88, buf, sizeof(buf));
+	assert_int_equal(get_be16(buf + 4 + 10), 24);
+	assert_int_equal(n, 4 + 12 + 24);
+	assert_int_equal(get_be16(buf + 4 + 2), 1);
+
+	/* port 2 of the same target, port 3 of a target without the LU */
+	assert_non_null(t2);
+	assert_non_null(m2);
+	p3 = loop_create(h->t, 2, "iqn.test:c");
+	scsi_target_set_default_map(t2, m2, true);
+	p4 = loop_create(t2, 3, "iqn.test:d");
+	assert_non_null(p3);
+	assert_non_null(p4);
+	n = vpd(h, 0x88, buf, sizeof(buf));
+	assert_int_equal(n, 4 + 2 * (12 + 24));
+	/* the LU mapped into the second target as well */
+	assert_int_equal(scsi_lun_map_add(m2, 7, h->lu, false), 0);
+	n = vpd(h, 0x88, buf, sizeof(buf));
+	assert_int_equal(n, 4 + 3 * (12 + 24));
+	assert_int_equal(get_be16(buf + 2), n - 4);
+	for (unsigned i = 0; i < 3; i++) {
+		const uint8_t *d = buf + 4 + i * (12 + 24);
+
+		assert_int_equal(get_be16(d + 2), want[i].id);
+		assert_int_equal(get_be16(d + 6), 0); /* no initiator port TransportID */
+		assert_int_equal(get_be16(d + 10), 24);
+		/* SCSI name string, target port association, iSCSI, PIV */
+		assert_int_equal(d[12], 0x53);
+		assert_int_equal(d[13], 0x80 | 0x10 | 0x08);
+		assert_int_equal(d[15], 20);
+		assert_string_equal((const char *)d + 16, want[i].name);
+	}
+	loop_destroy(p3);
+	loop_destroy(p4);
+	scsi_lun_map_put(m2);
+	scsi_target_destroy(t2);
+}
+
 static void test_allocation_length(void **state)
 {
 	struct harness *h = *state;
@@ -164,6 +269,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_block_limits_thick, setup_thick, teardown),
 	    cmocka_unit_test_setup_teardown(test_block_limits_thin, setup_thin, teardown),
 	    cmocka_unit_test_setup_teardown(test_allocation_length, setup_thick, teardown),
+	    cmocka_unit_test_setup_teardown(test_mgmt_network_addresses, setup_thick, teardown),
+	    cmocka_unit_test_setup_teardown(test_mode_page_policy, setup_thick, teardown),
+	    cmocka_unit_test_setup_teardown(test_scsi_ports, setup_thick, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cdbprobe: one raw CDB through libiscsi (a real initiator) and what came
+ * back, for the integration tests that need a command no libiscsi helper
+ * sends as they want it (tests/integration/mode_saved.sh: MODE SELECT with
+ * SP=1, MODE SENSE of the saved values).
+ *
+ *   cdbprobe URL CDB_HEX [in ALLOC_LEN | out DATA_HEX]
+ *
+ * Prints one line:
+ *   status=GOOD data=HEX           (data= only for "in": the Data-In)
+ *   status=CHECK key=0xK asc=0xAA ascq=0xQQ
+ *   status=<other SAM status, hex>
+ * Hex strings are pairs of hex digits; spaces and colons are skipped. Exit 0
+ * once a status came back, 2 on usage or connection errors. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <iscsi/iscsi.h>
+#include <iscsi/scsi-lowlevel.h>
+
+static int unhex(const char *s, unsigned char *out, int max)
+{
+	int n = 0;
+
+	while (*s) {
+		unsigned v;
+
+		if (*s == ' ' || *s == ':') {
+			s++;
+			continue;
+		}
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) || n == max ||
+		    sscanf(s, "%2x", &v) != 1)
+			return -1;
+		out[n++] = (unsigned char)v;
+		s += 2;
+	}
+	return n;
+}
+
+static void print_sense(const unsigned char *s, int len)
+{
+	unsigned key = 0, asc = 0, ascq = 0;
+
+	if (len >= 14 && ((s[0] & 0x7f) == 0x70 || (s[0] & 0x7f) == 0x71)) {
+		key = s[2] & 0x0f;
+		asc = s[12];
+		ascq = s[13];
+	} else if (len >= 4 && ((s[0] & 0x7f) == 0x72 || (s[0] & 0x7f) == 0x73)) {
+		key = s[1] & 0x0f;
+		asc = s[2];
+		ascq = s[3];
+	}
+	printf("status=CHECK key=0x%x asc=0x%02x ascq=0x%02x\n", key, asc, ascq);
+}
+
+int main(int argc, char **argv)
+{
+	struct iscsi_context *iscsi;
+	struct iscsi_url *url;
+	struct scsi_task *task;
+	struct iscsi_data out = {0};
+	unsigned char cdb[16], data[4096];
+	int cdb_len, dir = SCSI_XFER_NONE, xfer = 0, n;
+
+	if (argc != 3 && argc != 5) {
+		fprintf(stderr, "usage: cdbprobe URL CDB_HEX [in ALLOC_LEN | out DATA_HEX]\n");
+		return 2;
+	}
+	cdb_len = unhex(argv[2], cdb, (int)sizeof(cdb));
+	if (cdb_len < 6)
+		return 2;
+	if (argc == 5 && !strcmp(argv[3], "in")) {
+		dir = SCSI_XFER_READ;
+		xfer = atoi(argv[4]);
+		if (xfer <= 0 || xfer > 65535)
+			return 2;
+	} else if (argc == 5 && !strcmp(argv[3], "out")) {
+		n = unhex(argv[4], data, (int)sizeof(data));
+		if (n < 0)
+			return 2;
+		dir = SCSI_XFER_WRITE;
+		xfer = n;
+		out.data = data;
+		out.size = (size_t)n;
+	} else if (argc == 5) {
+		return 2;
+	}
+	iscsi = iscsi_create_context("iqn.2026-12.org.example:cdbprobe");
+	if (!iscsi)
+		return 2;
+	url = iscsi_parse_full_url(iscsi, argv[1]);
+	if (!url) {
+		fprintf(stderr, "cdbprobe: %s\n", iscsi_get_error(iscsi));
+		return 2;
+	}
+	iscsi_set_targetname(iscsi, url->target);
+	iscsi_set_session_type(iscsi, ISCSI_SESSION_NORMAL);
+	iscsi_set_header_digest(iscsi, ISCSI_HEADER_DIGEST_NONE_CRC32C);
+	if (iscsi_full_connect_sync(iscsi, url->portal, url->lun) != 0) {
+		fprintf(stderr, "cdbprobe: login: %s\n", iscsi_get_error(iscsi));
+		return 2;
+	}
+	task = scsi_create_task(cdb_len, cdb, dir, xfer);
+	if (!task)
+		return 2;
+	if (iscsi_scsi_command_sync(iscsi, url->lun, task, dir == SCSI_XFER_WRITE ? &out : NULL) ==
+	    NULL) {
+		fprintf(stderr, "cdbprobe: %s\n", iscsi_get_error(iscsi));
+		return 2;
+	}
+	if (task->status == SCSI_STATUS_GOOD) {
+		printf("status=GOOD");
+		if (dir == SCSI_XFER_READ) {
+			printf(" data=");
+			for (int i = 0; i < task->datain.size; i++)
+				printf("%02x", task->datain.data[i]);
+		}
+		printf("\n");
+	} else if (task->status == SCSI_STATUS_CHECK_CONDITION && task->datain.size > 2) {
+		print_sense(task->datain.data + 2, task->datain.size - 2);
+	} else {
+		printf("status=0x%02x\n", (unsigned)task->status);
+	}
+	scsi_free_scsi_task(task);
+	iscsi_logout_sync(iscsi);
+	iscsi_destroy_url(url);
+	iscsi_destroy_context(iscsi);
+	return 0;
+}
