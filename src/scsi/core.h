@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "lib/list.h"
+#include "scsi/lbp_threshold.h"
 #include "scsi/lu.h"
 #include "scsi/mode.h"
 #include "scsi/order.h"
@@ -105,7 +106,8 @@ struct lu_core_state {
 	uint8_t *data_buf;
 
 	struct scsi_stats stats;
-	struct log_counters log; /* log.c */
+	struct log_counters log;	    /* log.c */
+	struct lbp_threshold_state lbp_thr; /* lbp_threshold.c */
 };
 
 /* ---- targets, ports, maps, nexus ---- */

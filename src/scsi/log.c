@@ -177,17 +177,14 @@ enum {
 
 static bool lbp_present(struct scsi_lu *lu)
 {
-	uint64_t used, avail;
-	bool shared;
-
 	/* a back-store that cannot tell (a block device, ram) has no page */
-	return lu->attrs.thin && lu->bs->ops->space &&
-	       lu->bs->ops->space(lu->bs, &used, &avail, &shared) == 0;
+	return lbp_threshold_supported(lu);
 }
 
-static size_t put_resource(uint8_t *p, uint16_t code, uint64_t bytes, uint32_t shift, uint8_t scope)
+static size_t put_resource(uint8_t *p, uint16_t code, uint64_t bytes, uint32_t shift,
+			   uint8_t exponent, uint8_t scope)
 {
-	uint64_t units = bytes >> (shift + LBP_THRESHOLD_EXPONENT);
+	uint64_t units = bytes >> (shift + exponent);
 	size_t n = put_param(p, code, LOG_CTL_BINARY, 8);
 
 	/* a count past 32 bits saturates (SBC-4: an estimate) */
@@ -200,6 +197,7 @@ static long lbp(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
 {
 	uint64_t used, avail;
 	bool shared;
+	uint8_t exponent = lbp_threshold_exponent(lu);
 	size_t n = 0;
 	int rc;
 
@@ -208,9 +206,9 @@ static long lbp(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
 	if (rc < 0)
 		return rc;
 	if (ptr <= LBP_AVAILABLE)
-		n += put_resource(p + n, LBP_AVAILABLE, avail, lu->block_shift,
+		n += put_resource(p + n, LBP_AVAILABLE, avail, lu->block_shift, exponent,
 				  shared ? LBP_SCOPE_SHARED : LBP_SCOPE_DEDICATED);
-	n += put_resource(p + n, LBP_USED, used, lu->block_shift, LBP_SCOPE_DEDICATED);
+	n += put_resource(p + n, LBP_USED, used, lu->block_shift, exponent, LBP_SCOPE_DEDICATED);
 	return (long)n;
 }
 

@@ -377,7 +377,7 @@ static size_t vpd_block_limits(struct scsi_lu *lu, uint8_t *buf)
 static size_t vpd_provisioning(struct scsi_lu *lu, uint8_t *buf)
 {
 	buf[3] = 4;
-	buf[4] = LBP_THRESHOLD_EXPONENT;
+	buf[4] = lbp_threshold_exponent(lu);
 	if (lu->attrs.thin) {
 		buf[5] = (uint8_t)((has_opcode(0x42) ? 0x80 : 0) | /* LBPU */
 				   (has_opcode(0x93) ? 0x40 : 0) | /* LBPWS */

@@ -263,8 +263,9 @@ static void test_provisioning(void **state)
 	log_sense(h, 0, 1, 0x0c, 0x00, 0, buf, 256, &r);
 	expect_cdb_field(&r, 5, 2);
 
-	/* 300 blocks allocated, 1000 blocks free in a shared file system */
-	fake_bs_set_space(h->bs, 300 * H_BS, 1000 * H_BS);
+	/* 300 MiB allocated, 1000 MiB free in a shared file system; the
+	 * counts are in threshold sets of 1 MiB (THRESHOLD EXPONENT, VPD B2) */
+	fake_bs_set_space(h->bs, 300ull << 20, 1000ull << 20);
 	assert_int_equal(log_sense(h, 0, 1, 0x00, 0x00, 0, buf, 256, &r), SAM_STAT_GOOD);
 	assert_int_equal(get_be16(buf + 2), sizeof(pages));
 	assert_memory_equal(buf + 4, pages, sizeof(pages));
