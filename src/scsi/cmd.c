@@ -544,9 +544,13 @@ void scsi_cmd_complete_bs_error(struct scsi_cmd *cmd, int err, uint64_t bad_off,
 	case -ENODEV:
 	case -ENXIO:
 		r = SENSE_LU_COMMUNICATION_FAILURE;
+		if (lu)
+			log_count_non_medium_error(lu);
 		break;
 	default:
 		r = SENSE_INTERNAL_TARGET_FAILURE;
+		if (lu)
+			log_count_non_medium_error(lu);
 		break;
 	}
 	scsi_cmd_complete(cmd, r);

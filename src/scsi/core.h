@@ -52,6 +52,7 @@ struct log_counters {
 	_Atomic uint64_t read_uncorrected;
 	_Atomic uint64_t write_uncorrected;
 	_Atomic uint64_t verify_uncorrected;
+	_Atomic uint64_t non_medium; /* back-store errors not of the medium */
 };
 
 /* What a logical unit remembers about one I_T nexus (SAM-5 4.7: initiator
@@ -268,6 +269,9 @@ void buffer_lu_free(struct scsi_lu *lu);
 void log_count_bytes(struct scsi_lu *lu, bool write, uint64_t bytes);
 void log_count_verify_bytes(struct scsi_lu *lu, uint64_t bytes);
 void log_count_medium_error(struct scsi_lu *lu, const struct scsi_cmd *cmd, bool write);
+/* log.c: a back-store error that is not the medium's (the non-medium error
+ * log page) */
+void log_count_non_medium_error(struct scsi_lu *lu);
 
 /* medium.c */
 /* NOT READY reason for command d (no medium, or stopped and d accesses the
