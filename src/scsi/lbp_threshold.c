@@ -52,27 +52,10 @@
 
 enum {
 	RES_AVAILABLE = 0x01,
-	RES_USED = 0x02,
 	D_ENABLED = 0x80,
-	D_TYPE = 0x38,
-	D_ARMING = 0x07,
 	D_ARMING_INC = 0x01,
 	SITUA = 0x01,
 };
-
-/* clang-format off */
-const uint8_t lbp_threshold_page_default[LBP_THRESHOLD_PAGE_LEN] = {
-	0x5c, 0x02, 0x00, LBP_THRESHOLD_PAGE_LEN - 4,
-	[16] = 0x00, RES_AVAILABLE,
-	[24] = 0x00, RES_USED,
-};
-
-const uint8_t lbp_threshold_page_changeable[LBP_THRESHOLD_PAGE_LEN] = {
-	0x5c, 0x02, 0x00, LBP_THRESHOLD_PAGE_LEN - 4, SITUA,
-	[16] = D_ENABLED | D_ARMING_INC, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
-	[24] = D_ENABLED | D_ARMING_INC, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
-};
-/* clang-format on */
 
 bool lbp_threshold_supported(struct scsi_lu *lu)
 {

@@ -35,9 +35,17 @@ struct lbp_threshold_state {
 };
 
 /* The default and changeable images of the mode page (whole page, header
- * included) for mode.c's table. */
-extern const uint8_t lbp_threshold_page_default[LBP_THRESHOLD_PAGE_LEN];
-extern const uint8_t lbp_threshold_page_changeable[LBP_THRESHOLD_PAGE_LEN];
+ * included) as initializers of mode.c's table: SITUA 0, descriptors of the
+ * available (01h) and used (02h) resources, disabled, armed decreasing,
+ * count 0; SITUA, ENABLED, the low bit of ARMING and COUNT changeable. */
+/* clang-format off */
+#define LBP_THRESHOLD_PAGE_DEFAULT                                                                 \
+	{0x5c, 0x02, 0x00, LBP_THRESHOLD_PAGE_LEN - 4, [17] = 0x01, [25] = 0x02}
+#define LBP_THRESHOLD_PAGE_CHANGEABLE                                                              \
+	{0x5c, 0x02, 0x00, LBP_THRESHOLD_PAGE_LEN - 4, 0x01,                                       \
+	 [16] = 0x81, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,                                    \
+	 [24] = 0x81, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff}
+/* clang-format on */
 
 /* A thin LU whose back-store can tell its space has thresholds (and the
  * logical block provisioning log page). */
