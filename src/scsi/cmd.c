@@ -94,7 +94,7 @@ static enum sense_reason setup_checks(struct scsi_cmd *cmd, struct sense_extra *
 	/* SPC-4 5.14: a pending unit attention fails every command but
 	 * INQUIRY, REPORT LUNS and REQUEST SENSE */
 	if (!(flags & CDB_F_UA_OK) && p->itn && ua_pending(p->itn)) {
-		r = ua_take(p->itn);
+		r = ua_report(lu, p->itn);
 		if (r != SENSE_OK)
 			return r;
 	}
@@ -487,8 +487,12 @@ void scsi_cmd_complete_sx(struct scsi_cmd *cmd, enum sense_reason r, const struc
 	}
 	cmd_residual(cmd);
 	lat_ns = reactor_now_ns() - p->start_ns;
-	if (lu)
+	if (lu) {
 		cmd_count(cmd, &lu->core->stats, lat_ns);
+		/* SBC-4 4.7.3.8: the mapping resources may have changed */
+		if (p->desc && (p->desc->flags & CDB_F_WRITES))
+			lbp_threshold_note_write(lu, p->start_ns + lat_ns);
+	}
 	cmd_count(cmd, &cmd->nexus->stats, lat_ns);
 	cmd_start_ready(&ready);
 	if (!deferred)
@@ -540,9 +544,13 @@ void scsi_cmd_complete_bs_error(struct scsi_cmd *cmd, int err, uint64_t bad_off,
 	case -ENODEV:
 	case -ENXIO:
 		r = SENSE_LU_COMMUNICATION_FAILURE;
+		if (lu)
+			log_count_non_medium_error(lu);
 		break;
 	default:
 		r = SENSE_INTERNAL_TARGET_FAILURE;
+		if (lu)
+			log_count_non_medium_error(lu);
 		break;
 	}
 	scsi_cmd_complete(cmd, r);

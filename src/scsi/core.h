@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "lib/list.h"
+#include "scsi/lbp_threshold.h"
 #include "scsi/lu.h"
 #include "scsi/mode.h"
 #include "scsi/order.h"
@@ -51,6 +52,7 @@ struct log_counters {
 	_Atomic uint64_t read_uncorrected;
 	_Atomic uint64_t write_uncorrected;
 	_Atomic uint64_t verify_uncorrected;
+	_Atomic uint64_t non_medium; /* back-store errors not of the medium */
 };
 
 /* What a logical unit remembers about one I_T nexus (SAM-5 4.7: initiator
@@ -105,7 +107,8 @@ struct lu_core_state {
 	uint8_t *data_buf;
 
 	struct scsi_stats stats;
-	struct log_counters log; /* log.c */
+	struct log_counters log;	    /* log.c */
+	struct lbp_threshold_state lbp_thr; /* lbp_threshold.c */
 };
 
 /* ---- targets, ports, maps, nexus ---- */
@@ -266,6 +269,9 @@ void buffer_lu_free(struct scsi_lu *lu);
 void log_count_bytes(struct scsi_lu *lu, bool write, uint64_t bytes);
 void log_count_verify_bytes(struct scsi_lu *lu, uint64_t bytes);
 void log_count_medium_error(struct scsi_lu *lu, const struct scsi_cmd *cmd, bool write);
+/* log.c: a back-store error that is not the medium's (the non-medium error
+ * log page) */
+void log_count_non_medium_error(struct scsi_lu *lu);
 
 /* medium.c */
 /* NOT READY reason for command d (no medium, or stopped and d accesses the

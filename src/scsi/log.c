@@ -8,6 +8,8 @@
  *       medium error of the back-store; struct log_counters). The target
  *       corrects nothing, so it reports no corrected-error parameters
  *       rather than zeros it does not measure
+ *   06h non-medium error (SPC-4 7.3): back-store errors other than the
+ *       medium's (lost back-store, unnamed failures)
  *   0Dh temperature (SPC-4 7.3, Temperature log page): a virtual disk has
  *       no sensor, TEMPERATURE and REFERENCE TEMPERATURE FFh
  *   0Ch logical block provisioning (SBC-4), thin LUs whose back-store
@@ -123,6 +125,17 @@ static long read_errors(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t
 				    counter(&c->read_uncorrected, defaults));
 }
 
+/* SPC-4 7.3 Non-Medium Error log page: NON-MEDIUM ERROR COUNT (0000h), the
+ * errors of the back-store that are not medium errors: a lost connection
+ * to it (LOGICAL UNIT COMMUNICATION FAILURE) or a failure it could not
+ * name (INTERNAL TARGET FAILURE). Out of space, write protection and
+ * BUSY are conditions, not errors, and are not counted. */
+static long non_medium_errors(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
+{
+	(void)ptr;
+	return (long)put_counter(p, 0x0000, counter(&lu->core->log.non_medium, defaults));
+}
+
 /* SPC-4 7.3 Temperature log page: TEMPERATURE (0000h) and REFERENCE
  * TEMPERATURE (0001h) FFh, no valid value */
 static long temperature(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
@@ -177,17 +190,14 @@ enum {
 
 static bool lbp_present(struct scsi_lu *lu)
 {
-	uint64_t used, avail;
-	bool shared;
-
 	/* a back-store that cannot tell (a block device, ram) has no page */
-	return lu->attrs.thin && lu->bs->ops->space &&
-	       lu->bs->ops->space(lu->bs, &used, &avail, &shared) == 0;
+	return lbp_threshold_supported(lu);
 }
 
-static size_t put_resource(uint8_t *p, uint16_t code, uint64_t bytes, uint32_t shift, uint8_t scope)
+static size_t put_resource(uint8_t *p, uint16_t code, uint64_t bytes, uint32_t shift,
+			   uint8_t exponent, uint8_t scope)
 {
-	uint64_t units = bytes >> (shift + LBP_THRESHOLD_EXPONENT);
+	uint64_t units = bytes >> (shift + exponent);
 	size_t n = put_param(p, code, LOG_CTL_BINARY, 8);
 
 	/* a count past 32 bits saturates (SBC-4: an estimate) */
@@ -200,6 +210,7 @@ static long lbp(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
 {
 	uint64_t used, avail;
 	bool shared;
+	uint8_t exponent = lbp_threshold_exponent(lu);
 	size_t n = 0;
 	int rc;
 
@@ -208,9 +219,9 @@ static long lbp(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
 	if (rc < 0)
 		return rc;
 	if (ptr <= LBP_AVAILABLE)
-		n += put_resource(p + n, LBP_AVAILABLE, avail, lu->block_shift,
+		n += put_resource(p + n, LBP_AVAILABLE, avail, lu->block_shift, exponent,
 				  shared ? LBP_SCOPE_SHARED : LBP_SCOPE_DEDICATED);
-	n += put_resource(p + n, LBP_USED, used, lu->block_shift, LBP_SCOPE_DEDICATED);
+	n += put_resource(p + n, LBP_USED, used, lu->block_shift, exponent, LBP_SCOPE_DEDICATED);
 	return (long)n;
 }
 
@@ -220,6 +231,7 @@ static const struct log_page_def log_pages[] = {
     {.page = 0x02, .counters = true, .max_param = ERR_TOTAL_UNCORRECTED, .params = write_errors},
     {.page = 0x03, .counters = true, .max_param = ERR_TOTAL_UNCORRECTED, .params = read_errors},
     {.page = 0x05, .counters = true, .max_param = ERR_TOTAL_UNCORRECTED, .params = verify_errors},
+    {.page = 0x06, .counters = true, .max_param = 0x0000, .params = non_medium_errors},
     {.page = 0x0c, .max_param = LBP_USED, .params = lbp, .present = lbp_present},
     {.page = 0x0d, .max_param = 0x0001, .params = temperature},
     {.page = 0x2f, .max_param = 0x0000, .params = info_exceptions},
@@ -371,6 +383,8 @@ void spc_exec_log_select(struct scsi_cmd *cmd)
 			atomic_store_explicit(&c->verify_bytes, 0, memory_order_relaxed);
 			atomic_store_explicit(&c->verify_uncorrected, 0, memory_order_relaxed);
 		}
+		if (page == 0x00 || page == 0x06)
+			atomic_store_explicit(&c->non_medium, 0, memory_order_relaxed);
 		scsi_cmd_complete(cmd, SENSE_OK);
 		return;
 	}
@@ -414,6 +428,11 @@ static bool is_verify(const struct scsi_cmd *cmd)
 	default:
 		return false;
 	}
+}
+
+void log_count_non_medium_error(struct scsi_lu *lu)
+{
+	stats_add(&lu->core->log.non_medium, 1);
 }
 
 void log_count_medium_error(struct scsi_lu *lu, const struct scsi_cmd *cmd, bool write)

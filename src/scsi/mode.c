@@ -104,6 +104,15 @@ static const struct mode_page_def pages[MODE_PG_COUNT] = {
 	    .def = {0x1c, 0x0a, 0x08 /* DEXCPT */},
 	    .changeable = {0x1c, 0x0a},
 	},
+    /* SBC-4 6.5.7: the soft thresholds of a thin LU (lbp_threshold.c) */
+    [MODE_PG_LBP] =
+	{
+	    .code = 0x1c,
+	    .sub = 0x02,
+	    .len = LBP_THRESHOLD_PAGE_LEN,
+	    .def = LBP_THRESHOLD_PAGE_DEFAULT,
+	    .changeable = LBP_THRESHOLD_PAGE_CHANGEABLE,
+	},
 };
 
 enum {
@@ -129,10 +138,16 @@ static bool page_saveable(unsigned i)
 	return false;
 }
 
+bool mode_page_present(struct scsi_lu *lu, unsigned i)
+{
+	return i != MODE_PG_LBP || lbp_threshold_supported(lu);
+}
+
 static void mode_sync_atomics(struct scsi_lu *lu)
 {
 	struct mode_state *m = &lu->core->mode;
 
+	lbp_threshold_configure_locked(lu, m->cur[MODE_PG_LBP]);
 	atomic_store(&m->wce, m->cur[MODE_PG_CACHING][2] & 0x04);
 	atomic_store(&m->d_sense, m->cur[MODE_PG_CONTROL][2] & 0x04);
 	atomic_store(&m->swp, m->cur[MODE_PG_CONTROL][4] & 0x08);
@@ -268,6 +283,8 @@ static enum sense_reason mode_sense_fields(struct scsi_cmd *cmd)
 	if (cdb_mode_sense_pc(cmd->cdb) == PC_SAVED && !cmd->priv.lu->core->mode.store)
 		return SENSE_SAVING_PARAMS_NOT_SUPPORTED;
 	for (unsigned i = 0; i < MODE_PG_COUNT; i++) {
+		if (!mode_page_present(cmd->priv.lu, i))
+			continue;
 		known = known || pages[i].code == page;
 		any = any || page_selected(i, page, subpage);
 	}
@@ -357,7 +374,7 @@ void spc_exec_mode_sense(struct scsi_cmd *cmd)
 	n += bdl;
 	pthread_mutex_lock(&lu->lock);
 	for (unsigned i = 0; i < MODE_PG_COUNT; i++)
-		if (page_selected(i, page, sub))
+		if (page_selected(i, page, sub) && mode_page_present(lu, i))
 			n += put_page(lu, i, pc, buf + n);
 	pthread_mutex_unlock(&lu->lock);
 
@@ -446,7 +463,7 @@ static enum sense_reason mode_select_parse(struct scsi_cmd *cmd, struct scsi_lu 
 		if (off + h > len)
 			return SENSE_PARAM_LIST_LENGTH_ERROR;
 		i = page_index(pg[0] & 0x3f, spf ? pg[1] : 0);
-		if (i < 0 || (spf && !pages[i].sub))
+		if (i < 0 || (spf && !pages[i].sub) || !mode_page_present(lu, (unsigned)i))
 			return param_invalid_field(cmd, (unsigned)off + (spf ? 1 : 0), spf ? 7 : 5);
 		plen = spf ? (size_t)get_be16(pg + 2) + 4 : (size_t)pg[1] + 2;
 		if (plen != pages[i].len)

@@ -25,6 +25,7 @@ enum mode_page_idx {
 	MODE_PG_CONTROL_EXT,  /* 0Ah/01h Control Extension */
 	MODE_PG_POWER,	      /* 1Ah Power Condition */
 	MODE_PG_IEC,	      /* 1Ch Informational Exceptions Control */
+	MODE_PG_LBP,	      /* 1Ch/02h Logical Block Provisioning (thin LUs) */
 	MODE_PG_COUNT
 };
 
@@ -41,6 +42,10 @@ struct mode_state {
 	atomic_bool swp;
 	atomic_bool tas;
 };
+
+/* Whether LU lu has page i: the Logical Block Provisioning page only on
+ * thin LUs with thresholds (lbp_threshold.c). */
+bool mode_page_present(struct scsi_lu *lu, unsigned i);
 
 /* Current (and saved) values from the defaults and the LU's attributes. */
 void mode_init(struct scsi_lu *lu);

@@ -112,7 +112,7 @@ void spc_exec_request_sense(struct scsi_cmd *cmd)
 	if (!lu) {
 		r = SENSE_LUN_NOT_SUPPORTED;
 	} else if (p->itn && ua_pending(p->itn)) {
-		r = ua_take(p->itn);
+		r = ua_report(lu, p->itn);
 	} else if (sbc_sanitize_blocks(lu, cmd, &r, &progress)) {
 		if (r == SENSE_NOT_READY_SANITIZE_IN_PROGRESS) {
 			sx.progress_valid = true;

@@ -37,9 +37,6 @@ void spc_exec_rstmf(struct scsi_cmd *cmd);
 /* vpd.c: VPD page `page` into buf (size >= VPD_MAX_LEN); returns its length,
  * -1 when the page is not supported or -2 when memory ran out. */
 #define VPD_MAX_LEN 1024
-/* VPD B2 THRESHOLD EXPONENT: 0, no logical block provisioning thresholds;
- * the logical block provisioning log page counts in 2^this blocks */
-#define LBP_THRESHOLD_EXPONENT 0
 int vpd_page(struct scsi_cmd *cmd, uint8_t page, uint8_t *buf);
 /* Standard INQUIRY data (SPC-4 6.6.2) into buf (>= 96 bytes); its length. */
 size_t spc_std_inquiry(struct scsi_cmd *cmd, uint8_t *buf);

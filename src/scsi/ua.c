@@ -5,6 +5,7 @@
 #include "scsi/ua.h"
 
 #include "scsi/core.h"
+#include "scsi/lbp_threshold.h"
 
 const enum sense_reason ua_reason[UA_COUNT] = {
     [UA_POWER_ON] = SENSE_UA_POWER_ON_RESET,
@@ -21,6 +22,7 @@ const enum sense_reason ua_reason[UA_COUNT] = {
     [UA_MEDIUM_CHANGED] = SENSE_UA_MEDIUM_CHANGED,
     [UA_INQUIRY_DATA_CHANGED] = SENSE_UA_INQUIRY_DATA_CHANGED,
     [UA_REPORTED_LUNS_CHANGED] = SENSE_UA_REPORTED_LUNS_CHANGED,
+    [UA_THIN_PROV_SOFT_THRESHOLD] = SENSE_UA_THIN_PROV_SOFT_THRESHOLD,
 };
 
 /* SAM-5 5.14: the reset class (29h) subsumes the conditions it clears */
@@ -60,6 +62,22 @@ enum sense_reason ua_take(struct lu_itn *itn)
 		if (atomic_compare_exchange_weak(&itn->ua, &cur, cur & ~clear))
 			return ua_reason[bit];
 	}
+}
+
+enum sense_reason ua_report(struct scsi_lu *lu, struct lu_itn *itn)
+{
+	enum sense_reason r = ua_take(itn);
+	struct lu_itn *x;
+
+	if (r != SENSE_UA_THIN_PROV_SOFT_THRESHOLD)
+		return r;
+	/* SBC-4 6.5.7 SITUA=1: reported on one I_T nexus, cleared for all */
+	pthread_mutex_lock(&lu->lock);
+	if (lbp_threshold_situa_locked(lu))
+		list_for_each_entry(x, &lu->core->itns, node)
+		    ua_clear(x, UA_THIN_PROV_SOFT_THRESHOLD);
+	pthread_mutex_unlock(&lu->lock);
+	return r;
 }
 
 void ua_set_all_locked(struct scsi_lu *lu, enum ua_cond c, const struct lu_itn *except)

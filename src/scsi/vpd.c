@@ -248,14 +248,17 @@ static size_t vpd_device_id(struct scsi_cmd *cmd, uint8_t *buf)
 /* SPC-4 7.8.9 Mode Page Policy: one descriptor per mode page (mode.c),
  * MODE PAGE POLICY 00b (shared): an LU keeps one set of mode pages for
  * every I_T nexus; MLUS 0: no page is shared with another LU. */
-static size_t vpd_mode_page_policy(uint8_t *buf)
+static size_t vpd_mode_page_policy(struct scsi_lu *lu, uint8_t *buf)
 {
 	uint8_t *p = buf + 4;
 
-	for (unsigned i = 0; i < MODE_PG_COUNT; i++, p += 4) {
+	for (unsigned i = 0; i < MODE_PG_COUNT; i++) {
+		if (!mode_page_present(lu, i))
+			continue;
 		mode_page_id(i, &p[0], &p[1]);
 		p[2] = 0x00; /* MLUS 0, MODE PAGE POLICY 00b */
 		p[3] = 0;
+		p += 4;
 	}
 	return (size_t)(p - buf);
 }
@@ -377,7 +380,7 @@ static size_t vpd_block_limits(struct scsi_lu *lu, uint8_t *buf)
 static size_t vpd_provisioning(struct scsi_lu *lu, uint8_t *buf)
 {
 	buf[3] = 4;
-	buf[4] = LBP_THRESHOLD_EXPONENT;
+	buf[4] = lbp_threshold_exponent(lu);
 	if (lu->attrs.thin) {
 		buf[5] = (uint8_t)((has_opcode(0x42) ? 0x80 : 0) | /* LBPU */
 				   (has_opcode(0x93) ? 0x40 : 0) | /* LBPWS */
@@ -416,7 +419,7 @@ int vpd_page(struct scsi_cmd *cmd, uint8_t page, uint8_t *buf)
 		len = 4;
 		break;
 	case VPD_MODE_PAGE_POLICY:
-		len = vpd_mode_page_policy(buf);
+		len = vpd_mode_page_policy(lu, buf);
 		break;
 	case VPD_SCSI_PORTS: {
 		int ports = vpd_scsi_ports(lu, buf);

@@ -49,9 +49,9 @@ static void expect_cdb_field(const struct loop_result *r, uint8_t bitp, uint16_t
 static void test_supported_pages(void **state)
 {
 	struct harness *h = *state;
-	static const uint8_t pages[] = {0x00, 0x02, 0x03, 0x05, 0x0d, 0x2f};
-	static const uint8_t subpages[] = {0x00, 0x00, 0x00, 0xff, 0x02, 0x00, 0x03,
-					   0x00, 0x05, 0x00, 0x0d, 0x00, 0x2f, 0x00};
+	static const uint8_t pages[] = {0x00, 0x02, 0x03, 0x05, 0x06, 0x0d, 0x2f};
+	static const uint8_t subpages[] = {0x00, 0x00, 0x00, 0xff, 0x02, 0x00, 0x03, 0x00,
+					   0x05, 0x00, 0x06, 0x00, 0x0d, 0x00, 0x2f, 0x00};
 	uint8_t buf[256];
 	struct loop_result r;
 
@@ -81,7 +81,7 @@ static void test_refused_fields(void **state)
 	struct loop_result r;
 
 	/* unsupported page: the pointer at PAGE CODE */
-	log_sense(h, 0, 1, 0x06, 0x00, 0, buf, 256, &r);
+	log_sense(h, 0, 1, 0x07, 0x00, 0, buf, 256, &r);
 	expect_cdb_field(&r, 5, 2);
 	log_sense(h, 0, 1, 0x30, 0x00, 0, buf, 256, &r);
 	expect_cdb_field(&r, 5, 2);
@@ -179,6 +179,48 @@ static void test_error_counters(void **state)
 	assert_int_equal(param(buf, 0x0006), 0);
 }
 
+/* SPC-4 7.3 non-medium error log page: back-store errors that are not
+ * medium errors count; out of space and medium errors do not */
+static void test_non_medium_errors(void **state)
+{
+	struct harness *h = *state;
+	uint8_t cdb[10], data[2 * H_BS], buf[256];
+	struct loop_result r;
+
+	assert_int_equal(log_sense(h, 0, 1, 0x06, 0x00, 0, buf, 256, &r), SAM_STAT_GOOD);
+	assert_int_equal(buf[0], 0x80 | 0x06);
+	assert_int_equal(get_be16(buf + 2), 12);
+	assert_int_equal(param(buf, 0x0000), 0);
+
+	h_cdb_rw10(cdb, 0x28, 0, 2);
+	fake_bs_fail_next(h->bs, -ENODEV); /* the back-store is gone */
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, data, sizeof(data), &r);
+	h_expect_sense(&r, 0x4, 0x08, 0x00);
+	fake_bs_fail_next(h->bs, -EINVAL); /* a failure it cannot name */
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, data, sizeof(data), &r);
+	h_expect_sense(&r, 0x4, 0x44, 0x00);
+	fake_bs_fail_next(h->bs, -EIO); /* a medium error: page 03h */
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, data, sizeof(data), &r);
+	h_expect_sense(&r, 0x3, 0x11, 0x00);
+	h_cdb_rw10(cdb, 0x2a, 0, 2);
+	fake_bs_fail_next(h->bs, -ENOSPC); /* out of space: a condition */
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, data, sizeof(data), &r);
+	h_expect_sense(&r, 0x7, 0x27, 0x07);
+
+	log_sense(h, 0, 1, 0x06, 0x00, 0, buf, 256, &r);
+	assert_int_equal(param(buf, 0x0000), 2);
+	log_sense(h, 0, 3, 0x06, 0x00, 0, buf, 256, &r);
+	assert_int_equal(param(buf, 0x0000), 0);
+	log_sense(h, 0, 1, 0x06, 0x00, 0x0001, buf, 256, &r);
+	expect_cdb_field(&r, 7, 5);
+	/* LOG SELECT PCR=1 of page 06h resets it, not the read counters */
+	assert_int_equal(log_select(h, 0x02, 1, 0x06, NULL, 0, &r), SAM_STAT_GOOD);
+	log_sense(h, 0, 1, 0x06, 0x00, 0, buf, 256, &r);
+	assert_int_equal(param(buf, 0x0000), 0);
+	log_sense(h, 0, 1, 0x03, 0x00, 0, buf, 256, &r);
+	assert_int_equal(param(buf, 0x0006), 1);
+}
+
 static void test_temperature_and_ie(void **state)
 {
 	struct harness *h = *state;
@@ -215,7 +257,7 @@ static void test_select(void **state)
 	assert_int_equal(log_select(h, 0, 1, 0, NULL, 0, &r), SAM_STAT_GOOD);
 	assert_int_equal(log_select(h, 0, 3, 0x03, NULL, 0, &r), SAM_STAT_GOOD);
 	/* zero length naming an unsupported page or subpage */
-	log_select(h, 0, 1, 0x06, NULL, 0, &r);
+	log_select(h, 0, 1, 0x07, NULL, 0, &r);
 	expect_cdb_field(&r, 5, 2);
 	uint8_t cdb_sub[10] = {0x4c, 0x02, 0x43, 0x01, 0, 0, 0, 0, 0, 0};
 	h_cmd(h->p1, 0, cdb_sub, 10, SCSI_DIR_NONE, NULL, 0, &r);
@@ -255,7 +297,7 @@ static int setup_thin(void **state)
 static void test_provisioning(void **state)
 {
 	struct harness *h = *state;
-	static const uint8_t pages[] = {0x00, 0x02, 0x03, 0x05, 0x0c, 0x0d, 0x2f};
+	static const uint8_t pages[] = {0x00, 0x02, 0x03, 0x05, 0x06, 0x0c, 0x0d, 0x2f};
 	uint8_t buf[256];
 	struct loop_result r;
 
@@ -263,8 +305,9 @@ static void test_provisioning(void **state)
 	log_sense(h, 0, 1, 0x0c, 0x00, 0, buf, 256, &r);
 	expect_cdb_field(&r, 5, 2);
 
-	/* 300 blocks allocated, 1000 blocks free in a shared file system */
-	fake_bs_set_space(h->bs, 300 * H_BS, 1000 * H_BS);
+	/* 300 MiB allocated, 1000 MiB free in a shared file system; the
+	 * counts are in threshold sets of 1 MiB (THRESHOLD EXPONENT, VPD B2) */
+	fake_bs_set_space(h->bs, 300ull << 20, 1000ull << 20);
 	assert_int_equal(log_sense(h, 0, 1, 0x00, 0x00, 0, buf, 256, &r), SAM_STAT_GOOD);
 	assert_int_equal(get_be16(buf + 2), sizeof(pages));
 	assert_memory_equal(buf + 4, pages, sizeof(pages));
@@ -306,6 +349,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_supported_pages, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_refused_fields, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_error_counters, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_non_medium_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_temperature_and_ie, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_select, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_provisioning, setup_thin, teardown),
