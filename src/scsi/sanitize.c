@@ -16,10 +16,10 @@
  * waits for the job, unless it is aborted (ABORT TASK, LU reset, I_T nexus
  * loss), in which case it completes (as aborted) and the job carries on:
  * SBC-4 4.11.1, a sanitize operation survives resets. While the job runs,
- * sbc_sanitize_blocks() makes the core answer NOT READY / SANITIZE IN
- * PROGRESS with the progress indication to every command without
- * CDB_F_SANITIZE_OK. The job takes an exclusive range lock over the whole
- * medium, so it starts after the medium accesses already in progress.
+ * sbc_busy() makes the core answer NOT READY / SANITIZE IN PROGRESS with
+ * the progress indication to every command without CDB_F_SANITIZE_OK. The
+ * job takes an exclusive range lock over the whole medium, so it starts
+ * after the medium accesses already in progress.
  *
  * The data writes of a sanitize (OVERWRITE, and BLOCK ERASE by writing
  * zeroes) are paced to SAN_WRITE_BYTES_PER_SEC (128 MiB/s): it is background work that
@@ -85,31 +85,49 @@ struct san_job {
 	uint8_t block[4096];	   /* OVERWRITE: one block of the pattern, as given */
 };
 
-bool sbc_sanitize_blocks(struct scsi_lu *lu, const struct scsi_cmd *cmd, enum sense_reason *r,
-			 uint16_t *progress)
+bool sbc_busy(struct scsi_lu *lu, const struct scsi_cmd *cmd, enum sense_reason *r,
+	      uint16_t *progress)
 {
 	struct sbc_lu_state *s = lu->sbc;
-	const struct cdb_desc *d = cmd->priv.desc;
+	const struct cdb_desc *d = cmd ? cmd->priv.desc : NULL;
+	uint16_t flags = d ? d->flags : 0;
 
+	*progress = 0;
 	switch (atomic_load_explicit(&s->san_state, memory_order_acquire)) {
 	case SBC_SAN_RUNNING:
+		if (flags & CDB_F_SANITIZE_OK)
+			break;
 		*r = SENSE_NOT_READY_SANITIZE_IN_PROGRESS;
 		*progress = (uint16_t)atomic_load_explicit(&s->san_progress, memory_order_relaxed);
 		return true;
 	case SBC_SAN_FAILED:
-		/* SBC-4 4.11.4: medium access commands fail; SANITIZE itself
-		 * is how the state is left */
-		if (cdb_op(cmd->cdb) == OP_SANITIZE || !d)
-			return false;
+		/* SBC-4 4.11.4: medium access commands fail; SANITIZE is how
+		 * the state is left */
+		if (!d || (flags & CDB_F_SANITIZE_OK) || cdb_op(cmd->cdb) == OP_SANITIZE)
+			break;
 		if (d->order_class == ORDER_READ || d->order_class == ORDER_WRITE) {
 			*r = SENSE_MEDIUM_FORMAT_CORRUPTED;
-			*progress = 0;
 			return true;
 		}
-		return false;
+		break;
+	default:
+		break;
+	}
+	switch (atomic_load_explicit(&s->st_state, memory_order_acquire)) {
+	case SBC_ST_FOREGROUND:
+		if (flags & CDB_F_BUSY_OK)
+			return false;
+		break;
+	case SBC_ST_BACKGROUND:
+		if (cmd)
+			return false;
+		break;
 	default:
 		return false;
 	}
+	*r = SENSE_NOT_READY_SELF_TEST_IN_PROGRESS;
+	*progress = (uint16_t)atomic_load_explicit(&s->st_progress, memory_order_relaxed);
+	return true;
 }
 
 /* SANITIZE 48h: byte 1 IMMED (7), AUSE (5), SERVICE ACTION (4-0); bytes 2-6
