@@ -56,6 +56,7 @@ enum scsi_op {
 	OP_MAINTENANCE_IN = 0xa3,
 	OP_MAINTENANCE_OUT = 0xa4,
 	/* SBC-4 */
+	OP_FORMAT_UNIT = 0x04,
 	OP_READ_6 = 0x08,
 	OP_WRITE_6 = 0x0a,
 	OP_START_STOP_UNIT = 0x1b,
@@ -465,6 +466,32 @@ enum {
 static inline uint8_t cdb_pamr_prevent(const uint8_t *cdb)
 {
 	return cdb[PAMR_PREVENT_BYTE] & 0x03;
+}
+
+/* FORMAT UNIT (SBC-4 5.3): byte 1 FMTPINFO (bits 7-6), LONGLIST (bit 5),
+ * FMTDATA (bit 4), CMPLST (bit 3), DEFECT LIST FORMAT (bits 2-0) */
+enum {
+	FORMAT_FLAGS_BYTE = 1,
+};
+
+static inline bool cdb_format_longlist(const uint8_t *cdb)
+{
+	return cdb[FORMAT_FLAGS_BYTE] & 0x20;
+}
+
+static inline bool cdb_format_fmtdata(const uint8_t *cdb)
+{
+	return cdb[FORMAT_FLAGS_BYTE] & 0x10;
+}
+
+static inline bool cdb_format_cmplst(const uint8_t *cdb)
+{
+	return cdb[FORMAT_FLAGS_BYTE] & 0x08;
+}
+
+static inline uint8_t cdb_format_defect_list_format(const uint8_t *cdb)
+{
+	return cdb[FORMAT_FLAGS_BYTE] & 0x07;
 }
 
 /* ---- the primary commands (SPC-4 6) ---- */

@@ -19,9 +19,11 @@ void sbc_lu_fini(struct scsi_lu *lu);
 /* The long operations of the block code that hold commands off, and what
  * cmd gets (true, *r and the progress indication *progress, 0..65535):
  *  - SBC-4 4.11: while a SANITIZE runs, commands without CDB_F_SANITIZE_OK
- *    get NOT READY / SANITIZE IN PROGRESS; after a failed sanitize medium
- *    access commands get MEDIUM ERROR / MEDIUM FORMAT
+ *    get NOT READY / SANITIZE IN PROGRESS; after a failed sanitize or
+ *    format medium access commands get MEDIUM ERROR / MEDIUM FORMAT
  *    CORRUPTED (*progress 0);
+ *  - SBC-4 5.3.1: while a FORMAT UNIT runs, commands without CDB_F_BUSY_OK
+ *    get NOT READY / FORMAT IN PROGRESS;
  *  - SPC-4 5.6.3.2: while a foreground self-test runs, commands without
  *    CDB_F_BUSY_OK get NOT READY / SELF-TEST IN PROGRESS (a background
  *    self-test holds nothing off: SEND DIAGNOSTIC checks for itself).

@@ -44,10 +44,12 @@ struct sbc_copy_result {
 	uint64_t seq;	   /* age, for replacement */
 };
 
+/* The medium operations of sanitize.c: a SANITIZE or a FORMAT UNIT. */
 enum sbc_sanitize_state {
 	SBC_SAN_IDLE = 0,
-	SBC_SAN_RUNNING, /* NOT READY / SANITIZE IN PROGRESS */
-	SBC_SAN_FAILED,	 /* MEDIUM ERROR / MEDIUM FORMAT CORRUPTED */
+	SBC_SAN_RUNNING,    /* NOT READY / SANITIZE IN PROGRESS */
+	SBC_SAN_FAILED,	    /* MEDIUM ERROR / MEDIUM FORMAT CORRUPTED */
+	SBC_SAN_FORMATTING, /* NOT READY / FORMAT IN PROGRESS */
 };
 
 /* SEND DIAGNOSTIC self-tests (diag.c, SPC-4 5.6.3) */
@@ -73,7 +75,7 @@ struct sbc_lu_state {
 	atomic_uint excl_gate;
 	atomic_uint fast_shared;
 
-	/* SANITIZE (sanitize.c, SBC-4 4.11) */
+	/* SANITIZE and FORMAT UNIT (sanitize.c, SBC-4 4.11, 5.3) */
 	atomic_int san_state;	  /* enum sbc_sanitize_state */
 	atomic_uint san_progress; /* 0..65535 while running */
 	bool san_failed_ause;	  /* the failed sanitize allowed EXIT FAILURE MODE; lu->lock */
@@ -221,6 +223,8 @@ void sbc_exec_get_lba_status(struct scsi_cmd *cmd);
 /* sanitize.c */
 enum sense_reason sbc_parse_sanitize(struct scsi_cmd *cmd);
 void sbc_exec_sanitize(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_format_unit(struct scsi_cmd *cmd);
+void sbc_exec_format_unit(struct scsi_cmd *cmd);
 /* diag.c */
 enum sense_reason sbc_parse_send_diagnostic(struct scsi_cmd *cmd);
 void sbc_exec_send_diagnostic(struct scsi_cmd *cmd);

@@ -304,6 +304,8 @@ int main(int argc, char **argv)
 	}
 	cmd(p, "log_sense_10", "LOG SENSE self-test results (10h) after a default self-test",
 	    (const uint8_t[10]){0x4d, 0, 0x50, 0x00, 0, 0, 0, 2, 0, 0}, 10, 512);
+	cmd(p, "rsoc_format_unit", "REPORT SUPPORTED OPERATION CODES, one command (FORMAT UNIT)",
+	    (const uint8_t[12]){0xa3, 0x0c, 0x01, 0x04, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 256);
 	cmd(p, "rsoc_send_diagnostic",
 	    "REPORT SUPPORTED OPERATION CODES, one command (SEND DIAGNOSTIC)",
 	    (const uint8_t[12]){0xa3, 0x0c, 0x01, 0x1d, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 256);
@@ -322,6 +324,7 @@ int main(int argc, char **argv)
 		   &prog);
 	sense_case("sense_selftest_progress_fixed", SENSE_NOT_READY_SELF_TEST_IN_PROGRESS, false,
 		   &prog);
+	sense_case("sense_format_progress_fixed", SENSE_NOT_READY_FORMAT_IN_PROGRESS, false, &prog);
 	sense_case("sense_selftest_failed_fixed", SENSE_LU_FAILED_SELF_TEST, false, NULL);
 	sense_case("sense_invalid_opcode_desc", SENSE_INVALID_OPCODE, true, NULL);
 	sense_case("sense_lun_not_supported_fixed", SENSE_LUN_NOT_SUPPORTED, false, NULL);
