@@ -116,9 +116,15 @@ struct lu_core_state {
 	struct pr_state *pr;
 
 	/* medium state (medium.c) */
-	atomic_bool stopped;	      /* START STOP UNIT START=0 */
-	atomic_bool no_medium;	      /* ejected (removable LU) */
-	unsigned prevent_count;	      /* I_T nexuses with PREVENT set; lu->lock */
+	atomic_bool stopped;	/* START STOP UNIT START=0 */
+	atomic_bool no_medium;	/* ejected (removable LU) */
+	unsigned prevent_count; /* I_T nexuses with PREVENT set; lu->lock */
+	/* SBC-4 Start-Stop Cycle Counter log page (log.c): stopped -> started
+	 * transitions and medium loads after an unload, since the LU was
+	 * created; lu->lock to change, relaxed loads to read */
+	_Atomic uint32_t start_stop_cycles;
+	_Atomic uint32_t load_unload_cycles;
+
 	struct selftest_log selftest; /* diag.c, log.c; lu->lock */
 
 	/* buffer.c: the data buffer of READ/WRITE BUFFER (BUFFER ID 0),

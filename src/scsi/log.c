@@ -10,6 +10,11 @@
  *       rather than zeros it does not measure
  *   0Dh temperature (SPC-4 7.3, Temperature log page): a virtual disk has
  *       no sensor, TEMPERATURE and REFERENCE TEMPERATURE FFh
+ *   0Eh start-stop cycle counter (SBC-4, Start-Stop Cycle Counter log
+ *       page): ACCUMULATED START-STOP CYCLES and ACCUMULATED LOAD-UNLOAD
+ *       CYCLES counted by START STOP UNIT (medium.c) since the LU was
+ *       created; no date of manufacture or accounting date (a virtual disk
+ *       has neither) and no specified lifetime counts (it has no limit)
  *   10h self-test results (SPC-4 7.3.18): the last 20 self-tests of SEND
  *       DIAGNOSTIC (diag.c), newest first
  *   0Ch logical block provisioning (SBC-4), thin LUs whose back-store
@@ -217,6 +222,35 @@ static long lbp(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
 	return (long)n;
 }
 
+/* SBC-4 Start-Stop Cycle Counter log page: parameter codes */
+enum {
+	SSC_START_STOP_CYCLES = 0x0004,
+	SSC_LOAD_UNLOAD_CYCLES = 0x0006,
+};
+
+static size_t put_u32_param(uint8_t *p, uint16_t code, uint32_t v)
+{
+	size_t n = put_param(p, code, LOG_CTL_BINARY, 4);
+
+	put_be32(p + n, v);
+	return n + 4;
+}
+
+static long start_stop(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
+{
+	struct lu_core_state *c = lu->core;
+	size_t n = 0;
+
+	(void)defaults;
+	if (ptr <= SSC_START_STOP_CYCLES)
+		n += put_u32_param(
+		    p + n, SSC_START_STOP_CYCLES,
+		    atomic_load_explicit(&c->start_stop_cycles, memory_order_relaxed));
+	n += put_u32_param(p + n, SSC_LOAD_UNLOAD_CYCLES,
+			   atomic_load_explicit(&c->load_unload_cycles, memory_order_relaxed));
+	return (long)n;
+}
+
 /* SPC-4 7.3.18 Self-Test Results log page: parameters 0001h (the newest)
  * to 0014h, 16 bytes each: SELF-TEST CODE and SELF-TEST RESULTS, SELF-TEST
  * SEGMENT NUMBER, ACCUMULATED POWER ON HOURS, ADDRESS OF FIRST FAILURE,
@@ -264,6 +298,7 @@ static const struct log_page_def log_pages[] = {
     {.page = 0x05, .counters = true, .max_param = ERR_TOTAL_UNCORRECTED, .params = verify_errors},
     {.page = 0x0c, .max_param = LBP_USED, .params = lbp, .present = lbp_present},
     {.page = 0x0d, .max_param = 0x0001, .params = temperature},
+    {.page = 0x0e, .max_param = SSC_LOAD_UNLOAD_CYCLES, .params = start_stop},
     {.page = 0x10, .max_param = SELFTEST_LOG_LEN, .params = selftest_results},
     {.page = 0x2f, .max_param = 0x0000, .params = info_exceptions},
 };

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* medium.c: medium state of a logical unit: START STOP UNIT (SBC-4 5.25),
+/* medium.c: medium state of a logical unit: START STOP UNIT (SBC-4 5.25)
+ * and its cycle counts (the Start-Stop Cycle Counter log page, log.c),
  * PREVENT ALLOW MEDIUM REMOVAL (SBC-4 5.14, state per I_T nexus), and the
  * NOT READY check of the command path. */
 #include "scsi/cmd.h"
@@ -27,6 +28,17 @@ void medium_prevent_clear_locked(struct scsi_lu *lu, struct lu_itn *itn)
 		itn->prevent = false;
 		lu->core->prevent_count--;
 	}
+}
+
+/* SBC-4 Start-Stop Cycle Counter log page: a cycle is counted when it
+ * completes (a stopped unit started, an unloaded medium loaded); the
+ * 4-byte count saturates (lu->lock held). */
+static void count_cycle(_Atomic uint32_t *c)
+{
+	uint32_t v = atomic_load_explicit(c, memory_order_relaxed);
+
+	if (v != UINT32_MAX)
+		atomic_store_explicit(c, v + 1, memory_order_relaxed);
 }
 
 /* START STOP UNIT: byte 1 IMMED; byte 3 POWER CONDITION MODIFIER; byte 4
@@ -69,11 +81,15 @@ void spc_exec_start_stop_unit(struct scsi_cmd *cmd)
 		atomic_store(&c->no_medium, true);
 	} else if (loej && start) {
 		/* load and start */
-		if (atomic_exchange(&c->no_medium, false))
+		if (atomic_exchange(&c->no_medium, false)) {
 			ua_set_all_locked(lu, UA_MEDIUM_CHANGED, cmd->priv.itn);
-		atomic_store(&c->stopped, false);
+			count_cycle(&c->load_unload_cycles);
+		}
+		if (atomic_exchange(&c->stopped, false))
+			count_cycle(&c->start_stop_cycles);
 	} else if (!atomic_load(&c->no_medium)) {
-		atomic_store(&c->stopped, !start);
+		if (atomic_exchange(&c->stopped, !start) && start)
+			count_cycle(&c->start_stop_cycles);
 	}
 	pthread_mutex_unlock(&lu->lock);
 	scsi_cmd_complete(cmd, r);
