@@ -35,7 +35,7 @@
  * A test of a stopped unit or of no medium is refused as a read would be.
  * A test is recorded in the results log when it starts (SELF-TEST RESULTS
  * Fh, in progress) and updated when it ends; the timestamp is the hours the
- * logical unit has existed (its power-on hours).
+ * logical unit has existed (its power-on hours), rounded up (st_hours()).
  *
  * Diagnostic pages (PF=1): the Supported Diagnostic Pages page (00h) only.
  * SEND DIAGNOSTIC takes a parameter list of 00h pages (page length 0);
@@ -102,9 +102,14 @@ struct st_job {
 	struct reactor_timer pace;
 };
 
+/* ACCUMULATED POWER ON HOURS: the hour of the LU's life the test is in,
+ * counted from 1 (rounded up). An entry of SELF-TEST CODE 000b, RESULTS 0h
+ * and 0 hours is an unused one to sg_logs and smartctl: a default test that
+ * passed in the first hour would vanish. */
 static uint16_t st_hours(struct scsi_lu *lu)
 {
-	uint64_t h = (reactor_now_ns() - lu->sbc->created_ns) / (3600ull * 1000000000ull);
+	const uint64_t hour_ns = 3600ull * 1000000000ull;
+	uint64_t h = (reactor_now_ns() - lu->sbc->created_ns) / hour_ns + 1;
 
 	return h > 0xffff ? 0xffff : (uint16_t)h;
 }

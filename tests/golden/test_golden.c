@@ -295,7 +295,8 @@ int main(int argc, char **argv)
 	    (const uint8_t[6]){0x1c, 0x01, 0x00, 0x00, 0xff, 0}, 6, 255);
 	/* SPC-4 7.3.18: after one default self-test (SEND DIAGNOSTIC
 	 * SELFTEST=1), which passes: parameter 0001h SELF-TEST CODE 000b,
-	 * RESULTS 0h, 0 hours, ADDRESS OF FIRST FAILURE FFFFFFFFFFFFFFFFh */
+	 * RESULTS 0h, in the first hour, ADDRESS OF FIRST FAILURE
+	 * FFFFFFFFFFFFFFFFh */
 	loop_submit(p, 0, (const uint8_t[6]){0x1d, 0x04, 0, 0, 0, 0}, 6, SCSI_DIR_NONE, NULL, 0,
 		    SCSI_ATTR_SIMPLE, &r);
 	if (r.status != SAM_STAT_GOOD) {

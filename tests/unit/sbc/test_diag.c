@@ -117,7 +117,7 @@ static void test_default(void **state)
 	e = entry(b, 1);
 	assert_int_equal(e[0], 0x00);		       /* code 000b, result 0h */
 	assert_int_equal(e[1], 0);		       /* segment */
-	assert_int_equal(get_be16(e + 2), 0);	       /* hours */
+	assert_int_equal(get_be16(e + 2), 1);	       /* the first hour */
 	assert_int_equal(get_be64(e + 4), UINT64_MAX); /* no failure */
 	assert_int_equal(e[12] | e[13] | e[14], 0);
 	/* the other 19 are unused: zero */
