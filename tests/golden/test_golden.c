@@ -305,6 +305,14 @@ int main(int argc, char **argv)
 	}
 	cmd(p, "log_sense_10", "LOG SENSE self-test results (10h) after a default self-test",
 	    (const uint8_t[10]){0x4d, 0, 0x50, 0x00, 0, 0, 0, 2, 0, 0}, 10, 512);
+	/* SBC-4 Start-Stop Cycle Counter: after START STOP UNIT stop and
+	 * start, one start-stop cycle */
+	loop_submit(p, 0, (const uint8_t[6]){0x1b, 0, 0, 0, 0x00, 0}, 6, SCSI_DIR_NONE, NULL, 0,
+		    SCSI_ATTR_SIMPLE, &r);
+	loop_submit(p, 0, (const uint8_t[6]){0x1b, 0, 0, 0, 0x01, 0}, 6, SCSI_DIR_NONE, NULL, 0,
+		    SCSI_ATTR_SIMPLE, &r);
+	cmd(p, "log_sense_0e", "LOG SENSE start-stop cycle counter (0Eh) after one stop and start",
+	    (const uint8_t[10]){0x4d, 0, 0x4e, 0x00, 0, 0, 0, 1, 0, 0}, 10, 256);
 	cmd(p, "rsoc_format_unit", "REPORT SUPPORTED OPERATION CODES, one command (FORMAT UNIT)",
 	    (const uint8_t[12]){0xa3, 0x0c, 0x01, 0x04, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 256);
 	cmd(p, "rsoc_send_diagnostic",
