@@ -13,9 +13,10 @@
  *  - extended (010b background, 110b foreground): the whole medium, in
  *    chunks of SBC_CHUNK_BYTES (1 MiB), first block to last.
  * Both are one segment (segment 1); the progress indication (0..65535) is
- * the share of the reads done. The reads are paced to
+ * the share of the reads done. The reads of the extended test are paced to
  * ST_READ_BYTES_PER_SEC (256 MiB/s): a test is background work that must
  * not take the back-store's device from the commands of the initiators.
+ * The short test's 1 MiB is not worth pacing.
  *
  * A test is a job on the step engine of the block commands (sbc_op): the
  * reads go through the back-store's own asynchronous path (io_uring or the
@@ -209,11 +210,13 @@ static void st_pace_fired(struct reactor_timer *t)
 	sbc_op_run(&container_of(t, struct st_job, pace)->op);
 }
 
-/* Ahead of ST_READ_BYTES_PER_SEC: arm the timer, true. */
+/* An extended test ahead of ST_READ_BYTES_PER_SEC: arm the timer, true. */
 static bool st_pace(struct st_job *j)
 {
 	uint64_t due_ns, now = reactor_now_ns();
 
+	if (!j->extended)
+		return false;
 	if (!j->read_bytes || !j->r) {
 		j->start_ns = now;
 		return false;
