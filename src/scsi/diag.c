@@ -31,12 +31,13 @@
  *    commands run as usual. REQUEST SENSE reports NOT READY / SELF-TEST IN
  *    PROGRESS with the progress indication; a SEND DIAGNOSTIC that would
  *    start another test gets the same. SELF-TEST CODE 100b ends it
- *    (SELF-TEST RESULTS 1h), and so do FORMAT UNIT, SANITIZE and a logical
- *    unit reset (2h). 100b with no background test is INVALID FIELD IN CDB.
- * A test of a stopped unit or of no medium is refused as a read would be.
- * A test is recorded in the results log when it starts (SELF-TEST RESULTS
- * Fh, in progress) and updated when it ends; the timestamp is the hours the
- * logical unit has existed (its power-on hours), rounded up (st_hours()).
+ *    (SELF-TEST RESULTS 1h), and so do FORMAT UNIT, SANITIZE, START STOP
+ *    UNIT stopping the unit (the exception commands of SPC-4 5.6.3.3 that
+ *    the target has) and a logical unit reset (2h). 100b with no background test is INVALID FIELD
+ * IN CDB. A test of a stopped unit or of no medium is refused as a read would be. A test is
+ * recorded in the results log when it starts (SELF-TEST RESULTS Fh, in progress) and updated when
+ * it ends; the timestamp is the hours the logical unit has existed (its power-on hours), rounded up
+ * (st_hours()).
  *
  * Diagnostic pages (PF=1): the Supported Diagnostic Pages page (00h) only.
  * SEND DIAGNOSTIC takes a parameter list of 00h pages (page length 0);
@@ -299,11 +300,6 @@ static bool st_abort(struct scsi_lu *lu, uint8_t result)
 void sbc_selftest_abort(struct scsi_lu *lu)
 {
 	st_abort(lu, ST_RESULT_ABORTED_OTHER);
-}
-
-void sbc_lu_reset(struct scsi_lu *lu)
-{
-	sbc_selftest_abort(lu);
 }
 
 /* ---- SEND DIAGNOSTIC ---- */

@@ -5,6 +5,7 @@
  * NOT READY check of the command path. */
 #include "scsi/cmd.h"
 #include "scsi/core.h"
+#include "scsi/sbc.h"
 #include "scsi/spc.h"
 #include "scsi/ua.h"
 
@@ -59,7 +60,7 @@ void spc_exec_start_stop_unit(struct scsi_cmd *cmd)
 	struct scsi_lu *lu = cmd->priv.lu;
 	struct lu_core_state *c = lu->core;
 	uint8_t pc = cdb_ssu_power_condition(cmd->cdb);
-	bool start = cdb_ssu_start(cmd->cdb), loej = cdb_ssu_loej(cmd->cdb);
+	bool start = cdb_ssu_start(cmd->cdb), loej = cdb_ssu_loej(cmd->cdb), stopped;
 	enum sense_reason r = SENSE_OK;
 
 	/* SBC-4 5.25: with a POWER CONDITION other than START_VALID the START
@@ -91,7 +92,11 @@ void spc_exec_start_stop_unit(struct scsi_cmd *cmd)
 		if (atomic_exchange(&c->stopped, !start) && start)
 			count_cycle(&c->start_stop_cycles);
 	}
+	stopped = atomic_load(&c->stopped);
 	pthread_mutex_unlock(&lu->lock);
+	/* SPC-4 5.6.3.3: stopping the unit ends a background self-test */
+	if (stopped)
+		sbc_selftest_abort(lu);
 	scsi_cmd_complete(cmd, r);
 }
 

@@ -32,9 +32,11 @@ void sbc_lu_fini(struct scsi_lu *lu);
 bool sbc_busy(struct scsi_lu *lu, const struct scsi_cmd *cmd, enum sense_reason *r,
 	      uint16_t *progress);
 
-/* A logical unit reset ends a background self-test (SPC-4 5.6.3.3:
- * SELF-TEST RESULTS 2h, aborted by the application client). */
-void sbc_lu_reset(struct scsi_lu *lu);
+/* End a background self-test as aborted (SPC-4 5.6.3.3: SELF-TEST RESULTS
+ * 2h, by the application client other than with SEND DIAGNOSTIC) when a
+ * command that excludes it begins (FORMAT UNIT, SANITIZE, START STOP UNIT
+ * stopping the unit) or the LU is reset; nothing when none runs. */
+void sbc_selftest_abort(struct scsi_lu *lu);
 
 /* LBA range check shared by every block command: SENSE_LBA_OUT_OF_RANGE when
  * [lba, lba + nblocks) is not inside the capacity. */

@@ -230,10 +230,6 @@ enum sense_reason sbc_parse_send_diagnostic(struct scsi_cmd *cmd);
 void sbc_exec_send_diagnostic(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_receive_diagnostic(struct scsi_cmd *cmd);
 void sbc_exec_receive_diagnostic(struct scsi_cmd *cmd);
-/* End a background self-test as aborted (SELF-TEST RESULTS 2h) when a
- * command that excludes it begins (FORMAT UNIT, SANITIZE) or the LU is
- * reset; nothing when none runs. */
-void sbc_selftest_abort(struct scsi_lu *lu);
 /* xcopy.c */
 enum sense_reason sbc_parse_xcopy(struct scsi_cmd *cmd);
 void sbc_exec_xcopy(struct scsi_cmd *cmd);

@@ -150,7 +150,7 @@ void tmf_lu_reset_state(struct scsi_lu *lu)
 	ua_set_all_locked(lu, UA_BUS_DEVICE_RESET, NULL);
 	pthread_mutex_unlock(&lu->lock);
 	/* SPC-4 5.6.3.3: a background self-test ends */
-	sbc_lu_reset(lu);
+	sbc_selftest_abort(lu);
 }
 
 struct target_reset {

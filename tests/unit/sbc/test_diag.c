@@ -252,12 +252,13 @@ static void test_background(void **state)
 }
 
 /* 100b ends a background test at once (result 1h); without one it is
- * INVALID FIELD IN CDB. A LU reset and FORMAT UNIT end one too (2h). */
+ * INVALID FIELD IN CDB. A LU reset, FORMAT UNIT and START STOP UNIT
+ * stopping the unit end one too (2h). */
 static void test_abort(void **state)
 {
 	struct sh *h = sh_setup(&opts);
 	struct loop_result r;
-	uint8_t b[512], s[18], fmt[6] = {0x04, 0, 0, 0, 0, 0};
+	uint8_t b[512], s[18], fmt[6] = {0x04, 0, 0, 0, 0, 0}, ssu[6] = {0x1b, 0, 0, 0, 0, 0};
 
 	(void)state;
 	senddiag(h->p1, ST_ABORT, NULL, 0, &r);
@@ -317,6 +318,22 @@ static void test_abort(void **state)
 	sh_settle();
 	st_log(h, b);
 	expect_entry(b, 1, 2, 0x2);
+
+	/* START STOP UNIT stopping the unit */
+	fsb_hold(h->bs[0], true);
+	senddiag(h->p1, ST_BG_SHORT, NULL, 0, &r);
+	sh_expect_good(&r);
+	assert_int_equal(fsb_wait_held(h->bs[0], 1), 1);
+	sh_cmd(h->p2, 0, ssu, 6, SCSI_DIR_NONE, NULL, 0, &r);
+	sh_expect_good(&r);
+	fsb_hold(h->bs[0], false);
+	fsb_release(h->bs[0]);
+	sh_settle();
+	st_log(h, b);
+	expect_entry(b, 1, 1, 0x2);
+	ssu[4] = 0x01;
+	sh_cmd(h->p2, 0, ssu, 6, SCSI_DIR_NONE, NULL, 0, &r);
+	sh_expect_good(&r);
 	sh_teardown(h);
 }
 
