@@ -43,6 +43,9 @@ enum cdb_flags {
 	CDB_F_SANITIZE_OK = 1u << 6,	 /* allowed while a sanitize is in progress (SBC-4 4.11) */
 	CDB_F_NO_LUN_OK =
 	    1u << 7, /* allowed on an unmapped LUN (REPORT LUNS, INQUIRY, REQUEST SENSE) */
+	/* allowed while a FORMAT UNIT or a foreground self-test runs (SBC-4
+	 * 5.3.1, SPC-4 5.6.3.2: INQUIRY, REPORT LUNS, REQUEST SENSE) */
+	CDB_F_BUSY_OK = 1u << 8,
 };
 
 /* Persistent reservation conflict classes (SPC-4 5.13.1 table 58, SBC-4

@@ -36,6 +36,8 @@ enum scsi_op {
 	OP_RESERVE_6 = 0x16,
 	OP_RELEASE_6 = 0x17,
 	OP_MODE_SENSE_6 = 0x1a,
+	OP_RECEIVE_DIAGNOSTIC_RESULTS = 0x1c,
+	OP_SEND_DIAGNOSTIC = 0x1d,
 	OP_PREVENT_ALLOW_MEDIUM_REMOVAL = 0x1e,
 	OP_WRITE_BUFFER = 0x3b,
 	OP_READ_BUFFER_10 = 0x3c,
@@ -54,6 +56,7 @@ enum scsi_op {
 	OP_MAINTENANCE_IN = 0xa3,
 	OP_MAINTENANCE_OUT = 0xa4,
 	/* SBC-4 */
+	OP_FORMAT_UNIT = 0x04,
 	OP_READ_6 = 0x08,
 	OP_WRITE_6 = 0x0a,
 	OP_START_STOP_UNIT = 0x1b,
@@ -465,7 +468,82 @@ static inline uint8_t cdb_pamr_prevent(const uint8_t *cdb)
 	return cdb[PAMR_PREVENT_BYTE] & 0x03;
 }
 
+/* FORMAT UNIT (SBC-4 5.3): byte 1 FMTPINFO (bits 7-6), LONGLIST (bit 5),
+ * FMTDATA (bit 4), CMPLST (bit 3), DEFECT LIST FORMAT (bits 2-0) */
+enum {
+	FORMAT_FLAGS_BYTE = 1,
+};
+
+static inline bool cdb_format_longlist(const uint8_t *cdb)
+{
+	return cdb[FORMAT_FLAGS_BYTE] & 0x20;
+}
+
+static inline bool cdb_format_fmtdata(const uint8_t *cdb)
+{
+	return cdb[FORMAT_FLAGS_BYTE] & 0x10;
+}
+
+static inline bool cdb_format_cmplst(const uint8_t *cdb)
+{
+	return cdb[FORMAT_FLAGS_BYTE] & 0x08;
+}
+
+static inline uint8_t cdb_format_defect_list_format(const uint8_t *cdb)
+{
+	return cdb[FORMAT_FLAGS_BYTE] & 0x07;
+}
+
 /* ---- the primary commands (SPC-4 6) ---- */
+
+/* SEND DIAGNOSTIC (SPC-4 6.32): byte 1 SELF-TEST CODE (bits 7-5), PF (bit
+ * 4), SELFTEST (bit 2), DEVOFFL (bit 1), UNITOFFL (bit 0); PARAMETER LIST
+ * LENGTH bytes 3-4 */
+enum {
+	SENDDIAG_FLAGS_BYTE = 1,
+	SENDDIAG_LENGTH_BYTE = 3,
+};
+
+static inline uint8_t cdb_senddiag_selftest_code(const uint8_t *cdb)
+{
+	return cdb[SENDDIAG_FLAGS_BYTE] >> 5;
+}
+
+static inline bool cdb_senddiag_pf(const uint8_t *cdb)
+{
+	return cdb[SENDDIAG_FLAGS_BYTE] & 0x10;
+}
+
+static inline bool cdb_senddiag_selftest(const uint8_t *cdb)
+{
+	return cdb[SENDDIAG_FLAGS_BYTE] & 0x04;
+}
+
+static inline uint16_t cdb_senddiag_param_list_len(const uint8_t *cdb)
+{
+	return get_be16(cdb + SENDDIAG_LENGTH_BYTE);
+}
+
+/* RECEIVE DIAGNOSTIC RESULTS (SPC-4 6.27): PCV byte 1 bit 0, PAGE CODE
+ * byte 2, ALLOCATION LENGTH bytes 3-4 */
+enum {
+	RDR_PAGE_BYTE = 2,
+};
+
+static inline bool cdb_rdr_pcv(const uint8_t *cdb)
+{
+	return cdb[1] & 0x01;
+}
+
+static inline uint8_t cdb_rdr_page_code(const uint8_t *cdb)
+{
+	return cdb[RDR_PAGE_BYTE];
+}
+
+static inline uint16_t cdb_rdr_alloc_len(const uint8_t *cdb)
+{
+	return get_be16(cdb + 3);
+}
 
 /* INQUIRY (SPC-4 6.6): EVPD byte 1 bit 0, PAGE CODE byte 2, ALLOCATION
  * LENGTH 3-4 (not the 6-byte form's byte 4) */

@@ -102,9 +102,10 @@ static enum sense_reason setup_checks(struct scsi_cmd *cmd, struct sense_extra *
 	r = alua_check(cmd);
 	if (r != SENSE_OK)
 		return r;
-	/* SBC-4 4.11.2: sanitize in progress */
-	if (!(flags & CDB_F_SANITIZE_OK) && sbc_sanitize_blocks(lu, cmd, &r, &progress)) {
-		if (r == SENSE_NOT_READY_SANITIZE_IN_PROGRESS) {
+	/* SBC-4 4.11.2, 5.3.1, SPC-4 5.6.3.2: sanitize, format or foreground
+	 * self-test in progress (sbc_busy()) */
+	if (sbc_busy(lu, cmd, &r, &progress)) {
+		if (sense_table[r].key == SENSE_KEY_NOT_READY) {
 			sx->progress_valid = true;
 			sx->progress = progress;
 		}

@@ -55,6 +55,26 @@ struct log_counters {
 	_Atomic uint64_t non_medium; /* back-store errors not of the medium */
 };
 
+/* SPC-4 7.3.18 Self-Test Results log page (log.c), written by the
+ * self-tests of SEND DIAGNOSTIC (diag.c): the last SELFTEST_LOG_LEN results,
+ * v[0] the newest; lu->lock. */
+#define SELFTEST_LOG_LEN 20u
+
+struct selftest_result {
+	uint8_t code;		/* SELF-TEST CODE (000b: the default self-test) */
+	uint8_t result;		/* SELF-TEST RESULTS */
+	uint8_t segment;	/* SELF-TEST SEGMENT NUMBER of a failed segment, else 0 */
+	uint16_t hours;		/* ACCUMULATED POWER ON HOURS when it ended (started, while
+				 * it runs) */
+	uint64_t first_failure; /* ADDRESS OF FIRST FAILURE, UINT64_MAX if none */
+	uint8_t key, asc, ascq; /* sense of the failure, 0 if none */
+};
+
+struct selftest_log {
+	struct selftest_result v[SELFTEST_LOG_LEN];
+	unsigned n; /* entries used */
+};
+
 /* What a logical unit remembers about one I_T nexus (SAM-5 4.7: initiator
  * port + target port). Keyed by the initiator port name and the relative
  * target port identifier, so it outlives the nexus itself (the next nexus of
@@ -101,6 +121,13 @@ struct lu_core_state {
 	atomic_bool stopped;	/* START STOP UNIT START=0 */
 	atomic_bool no_medium;	/* ejected (removable LU) */
 	unsigned prevent_count; /* I_T nexuses with PREVENT set; lu->lock */
+	/* SBC-4 Start-Stop Cycle Counter log page (log.c): stopped -> started
+	 * transitions and medium loads after an unload, since the LU was
+	 * created; lu->lock to change, relaxed loads to read */
+	_Atomic uint32_t start_stop_cycles;
+	_Atomic uint32_t load_unload_cycles;
+
+	struct selftest_log selftest; /* diag.c, log.c; lu->lock */
 
 	/* buffer.c: the data buffer of READ/WRITE BUFFER (BUFFER ID 0),
 	 * allocated by the first WRITE BUFFER that writes it; lu->lock */

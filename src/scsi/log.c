@@ -12,6 +12,13 @@
  *       medium's (lost back-store, unnamed failures)
  *   0Dh temperature (SPC-4 7.3, Temperature log page): a virtual disk has
  *       no sensor, TEMPERATURE and REFERENCE TEMPERATURE FFh
+ *   0Eh start-stop cycle counter (SBC-4, Start-Stop Cycle Counter log
+ *       page): ACCUMULATED START-STOP CYCLES and ACCUMULATED LOAD-UNLOAD
+ *       CYCLES counted by START STOP UNIT (medium.c) since the LU was
+ *       created; no date of manufacture or accounting date (a virtual disk
+ *       has neither) and no specified lifetime counts (it has no limit)
+ *   10h self-test results (SPC-4 7.3.18): the last 20 self-tests of SEND
+ *       DIAGNOSTIC (diag.c), newest first
  *   0Ch logical block provisioning (SBC-4), thin LUs whose back-store
  *       knows its space (bs_ops.space: a file's allocated blocks and its
  *       file system's free space)
@@ -56,8 +63,9 @@ enum {
 	LOG_CTL_BINARY = 0x23,
 };
 
-/* the largest page built here (header and every parameter) */
-#define LOG_PAGE_MAX 128
+/* the largest page built here (header and every parameter: the self-test
+ * results page, 4 + 20 * 20 bytes) */
+#define LOG_PAGE_MAX 512
 
 struct log_page_def {
 	uint8_t page, subpage;
@@ -225,6 +233,74 @@ static long lbp(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
 	return (long)n;
 }
 
+/* SBC-4 Start-Stop Cycle Counter log page: parameter codes */
+enum {
+	SSC_START_STOP_CYCLES = 0x0004,
+	SSC_LOAD_UNLOAD_CYCLES = 0x0006,
+};
+
+static size_t put_u32_param(uint8_t *p, uint16_t code, uint32_t v)
+{
+	size_t n = put_param(p, code, LOG_CTL_BINARY, 4);
+
+	put_be32(p + n, v);
+	return n + 4;
+}
+
+static long start_stop(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
+{
+	struct lu_core_state *c = lu->core;
+	size_t n = 0;
+
+	(void)defaults;
+	if (ptr <= SSC_START_STOP_CYCLES)
+		n += put_u32_param(
+		    p + n, SSC_START_STOP_CYCLES,
+		    atomic_load_explicit(&c->start_stop_cycles, memory_order_relaxed));
+	n += put_u32_param(p + n, SSC_LOAD_UNLOAD_CYCLES,
+			   atomic_load_explicit(&c->load_unload_cycles, memory_order_relaxed));
+	return (long)n;
+}
+
+/* SPC-4 7.3.18 Self-Test Results log page: parameters 0001h (the newest)
+ * to 0014h, 16 bytes each: SELF-TEST CODE and SELF-TEST RESULTS, SELF-TEST
+ * SEGMENT NUMBER, ACCUMULATED POWER ON HOURS, ADDRESS OF FIRST FAILURE,
+ * SENSE KEY, ADDITIONAL SENSE CODE and QUALIFIER. An unused parameter is
+ * zero. */
+enum {
+	SELFTEST_PARAM_LEN = 0x10,
+};
+
+static long selftest_results(struct scsi_lu *lu, bool defaults, uint16_t ptr, uint8_t *p)
+{
+	struct selftest_log *l = &lu->core->selftest;
+	size_t n = 0;
+
+	(void)defaults;
+	pthread_mutex_lock(&lu->lock);
+	for (uint16_t code = ptr ? ptr : 1; code <= SELFTEST_LOG_LEN; code++) {
+		uint8_t *d;
+
+		n += put_param(p + n, code, LOG_CTL_BINARY, SELFTEST_PARAM_LEN);
+		d = p + n;
+		memset(d, 0, SELFTEST_PARAM_LEN);
+		if (code <= l->n) {
+			const struct selftest_result *e = &l->v[code - 1];
+
+			d[0] = (uint8_t)(e->code << 5 | (e->result & 0x0f));
+			d[1] = e->segment;
+			put_be16(d + 2, e->hours);
+			put_be64(d + 4, e->first_failure);
+			d[12] = e->key & 0x0f;
+			d[13] = e->asc;
+			d[14] = e->ascq;
+		}
+		n += SELFTEST_PARAM_LEN;
+	}
+	pthread_mutex_unlock(&lu->lock);
+	return (long)n;
+}
+
 static const struct log_page_def log_pages[] = {
     {.page = 0x00, .subpage = 0x00},
     {.page = 0x00, .subpage = 0xff},
@@ -234,6 +310,8 @@ static const struct log_page_def log_pages[] = {
     {.page = 0x06, .counters = true, .max_param = 0x0000, .params = non_medium_errors},
     {.page = 0x0c, .max_param = LBP_USED, .params = lbp, .present = lbp_present},
     {.page = 0x0d, .max_param = 0x0001, .params = temperature},
+    {.page = 0x0e, .max_param = SSC_LOAD_UNLOAD_CYCLES, .params = start_stop},
+    {.page = 0x10, .max_param = SELFTEST_LOG_LEN, .params = selftest_results},
     {.page = 0x2f, .max_param = 0x0000, .params = info_exceptions},
 };
 

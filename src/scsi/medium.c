@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* medium.c: medium state of a logical unit: START STOP UNIT (SBC-4 5.25),
+/* medium.c: medium state of a logical unit: START STOP UNIT (SBC-4 5.25)
+ * and its cycle counts (the Start-Stop Cycle Counter log page, log.c),
  * PREVENT ALLOW MEDIUM REMOVAL (SBC-4 5.14, state per I_T nexus), and the
  * NOT READY check of the command path. */
 #include "scsi/cmd.h"
 #include "scsi/core.h"
+#include "scsi/sbc.h"
 #include "scsi/spc.h"
 #include "scsi/ua.h"
 
@@ -29,6 +31,17 @@ void medium_prevent_clear_locked(struct scsi_lu *lu, struct lu_itn *itn)
 	}
 }
 
+/* SBC-4 Start-Stop Cycle Counter log page: a cycle is counted when it
+ * completes (a stopped unit started, an unloaded medium loaded); the
+ * 4-byte count saturates (lu->lock held). */
+static void count_cycle(_Atomic uint32_t *c)
+{
+	uint32_t v = atomic_load_explicit(c, memory_order_relaxed);
+
+	if (v != UINT32_MAX)
+		atomic_store_explicit(c, v + 1, memory_order_relaxed);
+}
+
 /* START STOP UNIT: byte 1 IMMED; byte 3 POWER CONDITION MODIFIER; byte 4
  * POWER CONDITION, NO_FLUSH, LOEJ, START. */
 enum sense_reason spc_parse_start_stop_unit(struct scsi_cmd *cmd)
@@ -47,7 +60,7 @@ void spc_exec_start_stop_unit(struct scsi_cmd *cmd)
 	struct scsi_lu *lu = cmd->priv.lu;
 	struct lu_core_state *c = lu->core;
 	uint8_t pc = cdb_ssu_power_condition(cmd->cdb);
-	bool start = cdb_ssu_start(cmd->cdb), loej = cdb_ssu_loej(cmd->cdb);
+	bool start = cdb_ssu_start(cmd->cdb), loej = cdb_ssu_loej(cmd->cdb), stopped;
 	enum sense_reason r = SENSE_OK;
 
 	/* SBC-4 5.25: with a POWER CONDITION other than START_VALID the START
@@ -69,13 +82,21 @@ void spc_exec_start_stop_unit(struct scsi_cmd *cmd)
 		atomic_store(&c->no_medium, true);
 	} else if (loej && start) {
 		/* load and start */
-		if (atomic_exchange(&c->no_medium, false))
+		if (atomic_exchange(&c->no_medium, false)) {
 			ua_set_all_locked(lu, UA_MEDIUM_CHANGED, cmd->priv.itn);
-		atomic_store(&c->stopped, false);
+			count_cycle(&c->load_unload_cycles);
+		}
+		if (atomic_exchange(&c->stopped, false))
+			count_cycle(&c->start_stop_cycles);
 	} else if (!atomic_load(&c->no_medium)) {
-		atomic_store(&c->stopped, !start);
+		if (atomic_exchange(&c->stopped, !start) && start)
+			count_cycle(&c->start_stop_cycles);
 	}
+	stopped = atomic_load(&c->stopped);
 	pthread_mutex_unlock(&lu->lock);
+	/* SPC-4 5.6.3.3: stopping the unit ends a background self-test */
+	if (stopped)
+		sbc_selftest_abort(lu);
 	scsi_cmd_complete(cmd, r);
 }
 

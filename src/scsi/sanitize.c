@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sanitize.c: SANITIZE (SBC-4 5.24) and the sanitize state of a logical unit
- * (SBC-4 4.11).
+ * (SBC-4 4.11); FORMAT UNIT (SBC-4 5.3), the same job with FORMAT IN
+ * PROGRESS (see the FORMAT UNIT part below).
  *
  * Service actions: 01h OVERWRITE (the INITIALIZATION PATTERN written to
  * every block OVERWRITE COUNT times, alternately inverted with INVERT=1 so
@@ -16,10 +17,10 @@
  * waits for the job, unless it is aborted (ABORT TASK, LU reset, I_T nexus
  * loss), in which case it completes (as aborted) and the job carries on:
  * SBC-4 4.11.1, a sanitize operation survives resets. While the job runs,
- * sbc_sanitize_blocks() makes the core answer NOT READY / SANITIZE IN
- * PROGRESS with the progress indication to every command without
- * CDB_F_SANITIZE_OK. The job takes an exclusive range lock over the whole
- * medium, so it starts after the medium accesses already in progress.
+ * sbc_busy() makes the core answer NOT READY / SANITIZE IN PROGRESS with
+ * the progress indication to every command without CDB_F_SANITIZE_OK. The
+ * job takes an exclusive range lock over the whole medium, so it starts
+ * after the medium accesses already in progress.
  *
  * The data writes of a sanitize (OVERWRITE, and BLOCK ERASE by writing
  * zeroes) are paced to SAN_WRITE_BYTES_PER_SEC (128 MiB/s): it is background work that
@@ -70,6 +71,7 @@ struct san_job {
 	struct scsi_lu *lu; /* reference held by the job */
 	enum san_step_state state;
 	uint8_t sa;
+	bool format; /* a FORMAT UNIT, not a SANITIZE */
 	bool ause;
 	bool invert;	       /* OVERWRITE INVERT */
 	unsigned passes, pass; /* OVERWRITE COUNT */
@@ -85,31 +87,56 @@ struct san_job {
 	uint8_t block[4096];	   /* OVERWRITE: one block of the pattern, as given */
 };
 
-bool sbc_sanitize_blocks(struct scsi_lu *lu, const struct scsi_cmd *cmd, enum sense_reason *r,
-			 uint16_t *progress)
+bool sbc_busy(struct scsi_lu *lu, const struct scsi_cmd *cmd, enum sense_reason *r,
+	      uint16_t *progress)
 {
 	struct sbc_lu_state *s = lu->sbc;
-	const struct cdb_desc *d = cmd->priv.desc;
+	const struct cdb_desc *d = cmd ? cmd->priv.desc : NULL;
+	uint16_t flags = d ? d->flags : 0;
 
+	*progress = 0;
 	switch (atomic_load_explicit(&s->san_state, memory_order_acquire)) {
 	case SBC_SAN_RUNNING:
+		if (flags & CDB_F_SANITIZE_OK)
+			break;
 		*r = SENSE_NOT_READY_SANITIZE_IN_PROGRESS;
 		*progress = (uint16_t)atomic_load_explicit(&s->san_progress, memory_order_relaxed);
 		return true;
+	case SBC_SAN_FORMATTING:
+		if (flags & CDB_F_BUSY_OK)
+			break;
+		*r = SENSE_NOT_READY_FORMAT_IN_PROGRESS;
+		*progress = (uint16_t)atomic_load_explicit(&s->san_progress, memory_order_relaxed);
+		return true;
 	case SBC_SAN_FAILED:
-		/* SBC-4 4.11.4: medium access commands fail; SANITIZE itself
-		 * is how the state is left */
-		if (cdb_op(cmd->cdb) == OP_SANITIZE || !d)
-			return false;
+		/* SBC-4 4.11.4: medium access commands fail; SANITIZE and
+		 * FORMAT UNIT are how the state is left */
+		if (!d || (flags & CDB_F_SANITIZE_OK) || cdb_op(cmd->cdb) == OP_SANITIZE ||
+		    cdb_op(cmd->cdb) == OP_FORMAT_UNIT)
+			break;
 		if (d->order_class == ORDER_READ || d->order_class == ORDER_WRITE) {
 			*r = SENSE_MEDIUM_FORMAT_CORRUPTED;
-			*progress = 0;
 			return true;
 		}
-		return false;
+		break;
+	default:
+		break;
+	}
+	switch (atomic_load_explicit(&s->st_state, memory_order_acquire)) {
+	case SBC_ST_FOREGROUND:
+		if (flags & CDB_F_BUSY_OK)
+			return false;
+		break;
+	case SBC_ST_BACKGROUND:
+		if (cmd)
+			return false;
+		break;
 	default:
 		return false;
 	}
+	*r = SENSE_NOT_READY_SELF_TEST_IN_PROGRESS;
+	*progress = (uint16_t)atomic_load_explicit(&s->st_progress, memory_order_relaxed);
+	return true;
 }
 
 /* SANITIZE 48h: byte 1 IMMED (7), AUSE (5), SERVICE ACTION (4-0); bytes 2-6
@@ -176,12 +203,20 @@ static void san_progress(struct san_job *j)
 	atomic_store_explicit(&s->san_progress, v, memory_order_relaxed);
 }
 
+static const char *san_name(const struct san_job *j)
+{
+	if (j->format)
+		return "FORMAT UNIT";
+	return j->sa == SA_OVERWRITE ? "SANITIZE OVERWRITE" : "SANITIZE BLOCK ERASE";
+}
+
 /* The end of the job: the LU's state, then the waiting command if any. */
 static enum sbc_step san_end(struct san_job *j, bool ok)
 {
 	struct scsi_lu *lu = j->lu;
 	struct sbc_lu_state *s = lu->sbc;
 	struct scsi_cmd *cmd = j->op.cmd;
+	bool format = j->format;
 
 	sbc_range_unlock(&j->op.rl);
 	pthread_mutex_lock(&lu->lock);
@@ -191,13 +226,16 @@ static enum sbc_step san_end(struct san_job *j, bool ok)
 	atomic_store_explicit(&s->san_progress, 0, memory_order_relaxed);
 	pthread_mutex_unlock(&lu->lock);
 	if (!ok)
-		log_err("%s: SANITIZE failed (error %d): medium format corrupted", scsi_lu_name(lu),
-			j->op.err);
+		log_err("%s: %s failed (error %d): medium format corrupted", scsi_lu_name(lu),
+			san_name(j), j->op.err);
 	san_job_free(j);
 	/* SBC-4 5.24.1: a failed sanitize ends the command with MEDIUM ERROR
-	 * / SANITIZE COMMAND FAILED */
+	 * / SANITIZE COMMAND FAILED; SBC-4 5.3.1: a failed format with MEDIUM
+	 * ERROR / FORMAT COMMAND FAILED */
 	if (cmd)
-		scsi_cmd_complete(cmd, ok ? SENSE_OK : SENSE_SANITIZE_FAILED);
+		scsi_cmd_complete(cmd, ok	? SENSE_OK
+				       : format ? SENSE_FORMAT_FAILED
+						: SENSE_SANITIZE_FAILED);
 	return SBC_STEP_DONE;
 }
 
@@ -316,6 +354,78 @@ static enum sense_reason san_overwrite_params(struct scsi_cmd *cmd, struct san_j
 	return SENSE_OK;
 }
 
+/* BLOCK ERASE and FORMAT UNIT: every block reads as zeroes afterwards; a
+ * thin LU whose back-store deallocates is deallocated (LBPRZ), else zeroes
+ * are written (WRITE_ZEROES, or the shared zero chunk). */
+static void san_zero_method(struct san_job *j)
+{
+	struct scsi_lu *lu = j->lu;
+
+	if (lu->attrs.thin && (lu->bs->caps & BS_CAP_DISCARD)) {
+		j->bop = BS_OP_DISCARD;
+	} else if (lu->bs->caps & BS_CAP_WRITE_ZEROES) {
+		j->bop = BS_OP_WRITE_ZEROES;
+	} else {
+		j->bop = BS_OP_WRITE;
+		j->chunk_len = SBC_CHUNK_BYTES; /* the shared zero chunk */
+	}
+}
+
+static struct san_job *san_job_new(struct scsi_cmd *cmd)
+{
+	struct scsi_lu *lu = cmd->priv.lu;
+	struct san_job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	scsi_lu_get(lu);
+	j->lu = lu;
+	j->cap = lu_nblocks(lu);
+	j->passes = 1;
+	sbc_op_init(&j->op, cmd, cmd->reactor, san_step);
+	j->op.lu = lu;
+	j->r = cmd->reactor;
+	reactor_timer_init(&j->pace, san_pace_fired);
+	return j;
+}
+
+/* The operation begins: from here on other commands see it (SANITIZE IN
+ * PROGRESS or FORMAT IN PROGRESS). A background self-test ends first
+ * (SPC-4 5.6.3.3: FORMAT UNIT, and a sanitize, abort it). */
+static void san_start(struct scsi_cmd *cmd, struct san_job *j, bool immed)
+{
+	struct scsi_lu *lu = j->lu;
+	struct sbc_lu_state *s = lu->sbc;
+	int state;
+
+	sbc_selftest_abort(lu);
+	pthread_mutex_lock(&lu->lock);
+	state = atomic_load(&s->san_state);
+	if (state == SBC_SAN_RUNNING || state == SBC_SAN_FORMATTING) {
+		/* another SANITIZE or FORMAT UNIT got here first */
+		pthread_mutex_unlock(&lu->lock);
+		san_job_free(j);
+		scsi_cmd_complete(cmd, state == SBC_SAN_RUNNING
+					   ? SENSE_NOT_READY_SANITIZE_IN_PROGRESS
+					   : SENSE_NOT_READY_FORMAT_IN_PROGRESS);
+		return;
+	}
+	atomic_store(&s->san_progress, 0);
+	atomic_store_explicit(&s->san_state, j->format ? SBC_SAN_FORMATTING : SBC_SAN_RUNNING,
+			      memory_order_release);
+	pthread_mutex_unlock(&lu->lock);
+	log_notice("%s: %s started%s", scsi_lu_name(lu), san_name(j), immed ? " (IMMED)" : "");
+
+	if (immed) {
+		/* SBC-4 5.24.1, 5.3.1: IMMED=1 returns status once the CDB
+		 * and the parameter list are validated */
+		j->op.cmd = NULL;
+		scsi_cmd_complete(cmd, SENSE_OK);
+	}
+	j->state = SAN_LOCK;
+	sbc_op_run(&j->op);
+}
+
 void sbc_exec_sanitize(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
@@ -359,21 +469,13 @@ void sbc_exec_sanitize(struct scsi_cmd *cmd)
 	}
 	pthread_mutex_unlock(&lu->lock);
 
-	j = calloc(1, sizeof(*j));
+	j = san_job_new(cmd);
 	if (!j) {
 		scsi_cmd_complete(cmd, SENSE_BUSY);
 		return;
 	}
-	scsi_lu_get(lu);
-	j->lu = lu;
 	j->sa = sa;
 	j->ause = ause;
-	j->cap = lu_nblocks(lu);
-	j->passes = 1;
-	sbc_op_init(&j->op, cmd, cmd->reactor, san_step);
-	j->op.lu = lu;
-	j->r = cmd->reactor;
-	reactor_timer_init(&j->pace, san_pace_fired);
 	if (sa == SA_OVERWRITE) {
 		r = san_overwrite_params(cmd, j);
 		if (r != SENSE_OK) {
@@ -392,37 +494,128 @@ void sbc_exec_sanitize(struct scsi_cmd *cmd)
 				return;
 			}
 		}
-	} else if (lu->attrs.thin && (lu->bs->caps & BS_CAP_DISCARD)) {
-		/* BLOCK ERASE: deallocated blocks read as zeroes (LBPRZ) */
-		j->bop = BS_OP_DISCARD;
-	} else if (lu->bs->caps & BS_CAP_WRITE_ZEROES) {
-		j->bop = BS_OP_WRITE_ZEROES;
 	} else {
-		j->bop = BS_OP_WRITE;
-		j->chunk_len = SBC_CHUNK_BYTES; /* the shared zero chunk */
+		san_zero_method(j);
 	}
+	san_start(cmd, j, immed);
+}
 
-	/* the sanitize operation begins: from here on other commands see it */
-	pthread_mutex_lock(&lu->lock);
+/* ---- FORMAT UNIT (SBC-4 5.3) ----
+ * FMTDATA=0, or FMTDATA=1 with a parameter list header that asks for
+ * nothing but the defaults (and perhaps IMMED): the medium is initialised
+ * as by SANITIZE BLOCK ERASE (san_zero_method()): every block reads as
+ * zeroes afterwards. The job is the sanitize job; while it runs every
+ * command but INQUIRY, REPORT LUNS and REQUEST SENSE (CDB_F_BUSY_OK) gets
+ * NOT READY / FORMAT IN PROGRESS with the progress indication. A failure
+ * leaves the medium format corrupted (as a failed sanitize) until a FORMAT
+ * UNIT or SANITIZE succeeds; the command ends with MEDIUM ERROR / FORMAT
+ * COMMAND FAILED.
+ * Refused: protection information (FMTPINFO is outside the usage mask,
+ * PROTECTION FIELD USAGE, P_I_INFORMATION and PROTECTION INTERVAL EXPONENT
+ * must be zero: SBC-4 table 40, type 0 only), a defect list (a virtual
+ * disk has no defects to list: DEFECT LIST LENGTH must be zero), an
+ * initialization pattern (IP=1), and FMTDATA=0 with CMPLST or a DEFECT
+ * LIST FORMAT (SBC-4 table 39: no such combination). FOV=1 with DPRY,
+ * DCRT or STPF is accepted: with no defect list and nothing to certify
+ * they change nothing. */
+
+/* parameter list header (SBC-4 5.3.2): short (4 bytes) or long (8) */
+#define FMT_SHORT_HDR	 4
+#define FMT_LONG_HDR	 8
+#define FMT_PFU_MASK	 0x07 /* byte 0: PROTECTION FIELD USAGE */
+#define FMT_FOV		 0x80 /* byte 1 */
+#define FMT_FOV_BITS	 0x70 /* byte 1: DPRY, DCRT, STPF */
+#define FMT_IP		 0x08
+#define FMT_IMMED	 0x02
+#define FMT_DLF_RESERVED 0x07
+
+enum sense_reason sbc_parse_format_unit(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+
+	p->io_flags = 0;
+	p->data_len = 0;
+	p->data_dir = SCSI_DIR_NONE;
+	if (!cdb_format_fmtdata(cmd->cdb)) {
+		if (cdb_format_cmplst(cmd->cdb))
+			return cdb_invalid_field(cmd, FORMAT_FLAGS_BYTE, 3);
+		if (cdb_format_defect_list_format(cmd->cdb))
+			return cdb_invalid_field(cmd, FORMAT_FLAGS_BYTE, 2);
+		return SENSE_OK;
+	}
+	if (cdb_format_defect_list_format(cmd->cdb) == FMT_DLF_RESERVED)
+		return cdb_invalid_field(cmd, FORMAT_FLAGS_BYTE, 2);
+	/* the list is the header: an initialization pattern or a defect
+	 * list, which would follow it, is refused (exec) */
+	p->data_len = cdb_format_longlist(cmd->cdb) ? FMT_LONG_HDR : FMT_SHORT_HDR;
+	p->data_dir = SCSI_DIR_WRITE;
+	return SENSE_OK;
+}
+
+/* The parameter list header; IMMED into *immed. */
+static enum sense_reason fmt_header(struct scsi_cmd *cmd, bool *immed)
+{
+	const uint8_t *b = cmd->buf;
+	bool longlist = cdb_format_longlist(cmd->cdb);
+	uint32_t dll;
+
+	if (cmd->write_len < cmd->priv.data_len)
+		return SENSE_PARAM_LIST_LENGTH_ERROR;
+	if (b[0] & ~FMT_PFU_MASK)
+		return param_invalid_field(cmd, 0, 7);
+	/* SBC-4 table 40: FMTPINFO 00b with PROTECTION FIELD USAGE 000b is
+	 * the only combination without protection information */
+	if (b[0] & FMT_PFU_MASK)
+		return param_invalid_field(cmd, 0, 2);
+	/* SBC-4 5.3.2: with FOV=0 DPRY, DCRT, STPF and IP are zero */
+	if (!(b[1] & FMT_FOV) && (b[1] & (FMT_FOV_BITS | FMT_IP)))
+		return param_invalid_field(cmd, 1, 6);
+	if (b[1] & FMT_IP)
+		return param_invalid_field(cmd, 1, 3);
+	/* obsolete (bit 2) and vendor specific (bit 0) */
+	if (b[1] & 0x05)
+		return param_invalid_field(cmd, 1, b[1] & 0x04 ? 2 : 0);
+	if (longlist) {
+		if (b[2])
+			return param_invalid_field(cmd, 2, 7);
+		/* P_I_INFORMATION, PROTECTION INTERVAL EXPONENT */
+		if (b[3])
+			return param_invalid_field(cmd, 3, 7);
+		dll = get_be32(b + 4);
+	} else {
+		dll = get_be16(b + 2);
+	}
+	if (dll)
+		return param_invalid_field(cmd, longlist ? 4 : 2, -1);
+	*immed = b[1] & FMT_IMMED;
+	return SENSE_OK;
+}
+
+void sbc_exec_format_unit(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct sbc_lu_state *s = p->lu->sbc;
+	bool immed = false;
+	enum sense_reason r;
+	struct san_job *j;
+
+	if (cdb_format_fmtdata(cmd->cdb)) {
+		r = fmt_header(cmd, &immed);
+		if (r != SENSE_OK) {
+			scsi_cmd_complete_sx(cmd, r, &p->sx);
+			return;
+		}
+	}
 	if (atomic_load(&s->san_state) == SBC_SAN_RUNNING) {
-		/* another SANITIZE got here first */
-		pthread_mutex_unlock(&lu->lock);
-		san_job_free(j);
 		scsi_cmd_complete(cmd, SENSE_NOT_READY_SANITIZE_IN_PROGRESS);
 		return;
 	}
-	atomic_store(&s->san_progress, 0);
-	atomic_store_explicit(&s->san_state, SBC_SAN_RUNNING, memory_order_release);
-	pthread_mutex_unlock(&lu->lock);
-	log_notice("%s: SANITIZE %s started%s", scsi_lu_name(lu),
-		   sa == SA_OVERWRITE ? "OVERWRITE" : "BLOCK ERASE", immed ? " (IMMED)" : "");
-
-	if (immed) {
-		/* SBC-4 5.24.1: IMMED=1 returns status once the CDB and the
-		 * parameter list are validated */
-		j->op.cmd = NULL;
-		scsi_cmd_complete(cmd, SENSE_OK);
+	j = san_job_new(cmd);
+	if (!j) {
+		scsi_cmd_complete(cmd, SENSE_BUSY);
+		return;
 	}
-	j->state = SAN_LOCK;
-	sbc_op_run(&j->op);
+	j->format = true;
+	san_zero_method(j);
+	san_start(cmd, j, immed);
 }

@@ -44,6 +44,9 @@ int sbc_lu_init(struct scsi_lu *lu)
 	atomic_init(&s->fast_shared, 0);
 	atomic_init(&s->san_state, SBC_SAN_IDLE);
 	atomic_init(&s->san_progress, 0);
+	atomic_init(&s->st_state, SBC_ST_IDLE);
+	atomic_init(&s->st_progress, 0);
+	s->created_ns = reactor_now_ns();
 	lu->sbc = s;
 	return 0;
 }

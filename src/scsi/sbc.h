@@ -16,12 +16,27 @@ struct scsi_cmd;
 int sbc_lu_init(struct scsi_lu *lu);
 void sbc_lu_fini(struct scsi_lu *lu);
 
-/* SBC-4 4.11: while a SANITIZE runs, commands without CDB_F_SANITIZE_OK get
- * NOT READY / SANITIZE IN PROGRESS with this progress (0..65535). After a
- * failed sanitize (without AUSE) medium access commands get MEDIUM ERROR /
- * MEDIUM FORMAT CORRUPTED: the reason is returned in *r. */
-bool sbc_sanitize_blocks(struct scsi_lu *lu, const struct scsi_cmd *cmd, enum sense_reason *r,
-			 uint16_t *progress);
+/* The long operations of the block code that hold commands off, and what
+ * cmd gets (true, *r and the progress indication *progress, 0..65535):
+ *  - SBC-4 4.11: while a SANITIZE runs, commands without CDB_F_SANITIZE_OK
+ *    get NOT READY / SANITIZE IN PROGRESS; after a failed sanitize or
+ *    format medium access commands get MEDIUM ERROR / MEDIUM FORMAT
+ *    CORRUPTED (*progress 0);
+ *  - SBC-4 5.3.1: while a FORMAT UNIT runs, commands without CDB_F_BUSY_OK
+ *    get NOT READY / FORMAT IN PROGRESS;
+ *  - SPC-4 5.6.3.2: while a foreground self-test runs, commands without
+ *    CDB_F_BUSY_OK get NOT READY / SELF-TEST IN PROGRESS (a background
+ *    self-test holds nothing off: SEND DIAGNOSTIC checks for itself).
+ * cmd NULL (REQUEST SENSE, SPC-4 6.39): whatever runs, a background
+ * self-test included. */
+bool sbc_busy(struct scsi_lu *lu, const struct scsi_cmd *cmd, enum sense_reason *r,
+	      uint16_t *progress);
+
+/* End a background self-test as aborted (SPC-4 5.6.3.3: SELF-TEST RESULTS
+ * 2h, by the application client other than with SEND DIAGNOSTIC) when a
+ * command that excludes it begins (FORMAT UNIT, SANITIZE, START STOP UNIT
+ * stopping the unit) or the LU is reset; nothing when none runs. */
+void sbc_selftest_abort(struct scsi_lu *lu);
 
 /* LBA range check shared by every block command: SENSE_LBA_OUT_OF_RANGE when
  * [lba, lba + nblocks) is not inside the capacity. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* sbc_cmds.c: the CDB table of the block commands (SBC-4 5) and of EXTENDED
+/* sbc_cmds.c: the CDB table of the block commands (SBC-4 5), of EXTENDED
  * COPY / RECEIVE COPY RESULTS (SPC-4 6.4, 6.23), whose copy manager lives
- * with the block code (xcopy.c). Format and lookup: cdb.h, cdb_table.c.
+ * with the block code (xcopy.c), and of SEND DIAGNOSTIC / RECEIVE
+ * DIAGNOSTIC RESULTS (SPC-4 6.32, 6.27), whose self-tests read the medium
+ * with it (diag.c). Format and lookup: cdb.h, cdb_table.c.
  *
  * Usage masks list the bits a command accepts (REPORT SUPPORTED OPERATION
  * CODES returns them as CDB USAGE DATA); every other bit is reserved and
@@ -144,10 +146,41 @@ static const struct cdb_sa_table rcr_sa = {
 	}
 
 const struct cdb_desc sbc_cdb_table[256] = {
+	/* SBC-4 5.3: FMTPINFO (byte 1 bits 7-6) is outside the mask (no
+	 * protection information); LONGLIST, FMTDATA, CMPLST, DEFECT LIST
+	 * FORMAT; bytes 2-4 (vendor specific, obsolete) refused. A medium
+	 * write (write protection, SBC-4 table 13: conflicts like one) */
+	[0x04] = WR_CMD("FORMAT UNIT", sbc_parse_format_unit, sbc_exec_format_unit, 6,
+			0xff, 0x3f, 0x00, 0x00, 0x00, CONTROL),
 	[0x08] = RD_CMD("READ(6)", sbc_parse_rw6, sbc_exec_rw, 6,
 			0xff, 0x1f, 0xff, 0xff, 0xff, CONTROL),
 	[0x0a] = WR_CMD("WRITE(6)", sbc_parse_rw6, sbc_exec_rw, 6,
 			0xff, 0x1f, 0xff, 0xff, 0xff, CONTROL),
+	/* SPC-4 table 58: both conflict with a persistent reservation of
+	 * another I_T nexus; allowed in ALUA standby (SPC-4 5.15.2.4.4).
+	 * ORDER_NONE: a foreground self-test holds other commands off itself
+	 * (sbc_busy()); a self-test of a stopped unit is refused by diag.c */
+	[0x1c] = {
+		.name = "RECEIVE DIAGNOSTIC RESULTS",
+		.parse = sbc_parse_receive_diagnostic,
+		.exec = sbc_exec_receive_diagnostic,
+		.len = 6,
+		.usage = { 0xff, 0x01, 0xff, 0xff, 0xff, CONTROL },
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_ALUA_STANDBY_OK,
+		.pr_class = PR_CLASS_CONFLICT,
+		.order_class = ORDER_NONE,
+	},
+	/* byte 1: SELF-TEST CODE, PF, SELFTEST, DEVOFFL, UNITOFFL */
+	[0x1d] = {
+		.name = "SEND DIAGNOSTIC",
+		.parse = sbc_parse_send_diagnostic,
+		.exec = sbc_exec_send_diagnostic,
+		.len = 6,
+		.usage = { 0xff, 0xf7, 0x00, 0xff, 0xff, CONTROL },
+		.flags = CDB_F_NO_MEDIUM_OK | CDB_F_ALUA_STANDBY_OK,
+		.pr_class = PR_CLASS_CONFLICT,
+		.order_class = ORDER_NONE,
+	},
 	[0x25] = {
 		.name = "READ CAPACITY(10)",
 		.parse = sbc_parse_read_capacity10,

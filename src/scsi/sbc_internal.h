@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sbc_internal.h: what the block command files (sbc.c, sbc_cmds.c, verify.c,
- * caw.c, write_same.c, unmap.c, sanitize.c, xcopy.c, defect.c) share: the
+ * caw.c, write_same.c, unmap.c, sanitize.c, xcopy.c, defect.c, diag.c) share: the
  * per-LU state, the LBA range lock, the step engine of multi-step commands,
  * and the handlers the CDB table points to. Nothing outside sbc*.c and the
  * files above includes it. */
@@ -44,11 +44,22 @@ struct sbc_copy_result {
 	uint64_t seq;	   /* age, for replacement */
 };
 
+/* The medium operations of sanitize.c: a SANITIZE or a FORMAT UNIT. */
 enum sbc_sanitize_state {
 	SBC_SAN_IDLE = 0,
-	SBC_SAN_RUNNING, /* NOT READY / SANITIZE IN PROGRESS */
-	SBC_SAN_FAILED,	 /* MEDIUM ERROR / MEDIUM FORMAT CORRUPTED */
+	SBC_SAN_RUNNING,    /* NOT READY / SANITIZE IN PROGRESS */
+	SBC_SAN_FAILED,	    /* MEDIUM ERROR / MEDIUM FORMAT CORRUPTED */
+	SBC_SAN_FORMATTING, /* NOT READY / FORMAT IN PROGRESS */
 };
+
+/* SEND DIAGNOSTIC self-tests (diag.c, SPC-4 5.6.3) */
+enum sbc_selftest_state {
+	SBC_ST_IDLE = 0,
+	SBC_ST_FOREGROUND, /* other commands: NOT READY / SELF-TEST IN PROGRESS */
+	SBC_ST_BACKGROUND, /* other commands run; REQUEST SENSE reports the progress */
+};
+
+struct st_job;
 
 struct sbc_lu_state {
 	/* LBA range locks (lu->lock): granted locks, and waiters in arrival
@@ -64,10 +75,16 @@ struct sbc_lu_state {
 	atomic_uint excl_gate;
 	atomic_uint fast_shared;
 
-	/* SANITIZE (sanitize.c, SBC-4 4.11) */
+	/* SANITIZE and FORMAT UNIT (sanitize.c, SBC-4 4.11, 5.3) */
 	atomic_int san_state;	  /* enum sbc_sanitize_state */
 	atomic_uint san_progress; /* 0..65535 while running */
 	bool san_failed_ause;	  /* the failed sanitize allowed EXIT FAILURE MODE; lu->lock */
+
+	/* self-tests (diag.c) */
+	atomic_int st_state;	 /* enum sbc_selftest_state; changed under lu->lock */
+	atomic_uint st_progress; /* 0..65535 while running */
+	struct st_job *st_job;	 /* the running self-test; lu->lock */
+	uint64_t created_ns;	 /* when the LU was created (power-on hours) */
 
 	/* EXTENDED COPY (xcopy.c): results and concurrency; lu->lock */
 	struct sbc_copy_result copies[SBC_XCOPY_RESULTS];
@@ -206,6 +223,13 @@ void sbc_exec_get_lba_status(struct scsi_cmd *cmd);
 /* sanitize.c */
 enum sense_reason sbc_parse_sanitize(struct scsi_cmd *cmd);
 void sbc_exec_sanitize(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_format_unit(struct scsi_cmd *cmd);
+void sbc_exec_format_unit(struct scsi_cmd *cmd);
+/* diag.c */
+enum sense_reason sbc_parse_send_diagnostic(struct scsi_cmd *cmd);
+void sbc_exec_send_diagnostic(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_receive_diagnostic(struct scsi_cmd *cmd);
+void sbc_exec_receive_diagnostic(struct scsi_cmd *cmd);
 /* xcopy.c */
 enum sense_reason sbc_parse_xcopy(struct scsi_cmd *cmd);
 void sbc_exec_xcopy(struct scsi_cmd *cmd);

@@ -96,7 +96,9 @@ enum sense_reason spc_parse_request_sense(struct scsi_cmd *cmd)
 }
 
 /* SPC-4 6.39: the sense data of a pending unit attention (reported and
- * cleared), else of the logical unit's not-ready state, else NO SENSE.
+ * cleared), else of the operation in progress (sanitize, format,
+ * self-test: NOT READY with the progress indication), else of the logical
+ * unit's not-ready state, else NO SENSE.
  * The status is GOOD; DESC chooses the format. */
 void spc_exec_request_sense(struct scsi_cmd *cmd)
 {
@@ -113,8 +115,8 @@ void spc_exec_request_sense(struct scsi_cmd *cmd)
 		r = SENSE_LUN_NOT_SUPPORTED;
 	} else if (p->itn && ua_pending(p->itn)) {
 		r = ua_report(lu, p->itn);
-	} else if (sbc_sanitize_blocks(lu, cmd, &r, &progress)) {
-		if (r == SENSE_NOT_READY_SANITIZE_IN_PROGRESS) {
+	} else if (sbc_busy(lu, NULL, &r, &progress)) {
+		if (sense_table[r].key == SENSE_KEY_NOT_READY) {
 			sx.progress_valid = true;
 			sx.progress = progress;
 		}

@@ -8,10 +8,10 @@
 #include "scsi/spc.h"
 
 /* commands that inspect the device rather than its medium (SPC-4 5.14,
- * 5.15.2.4, SBC-4 4.11) */
+ * 5.15.2.4, 5.6.3.2, SBC-4 4.11, 5.3.1) */
 #define INFO_FLAGS                                                                                 \
 	(CDB_F_UA_OK | CDB_F_NO_MEDIUM_OK | CDB_F_SPC2_RESV_OK | CDB_F_ALUA_STANDBY_OK |           \
-	 CDB_F_ALUA_UNAVAIL_OK | CDB_F_SANITIZE_OK | CDB_F_NO_LUN_OK)
+	 CDB_F_ALUA_UNAVAIL_OK | CDB_F_SANITIZE_OK | CDB_F_NO_LUN_OK | CDB_F_BUSY_OK)
 
 static const struct cdb_desc maintenance_in_sa[0x0e] = {
     /* SPC-4 5.15.2.4.4/5: allowed in standby and unavailable */

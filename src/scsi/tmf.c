@@ -9,6 +9,7 @@
 
 #include "scsi/cmd.h"
 #include "scsi/core.h"
+#include "scsi/sbc.h"
 #include "scsi/ua.h"
 
 enum abort_scope {
@@ -148,6 +149,8 @@ void tmf_lu_reset_state(struct scsi_lu *lu)
 	 * (mode parameters keep their current values) */
 	ua_set_all_locked(lu, UA_BUS_DEVICE_RESET, NULL);
 	pthread_mutex_unlock(&lu->lock);
+	/* SPC-4 5.6.3.3: a background self-test ends */
+	sbc_selftest_abort(lu);
 }
 
 struct target_reset {

@@ -267,6 +267,17 @@ def cdb_seeds():
     write("cdb", "sanitize-overwrite", rec(2 | 16, 8, 1, bytes([0x48, 0x01]) + bytes(8),
                                            len(sp), sp))
     write("cdb", "sanitize-block-erase", rec(0, 8, 1, bytes([0x48, 0x02]) + bytes(8), 0))
+    # SEND DIAGNOSTIC: the self-tests in the background (extended, short
+    # on LUN 1), the default one, abort; a diagnostic page 00h list;
+    # RECEIVE DIAGNOSTIC RESULTS; FORMAT UNIT without and with a header
+    sd = lambda b1, lun=0: rec(lun << 2, 22, 0, bytes([0x1D, b1]) + bytes(4), 0)
+    write("cdb", "send-diagnostic", sd(0x40) + sd(0x20, 1) + sd(0x04) + sd(0x80) + sd(0x40) +
+          sd(0x80) + sd(0xC0) + sd(0xA0) +
+          rec(2 | 16, 22, 0, bytes([0x1D, 0x10]) + bytes(4), 4, bytes(4)) +
+          rec(1, 0xFE, 0, bytes([0x1C, 0x01, 0x00, 0x00, 0x40, 0x00]), 64))
+    write("cdb", "format-unit", rec(0, 20, 0, bytes([0x04]) + bytes(5), 0) +
+          rec(2, 20, 0, bytes([0x04, 0x10]) + bytes(4), 4, bytes([0, 0x02, 0, 0])) +
+          rec(2, 20, 0, bytes([0x04, 0x30]) + bytes(4), 8, bytes(8)))
     # EXTENDED COPY (LID1): LUN 0 -> LUN 1 by designator, block to block
     def e4(idx_char):
         naa = bytes([0x60]) + bytes(14) + idx_char

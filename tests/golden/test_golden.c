@@ -289,6 +289,35 @@ int main(int argc, char **argv)
 		    rd, sizeof(rd), SCSI_ATTR_SIMPLE, &r);
 	cmd(p, "log_sense_03", "LOG SENSE read error counters (03h) after 4096 bytes read",
 	    (const uint8_t[10]){0x4d, 0, 0x43, 0x00, 0, 0, 0, 1, 0, 0}, 10, 256);
+	/* SPC-4 7.2.2: Supported Diagnostic Pages, through RECEIVE DIAGNOSTIC
+	 * RESULTS PCV=1 PAGE CODE 00h */
+	cmd(p, "receive_diag_00", "RECEIVE DIAGNOSTIC RESULTS PCV=1 page 00h",
+	    (const uint8_t[6]){0x1c, 0x01, 0x00, 0x00, 0xff, 0}, 6, 255);
+	/* SPC-4 7.3.18: after one default self-test (SEND DIAGNOSTIC
+	 * SELFTEST=1), which passes: parameter 0001h SELF-TEST CODE 000b,
+	 * RESULTS 0h, in the first hour, ADDRESS OF FIRST FAILURE
+	 * FFFFFFFFFFFFFFFFh */
+	loop_submit(p, 0, (const uint8_t[6]){0x1d, 0x04, 0, 0, 0, 0}, 6, SCSI_DIR_NONE, NULL, 0,
+		    SCSI_ATTR_SIMPLE, &r);
+	if (r.status != SAM_STAT_GOOD) {
+		printf("FAIL SEND DIAGNOSTIC: status %02x\n", r.status);
+		failures++;
+	}
+	cmd(p, "log_sense_10", "LOG SENSE self-test results (10h) after a default self-test",
+	    (const uint8_t[10]){0x4d, 0, 0x50, 0x00, 0, 0, 0, 2, 0, 0}, 10, 512);
+	/* SBC-4 Start-Stop Cycle Counter: after START STOP UNIT stop and
+	 * start, one start-stop cycle */
+	loop_submit(p, 0, (const uint8_t[6]){0x1b, 0, 0, 0, 0x00, 0}, 6, SCSI_DIR_NONE, NULL, 0,
+		    SCSI_ATTR_SIMPLE, &r);
+	loop_submit(p, 0, (const uint8_t[6]){0x1b, 0, 0, 0, 0x01, 0}, 6, SCSI_DIR_NONE, NULL, 0,
+		    SCSI_ATTR_SIMPLE, &r);
+	cmd(p, "log_sense_0e", "LOG SENSE start-stop cycle counter (0Eh) after one stop and start",
+	    (const uint8_t[10]){0x4d, 0, 0x4e, 0x00, 0, 0, 0, 1, 0, 0}, 10, 256);
+	cmd(p, "rsoc_format_unit", "REPORT SUPPORTED OPERATION CODES, one command (FORMAT UNIT)",
+	    (const uint8_t[12]){0xa3, 0x0c, 0x01, 0x04, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 256);
+	cmd(p, "rsoc_send_diagnostic",
+	    "REPORT SUPPORTED OPERATION CODES, one command (SEND DIAGNOSTIC)",
+	    (const uint8_t[12]){0xa3, 0x0c, 0x01, 0x1d, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 256);
 	rtpg_cases(t, p);
 	pr_cases(t, p);
 
@@ -302,6 +331,10 @@ int main(int argc, char **argv)
 	sense_case("sense_read_error_desc", SENSE_UNRECOVERED_READ_ERROR, true, &info);
 	sense_case("sense_sanitize_progress_fixed", SENSE_NOT_READY_SANITIZE_IN_PROGRESS, false,
 		   &prog);
+	sense_case("sense_selftest_progress_fixed", SENSE_NOT_READY_SELF_TEST_IN_PROGRESS, false,
+		   &prog);
+	sense_case("sense_format_progress_fixed", SENSE_NOT_READY_FORMAT_IN_PROGRESS, false, &prog);
+	sense_case("sense_selftest_failed_fixed", SENSE_LU_FAILED_SELF_TEST, false, NULL);
 	sense_case("sense_invalid_opcode_desc", SENSE_INVALID_OPCODE, true, NULL);
 	sense_case("sense_lun_not_supported_fixed", SENSE_LUN_NOT_SUPPORTED, false, NULL);
 

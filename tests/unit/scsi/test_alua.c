@@ -174,6 +174,8 @@ static const char *const standby_ok[] = {
     "MODE SENSE(6)",
     "MODE SENSE(10)",
     "REPORT LUNS",
+    "RECEIVE DIAGNOSTIC RESULTS",
+    "SEND DIAGNOSTIC",
     "REPORT TARGET PORT GROUPS",
     "SET TARGET PORT GROUPS",
     "REQUEST SENSE",

@@ -33,6 +33,9 @@ static void test_opcodes(void **state)
 	assert_int_equal(OP_REPORT_LUNS, 0xa0);
 	assert_int_equal(OP_WRITE_12, 0xaa);
 	assert_int_equal(OP_READ_DEFECT_DATA_12, 0xb7);
+	assert_int_equal(OP_FORMAT_UNIT, 0x04);
+	assert_int_equal(OP_RECEIVE_DIAGNOSTIC_RESULTS, 0x1c);
+	assert_int_equal(OP_SEND_DIAGNOSTIC, 0x1d);
 	/* every named opcode is in the CDB tables */
 	static const uint8_t ops[] = {
 	    OP_TEST_UNIT_READY,
@@ -84,6 +87,9 @@ static void test_opcodes(void **state)
 	    OP_WRITE_AND_VERIFY_12,
 	    OP_VERIFY_12,
 	    OP_READ_DEFECT_DATA_12,
+	    OP_FORMAT_UNIT,
+	    OP_RECEIVE_DIAGNOSTIC_RESULTS,
+	    OP_SEND_DIAGNOSTIC,
 	};
 	for (size_t i = 0; i < sizeof(ops); i++)
 		assert_non_null(cdb_opcode(ops[i]));
@@ -301,6 +307,20 @@ static void test_sbc_fields(void **state)
 	assert_false(cdb_ssu_start(ssu));
 	/* PREVENT ALLOW MEDIUM REMOVAL: PREVENT 10b */
 	assert_int_equal(cdb_pamr_prevent(pamr), 2);
+	/* FORMAT UNIT: LONGLIST, FMTDATA, DEFECT LIST FORMAT 101b; then
+	 * CMPLST alone */
+	{
+		const uint8_t fu[CDB6_LEN] = {0x04, 0x35, 0, 0, 0, 0};
+		const uint8_t fu2[CDB6_LEN] = {0x04, 0x08, 0, 0, 0, 0};
+
+		assert_true(cdb_format_longlist(fu));
+		assert_true(cdb_format_fmtdata(fu));
+		assert_false(cdb_format_cmplst(fu));
+		assert_int_equal(cdb_format_defect_list_format(fu), 5);
+		assert_false(cdb_format_fmtdata(fu2));
+		assert_true(cdb_format_cmplst(fu2));
+		assert_int_equal(cdb_format_defect_list_format(fu2), 0);
+	}
 }
 
 /* The primary commands' own fields (SPC-4 6) */
@@ -335,6 +355,21 @@ static void test_spc_fields(void **state)
 	assert_int_equal(cdb_sa(rcr), SA_RCR_OPERATING_PARAMETERS);
 	assert_int_equal(cdb_rcr_list_id(rcr), 0x2a);
 	assert_int_equal(cdb16_alloc_len(rcr), 0x2e);
+	/* SEND DIAGNOSTIC: SELF-TEST CODE 110b, PF, no SELFTEST, PARAMETER
+	 * LIST LENGTH 0104h; RECEIVE DIAGNOSTIC RESULTS: PCV, page 80h,
+	 * ALLOCATION LENGTH 0102h */
+	{
+		const uint8_t sd[CDB6_LEN] = {0x1d, 0xd3, 0, 0x01, 0x04, 0};
+		const uint8_t rdr[CDB6_LEN] = {0x1c, 0x01, 0x80, 0x01, 0x02, 0};
+
+		assert_int_equal(cdb_senddiag_selftest_code(sd), 6);
+		assert_true(cdb_senddiag_pf(sd));
+		assert_false(cdb_senddiag_selftest(sd));
+		assert_int_equal(cdb_senddiag_param_list_len(sd), 0x104);
+		assert_true(cdb_rdr_pcv(rdr));
+		assert_int_equal(cdb_rdr_page_code(rdr), 0x80);
+		assert_int_equal(cdb_rdr_alloc_len(rdr), 0x102);
+	}
 }
 
 int main(void)

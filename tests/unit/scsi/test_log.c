@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_log.c: LOG SENSE and LOG SELECT (log.c).
+/* test_log.c: LOG SENSE and LOG SELECT (log.c): the supported pages, the
+ * error counters, temperature and informational exceptions, logical block
+ * provisioning, start-stop cycles, the empty self-test results page.
  *
  *   p1 "iqn.test:a" --\
  *                      target --- LUN 0: lu (2048 x 512)
@@ -38,6 +40,14 @@ static int64_t param(const uint8_t *buf, uint16_t code)
 	return -1;
 }
 
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
 /* SPC-4 4.5.2.4.2: SKSV, C/D 1 and the bit pointer, then the byte */
 static void expect_cdb_field(const struct loop_result *r, uint8_t bitp, uint16_t byte)
 {
@@ -49,9 +59,10 @@ static void expect_cdb_field(const struct loop_result *r, uint8_t bitp, uint16_t
 static void test_supported_pages(void **state)
 {
 	struct harness *h = *state;
-	static const uint8_t pages[] = {0x00, 0x02, 0x03, 0x05, 0x06, 0x0d, 0x2f};
-	static const uint8_t subpages[] = {0x00, 0x00, 0x00, 0xff, 0x02, 0x00, 0x03, 0x00,
-					   0x05, 0x00, 0x06, 0x00, 0x0d, 0x00, 0x2f, 0x00};
+	static const uint8_t pages[] = {0x00, 0x02, 0x03, 0x05, 0x06, 0x0d, 0x0e, 0x10, 0x2f};
+	static const uint8_t subpages[] = {0x00, 0x00, 0x00, 0xff, 0x02, 0x00, 0x03,
+					   0x00, 0x05, 0x00, 0x06, 0x00, 0x0d, 0x00,
+					   0x0e, 0x00, 0x10, 0x00, 0x2f, 0x00};
 	uint8_t buf[256];
 	struct loop_result r;
 
@@ -297,7 +308,7 @@ static int setup_thin(void **state)
 static void test_provisioning(void **state)
 {
 	struct harness *h = *state;
-	static const uint8_t pages[] = {0x00, 0x02, 0x03, 0x05, 0x06, 0x0c, 0x0d, 0x2f};
+	static const uint8_t pages[] = {0x00, 0x02, 0x03, 0x05, 0x06, 0x0c, 0x0d, 0x0e, 0x10, 0x2f};
 	uint8_t buf[256];
 	struct loop_result r;
 
@@ -331,6 +342,76 @@ static void test_provisioning(void **state)
 	expect_cdb_field(&r, 7, 5);
 }
 
+/* SBC-4 Start-Stop Cycle Counter (0Eh): ACCUMULATED START-STOP CYCLES
+ * counts a stopped unit started; ACCUMULATED LOAD-UNLOAD CYCLES stays 0
+ * (the LU is not removable). */
+static void test_start_stop_cycles(void **state)
+{
+	struct harness *h = *state;
+	static const uint8_t zero[] = {0x8e, 0x00, 0x00, 0x10, 0x00, 0x04, 0x23, 0x04, 0x00, 0x00,
+				       0x00, 0x00, 0x00, 0x06, 0x23, 0x04, 0x00, 0x00, 0x00, 0x00};
+	uint8_t ssu[6] = {0x1b, 0, 0, 0, 0, 0}, buf[256];
+	struct loop_result r;
+
+	assert_int_equal(log_sense(h, 0, 1, 0x0e, 0x00, 0, buf, 256, &r), SAM_STAT_GOOD);
+	assert_int_equal(r.data_in_len, sizeof(zero));
+	assert_memory_equal(buf, zero, sizeof(zero));
+	/* start a started unit: no cycle; stop, start: one; stop, stop,
+	 * start: two */
+	ssu[4] = 0x01;
+	assert_int_equal(h_cmd(h->p1, 0, ssu, 6, SCSI_DIR_NONE, NULL, 0, &r), SAM_STAT_GOOD);
+	for (int i = 0; i < 2; i++) {
+		ssu[4] = 0x00;
+		assert_int_equal(h_cmd(h->p1, 0, ssu, 6, SCSI_DIR_NONE, NULL, 0, &r),
+				 SAM_STAT_GOOD);
+		if (i)
+			assert_int_equal(h_cmd(h->p1, 0, ssu, 6, SCSI_DIR_NONE, NULL, 0, &r),
+					 SAM_STAT_GOOD);
+		ssu[4] = 0x01;
+		assert_int_equal(h_cmd(h->p1, 0, ssu, 6, SCSI_DIR_NONE, NULL, 0, &r),
+				 SAM_STAT_GOOD);
+	}
+	assert_int_equal(log_sense(h, 0, 1, 0x0e, 0x00, 0, buf, 256, &r), SAM_STAT_GOOD);
+	assert_int_equal(get_be16(buf + 4), 0x0004);
+	assert_int_equal(get_be32(buf + 8), 2);
+	assert_int_equal(get_be32(buf + 16), 0);
+	/* PARAMETER POINTER 0005h: load-unload cycles only; 0007h: too far */
+	assert_int_equal(log_sense(h, 0, 1, 0x0e, 0x00, 5, buf, 256, &r), SAM_STAT_GOOD);
+	assert_int_equal(r.data_in_len, 4 + 8);
+	assert_int_equal(get_be16(buf + 4), 0x0006);
+	log_sense(h, 0, 1, 0x0e, 0x00, 7, buf, 256, &r);
+	expect_cdb_field(&r, 7, 5);
+}
+
+/* SPC-4 7.3.18 Self-Test Results (10h) before any self-test: 20 parameters
+ * of 16 zero bytes, binary list (TSD: not saved). The results themselves:
+ * tests/unit/sbc/test_diag.c. */
+static void test_selftest_results_empty(void **state)
+{
+	struct harness *h = *state;
+	uint8_t buf[512];
+	struct loop_result r;
+
+	assert_int_equal(log_sense(h, 0, 1, 0x10, 0x00, 0, buf, 512, &r), SAM_STAT_GOOD);
+	assert_int_equal(r.data_in_len, 4 + 20 * 20);
+	assert_int_equal(buf[0], 0x80 | 0x10);
+	assert_int_equal(get_be16(buf + 2), 20 * 20);
+	for (unsigned i = 0; i < 20; i++) {
+		const uint8_t *p = buf + 4 + 20 * i;
+
+		assert_int_equal(get_be16(p), i + 1);
+		assert_int_equal(p[2], 0x23);
+		assert_int_equal(p[3], 0x10);
+		assert_true(all_zero(p + 4, 16));
+	}
+	/* PARAMETER POINTER 0014h: the last one; 0015h: too far */
+	assert_int_equal(log_sense(h, 0, 1, 0x10, 0x00, 20, buf, 512, &r), SAM_STAT_GOOD);
+	assert_int_equal(r.data_in_len, 4 + 20);
+	assert_int_equal(get_be16(buf + 4), 20);
+	log_sense(h, 0, 1, 0x10, 0x00, 21, buf, 512, &r);
+	expect_cdb_field(&r, 7, 5);
+}
+
 static void test_provisioning_thick(void **state)
 {
 	struct harness *h = *state;
@@ -354,6 +435,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_select, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_provisioning, setup_thin, teardown),
 	    cmocka_unit_test_setup_teardown(test_provisioning_thick, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_start_stop_cycles, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_selftest_results_empty, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

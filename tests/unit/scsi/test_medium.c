@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_medium.c: START STOP UNIT and PREVENT ALLOW MEDIUM REMOVAL
  * (medium.c), removable and fixed LUs (libiscsi StartStopUnit*,
- * PreventAllow* semantics).
+ * PreventAllow* semantics), and the cycles START STOP UNIT counts.
  *
  *   p1 "iqn.test:a" --\
  *                      target --- LUN 0: lu (removable unless stated)
@@ -77,6 +77,19 @@ static void test_eject_load(void **state)
 	/* the other nexus learns that the medium may have changed */
 	h_tur(h->p2, &r);
 	h_expect_sense(&r, 0x6, 0x28, 0x00);
+	/* the Start-Stop Cycle Counter log page (0Eh) counts the unload and
+	 * load as one load-unload cycle and one start-stop cycle (the eject
+	 * stopped the unit); loading a loaded medium counts nothing */
+	assert_int_equal(ssu(h->p1, 0, 0, 1, 1, &r), SAM_STAT_GOOD);
+	{
+		uint8_t ls[10] = {0x4d, 0, 0x4e, 0, 0, 0, 0, 0, 64, 0}, pg[64];
+
+		assert_int_equal(h_cmd(h->p1, 0, ls, 10, SCSI_DIR_READ, pg, 64, &r), SAM_STAT_GOOD);
+		assert_int_equal(get_be16(pg + 4), 0x0004);
+		assert_int_equal(get_be32(pg + 8), 1);
+		assert_int_equal(get_be16(pg + 12), 0x0006);
+		assert_int_equal(get_be32(pg + 16), 1);
+	}
 }
 
 static void test_stop_without_loej(void **state)
