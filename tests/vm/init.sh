@@ -10,7 +10,7 @@
 # LUN order) and powers off. Every step prints, on the console,
 #   @@UT@@ BEGIN <step> <first line of the command>
 #   <its output, stdout and stderr>
-#   @@UT@@ END <step> rc=<exit status>
+#   @@UT@@ END <step> rc=<exit status> up=<the guest's uptime, seconds>
 # and the last line is "@@UT@@ DONE ok" or "@@UT@@ DONE fail:<step>" (a setup
 # step that failed: no command runs after it, but logout, iscsid's log and
 # dmesg are still shown). Steps: modules, net, iscsid, discovery, login,
@@ -41,7 +41,7 @@ step() {
 	rc=$?
 	# every line ends with a newline, so END is a line of its own
 	awk 1 /tmp/step.out
-	say "END $1 rc=$rc"
+	say "END $1 rc=$rc up=$(cut -d' ' -f1 /proc/uptime)"
 	return $rc
 }
 
@@ -58,7 +58,7 @@ finish() {
 	sleep 1000
 }
 
-say "GUEST $(uname -r) $(cat /proc/uptime | cut -d' ' -f1)s"
+say "GUEST $(uname -r) up=$(cut -d' ' -f1 /proc/uptime)"
 
 step modules 'while read -r m; do insmod "$m" || exit 1; done </ut/modules; echo "$(wc -l </ut/modules) modules loaded"' ||
 	finish fail:modules

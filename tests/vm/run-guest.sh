@@ -20,8 +20,9 @@
 #
 # Results in DIR: console.log (the serial console), and for every step of
 # the guest (tests/vm/init.sh: modules, net, iscsid, discovery, login,
-# devices, cmd1..cmdN, logout, iscsid-log, dmesg) steps/NAME.out (its output)
-# and steps/NAME.rc (its exit status); cmdN is the N-th CMD. The last line
+# devices, cmd1..cmdN, logout, iscsid-log, dmesg) steps/NAME.out (its
+# output), steps/NAME.rc (its exit status) and steps/NAME.up (the guest's
+# uptime in seconds when it ended); cmdN is the N-th CMD. The last line
 # on stdout is "run-guest: DIR". Exit status: 0 the guest logged in and ran
 # every CMD (whatever their statuses: the caller asserts on them), 1 a setup
 # step failed (DIR/failed names it), 2 the guest did not finish (timeout,
@@ -106,11 +107,15 @@ qrc=$?
 t1=$(date +%s.%N)
 rm -f "$dir/initrd.img"
 
-# console.log -> steps/NAME.out, steps/NAME.rc; the marks' times
+# console.log -> steps/NAME.out, NAME.rc, NAME.up
 tr -d '\r' <"$dir/console.log" | awk -v d="$dir/steps" '
 	/^@@UT@@ BEGIN / { step = $3; out = d "/" step ".out"; printf "" >out; next }
 	/^@@UT@@ END / {
-		if (step != "") { close(out); sub(/^rc=/, "", $4); print $4 >(d "/" $3 ".rc"); close(d "/" $3 ".rc") }
+		if (step != "") {
+			close(out); sub(/^rc=/, "", $4); sub(/^up=/, "", $5)
+			print $4 >(d "/" $3 ".rc"); close(d "/" $3 ".rc")
+			print $5 >(d "/" $3 ".up"); close(d "/" $3 ".up")
+		}
 		step = ""; next
 	}
 	/^@@UT@@ DONE / { print $3 >(d "/../done"); step = ""; next }
@@ -119,7 +124,8 @@ tr -d '\r' <"$dir/console.log" | awk -v d="$dir/steps" '
 [ -n "$verbose" ] && tr -d '\r' <"$dir/console.log"
 secs=$(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }')
 for s in modules net iscsid discovery login devices; do
-	[ -f "$dir/steps/$s.rc" ] && echo "run-guest: $s rc=$(cat "$dir/steps/$s.rc")"
+	[ -f "$dir/steps/$s.rc" ] &&
+		echo "run-guest: $s rc=$(cat "$dir/steps/$s.rc") (guest up $(cat "$dir/steps/$s.up")s)"
 done
 for ((i = 1; i <= n; i++)); do
 	echo "run-guest: cmd$i rc=$(cat "$dir/steps/cmd$i.rc" 2>/dev/null || echo none): $(head -n 1 "$dir/steps/cmd$i.cmd")"
