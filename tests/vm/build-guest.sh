@@ -46,28 +46,42 @@ for p in $TOOL_PKGS; do
 		die "package $p is not installed (scripts/deps.sh vm)"
 done
 
-# The kernel: the image package that linux-image-amd64 depends on.
-kpkg_of() {
-	apt-cache depends linux-image-amd64 2>/dev/null |
-		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }'
-}
-kpkg=$(kpkg_of)
-if [ -z "$kpkg" ]; then
-	# no package lists yet (deps.sh updates them only when it installs)
-	echo "build-guest: apt-get update (linux-image-amd64 unknown to apt-cache)"
-	apt-get update -qq || true
-	kpkg=$(kpkg_of)
-fi
-[ -n "$kpkg" ] || die "apt-cache does not know linux-image-amd64's image package"
-kver=$(apt-cache policy "$kpkg" | awk '$1 == "Candidate:" { print $2 }')
-[ -n "$kver" ] && [ "$kver" != "(none)" ] || die "no candidate version of $kpkg"
+# One build at a time in OUTDIR.
+exec 9>"$out/.lock"
+flock 9
 
-stamp="kernel=$kpkg=$kver"
-for p in $TOOL_PKGS; do
-	stamp="$stamp $p=$(dpkg-query -W -f='${Version}' "$p")"
-done
-stamp="$stamp $(cat "$here/build-guest.sh" "$here/init.sh" "$here/iscsid.conf" | sha256sum | cut -c1-16)"
-if [ -s "$out/initrd.cpio" ] && [ -s "$out/vmlinuz" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
+# The kernel: the image package that linux-image-amd64 depends on, and its
+# version. The package lists are updated once when apt does not know it, or
+# when the download fails (lists older than the mirror, whose old version is
+# gone).
+updated=
+apt_update() {
+	[ -z "$updated" ] || return 1
+	updated=1
+	echo "build-guest: apt-get update"
+	apt-get update -qq || true
+}
+resolve_kernel() {
+	kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }')
+	kver=
+	[ -n "$kpkg" ] || return 1
+	kver=$(apt-cache policy "$kpkg" | awk '$1 == "Candidate:" { print $2 }')
+	[ -n "$kver" ] && [ "$kver" != "(none)" ]
+}
+resolve_kernel || { apt_update && resolve_kernel; } ||
+	die "apt-cache knows no image package of linux-image-amd64 (got '$kpkg' '$kver')"
+
+# what the result is made of
+stamp() {
+	local p
+	echo -n "kernel=$kpkg=$kver"
+	for p in $TOOL_PKGS; do
+		echo -n " $p=$(dpkg-query -W -f='${Version}' "$p")"
+	done
+	echo " $(cat "$here/build-guest.sh" "$here/init.sh" "$here/iscsid.conf" | sha256sum | cut -c1-16)"
+}
+if [ -s "$out/initrd.cpio" ] && [ -s "$out/vmlinuz" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$(stamp)" ]; then
 	echo "build-guest: up to date ($kpkg $kver)"
 	exit 0
 fi
@@ -76,9 +90,13 @@ rm -f "$out/stamp"
 deb=$(ls "$cache/${kpkg}_"*.deb 2>/dev/null | head -n1 || true)
 if [ -z "$deb" ] || [ "$(dpkg-deb -f "$deb" Version)" != "$kver" ]; then
 	rm -f "$cache/${kpkg}_"*.deb
-	echo "build-guest: apt-get download $kpkg ($kver)"
-	# as root, apt's download sandbox user cannot write here: say so
-	(cd "$cache" && apt-get download -q -o APT::Sandbox::User=root "$kpkg=$kver")
+	download() {
+		echo "build-guest: apt-get download $kpkg ($kver)"
+		# as root, apt's download sandbox user cannot write here: say so
+		(cd "$cache" && apt-get download -q -o APT::Sandbox::User=root "$kpkg=$kver")
+	}
+	download || { apt_update && resolve_kernel && download; } ||
+		die "cannot download $kpkg ($kver)"
 	deb=$(ls "$cache/${kpkg}_"*.deb)
 fi
 kroot=$cache/$kpkg-$kver
@@ -91,6 +109,10 @@ if [ ! -f "$kroot/.unpacked" ]; then
 	busybox depmod -b "$kroot" "$krel"
 	touch "$kroot/.unpacked"
 fi
+# older kernels' packages and trees
+for f in "$cache"/linux-image-*; do
+	[ "$f" = "$kroot" ] || [ "$f" = "$deb" ] || rm -rf "$f"
+done
 krel=$(ls "$kroot/lib/modules")
 moddir=$kroot/lib/modules/$krel
 [ -s "$moddir/modules.dep" ] || die "no modules.dep in $moddir"
@@ -160,5 +182,5 @@ echo "root:x:0:" >"$stage/etc/group"
 mv "$out/initrd.cpio.new" "$out/initrd.cpio"
 mv "$out/vmlinuz.new" "$out/vmlinuz"
 rm -rf "$stage"
-echo "$stamp" >"$out/stamp"
+stamp >"$out/stamp"
 echo "build-guest: $out/vmlinuz ($kpkg $kver), $out/initrd.cpio ($(du -h "$out/initrd.cpio" | cut -f1))"
