@@ -6,8 +6,9 @@
 # host's loopback is 10.0.2.2), starts iscsid, discovers and logs into
 # UT_TARGET at UT_HOST:UT_PORT with the kernel's initiator (iscsi_tcp),
 # waits for the LUNs' /dev/sdX and /dev/sgN, runs each /ut/cmds/NNN (a shell
-# script; DISK and SG name LUN 0's devices, DISKS and SGS every LUN's, in
-# LUN order) and powers off. Every step prints, on the console,
+# script; DISK<lun> and SG<lun> name a LUN's devices, DISK and SG the first
+# disk LUN's, DISKS and SGS every LUN's, in LUN order) and powers off. Every
+# step prints, on the console,
 #   @@UT@@ BEGIN <step> <first line of the command>
 #   <its output, stdout and stderr>
 #   @@UT@@ END <step> rc=<exit status> up=<the guest's uptime, seconds>
@@ -96,8 +97,9 @@ step login "iscsiadm -m node -o new -T '$UT_TARGET' -p '$UT_HOST:$UT_PORT' >/dev
 	iscsiadm -m session -P 1" || finish fail:login
 logged_in=1
 
-# Every LUN of the session: "LUN sdX sgN" lines, in LUN order, once the
-# session's LUNs all have their block and generic devices.
+# Every LUN of the session: "LUN sdX sgN" lines (sdX "-" for a LUN that is
+# not a disk, such as a controller LUN), in LUN order, once every LUN has its
+# devices.
 export UT_DISK_WAIT
 step devices '
 	i=0
@@ -110,7 +112,9 @@ step devices '
 			h=$(basename "$d")
 			b=$(ls "$d/block" 2>/dev/null | head -n 1)
 			g=$(ls "$d/scsi_generic" 2>/dev/null | head -n 1)
-			if [ -n "$b" ] && [ -n "$g" ] && [ -b "/dev/$b" ] && [ -c "/dev/$g" ]; then
+			if [ "$(cat "$d/type")" != 0 ] && [ -n "$g" ] && [ -c "/dev/$g" ]; then
+				echo "${h##*:} - $g" >>/tmp/luns
+			elif [ -n "$b" ] && [ -n "$g" ] && [ -b "/dev/$b" ] && [ -c "/dev/$g" ]; then
 				echo "${h##*:} $b $g" >>/tmp/luns
 			else
 				ok=
@@ -122,19 +126,25 @@ step devices '
 		sleep 0.2
 	done
 	sort -n /tmp/luns >/tmp/luns.sorted
-	while read -r l b g; do echo "lun $l /dev/$b /dev/$g"; done </tmp/luns.sorted' ||
+	while read -r l b g; do
+		[ "$b" = - ] || b=/dev/$b
+		echo "lun $l $b /dev/$g (type $(cat /sys/class/scsi_generic/$g/device/type))"
+	done </tmp/luns.sorted' ||
 	finish fail:devices
 
-DISKS= SGS=
+# DISK<lun>, SG<lun>; DISK and SG: the first disk LUN's
+DISKS= SGS= DISK= SG=
 while read -r l b g; do
-	DISKS="$DISKS /dev/$b"
 	SGS="$SGS /dev/$g"
+	export "SG$l=/dev/$g"
+	[ "$b" = - ] && continue
+	DISKS="$DISKS /dev/$b"
+	export "DISK$l=/dev/$b"
+	[ -n "$DISK" ] || { DISK=/dev/$b; SG=/dev/$g; }
 done </tmp/luns.sorted
 DISKS=${DISKS# } SGS=${SGS# }
-DISK=${DISKS%% *} SG=${SGS%% *}
 export DISK SG DISKS SGS UT_TARGET UT_HOST UT_PORT
 
-n=0
 for f in $(ls /ut/cmds 2>/dev/null | sort); do
 	n=$((n + 1))
 	step "cmd$n" "$(cat "/ut/cmds/$f")"

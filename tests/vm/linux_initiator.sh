@@ -1,9 +1,10 @@
 #!/bin/bash
 # linux_initiator.sh BUILD: the Linux kernel's iSCSI initiator (open-iscsi,
 # iscsi_tcp, sd, sg) against utargetd, in a QEMU guest under TCG
-# (tests/vm/run-guest.sh). utargetd exports a 64 MiB file LUN on
-# 127.0.0.1:PORT to the guest's initiator name (an ACL); the guest discovers
-# it, logs in, and runs the commands of the GUEST list below. Asserted:
+# (tests/vm/run-guest.sh). utargetd exports two 64 MiB file LUNs on
+# 127.0.0.1:PORT to the guest's initiator name (an ACL): LUN 0 fully
+# provisioned, LUN 1 thin with 4 KiB physical blocks. The guest discovers
+# them, logs in, and runs the commands of the GUEST list below. Asserted:
 #   - SendTargets lists the target; the login succeeds and comes to utargetd
 #     from 127.0.0.1 (QEMU's user network: the guest dials 10.0.2.2);
 #   - sd sees 64 MiB in 512-byte blocks (blockdev, sg_readcap);
@@ -13,14 +14,18 @@
 #     and one it writes through the page cache (then sync, drop_caches) read
 #     back identical in the guest, and the image holds them after utargetd
 #     stops;
-#   - sg_vpd -a and sg_logs -a (every VPD and log page the target lists as
-#     supported) exit 0 and say nothing of an ILLEGAL REQUEST;
+#   - LUN 1: READ CAPACITY(16) says LBPME, LBPRZ and 4 KiB physical blocks,
+#     and sd uses UNMAP for it; blkdiscard of 4 MiB the guest wrote reads
+#     back as zeroes, and the image file has given the space back;
+#   - sg_vpd -a (both LUNs) and sg_logs -a (every VPD and log page the
+#     target lists as supported) exit 0 and say nothing of an ILLEGAL REQUEST;
 #   - the guest logs out, and utargetd stops cleanly.
 # Printed for later tests, not asserted: sg_modes -a, smartctl -a, the other
 # sg3-utils reads, sd's view in sysfs, the kernel's log, and at the end every
 # ILLEGAL REQUEST (or other error) line any command printed.
-# To add a command: a `guest NAME 'SCRIPT'` line (DISK, SG: LUN 0's devices
-# in the guest); assert on "$(out NAME)" and "$(rc NAME)" after the run.
+# To add a command: a `guest NAME 'SCRIPT'` line (DISK0, SG0, DISK1, SG1: the
+# LUNs' devices in the guest; DISK, SG: LUN 0's); assert on "$(out NAME)"
+# and "$(rc NAME)" after the run.
 . "$(dirname "$0")/../integration/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: linux_initiator.sh BUILD}
@@ -38,11 +43,13 @@ ut_write_config c.json <<JSON
 {
   "version": 1,
   "state_dir": "@TMP@",
-  "backstores": [ { "name": "d", "type": "file", "path": "d.img", "size": "64M", "create": true } ],
+  "backstores": [ { "name": "d", "type": "file", "path": "d.img", "size": "64M", "create": true },
+                  { "name": "t", "type": "file", "path": "t.img", "size": "64M", "create": true,
+                    "thin": true, "physical_block_size": 4096 } ],
   "targets": [
     { "name": "$UT_TARGET",
       "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
-      "luns": [ { "lun": 0, "backstore": "d" } ],
+      "luns": [ { "lun": 0, "backstore": "d" }, { "lun": 1, "backstore": "t" } ],
       "acls": [ { "initiator": "$INITIATOR" } ] }
   ]
 }
@@ -66,7 +73,17 @@ guest write_cached 'dd if=/dev/urandom of=/tmp/q bs=1M count=8 2>/dev/null &&
 	dd if=/tmp/q of=$DISK bs=64k seek=384 conv=notrunc && sync && echo 3 >/proc/sys/vm/drop_caches &&
 	dd if=$DISK of=/tmp/s bs=64k skip=384 count=128 &&
 	cmp /tmp/q /tmp/s && md5sum </tmp/q'
+guest thin_readcap 'sg_readcap -l $SG1'
+guest thin_sysfs 'cat /sys/block/${DISK1#/dev/}/device/scsi_disk/*/provisioning_mode \
+	/sys/block/${DISK1#/dev/}/queue/physical_block_size /sys/block/${DISK1#/dev/}/queue/discard_max_bytes'
+guest thin_discard 'dd if=/dev/urandom of=/tmp/u bs=1M count=4 2>/dev/null &&
+	dd if=/tmp/u of=$DISK1 bs=1M seek=4 oflag=direct conv=notrunc,fsync &&
+	dd if=$DISK1 of=/tmp/v bs=1M skip=4 count=4 iflag=direct && cmp /tmp/u /tmp/v &&
+	blkdiscard -o 4194304 -l 4194304 $DISK1 &&
+	dd if=$DISK1 of=/tmp/v bs=1M skip=4 count=4 iflag=direct &&
+	dd if=/dev/zero of=/tmp/z bs=1M count=4 2>/dev/null && cmp /tmp/v /tmp/z && echo "reads zeroes"'
 guest vpd 'sg_vpd -a $SG'
+guest thin_vpd 'sg_vpd -a $SG1'
 guest logs 'sg_logs -a $SG'
 guest modes 'sg_modes -a $SG'
 guest smartctl 'smartctl -a $DISK'
@@ -152,14 +169,25 @@ direct_md5=$(tail -n 1 "$(out write_direct)" | cut -d' ' -f1)
 cached_md5=$(tail -n 1 "$(out write_cached)" | cut -d' ' -f1)
 echo "ok: the guest's writes read back identical (O_DIRECT 4 MiB at 16 MiB, cached 8 MiB at 24 MiB)"
 
-for n in vpd logs; do
+must_rc0 thin_readcap
+grep -q "lbpme=1, lbprz=1" "$(out thin_readcap)" &&
+	grep -q "Logical blocks per physical block exponent=3" "$(out thin_readcap)" ||
+	ut_fail "LUN 1: READ CAPACITY(16) lacks LBPME=1, LBPRZ=1 or 4 KiB physical blocks"
+must_rc0 thin_sysfs
+[ "$(sed -n 1p "$(out thin_sysfs)")" = unmap ] && [ "$(sed -n 2p "$(out thin_sysfs)")" = 4096 ] &&
+	[ "$(sed -n 3p "$(out thin_sysfs)")" -gt 0 ] ||
+	ut_fail "LUN 1: sd does not discard with UNMAP on 4 KiB physical blocks"
+must_rc0 thin_discard
+echo "ok: LUN 1 thin: LBPME, LBPRZ, 4 KiB physical blocks, sd discards with UNMAP, discarded blocks read as zeroes"
+
+for n in vpd thin_vpd logs; do
 	must_rc0 $n
 	if grep -qi "illegal request" "$(out $n)"; then
 		grep -i "illegal request" "$(out $n)"
 		ut_fail "$n: ILLEGAL REQUEST for a page the target lists as supported"
 	fi
 done
-echo "ok: sg_vpd -a and sg_logs -a: every listed page read, no ILLEGAL REQUEST"
+echo "ok: sg_vpd -a (LUNs 0 and 1) and sg_logs -a: every listed page read, no ILLEGAL REQUEST"
 
 [ "$(cat "$gdir/steps/logout.rc")" = 0 ] || ut_fail "the guest's logout failed"
 grep -qE "logout: initiator $INITIATOR " "$UT_LOG" || ut_fail "utargetd logged no logout of $INITIATOR"
@@ -171,6 +199,11 @@ ut_stop
 [ "$(dd if="$UT_TMP/d.img" bs=1M skip=24 count=8 status=none | md5sum | cut -d' ' -f1)" = "$cached_md5" ] ||
 	ut_fail "the image does not hold the guest's cached pattern at 24 MiB"
 echo "ok: the image file holds both of the guest's patterns"
+# LUN 1: 4 MiB written, then discarded: the file holds (almost) no data
+alloc=$(($(stat -c %b "$UT_TMP/t.img") * 512))
+[ $alloc -lt $((1024 * 1024)) ] ||
+	ut_fail "LUN 1's image still holds $alloc bytes after the guest discarded what it wrote"
+echo "ok: LUN 1's image gave back the discarded space ($alloc bytes allocated)"
 
 # For the record: every line of a command's output (and the kernel's) that
 # reports an ILLEGAL REQUEST or another refusal.

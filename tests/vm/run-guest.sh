@@ -14,9 +14,10 @@
 #   -T SECS    the whole run's limit (default 600), -c SECS each command's
 #              (default 120), -w SECS the wait for the LUNs' devices (60)
 #   -v         print the guest's console once it has stopped
-# Each CMD is a shell script run by the guest's busybox sh, with DISK and SG
-# set to LUN 0's /dev/sdX and /dev/sgN (DISKS and SGS: every LUN's); the
-# guest has busybox, iscsiadm, sg3-utils and smartctl.
+# Each CMD is a shell script run by the guest's busybox sh, with DISK<lun>
+# and SG<lun> set to each LUN's /dev/sdX and /dev/sgN, DISK and SG to the
+# first disk LUN's (DISKS and SGS: every LUN's, in LUN order); the guest has
+# busybox, iscsiadm, sg3-utils and smartctl.
 #
 # Results in DIR: console.log (the serial console), and for every step of
 # the guest (tests/vm/init.sh: modules, net, iscsid, discovery, login,
