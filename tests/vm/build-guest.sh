@@ -8,11 +8,12 @@
 #   OUTDIR/initrd.cpio the guest's root file system, an uncompressed newc cpio
 #                      (nothing for the guest to decompress under TCG):
 #                      busybox-static, the kernel modules of the iSCSI
-#                      initiator, the SCSI disk and generic drivers and
-#                      virtio-net with their dependencies (from modules.dep,
+#                      initiator, the SCSI disk and generic drivers, the
+#                      ALUA device handler and virtio-net with their dependencies (from modules.dep,
 #                      loaded in that order by the guest's init), and the
-#                      host's open-iscsi (iscsiadm, iscsid), sg3-utils and
-#                      smartctl with their shared libraries (ldd)
+#                      host's open-iscsi (iscsiadm, iscsid), sg3-utils,
+#                      smartctl and util-linux's blkdiscard and fallocate with
+#                      their shared libraries (ldd)
 #
 # The packages (scripts/deps.sh vm) must be installed. The result is reused
 # while its inputs are the same (kernel package version, the versions of the
@@ -25,12 +26,16 @@ mkdir -p "$out/cache"
 out=$(cd "$out" && pwd)
 cache=$out/cache
 
-# The modules the guest loads (their dependencies come from modules.dep).
-MODULES="virtio_pci virtio_net iscsi_tcp sd_mod sg crc32c_generic"
+# The modules the guest loads (their dependencies come from modules.dep);
+# scsi_dh_alua attaches to a TPGS device as it appears when it is loaded
+# already (the guest has no modprobe for the kernel to call).
+MODULES="virtio_pci virtio_net iscsi_tcp sd_mod sg scsi_dh_alua crc32c_generic"
 # The guest's tools: packages whose programs are copied, and the programs.
-TOOL_PKGS="busybox-static open-iscsi sg3-utils smartmontools"
+# (util-linux's blkdiscard -z, BLKZEROOUT, and fallocate -p on a block
+# device, which busybox's lack)
+TOOL_PKGS="busybox-static open-iscsi sg3-utils smartmontools util-linux"
 tools() {
-	echo /usr/sbin/iscsiadm /usr/sbin/iscsid /usr/sbin/smartctl
+	echo /usr/sbin/iscsiadm /usr/sbin/iscsid /usr/sbin/smartctl /usr/sbin/blkdiscard /usr/bin/fallocate
 	dpkg -L sg3-utils | grep -E '^/usr/bin/sg' | sort
 }
 

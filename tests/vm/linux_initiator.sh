@@ -14,6 +14,11 @@
 #     and one it writes through the page cache (then sync, drop_caches) read
 #     back identical in the guest, and the image holds them after utargetd
 #     stops;
+#   - the kernel's ALUA device handler (scsi_dh_alua) attaches to LUN 0 and
+#     finds its port group active/optimized (REPORT TARGET PORT GROUPS);
+#   - zeroing 1 MiB the guest wrote reads back as zeroes: on LUN 0 with
+#     BLKZEROOUT (blkdiscard -z: sd's WRITE SAME), also in the image; on
+#     LUN 1 with a punched hole (fallocate -p: WRITE SAME with UNMAP);
 #   - LUN 1: READ CAPACITY(16) says LBPME, LBPRZ and 4 KiB physical blocks,
 #     and sd uses UNMAP for it; blkdiscard of 4 MiB the guest wrote reads
 #     back as zeroes, and the image file has given the space back;
@@ -82,6 +87,19 @@ guest thin_discard 'dd if=/dev/urandom of=/tmp/u bs=1M count=4 2>/dev/null &&
 	blkdiscard -o 4194304 -l 4194304 $DISK1 &&
 	dd if=$DISK1 of=/tmp/v bs=1M skip=4 count=4 iflag=direct &&
 	dd if=/dev/zero of=/tmp/z bs=1M count=4 2>/dev/null && cmp /tmp/v /tmp/z && echo "reads zeroes"'
+guest alua 'd=/sys/class/scsi_disk/$(ls /sys/block/${DISK#/dev/}/device/scsi_disk)/device
+	echo "dh_state: $(cat $d/dh_state)"; echo "access_state: $(cat $d/access_state)"
+	echo "preferred_path: $(cat $d/preferred_path)"'
+zero() { # zero NAME LUN MiB TOOL: write 1 MiB at MiB, zero it with TOOL, read zeroes
+	guest "$1" "dd if=/dev/urandom of=/tmp/a bs=1M count=1 2>/dev/null &&
+	dd if=/tmp/a of=\$DISK$2 bs=1M seek=$3 oflag=direct conv=notrunc,fsync 2>/dev/null &&
+	$4 -o $(($3 << 20)) -l 1048576 \$DISK$2 &&
+	dd if=\$DISK$2 of=/tmp/b bs=1M skip=$3 count=1 iflag=direct 2>/dev/null &&
+	dd if=/dev/zero of=/tmp/c bs=1M count=1 2>/dev/null && cmp /tmp/b /tmp/c && echo 'reads zeroes' &&
+	cat /sys/block/\${DISK$2#/dev/}/device/scsi_disk/*/zeroing_mode"
+}
+zero zero0 0 40 "/usr/sbin/blkdiscard -v -z"
+zero zero1 1 40 "/usr/bin/fallocate -p"
 guest vpd 'sg_vpd -a $SG'
 guest thin_vpd 'sg_vpd -a $SG1'
 guest logs 'sg_logs -a $SG'
@@ -169,6 +187,15 @@ direct_md5=$(tail -n 1 "$(out write_direct)" | cut -d' ' -f1)
 cached_md5=$(tail -n 1 "$(out write_cached)" | cut -d' ' -f1)
 echo "ok: the guest's writes read back identical (O_DIRECT 4 MiB at 16 MiB, cached 8 MiB at 24 MiB)"
 
+must_rc0 alua
+grep -qx "dh_state: alua" "$(out alua)" && grep -qx "access_state: active/optimized" "$(out alua)" ||
+	ut_fail "the kernel's ALUA handler did not attach or finds LUN 0 not active/optimized"
+echo "ok: scsi_dh_alua attached: active/optimized"
+must_rc0 zero0
+must_rc0 zero1
+echo "ok: zeroed blocks read back zeroes (sd's zeroing: $(tail -n 1 "$(out zero0)") on LUN 0 for BLKZEROOUT," \
+	"$(tail -n 1 "$(out zero1)") on LUN 1 for a punched hole)"
+
 must_rc0 thin_readcap
 grep -q "lbpme=1, lbprz=1" "$(out thin_readcap)" &&
 	grep -q "Logical blocks per physical block exponent=3" "$(out thin_readcap)" ||
@@ -199,7 +226,11 @@ ut_stop
 [ "$(dd if="$UT_TMP/d.img" bs=1M skip=24 count=8 status=none | md5sum | cut -d' ' -f1)" = "$cached_md5" ] ||
 	ut_fail "the image does not hold the guest's cached pattern at 24 MiB"
 echo "ok: the image file holds both of the guest's patterns"
-# LUN 1: 4 MiB written, then discarded: the file holds (almost) no data
+cmp <(dd if="$UT_TMP/d.img" bs=1M skip=40 count=1 status=none) <(head -c 1M /dev/zero) ||
+	ut_fail "LUN 0's image is not zero where the guest zeroed it (40 MiB)"
+echo "ok: LUN 0's image holds the zeroes at 40 MiB"
+# LUN 1: 4 MiB written then discarded, 1 MiB written then punched: the file
+# holds (almost) no data
 alloc=$(($(stat -c %b "$UT_TMP/t.img") * 512))
 [ $alloc -lt $((1024 * 1024)) ] ||
 	ut_fail "LUN 1's image still holds $alloc bytes after the guest discarded what it wrote"
