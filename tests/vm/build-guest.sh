@@ -175,7 +175,7 @@ for b in $progs; do
 	ldd "$b" | awk '/=> \// { print $3 } /^\t\/[^ ]+ \(/ { print $1 }'
 done | sort -u >"$out/libs"
 while read -r lib; do copy_file "$lib"; done <"$out/libs"
-echo "build-guest: $(echo $progs | wc -w) programs, $(wc -l <"$out/libs") libraries"
+echo "build-guest: $(echo "$progs" | wc -w) programs, $(wc -l <"$out/libs") libraries"
 
 cp "$here/init.sh" "$stage/init"
 chmod 755 "$stage/init"

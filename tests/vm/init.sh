@@ -133,7 +133,7 @@ step devices '
 	finish fail:devices
 
 # DISK<lun>, SG<lun>; DISK and SG: the first disk LUN's
-DISKS= SGS= DISK= SG=
+DISKS='' SGS='' DISK='' SG=''
 while read -r l b g; do
 	SGS="$SGS /dev/$g"
 	export "SG$l=/dev/$g"

@@ -31,7 +31,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
-build=build port= target= initiator=iqn.2026-12.org.utarget:vm-guest dir=
+build=build port='' target='' initiator=iqn.2026-12.org.utarget:vm-guest dir=''
 limit=600 cmd_limit=120 disk_wait=60 verbose=
 usage() {
 	sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
