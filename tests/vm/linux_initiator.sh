@@ -26,8 +26,9 @@
 #     target lists as supported) exit 0 and say nothing of an ILLEGAL REQUEST;
 #   - the guest logs out, and utargetd stops cleanly.
 # Printed for later tests, not asserted: sg_modes -a, smartctl -a, the other
-# sg3-utils reads, sd's view in sysfs, the kernel's log, and at the end every
-# ILLEGAL REQUEST (or other error) line any command printed.
+# sg3-utils reads, a probe of VPD, log and mode pages the target does not
+# list, sd's view in sysfs, the kernel's log, and at the end every ILLEGAL
+# REQUEST (or other refusal) line any command printed.
 # To add a command: a `guest NAME 'SCRIPT'` line (DISK0, SG0, DISK1, SG1: the
 # LUNs' devices in the guest; DISK, SG: LUN 0's); assert on "$(out NAME)"
 # and "$(rc NAME)" after the run.
@@ -117,6 +118,16 @@ guest lba_status 'sg_get_lba_status $SG'
 guest modes_sub 'sg_modes -p 0x3f,0xff $SG'
 guest logs_sub 'sg_logs -p 0x0,0xff $SG'
 guest smartctl_x 'smartctl -x -r ioctl,1 $DISK'
+# pages the target does not list but hosts' tools may ask for (smartctl: log
+# pages 10h, 15h; the kernel: VPD 89h on ATA disks; VPD 85h, 8Ah, 8Fh, B3h):
+# a refusal is right for an unlisted page; the list says what is missing
+# (sg_vpd --force: ask even so)
+guest probe_unlisted 'for p in 0x85 0x89 0x8a 0x8f 0xb3; do
+		sg_vpd --force -p $p $SG >/dev/null 2>/tmp/e; echo "VPD page $p: exit $? $(tail -n 1 /tmp/e)"; done
+	for p in 0x0e 0x10 0x15 0x18 0x1a; do
+		sg_logs -p $p $SG >/dev/null 2>/tmp/e; echo "log page $p: exit $? $(head -n 1 /tmp/e)"; done
+	for p in 0x02 0x19 0x1a; do
+		sg_modes -p $p $SG >/dev/null 2>/tmp/e; echo "mode page $p: exit $? $(head -n 1 /tmp/e)"; done'
 guest sd_sysfs 'b=${DISK#/dev/}; cd /sys/block/$b; for f in queue/logical_block_size queue/physical_block_size \
 	queue/max_sectors_kb queue/max_hw_sectors_kb queue/optimal_io_size queue/discard_max_bytes \
 	queue/write_same_max_bytes queue/write_zeroes_max_bytes queue/rotational queue/write_cache \
@@ -238,9 +249,9 @@ echo "ok: LUN 1's image gave back the discarded space ($alloc bytes allocated)"
 
 # For the record: every line of a command's output (and the kernel's) that
 # reports an ILLEGAL REQUEST or another refusal.
-echo "---- refusals seen in the guest (not asserted but for sg_vpd/sg_logs above) ----"
+echo "---- refusals seen in the guest (asserted none for sg_vpd/sg_logs above; for probe_unlisted a refusal is right) ----"
 for n in "${names[@]}"; do
-	grep -iE "illegal request|invalid (field|command|opcode)|sense key|check condition" \
+	grep -iE "illegal request|invalid (field|command|opcode)|field in cdb illegal|sense key|check condition" \
 		"$(out "$n")" | sed "s/^/$n: /"
 done
 grep -iE "illegal request|sense key|invalid (field|command|opcode)|i/o error" "$gdir/steps/dmesg.out" |
