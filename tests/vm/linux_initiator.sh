@@ -22,7 +22,7 @@
 #   - LUN 1: READ CAPACITY(16) says LBPME, LBPRZ and 4 KiB physical blocks,
 #     and sd uses UNMAP for it; blkdiscard of 4 MiB the guest wrote reads
 #     back as zeroes, and the image file has given the space back;
-#   - sg_vpd -a (both LUNs) and sg_logs -a (every VPD and log page the
+#   - sg_vpd -a and sg_logs -a, on both LUNs (every VPD and log page the
 #     target lists as supported) exit 0 and say nothing of an ILLEGAL REQUEST;
 #   - the guest logs out, and utargetd stops cleanly.
 # Printed for later tests, not asserted: sg_modes -a, smartctl -a, the other
@@ -104,7 +104,9 @@ zero zero1 1 40 "/usr/bin/fallocate -p"
 guest vpd 'sg_vpd -a $SG'
 guest thin_vpd 'sg_vpd -a $SG1'
 guest logs 'sg_logs -a $SG'
+guest thin_logs 'sg_logs -a $SG1'
 guest modes 'sg_modes -a $SG'
+guest thin_modes 'sg_modes -a $SG1; sg_modes -p 0x3f,0xff $SG1'
 guest smartctl 'smartctl -a $DISK'
 # printed only (see the header)
 guest vpd_list 'sg_vpd -p sv $SG'
@@ -218,14 +220,14 @@ must_rc0 thin_sysfs
 must_rc0 thin_discard
 echo "ok: LUN 1 thin: LBPME, LBPRZ, 4 KiB physical blocks, sd discards with UNMAP, discarded blocks read as zeroes"
 
-for n in vpd thin_vpd logs; do
+for n in vpd thin_vpd logs thin_logs; do
 	must_rc0 $n
 	if grep -qi "illegal request" "$(out $n)"; then
 		grep -i "illegal request" "$(out $n)"
 		ut_fail "$n: ILLEGAL REQUEST for a page the target lists as supported"
 	fi
 done
-echo "ok: sg_vpd -a (LUNs 0 and 1) and sg_logs -a: every listed page read, no ILLEGAL REQUEST"
+echo "ok: sg_vpd -a and sg_logs -a (LUNs 0 and 1): every listed page read, no ILLEGAL REQUEST"
 
 [ "$(cat "$gdir/steps/logout.rc")" = 0 ] || ut_fail "the guest's logout failed"
 grep -qE "logout: initiator $INITIATOR " "$UT_LOG" || ut_fail "utargetd logged no logout of $INITIATOR"
