@@ -6,14 +6,15 @@ MESON_OPTS ?=
 
 RELEASE_OPTS = --buildtype=debugoptimized --werror
 
-.PHONY: all deps deps-run deps-test build asan run test unit bench fuzz fuzz-build soak format \
-	clean
+.PHONY: all deps deps-run deps-test deps-vm build asan run test unit bench fuzz fuzz-build soak \
+	vm-test format clean
 
 all: build
 
-# scripts/deps.sh holds the two package lists: `run` (build and run the daemon,
-# the README's clients) for `make run`, `test` (run + test, fuzz and benchmark
-# tools) for everything else.
+# scripts/deps.sh holds the package lists: `run` (build and run the daemon,
+# the README's clients) for `make run`, `vm` (run + QEMU and the guest's
+# tools) for `make vm-test`, `test` (run + test, fuzz and benchmark tools) for
+# everything else.
 deps: deps-test
 
 deps-run:
@@ -21,6 +22,9 @@ deps-run:
 
 deps-test:
 	@./scripts/deps.sh test
+
+deps-vm:
+	@./scripts/deps.sh vm
 
 $(BUILD)/build.ninja:
 	meson setup $(BUILD) $(RELEASE_OPTS) $(MESON_OPTS)
@@ -75,6 +79,15 @@ fuzz-build: deps-test $(FUZZ_BUILD)/build.ninja
 # ASan+UBSan utargetd: 0 failures and 0 sanitizer reports (tests/hardening/soak.sh).
 soak: asan
 	./tests/hardening/soak.sh $(ASAN_BUILD)/src/daemon/utargetd $${SOAK_ROUNDS:-20}
+
+# The Linux kernel's iSCSI initiator against utargetd, in a QEMU guest under
+# TCG (tests/vm/: the guest's kernel is downloaded as a Debian package into
+# $(BUILD)/vm/cache, not installed). Installs the vm list only; a build dir
+# set up here has no unit tests, as with `make run`.
+vm-test: deps-vm
+	@[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) $(RELEASE_OPTS) -Dtests=false $(MESON_OPTS)
+	ninja -C $(BUILD)
+	./tests/vm/linux_initiator.sh $(BUILD)
 
 # libFuzzer harnesses for FUZZ_SECONDS each (default 600), FUZZ_JOBS at a time.
 fuzz: deps-test

@@ -1,6 +1,6 @@
 #!/bin/sh
-# deps.sh [run|test|list run|list test]: install the Debian 12 packages of a list,
-# skipping those already installed. The one file of dependencies, with two lists:
+# deps.sh [run|test|vm|list NAME]: install the Debian 12 packages of a list,
+# skipping those already installed. The one file of dependencies, with three lists:
 #   run   building and running the daemon and the CLI (`make run`), and the
 #         clients the README's "Connecting" section uses (iscsi-ls, iscsi-inq,
 #         qemu-img with its iscsi:// driver, which is in qemu-block-extra)
@@ -9,6 +9,14 @@
 #         libFuzzer/sanitizer runtime, clang-format (the formatting check),
 #         cmocka, libiscsi-dev for the test clients, tgt (the benchmark's
 #         reference target), python3, git
+#   vm    the run list plus what the Linux-initiator test in a QEMU guest
+#         needs (`make vm-test`, tests/vm/): qemu-system-x86 (TCG), and the
+#         guest's tools, copied with their libraries from the host into the
+#         guest's initramfs: busybox-static, open-iscsi, sg3-utils,
+#         smartmontools; cpio packs the initramfs, procps gives pgrep. The
+#         guest's kernel is not installed: tests/vm/build-guest.sh fetches
+#         linux-image-amd64's image package with `apt-get download` into the
+#         build directory and unpacks it there
 # `deps.sh list NAME` prints a list, one package a line, and installs nothing.
 # Packages are installed with --no-install-recommends, so each list names
 # everything it needs explicitly (a recommended package, such as qemu-utils'
@@ -47,8 +55,18 @@ python3
 git
 "
 
+VM_PKGS="$RUN_PKGS
+qemu-system-x86
+busybox-static
+open-iscsi
+sg3-utils
+smartmontools
+cpio
+procps
+"
+
 usage() {
-	echo "usage: deps.sh [run|test|list run|list test]" >&2
+	echo "usage: deps.sh [run|test|vm|list run|list test|list vm]" >&2
 	exit 2
 }
 
@@ -56,6 +74,7 @@ pkgs_of() {
 	case $1 in
 	run) echo "$RUN_PKGS" ;;
 	test) echo "$TEST_PKGS" ;;
+	vm) echo "$VM_PKGS" ;;
 	*) usage ;;
 	esac
 }
@@ -66,7 +85,7 @@ list)
 	pkgs_of "$2" | sed '/^$/d'
 	exit 0
 	;;
-run | test) PKGS=$(pkgs_of "${1:-test}") ;;
+run | test | vm) PKGS=$(pkgs_of "${1:-test}") ;;
 *) usage ;;
 esac
 

@@ -1,8 +1,8 @@
 #!/bin/bash
 # check_deps.sh [ROOT]: the dependency lists of scripts/deps.sh and their use
 # (default ROOT: this repository). Installs nothing. Checks that
-#   - `deps.sh list run` and `deps.sh list test` print the two lists, and the
-#     test list holds the whole run list;
+#   - `deps.sh list run`, `list test` and `list vm` print the three lists, and
+#     the test and vm lists hold the whole run list;
 #   - the run list holds the compiler, meson, ninja, pkg-config and a Debian
 #     package for every dependency() that meson.build and src/**/meson.build
 #     require (a new one must be added to the lists, and here);
@@ -15,10 +15,14 @@
 #   - the test list holds the test, fuzz and benchmark tools: clang,
 #     libclang-rt-14-dev, libcmocka-dev, libiscsi-dev, tgt, procps, python3,
 #     git;
+#   - the vm list holds what tests/vm/ needs: qemu-system-x86, busybox-static,
+#     open-iscsi, sg3-utils, smartmontools, cpio, procps; and no kernel
+#     package (the guest's kernel is downloaded, never installed);
 #   - deps.sh stops, disables or signals nothing: no systemctl, service,
 #     invoke-rc.d, pkill, killall or kill outside comments;
 #   - the Makefile: `make run` installs the run list only, `make test`,
-#     `make bench`, `make fuzz`, `make soak`, `make unit` the test list (make -n).
+#     `make bench`, `make fuzz`, `make soak`, `make unit` the test list,
+#     `make vm-test` the vm list (make -n).
 set -u
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 deps=$root/scripts/deps.sh
@@ -32,12 +36,25 @@ bad() {
 run_list=$(sh "$deps" list run 2>&1) || bad "deps.sh list run failed: $run_list"
 test_list=$(sh "$deps" list test 2>&1) || bad "deps.sh list test failed: $test_list"
 in_list() { echo "$1" | grep -qx -- "$2"; }
-[ -n "$run_list" ] && [ -n "$test_list" ] || bad "a list is empty (run: $(echo $run_list); test: $(echo $test_list))"
+vm_list=$(sh "$deps" list vm 2>&1) || bad "deps.sh list vm failed: $vm_list"
+[ -n "$run_list" ] && [ -n "$test_list" ] && [ -n "$vm_list" ] || bad "a list is empty (run: $(echo $run_list); test: $(echo $test_list))"
 
 missing=""
 for p in $run_list; do in_list "$test_list" "$p" || missing="$missing $p"; done
 [ -z "$missing" ] && ok "the test list holds the run list ($(echo "$run_list" | wc -l) packages)" ||
 	bad "the test list lacks run packages:$missing"
+missing=""
+for p in $run_list; do in_list "$vm_list" "$p" || missing="$missing $p"; done
+[ -z "$missing" ] && ok "the vm list holds the run list" || bad "the vm list lacks run packages:$missing"
+missing=""
+for p in qemu-system-x86 busybox-static open-iscsi sg3-utils smartmontools cpio procps; do
+	in_list "$vm_list" "$p" || missing="$missing $p"
+done
+[ -z "$missing" ] && ok "the vm list holds qemu-system-x86, busybox-static, open-iscsi, sg3-utils, smartmontools, cpio, procps" ||
+	bad "the vm list lacks:$missing"
+found=$(echo "$vm_list" | grep -E '^linux-image' | tr '\n' ' ')
+[ -z "$found" ] && ok "the vm list installs no kernel (tests/vm/build-guest.sh downloads it)" ||
+	bad "the vm list installs a kernel: $found"
 
 # meson dependency name -> Debian package (threads: the C library)
 declare -A pkg_of=([jansson]=libjansson-dev [liburing]=liburing-dev [libcrypto]=libssl-dev
@@ -93,18 +110,20 @@ hits=$(sed 's/#.*//' "$deps" | grep -nwE 'systemctl|service|invoke-rc\.d|pkill|k
 	bad "deps.sh stops services or signals processes: $hits"
 
 # which list each make target installs (make -n prints, runs nothing)
-for t in run test bench fuzz soak unit; do
+for t in run test bench fuzz soak unit vm-test; do
 	out=$(make -n -C "$root" "$t" 2>&1)
 	r=$(echo "$out" | grep -c 'scripts/deps.sh run$')
 	s=$(echo "$out" | grep -c 'scripts/deps.sh test$')
+	v=$(echo "$out" | grep -c 'scripts/deps.sh vm$')
 	case $t in
-	run) want_r=1 want_s=0 ;;
-	*) want_r=0 want_s=1 ;;
+	run) want_r=1 want_s=0 want_v=0 list=run ;;
+	vm-test) want_r=0 want_s=0 want_v=1 list=vm ;;
+	*) want_r=0 want_s=1 want_v=0 list=test ;;
 	esac
-	if [ "$r" = "$want_r" ] && [ "$s" = "$want_s" ]; then
-		ok "make $t installs the $([ $t = run ] && echo run || echo test) list"
+	if [ "$r" = "$want_r" ] && [ "$s" = "$want_s" ] && [ "$v" = "$want_v" ]; then
+		ok "make $t installs the $list list"
 	else
-		bad "make $t: 'deps.sh run' $r times, 'deps.sh test' $s times (want $want_r, $want_s)"
+		bad "make $t: 'deps.sh run' $r times, 'deps.sh test' $s times, 'deps.sh vm' $v times (want $want_r, $want_s, $want_v)"
 	fi
 done
 exit $fail
