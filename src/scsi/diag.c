@@ -211,6 +211,14 @@ static void st_pace_fired(struct reactor_timer *t)
 	sbc_op_run(&container_of(t, struct st_job, pace)->op);
 }
 
+uint16_t sbc_selftest_extended_seconds(struct scsi_lu *lu)
+{
+	uint64_t bytes = lu_nblocks(lu) << lu->block_shift;
+	uint64_t s = (bytes + ST_READ_BYTES_PER_SEC - 1) / ST_READ_BYTES_PER_SEC;
+
+	return s > 0xffff ? 0xffff : (uint16_t)s;
+}
+
 /* An extended test ahead of ST_READ_BYTES_PER_SEC: arm the timer, true. */
 static bool st_pace(struct st_job *j)
 {

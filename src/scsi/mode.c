@@ -28,6 +28,7 @@
 #include "scsi/cmd.h"
 #include "scsi/core.h"
 #include "scsi/limits.h"
+#include "scsi/sbc.h"
 #include "scsi/spc.h"
 #include "scsi/ua.h"
 
@@ -336,6 +337,12 @@ static size_t put_page(struct scsi_lu *lu, unsigned i, uint8_t pc, uint8_t *p)
 		memcpy(p, m->cur[i], d->len);
 		break;
 	}
+	/* SPC-4 7.5.8 EXTENDED SELF-TEST COMPLETION TIME: the extended
+	 * self-test's time at its pace for the current capacity (diag.c);
+	 * computed here, never stored, so a resize cannot make a saved
+	 * Control page differ from its defaults */
+	if (i == MODE_PG_CONTROL && pc != PC_CHANGEABLE)
+		put_be16(p + 10, sbc_selftest_extended_seconds(lu));
 	/* SPC-4 7.5.7: PS, SPF, PAGE CODE, SUBPAGE CODE, PAGE LENGTH */
 	if (d->sub) {
 		p[0] = (uint8_t)((saveable ? 0x80 : 0) | 0x40 | d->code);

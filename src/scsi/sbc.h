@@ -37,6 +37,9 @@ bool sbc_busy(struct scsi_lu *lu, const struct scsi_cmd *cmd, enum sense_reason 
  * command that excludes it begins (FORMAT UNIT, SANITIZE, START STOP UNIT
  * stopping the unit) or the LU is reset; nothing when none runs. */
 void sbc_selftest_abort(struct scsi_lu *lu);
+/* diag.c: the seconds an extended self-test of lu takes at its pace (the
+ * Control mode page's EXTENDED SELF-TEST COMPLETION TIME, at most FFFFh) */
+uint16_t sbc_selftest_extended_seconds(struct scsi_lu *lu);
 
 /* LBA range check shared by every block command: SENSE_LBA_OUT_OF_RANGE when
  * [lba, lba + nblocks) is not inside the capacity. */
