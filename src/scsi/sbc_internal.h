@@ -212,6 +212,11 @@ void sbc_exec_xcopy(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_rcr(struct scsi_cmd *cmd);
 void sbc_exec_rcr_copy_status(struct scsi_cmd *cmd);
 void sbc_exec_rcr_op_params(struct scsi_cmd *cmd);
+/* The copy manager's access check of a copy source (write false) or
+ * destination: as the requester's own READ(16) / WRITE(16) to lu through
+ * its I_T nexus record itn (ro: the mapping is write protected). */
+enum sense_reason sbc_copy_access(const struct scsi_cmd *cmd, struct scsi_lu *lu,
+				  struct lu_itn *itn, bool ro, bool write);
 /* defect.c */
 enum sense_reason sbc_parse_read_defect10(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_read_defect12(struct scsi_cmd *cmd);
