@@ -717,6 +717,16 @@ static enum sbc_step wut_step(struct sbc_op *op)
 	}
 }
 
+/* Every range of t is still inside its LU (which may have been resized).
+ * The ranges do not change after POPULATE TOKEN: no lock. */
+static bool token_in_capacity(const struct rod_token *t)
+{
+	for (unsigned i = 0; i < t->nr; i++)
+		if (sbc_check_range(t->lu, t->r[i].lba, t->r[i].n) != SENSE_OK)
+			return false;
+	return true;
+}
+
 /* Look the token up for the command's target: a reference on it, or the
  * sense of its state. */
 static enum sense_reason token_find(struct scsi_cmd *cmd, const uint8_t *bytes,
@@ -860,6 +870,8 @@ void sbc_exec_write_using_token(struct scsi_cmd *cmd)
 				e = param_invalid_field(cmd, 16, -1);
 			else if (offset >= w->tok->blocks && ndr)
 				e = param_invalid_field(cmd, 8, -1);
+			else if (!token_in_capacity(w->tok))
+				e = SENSE_TOKEN_CANCELLED; /* the LU shrank */
 			else if (medium_check(src, p->desc) != SENSE_OK ||
 				 atomic_load(&src->sbc->san_state) != SBC_SAN_IDLE)
 				e = SENSE_ABORTED_COPY_TARGET_UNREACHABLE;
