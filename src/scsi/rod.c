@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rod.c: offloaded data transfer with ROD tokens (Windows ODX): POPULATE
- * TOKEN (SBC-4 5.11), WRITE USING TOKEN (SBC-4 5.53) and RECEIVE ROD TOKEN
- * INFORMATION (SBC-4 5.20, SPC-4 6.24), the block device zero ROD token.
+ * TOKEN (SBC-4 5.11), WRITE USING TOKEN (SBC-4 5.53), RECEIVE ROD TOKEN
+ * INFORMATION (SBC-4 5.20) and RECEIVE COPY STATUS(LID4) (SPC-4 6.19) of
+ * both, the block device zero ROD token.
  *
  * Tokens. POPULATE TOKEN makes a 512-byte ROD token (SPC-4 5.16.6.1,
  * ROD token format) that represents the listed ranges of the LU it is sent
@@ -902,19 +903,26 @@ void sbc_exec_write_using_token(struct scsi_cmd *cmd)
 	sbc_op_run(&w->op);
 }
 
-/* ---- RECEIVE ROD TOKEN INFORMATION ---- */
+/* ---- RECEIVE ROD TOKEN INFORMATION, RECEIVE COPY STATUS(LID4) ---- */
 
-/* 84h / 07h: LIST IDENTIFIER 2-5, ALLOCATION LENGTH 10-13. */
+/* 84h / 07h and 05h: LIST IDENTIFIER 2-5, ALLOCATION LENGTH 10-13. */
 enum sense_reason sbc_parse_rrti(struct scsi_cmd *cmd)
 {
 	sbc_data_in(cmd, cdb16_alloc_len(cmd->cdb), ROD_RRTI_HDR + 4 + 2 + ROD_TOKEN_LEN);
 	return SENSE_OK;
 }
 
-/* SPC-4 6.24.2 (the RECEIVE COPY STATUS(LID4) layout): the result of the
- * I_T nexus' POPULATE TOKEN or WRITE USING TOKEN with LIST IDENTIFIER;
- * none: INVALID FIELD IN CDB. TRANSFER COUNT in logical blocks (F1h). */
-void sbc_exec_rrti(struct scsi_cmd *cmd)
+enum sense_reason sbc_parse_rcs_lid4(struct scsi_cmd *cmd)
+{
+	sbc_data_in(cmd, cdb16_alloc_len(cmd->cdb), ROD_RRTI_HDR);
+	return SENSE_OK;
+}
+
+/* SPC-4 6.19.2 / SBC-4 5.20: the result of the I_T nexus' POPULATE TOKEN
+ * or WRITE USING TOKEN with LIST IDENTIFIER; none: INVALID FIELD IN CDB.
+ * TRANSFER COUNT in logical blocks (F1h). RECEIVE COPY STATUS(LID4) is the
+ * same data without the ROD token descriptors. */
+static void rod_status(struct scsi_cmd *cmd, bool tokens)
 {
 	const struct scsi_nexus *n = cmd->nexus;
 	const struct scsi_target *target = cmd_target(cmd);
@@ -948,13 +956,27 @@ void sbc_exec_rrti(struct scsi_cmd *cmd)
 	d[15] = 0xf1; /* TRANSFER COUNT UNITS: logical blocks */
 	put_be64(d + 16, res.blocks);
 	/* SEGMENTS PROCESSED 24-25: 0 (no segments in this model) */
-	len = ROD_RRTI_HDR + 4;
-	if (res.has_token) {
-		put_be32(d + ROD_RRTI_HDR, 2 + ROD_TOKEN_LEN); /* ROD TOKEN DESCRIPTORS LENGTH */
-		memcpy(d + ROD_RRTI_HDR + 4 + 2, res.token, ROD_TOKEN_LEN);
-		len += 2 + ROD_TOKEN_LEN;
+	len = ROD_RRTI_HDR;
+	if (tokens) {
+		len += 4;
+		if (res.has_token) {
+			/* ROD TOKEN DESCRIPTORS LENGTH; 2 reserved bytes, the token */
+			put_be32(d + ROD_RRTI_HDR, 2 + ROD_TOKEN_LEN);
+			memcpy(d + ROD_RRTI_HDR + 4 + 2, res.token, ROD_TOKEN_LEN);
+			len += 2 + ROD_TOKEN_LEN;
+		}
 	}
 	put_be32(d, (uint32_t)len - 4); /* AVAILABLE DATA */
 	scsi_cmd_set_data_in(cmd, d, len);
 	scsi_cmd_complete(cmd, SENSE_OK);
+}
+
+void sbc_exec_rrti(struct scsi_cmd *cmd)
+{
+	rod_status(cmd, true);
+}
+
+void sbc_exec_rcs_lid4(struct scsi_cmd *cmd)
+{
+	rod_status(cmd, false);
 }

@@ -139,8 +139,10 @@ static const struct cdb_sa_table xcopy_sa = {
 
 /* THIRD-PARTY COPY IN 84h (SPC-4 6.23): COPY STATUS(LID1) and OPERATING
  * PARAMETERS; RECEIVE DATA and FAILED SEGMENT DETAILS are not supported
- * (no held data, no segment details). RECEIVE ROD TOKEN INFORMATION (SBC-4
- * 5.20): LIST IDENTIFIER 2-5 (rod.c). */
+ * (no held data, no segment details), nor RECEIVE COPY DATA(LID4) (no
+ * EXTENDED COPY(LID4), no held data). RECEIVE COPY STATUS(LID4) and
+ * RECEIVE ROD TOKEN INFORMATION (SBC-4 5.20) report POPULATE TOKEN and
+ * WRITE USING TOKEN: LIST IDENTIFIER 2-5 (rod.c). */
 #define RCR_CMD(nm, ex)                                                                    \
 	{                                                                                  \
 		.name = (nm), .parse = sbc_parse_rcr, .exec = (ex), .len = 16,              \
@@ -152,6 +154,16 @@ static const struct cdb_sa_table xcopy_sa = {
 static const struct cdb_desc rcr_table[0x08] = {
 	[0x00] = RCR_CMD("RECEIVE COPY STATUS(LID1)", sbc_exec_rcr_copy_status),
 	[0x03] = RCR_CMD("RECEIVE COPY OPERATING PARAMETERS", sbc_exec_rcr_op_params),
+	[0x05] = {
+		.name = "RECEIVE COPY STATUS(LID4)",
+		.parse = sbc_parse_rcs_lid4,
+		.exec = sbc_exec_rcs_lid4,
+		.len = 16,
+		.usage = { 0xff, 0x1f, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,
+			   0xff, 0xff, 0xff, 0xff, 0x00, CONTROL },
+		.pr_class = PR_CLASS_READ,
+		.order_class = ORDER_NONE,
+	},
 	[0x07] = {
 		.name = "RECEIVE ROD TOKEN INFORMATION",
 		.parse = sbc_parse_rrti,

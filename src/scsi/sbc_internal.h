@@ -239,6 +239,8 @@ enum sense_reason sbc_parse_write_using_token(struct scsi_cmd *cmd);
 void sbc_exec_write_using_token(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_rrti(struct scsi_cmd *cmd);
 void sbc_exec_rrti(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_rcs_lid4(struct scsi_cmd *cmd);
+void sbc_exec_rcs_lid4(struct scsi_cmd *cmd);
 /* defect.c */
 enum sense_reason sbc_parse_read_defect10(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_read_defect12(struct scsi_cmd *cmd);

@@ -27,16 +27,16 @@ enum {
 static const uint8_t supported_commands[] = {
     OP_EXTENDED_COPY,
     3,
-    0x00 /* EXTENDED COPY(LID1) */,
-    0x10 /* POPULATE TOKEN */,
-    0x11 /* WRITE USING TOKEN */,
+    0x00, /* EXTENDED COPY(LID1) */
+    0x10, /* POPULATE TOKEN */
+    0x11, /* WRITE USING TOKEN */
     OP_RECEIVE_COPY_RESULTS,
-    3,
-    0x00 /* RECEIVE COPY STATUS(LID1) */,
-    0x03 /* RECEIVE COPY OPERATING PARAMETERS */,
-    0x07 /* RECEIVE ROD TOKEN INFORMATION */,
+    4,
+    0x00, /* RECEIVE COPY STATUS(LID1) */
+    0x03, /* RECEIVE COPY OPERATING PARAMETERS */
+    0x05, /* RECEIVE COPY STATUS(LID4) */
+    0x07, /* RECEIVE ROD TOKEN INFORMATION */
 };
-
 static uint8_t *desc_hdr(uint8_t *p, uint16_t type, uint16_t len)
 {
 	put_be16(p, type);
