@@ -15,12 +15,15 @@
 
 enum {
 	TPC_BLOCK_ROD_LIMITS = 0x0000,	    /* SBC-4 6.6.7.2 */
-	TPC_SUPPORTED_COMMANDS = 0x0001,    /* SPC-4 7.8.17.3 */
-	TPC_PARAMETER_DATA = 0x0004,	    /* 7.8.17.4 */
-	TPC_SUPPORTED_DESCRIPTORS = 0x0008, /* 7.8.17.5 */
-	TPC_ROD_TOKEN_FEATURES = 0x0106,    /* 7.8.17.9 */
-	TPC_SUPPORTED_ROD_TYPES = 0x0108,   /* 7.8.17.10 */
-	TPC_GENERAL_COPY_OPS = 0x8001,	    /* 7.8.17.11 */
+	TPC_SUPPORTED_COMMANDS = 0x0001,    /* SPC-4 7.8.17.4 */
+	TPC_PARAMETER_DATA = 0x0004,	    /* 7.8.17.5 */
+	TPC_SUPPORTED_DESCRIPTORS = 0x0008, /* 7.8.17.6 */
+	TPC_SUPPORTED_CSCD_IDS = 0x000c,    /* 7.8.17.7 */
+	TPC_ROD_TOKEN_FEATURES = 0x0106,    /* 7.8.17.8 */
+	TPC_SUPPORTED_ROD_TYPES = 0x0108,   /* 7.8.17.9 */
+	TPC_GENERAL_COPY_OPS = 0x8001,	    /* 7.8.17.10 */
+	TPC_BLOCK_ROD_FEATURES_LEN = 48,    /* 7.8.17.8.2: DESCRIPTOR LENGTH 002Ch */
+	TPC_ROD_TYPE_LEN = 64,		    /* 7.8.17.9.1: a ROD type descriptor */
 };
 
 /* The commands of the copy manager, by operation code and service action. */
@@ -81,36 +84,44 @@ size_t vpd_third_party_copy(const struct scsi_lu *lu, uint8_t *buf)
 	q[2] = 0xe4;
 	p += 4 + 4;
 
-	/* ROD Token Features: no remote tokens; one block device type
-	 * specific descriptor */
-	q = desc_hdr(p, TPC_ROD_TOKEN_FEATURES, 44 + 64);
+	/* Supported CSCD IDs: none above 07FFh (no ROD CSCD descriptor, so
+	 * no F800h; no FFFFh) */
+	q = desc_hdr(p, TPC_SUPPORTED_CSCD_IDS, 4);
+	put_be16(q, 0);
+	p += 4 + 4;
+
+	/* ROD Token Features: no remote tokens; one block ROD device type
+	 * specific features descriptor */
+	q = desc_hdr(p, TPC_ROD_TOKEN_FEATURES, 44 + TPC_BLOCK_ROD_FEATURES_LEN);
 	q[0] = 0x00;				/* REMOTE TOKENS: none */
-	put_be32(q + 4, 1);			/* MINIMUM TOKEN LIFETIME */
-	put_be32(q + 8, ROD_MAX_INACTIVITY_S);	/* MAXIMUM TOKEN LIFETIME */
-	put_be32(q + 12, ROD_MAX_INACTIVITY_S); /* MAXIMUM TOKEN INACTIVITY TIMEOUT */
-	put_be16(q + 42, 64);			/* ROD DEVICE TYPE SPECIFIC FEATURES LENGTH */
+	put_be32(q + 12, 1);			/* MINIMUM TOKEN LIFETIME */
+	put_be32(q + 16, ROD_MAX_INACTIVITY_S); /* MAXIMUM TOKEN LIFETIME */
+	put_be32(q + 20, ROD_MAX_INACTIVITY_S); /* MAXIMUM TOKEN INACTIVITY TIMEOUT */
+	put_be16(q + 42, TPC_BLOCK_ROD_FEATURES_LEN);
 	q += 44;
-	q[0] = 0x00; /* direct access block device */
-	put_be16(q + 2, 0x3c);
+	q[0] = 0x00; /* DESCRIPTOR FORMAT 000b, direct access block device */
+	put_be16(q + 2, TPC_BLOCK_ROD_FEATURES_LEN - 4);
 	put_be16(q + 6, 1);			  /* OPTIMAL BLOCK ROD LENGTH GRANULARITY */
 	put_be64(q + 8, ROD_MAX_TOKEN_BYTES);	  /* MAXIMUM BYTES IN BLOCK ROD */
 	put_be64(q + 16, ROD_OPT_TRANSFER_BYTES); /* OPTIMAL BYTES IN BLOCK ROD TRANSFER */
 	put_be64(q + 24, ROD_OPT_TRANSFER_BYTES); /* OPTIMAL BYTES TO TOKEN PER SEGMENT */
 	put_be64(q + 32, ROD_OPT_TRANSFER_BYTES); /* OPTIMAL BYTES FROM TOKEN PER SEGMENT */
-	p += 4 + 44 + 64;
+	p += 4 + 44 + TPC_BLOCK_ROD_FEATURES_LEN;
 
-	/* Supported ROD Types: the point in time copies in and out, the zero
-	 * token in */
-	q = desc_hdr(p, TPC_SUPPORTED_ROD_TYPES, 4 + 3 * 8);
-	put_be16(q + 2, 3 * 8); /* ROD TYPE DESCRIPTORS LENGTH */
+	/* Supported ROD Types, in ascending order: the point in time copies
+	 * in and out, the zero token in only */
+	q = desc_hdr(p, TPC_SUPPORTED_ROD_TYPES, 4 + 3 * TPC_ROD_TYPE_LEN);
+	put_be16(q + 2, 3 * TPC_ROD_TYPE_LEN); /* ROD TYPE DESCRIPTORS LENGTH */
 	q += 4;
 	put_be32(q, ROD_TYPE_PIT_DEFAULT);
 	q[4] = 0x03; /* TOKEN_IN, TOKEN_OUT */
-	put_be32(q + 8, ROD_TYPE_PIT_VULNERABLE);
-	q[12] = 0x03;
-	put_be32(q + 16, ROD_TYPE_BLOCK_ZERO);
-	q[20] = 0x02; /* TOKEN_IN */
-	p += 4 + 4 + 3 * 8;
+	q += TPC_ROD_TYPE_LEN;
+	put_be32(q, ROD_TYPE_PIT_VULNERABLE);
+	q[4] = 0x03;
+	q += TPC_ROD_TYPE_LEN;
+	put_be32(q, ROD_TYPE_BLOCK_ZERO);
+	q[4] = 0x02; /* TOKEN_IN */
+	p += 4 + 4 + 3 * TPC_ROD_TYPE_LEN;
 
 	/* General Copy Operations */
 	q = desc_hdr(p, TPC_GENERAL_COPY_OPS, 0x20);
