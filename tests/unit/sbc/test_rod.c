@@ -14,7 +14,9 @@
  * LUN map: COPY TARGET DEVICE NOT REACHABLE, CVE-2020-28374), p4 does not
  * know it (another target). A write to a range the token represents
  * cancels it, a write elsewhere does not; the zero token writes zeroes;
- * the caps and the inactivity timeout; the RRTI and VPD 8Fh bytes. */
+ * the caps and the inactivity timeout; a reservation of another I_T nexus
+ * stops the copy as it stops EXTENDED COPY; RSOC lists the new service
+ * actions; the RRTI and VPD 8Fh bytes. */
 #include "sbc_harness.h"
 
 #include <time.h>
@@ -308,6 +310,76 @@ static void test_access(void **state)
 	rig_teardown(&g);
 }
 
+/* The copy manager reads the source as the requester's own READ(16): an
+ * SPC-2 reservation of another I_T nexus stops it (THIRD PARTY DEVICE
+ * FAILURE), as for EXTENDED COPY; released, the token works. */
+static void test_reservation(void **state)
+{
+	struct sh *h = sh_setup(&rod_opts);
+	const uint8_t reserve[6] = {0x16}, release[6] = {0x17};
+	const struct range src[1] = {{0, 8}};
+	const struct range dst[1] = {{200, 8}};
+	struct loop_result r;
+	uint8_t token[512];
+
+	(void)state;
+	make_token(h->p1, 0, 1, src, 1, 0, token);
+	sh_cmd(h->p1, 0, reserve, 6, SCSI_DIR_NONE, NULL, 0, &r);
+	sh_expect_good(&r);
+	write_using(h->p2, 1, 1, token, 0, dst, 1, false, &r);
+	sh_expect(&r, COPY_ABORTED, 0x0d, 0x01);
+	sh_cmd(h->p1, 0, release, 6, SCSI_DIR_NONE, NULL, 0, &r);
+	sh_expect_good(&r);
+	write_using(h->p2, 1, 1, token, 0, dst, 1, false, &r);
+	sh_expect_good(&r);
+	sh_teardown(h);
+}
+
+/* REPORT SUPPORTED OPERATION CODES lists the new service actions with
+ * their CDB usage data. */
+static void test_rsoc(void **state)
+{
+	static const struct {
+		uint8_t op, sa;
+		uint8_t usage[16];
+	} want[] = {
+	    {0x83,
+	     0x10,
+	     {0x83, 0x10, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, 0}},
+	    {0x83,
+	     0x11,
+	     {0x83, 0x11, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, 0}},
+	    {0x84,
+	     0x05,
+	     {0x84, 0x05, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0}},
+	    {0x84,
+	     0x07,
+	     {0x84, 0x07, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0}},
+	};
+	struct sh *h = sh_setup(&rod_opts);
+	struct loop_result r;
+	uint8_t c[12] = {0xa3, 0x0c, 0x02}, d[64];
+
+	(void)state;
+	put_be32(c + 6, sizeof(d));
+	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		c[3] = want[i].op;
+		put_be16(c + 4, want[i].sa);
+		sh_cmd(h->p1, 0, c, 12, SCSI_DIR_READ, d, sizeof(d), &r);
+		sh_expect_good(&r);
+		assert_int_equal(d[1] & 0x07, 0x03); /* supported */
+		assert_int_equal(get_be16(d + 2), 16);
+		assert_memory_equal(d + 4, want[i].usage, 16);
+	}
+	/* RECEIVE COPY DATA(LID4) is not */
+	c[3] = 0x84;
+	put_be16(c + 4, 0x06);
+	sh_cmd(h->p1, 0, c, 12, SCSI_DIR_READ, d, sizeof(d), &r);
+	sh_expect_good(&r);
+	assert_int_equal(d[1] & 0x07, 0x01);
+	sh_teardown(h);
+}
+
 /* The RECEIVE ROD TOKEN INFORMATION data of a POPULATE TOKEN and the fixed
  * fields of the token. */
 static void test_rrti_contents(void **state)
@@ -520,6 +592,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),	  cmocka_unit_test(test_zero_token),
 	    cmocka_unit_test(test_invalidation),  cmocka_unit_test(test_access),
+	    cmocka_unit_test(test_reservation),	  cmocka_unit_test(test_rsoc),
 	    cmocka_unit_test(test_rrti_contents), cmocka_unit_test(test_caps),
 	    cmocka_unit_test(test_expiry),	  cmocka_unit_test(test_vpd_8f),
 	};
