@@ -179,13 +179,19 @@ void rod_note_write(struct scsi_lu *lu, uint64_t off, uint64_t len)
 {
 	uint64_t lba = off >> lu->block_shift;
 	uint64_t n = (len + lu->block_size - 1) >> lu->block_shift;
-	struct rod_token *t;
+	uint64_t now = reactor_now_ns();
+	struct rod_token *t, *tn;
 
 	pthread_mutex_lock(&rod.lock);
-	list_for_each_entry(t, &rod.tokens, node)
+	list_for_each_entry_safe(t, tn, &rod.tokens, node)
 	{
 		if (t->lu != lu || t->cancelled)
 			continue;
+		/* an expired token stops costing this LU's writes */
+		if (token_expired(t, now)) {
+			token_remove_locked(t);
+			continue;
+		}
 		for (unsigned i = 0; i < t->nr; i++) {
 			if (ranges_overlap(lba, n, t->r[i].lba, t->r[i].n)) {
 				t->cancelled = true;
