@@ -582,11 +582,19 @@ struct wut_op {
 	uint32_t buf_len;
 	uint32_t list_id;
 	bool del_tkn;
+	bool counted; /* in the destination's copies_running */
 };
 
 static void wut_free(struct scsi_cmd *cmd)
 {
 	struct wut_op *w = cmd->priv.op;
+	struct scsi_lu *dst = cmd->priv.lu;
+
+	if (w->counted) {
+		pthread_mutex_lock(&dst->lock);
+		dst->sbc->copies_running--;
+		pthread_mutex_unlock(&dst->lock);
+	}
 
 	if (w->tok) {
 		pthread_mutex_lock(&rod.lock);
@@ -891,6 +899,16 @@ void sbc_exec_write_using_token(struct scsi_cmd *cmd)
 	if (e != SENSE_OK) {
 		result_set(cmd, w->list_id, ROD_SA_WRITE, ROD_ST_ERROR, 0x02, 0, NULL);
 		scsi_cmd_complete_sx(cmd, e, &p->sx);
+		return;
+	}
+	/* TOTAL CONCURRENT COPIES (VPD 8Fh): shared with EXTENDED COPY */
+	pthread_mutex_lock(&dst->lock);
+	w->counted = dst->sbc->copies_running < XCOPY_MAX_CONCURRENT;
+	if (w->counted)
+		dst->sbc->copies_running++;
+	pthread_mutex_unlock(&dst->lock);
+	if (!w->counted) {
+		scsi_cmd_complete(cmd, SENSE_BUSY);
 		return;
 	}
 	wut_segments(w, dr, ndr, offset);
