@@ -48,7 +48,21 @@
  * changes; WRITE USING TOKEN checks the token after each read completes,
  * so data read while a write was in flight is never written out under a
  * valid token. A write in flight while POPULATE TOKEN runs is concurrent
- * with it (SAM-5: no order between them). */
+ * with it (SAM-5: no order between them). A per-LU write generation
+ * alone would need no registry lock on a write, but would cancel every
+ * token of the LU on any write; the count keeps a write to an LU without
+ * tokens at one load and cancels only the tokens a write touches.
+ *
+ * Outcomes (COPY ABORTED unless said): unknown token, another target's,
+ * or bytes that do not match 23/04 TOKEN UNKNOWN; ROD type not supported
+ * 23/01; ROD TOKEN LENGTH not 01F8h 23/05 TOKEN CORRUPT; inactive too long
+ * 23/07 TOKEN EXPIRED (then gone); written to, or its LU shrank below it,
+ * 23/08 TOKEN CANCELLED; its LU not in the requester's LUN map 0D/02; a
+ * reservation conflict on either side 0D/01; the table full 55/0D. A
+ * token shorter than the destination ranges fills what it can: GOOD, and
+ * RECEIVE ROD TOKEN INFORMATION reports 03h (completed with residual) and
+ * the blocks written. IMMED is accepted; status follows the work either
+ * way. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
