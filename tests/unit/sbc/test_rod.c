@@ -14,9 +14,9 @@
  * LUN map: COPY TARGET DEVICE NOT REACHABLE, CVE-2020-28374), p4 does not
  * know it (another target). A write to a range the token represents
  * cancels it, a write elsewhere does not; the zero token writes zeroes;
- * the caps and the inactivity timeout; a reservation of another I_T nexus
- * stops the copy as it stops EXTENDED COPY; RSOC lists the new service
- * actions; the RRTI and VPD 8Fh bytes. */
+ * the caps (tokens and ranges) and the inactivity timeout; a reservation
+ * of another I_T nexus stops the copy as it stops EXTENDED COPY; RSOC
+ * lists the new service actions; the RRTI and VPD 8Fh bytes. */
 #include "sbc_harness.h"
 
 #include <time.h>
@@ -498,6 +498,27 @@ static void test_caps(void **state)
 	sh_teardown(h);
 }
 
+/* The ranges of a target's tokens are capped together too. */
+static void test_range_cap(void **state)
+{
+	struct sh *h = sh_setup(&rod_opts);
+	struct range many[ROD_MAX_RANGES];
+	const struct range one[1] = {{4000, 1}};
+	struct loop_result r;
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < ROD_MAX_RANGES; i++)
+		many[i] = (struct range){i * 2, 1};
+	for (i = 0; i < ROD_MAX_RANGES_PER_TARGET / ROD_MAX_RANGES; i++) {
+		populate(h->p1, 0, i, many, ROD_MAX_RANGES, 0, &r);
+		sh_expect_good(&r);
+	}
+	populate(h->p1, 1, 1000, one, 1, 0, &r);
+	sh_expect(&r, COPY_ABORTED, 0x55, 0x0d);
+	sh_teardown(h);
+}
+
 /* A token unused for its INACTIVITY TIMEOUT expires. */
 static void test_expiry(void **state)
 {
@@ -594,7 +615,8 @@ int main(void)
 	    cmocka_unit_test(test_invalidation),  cmocka_unit_test(test_access),
 	    cmocka_unit_test(test_reservation),	  cmocka_unit_test(test_rsoc),
 	    cmocka_unit_test(test_rrti_contents), cmocka_unit_test(test_caps),
-	    cmocka_unit_test(test_expiry),	  cmocka_unit_test(test_vpd_8f),
+	    cmocka_unit_test(test_range_cap),	  cmocka_unit_test(test_expiry),
+	    cmocka_unit_test(test_vpd_8f),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
