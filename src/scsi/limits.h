@@ -34,4 +34,15 @@
 #define XCOPY_MAX_SEGMENT_BYTES		(32u << 20)
 #define XCOPY_MAX_CONCURRENT		16u
 
+/* ROD tokens: POPULATE TOKEN / WRITE USING TOKEN (SBC-4 5.x, rod.c), as
+ * the Third-party Copy VPD page (8Fh) reports them */
+#define ROD_MAX_RANGES		  64u		 /* MAXIMUM RANGE DESCRIPTORS */
+#define ROD_MAX_TOKEN_BYTES	  (256ull << 20) /* MAXIMUM TOKEN TRANSFER SIZE */
+#define ROD_OPT_TRANSFER_BYTES	  (64ull << 20)	 /* OPTIMAL TRANSFER COUNT */
+#define ROD_DEFAULT_INACTIVITY_S  60u		 /* DEFAULT INACTIVITY TIMEOUT */
+#define ROD_MAX_INACTIVITY_S	  600u		 /* MAXIMUM INACTIVITY TIMEOUT */
+#define ROD_MAX_TOKENS_PER_TARGET 128u		 /* live tokens of one SCSI target */
+#define ROD_MAX_RANGES_PER_TARGET 2048u		 /* their range descriptors together */
+#define ROD_RESULTS_PER_TARGET	  64u		 /* RECEIVE ROD TOKEN INFORMATION results */
+
 #endif

@@ -47,6 +47,7 @@ int sbc_lu_init(struct scsi_lu *lu)
 	atomic_init(&s->st_state, SBC_ST_IDLE);
 	atomic_init(&s->st_progress, 0);
 	s->created_ns = reactor_now_ns();
+	atomic_init(&s->rod_watch, 0);
 	lu->sbc = s;
 	return 0;
 }
@@ -281,6 +282,7 @@ void sbc_op_run(struct sbc_op *op)
 			return; /* done (op may be gone) or waiting */
 		op->in_submit = true;
 		op->sync_done = false;
+		sbc_rod_note_write(op->lu, &op->io);
 		bs_submit(op->lu->bs, &op->io);
 		op->in_submit = false;
 		if (!op->sync_done)
@@ -519,6 +521,7 @@ static void rw_submit(struct scsi_cmd *cmd)
 	io->iov = p->iov;
 	io->iovcnt = 1;
 	io->done = rw_done;
+	sbc_rod_note_write(lu, io);
 	bs_submit(lu->bs, io);
 }
 

@@ -91,10 +91,13 @@ static const struct cdb_sa_table sanitize_sa = {
 	.v = sanitize_table,
 };
 
-/* EXTENDED COPY 83h (SPC-4 6.4): LID1 only. The copy manager checks each
- * copy source and destination itself, as a READ(16) / WRITE(16) of the
- * requester's (ALUA, reservations, write protection: xcopy.c). */
-static const struct cdb_desc xcopy_table[1] = {
+/* THIRD-PARTY COPY OUT 83h: EXTENDED COPY(LID1) (SPC-4 6.4), POPULATE
+ * TOKEN and WRITE USING TOKEN (SBC-4 5.11, 5.53; rod.c). The copy manager
+ * checks each copy source and destination itself, as a READ(16) /
+ * WRITE(16) of the requester's (ALUA, reservations, write protection:
+ * xcopy.c sbc_copy_access). POPULATE TOKEN reads nothing at once but
+ * names the blocks of its LU for later reads: a READ's class. */
+static const struct cdb_desc xcopy_table[0x12] = {
 	[0x00] = {
 		.name = "EXTENDED COPY(LID1)",
 		.parse = sbc_parse_xcopy,
@@ -105,18 +108,43 @@ static const struct cdb_desc xcopy_table[1] = {
 		.pr_class = PR_CLASS_WRITE,
 		.order_class = ORDER_WRITE,
 	},
+	/* LIST IDENTIFIER 6-9, PARAMETER LIST LENGTH 10-13, GROUP NUMBER 14 */
+	[0x10] = {
+		.name = "POPULATE TOKEN",
+		.parse = sbc_parse_populate_token,
+		.exec = sbc_exec_populate_token,
+		.len = 16,
+		.usage = { 0xff, 0x1f, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
+			   0xff, 0xff, 0xff, 0xff, 0x1f, CONTROL },
+		.pr_class = PR_CLASS_READ,
+		.order_class = ORDER_READ,
+	},
+	[0x11] = {
+		.name = "WRITE USING TOKEN",
+		.parse = sbc_parse_write_using_token,
+		.exec = sbc_exec_write_using_token,
+		.len = 16,
+		.usage = { 0xff, 0x1f, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
+			   0xff, 0xff, 0xff, 0xff, 0x1f, CONTROL },
+		.flags = CDB_F_WRITES,
+		.pr_class = PR_CLASS_WRITE,
+		.order_class = ORDER_WRITE,
+	},
 };
 
 static const struct cdb_sa_table xcopy_sa = {
 	.byte = 1,
 	.mask = 0x1f,
-	.count = 1,
+	.count = 0x12,
 	.v = xcopy_table,
 };
 
-/* RECEIVE COPY RESULTS 84h (SPC-4 6.23): COPY STATUS and OPERATING
+/* THIRD-PARTY COPY IN 84h (SPC-4 6.23): COPY STATUS(LID1) and OPERATING
  * PARAMETERS; RECEIVE DATA and FAILED SEGMENT DETAILS are not supported
- * (no held data, no segment details). */
+ * (no held data, no segment details), nor RECEIVE COPY DATA(LID4) (no
+ * EXTENDED COPY(LID4), no held data). RECEIVE COPY STATUS(LID4) and
+ * RECEIVE ROD TOKEN INFORMATION (SBC-4 5.20) report POPULATE TOKEN and
+ * WRITE USING TOKEN: LIST IDENTIFIER 2-5 (rod.c). */
 #define RCR_CMD(nm, ex)                                                                    \
 	{                                                                                  \
 		.name = (nm), .parse = sbc_parse_rcr, .exec = (ex), .len = 16,              \
@@ -125,15 +153,35 @@ static const struct cdb_sa_table xcopy_sa = {
 		.pr_class = PR_CLASS_READ, .order_class = ORDER_NONE,                       \
 	}
 
-static const struct cdb_desc rcr_table[0x04] = {
+static const struct cdb_desc rcr_table[0x08] = {
 	[0x00] = RCR_CMD("RECEIVE COPY STATUS(LID1)", sbc_exec_rcr_copy_status),
 	[0x03] = RCR_CMD("RECEIVE COPY OPERATING PARAMETERS", sbc_exec_rcr_op_params),
+	[0x05] = {
+		.name = "RECEIVE COPY STATUS(LID4)",
+		.parse = sbc_parse_rcs_lid4,
+		.exec = sbc_exec_rcs_lid4,
+		.len = 16,
+		.usage = { 0xff, 0x1f, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,
+			   0xff, 0xff, 0xff, 0xff, 0x00, CONTROL },
+		.pr_class = PR_CLASS_READ,
+		.order_class = ORDER_NONE,
+	},
+	[0x07] = {
+		.name = "RECEIVE ROD TOKEN INFORMATION",
+		.parse = sbc_parse_rrti,
+		.exec = sbc_exec_rrti,
+		.len = 16,
+		.usage = { 0xff, 0x1f, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,
+			   0xff, 0xff, 0xff, 0xff, 0x00, CONTROL },
+		.pr_class = PR_CLASS_READ,
+		.order_class = ORDER_NONE,
+	},
 };
 
 static const struct cdb_sa_table rcr_sa = {
 	.byte = 1,
 	.mask = 0x1f,
-	.count = 0x04,
+	.count = 0x08,
 	.v = rcr_table,
 };
 

@@ -90,7 +90,22 @@ struct sbc_lu_state {
 	struct sbc_copy_result copies[SBC_XCOPY_RESULTS];
 	uint64_t copy_seq;
 	unsigned copies_running;
+
+	/* ROD tokens (rod.c): live tokens of this LU a write would cancel */
+	atomic_uint rod_watch;
 };
+
+/* rod.c: a write of [off, off + len) bytes to lu cancels the ROD tokens
+ * that represent any of it. */
+void rod_note_write(struct scsi_lu *lu, uint64_t off, uint64_t len);
+/* Called where a request that changes the medium goes to the back-store:
+ * one relaxed load while lu has no token (rod.c). */
+static inline void sbc_rod_note_write(struct scsi_lu *lu, const struct bs_io *io)
+{
+	if (atomic_load_explicit(&lu->sbc->rod_watch, memory_order_relaxed) &&
+	    (io->op == BS_OP_WRITE || io->op == BS_OP_DISCARD || io->op == BS_OP_WRITE_ZEROES))
+		rod_note_write(lu, io->off, io->len);
+}
 
 /* ---- LBA range lock (sbc.c) ----
  * Conflict: overlapping ranges of which at least one is exclusive. A request
@@ -236,6 +251,20 @@ void sbc_exec_xcopy(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_rcr(struct scsi_cmd *cmd);
 void sbc_exec_rcr_copy_status(struct scsi_cmd *cmd);
 void sbc_exec_rcr_op_params(struct scsi_cmd *cmd);
+/* The copy manager's access check of a copy source (write false) or
+ * destination: as the requester's own READ(16) / WRITE(16) to lu through
+ * its I_T nexus record itn (ro: the mapping is write protected). */
+enum sense_reason sbc_copy_access(const struct scsi_cmd *cmd, struct scsi_lu *lu,
+				  struct lu_itn *itn, bool ro, bool write);
+/* rod.c */
+enum sense_reason sbc_parse_populate_token(struct scsi_cmd *cmd);
+void sbc_exec_populate_token(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_write_using_token(struct scsi_cmd *cmd);
+void sbc_exec_write_using_token(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_rrti(struct scsi_cmd *cmd);
+void sbc_exec_rrti(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_rcs_lid4(struct scsi_cmd *cmd);
+void sbc_exec_rcs_lid4(struct scsi_cmd *cmd);
 /* defect.c */
 enum sense_reason sbc_parse_read_defect10(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_read_defect12(struct scsi_cmd *cmd);

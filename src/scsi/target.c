@@ -10,6 +10,7 @@
 #include "lib/endian.h"
 #include "scsi/alua.h"
 #include "scsi/core.h"
+#include "scsi/rod.h"
 #include "scsi/ua.h"
 
 #define LUN_MAX 16383u
@@ -239,6 +240,7 @@ void scsi_target_destroy(struct scsi_target *t)
 		free(a);
 	}
 	scsi_lun_map_put(t->default_map);
+	rod_target_gone(t);
 	pthread_mutex_destroy(&t->lock);
 	free(t->name);
 	free(t);

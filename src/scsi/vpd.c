@@ -11,6 +11,7 @@
 #include "scsi/cmd.h"
 #include "scsi/core.h"
 #include "scsi/limits.h"
+#include "scsi/rod.h"
 #include "scsi/spc.h"
 
 enum {
@@ -21,6 +22,7 @@ enum {
 	VPD_EXTENDED_INQUIRY = 0x86,
 	VPD_MODE_PAGE_POLICY = 0x87,
 	VPD_SCSI_PORTS = 0x88,
+	VPD_THIRD_PARTY_COPY = 0x8f,
 	VPD_BLOCK_LIMITS = 0xb0,
 	VPD_BLOCK_CHARACTERISTICS = 0xb1,
 	VPD_LB_PROVISIONING = 0xb2,
@@ -48,9 +50,12 @@ enum {
 #define VPD_MAX_UNMAP_LBA_COUNT (1u << 20)
 
 static const uint8_t supported_pages[] = {
-    VPD_SUPPORTED_PAGES,       VPD_UNIT_SERIAL,	     VPD_DEVICE_ID,  VPD_MGMT_NETWORK_ADDRESSES,
-    VPD_EXTENDED_INQUIRY,      VPD_MODE_PAGE_POLICY, VPD_SCSI_PORTS, VPD_BLOCK_LIMITS,
-    VPD_BLOCK_CHARACTERISTICS, VPD_LB_PROVISIONING,
+    VPD_SUPPORTED_PAGES,  VPD_UNIT_SERIAL,
+    VPD_DEVICE_ID,	  VPD_MGMT_NETWORK_ADDRESSES,
+    VPD_EXTENDED_INQUIRY, VPD_MODE_PAGE_POLICY,
+    VPD_SCSI_PORTS,	  VPD_THIRD_PARTY_COPY,
+    VPD_BLOCK_LIMITS,	  VPD_BLOCK_CHARACTERISTICS,
+    VPD_LB_PROVISIONING,
 };
 
 /* SPC-4 7.8.1 version descriptors claimed in the standard INQUIRY data */
@@ -434,6 +439,9 @@ int vpd_page(struct scsi_cmd *cmd, uint8_t page, uint8_t *buf)
 		buf[5] = 0x07; /* HEADSUP, ORDSUP, SIMPSUP */
 		buf[6] = 0x00; /* V_SUP 0, NV_SUP 0 */
 		len = 64;
+		break;
+	case VPD_THIRD_PARTY_COPY: /* tpc_vpd.c */
+		len = vpd_third_party_copy(lu, buf);
 		break;
 	case VPD_BLOCK_LIMITS:
 		len = vpd_block_limits(lu, buf);

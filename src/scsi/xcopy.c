@@ -346,29 +346,36 @@ static enum sense_reason xc_resolve_targets(struct scsi_cmd *cmd, struct xcopy_o
 static const uint8_t xc_read_cdb[CDB16_LEN] = {OP_READ_16};
 static const uint8_t xc_write_cdb[CDB16_LEN] = {OP_WRITE_16};
 
-/* May the requester read (write) copy target t as with its own READ(16)
- * (WRITE(16))? The checks scsi_cmd_setup() gives those commands after the
- * unit attention, medium and sanitize ones (cmd.c setup_checks, SPC-4
- * 5.14), through the requester's target port and I_T nexus record at t's
- * LU; the outcome as the copy manager reports it (see the top). */
-static enum sense_reason xc_access(const struct scsi_cmd *cmd, const struct xc_target *t,
-				   bool write)
+/* May the requester read (write) lu as with its own READ(16) (WRITE(16))?
+ * The checks scsi_cmd_setup() gives those commands after the unit
+ * attention, medium and sanitize ones (cmd.c setup_checks, SPC-4 5.14),
+ * through the requester's target port and its I_T nexus record itn at lu
+ * (ro: its mapping of lu is write protected); the outcome as the copy
+ * manager reports it (see the top). Shared with the token copies (rod.c). */
+enum sense_reason sbc_copy_access(const struct scsi_cmd *cmd, struct scsi_lu *lu,
+				  struct lu_itn *itn, bool ro, bool write)
 {
 	const uint8_t *cdb = write ? xc_write_cdb : xc_read_cdb;
 	const struct cdb_desc *d = cdb_opcode(cdb_op(cdb));
 
 	/* SPC-4 5.15.2.4: the access state through the requester's port */
-	if (alua_check_access(cmd->nexus->tport, t->lu, d->flags) != SENSE_OK)
+	if (alua_check_access(cmd->nexus->tport, lu, d->flags) != SENSE_OK)
 		return SENSE_ABORTED_COPY_TARGET_UNREACHABLE;
 	/* SPC-2 5.5.1: RESERVE held by another I_T nexus */
-	if (!(d->flags & CDB_F_SPC2_RESV_OK) && resv_conflict(t->lu, t->itn))
+	if (!(d->flags & CDB_F_SPC2_RESV_OK) && resv_conflict(lu, itn))
 		return SENSE_COPY_ABORTED_THIRD_PARTY_FAILURE;
 	/* SPC-4 5.13.1: persistent reservation, by READ's / WRITE's class */
-	if (pr_conflict(t->lu, t->itn, d, cdb))
+	if (pr_conflict(lu, itn, d, cdb))
 		return SENSE_COPY_ABORTED_THIRD_PARTY_FAILURE;
-	if ((d->flags & CDB_F_WRITES) && lu_wp(t->lu, t->ro))
+	if ((d->flags & CDB_F_WRITES) && lu_wp(lu, ro))
 		return SENSE_WRITE_PROTECTED;
 	return SENSE_OK;
+}
+
+static enum sense_reason xc_access(const struct scsi_cmd *cmd, const struct xc_target *t,
+				   bool write)
+{
+	return sbc_copy_access(cmd, t->lu, t->itn, t->ro, write);
 }
 
 /* Block-to-block segment descriptors (SPC-4 6.4.6.5): byte 1 DC, CAT;

@@ -250,7 +250,8 @@ int main(int argc, char **argv)
 	check("sense_ua_power_on_fixed", "TEST UNIT READY after login", r.sense, r.sense_len);
 
 	cmd(p, "inquiry_standard", "INQUIRY", (const uint8_t[6]){0x12, 0, 0, 0, 255, 0}, 6, 255);
-	static const uint8_t pages[] = {0x00, 0x80, 0x83, 0x85, 0x86, 0x87, 0x88, 0xb0, 0xb1, 0xb2};
+	static const uint8_t pages[] = {0x00, 0x80, 0x83, 0x85, 0x86, 0x87,
+					0x88, 0x8f, 0xb0, 0xb1, 0xb2};
 	for (size_t i = 0; i < sizeof(pages); i++) {
 		char name[32], what[48];
 

@@ -54,13 +54,14 @@ static uint32_t vpd(struct harness *h, uint8_t page, uint8_t *buf, uint16_t allo
 static void test_supported_pages(void **state)
 {
 	struct harness *h = *state;
-	uint8_t buf[255], pg[255];
+	uint8_t buf[255], pg[1024];
 	uint32_t n = vpd(h, 0x00, buf, 255);
 
 	assert_int_equal(n, 4 + get_be16(buf + 2));
-	/* every listed page answers with its own page code */
+	/* every listed page answers with its own page code (8Fh is longer
+	 * than 255 bytes) */
 	for (uint32_t i = 4; i < n; i++) {
-		uint32_t m = vpd(h, buf[i], pg, 255);
+		uint32_t m = vpd(h, buf[i], pg, sizeof(pg));
 		assert_true(m >= 4);
 		assert_int_equal(pg[1], buf[i]);
 		assert_int_equal(m, 4 + get_be16(pg + 2));
