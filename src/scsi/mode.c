@@ -155,6 +155,18 @@ static void mode_sync_atomics(struct scsi_lu *lu)
 	atomic_store(&m->tas, m->cur[MODE_PG_CONTROL][5] & 0x40);
 }
 
+/* The fields of page i that are computed when a page is reported, never
+ * stored: SPC-4 7.5.8 EXTENDED SELF-TEST COMPLETION TIME, the extended
+ * self-test's time at its pace for the current capacity (diag.c), so a
+ * resize cannot make a saved Control page differ from its defaults. */
+#define CONTROL_EXT_SELFTEST_BYTE 10
+
+static void page_computed(struct scsi_lu *lu, unsigned i, uint8_t *p)
+{
+	if (i == MODE_PG_CONTROL)
+		put_be16(p + CONTROL_EXT_SELFTEST_BYTE, sbc_selftest_extended_seconds(lu));
+}
+
 /* The default values of page i for this LU. */
 static void page_default(const struct scsi_lu *lu, unsigned i, uint8_t *p)
 {
@@ -337,12 +349,8 @@ static size_t put_page(struct scsi_lu *lu, unsigned i, uint8_t pc, uint8_t *p)
 		memcpy(p, m->cur[i], d->len);
 		break;
 	}
-	/* SPC-4 7.5.8 EXTENDED SELF-TEST COMPLETION TIME: the extended
-	 * self-test's time at its pace for the current capacity (diag.c);
-	 * computed here, never stored, so a resize cannot make a saved
-	 * Control page differ from its defaults */
-	if (i == MODE_PG_CONTROL && pc != PC_CHANGEABLE)
-		put_be16(p + 10, sbc_selftest_extended_seconds(lu));
+	if (pc != PC_CHANGEABLE)
+		page_computed(lu, i, p);
 	/* SPC-4 7.5.7: PS, SPF, PAGE CODE, SUBPAGE CODE, PAGE LENGTH */
 	if (d->sub) {
 		p[0] = (uint8_t)((saveable ? 0x80 : 0) | 0x40 | d->code);
@@ -437,6 +445,7 @@ static enum sense_reason mode_select_parse(struct scsi_cmd *cmd, struct scsi_lu 
 	bool ten = cdb_op(cmd->cdb) == OP_MODE_SELECT_10;
 	bool sp = cdb_mode_select_sp(cmd->cdb);
 	size_t hdr = ten ? 8 : 4, bdl, off;
+	uint8_t shown[MODE_PAGE_MAX_LEN];
 
 	if (len < hdr)
 		return SENSE_PARAM_LIST_LENGTH_ERROR;
@@ -480,13 +489,21 @@ static enum sense_reason mode_select_parse(struct scsi_cmd *cmd, struct scsi_lu 
 		/* SPC-4 6.11: SP=1 for a page that cannot be saved */
 		if (sp && !page_saveable((unsigned)i))
 			return cdb_invalid_field(cmd, MODE_FLAGS_BYTE, 0);
-		/* PS is reserved in MODE SELECT and ignored */
+		/* PS is reserved in MODE SELECT and ignored; a field that
+		 * cannot change is compared with what MODE SENSE reports,
+		 * and a computed one (page_computed()) may also be 0, as in
+		 * a page built from scratch */
+		memcpy(shown, next[i], sizeof(shown));
+		page_computed(lu, (unsigned)i, shown);
 		for (size_t b = h; b < plen; b++) {
-			uint8_t diff = (pg[b] ^ next[i][b]) & (uint8_t)~pages[i].changeable[b];
+			uint8_t diff = (pg[b] ^ shown[b]) & (pg[b] ^ next[i][b]) &
+				       (uint8_t)~pages[i].changeable[b];
 			if (diff)
 				return bad_bits(cmd, off + b, diff);
+			/* only the changeable bits are kept */
+			next[i][b] = (uint8_t)((next[i][b] & ~pages[i].changeable[b]) |
+					       (pg[b] & pages[i].changeable[b]));
 		}
-		memcpy(next[i] + h, pg + h, plen - h);
 		off += plen;
 	}
 	return SENSE_OK;

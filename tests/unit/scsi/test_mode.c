@@ -206,6 +206,31 @@ static uint8_t select6(struct harness *h, struct loop_port *p, const uint8_t *pa
 	return h_cmd(p, 0, cdb, 6, SCSI_DIR_WRITE, data, (uint32_t)(4 + plen), r);
 }
 
+/* read, modify, write back: the Control page as MODE SENSE reports it,
+ * EXTENDED SELF-TEST COMPLETION TIME (computed, 1 s here) included, is
+ * accepted with SWP flipped, and the computed field stays computed */
+static void test_select_read_modify_write(void **state)
+{
+	struct harness *h = *state;
+	uint8_t cdb6[6] = {0x1a, 0x08, 0x0a, 0, 255, 0}, buf[255], ctl[12];
+	struct loop_result r;
+
+	assert_int_equal(h_cmd(h->p1, 0, cdb6, 6, SCSI_DIR_READ, buf, 255, &r), SAM_STAT_GOOD);
+	memcpy(ctl, buf + 4, sizeof(ctl));
+	assert_int_equal(get_be16(ctl + 10), 1);
+	ctl[0] &= 0x7f;
+	ctl[4] |= 0x08; /* SWP */
+	assert_int_equal(select6(h, h->p1, ctl, sizeof(ctl), &r), SAM_STAT_GOOD);
+	assert_int_equal(h_cmd(h->p1, 0, cdb6, 6, SCSI_DIR_READ, buf, 255, &r), SAM_STAT_GOOD);
+	assert_int_equal(buf[4 + 4] & 0x08, 0x08);
+	assert_int_equal(get_be16(buf + 4 + 10), 1);
+	/* another value there is refused, at that byte */
+	ctl[11] = 0x07;
+	select6(h, h->p1, ctl, sizeof(ctl), &r);
+	h_expect_sense(&r, 0x5, 0x26, 0x00);
+	assert_int_equal(get_be16(r.sense + 16), 4 + 11);
+}
+
 static void test_select_swp_write_protects(void **state)
 {
 	struct harness *h = *state;
@@ -293,6 +318,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_sense_disconnect_and_power, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_select_subpage, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sense10_llbaa_and_changeable, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_select_read_modify_write, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_select_swp_write_protects, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_select_invalid, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_select10_wce_and_block_descriptor, setup,
