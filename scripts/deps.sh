@@ -61,6 +61,7 @@ busybox-static
 open-iscsi
 sg3-utils
 smartmontools
+ddpt
 cpio
 procps
 "

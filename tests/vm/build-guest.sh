@@ -33,9 +33,10 @@ MODULES="virtio_pci virtio_net iscsi_tcp sd_mod sg scsi_dh_alua crc32c_generic"
 # The guest's tools: packages whose programs are copied, and the programs.
 # (util-linux's blkdiscard -z, BLKZEROOUT, and fallocate -p on a block
 # device, which busybox's lack)
-TOOL_PKGS="busybox-static open-iscsi sg3-utils smartmontools util-linux"
+TOOL_PKGS="busybox-static open-iscsi sg3-utils smartmontools ddpt util-linux"
 tools() {
-	echo /usr/sbin/iscsiadm /usr/sbin/iscsid /usr/sbin/smartctl /usr/sbin/blkdiscard /usr/bin/fallocate
+	echo /usr/sbin/iscsiadm /usr/sbin/iscsid /usr/sbin/smartctl /usr/sbin/blkdiscard /usr/bin/fallocate \
+		/usr/bin/ddpt
 	dpkg -L sg3-utils | grep -E '^/usr/bin/sg' | sort
 }
 

@@ -24,8 +24,16 @@
 #     back as zeroes, and the image file has given the space back;
 #   - sg_vpd -a and sg_logs -a, on both LUNs (every VPD and log page the
 #     target lists as supported) exit 0 and say nothing of an ILLEGAL REQUEST;
+#   - sg_senddiag -t (default self-test) and --selftest=5 (foreground short)
+#     pass and sg_logs -p 0x10 reports them; -l and --extdur answer;
+#     sg_write_buffer writes the echo buffer, sg_read_buffer and sg_raw
+#     (READ BUFFER) read it back;
+#     sg_format --format zeroes LUN 1; POPULATE TOKEN, RECEIVE ROD TOKEN
+#     INFORMATION and WRITE USING TOKEN (sg_raw) copy 512 KiB from LUN 1 to
+#     LUN 0, ddpt --xcopy (EXTENDED COPY) 1 MiB inside LUN 0;
+#     smartctl -a exits 0;
 #   - the guest logs out, and utargetd stops cleanly.
-# Printed for later tests, not asserted: sg_modes -a, smartctl -a, the other
+# Printed for later tests, not asserted: sg_modes -a, smartctl -x, the other
 # sg3-utils reads, a probe of VPD, log and mode pages the target does not
 # list, sd's view in sysfs, the kernel's log, and at the end every ILLEGAL
 # REQUEST (or other refusal) line any command printed.
@@ -101,6 +109,38 @@ zero() { # zero NAME LUN MiB TOOL: write 1 MiB at MiB, zero it with TOOL, read z
 }
 zero zero0 0 40 "/usr/sbin/blkdiscard -v -z"
 zero zero1 1 40 "/usr/bin/fallocate -p"
+# issue 12's commands as sg3-utils, smartctl and ddpt send them through sd/sg
+guest selftest 'sg_senddiag -t $SG && sg_senddiag --selftest=5 $SG && sg_logs -p 0x10 $SG'
+guest diag_pages 'sg_senddiag -l $SG'
+guest extdur 'sg_senddiag --extdur $SG'
+guest echo_buffer 'printf utarget-echo-buffer-test >/tmp/eb &&
+	sg_write_buffer --mode=echo --in=/tmp/eb --length=24 $SG &&
+	sg_read_buffer --mode=echo --length=24 $SG &&
+	sg_raw -r 24 -o /tmp/rb $SG 3c 0a 00 00 00 00 00 00 18 00 && cmp /tmp/eb /tmp/rb && echo echo-ok'
+guest format 'dd if=/dev/urandom of=$DISK1 bs=1M count=2 oflag=direct 2>/dev/null &&
+	sg_format --format --quick $SG1 &&
+	dd if=$DISK1 bs=1M count=2 iflag=direct 2>/dev/null | tr -d "\000" | wc -c'
+# ODX through the kernel's sg driver with sg_raw: POPULATE TOKEN on LUN 1
+# (LBA 0, 1024 blocks), RECEIVE ROD TOKEN INFORMATION for the token, WRITE
+# USING TOKEN on LUN 0 (LBA 0). (ddpt 0.97's --odx writes its block range
+# descriptors one byte early whenever skip=, seek= or count= are given.)
+guest odx 'dd if=/dev/urandom of=/tmp/o bs=512K count=1 2>/dev/null &&
+	dd if=/tmp/o of=$DISK1 bs=512K oflag=direct 2>/dev/null &&
+	{ printf "\000\036"; head -c 12 /dev/zero; printf "\000\020"; head -c 8 /dev/zero;
+	  printf "\000\000\004\000"; head -c 4 /dev/zero; } >/tmp/pt &&
+	sg_raw -s 32 -i /tmp/pt $SG1 83 10 00 00 00 00 00 00 00 07 00 00 00 20 00 00 &&
+	sg_raw -r 1024 -o /tmp/rrti $SG1 84 07 00 00 00 07 00 00 00 00 00 00 04 00 00 00 &&
+	off=$((32 + $(od -An -tu1 -j13 -N1 /tmp/rrti) + 6)) &&
+	dd if=/tmp/rrti of=/tmp/tok bs=1 skip=$off count=512 2>/dev/null &&
+	{ printf "\002\046"; head -c 14 /dev/zero; cat /tmp/tok; head -c 6 /dev/zero;
+	  printf "\000\020"; head -c 8 /dev/zero; printf "\000\000\004\000"; head -c 4 /dev/zero; } >/tmp/wut &&
+	sg_raw -s 552 -i /tmp/wut $SG 83 11 00 00 00 00 00 00 00 08 00 00 02 28 00 00 &&
+	blkdiscard -o 0 -l 524288 $DISK1 &&
+	dd if=$DISK bs=512K count=1 iflag=direct 2>/dev/null | md5sum && md5sum </tmp/o'
+guest xcopy 'dd if=/dev/urandom of=/tmp/x bs=1M count=1 2>/dev/null &&
+	dd if=/tmp/x of=$DISK bs=1M seek=32 oflag=direct 2>/dev/null &&
+	ddpt --xcopy if=$SG skip=65536 of=$SG seek=114688 bs=512 count=2048 &&
+	dd if=$DISK bs=1M skip=56 count=1 iflag=direct 2>/dev/null | md5sum && md5sum </tmp/x'
 guest vpd 'sg_vpd -a $SG'
 guest thin_vpd 'sg_vpd -a $SG1'
 guest logs 'sg_logs -a $SG'
@@ -228,6 +268,29 @@ for n in vpd thin_vpd logs thin_logs; do
 	fi
 done
 echo "ok: sg_vpd -a and sg_logs -a (LUNs 0 and 1): every listed page read, no ILLEGAL REQUEST"
+
+must_rc0 selftest
+grep -qi "completed without error" "$(out selftest)" ||
+	ut_fail "sg_logs -p 0x10: no self-test completed without error"
+must_rc0 diag_pages
+must_rc0 extdur
+grep -qi "extended self-test" "$(out extdur)" || ut_fail "sg_senddiag --extdur: no duration"
+echo "ok: sg_senddiag -t and --selftest=5 pass, page 10h logs them, -l and --extdur answer"
+must_rc0 echo_buffer
+grep -qx echo-ok "$(out echo_buffer)" || ut_fail "the echo buffer did not return what sg_write_buffer wrote"
+echo "ok: sg_write_buffer/sg_read_buffer echo mode round trip"
+must_rc0 format
+[ "$(tail -n 1 "$(out format)" | tr -d ' ')" = 0 ] || ut_fail "LUN 1 is not zero after sg_format --format"
+echo "ok: sg_format --format on LUN 1: its data reads back as zeroes"
+must_rc0 odx
+[ "$(tail -n 2 "$(out odx)" | cut -d' ' -f1 | uniq | wc -l)" = 1 ] ||
+	ut_fail "POPULATE TOKEN + WRITE USING TOKEN (ODX) did not copy the 512 KiB"
+must_rc0 xcopy
+[ "$(tail -n 2 "$(out xcopy)" | cut -d' ' -f1 | uniq | wc -l)" = 1 ] ||
+	ut_fail "ddpt --xcopy (EXTENDED COPY LID1) did not copy the 1 MiB"
+echo "ok: ODX (POPULATE TOKEN, RRTI, WRITE USING TOKEN) copies 512 KiB from LUN 1 to LUN 0, ddpt --xcopy 1 MiB inside LUN 0: read back identical"
+must_rc0 smartctl
+echo "ok: smartctl -a exits 0"
 
 [ "$(cat "$gdir/steps/logout.rc")" = 0 ] || ut_fail "the guest's logout failed"
 grep -qE "logout: initiator $INITIATOR " "$UT_LOG" || ut_fail "utargetd logged no logout of $INITIATOR"
