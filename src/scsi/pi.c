@@ -16,22 +16,19 @@
  * one (the 32-byte CDBs: EXPECTED LOGICAL BLOCK APPLICATION TAG and its
  * mask); a mask of 0 checks nothing. The reference tag of type 3 belongs to
  * the application client and is never checked.
- *
- * The guard is CRC-16 T10-DIF, computed by ISA-L (crc16_t10dif, the
- * library the design chose for CRCs). */
+ * The guard is lib/t10pi.c's CRC-16 T10-DIF. */
 #include "scsi/pi.h"
 
-#include <isa-l/crc.h>
 #include <string.h>
 
 #include "lib/endian.h"
 
-bool pi_protect_checks(enum pi_type t, uint8_t protect, struct pi_checks *c)
+bool pi_protect_checks(enum t10pi_type t, uint8_t protect, struct pi_checks *c)
 {
-	bool ref = t == PI_TYPE1 || t == PI_TYPE2;
+	bool ref = t == T10PI_TYPE1 || t == T10PI_TYPE2;
 
 	memset(c, 0, sizeof(*c));
-	if (t == PI_NONE)
+	if (t == T10PI_NONE)
 		return protect == 0;
 	switch (protect) {
 	case 0:
@@ -56,17 +53,12 @@ bool pi_protect_checks(enum pi_type t, uint8_t protect, struct pi_checks *c)
 	}
 }
 
-uint16_t pi_crc(const uint8_t *data, uint32_t len)
-{
-	return crc16_t10dif(0, data, len);
-}
-
-static bool escaped(enum pi_type t, const uint8_t *tuple)
+static bool escaped(enum t10pi_type t, const uint8_t *tuple)
 {
 	/* SBC-4 4.22.3: the application client disabled the checks */
 	if (get_be16(tuple + 2) != 0xffff)
 		return false;
-	return t != PI_TYPE3 || get_be32(tuple + 4) == 0xffffffffu;
+	return t != T10PI_TYPE3 || get_be32(tuple + 4) == 0xffffffffu;
 }
 
 enum sense_reason pi_verify(const uint8_t *data, const uint8_t *tuples, uint32_t bs, uint64_t n,
@@ -75,12 +67,12 @@ enum sense_reason pi_verify(const uint8_t *data, const uint8_t *tuples, uint32_t
 	bool app = c->app && e->app_mask;
 
 	for (uint64_t i = 0; i < n; i++) {
-		const uint8_t *t = tuples + i * PI_TUPLE_LEN;
+		const uint8_t *t = tuples + i * T10PI_TUPLE_LEN;
 
 		if (escaped(e->type, t))
 			continue;
 		*bad = i;
-		if (c->guard && get_be16(t) != pi_crc(data + i * bs, bs))
+		if (c->guard && get_be16(t) != t10pi_crc(data + i * bs, bs))
 			return SENSE_PI_GUARD_CHECK_FAILED;
 		if (app && ((get_be16(t + 2) ^ e->app) & e->app_mask))
 			return SENSE_PI_APP_TAG_CHECK_FAILED;
@@ -88,41 +80,4 @@ enum sense_reason pi_verify(const uint8_t *data, const uint8_t *tuples, uint32_t
 			return SENSE_PI_REF_TAG_CHECK_FAILED;
 	}
 	return SENSE_OK;
-}
-
-void pi_generate(const uint8_t *data, uint8_t *tuples, uint32_t bs, uint64_t n,
-		 const struct pi_expect *e)
-{
-	for (uint64_t i = 0; i < n; i++) {
-		uint8_t *t = tuples + i * PI_TUPLE_LEN;
-
-		put_be16(t, pi_crc(data + i * bs, bs));
-		put_be16(t + 2, 0x0000);
-		put_be32(t + 4, e->type == PI_TYPE3 ? 0xffffffffu : (uint32_t)(e->ref + i));
-	}
-}
-
-void pi_split(uint8_t *buf, uint8_t *tuples, uint32_t bs, uint64_t n)
-{
-	/* block i moves from i * (bs + 8) down to i * bs: front to back, a
-	 * block never overwrites one not yet moved */
-	for (uint64_t i = 0; i < n; i++) {
-		uint8_t *src = buf + i * (bs + PI_TUPLE_LEN);
-
-		memcpy(tuples + i * PI_TUPLE_LEN, src + bs, PI_TUPLE_LEN);
-		if (i)
-			memmove(buf + i * bs, src, bs);
-	}
-}
-
-void pi_merge(uint8_t *buf, const uint8_t *tuples, uint32_t bs, uint64_t n)
-{
-	/* back to front: block i moves up from i * bs to i * (bs + 8) */
-	for (uint64_t i = n; i-- > 0;) {
-		uint8_t *dst = buf + i * (bs + PI_TUPLE_LEN);
-
-		if (i)
-			memmove(dst, buf + i * bs, bs);
-		memcpy(dst + bs, tuples + i * PI_TUPLE_LEN, PI_TUPLE_LEN);
-	}
 }
