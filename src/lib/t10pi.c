@@ -14,6 +14,12 @@ uint16_t t10pi_crc(const uint8_t *data, uint32_t len)
 	return crc16_t10dif(0, data, len);
 }
 
+uint16_t t10pi_crc_update(uint16_t crc, const uint8_t *data, size_t len)
+{
+	/* no reflection, no final inversion: the register chains as is */
+	return crc16_t10dif(crc, data, len);
+}
+
 void t10pi_generate(const uint8_t *data, uint8_t *tuples, uint32_t bs, uint64_t n,
 		    enum t10pi_type type, uint32_t ref)
 {

@@ -8,6 +8,7 @@
 #ifndef UT_LIB_T10PI_H
 #define UT_LIB_T10PI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* LOGICAL BLOCK GUARD (be16), LOGICAL BLOCK APPLICATION TAG (be16),
@@ -23,6 +24,8 @@ enum t10pi_type {
 
 /* CRC-16 T10-DIF (polynomial 8BB7h, initial 0, no inversion). */
 uint16_t t10pi_crc(const uint8_t *data, uint32_t len);
+/* The same over pieces: start from 0, feed each piece in order. */
+uint16_t t10pi_crc_update(uint16_t crc, const uint8_t *data, size_t len);
 
 /* The tuples of n blocks of data (n * bs bytes) a device server writes for
  * data received without them: the guard, application tag 0000h, reference
