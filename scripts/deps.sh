@@ -33,6 +33,7 @@ meson
 ninja-build
 pkg-config
 libjansson-dev
+libisal-dev
 liburing-dev
 libssl-dev
 libidn-dev

@@ -58,7 +58,7 @@ found=$(echo "$vm_list" | grep -E '^linux-image' | tr '\n' ' ')
 
 # meson dependency name -> Debian package (threads: the C library)
 declare -A pkg_of=([jansson]=libjansson-dev [liburing]=liburing-dev [libcrypto]=libssl-dev
-	[libedit]=libedit-dev [libidn]=libidn-dev [threads]=libc6-dev)
+	[libedit]=libedit-dev [libidn]=libidn-dev [libisal]=libisal-dev [threads]=libc6-dev)
 need="build-essential meson ninja-build pkg-config"
 while read -r name; do
 	[ -n "$name" ] || continue

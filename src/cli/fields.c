@@ -21,23 +21,15 @@ struct cli_field {
 };
 
 static const struct cli_field cli_f_backstore[] = {
-    {.name = "name", .type = CLI_F_STR},
-    {.name = "type", .type = CLI_F_STR},
-    {.name = "path", .type = CLI_F_STR},
-    {.name = "size", .type = CLI_F_SIZE},
-    {.name = "create", .type = CLI_F_BOOL},
-    {.name = "read_only", .type = CLI_F_BOOL},
-    {.name = "block_size", .type = CLI_F_INT},
-    {.name = "physical_block_size", .type = CLI_F_INT},
-    {.name = "thin", .type = CLI_F_BOOL},
-    {.name = "removable", .type = CLI_F_BOOL},
-    {.name = "write_cache", .type = CLI_F_BOOL},
-    {.name = "vendor", .type = CLI_F_STR},
-    {.name = "product", .type = CLI_F_STR},
-    {.name = "revision", .type = CLI_F_STR},
-    {.name = "serial", .type = CLI_F_STR},
-    {.name = "naa", .type = CLI_F_STR},
-    {0},
+    {.name = "name", .type = CLI_F_STR},       {.name = "type", .type = CLI_F_STR},
+    {.name = "path", .type = CLI_F_STR},       {.name = "size", .type = CLI_F_SIZE},
+    {.name = "create", .type = CLI_F_BOOL},    {.name = "read_only", .type = CLI_F_BOOL},
+    {.name = "block_size", .type = CLI_F_INT}, {.name = "physical_block_size", .type = CLI_F_INT},
+    {.name = "protection", .type = CLI_F_INT}, {.name = "thin", .type = CLI_F_BOOL},
+    {.name = "removable", .type = CLI_F_BOOL}, {.name = "write_cache", .type = CLI_F_BOOL},
+    {.name = "vendor", .type = CLI_F_STR},     {.name = "product", .type = CLI_F_STR},
+    {.name = "revision", .type = CLI_F_STR},   {.name = "serial", .type = CLI_F_STR},
+    {.name = "naa", .type = CLI_F_STR},	       {0},
 };
 
 static const struct cli_field cli_f_target[] = {

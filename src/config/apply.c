@@ -26,6 +26,7 @@
 
 #include "backstore/backstore.h"
 #include "backstore/fault.h"
+#include "backstore/pi.h"
 #include "config/auth_apply.h"
 #include "config/config.h"
 #include "config/fault.h"
@@ -152,6 +153,46 @@ static int cfg_fault_wrap(const struct cfg_backstore *b, struct bs_dev **dev, st
 	return 0;
 }
 
+/* SBC-4 4.22: the tuple store of a back-store with protection information
+ * (file: PATH.pi beside the data file, created sparse, whose zeroes are
+ * escape tuples; ram: memory), and the wrapper over both. */
+static int cfg_pi_wrap(const struct cfg_backstore *b, const char *data_path, struct bs_dev **dev,
+		       struct cfg_err *err)
+{
+	uint64_t tsize = ((*dev)->size / b->block_size) * T10PI_TUPLE_LEN;
+	char path[CFG_FULL_PATH_MAX + 4];
+	struct bs_params p = {
+	    .type = b->type,
+	    .name = b->name,
+	    .create = true,
+	    .readonly = b->read_only,
+	    .block_size = 512,
+	};
+	struct bs_dev *tuples, *w;
+	int rc;
+
+	/* the tuple store's size in whole 512-byte blocks */
+	p.size = (tsize + 511) / 512 * 512;
+	if (data_path) {
+		if ((size_t)snprintf(path, sizeof(path), "%s.pi", data_path) >= sizeof(path))
+			return cfg_rt_err(err, -ENAMETOOLONG, "path too long");
+		p.path = path;
+	}
+	rc = bs_open(&p, &tuples);
+	if (rc)
+		return cfg_rt_err(
+		    err, rc, "cannot open the protection information of \"%s\"%s%s: %s", b->name,
+		    data_path ? " at " : "", data_path ? path : "", strerror(-rc));
+	rc = bs_pi_wrap(*dev, tuples, (enum t10pi_type)b->protection, b->block_size, &w);
+	if (rc) {
+		bs_close(tuples);
+		return cfg_rt_err(err, rc, "cannot set up the protection information of \"%s\"",
+				  b->name);
+	}
+	*dev = w;
+	return 0;
+}
+
 int cfg_rt_open_lu(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 		   struct scsi_lu **out, struct cfg_err *err)
 {
@@ -198,6 +239,11 @@ int cfg_rt_open_lu(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 	}
 	if (b->fault && (rc = cfg_fault_wrap(b, &dev, err)))
 		return rc;
+	if (b->protection && (rc = cfg_pi_wrap(b, p.path, &dev, err))) {
+		bs_close(dev);
+		return rc;
+	}
+	attrs.pi_type = b->protection;
 	if (b->thin && !(dev->caps & BS_CAP_DISCARD)) {
 		/* SBC-4 4.7: no thin provisioning without deallocation */
 		log_warn("back-store %s: the file system cannot deallocate (no hole punching); "

@@ -96,7 +96,7 @@ static const char *const cfg_fields_backstore[] = {
     "revision",	  "serial",
     "naa",	  "physical_block_size",
     "fault",	  "pr_max_registrations",
-    NULL,
+    "protection", NULL,
 };
 static const char *const cfg_fields_lun[] = {"lun", "backstore", "read_only", NULL};
 static const char *const cfg_fields_tpg[] = {"tag", "portals", "rel_port_id", NULL};
@@ -323,6 +323,11 @@ static int cfg_parse_backstore(struct cfg_pctx *x, json_t *o, void *out)
 	v = b->pr_max_registrations;
 	rc = cfg_get_uint(x, o, "pr_max_registrations", false, 1, 65536, &v, NULL);
 	b->pr_max_registrations = (uint32_t)v;
+	if (rc)
+		return rc;
+	v = b->protection;
+	rc = cfg_get_uint(x, o, "protection", false, 0, 3, &v, NULL);
+	b->protection = (uint8_t)v;
 	if (rc)
 		return rc;
 	return cfg_get_fault(x, o, b);
@@ -658,6 +663,8 @@ static json_t *cfg_dump_backstore(const struct cfg_backstore *b)
 		bad |= cfg_put(o, "physical_block_size", json_integer(b->physical_block_size));
 	if (b->pr_max_registrations)
 		bad |= cfg_put(o, "pr_max_registrations", json_integer(b->pr_max_registrations));
+	if (b->protection)
+		bad |= cfg_put(o, "protection", json_integer(b->protection));
 	bad |= cfg_put(o, "thin", json_boolean(b->thin));
 	bad |= cfg_put(o, "removable", json_boolean(b->removable));
 	bad |= cfg_put(o, "write_cache", json_boolean(b->write_cache));

@@ -46,6 +46,7 @@ enum {
 	BS_CAP_FUA = 1u << 4,	      /* FUA natively (else the core adds a FLUSH) */
 	BS_CAP_READ_ONLY = 1u << 5,   /* opened read-only: writes would fail */
 	BS_CAP_WRITE_CACHE = 1u << 6, /* has a volatile cache: FLUSH is meaningful */
+	BS_CAP_PI = 1u << 7,	      /* keeps protection information tuples (io->pi) */
 };
 
 struct bs_dev;
@@ -65,6 +66,11 @@ struct bs_io {
 	uint64_t map_len; /* BS_OP_MAP_STATUS */
 	bool mapped;	  /* BS_OP_MAP_STATUS */
 	uint64_t bad_off; /* -EIO: first failing byte, UINT64_MAX if unknown */
+	/* READ/WRITE of a back-store with BS_CAP_PI: the protection
+	 * information tuples of the blocks (len / block size * 8 bytes,
+	 * lib/t10pi.h), read into or written from here; NULL: data only (a
+	 * WRITE then gets generated tuples). Ignored without BS_CAP_PI. */
+	uint8_t *pi;
 	void (*done)(struct bs_io *io, int err);
 	_Alignas(16) unsigned char priv[BS_IO_PRIV_SIZE];
 };

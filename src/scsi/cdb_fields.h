@@ -317,6 +317,13 @@ static inline bool cdb_fua(const uint8_t *cdb)
 	return cdb[CDB_DPO_FUA_BYTE] & 0x08;
 }
 
+/* RDPROTECT / WRPROTECT (SBC-4 5.x): bits 7-5 of the same byte of the 10-,
+ * 12- and 16-byte READ and WRITE */
+static inline uint8_t cdb_protect(const uint8_t *cdb)
+{
+	return (uint8_t)(cdb[CDB_DPO_FUA_BYTE] >> 5);
+}
+
 /* COMPARE AND WRITE (SBC-4 5.3): LOGICAL BLOCK ADDRESS as the 16-byte
  * form, NUMBER OF LOGICAL BLOCKS byte 13 (bytes 10-12 reserved) */
 enum {

@@ -148,7 +148,7 @@ static uint32_t exp_len_dir(const struct scsi_cmd *cmd, uint8_t dir)
  * parameter list or parameter data? */
 static bool block_transfer(const struct scsi_cmd_priv *p, uint32_t len)
 {
-	return p->lu && p->nblocks && ((uint64_t)p->nblocks << p->lu->block_shift) == len;
+	return p->lu && p->nblocks && (uint64_t)p->nblocks * sbc_xfer_unit(p) == len;
 }
 
 /* Data-In beyond the Expected Data Transfer Length never reaches the
@@ -162,15 +162,15 @@ static void setup_data_in(struct scsi_cmd *cmd, uint32_t len)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	uint32_t exp_in = exp_len_dir(cmd, SCSI_DIR_READ);
-	uint32_t shift;
+	uint32_t unit;
 
 	p->buf_len = len;
 	if (exp_in >= len)
 		return;
 	if (block_transfer(p, len)) {
-		shift = p->lu->block_shift;
-		p->nblocks = (uint32_t)(((uint64_t)exp_in + (1u << shift) - 1) >> shift);
-		p->data_len = p->nblocks << shift;
+		unit = sbc_xfer_unit(p);
+		p->nblocks = (uint32_t)(((uint64_t)exp_in + unit - 1) / unit);
+		p->data_len = p->nblocks * unit;
 		p->buf_len = p->data_len;
 		p->data_in_full = len;
 	} else {
@@ -207,8 +207,8 @@ static enum sense_reason setup_transfer(struct scsi_cmd *cmd)
 	 * whole blocks among them (libiscsi Write*Residuals), and the buffer
 	 * holds those; a parameter list cannot be cut short. */
 	if (block_transfer(p, len)) {
-		p->nblocks = exp_out >> p->lu->block_shift;
-		p->data_len = p->nblocks << p->lu->block_shift;
+		p->nblocks = exp_out / sbc_xfer_unit(p);
+		p->data_len = p->nblocks * sbc_xfer_unit(p);
 		p->buf_len = exp_out; /* every byte that comes is placed */
 		cmd->write_len = exp_out;
 		return SENSE_OK;

@@ -14,6 +14,7 @@
 #include "lib/list.h"
 #include "lib/reactor.h"
 #include "scsi/bs.h"
+#include "scsi/pi.h"
 #include "scsi/sense.h"
 
 struct scsi_lu;
@@ -80,6 +81,9 @@ struct scsi_cmd_priv {
 	uint64_t lba;
 	uint32_t nblocks;
 	uint8_t io_flags; /* CMD_IOF_* in cmd.h */
+	/* READ/WRITE of an LU with protection information: what RDPROTECT /
+	 * WRPROTECT asked (pi.transfer: 8 more bytes per block on the wire) */
+	struct pi_checks pi;
 
 	/* one back-store request for the common single-I/O case */
 	struct bs_io io;

@@ -301,6 +301,7 @@ void sbc_op_io(struct sbc_op *op, enum bs_op bop, uint64_t off, uint64_t len, vo
 	io->len = len;
 	io->map_len = 0;
 	io->mapped = false;
+	io->pi = NULL; /* the back-store generates tuples (backstore/pi.h) */
 	if (bop == BS_OP_READ || bop == BS_OP_WRITE) {
 		op->iov[0].iov_base = buf;
 		op->iov[0].iov_len = len;
@@ -367,11 +368,16 @@ void sbc_data_in(struct scsi_cmd *cmd, uint32_t alloc_len, uint32_t cap)
 	cmd->priv.data_dir = cmd->priv.data_len ? SCSI_DIR_READ : SCSI_DIR_NONE;
 }
 
+uint32_t sbc_xfer_unit(const struct scsi_cmd_priv *p)
+{
+	return (1u << p->lu->block_shift) + (p->pi.transfer ? T10PI_TUPLE_LEN : 0);
+}
+
 uint32_t sbc_blocks_received(const struct scsi_cmd *cmd)
 {
 	const struct scsi_cmd_priv *p = &cmd->priv;
 
-	return UT_MIN(p->nblocks, cmd->write_len >> p->lu->block_shift);
+	return UT_MIN(p->nblocks, cmd->write_len / sbc_xfer_unit(p));
 }
 
 uint32_t sbc_max_xfer_blocks(const struct scsi_lu *lu)
@@ -413,7 +419,14 @@ static enum sense_reason rw_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t n
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
 	bool write = p->desc->flags & CDB_F_WRITES;
+	/* 6-byte CDBs have no PROTECT field (byte 1 is LBA) */
+	uint8_t protect = cmd->cdb_len > 6 ? cdb_protect(cmd->cdb) : 0;
 	enum sense_reason r;
+
+	/* SBC-4 4.22, 5.x: RDPROTECT / WRPROTECT; without protection
+	 * information only 000b (pi_protect_checks) */
+	if (!pi_protect_checks(lu->attrs.pi_type, protect, &p->pi))
+		return cdb_invalid_field(cmd, CDB_DPO_FUA_BYTE, 7);
 
 	/* VPD B0h MAXIMUM TRANSFER LENGTH */
 	if (nblocks > sbc_max_xfer_blocks(lu))
@@ -424,7 +437,7 @@ static enum sense_reason rw_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t n
 	p->lba = lba;
 	p->nblocks = nblocks;
 	p->io_flags = io_flags;
-	p->data_len = nblocks << lu->block_shift;
+	p->data_len = nblocks * sbc_xfer_unit(p);
 	p->data_dir = nblocks ? (write ? SCSI_DIR_WRITE : SCSI_DIR_READ) : SCSI_DIR_NONE;
 	return SENSE_OK;
 }
@@ -471,6 +484,9 @@ static void rw_done(struct bs_io *io, int err)
 	struct scsi_cmd_priv *p = &cmd->priv;
 	bool write = p->desc->flags & CDB_F_WRITES;
 
+	uint64_t bad_lba;
+	enum sense_reason r;
+
 	if (!err && (p->io_flags & SBC_IOF_FLUSH)) {
 		/* FUA without BS_CAP_FUA: the data is written, make it durable */
 		p->io_flags &= (uint8_t)~SBC_IOF_FLUSH;
@@ -480,6 +496,7 @@ static void rw_done(struct bs_io *io, int err)
 		io->len = 0;
 		io->iov = NULL;
 		io->iovcnt = 0;
+		io->pi = NULL;
 		io->done = rw_done;
 		bs_submit(p->lu->bs, io);
 		return;
@@ -491,8 +508,16 @@ static void rw_done(struct bs_io *io, int err)
 	}
 	/* the error counter log pages' TOTAL BYTES PROCESSED (log.c) */
 	log_count_bytes(p->lu, write, io->len);
-	if (!write)
-		cmd->data_in_len = (uint32_t)io->len;
+	if (!write) {
+		uint32_t n = (uint32_t)(io->len >> p->lu->block_shift);
+
+		r = sbc_pi_finish_read(cmd, n, &bad_lba);
+		if (r != SENSE_OK) {
+			scsi_cmd_complete_info(cmd, r, bad_lba);
+			return;
+		}
+		cmd->data_in_len = n * sbc_xfer_unit(p);
+	}
 	scsi_cmd_complete(cmd, SENSE_OK);
 }
 
@@ -504,8 +529,20 @@ static void rw_submit(struct scsi_cmd *cmd)
 	struct scsi_lu *lu = p->lu;
 	struct bs_io *io = &p->io;
 	uint64_t len = (uint64_t)p->range.nblocks << lu->block_shift;
+	uint64_t bad_lba;
+	enum sense_reason r;
 	bool flush;
 
+	/* SBC-4 4.22: the tuples, checked before anything is written */
+	r = sbc_pi_prepare(cmd, p->range.nblocks, &io->pi, &bad_lba);
+	if (r != SENSE_OK) {
+		sbc_range_unlock(&p->range);
+		if (r == SENSE_BUSY)
+			scsi_cmd_complete(cmd, r);
+		else
+			scsi_cmd_complete_info(cmd, r, bad_lba);
+		return;
+	}
 	io->op = BS_OP_READ;
 	io->flags = 0;
 	if (p->desc->flags & CDB_F_WRITES) {
@@ -549,7 +586,7 @@ void sbc_exec_rw(struct scsi_cmd *cmd)
 		return;
 	}
 	/* the buffer holds every block moved (cmd.c: setup_transfer) */
-	if (((uint64_t)n << p->lu->block_shift) > p->buf_len) {
+	if ((uint64_t)n * sbc_xfer_unit(p) > p->buf_len) {
 		scsi_cmd_complete(cmd, SENSE_INTERNAL_TARGET_FAILURE);
 		return;
 	}
@@ -654,9 +691,11 @@ void sbc_exec_read_capacity16(struct scsi_cmd *cmd)
 	memset(d, 0, sizeof(d));
 	put_be64(d, cap ? cap - 1 : 0);
 	put_be32(d + 8, lu->block_size);
-	/* byte 12: RC BASIS 01b (the LBA is the last of the LU); no
-	 * protection information (P_TYPE 0, PROT_EN 0) */
+	/* byte 12: RC BASIS 01b (the LBA is the last of the LU); P_TYPE
+	 * (type - 1) and PROT_EN when the LU keeps protection information */
 	d[12] = 0x10;
+	if (lu->attrs.pi_type)
+		d[12] |= (uint8_t)((lu->attrs.pi_type - 1) << 1 | 0x01);
 	/* byte 13: P_I_EXPONENT 0; LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT:
 	 * the configured physical block size, e.g. 3 for 512-byte logical blocks
 	 * on 4 KiB physical blocks. */

@@ -41,6 +41,11 @@ void sbc_selftest_abort(struct scsi_lu *lu);
  * Control mode page's EXTENDED SELF-TEST COMPLETION TIME, at most FFFFh) */
 uint16_t sbc_selftest_extended_seconds(struct scsi_lu *lu);
 
+/* Bytes per logical block on the wire for a READ or WRITE: the block, and
+ * its protection information tuple when it travels (priv.pi.transfer). */
+struct scsi_cmd_priv;
+uint32_t sbc_xfer_unit(const struct scsi_cmd_priv *p);
+
 /* LBA range check shared by every block command: SENSE_LBA_OUT_OF_RANGE when
  * [lba, lba + nblocks) is not inside the capacity. */
 enum sense_reason sbc_check_range(const struct scsi_lu *lu, uint64_t lba, uint64_t nblocks);

@@ -185,6 +185,14 @@ void sbc_data_in(struct scsi_cmd *cmd, uint32_t alloc_len, uint32_t cap);
 /* Blocks a Data-Out block command actually received (the core trims nblocks
  * to the Expected Data Transfer Length, libiscsi *Residuals). */
 uint32_t sbc_blocks_received(const struct scsi_cmd *cmd);
+
+/* sbc_pi.c: protection information of a READ or WRITE of n blocks, before
+ * its back-store request (*tuples: the buffer for io->pi, or NULL; a WRITE
+ * whose tuples fail their check: the reason and *bad_lba) and after a
+ * READ's (checked, and merged into the Data-In when they travel). */
+enum sense_reason sbc_pi_prepare(struct scsi_cmd *cmd, uint32_t n, uint8_t **tuples,
+				 uint64_t *bad_lba);
+enum sense_reason sbc_pi_finish_read(struct scsi_cmd *cmd, uint32_t n, uint64_t *bad_lba);
 /* Capacity limits in blocks of the LU, from limits.h (bytes). */
 uint32_t sbc_max_xfer_blocks(const struct scsi_lu *lu);
 uint64_t sbc_bytes_to_blocks(const struct scsi_lu *lu, uint64_t bytes);

@@ -13,6 +13,7 @@
 #include "scsi/limits.h"
 #include "scsi/rod.h"
 #include "scsi/spc.h"
+#include "lib/t10pi.h"
 
 enum {
 	VPD_SUPPORTED_PAGES = 0x00,
@@ -101,10 +102,11 @@ size_t spc_std_inquiry(struct scsi_cmd *cmd, uint8_t *buf)
 	buf[3] = 0x10 | 0x02; /* NORMACA 0, HISUP 1, RESPONSE DATA FORMAT 2 */
 	buf[4] = 96 - 5;      /* ADDITIONAL LENGTH */
 	/* byte 5: TPGS (bits 5-4, SPC-4 6.6.2: 01b implicit ALUA, 11b also
-	 * explicit); 3PC when EXTENDED COPY exists */
+	 * explicit); 3PC when EXTENDED COPY exists; PROTECT when the LU keeps
+	 * protection information (SBC-4 4.22) */
 	buf[5] = has_opcode(0x83) ? 0x08 : 0x00;
 	if (lu)
-		buf[5] |= (uint8_t)(alua_tpgs(lu) << 4);
+		buf[5] |= (uint8_t)(alua_tpgs(lu) << 4 | (lu->attrs.pi_type ? 0x01 : 0x00));
 	buf[7] = 0x02; /* CMDQUE */
 	if (lu) {
 		put_ascii(buf + 8, 8, lu->attrs.vendor);
@@ -436,6 +438,13 @@ int vpd_page(struct scsi_cmd *cmd, uint8_t page, uint8_t *buf)
 	}
 	case VPD_EXTENDED_INQUIRY:
 		buf[3] = 0x3c;
+		/* SPC-4 7.8.7 byte 4: SPT (the LU's type: 000b type 1, 100b
+		 * type 3), GRD_CHK, APP_CHK 0 (no expected application tag
+		 * without the 32-byte CDBs), REF_CHK for type 1 */
+		if (lu->attrs.pi_type == T10PI_TYPE1)
+			buf[4] = 0x00 << 3 | 0x04 | 0x01;
+		else if (lu->attrs.pi_type == T10PI_TYPE3)
+			buf[4] = 0x04 << 3 | 0x04;
 		buf[5] = 0x07; /* HEADSUP, ORDSUP, SIMPSUP */
 		buf[6] = 0x00; /* V_SUP 0, NV_SUP 0 */
 		len = 64;

@@ -17,6 +17,9 @@
 #              groups 1 and 2 on two TCP ports, each its own ALUA target port
 #              group, URL and URL2 different (two I_T nexuses through
 #              different ports): 0 failed, every MultipathIO* test passed
+#   pi         the thin LUN with protection information type 1 (SBC-4 4.22:
+#              RDPROTECT/WRPROTECT accepted, PROT_EN in READ CAPACITY(16)):
+#              0 failed, at least 190 passed
 #   readonly   write-protected medium: 0 failed; ReadOnly* passed. Only the
 #              suites that do not write run: libiscsi consults the WP bit in
 #              ReadOnly.* and Sanitize.Readonly alone, its write tests expect
@@ -56,6 +59,9 @@ ALL.ReadCapacity10,ALL.ReadCapacity16,ALL.ReadDefectData10,ALL.ReadDefectData12,
 ALL.ReportSupportedOpcodes,ALL.Reserve6,ALL.TestUnitReady,ALL.Verify10,ALL.Verify12,\
 ALL.Verify16,ALL.GetLBAStatus.Simple,ALL.GetLBAStatus.BeyondEol,ALL.iSCSIResiduals.Read*,\
 ALL.iSCSIcmdsn,ALL.NoMedia"
+	;;
+pi)
+	bs='"path": "pi.img", "size": "1G", "create": true, "thin": true, "protection": 1'
 	;;
 *) ut_fail "unknown profile $profile" ;;
 esac
@@ -161,6 +167,12 @@ multipath)
 	need_family Prin
 	need_family Prout
 	need_family Reserve6
+	;;
+pi)
+	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
+	echo "ok: $vp passed (>= 190), 0 failed"
+	need_family Read10
+	need_family Write10
 	;;
 removable)
 	need_family PreventAllow

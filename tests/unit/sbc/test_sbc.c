@@ -150,12 +150,13 @@ static void test_rw_fields(void **state)
 	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, buf, sizeof(buf), &r);
 	SH_INVALID_CDB(&r);
 	sh_expect_fp(&r, true, 10, -1);
-	/* RDPROTECT / WRPROTECT: no protection information */
+	/* RDPROTECT / WRPROTECT: no protection information; the pointer at
+	 * the field's left-most bit (SPC-4 4.5.2.4.2) */
 	for (uint8_t p = 1; p < 8; p++) {
 		cdb10(c, 0x28, (uint8_t)(p << 5), 0, 1);
 		sh_cmd(h->p1, 0, c, 10, SCSI_DIR_READ, buf, sizeof(buf), &r);
 		SH_INVALID_CDB(&r);
-		sh_expect_fp(&r, true, 1, 7 - (p & 4 ? 0 : (p & 2 ? 1 : 2)));
+		sh_expect_fp(&r, true, 1, 7);
 		cdb16(c, 0x8a, (uint8_t)(p << 5), 0, 1);
 		sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, buf, sizeof(buf), &r);
 		SH_INVALID_CDB(&r);

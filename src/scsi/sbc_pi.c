@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* sbc_pi.c: T10 protection information on the READ/WRITE path (SBC-4
+ * 4.22) of an LU whose back-store keeps tuples (BS_CAP_PI,
+ * backstore/pi.h).
+ *
+ * WRITE: with WRPROTECT 000b the data alone goes to the back-store, which
+ * generates the tuples; otherwise the Data-Out holds a tuple after each
+ * block (sbc_xfer_unit()), split off in place (lib/t10pi.c), checked as
+ * WRPROTECT asks, and written with the data, so what the initiator sent is
+ * what a later READ returns.
+ * READ: the tuples come with the data and are checked as RDPROTECT asks
+ * (000b: guard and, for type 1, reference tag); with RDPROTECT other than
+ * 000b they are merged after each block for the Data-In.
+ * A failed check ends the command with ABORTED COMMAND and LOGICAL BLOCK
+ * GUARD / APPLICATION TAG / REFERENCE TAG CHECK FAILED, the INFORMATION
+ * field the LBA of the first failing block; a WRITE that fails its check
+ * writes nothing. The tuple buffer is the command's op state (freed at
+ * release). Not yet: type 2 (its 32-byte CDBs), the application tag
+ * checks those carry, and the checks of the other commands that read
+ * (VERIFY, COMPARE AND WRITE, the copy sources). */
+#include <stdlib.h>
+
+#include "scsi/cmd.h"
+#include "scsi/core.h"
+#include "scsi/sbc_internal.h"
+
+static void tuples_free(struct scsi_cmd *cmd)
+{
+	free(cmd->priv.op);
+	cmd->priv.op = NULL;
+}
+
+static struct pi_expect expect(const struct scsi_cmd_priv *p)
+{
+	return (struct pi_expect){.type = p->lu->attrs.pi_type, .ref = (uint32_t)p->lba};
+}
+
+enum sense_reason sbc_pi_prepare(struct scsi_cmd *cmd, uint32_t n, uint8_t **tuples,
+				 uint64_t *bad_lba)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	bool write = p->desc->flags & CDB_F_WRITES;
+	struct pi_expect e = expect(p);
+	enum sense_reason r;
+	uint64_t bad;
+
+	*tuples = NULL;
+	if (!(lu->bs->caps & BS_CAP_PI) || (write && !p->pi.transfer))
+		return SENSE_OK;
+	p->op = malloc((size_t)n * T10PI_TUPLE_LEN);
+	if (!p->op)
+		return SENSE_BUSY;
+	p->op_free = tuples_free;
+	*tuples = p->op;
+	if (!write)
+		return SENSE_OK;
+	t10pi_split(cmd->buf, *tuples, lu->block_size, n);
+	r = pi_verify(cmd->buf, *tuples, lu->block_size, n, &e, &p->pi, &bad);
+	if (r != SENSE_OK)
+		*bad_lba = p->lba + bad;
+	return r;
+}
+
+enum sense_reason sbc_pi_finish_read(struct scsi_cmd *cmd, uint32_t n, uint64_t *bad_lba)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	struct pi_expect e = expect(p);
+	enum sense_reason r;
+	uint64_t bad;
+
+	if (!p->op)
+		return SENSE_OK;
+	r = pi_verify(cmd->buf, p->op, lu->block_size, n, &e, &p->pi, &bad);
+	if (r != SENSE_OK) {
+		*bad_lba = p->lba + bad;
+		return r;
+	}
+	if (p->pi.transfer)
+		t10pi_merge(cmd->buf, p->op, lu->block_size, n);
+	return SENSE_OK;
+}
