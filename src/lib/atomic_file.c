@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -179,4 +180,48 @@ unsigned afile_remove_stale(const char *path)
 			n++;
 	closedir(d);
 	return n;
+}
+
+int afile_read(const char *path, size_t max, uint8_t **buf, size_t *len)
+{
+	struct stat sb;
+	uint8_t *b;
+	size_t got = 0;
+	ssize_t n;
+	int fd, rc = 0;
+
+	*buf = NULL;
+	*len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ELOOP ? -EINVAL : -errno;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	/* one byte more than allowed tells a file that grew past max */
+	b = malloc(max + 1);
+	if (!b) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got <= max && (n = read(fd, b + got, max + 1 - got)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			break;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	if (!rc && got > max)
+		rc = -EFBIG;
+	if (rc) {
+		free(b);
+		return rc;
+	}
+	*buf = b;
+	*len = got;
+	return 0;
 }

@@ -16,6 +16,7 @@
 #define UT_LIB_ATOMIC_FILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Bytes a temporary name adds to the target's path: "." before the name,
@@ -44,5 +45,12 @@ int afile_sync_dir(const char *path);
 /* Remove the temporary files afile_create_temp() left beside path (names
  * of exactly that form only). Returns how many were removed. */
 unsigned afile_remove_stale(const char *path);
+
+/* Read a whole small state file: a regular file (a symbolic link is not
+ * followed) of at most max bytes, into a malloc'ed *buf (the caller frees
+ * it) of *len bytes. 0; -ENOENT when there is no such file; -EINVAL when it
+ * is not a regular file; -EFBIG when it holds more than max bytes;
+ * -ENOMEM or another -errno. */
+int afile_read(const char *path, size_t max, uint8_t **buf, size_t *len);
 
 #endif

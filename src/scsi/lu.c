@@ -5,9 +5,12 @@
 #include "scsi/lu.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/atomic_file.h"
+#include "lib/log.h"
 #include "scsi/core.h"
 #include "scsi/pr.h"
 #include "scsi/sbc.h"
@@ -238,4 +241,19 @@ bool lu_wp(struct scsi_lu *lu, bool map_read_only)
 bool lu_write_protected(struct scsi_lu *lu, const struct scsi_cmd *cmd)
 {
 	return lu_wp(lu, cmd->priv.map_read_only);
+}
+
+char *lu_state_path(const struct scsi_lu *lu, const char *state_dir, const char *kind)
+{
+	char hex[2 * sizeof(lu->attrs.naa) + 1];
+	char *path;
+
+	for (unsigned i = 0; i < sizeof(lu->attrs.naa); i++)
+		snprintf(hex + 2 * i, 3, "%02x", lu->attrs.naa[i]);
+	if (asprintf(&path, "%s/%s-%s.state", state_dir, kind, hex) < 0)
+		return NULL;
+	if (afile_remove_stale(path))
+		log_notice("lu %s: removed temporary files an interrupted write left beside %s",
+			   lu->name, path);
+	return path;
 }

@@ -44,4 +44,11 @@ bool lu_tas(struct scsi_lu *lu);     /* Control page TAS */
  * write-protected LUN mapping. */
 bool lu_write_protected(struct scsi_lu *lu, const struct scsi_cmd *cmd);
 
+/* The path of the LU's state file of a kind ("pr", "mode", ...) in
+ * state_dir: <state_dir>/<kind>-<NAA designator, 32 hex digits>.state
+ * (malloc'ed; NULL without memory). Temporary files an interrupted write
+ * left beside it (lib/atomic_file.h) are removed first: they are never the
+ * state. */
+char *lu_state_path(const struct scsi_lu *lu, const char *state_dir, const char *kind);
+
 #endif

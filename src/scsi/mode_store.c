@@ -21,12 +21,9 @@
  * MODE SELECT completes once that is done. One write per LU at a time
  * (MODE SELECT is a barrier of the task set). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "lib/atomic_file.h"
 #include "lib/crc32c.h"
@@ -146,39 +143,27 @@ static int check_image(const uint8_t *p, size_t len, const char **why)
 static int load_file(struct scsi_lu *lu, const char *path)
 {
 	const char *why = "";
-	uint8_t buf[ST_MAX_FILE + 1];
-	struct stat sb;
-	ssize_t n;
-	size_t got = 0;
-	int fd, rc;
+	uint8_t *buf;
+	size_t got;
+	int rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		log_err("lu %s: saved mode pages %s: not a regular file", lu->name, path);
-		close(fd);
-		return -EINVAL;
+	rc = afile_read(path, ST_MAX_FILE, &buf, &got);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc) {
+		log_err("lu %s: saved mode pages %s: %s", lu->name, path,
+			rc == -EINVAL  ? "not a regular file"
+			: rc == -EFBIG ? "too large"
+				       : strerror(-rc));
+		return rc;
 	}
-	while (got < sizeof(buf) && (n = read(fd, buf + got, sizeof(buf) - got)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			close(fd);
-			return rc;
-		}
-		got += (size_t)n;
-	}
-	close(fd);
-	rc = got > ST_MAX_FILE ? -EBADMSG : check_image(buf, got, &why);
-	if (got > ST_MAX_FILE)
-		why = "too large";
+	rc = check_image(buf, got, &why);
 	if (!rc) {
 		pthread_mutex_lock(&lu->lock);
 		rc = mode_saved_load_locked(lu, buf + ST_HDR, got - ST_HDR, &why);
 		pthread_mutex_unlock(&lu->lock);
 	}
+	free(buf);
 	if (rc) {
 		log_err("lu %s: saved mode pages %s refused: %s; move it away to start with the "
 			"default values",
@@ -193,29 +178,18 @@ int scsi_lu_mode_store(struct scsi_lu *lu, const char *state_dir)
 {
 	struct mode_state *m = &lu->core->mode;
 	struct mode_store *st;
-	char hex[33];
 	int rc;
 
 	if (!state_dir || m->store)
 		return -EINVAL;
-	for (unsigned i = 0; i < 16; i++)
-		snprintf(hex + 2 * i, 3, "%02x", lu->attrs.naa[i]);
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	st->lu = lu;
 	st->wq.work = store_work;
 	st->wq.done = store_done;
-	if (asprintf(&st->path, "%s/mode-%s.state", state_dir, hex) < 0) {
-		st->path = NULL;
-		mode_store_free(st);
-		return -ENOMEM;
-	}
-	/* a temporary file a crash left is never the state */
-	if (afile_remove_stale(st->path))
-		log_notice("lu %s: removed temporary files an interrupted write left beside %s",
-			   lu->name, st->path);
-	rc = load_file(lu, st->path);
+	st->path = lu_state_path(lu, state_dir, "mode");
+	rc = st->path ? load_file(lu, st->path) : -ENOMEM;
 	if (rc) {
 		mode_store_free(st);
 		return rc;

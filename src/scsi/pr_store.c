@@ -33,11 +33,9 @@
  * durable, replaced by each successful write's snapshot) and every waiting
  * command fails. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/atomic_file.h"
@@ -417,38 +415,23 @@ static int load_file(struct scsi_lu *lu, const char *path)
 {
 	struct pr_state *pr = lu->core->pr;
 	const char *why = "";
-	struct stat sb;
 	uint8_t *buf;
-	ssize_t n;
-	size_t got = 0;
-	int fd, rc;
+	size_t got;
+	int rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size > ST_MAX_FILE) {
-		rc = S_ISREG(sb.st_mode) ? -EFBIG : -EINVAL;
+	rc = afile_read(path, ST_MAX_FILE, &buf, &got);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc == -EINVAL || rc == -EFBIG)
 		log_err("lu %s: persistent reservation state %s: not a regular file of at most "
 			"%u bytes",
 			lu->name, path, ST_MAX_FILE);
-		close(fd);
-		return rc;
-	}
-	buf = malloc((size_t)sb.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while ((n = read(fd, buf + got, (size_t)sb.st_size + 1 - got)) > 0)
-		got += (size_t)n;
-	rc = n < 0 ? -errno : 0;
-	close(fd);
 	if (!rc) {
 		pthread_mutex_lock(&lu->lock);
 		rc = deserialize_locked(pr, buf, got, true, &why);
 		pthread_mutex_unlock(&lu->lock);
+		free(buf);
 	}
-	free(buf);
 	if (rc) {
 		log_err("lu %s: persistent reservation state %s refused: %s; move it away to "
 			"start without the saved reservations",
@@ -466,13 +449,10 @@ int scsi_lu_pr_store(struct scsi_lu *lu, const char *state_dir)
 {
 	struct pr_state *pr = lu->core->pr;
 	struct pr_store *st;
-	char hex[33];
 	int rc;
 
 	if (!state_dir || pr->store)
 		return -EINVAL;
-	for (unsigned i = 0; i < 16; i++)
-		snprintf(hex + 2 * i, 3, "%02x", lu->attrs.naa[i]);
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
@@ -480,16 +460,8 @@ int scsi_lu_pr_store(struct scsi_lu *lu, const char *state_dir)
 	list_init(&st->waiters);
 	st->wq.work = store_work;
 	st->wq.done = store_done;
-	if (asprintf(&st->path, "%s/pr-%s.state", state_dir, hex) < 0) {
-		st->path = NULL;
-		pr_store_free(st);
-		return -ENOMEM;
-	}
-	/* a temporary file a crash left is never the state */
-	if (afile_remove_stale(st->path))
-		log_notice("lu %s: removed temporary files an interrupted write left beside %s",
-			   lu->name, st->path);
-	rc = load_file(lu, st->path);
+	st->path = lu_state_path(lu, state_dir, "pr");
+	rc = st->path ? load_file(lu, st->path) : -ENOMEM;
 	if (rc) {
 		pr_store_free(st);
 		return rc;

@@ -2,7 +2,8 @@
 /* Unit tests for lib/atomic_file.c: the temporary file is new (never an
  * existing file or a symbolic link someone prepared), its mode is the one
  * asked for whatever the umask, the target is replaced whole, and stale
- * temporary files are found by their exact name only. */
+ * temporary files are found by their exact name only; a state file is
+ * read whole, within its cap, never through a link. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -213,6 +214,38 @@ static void test_failure(void **state)
 	assert_int_equal(afile_sync_dir(a->path), 0);
 }
 
+/* afile_read(): the bytes as written; at the cap exactly still read, one
+ * byte over refused; no file, a directory, a symbolic link (even to a good
+ * file) each with its own error. */
+static void test_read(void **state)
+{
+	struct af *a = *state;
+	uint8_t *buf = (uint8_t *)"unchanged";
+	size_t len = 99;
+	char p[160];
+
+	put(a->path, "0123456789", 0600);
+	assert_int_equal(afile_read(a->path, 10, &buf, &len), 0);
+	assert_int_equal(len, 10);
+	assert_memory_equal(buf, "0123456789", 10);
+	free(buf);
+	assert_int_equal(afile_read(a->path, 9, &buf, &len), -EFBIG);
+	assert_null(buf);
+	assert_int_equal(len, 0);
+	put(a->path, "", 0600);
+	assert_int_equal(afile_read(a->path, 10, &buf, &len), 0);
+	assert_int_equal(len, 0);
+	free(buf);
+
+	snprintf(p, sizeof(p), "%s/none", a->dir);
+	assert_int_equal(afile_read(p, 10, &buf, &len), -ENOENT);
+	assert_int_equal(afile_read(a->dir, 10, &buf, &len), -EINVAL);
+	snprintf(p, sizeof(p), "%s/link", a->dir);
+	assert_int_equal(symlink(a->path, p), 0);
+	assert_int_equal(afile_read(p, 10, &buf, &len), -EINVAL);
+	assert_null(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +254,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_temp_name, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_remove_stale, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_read, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
