@@ -9,6 +9,8 @@
 #include "backstore/pi.h"
 
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +23,7 @@ struct pi_dev {
 	struct bs_dev dev;
 	struct bs_dev *data;
 	struct bs_dev *tuples;
-	enum t10pi_type type;
+	_Atomic uint8_t type; /* enum t10pi_type; set_pi_type() (FORMAT UNIT) */
 	uint32_t block_shift;
 };
 
@@ -50,6 +52,7 @@ static void generate(const struct pi_dev *pd, const struct bs_io *io, uint8_t *t
 	uint64_t n = io->len >> pd->block_shift, lba = io->off >> pd->block_shift;
 	size_t voff = 0;
 	int v = 0;
+	bool type3 = atomic_load_explicit(&pd->type, memory_order_relaxed) == T10PI_TYPE3;
 
 	for (uint64_t i = 0; i < n; i++) {
 		uint8_t *t = tbuf + i * T10PI_TUPLE_LEN;
@@ -73,7 +76,7 @@ static void generate(const struct pi_dev *pd, const struct bs_io *io, uint8_t *t
 		}
 		put_be16(t, crc);
 		put_be16(t + 2, 0x0000);
-		put_be32(t + 4, pd->type == T10PI_TYPE3 ? 0xffffffffu : (uint32_t)(lba + i));
+		put_be32(t + 4, type3 ? 0xffffffffu : (uint32_t)(lba + i));
 	}
 	invert(tbuf, n * T10PI_TUPLE_LEN);
 }
@@ -224,11 +227,23 @@ static void pi_close(struct bs_dev *dev)
 	free(pd);
 }
 
+/* FORMAT UNIT changed the protection type (bs.h); 0 (none) keeps the
+ * tuples generated as for type 1: unchecked, but right for a later format
+ * with protection that keeps the data (there is none today: a format
+ * initialises the medium, and the tuples with it). */
+static void pi_set_type(struct bs_dev *dev, uint8_t type)
+{
+	struct pi_dev *pd = container_of(dev, struct pi_dev, dev);
+
+	atomic_store_explicit(&pd->type, type, memory_order_relaxed);
+}
+
 static const struct bs_ops pi_ops = {
     .type = "pi",
     .submit = pi_submit,
     .resize = pi_resize,
     .space = pi_space,
+    .set_pi_type = pi_set_type,
     .close = pi_close,
 };
 
@@ -255,7 +270,7 @@ int bs_pi_wrap(struct bs_dev *data, struct bs_dev *tuples, enum t10pi_type type,
 		return -ENOMEM;
 	pd->data = data;
 	pd->tuples = tuples;
-	pd->type = type;
+	atomic_init(&pd->type, (uint8_t)type);
 	pd->block_shift = shift;
 	pd->dev.ops = &pi_ops;
 	pd->dev.size = data->size;

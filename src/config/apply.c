@@ -286,6 +286,18 @@ int cfg_rt_open_lu(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 				  rc == -EBADMSG ? "the state file is corrupt (see the log)"
 						 : strerror(-rc));
 	}
+	/* SBC-4 5.3: the protection type FORMAT UNIT chose outlives a
+	 * restart; a corrupt file stops the start (the tuples on the medium
+	 * are of that type) */
+	rc = scsi_lu_pi_format_store(*out, state);
+	if (rc) {
+		scsi_lu_put(*out);
+		*out = NULL;
+		cfg_rt_path(err, "backstores[%zu]", i);
+		return cfg_rt_err(err, rc, "format state of \"%s\": %s", b->name,
+				  rc == -EBADMSG ? "the state file is corrupt (see the log)"
+						 : strerror(-rc));
+	}
 	log_info("back-store %s: %s%s%s, %llu bytes, %u-byte blocks%s%s%s", b->name, b->type,
 		 p.path ? " " : "", p.path ? p.path : "", (unsigned long long)dev->size,
 		 b->block_size, attrs.thin ? ", thin" : "", attrs.read_only ? ", read-only" : "",

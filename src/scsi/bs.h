@@ -87,6 +87,11 @@ struct bs_ops {
 	 * system). 0 or -errno; cheap (the reactor thread calls it). Optional
 	 * (NULL: not known). */
 	int (*space)(struct bs_dev *dev, uint64_t *used, uint64_t *avail, bool *avail_shared);
+	/* A back-store with BS_CAP_PI: the protection type (enum t10pi_type,
+	 * 0 none) the tuples it generates from now on are of (FORMAT UNIT);
+	 * called with no request in flight. Optional (NULL: the type it was
+	 * created with, which FORMAT UNIT then cannot change). */
+	void (*set_pi_type)(struct bs_dev *dev, uint8_t type);
 	void (*close)(struct bs_dev *dev); /* frees dev */
 };
 

@@ -481,6 +481,11 @@ enum {
 	FORMAT_FLAGS_BYTE = 1,
 };
 
+static inline uint8_t cdb_format_fmtpinfo(const uint8_t *cdb)
+{
+	return cdb[FORMAT_FLAGS_BYTE] >> 6;
+}
+
 static inline bool cdb_format_longlist(const uint8_t *cdb)
 {
 	return cdb[FORMAT_FLAGS_BYTE] & 0x20;

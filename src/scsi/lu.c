@@ -54,6 +54,7 @@ int scsi_lu_create(const char *name, struct bs_dev *bs, const struct scsi_lu_att
 	lu->block_size = attrs->block_size;
 	lu->block_shift = (uint32_t)__builtin_ctz(attrs->block_size);
 	atomic_init(&lu->nblocks, bs->size >> lu->block_shift);
+	atomic_init(&lu->pi_type, (bs->caps & BS_CAP_PI) ? attrs->pi_type : 0);
 	atomic_init(&lu->refs, 1);
 	pthread_mutex_init(&lu->lock, NULL);
 	list_init(&lu->core->itns);

@@ -24,6 +24,11 @@ struct scsi_lu {
 	uint32_t block_size;	    /* (const) bytes */
 	uint32_t block_shift;	    /* (const) log2(block_size) */
 	_Atomic uint64_t nblocks;   /* capacity in logical blocks (changes on resize) */
+	/* the protection type the medium is formatted with (enum
+	 * t10pi_type): attrs.pi_type at creation, then FORMAT UNIT's
+	 * (pi_format.c); changed only under the format job's exclusive
+	 * range lock over the whole medium */
+	_Atomic uint8_t pi_type;
 
 	pthread_mutex_t lock;
 	struct lu_core_state *core; /* owned by the core (lu.c, ua.c, order.c, mode.c, reserve.c) */
@@ -33,6 +38,11 @@ struct scsi_lu {
 static inline uint64_t lu_nblocks(const struct scsi_lu *lu)
 {
 	return atomic_load_explicit(&lu->nblocks, memory_order_relaxed);
+}
+
+static inline uint8_t lu_pi_type(const struct scsi_lu *lu)
+{
+	return atomic_load_explicit(&lu->pi_type, memory_order_relaxed);
 }
 
 /* Current values of mode page fields that other code needs. */

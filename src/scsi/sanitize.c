@@ -38,7 +38,9 @@
 #include "lib/compiler.h"
 #include "lib/endian.h"
 #include "lib/log.h"
+#include "scsi/pi_format.h"
 #include "scsi/sbc_internal.h"
+#include "scsi/ua.h"
 
 #define SA_OVERWRITE	     0x01
 #define SA_BLOCK_ERASE	     0x02
@@ -62,6 +64,7 @@
 enum san_step_state {
 	SAN_LOCK = 0,
 	SAN_LOCKED,
+	SAN_PI_SAVED, /* FORMAT UNIT: the new protection type is in its state file */
 	SAN_IO,
 	SAN_FLUSH,
 };
@@ -85,6 +88,10 @@ struct san_job {
 	struct reactor *r;	   /* the job's reactor */
 	struct reactor_timer pace; /* wakes the job when it is ahead of its pace */
 	uint8_t block[4096];	   /* OVERWRITE: one block of the pattern, as given */
+	/* FORMAT UNIT that changes the protection type (pi_format.c) */
+	bool pi_change;
+	struct pi_format_save pi_save;
+	const struct lu_itn *itn; /* the issuer's (compared, never followed) */
 };
 
 bool sbc_busy(struct scsi_lu *lu, const struct scsi_cmd *cmd, enum sense_reason *r,
@@ -210,8 +217,11 @@ static const char *san_name(const struct san_job *j)
 	return j->sa == SA_OVERWRITE ? "SANITIZE OVERWRITE" : "SANITIZE BLOCK ERASE";
 }
 
-/* The end of the job: the LU's state, then the waiting command if any. */
-static enum sbc_step san_end(struct san_job *j, bool ok)
+/* The end of the job: the LU's state, then the waiting command if any.
+ * !ok && untouched: it failed before the medium was touched (the format's
+ * state file could not be written): the command fails, the medium stays as
+ * it was. */
+static enum sbc_step san_end_as(struct san_job *j, bool ok, bool untouched)
 {
 	struct scsi_lu *lu = j->lu;
 	struct sbc_lu_state *s = lu->sbc;
@@ -221,11 +231,11 @@ static enum sbc_step san_end(struct san_job *j, bool ok)
 	sbc_range_unlock(&j->op.rl);
 	pthread_mutex_lock(&lu->lock);
 	s->san_failed_ause = !ok && j->ause;
-	atomic_store_explicit(&s->san_state, ok ? SBC_SAN_IDLE : SBC_SAN_FAILED,
+	atomic_store_explicit(&s->san_state, ok || untouched ? SBC_SAN_IDLE : SBC_SAN_FAILED,
 			      memory_order_release);
 	atomic_store_explicit(&s->san_progress, 0, memory_order_relaxed);
 	pthread_mutex_unlock(&lu->lock);
-	if (!ok)
+	if (!ok && !untouched)
 		log_err("%s: %s failed (error %d): medium format corrupted", scsi_lu_name(lu),
 			san_name(j), j->op.err);
 	san_job_free(j);
@@ -237,6 +247,27 @@ static enum sbc_step san_end(struct san_job *j, bool ok)
 				       : format ? SENSE_FORMAT_FAILED
 						: SENSE_SANITIZE_FAILED);
 	return SBC_STEP_DONE;
+}
+
+static enum sbc_step san_end(struct san_job *j, bool ok)
+{
+	return san_end_as(j, ok, false);
+}
+
+/* The format's new protection type is durable (or not): resume the job. */
+static void san_pi_saved(struct pi_format_save *s)
+{
+	sbc_op_run(&container_of(s, struct san_job, pi_save)->op);
+}
+
+/* SBC-4 5.3.2: the medium is formatted with the new protection type from
+ * here on; its READ CAPACITY(16) data changes (P_TYPE, PROT_EN), which the
+ * other I_T nexuses learn from CAPACITY DATA HAS CHANGED (SBC-4 4.6). */
+static void san_pi_apply(struct san_job *j)
+{
+	pi_format_apply(j->lu, j->pi_save.type);
+	ua_set_all(j->lu, UA_CAPACITY_CHANGED, j->itn);
+	log_notice("%s: formatted with protection type %u", scsi_lu_name(j->lu), j->pi_save.type);
 }
 
 static void san_pace_fired(struct reactor_timer *t)
@@ -284,8 +315,22 @@ static enum sbc_step san_step(struct sbc_op *op)
 			return SBC_STEP_WAIT;
 		UT_FALLTHROUGH;
 	case SAN_LOCKED:
+		if (j->pi_change) {
+			/* no medium access in flight: the type state first,
+			 * so a crash never leaves tuples of the new type read
+			 * as the old one */
+			j->state = SAN_PI_SAVED;
+			j->pi_save.done = san_pi_saved;
+			pi_format_save(&j->pi_save);
+			return SBC_STEP_WAIT;
+		}
 		if (j->bop == BS_OP_WRITE && j->chunk)
 			san_fill(j, san_pass_inverted(j, 0));
+		break;
+	case SAN_PI_SAVED:
+		if (j->pi_save.err)
+			return san_end_as(j, false, true);
+		san_pi_apply(j);
 		break;
 	case SAN_IO:
 		if (op->err)
@@ -510,9 +555,16 @@ void sbc_exec_sanitize(struct scsi_cmd *cmd)
  * leaves the medium format corrupted (as a failed sanitize) until a FORMAT
  * UNIT or SANITIZE succeeds; the command ends with MEDIUM ERROR / FORMAT
  * COMMAND FAILED.
- * Refused: protection information (FMTPINFO is outside the usage mask,
- * PROTECTION FIELD USAGE, P_I_INFORMATION and PROTECTION INTERVAL EXPONENT
- * must be zero: SBC-4 table 40, type 0 only), a defect list (a virtual
+ * Protection information (SBC-4 5.3.2, table "FMTPINFO field and
+ * PROTECTION FIELD USAGE field"): FMTPINFO with PROTECTION FIELD USAGE
+ * (000b without a parameter list) chooses the type, fmt_pi_type(); on an
+ * LU that can keep protection information (PROTECT 1) among the types of
+ * its SPT (pi_format.c), else type 0 only. A new type is written to the LU's
+ * format state file before the medium is touched, then every tuple becomes
+ * FFFF_FFFF_FFFF_FFFFh with the data's zeroes (the back-store's DISCARD or
+ * WRITE ZEROES: backstore/pi.h). P_I_INFORMATION and PROTECTION INTERVAL
+ * EXPONENT must be zero (one tuple per logical block).
+ * Refused: a defect list (a virtual
  * disk has no defects to list: DEFECT LIST LENGTH must be zero), an
  * initialization pattern (IP=1), and FMTDATA=0 with CMPLST or a DEFECT
  * LIST FORMAT (SBC-4 table 39: no such combination). FOV=1 with DPRY,
@@ -552,8 +604,37 @@ enum sense_reason sbc_parse_format_unit(struct scsi_cmd *cmd)
 	return SENSE_OK;
 }
 
-/* The parameter list header; IMMED into *immed. */
-static enum sense_reason fmt_header(struct scsi_cmd *cmd, bool *immed)
+/* The protection type FMTPINFO and PROTECTION FIELD USAGE ask for (SBC-4
+ * 5.3.2 table; SPC-4 7.8.7 SPT): into *type, or INVALID FIELD IN CDB
+ * (FMTPINFO) / IN PARAMETER LIST (PROTECTION FIELD USAGE). */
+static enum sense_reason fmt_pi_type(struct scsi_cmd *cmd, uint8_t pfu, uint8_t *type)
+{
+	struct scsi_lu *lu = cmd->priv.lu;
+	uint8_t fmtpinfo = cdb_format_fmtpinfo(cmd->cdb);
+
+	if (fmtpinfo == 0) {
+		*type = T10PI_NONE;
+		return pfu ? param_invalid_field(cmd, 0, 2) : SENSE_OK;
+	}
+	/* PROTECT 0, and FMTPINFO 01b: the CDB is wrong */
+	if (!(lu->bs->caps & BS_CAP_PI) || fmtpinfo == 1)
+		return cdb_invalid_field(cmd, FORMAT_FLAGS_BYTE, 7);
+	if (fmtpinfo == 2)
+		*type = T10PI_TYPE1;
+	else if (pfu == 0)
+		*type = T10PI_TYPE2;
+	else
+		*type = T10PI_TYPE3;
+	/* 10b with PFU > 000b, 11b with PFU > 001b, and a type outside SPT:
+	 * the parameter list is wrong */
+	if (pfu > (fmtpinfo == 2 ? 0 : 1) || !pi_format_can_keep(lu, *type))
+		return param_invalid_field(cmd, 0, 2);
+	return SENSE_OK;
+}
+
+/* The parameter list header; IMMED into *immed, its PROTECTION FIELD
+ * USAGE into *pfu. */
+static enum sense_reason fmt_header(struct scsi_cmd *cmd, bool *immed, uint8_t *pfu)
 {
 	const uint8_t *b = cmd->buf;
 	bool longlist = cdb_format_longlist(cmd->cdb);
@@ -563,10 +644,7 @@ static enum sense_reason fmt_header(struct scsi_cmd *cmd, bool *immed)
 		return SENSE_PARAM_LIST_LENGTH_ERROR;
 	if (b[0] & ~FMT_PFU_MASK)
 		return param_invalid_field(cmd, 0, 7);
-	/* SBC-4 table 40: FMTPINFO 00b with PROTECTION FIELD USAGE 000b is
-	 * the only combination without protection information */
-	if (b[0] & FMT_PFU_MASK)
-		return param_invalid_field(cmd, 0, 2);
+	*pfu = b[0] & FMT_PFU_MASK;
 	/* SBC-4 5.3.2: with FOV=0 DPRY, DCRT, STPF and IP are zero */
 	if (!(b[1] & FMT_FOV) && (b[1] & (FMT_FOV_BITS | FMT_IP)))
 		return param_invalid_field(cmd, 1, 6);
@@ -594,17 +672,24 @@ static enum sense_reason fmt_header(struct scsi_cmd *cmd, bool *immed)
 void sbc_exec_format_unit(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
-	struct sbc_lu_state *s = p->lu->sbc;
+	struct scsi_lu *lu = p->lu;
+	struct sbc_lu_state *s = lu->sbc;
 	bool immed = false;
-	enum sense_reason r;
+	uint8_t pfu = 0, type = T10PI_NONE;
+	enum sense_reason r = SENSE_OK;
 	struct san_job *j;
 
-	if (cdb_format_fmtdata(cmd->cdb)) {
-		r = fmt_header(cmd, &immed);
-		if (r != SENSE_OK) {
-			scsi_cmd_complete_sx(cmd, r, &p->sx);
-			return;
-		}
+	if (cdb_format_fmtdata(cmd->cdb))
+		r = fmt_header(cmd, &immed, &pfu);
+	if (r == SENSE_OK)
+		r = fmt_pi_type(cmd, pfu, &type);
+	/* a new type needs its state file (pi_format.c): without it the
+	 * type would not outlive a restart */
+	if (r == SENSE_OK && type != lu_pi_type(lu) && !pi_format_changeable(lu))
+		r = cdb_invalid_field(cmd, FORMAT_FLAGS_BYTE, 7);
+	if (r != SENSE_OK) {
+		scsi_cmd_complete_sx(cmd, r, &p->sx);
+		return;
 	}
 	if (atomic_load(&s->san_state) == SBC_SAN_RUNNING) {
 		scsi_cmd_complete(cmd, SENSE_NOT_READY_SANITIZE_IN_PROGRESS);
@@ -616,6 +701,12 @@ void sbc_exec_format_unit(struct scsi_cmd *cmd)
 		return;
 	}
 	j->format = true;
+	j->itn = p->itn;
+	if (type != lu_pi_type(lu)) {
+		j->pi_change = true;
+		j->pi_save.lu = lu;
+		j->pi_save.type = type;
+	}
 	san_zero_method(j);
 	san_start(cmd, j, immed);
 }

@@ -62,6 +62,7 @@ void sbc_lu_fini(struct scsi_lu *lu)
 		return;
 	for (unsigned i = 0; i < SBC_XCOPY_RESULTS; i++)
 		free(s->copies[i].port);
+	free(s->format_path);
 	free(s);
 	lu->sbc = NULL;
 }
@@ -425,7 +426,7 @@ static enum sense_reason rw_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t n
 
 	/* SBC-4 4.22, 5.x: RDPROTECT / WRPROTECT; without protection
 	 * information only 000b (pi_protect_checks) */
-	if (!pi_protect_checks(lu->attrs.pi_type, protect, &p->pi))
+	if (!pi_protect_checks(lu_pi_type(lu), protect, &p->pi))
 		return cdb_invalid_field(cmd, CDB_DPO_FUA_BYTE, 7);
 
 	/* VPD B0h MAXIMUM TRANSFER LENGTH */
@@ -692,10 +693,11 @@ void sbc_exec_read_capacity16(struct scsi_cmd *cmd)
 	put_be64(d, cap ? cap - 1 : 0);
 	put_be32(d + 8, lu->block_size);
 	/* byte 12: RC BASIS 01b (the LBA is the last of the LU); P_TYPE
-	 * (type - 1) and PROT_EN when the LU keeps protection information */
+	 * (type - 1) and PROT_EN when the medium is formatted with protection
+	 * information */
 	d[12] = 0x10;
-	if (lu->attrs.pi_type)
-		d[12] |= (uint8_t)((lu->attrs.pi_type - 1) << 1 | 0x01);
+	if (lu_pi_type(lu))
+		d[12] |= (uint8_t)((lu_pi_type(lu) - 1) << 1 | 0x01);
 	/* byte 13: P_I_EXPONENT 0; LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT:
 	 * the configured physical block size, e.g. 3 for 512-byte logical blocks
 	 * on 4 KiB physical blocks. */

@@ -197,12 +197,12 @@ static const struct cdb_sa_table rcr_sa = {
 	}
 
 const struct cdb_desc sbc_cdb_table[256] = {
-	/* SBC-4 5.3: FMTPINFO (byte 1 bits 7-6) is outside the mask (no
-	 * protection information); LONGLIST, FMTDATA, CMPLST, DEFECT LIST
-	 * FORMAT; bytes 2-4 (vendor specific, obsolete) refused. A medium
-	 * write (write protection, SBC-4 table 13: conflicts like one) */
+	/* SBC-4 5.3: byte 1 FMTPINFO (checked against the LU's protection
+	 * types, sanitize.c), LONGLIST, FMTDATA, CMPLST, DEFECT LIST FORMAT;
+	 * bytes 2-4 (vendor specific, obsolete) refused. A medium write
+	 * (write protection, SBC-4 table 13: conflicts like one) */
 	[0x04] = WR_CMD("FORMAT UNIT", sbc_parse_format_unit, sbc_exec_format_unit, 6,
-			0xff, 0x3f, 0x00, 0x00, 0x00, CONTROL),
+			0xff, 0xff, 0x00, 0x00, 0x00, CONTROL),
 	[0x08] = RD_CMD("READ(6)", sbc_parse_rw6, sbc_exec_rw, 6,
 			0xff, 0x1f, 0xff, 0xff, 0xff, CONTROL),
 	[0x0a] = WR_CMD("WRITE(6)", sbc_parse_rw6, sbc_exec_rw, 6,

@@ -93,6 +93,10 @@ struct sbc_lu_state {
 
 	/* ROD tokens (rod.c): live tokens of this LU a write would cancel */
 	atomic_uint rod_watch;
+
+	/* the format's protection type state file (pi_format.c); NULL: none,
+	 * FORMAT UNIT cannot change the type. Set once before mapping. */
+	char *format_path;
 };
 
 /* rod.c: a write of [off, off + len) bytes to lu cancels the ROD tokens

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sbc_pi.c: T10 protection information on the READ/WRITE path (SBC-4
- * 4.22) of an LU whose back-store keeps tuples (BS_CAP_PI,
- * backstore/pi.h).
+ * 4.22) of an LU formatted with protection information (lu_pi_type(),
+ * over a back-store that keeps tuples: BS_CAP_PI, backstore/pi.h).
  *
  * WRITE: with WRPROTECT 000b the data alone goes to the back-store, which
  * generates the tuples; otherwise the Data-Out holds a tuple after each
@@ -32,7 +32,7 @@ static void tuples_free(struct scsi_cmd *cmd)
 
 static struct pi_expect expect(const struct scsi_cmd_priv *p)
 {
-	return (struct pi_expect){.type = p->lu->attrs.pi_type, .ref = (uint32_t)p->lba};
+	return (struct pi_expect){.type = lu_pi_type(p->lu), .ref = (uint32_t)p->lba};
 }
 
 enum sense_reason sbc_pi_prepare(struct scsi_cmd *cmd, uint32_t n, uint8_t **tuples,
@@ -46,7 +46,7 @@ enum sense_reason sbc_pi_prepare(struct scsi_cmd *cmd, uint32_t n, uint8_t **tup
 	uint64_t bad;
 
 	*tuples = NULL;
-	if (!(lu->bs->caps & BS_CAP_PI) || (write && !p->pi.transfer))
+	if (!lu_pi_type(lu) || (write && !p->pi.transfer))
 		return SENSE_OK;
 	p->op = malloc((size_t)n * T10PI_TUPLE_LEN);
 	if (!p->op)

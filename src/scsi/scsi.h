@@ -219,8 +219,10 @@ struct scsi_lu_attrs {
 	bool removable;	  /* RMB: PREVENT ALLOW MEDIUM REMOVAL, START STOP UNIT LOEJ */
 	bool thin;	  /* logical block provisioning: UNMAP, WRITE SAME UNMAP, LBPRZ */
 	bool write_cache; /* default WCE of the Caching mode page */
-	/* T10 protection information type (SBC-4 4.22): 0 none, 1 or 3; the
-	 * back-store keeps the tuples (BS_CAP_PI, backstore/pi.h) */
+	/* T10 protection information type (SBC-4 4.22) the LU is created
+	 * formatted with: 0 none, 1 or 3; the back-store keeps the tuples
+	 * (BS_CAP_PI, backstore/pi.h). FORMAT UNIT may change the format
+	 * later (lu_pi_type(), scsi_lu_pi_format_store()). */
 	uint8_t pi_type;
 	char vendor[9]; /* T10 vendor identification (space padded on the wire) */
 	char product[17];
@@ -296,6 +298,14 @@ int scsi_lu_pr_store(struct scsi_lu *lu, const char *state_dir);
  * foreign or holds values MODE SELECT would refuse: nothing loaded),
  * -ENOMEM or -errno. Without it SP=1 and PC=11b are refused. */
 int scsi_lu_mode_store(struct scsi_lu *lu, const char *state_dir);
+/* The protection type FORMAT UNIT gave an LU whose back-store keeps
+ * protection information (SBC-4 5.3, FMTPINFO): keep it in state_dir
+ * (format-<NAA>.state) and load it now as the current format, over
+ * attrs.pi_type. Call once, before the LU is mapped; a no-op (0) for an LU
+ * without BS_CAP_PI. 0, -EBADMSG (corrupt or foreign: refused, the tuples
+ * would be checked as the wrong type), -ENOMEM or -errno. Without it
+ * FORMAT UNIT cannot change the protection type. */
+int scsi_lu_pi_format_store(struct scsi_lu *lu, const char *state_dir);
 
 /* ---- targets, ports, LUN maps, access ---- */
 struct scsi_target *scsi_target_create(const char *name);

@@ -102,11 +102,13 @@ size_t spc_std_inquiry(struct scsi_cmd *cmd, uint8_t *buf)
 	buf[3] = 0x10 | 0x02; /* NORMACA 0, HISUP 1, RESPONSE DATA FORMAT 2 */
 	buf[4] = 96 - 5;      /* ADDITIONAL LENGTH */
 	/* byte 5: TPGS (bits 5-4, SPC-4 6.6.2: 01b implicit ALUA, 11b also
-	 * explicit); 3PC when EXTENDED COPY exists; PROTECT when the LU keeps
-	 * protection information (SBC-4 4.22) */
+	 * explicit); 3PC when EXTENDED COPY exists; PROTECT when the LU
+	 * supports protection information (SBC-4 4.22: its back-store keeps
+	 * tuples), whatever its current format (FORMAT UNIT may choose type 0) */
 	buf[5] = has_opcode(0x83) ? 0x08 : 0x00;
 	if (lu)
-		buf[5] |= (uint8_t)(alua_tpgs(lu) << 4 | (lu->attrs.pi_type ? 0x01 : 0x00));
+		buf[5] |=
+		    (uint8_t)(alua_tpgs(lu) << 4 | ((lu->bs->caps & BS_CAP_PI) ? 0x01 : 0x00));
 	buf[7] = 0x02; /* CMDQUE */
 	if (lu) {
 		put_ascii(buf + 8, 8, lu->attrs.vendor);
@@ -438,13 +440,17 @@ int vpd_page(struct scsi_cmd *cmd, uint8_t page, uint8_t *buf)
 	}
 	case VPD_EXTENDED_INQUIRY:
 		buf[3] = 0x3c;
-		/* SPC-4 7.8.7 byte 4: SPT (the LU's type: 000b type 1, 100b
-		 * type 3), GRD_CHK, APP_CHK 0 (no expected application tag
-		 * without the 32-byte CDBs), REF_CHK for type 1 */
-		if (lu->attrs.pi_type == T10PI_TYPE1)
-			buf[4] = 0x00 << 3 | 0x04 | 0x01;
-		else if (lu->attrs.pi_type == T10PI_TYPE3)
-			buf[4] = 0x04 << 3 | 0x04;
+		/* SPC-4 7.8.7 byte 4: SPT, the types FORMAT UNIT can give
+		 * the LU (011b: types 1 and 3; ignored without PROTECT);
+		 * GRD_CHK and REF_CHK as the current format checks (REF_CHK
+		 * for type 1), APP_CHK 0 (no expected application tag
+		 * without the 32-byte CDBs) */
+		if (lu->bs->caps & BS_CAP_PI)
+			buf[4] = 0x03 << 3;
+		if (lu_pi_type(lu))
+			buf[4] |= 0x04;
+		if (lu_pi_type(lu) == T10PI_TYPE1)
+			buf[4] |= 0x01;
 		buf[5] = 0x07; /* HEADSUP, ORDSUP, SIMPSUP */
 		buf[6] = 0x00; /* V_SUP 0, NV_SUP 0 */
 		len = 64;

@@ -15,7 +15,12 @@
 #    (WRPROTECT=3) with a wrong reference tag fails (10h/03h, INFORMATION LBA);
 #  - type 3: the reference tag is the initiator's, never checked; the tuples
 #    of the file LU outlive a restart (p.img.pi);
-#  - RDPROTECT on the LU without protection information: INVALID FIELD IN CDB.
+#  - RDPROTECT on the LU without protection information: INVALID FIELD IN CDB;
+#  - FORMAT UNIT FMTPINFO: the file LU from type 3 to type 1 (tuples all FFh
+#    afterwards, generated ones then carry the LBA), CAPACITY DATA HAS
+#    CHANGED to another initiator, the type outlives a restart
+#    (format-<NAA>.state); to type 0 (PROT_EN 0, RDPROTECT refused); the
+#    combinations SBC-4 5.3.2 refuses, in the CDB or the parameter list.
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 PROBE=${2:?usage: pi.sh UTARGETD CDBPROBE}
@@ -76,10 +81,10 @@ d=$(data_of "INQUIRY")
 [ $((0x${d:10:2} & 1)) = 1 ] || ut_fail "INQUIRY PROTECT is not set"
 cdb 0 120186004000 in 64
 d=$(data_of "VPD 86h")
-[ "${d:8:2}" = 05 ] || ut_fail "LUN 0 VPD 86h byte 4: ${d:8:2}, want 05h (SPT type 1, GRD_CHK, REF_CHK)"
+[ "${d:8:2}" = 1d ] || ut_fail "LUN 0 VPD 86h byte 4: ${d:8:2}, want 1dh (SPT types 1 and 3, GRD_CHK, REF_CHK)"
 cdb 1 120186004000 in 64
 d=$(data_of "VPD 86h")
-[ "${d:8:2}" = 24 ] || ut_fail "LUN 1 VPD 86h byte 4: ${d:8:2}, want 24h (SPT type 3, GRD_CHK)"
+[ "${d:8:2}" = 1c ] || ut_fail "LUN 1 VPD 86h byte 4: ${d:8:2}, want 1ch (SPT types 1 and 3, GRD_CHK)"
 echo "ok: READ CAPACITY(16), INQUIRY PROTECT and VPD 86h report types 1 and 3"
 
 # generated tuples: guard, application tag 0000h, reference tag the LBA (7)
@@ -135,5 +140,63 @@ echo "ok: type 3 keeps the initiator's reference tag, and the tuples outlive a r
 cdb 2 "$(r10 1 0)" in 520
 case $OUT in *"key=0x5 asc=0x24 ascq=0x00"*) ;; *) ut_fail "RDPROTECT=1 without PI: $OUT" ;; esac
 echo "ok: RDPROTECT without protection information: INVALID FIELD IN CDB"
+
+# FORMAT UNIT (SBC-4 5.3): byte 1 FMTPINFO (7-6), FMTDATA (4); the short
+# parameter list header: PROTECTION FIELD USAGE in byte 0
+rc16() { cdb "$1" 9e100000000000000000000000200000 in 32; d=$(data_of "READ CAPACITY(16)"); echo "${d:24:2}"; }
+CDBPROBE_ISID_QUALIFIER=7 cdb 1 00000000000000 # another initiator's I_T nexus
+cdb 1 044000000000
+case $OUT in *"key=0x5 asc=0x24 ascq=0x00"*) ;; *) ut_fail "FMTPINFO=01b: $OUT" ;; esac
+cdb 1 04d000000000 out 00000000
+case $OUT in *"key=0x5 asc=0x26 ascq=0x00"*) ;; *) ut_fail "FMTPINFO=11b PFU=000b (type 2, not in SPT): $OUT" ;; esac
+cdb 1 04d000000000 out 02000000
+case $OUT in *"key=0x5 asc=0x26 ascq=0x00"*) ;; *) ut_fail "FMTPINFO=11b PFU=010b: $OUT" ;; esac
+cdb 1 049000000000 out 01000000
+case $OUT in *"key=0x5 asc=0x26 ascq=0x00"*) ;; *) ut_fail "FMTPINFO=10b PFU=001b: $OUT" ;; esac
+cdb 2 048000000000
+case $OUT in *"key=0x5 asc=0x24 ascq=0x00"*) ;; *) ut_fail "FMTPINFO=10b without PI: $OUT" ;; esac
+[ "$(rc16 1)" = 15 ] || ut_fail "a refused FORMAT UNIT changed the type"
+echo "ok: FORMAT UNIT refuses FMTPINFO 01b and without PROTECT (CDB), PFU beyond the type or SPT (list)"
+
+cdb 1 048000000000
+[ "$OUT" = status=GOOD ] || ut_fail "FORMAT UNIT FMTPINFO=10b (type 1): $OUT"
+[ "$(rc16 1)" = 11 ] || ut_fail "READ CAPACITY(16) after the format to type 1: $(rc16 1)"
+cdb 1 "$(r10 1 3)" in 520
+d=$(data_of "READ(10) RDPROTECT=1 after the format")
+[ "${d:1024:16}" = ffffffffffffffff ] && [ "${d:0:1024}" = "$(block 00)" ] ||
+	ut_fail "after FORMAT UNIT: ${d:1024:16}, want zeroes and the tuple FFFF_FFFF_FFFF_FFFFh"
+cdb 1 "$(w10 0 3)" out "$blk"
+cdb 1 "$(r10 1 3)" in 520
+d=$(data_of "READ(10) RDPROTECT=1 of a generated type 1 tuple")
+[ "${d:1024:16}" = "$(crc "$blk")000000000003" ] || ut_fail "type 1 generated tuple: ${d:1024:16}"
+line=$(CDBPROBE_ISID_QUALIFIER=7 "$PROBE" "$(url 1)" 00000000000000)
+case $line in *"ua=2a/09"*) ;; *) ut_fail "no CAPACITY DATA HAS CHANGED for the other initiator: $line" ;; esac
+ls "$UT_TMP"/format-*.state >/dev/null 2>&1 || ut_fail "no format state file"
 ut_stop
+ut_start "$UT_TMP/pi.json"
+[ "$(rc16 1)" = 11 ] || ut_fail "the type FORMAT UNIT chose did not outlive a restart: $(rc16 1)"
+cdb 1 "$(r10 0 3)" in 512
+[ "$OUT" = "status=GOOD data=$blk" ] || ut_fail "type 1 READ after the restart: ${OUT:0:80}"
+echo "ok: FORMAT UNIT to type 1: zeroes, FFh tuples, UA 2Ah/09h elsewhere, kept over a restart"
+
+cdb 1 041000000000 out 00000000
+[ "$OUT" = status=GOOD ] || ut_fail "FORMAT UNIT FMTPINFO=00b (type 0): $OUT"
+[ "$(rc16 1)" = 10 ] || ut_fail "READ CAPACITY(16) after the format to type 0: $(rc16 1)"
+cdb 1 120000006000 in 96
+d=$(data_of "INQUIRY")
+[ $((0x${d:10:2} & 1)) = 1 ] || ut_fail "INQUIRY PROTECT (a capability) cleared by type 0"
+cdb 1 "$(r10 1 3)" in 520
+case $OUT in *"key=0x5 asc=0x24 ascq=0x00"*) ;; *) ut_fail "RDPROTECT=1 on type 0: $OUT" ;; esac
+echo "ok: FORMAT UNIT to type 0: PROT_EN 0, PROTECT still 1, RDPROTECT refused"
+ut_stop
+
+# the type byte changed behind the checksum's back: refused, no start
+f=$(ls "$UT_TMP"/format-*.state)
+printf '\x03' | dd of="$f" bs=1 seek=8 conv=notrunc status=none
+timeout 60 "$UTARGETD" -f -c "$UT_TMP/pi.json" --listen "127.0.0.1:$UT_PORT" \
+	>"$UT_TMP/bad.log" 2>&1 && ut_fail "utargetd started over a damaged format state file"
+grep -q "format state .* refused: checksum mismatch" "$UT_TMP/bad.log" ||
+	{ cat "$UT_TMP/bad.log"; ut_fail "the refusal does not name the damaged file"; }
+ut_sanitizer_check "$UT_TMP/bad.log"
+echo "ok: a damaged format state file stops the start"
 echo "pi: all checks passed"

@@ -138,6 +138,29 @@ static void test_given_tuples_and_type3(void **state)
 	bs_close(dev);
 }
 
+/* set_pi_type() (FORMAT UNIT): the tuples generated afterwards are of the
+ * new type; the stored ones stay as they were. */
+static void test_set_type(void **state)
+{
+	struct fix *f = *state;
+	struct bs_dev *dev = pi_dev(T10PI_TYPE1, NULL);
+	uint8_t data[BSZ], back[BSZ], t[T10PI_TUPLE_LEN];
+
+	h_pattern(data, sizeof(data), 3);
+	assert_non_null(dev->ops->set_pi_type);
+	dev->ops->set_pi_type(dev, T10PI_TYPE3);
+	assert_int_equal(run(f, dev, BS_OP_WRITE, 40, 1, data, NULL, NULL), 0);
+	assert_int_equal(run(f, dev, BS_OP_READ, 40, 1, back, t, NULL), 0);
+	expect_tuple(t, t10pi_crc(data, BSZ), 0, 0xffffffffu);
+	dev->ops->set_pi_type(dev, T10PI_TYPE1);
+	assert_int_equal(run(f, dev, BS_OP_READ, 40, 1, back, t, NULL), 0);
+	expect_tuple(t, t10pi_crc(data, BSZ), 0, 0xffffffffu);
+	assert_int_equal(run(f, dev, BS_OP_WRITE, 41, 1, data, NULL, NULL), 0);
+	assert_int_equal(run(f, dev, BS_OP_READ, 41, 1, back, t, NULL), 0);
+	expect_tuple(t, t10pi_crc(data, BSZ), 0, 41);
+	bs_close(dev);
+}
+
 /* the guard of a block that straddles two iovecs */
 static void test_split_iovecs(void **state)
 {
@@ -228,6 +251,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_escape_then_generated, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_given_tuples_and_type3, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_set_type, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_split_iovecs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_zeroes_give_escape, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tuple_error, setup, teardown),

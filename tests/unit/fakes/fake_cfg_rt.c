@@ -194,6 +194,15 @@ int scsi_lu_mode_store(struct scsi_lu *lu, const char *state_dir)
 	return 0;
 }
 
+/* the format's protection type: kept in the state directory too */
+int scsi_lu_pi_format_store(struct scsi_lu *lu, const char *state_dir)
+{
+	assert_true(lu->refs > 0);
+	assert_non_null(state_dir);
+	assert_true(state_dir[0] == '/');
+	return 0;
+}
+
 /* ---- LUN maps ---- */
 struct scsi_lun_map *scsi_lun_map_create(void)
 {

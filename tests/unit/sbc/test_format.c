@@ -180,9 +180,10 @@ static void test_fields(void **state)
 	format(h->p1, 0x80, NULL, 0, &r);
 	SH_INVALID_CDB(&r);
 	sh_expect_fp(&r, true, 1, 7);
+	/* FMTPINFO 01b, on any LU (SBC-4 5.3.2): the field's first bit */
 	format(h->p1, 0x40 | FMTDATA, l, 4, &r);
 	SH_INVALID_CDB(&r);
-	sh_expect_fp(&r, true, 1, 6);
+	sh_expect_fp(&r, true, 1, 7);
 	for (int i = 2; i < 5; i++) {
 		memcpy(c, (uint8_t[6]){0x04, 0, 0, 0, 0, 0}, 6);
 		c[i] = 1;
