@@ -59,11 +59,20 @@ enum {
 
 bool lbp_threshold_supported(struct scsi_lu *lu)
 {
+	struct lbp_threshold_state *t = &lu->core->lbp_thr;
 	uint64_t used, avail;
 	bool shared;
 
-	return lu->attrs.thin && lu->bs->ops->space &&
-	       lu->bs->ops->space(lu->bs, &used, &avail, &shared) == 0;
+	/* MODE SENSE, VPD B2h and the log pages ask on every command; a
+	 * file's space() is fstat + fstatvfs: once it answered, the answer
+	 * is kept (a failure is asked again: it may be passing) */
+	if (atomic_load_explicit(&t->space_ok, memory_order_relaxed))
+		return true;
+	if (!lu->attrs.thin || !lu->bs->ops->space ||
+	    lu->bs->ops->space(lu->bs, &used, &avail, &shared) != 0)
+		return false;
+	atomic_store_explicit(&t->space_ok, true, memory_order_relaxed);
+	return true;
 }
 
 uint8_t lbp_threshold_exponent(struct scsi_lu *lu)

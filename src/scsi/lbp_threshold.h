@@ -29,6 +29,7 @@ struct lbp_threshold_desc {
 
 struct lbp_threshold_state {
 	atomic_bool enabled;		/* any descriptor: the write path's one load */
+	atomic_bool space_ok;		/* lbp_threshold_supported() said yes once */
 	_Atomic uint64_t next_check_ns; /* rate limit of the evaluation */
 	bool situa;			/* lu->lock */
 	struct lbp_threshold_desc d[LBP_THRESHOLD_DESCS]; /* lu->lock */
