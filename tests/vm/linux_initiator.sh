@@ -3,7 +3,8 @@
 # iscsi_tcp, sd, sg) against utargetd, in a QEMU guest under TCG
 # (tests/vm/run-guest.sh). utargetd exports two 64 MiB file LUNs on
 # 127.0.0.1:PORT to the guest's initiator name (an ACL): LUN 0 fully
-# provisioned, LUN 1 thin with 4 KiB physical blocks. The guest discovers
+# provisioned, LUN 1 thin with 4 KiB physical blocks; and LUN 2, 16 MiB of
+# memory with type 1 protection information. The guest discovers
 # them, logs in, and runs the commands of the GUEST list below. Asserted:
 #   - SendTargets lists the target; the login succeeds and comes to utargetd
 #     from 127.0.0.1 (QEMU's user network: the guest dials 10.0.2.2);
@@ -32,6 +33,11 @@
 #     INFORMATION and WRITE USING TOKEN (sg_raw) copy 512 KiB from LUN 1 to
 #     LUN 0, ddpt --xcopy (EXTENDED COPY) 1 MiB inside LUN 0;
 #     smartctl -a exits 0;
+#   - LUN 2: READ CAPACITY(16) says PROT_EN, type 1; what the guest writes
+#     (sd without DIF on iscsi_tcp: WRPROTECT 0) reads back identical with
+#     the tuples the target generated (READ(10) RDPROTECT=1 by sg_raw: the
+#     LBA as reference tag); sg_format --fmtpinfo=3 --pfu=1 formats it to
+#     type 3, --fmtpinfo=0 to no protection (READ CAPACITY(16) each time);
 #   - the guest logs out, and utargetd stops cleanly.
 # Printed for later tests, not asserted: sg_modes -a, smartctl -x, the other
 # sg3-utils reads, a probe of VPD, log and mode pages the target does not
@@ -59,11 +65,13 @@ ut_write_config c.json <<JSON
   "state_dir": "@TMP@",
   "backstores": [ { "name": "d", "type": "file", "path": "d.img", "size": "64M", "create": true },
                   { "name": "t", "type": "file", "path": "t.img", "size": "64M", "create": true,
-                    "thin": true, "physical_block_size": 4096 } ],
+                    "thin": true, "physical_block_size": 4096 },
+                  { "name": "p", "type": "ram", "size": "16M", "protection": 1 } ],
   "targets": [
     { "name": "$UT_TARGET",
       "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
-      "luns": [ { "lun": 0, "backstore": "d" }, { "lun": 1, "backstore": "t" } ],
+      "luns": [ { "lun": 0, "backstore": "d" }, { "lun": 1, "backstore": "t" },
+                { "lun": 2, "backstore": "p" } ],
       "acls": [ { "initiator": "$INITIATOR" } ] }
   ]
 }
@@ -141,6 +149,16 @@ guest xcopy 'dd if=/dev/urandom of=/tmp/x bs=1M count=1 2>/dev/null &&
 	dd if=/tmp/x of=$DISK bs=1M seek=32 oflag=direct 2>/dev/null &&
 	ddpt --xcopy if=$SG skip=65536 of=$SG seek=114688 bs=512 count=2048 &&
 	dd if=$DISK bs=1M skip=56 count=1 iflag=direct 2>/dev/null | md5sum && md5sum </tmp/x'
+# LUN 2, protection information: LBA 4096 (2 MiB) read with RDPROTECT=1
+guest pi 'sg_readcap -l $SG2 &&
+	dd if=/dev/urandom of=/tmp/pi bs=1M count=1 2>/dev/null &&
+	dd if=/tmp/pi of=$DISK2 bs=1M seek=2 oflag=direct conv=fsync 2>/dev/null &&
+	dd if=$DISK2 of=/tmp/pr bs=1M skip=2 count=1 iflag=direct 2>/dev/null &&
+	cmp /tmp/pi /tmp/pr && echo pi-rw-ok &&
+	sg_raw -r 520 -o /tmp/pt $SG2 28 20 00 00 10 00 00 00 01 00 &&
+	echo "tuple: $(od -An -tx1 -j512 /tmp/pt | tr -d " \n")"'
+guest pi_format 'sg_format --format --quick --wait --fmtpinfo=3 --pfu=1 $SG2 && sg_readcap -l $SG2 &&
+	sg_format --format --quick --wait --fmtpinfo=0 $SG2 && sg_readcap -l $SG2'
 guest vpd 'sg_vpd -a $SG'
 guest thin_vpd 'sg_vpd -a $SG1'
 guest logs 'sg_logs -a $SG'
@@ -291,6 +309,16 @@ must_rc0 xcopy
 echo "ok: ODX (POPULATE TOKEN, RRTI, WRITE USING TOKEN) copies 512 KiB from LUN 1 to LUN 0, ddpt --xcopy 1 MiB inside LUN 0: read back identical"
 must_rc0 smartctl
 echo "ok: smartctl -a exits 0"
+must_rc0 pi
+grep -q "prot_en=1, p_type=0" "$(out pi)" || ut_fail "LUN 2: READ CAPACITY(16) lacks PROT_EN=1, type 1"
+grep -qx pi-rw-ok "$(out pi)" || ut_fail "LUN 2: the guest's data did not read back"
+grep -qE "^tuple: [0-9a-f]{4}000000001000$" "$(out pi)" ||
+	ut_fail "LUN 2: the generated tuple of LBA 4096 is not (guard, 0000h, 00001000h)"
+must_rc0 pi_format
+[ "$(grep -o "prot_en=[01], p_type=[0-9]" "$(out pi_format)" | tr '\n' ' ')" = \
+	"prot_en=1, p_type=2 prot_en=0, p_type=0 " ] ||
+	ut_fail "LUN 2: sg_format --fmtpinfo did not give type 3, then no protection"
+echo "ok: LUN 2 (type 1): PROT_EN, the guest's data with generated tuples (RDPROTECT=1), sg_format to type 3 and to none"
 
 [ "$(cat "$gdir/steps/logout.rc")" = 0 ] || ut_fail "the guest's logout failed"
 grep -qE "logout: initiator $INITIATOR " "$UT_LOG" || ut_fail "utargetd logged no logout of $INITIATOR"
