@@ -408,6 +408,36 @@ static void cmd_residual(struct scsi_cmd *cmd)
 	}
 }
 
+/* The LU's statistics (enum lu_stat): one shard of the completing
+ * thread's (lib/stats.h), no shared cache line. */
+static void lu_count(struct scsi_cmd *cmd, struct scsi_lu *lu, uint64_t lat_ns)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	bool good = cmd->status == SAM_STAT_GOOD || cmd->status == SAM_STAT_CONDITION_MET;
+	unsigned slot, c = SCSI_OP_OTHER;
+	_Atomic uint64_t *w = stats_shard(&lu->core->stats, &slot);
+
+	if (unlikely(!w))
+		return;
+	if (p->desc && (p->desc->flags & CDB_F_WRITES))
+		c = SCSI_OP_WRITE;
+	else if (p->desc && p->desc->order_class == ORDER_READ)
+		c = SCSI_OP_READ;
+	stats_word_add(w, slot, LU_ST_CMDS, 1);
+	stats_word_add(w, slot, LU_ST_CLASS_CMDS + c, 1);
+	stats_hist_add(w, slot, LU_ST_HIST + c * STATS_HIST_WORDS, lat_ns);
+	if (cmd->data_in_len)
+		stats_word_add(w, slot, LU_ST_READ_BYTES, cmd->data_in_len);
+	if (p->data_dir == SCSI_DIR_WRITE && good)
+		stats_word_add(w, slot, LU_ST_WRITE_BYTES, cmd->write_len);
+	if (atomic_load_explicit(&p->aborted, memory_order_relaxed))
+		stats_word_add(w, slot, LU_ST_ABORTED, 1);
+	else if (!good)
+		stats_word_add(w, slot, LU_ST_ERRORS, 1);
+	if (cmd->status == SAM_STAT_BUSY || cmd->status == SAM_STAT_TASK_SET_FULL)
+		stats_word_add(w, slot, LU_ST_BUSY, 1);
+}
+
 static void cmd_count(struct scsi_cmd *cmd, struct scsi_stats *s, uint64_t lat_ns)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
@@ -489,7 +519,7 @@ void scsi_cmd_complete_sx(struct scsi_cmd *cmd, enum sense_reason r, const struc
 	cmd_residual(cmd);
 	lat_ns = reactor_now_ns() - p->start_ns;
 	if (lu) {
-		cmd_count(cmd, &lu->core->stats, lat_ns);
+		lu_count(cmd, lu, lat_ns);
 		/* SBC-4 4.7.3.8: the mapping resources may have changed */
 		if (p->desc && (p->desc->flags & CDB_F_WRITES))
 			lbp_threshold_note_write(lu, p->start_ns + lat_ns);

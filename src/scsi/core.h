@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "lib/list.h"
+#include "lib/stats.h"
 #include "scsi/lbp_threshold.h"
 #include "scsi/lu.h"
 #include "scsi/mode.h"
@@ -34,6 +35,22 @@ struct scsi_stats {
 	_Atomic uint64_t errors; /* completed with a status other than GOOD/CONDITION MET */
 	_Atomic uint64_t aborted;
 	_Atomic uint64_t lat_ns_sum; /* setup to completion */
+};
+
+/* The words of an LU's struct stats_set (lib/stats.h): per-reactor shards,
+ * counted in cmd.c when a command completes, summed by scsi_lu_stats().
+ * Operation classes: read (reads the medium: ORDER_READ), write (writes
+ * it: CDB_F_WRITES), other. */
+enum lu_stat {
+	LU_ST_CMDS,	   /* commands completed */
+	LU_ST_ERRORS,	   /* a status other than GOOD or CONDITION MET (not aborted) */
+	LU_ST_ABORTED,	   /* aborted (task management, a reset, TAS) */
+	LU_ST_BUSY,	   /* BUSY or TASK SET FULL */
+	LU_ST_READ_BYTES,  /* Data-In bytes of every command */
+	LU_ST_WRITE_BYTES, /* Data-Out bytes of commands that completed GOOD */
+	LU_ST_CLASS_CMDS,  /* + class: commands per class */
+	LU_ST_HIST = LU_ST_CLASS_CMDS + SCSI_OP_CLASSES, /* + class * STATS_HIST_WORDS */
+	LU_ST_WORDS = LU_ST_HIST + SCSI_OP_CLASSES * STATS_HIST_WORDS,
 };
 
 static inline void stats_add(_Atomic uint64_t *c, uint64_t v)
@@ -133,7 +150,7 @@ struct lu_core_state {
 	 * allocated by the first WRITE BUFFER that writes it; lu->lock */
 	uint8_t *data_buf;
 
-	struct scsi_stats stats;
+	struct stats_set stats;		    /* enum lu_stat words (cmd.c, scsi_lu_stats()) */
 	struct log_counters log;	    /* log.c */
 	struct lbp_threshold_state lbp_thr; /* lbp_threshold.c */
 };

@@ -56,6 +56,7 @@ int scsi_lu_create(const char *name, struct bs_dev *bs, const struct scsi_lu_att
 	atomic_init(&lu->nblocks, bs->size >> lu->block_shift);
 	atomic_init(&lu->pi_type, (bs->caps & BS_CAP_PI) ? attrs->pi_type : 0);
 	atomic_init(&lu->refs, 1);
+	stats_set_init(&lu->core->stats, LU_ST_WORDS);
 	pthread_mutex_init(&lu->lock, NULL);
 	list_init(&lu->core->itns);
 	order_init(&lu->core->order);
@@ -103,6 +104,7 @@ void scsi_lu_put(struct scsi_lu *lu)
 		free(itn);
 	}
 	buffer_lu_free(lu);
+	stats_set_fini(&lu->core->stats);
 	if (lu->bs && lu->bs->ops && lu->bs->ops->close)
 		lu->bs->ops->close(lu->bs);
 	pthread_mutex_destroy(&lu->lock);
@@ -257,4 +259,28 @@ char *lu_state_path(const struct scsi_lu *lu, const char *state_dir, const char 
 		log_notice("lu %s: removed temporary files an interrupted write left beside %s",
 			   lu->name, path);
 	return path;
+}
+
+void scsi_lu_stats(struct scsi_lu *lu, struct scsi_lu_stats *out)
+{
+	uint64_t *w = malloc(LU_ST_WORDS * sizeof(*w));
+
+	memset(out, 0, sizeof(*out));
+	if (!w)
+		return;
+	stats_set_sum(&lu->core->stats, w);
+	out->cmds = w[LU_ST_CMDS];
+	out->errors = w[LU_ST_ERRORS];
+	out->aborted = w[LU_ST_ABORTED];
+	out->busy = w[LU_ST_BUSY];
+	out->read_bytes = w[LU_ST_READ_BYTES];
+	out->write_bytes = w[LU_ST_WRITE_BYTES];
+	for (unsigned c = 0; c < SCSI_OP_CLASSES; c++) {
+		const uint64_t *h = w + LU_ST_HIST + c * STATS_HIST_WORDS;
+
+		out->op[c].cmds = w[LU_ST_CLASS_CMDS + c];
+		memcpy(out->op[c].lat, h, sizeof(out->op[c].lat));
+		out->op[c].lat_sum_ns = h[STATS_HIST_BUCKETS];
+	}
+	free(w);
 }

@@ -35,6 +35,7 @@
 
 #include "lib/list.h"
 #include "lib/reactor.h"
+#include "lib/stats.h"
 #include "scsi/bs.h"
 #include "scsi/sense.h"
 
@@ -244,6 +245,21 @@ const char *scsi_lu_name(const struct scsi_lu *lu);
 int scsi_lu_resize(struct scsi_lu *lu, uint64_t new_size_bytes);
 /* Current capacity in bytes. */
 uint64_t scsi_lu_size(const struct scsi_lu *lu);
+/* Statistics of an LU since its creation (the SCSI-MIB's LU counters and
+ * latency histograms, setup to completion, per operation class): a sum of
+ * the per-reactor shards (lib/stats.h), each field exact, the fields not of
+ * one instant. */
+enum scsi_op_class { SCSI_OP_READ, SCSI_OP_WRITE, SCSI_OP_OTHER, SCSI_OP_CLASSES };
+struct scsi_lu_stats {
+	uint64_t cmds, errors, aborted, busy;
+	uint64_t read_bytes, write_bytes;
+	struct {
+		uint64_t cmds;
+		uint64_t lat_sum_ns;
+		uint64_t lat[STATS_HIST_BUCKETS]; /* lib/stats.h buckets */
+	} op[SCSI_OP_CLASSES];
+};
+void scsi_lu_stats(struct scsi_lu *lu, struct scsi_lu_stats *out);
 /* The persistent reservation state of lu (SPC-4 5.13), for the control
  * plane (pr_admin.c): a snapshot; regs is malloc'ed (scsi_pr_info_free). */
 struct scsi_pr_reg_info {

@@ -341,17 +341,41 @@ static void test_aca_attribute_refused(void **state)
 	h_expect_sense(&r, 0xb, 0x0e, 0x03);
 }
 
+/* The LU's statistics (scsi_lu_stats(), lib/stats.h shards): per class
+ * (READ: read, WRITE: write, TEST UNIT READY and a refused opcode: other)
+ * the commands and one latency each in the histogram; the bytes; the
+ * refusal as an error. */
 static void test_counters(void **state)
 {
 	struct harness *h = *state;
-	struct scsi_stats *s = &lu_core(h->lu)->stats;
-	uint64_t c0 = atomic_load(&s->cmds), rb0 = atomic_load(&s->read_bytes);
-	uint8_t cdb[10], buf[2 * H_BS];
+	struct scsi_lu_stats *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	uint8_t cdb[10], buf[2 * H_BS] = {0}, tur[6] = {0}, bad[6] = {0xff};
+	uint64_t n;
 
+	scsi_lu_stats(h->lu, a);
 	h_cdb_rw10(cdb, 0x28, 0, 2);
 	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, buf, sizeof(buf), NULL);
-	assert_int_equal(atomic_load(&s->cmds), c0 + 1);
-	assert_int_equal(atomic_load(&s->read_bytes), rb0 + 2 * H_BS);
+	h_cdb_rw10(cdb, 0x2a, 4, 1);
+	h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, buf, H_BS, NULL);
+	h_cmd(h->p1, 0, tur, 6, SCSI_DIR_NONE, NULL, 0, NULL);
+	h_cmd(h->p1, 0, bad, 6, SCSI_DIR_NONE, NULL, 0, NULL);
+	scsi_lu_stats(h->lu, b);
+	assert_int_equal(b->cmds - a->cmds, 4);
+	assert_int_equal(b->read_bytes - a->read_bytes, 2 * H_BS);
+	assert_int_equal(b->write_bytes - a->write_bytes, H_BS);
+	assert_int_equal(b->errors - a->errors, 1);
+	assert_int_equal(b->op[SCSI_OP_READ].cmds - a->op[SCSI_OP_READ].cmds, 1);
+	assert_int_equal(b->op[SCSI_OP_WRITE].cmds - a->op[SCSI_OP_WRITE].cmds, 1);
+	assert_int_equal(b->op[SCSI_OP_OTHER].cmds - a->op[SCSI_OP_OTHER].cmds, 2);
+	for (unsigned c = 0; c < SCSI_OP_CLASSES; c++) {
+		n = 0;
+		for (unsigned i = 0; i < STATS_HIST_BUCKETS; i++)
+			n += b->op[c].lat[i] - a->op[c].lat[i];
+		assert_int_equal(n, b->op[c].cmds - a->op[c].cmds);
+		assert_true(b->op[c].lat_sum_ns > a->op[c].lat_sum_ns);
+	}
+	free(a);
+	free(b);
 }
 
 int main(void)

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* methods_stats.c: statistics (docs/rpc.md): stats.get answers every
+ * logical unit's counters and latency histograms (scsi_lu_stats(): the
+ * per-reactor shards summed), or one back-store's. Counters count since the
+ * LU was created (a daemon start, or the back-store's creation); a client
+ * computes rates from two answers and their "time_ns" (CLOCK_MONOTONIC).
+ *
+ * A histogram is given by its non-empty buckets, [bound, count] with bound
+ * the first nanosecond value above the bucket (lib/stats.h: 16 buckets per
+ * power of two, at most 1/16 wide; null for the last, unbounded one), and
+ * its p50/p99 (the bound of the bucket holding the quantile). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/ctl.h"
+#include "rpc/rpc.h"
+#include "scsi/scsi.h"
+
+static const char *const class_names[SCSI_OP_CLASSES] = {
+    [SCSI_OP_READ] = "read",
+    [SCSI_OP_WRITE] = "write",
+    [SCSI_OP_OTHER] = "other",
+};
+
+static json_t *bound_json(unsigned b)
+{
+	uint64_t v = stats_hist_bound(b);
+
+	return v == UINT64_MAX ? json_null() : json_integer((json_int_t)v);
+}
+
+static json_t *latency_json(const uint64_t *lat, uint64_t count, uint64_t sum)
+{
+	json_t *buckets = json_array(), *o;
+
+	for (unsigned b = 0; buckets && b < STATS_HIST_BUCKETS; b++)
+		if (lat[b])
+			json_array_append_new(
+			    buckets, json_pack("[o,I]", bound_json(b), (json_int_t)lat[b]));
+	o = json_pack("{s:I,s:I,s:I,s:I}", "count", (json_int_t)count, "sum_ns", (json_int_t)sum,
+		      "p50_ns", (json_int_t)stats_hist_quantile(lat, 0.50), "p99_ns",
+		      (json_int_t)stats_hist_quantile(lat, 0.99));
+	if (o)
+		json_object_set_new(o, "buckets", buckets ? buckets : json_array());
+	else
+		json_decref(buckets);
+	return o;
+}
+
+static json_t *lu_json(const char *name, struct scsi_lu *lu, struct scsi_lu_stats *st)
+{
+	json_t *o, *classes = json_object();
+
+	scsi_lu_stats(lu, st);
+	for (unsigned c = 0; classes && c < SCSI_OP_CLASSES; c++) {
+		uint64_t n = 0;
+
+		for (unsigned b = 0; b < STATS_HIST_BUCKETS; b++)
+			n += st->op[c].lat[b];
+		json_object_set_new(
+		    classes, class_names[c],
+		    json_pack("{s:I,s:o}", "commands", (json_int_t)st->op[c].cmds, "latency",
+			      latency_json(st->op[c].lat, n, st->op[c].lat_sum_ns)));
+	}
+	o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "backstore", name, "commands",
+		      (json_int_t)st->cmds, "errors", (json_int_t)st->errors, "aborted",
+		      (json_int_t)st->aborted, "busy", (json_int_t)st->busy, "read_bytes",
+		      (json_int_t)st->read_bytes, "write_bytes", (json_int_t)st->write_bytes);
+	if (o)
+		json_object_set_new(o, "classes", classes ? classes : json_object());
+	else
+		json_decref(classes);
+	return o;
+}
+
+static int m_get(struct rpc_call *call)
+{
+	const char *only = json_string_value(json_object_get(call->params, "backstore"));
+	const struct cfg *c = cfg_ctl_tree();
+	struct scsi_lu_stats *st = malloc(sizeof(*st));
+	json_t *luns = json_array();
+	bool found = false;
+
+	for (size_t i = 0; st && luns && i < c->nbs; i++) {
+		struct scsi_lu *lu;
+
+		if (only && strcmp(only, c->bs[i].name) != 0)
+			continue;
+		found = true;
+		lu = cfg_ctl_lu(c->bs[i].name);
+		if (lu)
+			json_array_append_new(luns, lu_json(c->bs[i].name, lu, st));
+	}
+	free(st);
+	if (!luns)
+		return rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
+	if (only && !found) {
+		json_decref(luns);
+		return rpc_fail(call, RPC_NOT_FOUND,
+				json_pack("{s:s,s:s}", "kind", "backstore", "name", only),
+				"no back-store named \"%s\"", only);
+	}
+	call->result =
+	    json_pack("{s:I,s:o}", "time_ns", (json_int_t)reactor_now_ns(), "luns", luns);
+	return call->result ? 0 : rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
+}
+
+static const struct rpc_param p_get[] = {
+    {.name = "backstore", .type = RPC_T_STRING},
+    {0},
+};
+
+const struct rpc_method rpc_methods_stats[] = {
+    {.name = "stats.get", .fn = m_get, .params = p_get},
+    {0},
+};
