@@ -179,8 +179,6 @@ static enum sense_reason result_begin(struct scsi_cmd *cmd, struct xcopy_op *xo)
 	struct sbc_copy_result *c = NULL;
 	enum sense_reason r = SENSE_OK;
 
-	/* the token copies' results of this list identifier go (SPC-4 6.24) */
-	rod_forget(cmd, xo->list_id);
 	pthread_mutex_lock(&lu->lock);
 	for (unsigned i = 0; i < SBC_XCOPY_RESULTS && !c; i++)
 		if (result_is(&s->copies[i], n, xo->list_id))
@@ -222,6 +220,8 @@ static enum sense_reason result_begin(struct scsi_cmd *cmd, struct xcopy_op *xo)
 		xo->recorded = true;
 	}
 	pthread_mutex_unlock(&lu->lock);
+	/* the token copies' results of this list identifier go (SPC-4 6.24) */
+	rod_forget(cmd, xo->list_id);
 	return r;
 }
 
