@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rod.c: offloaded data transfer with ROD tokens (Windows ODX): POPULATE
  * TOKEN (SBC-4 5.11), WRITE USING TOKEN (SBC-4 5.53), RECEIVE ROD TOKEN
- * INFORMATION (SBC-4 5.20) and RECEIVE COPY STATUS(LID4) (SPC-4 6.19) of
- * both, the block device zero ROD token.
+ * INFORMATION (SBC-4 5.20) of both, the block device zero ROD token. Their
+ * results also answer RECEIVE COPY STATUS(LID4) and RECEIVE COPY
+ * DATA(LID4) (copy_status.c, rod_copy_status()), which share one list
+ * identifier space per I_T nexus with EXTENDED COPY (xcopy.c): a result
+ * recorded here discards an EXTENDED COPY's of the same list identifier
+ * and the other way round (SPC-4 6.24).
  *
  * Tokens. POPULATE TOKEN makes a 512-byte ROD token (SPC-4 5.16.6.1,
  * ROD token format) that represents the listed ranges of the LU it is sent
@@ -331,6 +335,7 @@ static void result_set_locked(const struct scsi_cmd *cmd, uint32_t list_id, uint
 static void result_set(const struct scsi_cmd *cmd, uint32_t list_id, uint8_t sa, uint8_t status,
 		       uint8_t scsi_status, uint64_t blocks, const uint8_t *token)
 {
+	sbc_xcopy_forget(cmd->priv.lu, cmd->nexus, list_id);
 	pthread_mutex_lock(&rod.lock);
 	result_set_locked(cmd, list_id, sa, status, scsi_status, blocks, token);
 	pthread_mutex_unlock(&rod.lock);
@@ -545,6 +550,7 @@ void sbc_exec_populate_token(struct scsi_cmd *cmd)
 	t->id = ++rod.next_id;
 	pthread_mutex_unlock(&rod.lock);
 	e = token_build(cmd, t, rod_type);
+	sbc_xcopy_forget(lu, cmd->nexus, cdb_list_id(cmd->cdb));
 	pthread_mutex_lock(&rod.lock);
 	if (e == SENSE_OK && !token_room_locked(t->target, nr, now))
 		e = SENSE_TOKEN_INSUFFICIENT_RESOURCES;
@@ -941,80 +947,105 @@ void sbc_exec_write_using_token(struct scsi_cmd *cmd)
 	sbc_op_run(&w->op);
 }
 
-/* ---- RECEIVE ROD TOKEN INFORMATION, RECEIVE COPY STATUS(LID4) ---- */
+/* ---- RECEIVE ROD TOKEN INFORMATION ---- */
 
-/* 84h / 07h and 05h: LIST IDENTIFIER 2-5, ALLOCATION LENGTH 10-13. */
+/* 84h / 07h: LIST IDENTIFIER 2-5, ALLOCATION LENGTH 10-13. */
 enum sense_reason sbc_parse_rrti(struct scsi_cmd *cmd)
 {
 	sbc_data_in(cmd, cdb16_alloc_len(cmd->cdb), ROD_RRTI_HDR + 4 + 2 + ROD_TOKEN_LEN);
 	return SENSE_OK;
 }
 
-enum sense_reason sbc_parse_rcs_lid4(struct scsi_cmd *cmd)
-{
-	sbc_data_in(cmd, cdb16_alloc_len(cmd->cdb), ROD_RRTI_HDR);
-	return SENSE_OK;
-}
-
-/* SPC-4 6.19.2 / SBC-4 5.20: the result of the I_T nexus' POPULATE TOKEN
- * or WRITE USING TOKEN with LIST IDENTIFIER; none: INVALID FIELD IN CDB.
- * TRANSFER COUNT in logical blocks (F1h). RECEIVE COPY STATUS(LID4) is the
- * same data without the ROD token descriptors. */
-static void rod_status(struct scsi_cmd *cmd, bool tokens)
+static bool result_match(const struct rod_result *r, const struct scsi_cmd *cmd, uint32_t list_id)
 {
 	const struct scsi_nexus *n = cmd->nexus;
-	const struct scsi_target *target = cmd_target(cmd);
-	uint32_t list_id = get_be32(cmd->cdb + 2);
-	uint8_t d[ROD_RRTI_HDR + 4 + 2 + ROD_TOKEN_LEN];
-	struct rod_result *r, res;
+
+	return r->target == cmd_target(cmd) && r->list_id == list_id &&
+	       r->rel_port == n->tport->rel_port_id && !strcmp(r->port, n->port_name);
+}
+
+/* A copy of the result of the I_T nexus' copy with list_id (port NULL). */
+static bool result_find(const struct scsi_cmd *cmd, uint32_t list_id, struct rod_result *out)
+{
+	struct rod_result *r;
 	bool found = false;
-	size_t len;
 
 	pthread_mutex_lock(&rod.lock);
 	list_for_each_entry(r, &rod.results, node)
 	{
-		if (r->target == target && r->list_id == list_id &&
-		    r->rel_port == n->tport->rel_port_id && !strcmp(r->port, n->port_name)) {
-			res = *r;
+		if (result_match(r, cmd, list_id)) {
+			*out = *r;
+			out->port = NULL;
 			found = true;
 			break;
 		}
 	}
 	pthread_mutex_unlock(&rod.lock);
-	if (!found) {
+	return found;
+}
+
+void rod_forget(const struct scsi_cmd *cmd, uint32_t list_id)
+{
+	struct rod_result *r, *rn;
+
+	pthread_mutex_lock(&rod.lock);
+	list_for_each_entry_safe(r, rn, &rod.results, node)
+	{
+		if (result_match(r, cmd, list_id)) {
+			list_del(&r->node);
+			free(r->port);
+			free(r);
+		}
+	}
+	pthread_mutex_unlock(&rod.lock);
+}
+
+/* TRANSFER COUNT in logical blocks (F1h); no segments in this model. */
+static void result_status(const struct rod_result *r, struct sbc_copy_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->sa = r->sa;
+	st->status = r->status;
+	st->scsi_status = r->scsi_status;
+	st->units = 0xf1;
+	st->count = r->blocks;
+}
+
+bool rod_copy_status(const struct scsi_cmd *cmd, uint32_t list_id, struct sbc_copy_status *st)
+{
+	struct rod_result res;
+
+	if (!result_find(cmd, list_id, &res))
+		return false;
+	result_status(&res, st);
+	return true;
+}
+
+/* SBC-4 5.20: the result of the I_T nexus' POPULATE TOKEN or WRITE USING
+ * TOKEN with LIST IDENTIFIER; none: INVALID FIELD IN CDB. The status as
+ * RECEIVE COPY STATUS(LID4) gives it, then the ROD token descriptors. */
+void sbc_exec_rrti(struct scsi_cmd *cmd)
+{
+	uint8_t d[ROD_RRTI_HDR + SBC_COPY_SENSE_MAX + 4 + 2 + ROD_TOKEN_LEN];
+	struct sbc_copy_status st;
+	struct rod_result res;
+	size_t len;
+
+	if (!result_find(cmd, get_be32(cmd->cdb + 2), &res)) {
 		scsi_cmd_complete_sx(cmd, cdb_invalid_field(cmd, 2, -1), &cmd->priv.sx);
 		return;
 	}
-	memset(d, 0, sizeof(d));
-	d[4] = res.sa;	   /* RESPONSE TO SERVICE ACTION */
-	d[5] = res.status; /* COPY OPERATION STATUS */
-	/* OPERATION COUNTER 6-7, ESTIMATED STATUS UPDATE DELAY 8-11: 0 */
-	d[12] = res.scsi_status; /* EXTENDED COPY COMPLETION STATUS */
-	/* LENGTH OF THE SENSE DATA FIELD 13, SENSE DATA LENGTH 14: none held */
-	d[15] = 0xf1; /* TRANSFER COUNT UNITS: logical blocks */
-	put_be64(d + 16, res.blocks);
-	/* SEGMENTS PROCESSED 24-25: 0 (no segments in this model) */
-	len = ROD_RRTI_HDR;
-	if (tokens) {
-		len += 4;
-		if (res.has_token) {
-			/* ROD TOKEN DESCRIPTORS LENGTH; 2 reserved bytes, the token */
-			put_be32(d + ROD_RRTI_HDR, 2 + ROD_TOKEN_LEN);
-			memcpy(d + ROD_RRTI_HDR + 4 + 2, res.token, ROD_TOKEN_LEN);
-			len += 2 + ROD_TOKEN_LEN;
-		}
+	result_status(&res, &st);
+	len = sbc_copy_status_put(&st, d);
+	/* ROD TOKEN DESCRIPTORS LENGTH; 2 reserved bytes, the token */
+	memset(d + len, 0, sizeof(d) - len);
+	if (res.has_token) {
+		put_be32(d + len, 2 + ROD_TOKEN_LEN);
+		memcpy(d + len + 4 + 2, res.token, ROD_TOKEN_LEN);
+		len += 2 + ROD_TOKEN_LEN;
 	}
+	len += 4;
 	put_be32(d, (uint32_t)len - 4); /* AVAILABLE DATA */
 	scsi_cmd_set_data_in(cmd, d, len);
 	scsi_cmd_complete(cmd, SENSE_OK);
-}
-
-void sbc_exec_rrti(struct scsi_cmd *cmd)
-{
-	rod_status(cmd, true);
-}
-
-void sbc_exec_rcs_lid4(struct scsi_cmd *cmd)
-{
-	rod_status(cmd, false);
 }

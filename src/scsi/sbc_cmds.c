@@ -111,6 +111,17 @@ static const struct cdb_desc xcopy_table[0x12] = {
 		.pr_class = PR_CLASS_WRITE,
 		.order_class = ORDER_WRITE,
 	},
+	/* the same CDB; the parameter list's header differs (xcopy.c) */
+	[0x01] = {
+		.name = "EXTENDED COPY(LID4)",
+		.parse = sbc_parse_xcopy,
+		.exec = sbc_exec_xcopy,
+		.len = 16,
+		.usage = { 0xff, 0x1f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+			   0xff, 0xff, 0xff, 0xff, 0x00, CONTROL },
+		.pr_class = PR_CLASS_WRITE,
+		.order_class = ORDER_WRITE,
+	},
 	/* LIST IDENTIFIER 6-9, PARAMETER LIST LENGTH 10-13, GROUP NUMBER 14 */
 	[0x10] = {
 		.name = "POPULATE TOKEN",
@@ -142,12 +153,13 @@ static const struct cdb_sa_table xcopy_sa = {
 	.v = xcopy_table,
 };
 
-/* THIRD-PARTY COPY IN 84h (SPC-4 6.23): COPY STATUS(LID1) and OPERATING
- * PARAMETERS; RECEIVE DATA and FAILED SEGMENT DETAILS are not supported
- * (no held data, no segment details), nor RECEIVE COPY DATA(LID4) (no
- * EXTENDED COPY(LID4), no held data). RECEIVE COPY STATUS(LID4) and
- * RECEIVE ROD TOKEN INFORMATION (SBC-4 5.20) report POPULATE TOKEN and
- * WRITE USING TOKEN: LIST IDENTIFIER 2-5 (rod.c). */
+/* THIRD-PARTY COPY IN 84h (SPC-4 6.20-6.26): COPY STATUS(LID1) and
+ * OPERATING PARAMETERS; RECEIVE COPY DATA(LID1) and FAILURE DETAILS(LID1)
+ * are not supported (no held data, no segment details). RECEIVE COPY
+ * STATUS(LID4) and RECEIVE COPY DATA(LID4) report any copy operation
+ * (copy_status.c; the latter with no held data: none is ever held),
+ * RECEIVE ROD TOKEN INFORMATION (SBC-4 5.20) POPULATE TOKEN and WRITE
+ * USING TOKEN (rod.c): LIST IDENTIFIER 2-5. */
 #define RCR_CMD(nm, ex)                                                                    \
 	{                                                                                  \
 		.name = (nm), .parse = sbc_parse_rcr, .exec = (ex), .len = 16,              \
@@ -163,6 +175,16 @@ static const struct cdb_desc rcr_table[0x08] = {
 		.name = "RECEIVE COPY STATUS(LID4)",
 		.parse = sbc_parse_rcs_lid4,
 		.exec = sbc_exec_rcs_lid4,
+		.len = 16,
+		.usage = { 0xff, 0x1f, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,
+			   0xff, 0xff, 0xff, 0xff, 0x00, CONTROL },
+		.pr_class = PR_CLASS_READ,
+		.order_class = ORDER_NONE,
+	},
+	[0x06] = {
+		.name = "RECEIVE COPY DATA(LID4)",
+		.parse = sbc_parse_rcd_lid4,
+		.exec = sbc_exec_rcd_lid4,
 		.len = 16,
 		.usage = { 0xff, 0x1f, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,
 			   0xff, 0xff, 0xff, 0xff, 0x00, CONTROL },

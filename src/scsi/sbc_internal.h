@@ -26,23 +26,61 @@
 #define SBC_UNMAP_LBA_COUNT_CAP (1u << 20)
 /* GET LBA STATUS: bound on back-store MAP_STATUS queries per command. */
 #define SBC_LBA_STATUS_MAX_QUERIES 1024u
-/* EXTENDED COPY: remembered copy results (RECEIVE COPY RESULTS) per LU. */
+/* EXTENDED COPY: remembered copy results (RECEIVE COPY STATUS) per LU. */
 #define SBC_XCOPY_RESULTS 16u
+/* Sense data kept with a failed copy's results (SPC-4 6.24: LENGTH OF THE
+ * SENSE DATA FIELD, a multiple of 4) */
+#define SBC_COPY_SENSE_MAX 32u
 
 /* ---- per-LU state ---- */
 
-/* One EXTENDED COPY's results for RECEIVE COPY RESULTS COPY STATUS
- * (SPC-4 6.23.3), keyed by I_T nexus and list identifier. */
+/* One EXTENDED COPY's results (LID1 or LID4) for RECEIVE COPY STATUS(LID1)
+ * (SPC-4 6.25), RECEIVE COPY STATUS(LID4) (6.24) and RECEIVE COPY
+ * DATA(LID4) (6.20), keyed by I_T nexus and list identifier. List
+ * identifiers are 32-bit quantities whatever the field that carries them
+ * (SPC-4 5.17.4.2: FDh in a LID1 list is 000000FDh). */
 struct sbc_copy_result {
 	char *port;	   /* initiator port name of the issuing I_T nexus (malloc) */
 	uint16_t rel_port; /* and its relative target port identifier */
-	uint8_t list_id;
+	uint32_t list_id;
 	bool valid;
-	uint8_t status;	   /* COPY MANAGER STATUS: 00h in progress, 01h good, 02h error */
+	uint8_t sa;	     /* the EXTENDED COPY's service action: 00h LID1, 01h LID4 */
+	uint8_t status;	     /* COPY OPERATION STATUS (SPC-4 table 249): 11h, 01h, 02h */
+	uint8_t scsi_status; /* EXTENDED COPY COMPLETION STATUS */
+	uint8_t sense_len;
+	uint8_t sense[SBC_COPY_SENSE_MAX];
 	uint16_t segments; /* segments processed */
 	uint64_t bytes;	   /* bytes transferred */
 	uint64_t seq;	   /* age, for replacement */
 };
+
+/* The status of one copy operation as RECEIVE COPY STATUS(LID4) reports it
+ * (SPC-4 6.24, table 248), whichever command made it (xcopy.c, rod.c). */
+struct sbc_copy_status {
+	uint8_t sa;	     /* RESPONSE TO SERVICE ACTION */
+	uint8_t status;	     /* COPY OPERATION STATUS */
+	uint8_t scsi_status; /* EXTENDED COPY COMPLETION STATUS */
+	uint8_t units;	     /* TRANSFER COUNT UNITS: 00h bytes, F1h blocks */
+	uint64_t count;	     /* TRANSFER COUNT */
+	uint16_t segments;   /* SEGMENTS PROCESSED */
+	uint8_t sense_len;
+	uint8_t sense[SBC_COPY_SENSE_MAX];
+};
+/* The 32-byte header and the sense data of table 248 into d (at least
+ * SBC_COPY_STATUS_LEN + SBC_COPY_SENSE_MAX bytes), AVAILABLE DATA not set;
+ * returns the length (copy_status.c). */
+#define SBC_COPY_STATUS_LEN 32u
+size_t sbc_copy_status_put(const struct sbc_copy_status *st, uint8_t *d);
+/* The results of the I_T nexus' copy operation with list_id: an EXTENDED
+ * COPY's (xcopy.c, on the command's LU) or a POPULATE TOKEN's / WRITE
+ * USING TOKEN's (rod.c). false: none known. */
+bool sbc_xcopy_status(const struct scsi_cmd *cmd, uint32_t list_id, struct sbc_copy_status *st);
+bool rod_copy_status(const struct scsi_cmd *cmd, uint32_t list_id, struct sbc_copy_status *st);
+/* A command that originates a copy operation discards the results of an
+ * earlier one of its I_T nexus with the same list identifier (SPC-4 6.24):
+ * the other store's. */
+void sbc_xcopy_forget(struct scsi_lu *lu, const struct scsi_nexus *n, uint32_t list_id);
+void rod_forget(const struct scsi_cmd *cmd, uint32_t list_id);
 
 /* The medium operations of sanitize.c: a SANITIZE or a FORMAT UNIT. */
 enum sbc_sanitize_state {
@@ -257,7 +295,8 @@ enum sense_reason sbc_parse_send_diagnostic(struct scsi_cmd *cmd);
 void sbc_exec_send_diagnostic(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_receive_diagnostic(struct scsi_cmd *cmd);
 void sbc_exec_receive_diagnostic(struct scsi_cmd *cmd);
-/* xcopy.c */
+/* xcopy.c: EXTENDED COPY(LID1) and (LID4) share one parse (by the service
+ * action) and one engine */
 enum sense_reason sbc_parse_xcopy(struct scsi_cmd *cmd);
 void sbc_exec_xcopy(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_rcr(struct scsi_cmd *cmd);
@@ -275,8 +314,11 @@ enum sense_reason sbc_parse_write_using_token(struct scsi_cmd *cmd);
 void sbc_exec_write_using_token(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_rrti(struct scsi_cmd *cmd);
 void sbc_exec_rrti(struct scsi_cmd *cmd);
+/* copy_status.c */
 enum sense_reason sbc_parse_rcs_lid4(struct scsi_cmd *cmd);
 void sbc_exec_rcs_lid4(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_rcd_lid4(struct scsi_cmd *cmd);
+void sbc_exec_rcd_lid4(struct scsi_cmd *cmd);
 /* defect.c */
 enum sense_reason sbc_parse_read_defect10(struct scsi_cmd *cmd);
 enum sense_reason sbc_parse_read_defect12(struct scsi_cmd *cmd);

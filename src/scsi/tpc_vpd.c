@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpc_vpd.c: the Third-party Copy VPD page 8Fh (SPC-4 7.8.17, SBC-4
- * 6.6.7): what the copy manager of xcopy.c (EXTENDED COPY LID1) and rod.c
- * (POPULATE TOKEN, WRITE USING TOKEN) supports, from limits.h. Each
+ * 6.6.7): what the copy manager of xcopy.c (EXTENDED COPY LID1 and LID4),
+ * rod.c (POPULATE TOKEN, WRITE USING TOKEN) and copy_status.c supports,
+ * from limits.h. The supported commands are the CDB table's (sbc_cmds.c). Each
  * third-party copy descriptor is DESCRIPTOR TYPE (2 bytes), DESCRIPTOR
  * LENGTH (2 bytes, a multiple of 4) and its parameters. */
 #include <string.h>
@@ -29,15 +30,17 @@ enum {
 /* The commands of the copy manager, by operation code and service action. */
 static const uint8_t supported_commands[] = {
     OP_EXTENDED_COPY,
-    3,
+    4,
     0x00, /* EXTENDED COPY(LID1) */
+    0x01, /* EXTENDED COPY(LID4) */
     0x10, /* POPULATE TOKEN */
     0x11, /* WRITE USING TOKEN */
     OP_RECEIVE_COPY_RESULTS,
-    4,
+    5,
     0x00, /* RECEIVE COPY STATUS(LID1) */
     0x03, /* RECEIVE COPY OPERATING PARAMETERS */
     0x05, /* RECEIVE COPY STATUS(LID4) */
+    0x06, /* RECEIVE COPY DATA(LID4): no held data, ever */
     0x07, /* RECEIVE ROD TOKEN INFORMATION */
 };
 static uint8_t *desc_hdr(uint8_t *p, uint16_t type, uint16_t len)
@@ -69,7 +72,8 @@ size_t vpd_third_party_copy(const struct scsi_lu *lu, uint8_t *buf)
 	memcpy(q + 1, supported_commands, sizeof(supported_commands));
 	p += 4 + n;
 
-	/* Parameter Data: the LID1 limits (RECEIVE COPY OPERATING PARAMETERS) */
+	/* Parameter Data: the EXTENDED COPY limits, LID1 and LID4 alike
+	 * (RECEIVE COPY OPERATING PARAMETERS) */
 	q = desc_hdr(p, TPC_PARAMETER_DATA, 0x1c);
 	put_be16(q + 4, XCOPY_MAX_TARGET_DESCRIPTORS); /* MAXIMUM CSCD DESCRIPTOR COUNT */
 	put_be16(q + 6, XCOPY_MAX_SEGMENT_DESCRIPTORS);

@@ -1,15 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* xcopy.c: the copy manager: EXTENDED COPY (LID1) (SPC-4 6.4) with
- * block-to-block segments, and RECEIVE COPY RESULTS (SPC-4 6.23) COPY
- * STATUS and OPERATING PARAMETERS.
+/* xcopy.c: the copy manager: EXTENDED COPY(LID1) (SPC-4 6.5) and
+ * EXTENDED COPY(LID4) (SPC-4 6.4) with block-to-block segments, and
+ * RECEIVE COPY STATUS(LID1) (6.25) and RECEIVE COPY OPERATING PARAMETERS
+ * (6.22). RECEIVE COPY STATUS(LID4) and RECEIVE COPY DATA(LID4) of these
+ * copies are copy_status.c's, from the results kept here.
  *
- * Parameter list (SPC-4 6.4.3): a 16-byte header, TARGET DESCRIPTOR LIST
- * LENGTH bytes of target descriptors, SEGMENT DESCRIPTOR LIST LENGTH bytes
- * of segment descriptors, INLINE DATA LENGTH bytes of inline data. Supported:
+ * Parameter list (SPC-4 5.17.7.1): a header (16 bytes in LID1; 48 in LID4,
+ * table 126: the LID1-compatible 16 bytes, then a 32-byte "header CSCD
+ * descriptor" of type FFh that carries the 32-bit LIST IDENTIFIER and the
+ * three list lengths), the CSCD (target) descriptors, the segment
+ * descriptors, the inline data. Only the header differs: xc_hdr_lid1() and
+ * xc_hdr_lid4() read it, everything after it is shared. Supported:
  * target descriptor E4h (identification descriptor, SPC-4 6.4.5.2) and
  * segment descriptor 02h (block device to block device, SPC-4 6.4.6.5);
- * no inline data. The whole list is validated, every target resolved and
- * every segment checked before the first block is copied.
+ * no inline data, so no segment descriptor that holds data for the
+ * application client (0Bh-0Fh: UNSUPPORTED SEGMENT DESCRIPTOR TYPE CODE,
+ * and RECEIVE COPY DATA(LID4) never has held data). The whole list is validated, every target
+ * resolved and every segment checked before the first block is copied.
  *
  * Security (CVE-2020-28374): a target descriptor names a logical unit by a
  * designator of its Device Identification VPD page; it is resolved ONLY
@@ -53,14 +60,18 @@
 #include "scsi/pr.h"
 #include "scsi/sbc_internal.h"
 
-#define XC_HDR_LEN	16
+#define XC_HDR_LEN	16   /* LID1 parameter list header (SPC-4 6.5.2) */
+#define XC_LID4_HDR_LEN 48   /* LID4 header, header CSCD descriptor included (6.4.2) */
 #define XC_TGT_DESC_LEN 32   /* E4h and the other fixed-length target descriptors */
 #define XC_SEG_B2B_LEN	28   /* 02h: 4-byte header + DESCRIPTOR LENGTH 0018h */
 #define XC_TGT_IDENT	0xe4 /* identification descriptor target descriptor */
 #define XC_SEG_B2B	0x02 /* block device to block device */
 #define XC_DESIG_MAX	20   /* bytes 4-23 of an E4h target descriptor */
 
-/* LIST ID USAGE (SPC-4 table 100) */
+/* SERVICE ACTION of EXTENDED COPY (83h) */
+enum { XC_SA_LID1 = 0x00, XC_SA_LID4 = 0x01 };
+
+/* LIST ID USAGE (SPC-4 tables 128, 129) */
 enum {
 	XC_LIST_HOLD = 0,     /* 00b: results held for RECEIVE COPY RESULTS */
 	XC_LIST_RESERVED = 1, /* 01b */
@@ -68,11 +79,22 @@ enum {
 	XC_LIST_NONE = 3,     /* 11b: no list identifier (LIST IDENTIFIER shall be 0) */
 };
 
-/* COPY MANAGER STATUS (SPC-4 6.23.3) */
+/* COPY OPERATION STATUS (SPC-4 table 249), kept in the results; RECEIVE
+ * COPY STATUS(LID1) reports "in progress" as 00h (table 254) */
 enum {
-	XC_STATUS_IN_PROGRESS = 0x00,
 	XC_STATUS_GOOD = 0x01,
 	XC_STATUS_ERROR = 0x02,
+	XC_STATUS_IN_PROGRESS = 0x11, /* in the foreground: status follows the copy */
+	XC_LID1_IN_PROGRESS = 0x00,
+};
+
+/* The header fields the shared parse needs, from either format. */
+struct xc_hdr {
+	uint32_t len; /* header bytes: where the CSCD descriptors start */
+	uint32_t tdl, sdl, inl;
+	uint32_t list_id;
+	uint8_t usage;
+	unsigned list_id_byte, inl_byte; /* for the field pointers */
 };
 
 struct xc_target {
@@ -109,9 +131,13 @@ struct xcopy_op {
 	uint64_t total; /* bytes copied by the command */
 	uint8_t *buf;
 	uint32_t buf_len;
-	bool hold;    /* results held for RECEIVE COPY RESULTS */
-	bool counted; /* counted in copies_running */
-	uint8_t list_id;
+	bool hold;     /* LIST ID USAGE 00b: results held for RECEIVE COPY STATUS */
+	bool recorded; /* the results slot is this copy's (in progress) */
+	bool counted;  /* counted in copies_running */
+	uint8_t sa;    /* XC_SA_LID1 or XC_SA_LID4 */
+	uint32_t list_id;
+	unsigned list_id_byte;
+	uint32_t tgt_off, seg_off; /* where the descriptor lists start */
 };
 
 static void xcopy_free(struct scsi_cmd *cmd)
@@ -127,7 +153,7 @@ static void xcopy_free(struct scsi_cmd *cmd)
 
 /* ---- held results (lu->lock) ---- */
 
-static bool result_is(const struct sbc_copy_result *c, const struct scsi_nexus *n, uint8_t list_id)
+static bool result_is(const struct sbc_copy_result *c, const struct scsi_nexus *n, uint32_t list_id)
 {
 	return c->valid && c->list_id == list_id && c->rel_port == n->tport->rel_port_id &&
 	       c->port && !strcmp(c->port, n->port_name);
@@ -141,16 +167,28 @@ static void result_clear(struct sbc_copy_result *c)
 
 /* Record the start of a held copy in the slot of (nexus, list id), else a
  * free one, else the oldest finished one. With every slot taken by a copy
- * in progress the results are not held. */
-static void result_begin(struct scsi_lu *lu, const struct scsi_nexus *n, uint8_t list_id)
+ * in progress the results are not held. A copy of the nexus with the same
+ * list identifier still in progress refuses this one (SPC-4 5.17.4.2:
+ * OPERATION IN PROGRESS; 6.4.3.2: INVALID FIELD IN PARAMETER LIST when it
+ * came in the other parameter list format). */
+static enum sense_reason result_begin(struct scsi_cmd *cmd, struct xcopy_op *xo)
 {
+	struct scsi_lu *lu = cmd->priv.lu;
+	const struct scsi_nexus *n = cmd->nexus;
 	struct sbc_lu_state *s = lu->sbc;
 	struct sbc_copy_result *c = NULL;
+	enum sense_reason r = SENSE_OK;
 
 	pthread_mutex_lock(&lu->lock);
 	for (unsigned i = 0; i < SBC_XCOPY_RESULTS && !c; i++)
-		if (result_is(&s->copies[i], n, list_id))
+		if (result_is(&s->copies[i], n, xo->list_id))
 			c = &s->copies[i];
+	if (c && c->status == XC_STATUS_IN_PROGRESS) {
+		r = c->sa == xo->sa ? SENSE_OPERATION_IN_PROGRESS
+				    : param_invalid_field(cmd, xo->list_id_byte, -1);
+		pthread_mutex_unlock(&lu->lock);
+		return r;
+	}
 	for (unsigned i = 0; i < SBC_XCOPY_RESULTS && !c; i++)
 		if (!s->copies[i].valid)
 			c = &s->copies[i];
@@ -162,7 +200,7 @@ static void result_begin(struct scsi_lu *lu, const struct scsi_nexus *n, uint8_t
 				c = o;
 		}
 	}
-	if (c && !result_is(c, n, list_id)) {
+	if (c && !result_is(c, n, xo->list_id)) {
 		result_clear(c);
 		c->port = strdup(n->port_name);
 		if (!c->port)
@@ -170,47 +208,109 @@ static void result_begin(struct scsi_lu *lu, const struct scsi_nexus *n, uint8_t
 	}
 	if (c) {
 		c->valid = true;
-		c->list_id = list_id;
+		c->list_id = xo->list_id;
 		c->rel_port = n->tport->rel_port_id;
+		c->sa = xo->sa;
 		c->status = XC_STATUS_IN_PROGRESS;
+		c->scsi_status = 0;
+		c->sense_len = 0;
 		c->segments = 0;
 		c->bytes = 0;
 		c->seq = ++s->copy_seq;
+		xo->recorded = true;
 	}
 	pthread_mutex_unlock(&lu->lock);
+	/* the token copies' results of this list identifier go (SPC-4 6.24) */
+	rod_forget(cmd, xo->list_id);
+	return r;
 }
 
-static void result_end(struct scsi_lu *lu, const struct scsi_nexus *n, uint8_t list_id,
-		       uint8_t status, uint16_t segments, uint64_t bytes)
+/* The end of a recorded copy: its status, and the sense data it ended with
+ * (RECEIVE COPY STATUS(LID4) returns them, SPC-4 6.24). */
+static void result_end(struct xcopy_op *xo, enum sense_reason r, uint16_t segments)
 {
+	struct scsi_cmd *cmd = xo->op.cmd;
+	struct scsi_lu *lu = cmd->priv.lu;
 	struct sbc_lu_state *s = lu->sbc;
+	uint8_t sense[SBC_COPY_SENSE_MAX];
+	size_t sl = 0;
 
+	if (sense_status(r) == SAM_STAT_CHECK_CONDITION)
+		sl = sense_build(sense, sizeof(sense), r, lu_d_sense(lu), NULL);
 	pthread_mutex_lock(&lu->lock);
 	for (unsigned i = 0; i < SBC_XCOPY_RESULTS; i++) {
 		struct sbc_copy_result *c = &s->copies[i];
 
-		if (result_is(c, n, list_id) && c->status == XC_STATUS_IN_PROGRESS) {
-			c->status = status;
+		if (result_is(c, cmd->nexus, xo->list_id) && c->status == XC_STATUS_IN_PROGRESS) {
+			c->status = r == SENSE_OK ? XC_STATUS_GOOD : XC_STATUS_ERROR;
+			c->scsi_status = sense_status(r);
+			c->sense_len = (uint8_t)sl;
+			memcpy(c->sense, sense, sl);
 			c->segments = segments;
-			c->bytes = bytes;
+			c->bytes = xo->total;
 			break;
 		}
 	}
 	pthread_mutex_unlock(&lu->lock);
 }
 
+void sbc_xcopy_forget(struct scsi_lu *lu, const struct scsi_nexus *n, uint32_t list_id)
+{
+	struct sbc_lu_state *s = lu->sbc;
+
+	pthread_mutex_lock(&lu->lock);
+	for (unsigned i = 0; i < SBC_XCOPY_RESULTS; i++)
+		if (result_is(&s->copies[i], n, list_id) &&
+		    s->copies[i].status != XC_STATUS_IN_PROGRESS)
+			result_clear(&s->copies[i]);
+	pthread_mutex_unlock(&lu->lock);
+}
+
+bool sbc_xcopy_status(const struct scsi_cmd *cmd, uint32_t list_id, struct sbc_copy_status *st)
+{
+	struct scsi_lu *lu = cmd->priv.lu;
+	struct sbc_lu_state *s = lu->sbc;
+	bool found = false;
+
+	pthread_mutex_lock(&lu->lock);
+	for (unsigned i = 0; i < SBC_XCOPY_RESULTS && !found; i++) {
+		const struct sbc_copy_result *c = &s->copies[i];
+
+		if (!result_is(c, cmd->nexus, list_id))
+			continue;
+		found = true;
+		memset(st, 0, sizeof(*st));
+		st->sa = c->sa;
+		st->status = c->status;
+		st->scsi_status = c->scsi_status;
+		st->units = 0x00; /* bytes: the 64-bit TRANSFER COUNT holds them */
+		st->count = c->bytes;
+		st->segments = c->segments;
+		st->sense_len = c->sense_len;
+		memcpy(st->sense, c->sense, c->sense_len);
+	}
+	pthread_mutex_unlock(&lu->lock);
+	return found;
+}
+
 /* ---- EXTENDED COPY ---- */
 
-/* EXTENDED COPY 83h / 00h (LID1): PARAMETER LIST LENGTH 10-13. */
+static uint32_t xc_hdr_len(const struct scsi_cmd *cmd)
+{
+	return cdb_sa(cmd->cdb) == XC_SA_LID4 ? XC_LID4_HDR_LEN : XC_HDR_LEN;
+}
+
+/* EXTENDED COPY 83h / 00h (LID1) and 01h (LID4): PARAMETER LIST LENGTH
+ * 10-13 in both. */
 enum sense_reason sbc_parse_xcopy(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	uint32_t len = cdb16_param_list_len(cmd->cdb);
 
-	/* SPC-4 6.4.1: zero transfers nothing and is not an error; more than
-	 * a header and the largest descriptor lists (no inline data) cannot
-	 * be a valid list */
-	if (len > XC_HDR_LEN + XCOPY_MAX_DESCRIPTOR_LIST_BYTES)
+	/* SPC-4 6.4.1, 6.5.1: zero transfers nothing and is not an error;
+	 * more than a header and the largest descriptor lists (no inline
+	 * data) cannot be a valid list */
+	if (len > xc_hdr_len(cmd) + XCOPY_MAX_DESCRIPTOR_LIST_BYTES)
 		return SENSE_PARAM_LIST_LENGTH_ERROR;
 	p->data_len = len;
 	p->data_dir = len ? SCSI_DIR_WRITE : SCSI_DIR_NONE;
@@ -231,42 +331,110 @@ static enum sense_reason xc_fail(struct scsi_cmd *cmd, enum sense_reason r, unsi
 	return r;
 }
 
+/* The LID1 header (SPC-4 6.5.2): LIST IDENTIFIER 0, STR / LIST ID USAGE /
+ * PRIORITY 1, CSCD DESCRIPTOR LIST LENGTH 2-3, reserved 4-7, SEGMENT
+ * DESCRIPTOR LIST LENGTH 8-11, INLINE DATA LENGTH 12-15. */
+static enum sense_reason xc_hdr_lid1(struct scsi_cmd *cmd, struct xc_hdr *h)
+{
+	const uint8_t *b = cmd->buf;
+
+	h->len = XC_HDR_LEN;
+	h->list_id = b[0];
+	h->list_id_byte = 0;
+	h->usage = (b[1] >> 3) & 0x03;
+	h->tdl = get_be16(b + 2);
+	h->sdl = get_be32(b + 8);
+	h->inl = get_be32(b + 12);
+	h->inl_byte = 12;
+	if (b[4] || b[5] || b[6] || b[7])
+		return param_invalid_field(cmd, 4, -1);
+	return SENSE_OK;
+}
+
+/* The LID4 header (SPC-4 6.4.2, table 126): PARAMETER LIST FORMAT 0 (01h),
+ * STR / LIST ID USAGE / PRIORITY 1, HEADER CSCD DESCRIPTOR LIST LENGTH 2-3
+ * (0020h), G_SENSE / IMMED 15, HEADER CSCD DESCRIPTOR TYPE CODE 16 (FFh),
+ * LIST IDENTIFIER 20-23, CSCD DESCRIPTOR LIST LENGTH 42-43, SEGMENT
+ * DESCRIPTOR LIST LENGTH 44-45, INLINE DATA LENGTH 46-47; the rest
+ * reserved. IMMED is accepted (status follows the copy either way, as for
+ * the token copies); G_SENSE is not: GOOD status carries no sense data
+ * here, so the list is refused rather than run without what it asks for. */
+static enum sense_reason xc_hdr_lid4(struct scsi_cmd *cmd, struct xc_hdr *h)
+{
+	static const uint8_t resv[][2] = {{4, 14}, {17, 19}, {24, 41}};
+	const uint8_t *b = cmd->buf;
+	bool immed = b[15] & 0x01, g_sense = b[15] & 0x02;
+
+	h->len = XC_LID4_HDR_LEN;
+	h->list_id = get_be32(b + 20);
+	h->list_id_byte = 20;
+	h->usage = (b[1] >> 3) & 0x03;
+	h->tdl = get_be16(b + 42);
+	h->sdl = get_be16(b + 44);
+	h->inl = get_be16(b + 46);
+	h->inl_byte = 46;
+	if (b[0] != 0x01)
+		return param_invalid_field(cmd, 0, -1);
+	if (get_be16(b + 2) != XC_TGT_DESC_LEN)
+		return param_invalid_field(cmd, 2, -1);
+	if (b[16] != 0xff)
+		return param_invalid_field(cmd, 16, -1);
+	for (size_t i = 0; i < sizeof(resv) / sizeof(resv[0]); i++)
+		for (unsigned j = resv[i][0]; j <= resv[i][1]; j++)
+			if (b[j])
+				return param_invalid_field(cmd, j, -1);
+	if (b[15] & 0xfc)
+		return param_invalid_field(cmd, 15, -1);
+	/* SPC-4 6.4.2: IMMED with G_SENSE, or with no list identifier to ask
+	 * for the status by, is INVALID FIELD IN CDB (sic: the fields are in
+	 * the parameter list, so no field pointer) */
+	if (immed && (g_sense || h->usage == XC_LIST_NONE)) {
+		memset(&cmd->priv.sx, 0, sizeof(cmd->priv.sx));
+		return SENSE_INVALID_FIELD_IN_CDB;
+	}
+	if (g_sense)
+		return param_invalid_field(cmd, 15, 1);
+	return SENSE_OK;
+}
+
 /* Parameter list header and descriptor lists: sizes, counts, type codes
- * (SPC-4 6.4.3, 6.4.5, 6.4.6). Fills ntgt/nseg and the segment table. */
+ * (SPC-4 6.4.3, 6.4.5, 6.4.6), the same for both formats once the header
+ * is read. Fills ntgt/nseg, the list identifier and where the lists are. */
 static enum sense_reason xc_parse_list(struct scsi_cmd *cmd, struct xcopy_op *xo)
 {
 	const uint8_t *b = cmd->buf;
 	uint32_t len = cmd->priv.data_len;
-	uint32_t tdl, sdl, inl, off, end;
-	uint8_t usage;
+	struct xc_hdr h;
+	uint32_t off, end;
+	enum sense_reason r;
 
-	if (cmd->write_len < len || len < XC_HDR_LEN)
+	if (cmd->write_len < len || len < xc_hdr_len(cmd))
 		return SENSE_PARAM_LIST_LENGTH_ERROR;
-	xo->list_id = b[0];
-	usage = (b[1] >> 3) & 0x03;
-	tdl = get_be16(b + 2);
-	sdl = get_be32(b + 8);
-	inl = get_be32(b + 12);
+	r = xo->sa == XC_SA_LID4 ? xc_hdr_lid4(cmd, &h) : xc_hdr_lid1(cmd, &h);
+	if (r != SENSE_OK)
+		return r;
 	/* the lists must be inside the parameter list, and not longer than
 	 * MAXIMUM DESCRIPTOR LIST LENGTH */
-	if ((uint64_t)XC_HDR_LEN + tdl + sdl + inl > len)
+	if ((uint64_t)h.len + h.tdl + h.sdl + h.inl > len)
 		return SENSE_PARAM_LIST_LENGTH_ERROR;
-	if ((uint64_t)tdl + sdl > XCOPY_MAX_DESCRIPTOR_LIST_BYTES)
+	if ((uint64_t)h.tdl + h.sdl > XCOPY_MAX_DESCRIPTOR_LIST_BYTES)
 		return SENSE_PARAM_LIST_LENGTH_ERROR;
 	/* MAXIMUM INLINE DATA LENGTH is zero */
-	if (inl)
-		return xc_fail(cmd, SENSE_INLINE_DATA_LENGTH_EXCEEDED, 12, -1);
-	if (b[4] || b[5] || b[6] || b[7])
-		return param_invalid_field(cmd, 4, -1);
-	if (usage == XC_LIST_RESERVED)
+	if (h.inl)
+		return xc_fail(cmd, SENSE_INLINE_DATA_LENGTH_EXCEEDED, h.inl_byte, -1);
+	if (h.usage == XC_LIST_RESERVED)
 		return param_invalid_field(cmd, 1, 4);
-	if (usage == XC_LIST_NONE && xo->list_id)
-		return param_invalid_field(cmd, 0, -1);
-	xo->hold = usage == XC_LIST_HOLD;
+	if (h.usage == XC_LIST_NONE && h.list_id)
+		return param_invalid_field(cmd, h.list_id_byte, -1);
+	xo->hold = h.usage == XC_LIST_HOLD;
+	xo->list_id = h.list_id;
+	xo->list_id_byte = h.list_id_byte;
+	xo->tgt_off = h.len;
+	xo->seg_off = h.len + h.tdl;
 
 	/* target descriptors */
-	off = XC_HDR_LEN;
-	end = XC_HDR_LEN + tdl;
+	off = h.len;
+	end = h.len + h.tdl;
 	while (off < end) {
 		if (b[off] != XC_TGT_IDENT)
 			return xc_fail(cmd, SENSE_UNSUPPORTED_TARGET_DESCRIPTOR_TYPE, off, 7);
@@ -278,8 +446,9 @@ static enum sense_reason xc_parse_list(struct scsi_cmd *cmd, struct xcopy_op *xo
 		off += XC_TGT_DESC_LEN;
 	}
 
-	/* segment descriptors */
-	end = XC_HDR_LEN + tdl + sdl;
+	/* segment descriptors: only 02h; a type that holds data for the
+	 * application client (SPC-4 6.4.6) is one of the unsupported ones */
+	end = h.len + h.tdl + h.sdl;
 	while (off < end) {
 		const uint8_t *d = b + off;
 
@@ -306,7 +475,7 @@ static enum sense_reason xc_resolve_targets(struct scsi_cmd *cmd, struct xcopy_o
 	const uint8_t *b = cmd->buf;
 
 	for (unsigned i = 0; i < count; i++) {
-		unsigned off = XC_HDR_LEN + i * XC_TGT_DESC_LEN;
+		unsigned off = xo->tgt_off + i * XC_TGT_DESC_LEN;
 		const uint8_t *d = b + off;
 		const uint8_t *desig = d + 4;
 		size_t dlen = 4 + (size_t)desig[3];
@@ -381,12 +550,12 @@ static enum sense_reason xc_access(const struct scsi_cmd *cmd, const struct xc_t
 /* Block-to-block segment descriptors (SPC-4 6.4.6.5): byte 1 DC, CAT;
  * SOURCE / DESTINATION TARGET DESCRIPTOR INDEX 4-5 / 6-7; BLOCK DEVICE
  * NUMBER OF BLOCKS 10-11; SOURCE LBA 12-19; DESTINATION LBA 20-27. */
-static enum sense_reason xc_check_segments(struct scsi_cmd *cmd, struct xcopy_op *xo, uint32_t tdl)
+static enum sense_reason xc_check_segments(struct scsi_cmd *cmd, struct xcopy_op *xo)
 {
 	const uint8_t *b = cmd->buf;
 
 	for (unsigned i = 0; i < xo->nseg; i++) {
-		unsigned off = XC_HDR_LEN + tdl + i * XC_SEG_B2B_LEN;
+		unsigned off = xo->seg_off + i * XC_SEG_B2B_LEN;
 		const uint8_t *d = b + off;
 		struct xc_seg *s = &xo->seg[i];
 		struct scsi_lu *src, *dst;
@@ -430,17 +599,19 @@ static enum sbc_step xc_finish(struct xcopy_op *xo, enum sense_reason r)
 	struct scsi_cmd *cmd = xo->op.cmd;
 	struct scsi_lu *lu = cmd->priv.lu;
 
-	if (xo->hold)
-		result_end(lu, cmd->nexus, xo->list_id,
-			   r == SENSE_OK ? XC_STATUS_GOOD : XC_STATUS_ERROR, (uint16_t)xo->cur,
-			   xo->total);
+	/* SEGMENTS PROCESSED counts the segment being processed (SPC-4 6.24) */
+	if (xo->recorded)
+		result_end(xo, r,
+			   (uint16_t)(r == SENSE_OK ? xo->cur : UT_MIN(xo->cur + 1, xo->nseg)));
 	if (xo->counted) {
 		pthread_mutex_lock(&lu->lock);
 		lu->sbc->copies_running--;
 		pthread_mutex_unlock(&lu->lock);
 		xo->counted = false;
 	}
-	return sbc_op_finish(&xo->op, r, NULL);
+	/* a field pointer only for the list identifier (result_begin) */
+	return sbc_op_finish(&xo->op, r,
+			     r == SENSE_INVALID_FIELD_IN_PARAM_LIST ? &cmd->priv.sx : NULL);
 }
 
 static enum sbc_step xc_step(struct sbc_op *op)
@@ -547,6 +718,7 @@ void sbc_exec_xcopy(struct scsi_cmd *cmd)
 	p->op = xo;
 	p->op_free = xcopy_free;
 	sbc_op_init(&xo->op, cmd, cmd->reactor, xc_step);
+	xo->sa = cdb_sa(cmd->cdb);
 
 	r = xc_parse_list(cmd, xo);
 	if (r == SENSE_OK) {
@@ -555,7 +727,7 @@ void sbc_exec_xcopy(struct scsi_cmd *cmd)
 		r = xc_resolve_targets(cmd, xo, ntgt);
 	}
 	if (r == SENSE_OK)
-		r = xc_check_segments(cmd, xo, get_be16(cmd->buf + 2));
+		r = xc_check_segments(cmd, xo);
 	if (r != SENSE_OK) {
 		scsi_cmd_complete_sx(cmd, r, &p->sx);
 		return;
@@ -581,8 +753,13 @@ void sbc_exec_xcopy(struct scsi_cmd *cmd)
 			return;
 		}
 	}
-	if (xo->hold)
-		result_begin(lu, cmd->nexus, xo->list_id);
+	if (xo->hold) {
+		r = result_begin(cmd, xo);
+		if (r != SENSE_OK) {
+			xc_finish(xo, r);
+			return;
+		}
+	}
 	xo->state = XC_NEXT;
 	sbc_op_run(&xo->op);
 }
@@ -599,10 +776,12 @@ enum sense_reason sbc_parse_rcr(struct scsi_cmd *cmd)
 	return SENSE_OK;
 }
 
-/* COPY STATUS (SPC-4 6.23.3) of the issuing I_T nexus' copy with LIST
- * IDENTIFIER; none held: INVALID FIELD IN CDB (libiscsi
- * ReceiveCopyResults.CopyStatus). The results of a finished copy are
- * discarded once returned. */
+/* RECEIVE COPY STATUS(LID1) (SPC-4 6.25) of the issuing I_T nexus' copy
+ * with LIST IDENTIFIER (an EXTENDED COPY of either format: list
+ * identifiers are 32-bit, 5.17.4.2); none held: INVALID FIELD IN CDB
+ * (libiscsi ReceiveCopyResults.CopyStatus). The results of a finished
+ * LID1 copy are discarded once returned (6.25 a); a LID4 copy's stay for
+ * RECEIVE COPY STATUS(LID4) and RECEIVE COPY DATA(LID4). */
 void sbc_exec_rcr_copy_status(struct scsi_cmd *cmd)
 {
 	struct scsi_lu *lu = cmd->priv.lu;
@@ -623,7 +802,7 @@ void sbc_exec_rcr_copy_status(struct scsi_cmd *cmd)
 		res = *c;
 		res.port = NULL;
 		found = true;
-		if (c->status != XC_STATUS_IN_PROGRESS)
+		if (c->status != XC_STATUS_IN_PROGRESS && c->sa == XC_SA_LID1)
 			result_clear(c);
 		break;
 	}
@@ -642,7 +821,8 @@ void sbc_exec_rcr_copy_status(struct scsi_cmd *cmd)
 	}
 	memset(d, 0, sizeof(d));
 	put_be32(d, sizeof(d) - 4); /* AVAILABLE DATA */
-	d[4] = res.status;	    /* HDD 0: no held data */
+	/* HDD 0: no held data; COPY COMMAND STATUS (table 254) */
+	d[4] = res.status == XC_STATUS_IN_PROGRESS ? XC_LID1_IN_PROGRESS : res.status;
 	put_be16(d + 5, res.segments);
 	d[7] = units;
 	put_be32(d + 8, (uint32_t)count);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_xcopy.c: EXTENDED COPY (LID1) and RECEIVE COPY RESULTS (xcopy.c).
+/* test_xcopy.c: EXTENDED COPY (LID1) and (LID4), RECEIVE COPY RESULTS
+ * (xcopy.c), RECEIVE COPY STATUS(LID4) and RECEIVE COPY DATA(LID4)
+ * (copy_status.c).
  *
  *   p1 "iqn.test:a", p2 "iqn.test:b" --> target "iqn.test:t", default map:
  *        LUN 0 = lu[0], LUN 1 = lu[1]
@@ -11,7 +13,11 @@
  * checks with their senses; the copy status held per I_T nexus and list
  * identifier; the operating parameters. Each copy source and destination
  * is accessed as the requester's own READ / WRITE (reservations, ALUA,
- * write protection, the requester's LUN map): the "access" tests below. */
+ * write protection, the requester's LUN map): the "access" tests below.
+ * The "LID4" tests: the 48-byte LID4 header (SPC-4 6.4.2) in front of the
+ * same descriptors, its field checks, the status of a LID4 list through
+ * RECEIVE COPY STATUS(LID4) / RECEIVE COPY DATA(LID4) in golden bytes, and
+ * one list identifier space per I_T nexus shared with the token copies. */
 #include "sbc_harness.h"
 
 #include <errno.h>
@@ -672,6 +678,406 @@ static void test_access_checked_per_chunk(void **state)
 	assert_int_equal(fsb_count(a->h->bs[1], BS_OP_WRITE), 0);
 }
 
+/* ---- EXTENDED COPY(LID4), RECEIVE COPY STATUS(LID4), RECEIVE COPY DATA(LID4) ---- */
+
+#define LID4_HDR 48
+
+/* A LID4 parameter list (SPC-4 6.4.2 table 126) around the descriptors of
+ * the LID1 list xc_list() builds. */
+static uint32_t xc4_list(uint8_t *b, uint32_t list_id, uint8_t usage, uint8_t desig[][20],
+			 unsigned ntgt, const struct xseg *s, unsigned nseg, uint32_t bsz)
+{
+	uint8_t l1[16 + 32 * 8 + 28 * 70];
+	uint32_t n = xc_list(l1, 0, usage, desig, ntgt, s, nseg, bsz) - 16;
+
+	memset(b, 0, LID4_HDR);
+	b[0] = 0x01; /* PARAMETER LIST FORMAT */
+	b[1] = (uint8_t)(usage << 3);
+	put_be16(b + 2, 0x20); /* HEADER CSCD DESCRIPTOR LIST LENGTH */
+	b[16] = 0xff;	       /* HEADER CSCD DESCRIPTOR TYPE CODE */
+	put_be32(b + 20, list_id);
+	put_be16(b + 42, (uint16_t)(32 * ntgt));
+	put_be16(b + 44, (uint16_t)(28 * nseg));
+	memcpy(b + LID4_HDR, l1 + 16, n);
+	return LID4_HDR + n;
+}
+
+static uint8_t xcopy4(struct loop_port *p, uint64_t lun, uint8_t *list, uint32_t len,
+		      struct loop_result *r)
+{
+	uint8_t c[16];
+
+	memset(c, 0, 16);
+	c[0] = 0x83;
+	c[1] = 0x01;
+	put_be32(c + 10, len);
+	return sh_cmd(p, lun, c, 16, len ? SCSI_DIR_WRITE : SCSI_DIR_NONE, list, len, r);
+}
+
+/* RECEIVE COPY STATUS(LID4) (sa 05h) or RECEIVE COPY DATA(LID4) (06h). */
+static uint8_t rcs4(struct loop_port *p, uint64_t lun, uint8_t sa, uint32_t list_id, uint8_t *d,
+		    uint32_t alloc, struct loop_result *r)
+{
+	uint8_t c[16];
+
+	memset(c, 0, 16);
+	c[0] = 0x84;
+	c[1] = sa;
+	put_be32(c + 2, list_id);
+	put_be32(c + 10, alloc);
+	return sh_cmd(p, lun, c, 16, SCSI_DIR_READ, d, alloc, r);
+}
+
+/* A LID4 list LUN 0 -> LUN 1 issued to LUN 0; its status in golden bytes. */
+static void test_lid4_copy(void **state)
+{
+	static const uint8_t want_rcs[32] = {
+	    0x00, 0x00, 0x00, 0x1c, /* AVAILABLE DATA 28 */
+	    0x01, 0x01, 0x00, 0x00, /* EXTENDED COPY(LID4), completed without errors */
+	    0xff, 0xff, 0xff, 0xfe, /* ESTIMATED STATUS UPDATE DELAY: done */
+	    0x00, 0x00, 0x00, 0x00, /* GOOD, no sense data, TRANSFER COUNT UNITS bytes */
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x40, 0x00, /* 160 blocks: 81920 bytes */
+	    0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* 2 segments processed */
+	};
+	struct sh *h = sh_setup(&xc_opts);
+	struct loop_result r;
+	uint8_t d[2][20], b[512], st[128];
+	struct xseg s[2] = {{0, 1, 100, 0, 500}, {0, 1, 60, 200, 700}};
+	uint32_t len;
+
+	(void)state;
+	lu_designator(h, 0, d[0]);
+	lu_designator(h, 1, d[1]);
+	sh_fill(h, 0, 0, 100, 'L');
+	sh_fill(h, 0, 200, 60, 'M');
+	len = xc4_list(b, 0x12345678, 0, d, 2, s, 2, 512);
+	assert_int_equal(len, 48 + 64 + 56);
+	xcopy4(h->p1, 0, b, len, &r);
+	sh_expect_good(&r);
+	assert_true(sh_blocks_are(h, 1, 500, 100, 'L'));
+	assert_true(sh_blocks_are(h, 1, 700, 60, 'M'));
+	assert_true(sh_blocks_are(h, 1, 600, 1, 0));
+	/* RECEIVE COPY STATUS(LID4), twice: the status stays */
+	for (int i = 0; i < 2; i++) {
+		memset(st, 0xee, sizeof(st));
+		rcs4(h->p1, 0, 0x05, 0x12345678, st, sizeof(st), &r);
+		sh_expect_good(&r);
+		assert_int_equal(r.data_in_len, 32);
+		assert_memory_equal(st, want_rcs, 32);
+	}
+	/* RECEIVE COPY DATA(LID4): the same, AVAILABLE DATA 32, HDD 0, and
+	 * HELD DATA LENGTH 0 */
+	memset(st, 0xee, sizeof(st));
+	rcs4(h->p1, 0, 0x06, 0x12345678, st, sizeof(st), &r);
+	sh_expect_good(&r);
+	assert_int_equal(r.data_in_len, 36);
+	assert_int_equal(get_be32(st), 32);
+	assert_memory_equal(st + 4, want_rcs + 4, 28);
+	assert_int_equal(get_be32(st + 32), 0);
+	/* a short allocation length truncates */
+	rcs4(h->p1, 0, 0x06, 0x12345678, st, 8, &r);
+	sh_expect_good(&r);
+	assert_int_equal(r.data_in_len, 8);
+	/* unknown list identifiers, another I_T nexus, another LU's copy
+	 * manager: INVALID FIELD IN CDB at the LIST IDENTIFIER */
+	rcs4(h->p1, 0, 0x05, 0x12345679, st, sizeof(st), &r);
+	SH_INVALID_CDB(&r);
+	sh_expect_fp(&r, true, 2, -1);
+	rcs4(h->p1, 0, 0x06, 0x78, st, sizeof(st), &r);
+	SH_INVALID_CDB(&r);
+	sh_expect_fp(&r, true, 2, -1);
+	rcs4(h->p2, 0, 0x06, 0x12345678, st, sizeof(st), &r);
+	SH_INVALID_CDB(&r);
+	rcs4(h->p1, 1, 0x06, 0x12345678, st, sizeof(st), &r);
+	SH_INVALID_CDB(&r);
+	/* LIST ID USAGE 10b: runs, not held (SPC-4 6.4.3.2 allows "as if the
+	 * command had not been processed") */
+	len = xc4_list(b, 0x20, 2, d, 2, s, 1, 512);
+	xcopy4(h->p1, 0, b, len, &r);
+	sh_expect_good(&r);
+	rcs4(h->p1, 0, 0x06, 0x20, st, sizeof(st), &r);
+	SH_INVALID_CDB(&r);
+	/* LIST ID USAGE 11b, LIST IDENTIFIER 0; PARAMETER LIST LENGTH 0 */
+	len = xc4_list(b, 0, 3, d, 2, s, 1, 512);
+	xcopy4(h->p1, 0, b, len, &r);
+	sh_expect_good(&r);
+	rcs4(h->p1, 0, 0x05, 0, st, sizeof(st), &r);
+	SH_INVALID_CDB(&r);
+	xcopy4(h->p1, 0, NULL, 0, &r);
+	sh_expect_good(&r);
+	/* LID1 still works, and its list identifier is the same 32-bit
+	 * quantity (SPC-4 5.17.4.2): RECEIVE COPY STATUS(LID4) reports it */
+	sh_fill(h, 0, 0, 100, 'N');
+	len = xc_list(b, 0x33, 0, d, 2, s, 1, 512);
+	xcopy(h->p1, 0, b, len, &r);
+	sh_expect_good(&r);
+	assert_true(sh_blocks_are(h, 1, 500, 100, 'N'));
+	rcs4(h->p1, 0, 0x05, 0x33, st, sizeof(st), &r);
+	sh_expect_good(&r);
+	assert_int_equal(st[4], 0x00); /* EXTENDED COPY(LID1) */
+	assert_int_equal(st[5], 0x01);
+	assert_int_equal(get_be64(st + 16), 100 * 512);
+	rcr(h->p1, 0x00, 0x33, st, sizeof(st), &r);
+	sh_expect_good(&r);
+	assert_int_equal(st[4], 0x01);
+	sh_teardown(h);
+}
+
+/* The LID4 header's fields (SPC-4 6.4.2, 6.4.3) and the descriptor checks
+ * it shares with LID1. */
+static void test_lid4_header(void **state)
+{
+	struct sh *h = sh_setup(&xc_opts);
+	struct loop_result r;
+	uint8_t d[10][20], *b = calloc(1, 8192), st[64];
+	struct xseg s[70];
+	uint32_t len;
+
+	(void)state;
+	for (int i = 0; i < 10; i++)
+		lu_designator(h, 0, d[i]);
+	for (int i = 0; i < 70; i++)
+		s[i] = (struct xseg){0, 0, 1, (uint64_t)i, 100 + (uint64_t)i};
+	len = xc4_list(b, 1, 0, d, 1, s, 1, 512);
+	/* shorter than the header, than the descriptors; a CDB length beyond
+	 * the header and MAXIMUM DESCRIPTOR LIST LENGTH */
+	xcopy4(h->p1, 0, b, 47, &r);
+	SH_PARAM_LEN(&r);
+	xcopy4(h->p1, 0, b, len - 1, &r);
+	SH_PARAM_LEN(&r);
+	xcopy4(h->p1, 0, b, LID4_HDR + XCOPY_MAX_DESCRIPTOR_LIST_BYTES + 1, &r);
+	SH_PARAM_LEN(&r);
+	/* PARAMETER LIST FORMAT, HEADER CSCD DESCRIPTOR LIST LENGTH, HEADER
+	 * CSCD DESCRIPTOR TYPE CODE, a reserved byte */
+	static const struct {
+		unsigned byte;
+		uint8_t v;
+	} bad[] = {{0, 0x00}, {0, 0x02}, {3, 0x10}, {16, 0xe4}, {4, 0x01}, {19, 0x80}, {30, 0x01}};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		len = xc4_list(b, 1, 0, d, 1, s, 1, 512);
+		b[bad[i].byte] = bad[i].v;
+		xcopy4(h->p1, 0, b, len, &r);
+		SH_INVALID_PARAM(&r);
+		sh_expect_fp(&r, false, bad[i].byte == 3 ? 2 : bad[i].byte, -1);
+	}
+	/* LIST ID USAGE 01b reserved; 11b with a LIST IDENTIFIER */
+	len = xc4_list(b, 1, 1, d, 1, s, 1, 512);
+	xcopy4(h->p1, 0, b, len, &r);
+	SH_INVALID_PARAM(&r);
+	sh_expect_fp(&r, false, 1, 4);
+	len = xc4_list(b, 0x100, 3, d, 1, s, 1, 512);
+	xcopy4(h->p1, 0, b, len, &r);
+	SH_INVALID_PARAM(&r);
+	sh_expect_fp(&r, false, 20, -1);
+	/* IMMED with G_SENSE, or with LIST ID USAGE 11b: INVALID FIELD IN CDB
+	 * (SPC-4 6.4.3), no field pointer */
+	len = xc4_list(b, 1, 0, d, 1, s, 1, 512);
+	b[15] = 0x03;
+	xcopy4(h->p1, 0, b, len, &r);
+	SH_INVALID_CDB(&r);
+	assert_int_equal(r.sense[15] & 0x80, 0);
+	len = xc4_list(b, 0, 3, d, 1, s, 1, 512);
+	b[15] = 0x01;
+	xcopy4(h->p1, 0, b, len, &r);
+	SH_INVALID_CDB(&r);
+	/* G_SENSE: GOOD with sense data is not offered */
+	len = xc4_list(b, 1, 0, d, 1, s, 1, 512);
+	b[15] = 0x02;
+	xcopy4(h->p1, 0, b, len, &r);
+	SH_INVALID_PARAM(&r);
+	sh_expect_fp(&r, false, 15, 1);
+	/* IMMED alone: accepted, status after the copy */
+	len = xc4_list(b, 2, 0, d, 1, s, 1, 512);
+	b[15] = 0x01;
+	xcopy4(h->p1, 0, b, len, &r);
+	sh_expect_good(&r);
+	rcs4(h->p1, 0, 0x05, 2, st, sizeof(st), &r);
+	sh_expect_good(&r);
+	assert_int_equal(st[5], 0x01);
+	/* INLINE DATA LENGTH (bytes 46-47): MAXIMUM INLINE DATA LENGTH is 0 */
+	len = xc4_list(b, 1, 0, d, 1, s, 1, 512);
+	put_be16(b + 46, 4);
+	xcopy4(h->p1, 0, b, len + 4, &r);
+	sh_expect(&r, SH_ILLEGAL, 0x26, 0x0b);
+	sh_expect_fp(&r, false, 46, -1);
+	/* the descriptor checks are LID1's, at the LID4 offsets */
+	len = xc4_list(b, 1, 0, d, XCOPY_MAX_TARGET_DESCRIPTORS + 1, s, 1, 512);
+	xcopy4(h->p1, 0, b, len, &r);
+	sh_expect(&r, SH_ILLEGAL, 0x26, 0x06);
+	len = xc4_list(b, 1, 0, d, 1, s, XCOPY_MAX_SEGMENT_DESCRIPTORS + 1, 512);
+	xcopy4(h->p1, 0, b, len, &r);
+	sh_expect(&r, SH_ILLEGAL, 0x26, 0x08);
+	len = xc4_list(b, 1, 0, d, 1, s, 1, 512);
+	b[LID4_HDR] = 0xe0;
+	xcopy4(h->p1, 0, b, len, &r);
+	sh_expect(&r, SH_ILLEGAL, 0x26, 0x07);
+	sh_expect_fp(&r, false, LID4_HDR, 7);
+	len = xc4_list(b, 1, 0, d, 1, s, 1, 4096);
+	xcopy4(h->p1, 0, b, len, &r);
+	SH_INVALID_PARAM(&r);
+	sh_expect_fp(&r, false, LID4_HDR + 29, -1);
+	/* segment descriptors that would hold data for the application
+	 * client (block -> stream + application client 0Bh ... stream ->
+	 * discard + application client 0Fh): UNSUPPORTED SEGMENT DESCRIPTOR
+	 * TYPE CODE, in both formats */
+	for (uint8_t t = 0x0b; t <= 0x0f; t++) {
+		len = xc4_list(b, 1, 0, d, 1, s, 1, 512);
+		b[LID4_HDR + 32] = t;
+		xcopy4(h->p1, 0, b, len, &r);
+		sh_expect(&r, SH_ILLEGAL, 0x26, 0x09);
+		sh_expect_fp(&r, false, LID4_HDR + 32, 7);
+		len = xc_list(b, 1, 0, d, 1, s, 1, 512);
+		b[16 + 32] = t;
+		xcopy(h->p1, 0, b, len, &r);
+		sh_expect(&r, SH_ILLEGAL, 0x26, 0x09);
+	}
+	/* a refused list leaves no status behind */
+	rcs4(h->p1, 0, 0x05, 1, st, sizeof(st), &r);
+	SH_INVALID_CDB(&r);
+	free(b);
+	sh_teardown(h);
+}
+
+/* A LID4 copy that fails: COPY OPERATION STATUS 02h, CHECK CONDITION and
+ * the sense data it ended with (SPC-4 6.24). */
+static void test_lid4_failed(void **state)
+{
+	struct sh *h = sh_setup(&xc_opts);
+	struct loop_result r;
+	uint8_t d[2][20], b[512], st[128];
+	struct xseg s[2] = {{0, 1, 8, 0, 0}, {0, 1, 8, 8, 8}};
+	uint32_t len;
+
+	(void)state;
+	lu_designator(h, 0, d[0]);
+	lu_designator(h, 1, d[1]);
+	fsb_fail(h->bs[1], BS_OP_WRITE, -EIO, 1, 0);
+	len = xc4_list(b, 0xabcd, 0, d, 2, s, 2, 512);
+	xcopy4(h->p1, 0, b, len, &r);
+	sh_expect(&r, 0x0a, 0x0d, 0x01);
+	memset(st, 0xee, sizeof(st));
+	rcs4(h->p1, 0, 0x05, 0xabcd, st, sizeof(st), &r);
+	sh_expect_good(&r);
+	assert_int_equal(r.data_in_len, 32 + 20);
+	assert_int_equal(get_be32(st), 28 + 20);
+	assert_int_equal(st[4], 0x01);
+	assert_int_equal(st[5], 0x02); /* completed with errors */
+	assert_int_equal(get_be32(st + 8), 0xfffffffe);
+	assert_int_equal(st[12], 0x02); /* CHECK CONDITION */
+	assert_int_equal(st[13], 20);	/* LENGTH OF THE SENSE DATA FIELD */
+	assert_int_equal(st[14], 18);	/* SENSE DATA LENGTH: fixed format */
+	assert_int_equal(get_be64(st + 16), 0);
+	assert_int_equal(get_be16(st + 24), 1); /* the segment being processed */
+	assert_int_equal(st[32] & 0x7f, 0x70);
+	assert_int_equal(st[32 + 2] & 0x0f, 0x0a); /* COPY ABORTED */
+	assert_int_equal(st[32 + 12], 0x0d);
+	assert_int_equal(st[32 + 13], 0x01);
+	assert_int_equal(st[32 + 18], 0);
+	assert_int_equal(st[32 + 19], 0);
+	rcs4(h->p1, 0, 0x06, 0xabcd, st, sizeof(st), &r);
+	sh_expect_good(&r);
+	assert_int_equal(r.data_in_len, 32 + 20 + 4);
+	assert_int_equal(get_be32(st), 52);
+	assert_int_equal(get_be32(st + 52), 0); /* HELD DATA LENGTH */
+	sh_teardown(h);
+}
+
+/* POPULATE TOKEN of n blocks at LBA 0 of LUN 0 with list_id. */
+static void populate(struct loop_port *p, uint32_t list_id, struct loop_result *r)
+{
+	uint8_t c[16] = {0x83, 0x10}, pl[32] = {0};
+
+	put_be32(c + 6, list_id);
+	put_be32(c + 10, sizeof(pl));
+	put_be16(pl, sizeof(pl) - 2);
+	put_be16(pl + 14, 16);
+	put_be32(pl + 16 + 8, 8);
+	sh_cmd(p, 0, c, 16, SCSI_DIR_WRITE, pl, sizeof(pl), r);
+}
+
+/* One list identifier space per I_T nexus (SPC-4 5.17.4.2): a copy
+ * operation discards the results of an earlier one with its list
+ * identifier, an EXTENDED COPY's or a token copy's; a duplicate of one in
+ * progress is refused (OPERATION IN PROGRESS; in the other format INVALID
+ * FIELD IN PARAMETER LIST), and its status reads "in progress". */
+static void test_lid4_list_ids(void **state)
+{
+	struct sh *h = sh_setup(&xc_opts);
+	struct loop_result r;
+	struct loop_task *t;
+	uint8_t d[2][20], b[512], b2[512], st[600], c[16];
+	struct xseg s = {0, 1, 8, 0, 0};
+	uint32_t len;
+
+	(void)state;
+	lu_designator(h, 0, d[0]);
+	lu_designator(h, 1, d[1]);
+	len = xc4_list(b, 7, 0, d, 2, &s, 1, 512);
+	xcopy4(h->p1, 0, b, len, &r);
+	sh_expect_good(&r);
+	/* POPULATE TOKEN with list identifier 7 takes it over */
+	populate(h->p1, 7, &r);
+	sh_expect_good(&r);
+	rcs4(h->p1, 0, 0x05, 7, st, sizeof(st), &r);
+	sh_expect_good(&r);
+	assert_int_equal(st[4], 0x10);
+	assert_int_equal(st[15], 0xf1);
+	rcs4(h->p1, 0, 0x06, 7, st, sizeof(st), &r);
+	sh_expect_good(&r);
+	assert_int_equal(st[4], 0x10);
+	assert_int_equal(get_be32(st + 32), 0);
+	/* and an EXTENDED COPY(LID4) back: the token's result is gone */
+	xcopy4(h->p1, 0, b, len, &r);
+	sh_expect_good(&r);
+	rcs4(h->p1, 0, 0x05, 7, st, sizeof(st), &r);
+	sh_expect_good(&r);
+	assert_int_equal(st[4], 0x01);
+	memset(c, 0, 16);
+	c[0] = 0x84;
+	c[1] = 0x07;
+	put_be32(c + 2, 7);
+	put_be32(c + 10, sizeof(st));
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_READ, st, sizeof(st), &r);
+	SH_INVALID_CDB(&r);
+
+	/* list identifier 9 in progress (its read held) */
+	len = xc4_list(b, 9, 0, d, 2, &s, 1, 512);
+	memset(c, 0, 16);
+	c[0] = 0x83;
+	c[1] = 0x01;
+	put_be32(c + 10, len);
+	fsb_hold(h->bs[0], true);
+	t = loop_submit_async(h->p1, sh_lun(0), c, 16, SCSI_DIR_WRITE, b, len, SCSI_ATTR_SIMPLE, 7,
+			      0);
+	assert_non_null(t);
+	assert_int_equal(fsb_wait_held(h->bs[0], 1), 1);
+	rcs4(h->p1, 0, 0x05, 9, st, sizeof(st), &r);
+	sh_expect_good(&r);
+	assert_int_equal(st[5], 0x11); /* in progress in the foreground */
+	assert_int_equal(get_be32(st + 8), 0xffffffff);
+	memcpy(b2, b, len);
+	xcopy4(h->p1, 0, b2, len, &r);
+	sh_expect(&r, SH_ILLEGAL, 0x00, 0x16);
+	len = xc_list(b2, 9, 0, d, 2, &s, 1, 512);
+	xcopy(h->p1, 0, b2, len, &r);
+	SH_INVALID_PARAM(&r);
+	sh_expect_fp(&r, false, 0, -1);
+	/* another I_T nexus has its own list identifiers (a copy within LUN
+	 * 1: LUN 0's I/O is held) */
+	s = (struct xseg){1, 1, 8, 100, 200};
+	len = xc4_list(b2, 9, 0, d, 2, &s, 1, 512);
+	xcopy4(h->p2, 1, b2, len, &r);
+	sh_expect_good(&r);
+	fsb_hold(h->bs[0], false);
+	fsb_release(h->bs[0]);
+	loop_wait(t, &r);
+	sh_expect_good(&r);
+	rcs4(h->p1, 0, 0x05, 9, st, sizeof(st), &r);
+	sh_expect_good(&r);
+	assert_int_equal(st[5], 0x01);
+	sh_teardown(h);
+}
+
 int main(void)
 {
 	/* clang-format off */
@@ -683,6 +1089,10 @@ int main(void)
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_copy_status),
 		cmocka_unit_test(test_op_params),
+		cmocka_unit_test(test_lid4_copy),
+		cmocka_unit_test(test_lid4_header),
+		cmocka_unit_test(test_lid4_failed),
+		cmocka_unit_test(test_lid4_list_ids),
 		cmocka_unit_test_setup_teardown(test_access_spc2_reservation_dst, acc_setup, acc_teardown),
 		cmocka_unit_test_setup_teardown(test_access_pr_exclusive_src, acc_setup, acc_teardown),
 		cmocka_unit_test_setup_teardown(test_access_alua_dst, acc_setup, acc_teardown),
