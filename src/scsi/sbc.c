@@ -423,10 +423,21 @@ static enum sense_reason rw_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t n
 	uint8_t protect = cmd->cdb_len > 6 ? cdb_protect(cmd->cdb) : 0;
 	enum sense_reason r;
 
+	/* SBC-4 5.13, 5.40 (READ(10), WRITE(10); the same for 12 and 16):
+	 * with type 2 protection the tuples travel only with the 32-byte CDBs,
+	 * which carry the expected tags; RDPROTECT / WRPROTECT other than 000b
+	 * in a shorter CDB is INVALID COMMAND OPERATION CODE */
+	if (protect && lu->attrs.pi_type == T10PI_TYPE2)
+		return SENSE_INVALID_OPCODE;
 	/* SBC-4 4.22, 5.x: RDPROTECT / WRPROTECT; without protection
 	 * information only 000b (pi_protect_checks) */
 	if (!pi_protect_checks(lu->attrs.pi_type, protect, &p->pi))
 		return cdb_invalid_field(cmd, CDB_DPO_FUA_BYTE, 7);
+	/* type 2: a reference tag is expected only by a 32-byte CDB (its
+	 * EXPECTED INITIAL LOGICAL BLOCK REFERENCE TAG); the stored one is the
+	 * application client's choice, so a shorter CDB checks the guard */
+	if (lu->attrs.pi_type == T10PI_TYPE2)
+		p->pi.ref = false;
 
 	/* VPD B0h MAXIMUM TRANSFER LENGTH */
 	if (nblocks > sbc_max_xfer_blocks(lu))

@@ -219,8 +219,8 @@ struct scsi_lu_attrs {
 	bool removable;	  /* RMB: PREVENT ALLOW MEDIUM REMOVAL, START STOP UNIT LOEJ */
 	bool thin;	  /* logical block provisioning: UNMAP, WRITE SAME UNMAP, LBPRZ */
 	bool write_cache; /* default WCE of the Caching mode page */
-	/* T10 protection information type (SBC-4 4.22): 0 none, 1 or 3; the
-	 * back-store keeps the tuples (BS_CAP_PI, backstore/pi.h) */
+	/* T10 protection information type (SBC-4 4.22): 0 none, 1, 2 or 3;
+	 * the back-store keeps the tuples (BS_CAP_PI, backstore/pi.h) */
 	uint8_t pi_type;
 	char vendor[9]; /* T10 vendor identification (space padded on the wire) */
 	char product[17];
