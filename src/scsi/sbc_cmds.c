@@ -7,9 +7,11 @@
  *
  * Usage masks list the bits a command accepts (REPORT SUPPORTED OPERATION
  * CODES returns them as CDB USAGE DATA); every other bit is reserved and
- * refused with INVALID FIELD IN CDB before parse(). RDPROTECT, WRPROTECT,
- * VRPROTECT and ORPROTECT are left out: the device server has no protection
- * information (SBC-4 4.22), so any non-zero value is refused that way. The
+ * refused with INVALID FIELD IN CDB before parse(). RDPROTECT and
+ * WRPROTECT of READ/WRITE(10/12/16/32) are allowed here and checked by
+ * sbc_rw_setup() against the LU's protection information (SBC-4 4.22);
+ * the other PROTECT fields (VRPROTECT, ORPROTECT, COMPARE AND WRITE's
+ * WRPROTECT) are left out, so any non-zero value is refused that way. The
  * obsolete FUA_NV (byte 1 bit 1) and SYNC_NV bits are accepted and ignored. */
 #include "scsi/cdb.h"
 #include "scsi/sbc_internal.h"
@@ -188,6 +190,32 @@ static const struct cdb_sa_table rcr_sa = {
 	.v = rcr_table,
 };
 
+/* VARIABLE LENGTH 7Fh (SPC-4 4.2.3; sbc_cdb32.c): SERVICE ACTION bytes
+ * 8-9, looked up in byte 9 with byte 8 reserved (usage 00h: no block
+ * service action reaches 100h, and one that does is refused there); CONTROL
+ * is byte 1; ADDITIONAL CDB LENGTH (byte 7) is a field, checked by parse;
+ * byte 10 RDPROTECT / WRPROTECT, DPO, FUA (and FUA_NV, obsolete); byte 11
+ * reserved. usage[] holds bytes 0-15: bytes 16-31 (LBA, the expected tags,
+ * TRANSFER LENGTH) are fields in full (cdb.h). READ(32) and WRITE(32);
+ * the other service actions (VERIFY(32) 000Ah, WRITE AND VERIFY(32) 000Ch,
+ * WRITE SAME(32) 000Dh, ORWRITE(32) 000Eh) are not supported: INVALID
+ * FIELD IN CDB at the service action. */
+static const struct cdb_desc var_table[0x0c] = {
+	[0x09] = RD_CMD("READ(32)", sbc_parse_rw32, sbc_exec_rw, 32,
+			0xff, CONTROL, 0x00, 0x00, 0x00, 0x00, GRP, 0xff,
+			0x00, 0xff, PROT_DPOFUA, 0x00, 0xff, 0xff, 0xff, 0xff),
+	[0x0b] = WR_CMD("WRITE(32)", sbc_parse_rw32, sbc_exec_rw, 32,
+			0xff, CONTROL, 0x00, 0x00, 0x00, 0x00, GRP, 0xff,
+			0x00, 0xff, PROT_DPOFUA, 0x00, 0xff, 0xff, 0xff, 0xff),
+};
+
+static const struct cdb_sa_table var_sa = {
+	.byte = 9,
+	.mask = 0xff,
+	.count = 0x0c,
+	.v = var_table,
+};
+
 /* READ DEFECT DATA: no medium access (allowed when stopped) */
 #define RDD_CMD(nm, ps, ln, ...)                                                           \
 	{                                                                                  \
@@ -276,6 +304,11 @@ const struct cdb_desc sbc_cdb_table[256] = {
 		.name = "SANITIZE",
 		.sa = &sanitize_sa,
 		.len = 10,
+	},
+	[0x7f] = {
+		.name = "VARIABLE LENGTH",
+		.sa = &var_sa,
+		.len = 32,
 	},
 	[0x83] = {
 		.name = "EXTENDED COPY",

@@ -289,8 +289,8 @@ static size_t rsoc_one(uint8_t *buf, uint8_t op, const struct cdb_desc *d,
 	buf[1] = (uint8_t)((rctd ? 0x80 : 0) | 0x03); /* CTDP, SUPPORT 011b */
 	put_be16(buf + 2, d->len);
 	buf[4] = op;
-	for (unsigned i = 1; i < d->len && i < sizeof(d->usage); i++)
-		buf[4 + i] = d->usage[i];
+	for (unsigned i = 1; i < d->len; i++)
+		buf[4 + i] = cdb_usage_byte(d, i);
 	if (sat && sat->byte < d->len) {
 		/* the service action field shows the service action */
 		buf[4 + sat->byte] =

@@ -441,12 +441,13 @@ int vpd_page(struct scsi_cmd *cmd, uint8_t page, uint8_t *buf)
 		/* SPC-4 7.8.7 byte 4: SPT, the set of types the LU supports,
 		 * which is the one it was configured with (FORMAT UNIT cannot
 		 * change it: FMTPINFO is refused): 000b type 1, 010b type 2,
-		 * 100b type 3; GRD_CHK, APP_CHK 0 (no expected application tag
-		 * without the 32-byte CDBs), REF_CHK for type 1 */
+		 * 100b type 3; GRD_CHK; APP_CHK for type 2 only (the expected
+		 * application tag comes with the 32-byte CDBs); REF_CHK for
+		 * types 1 and 2 */
 		if (lu->attrs.pi_type == T10PI_TYPE1)
 			buf[4] = 0x00 << 3 | 0x04 | 0x01;
 		else if (lu->attrs.pi_type == T10PI_TYPE2)
-			buf[4] = 0x02 << 3 | 0x04;
+			buf[4] = 0x02 << 3 | 0x04 | 0x02 | 0x01;
 		else if (lu->attrs.pi_type == T10PI_TYPE3)
 			buf[4] = 0x04 << 3 | 0x04;
 		buf[5] = 0x07; /* HEADSUP, ORDSUP, SIMPSUP */

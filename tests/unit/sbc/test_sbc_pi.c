@@ -16,8 +16,8 @@
 
 #define BSZ  512u
 #define NBLK 64u
-/* VPD 86h byte 4 of a type 2 LU: SPT 010b, GRD_CHK */
-#define VPD86_TYPE2 0x14
+/* VPD 86h byte 4 of a type 2 LU: SPT 010b, GRD_CHK, APP_CHK, REF_CHK */
+#define VPD86_TYPE2 0x17
 
 static struct sh *pi_setup(enum t10pi_type type)
 {
@@ -55,7 +55,7 @@ static struct sh *pi_setup(enum t10pi_type type)
 
 /* n blocks of a pattern with their tuples interleaved (bs + 8 per block):
  * application tag app, reference tags ref, ref + 1, ... */
-static inline void wire_blocks(uint8_t *buf, uint32_t n, uint8_t seed, uint16_t app, uint32_t ref)
+static void wire_blocks(uint8_t *buf, uint32_t n, uint8_t seed, uint16_t app, uint32_t ref)
 {
 	uint8_t data[BSZ], t[T10PI_TUPLE_LEN];
 
@@ -94,6 +94,16 @@ static void test_type2_reports(void **state)
 	sh_expect_good(&r);
 	/* SPC-4 7.8.7: SPT 010b (type 2 only), GRD_CHK, APP_CHK, REF_CHK */
 	assert_int_equal(d[4], VPD86_TYPE2);
+	/* SPC-4 7.5.8 Control mode page byte 5: ATO set, not changeable */
+	uint8_t ms[6] = {0x1a, 0x08, 0x0a, 0, 64};
+	sh_cmd(h->p1, 0, ms, 6, SCSI_DIR_READ, d, 64, &r);
+	sh_expect_good(&r);
+	assert_int_equal(d[4], 0x0a);
+	assert_int_equal(d[4 + 5] & 0x80, 0x80);
+	ms[2] = 0x4a; /* PC 01b: changeable */
+	sh_cmd(h->p1, 0, ms, 6, SCSI_DIR_READ, d, 64, &r);
+	sh_expect_good(&r);
+	assert_int_equal(d[4 + 5] & 0x80, 0x00);
 	sh_teardown(h);
 }
 
@@ -125,11 +135,248 @@ static void test_type2_short_cdbs(void **state)
 	sh_teardown(h);
 }
 
+/* ---- the 32-byte CDBs (sbc_cdb32.c) ---- */
+
+/* SBC-4 5.16 / 5.42 layout: 7Fh, CONTROL 0, ADDITIONAL CDB LENGTH 18h,
+ * SERVICE ACTION, PROTECT in byte 10, LBA 12-19, tags 20-27, length 28-31 */
+static void cdb32(uint8_t *c, uint16_t sa, uint8_t protect, uint64_t lba, uint32_t n, uint32_t ref,
+		  uint16_t app, uint16_t mask)
+{
+	memset(c, 0, 32);
+	c[0] = 0x7f;
+	c[7] = 0x18;
+	put_be16(c + 8, sa);
+	c[10] = PROT(protect);
+	put_be64(c + 12, lba);
+	put_be32(c + 20, ref);
+	put_be16(c + 24, app);
+	put_be16(c + 26, mask);
+	put_be32(c + 28, n);
+}
+
+#define SA_READ32   0x0009
+#define SA_VERIFY32 0x000a
+#define SA_WRITE32  0x000b
+
+/* fixed sense: SKSV, C/D and the field pointer (SPC-4 4.5.2.4.2) */
+static void expect_field(const struct loop_result *r, uint16_t byte)
+{
+	sh_expect(r, 0x5, 0x24, 0x00);
+	assert_int_equal(r->sense[15] & 0xc0, 0xc0);
+	assert_int_equal(get_be16(r->sense + 16), byte);
+}
+
+/* fixed sense: VALID and INFORMATION (the LBA of the failing block) */
+static void expect_info(const struct loop_result *r, uint8_t ascq, uint32_t lba)
+{
+	sh_expect(r, 0xb, 0x10, ascq);
+	assert_int_equal(r->sense[0] & 0x80, 0x80);
+	assert_int_equal(get_be32(r->sense + 3), lba);
+}
+
+/* SBC-4 5.16: READ(32) "shall only be processed if type 2 protection is
+ * enabled": INVALID COMMAND OPERATION CODE on types 1 and 3 and without
+ * protection information */
+static void test_cdb32_needs_type2(void **state)
+{
+	static const enum t10pi_type types[] = {T10PI_NONE, T10PI_TYPE1, T10PI_TYPE3};
+	uint8_t c[32], buf[BSZ + 8];
+	struct loop_result r;
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		struct sh *h = pi_setup(types[i]);
+
+		cdb32(c, SA_READ32, 0, 0, 1, 0, 0, 0);
+		sh_cmd(h->p1, 0, c, 32, SCSI_DIR_READ, buf, BSZ, &r);
+		sh_expect(&r, 0x5, 0x20, 0x00);
+		cdb32(c, SA_WRITE32, 1, 0, 1, 0, 0, 0);
+		sh_cmd(h->p1, 0, c, 32, SCSI_DIR_WRITE, buf, BSZ + 8, &r);
+		sh_expect(&r, 0x5, 0x20, 0x00);
+		sh_teardown(h);
+	}
+}
+
+/* the CDB's own checks: ADDITIONAL CDB LENGTH 18h (else the field pointer
+ * at byte 7), byte 8 reserved, unsupported service actions at byte 9,
+ * reserved PROTECT values at byte 10 bit 7, a 16-byte 7Fh */
+static void test_cdb32_fields(void **state)
+{
+	struct sh *h = pi_setup(T10PI_TYPE2);
+	uint8_t c[32], buf[BSZ + 8];
+	struct loop_result r;
+
+	(void)state;
+	cdb32(c, SA_READ32, 0, 0, 1, 0, 0, 0);
+	c[7] = 0x10;
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_READ, buf, BSZ, &r);
+	expect_field(&r, 7);
+	cdb32(c, SA_READ32, 0, 0, 1, 0, 0, 0);
+	c[8] = 0x01;
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_READ, buf, BSZ, &r);
+	expect_field(&r, 8);
+	cdb32(c, 0x000e, 0, 0, 1, 0, 0, 0); /* ORWRITE(32) */
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_WRITE, buf, BSZ, &r);
+	expect_field(&r, 9);
+	cdb32(c, SA_READ32, 6, 0, 1, 0, 0, 0);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_READ, buf, BSZ + 8, &r);
+	expect_field(&r, 10);
+	cdb32(c, SA_READ32, 0, NBLK - 1, 2, 0, 0, 0);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_READ, buf, BSZ, &r);
+	sh_expect(&r, 0x5, 0x21, 0x00);
+	cdb32(c, SA_READ32, 0, 0, 1, 0, 0, 0);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_READ, buf, BSZ, &r);
+	sh_expect(&r, 0x5, 0x20, 0x00);
+	sh_teardown(h);
+}
+
+/* WRITE(32) WRPROTECT 001b with tuples whose reference tags start at the
+ * CDB's expected initial tag (not the LBA); READ(32) gives them back; a
+ * wrong expected tag is 10h/03h with the LBA of the first failing block;
+ * the application tag is compared under the mask only (10h/02h) */
+static void test_cdb32_tags(void **state)
+{
+	struct sh *h = pi_setup(T10PI_TYPE2);
+	uint8_t c[32], out[3 * (BSZ + 8)], in[3 * (BSZ + 8)];
+	struct loop_result r;
+
+	(void)state;
+	wire_blocks(out, 3, 0x21, 0x12ab, 0xa0000000u);
+	cdb32(c, SA_WRITE32, 1, 8, 3, 0xa0000000u, 0x12ab, 0xffff);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	cdb32(c, SA_READ32, 1, 8, 3, 0xa0000000u, 0x1200, 0xff00);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_READ, in, sizeof(in), &r);
+	sh_expect_good(&r);
+	assert_memory_equal(in, out, sizeof(out));
+	/* RDPROTECT 000b checks all three, nothing on the wire */
+	cdb32(c, SA_READ32, 0, 8, 3, 0xa0000000u, 0x12ab, 0xffff);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_READ, in, 3 * BSZ, &r);
+	sh_expect_good(&r);
+	/* the expected tag of block 9 is 0xa0000000 + 1: start one off */
+	cdb32(c, SA_READ32, 0, 9, 2, 0xa0000000u, 0, 0);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_READ, in, 2 * BSZ, &r);
+	expect_info(&r, 0x03, 9);
+	cdb32(c, SA_READ32, 1, 9, 2, 0xa0000001u, 0, 0);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_READ, in, 2 * (BSZ + 8), &r);
+	sh_expect_good(&r);
+	/* application tag 12ABh: 13xxh differs under FF00h, not under 00FFh */
+	cdb32(c, SA_READ32, 1, 8, 3, 0xa0000000u, 0x13ab, 0xff00);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_READ, in, sizeof(in), &r);
+	expect_info(&r, 0x02, 8);
+	cdb32(c, SA_READ32, 0, 8, 3, 0xa0000000u, 0x13ab, 0x00ff);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_READ, in, 3 * BSZ, &r);
+	sh_expect_good(&r);
+	/* RDPROTECT 011b: no check at all */
+	cdb32(c, SA_READ32, 3, 8, 3, 0, 0x13ab, 0xffff);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_READ, in, sizeof(in), &r);
+	sh_expect_good(&r);
+	/* READ(10) RDPROTECT 000b checks the guard only: the stored
+	 * reference tags are not the LBA */
+	cdb10(c, 0x28, 0, 8, 3);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_READ, in, 3 * BSZ, &r);
+	sh_expect_good(&r);
+	sh_teardown(h);
+}
+
+/* WRITE(32) WRPROTECT 001b with a bad reference tag (block 1) or a bad
+ * application tag: ABORTED COMMAND, nothing written */
+static void test_cdb32_write_refused(void **state)
+{
+	struct sh *h = pi_setup(T10PI_TYPE2);
+	uint8_t c[32], out[2 * (BSZ + 8)], in[2 * BSZ], zero[2 * BSZ];
+	struct loop_result r;
+
+	(void)state;
+	memset(zero, 0, sizeof(zero));
+	wire_blocks(out, 2, 0x77, 0x0001, 500);
+	out[BSZ + 8 + BSZ + 7] ^= 0x01; /* block 1's reference tag: 500 ^ 1 */
+	cdb32(c, SA_WRITE32, 1, 20, 2, 500, 0x0001, 0xffff);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	expect_info(&r, 0x03, 21);
+	out[BSZ + 8 + BSZ + 7] ^= 0x01;
+	cdb32(c, SA_WRITE32, 1, 20, 2, 500, 0x0002, 0x000f);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	expect_info(&r, 0x02, 20);
+	cdb10(c, 0x28, 0, 20, 2);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_READ, in, sizeof(in), &r);
+	sh_expect_good(&r);
+	assert_memory_equal(in, zero, sizeof(in));
+	/* WRPROTECT 011b: stored unchecked */
+	cdb32(c, SA_WRITE32, 3, 20, 2, 7, 0x0002, 0xffff);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	sh_teardown(h);
+}
+
+/* WRITE(32) WRPROTECT 000b: the device server generates the tuples, the
+ * reference tags from the CDB's expected initial tag, application tag
+ * 0000h; READ(32) RDPROTECT 001b returns them (golden tuple of block 0 of
+ * a block of 5Ah: guard, 0000h, 00C0FFEEh) */
+static void test_cdb32_generated(void **state)
+{
+	struct sh *h = pi_setup(T10PI_TYPE2);
+	uint8_t c[32], out[2 * BSZ], in[2 * (BSZ + 8)], t[T10PI_TUPLE_LEN];
+	struct loop_result r;
+
+	(void)state;
+	memset(out, 0x5a, sizeof(out));
+	cdb32(c, SA_WRITE32, 0, 30, 2, 0xc0ffee, 0, 0);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	cdb32(c, SA_READ32, 1, 30, 2, 0xc0ffee, 0x0000, 0xffff);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_READ, in, sizeof(in), &r);
+	sh_expect_good(&r);
+	put_be16(t, t10pi_crc(out, BSZ));
+	put_be16(t + 2, 0x0000);
+	put_be32(t + 4, 0x00c0ffee);
+	assert_memory_equal(in + BSZ, t, T10PI_TUPLE_LEN);
+	put_be32(t + 4, 0x00c0ffef);
+	assert_memory_equal(in + 2 * BSZ + 8, t, T10PI_TUPLE_LEN);
+	sh_teardown(h);
+}
+
+/* REPORT SUPPORTED OPERATION CODES, one command, opcode 7Fh service
+ * action 0009h (SPC-4 6.35.3): SUPPORT 011b, CDB SIZE 32, the usage data
+ * as the golden bytes below (bytes 16-31 all fields) */
+static void test_rsoc_cdb32(void **state)
+{
+	static const uint8_t usage[32] = {
+	    0x7f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0xff, 0x00, 0x09, 0xfa,
+	    0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	};
+	struct sh *h = pi_setup(T10PI_TYPE2);
+	uint8_t c[12] = {0xa3, 0x0c, 0x02, 0x7f, 0x00, 0x0b, 0, 0, 0, 64}, d[64], want[32];
+	struct loop_result r;
+
+	(void)state;
+	sh_cmd(h->p1, 0, c, 12, SCSI_DIR_READ, d, 64, &r);
+	sh_expect_good(&r);
+	assert_int_equal(d[1] & 0x07, 0x03);
+	assert_int_equal(get_be16(d + 2), 32);
+	memcpy(want, usage, sizeof(want));
+	want[9] = 0x0b; /* WRITE(32) */
+	assert_memory_equal(d + 4, want, 32);
+	c[5] = 0x09;
+	sh_cmd(h->p1, 0, c, 12, SCSI_DIR_READ, d, 64, &r);
+	sh_expect_good(&r);
+	assert_memory_equal(d + 4, usage, 32);
+	/* an unsupported service action: SUPPORT 001b */
+	c[5] = 0x0e;
+	sh_cmd(h->p1, 0, c, 12, SCSI_DIR_READ, d, 64, &r);
+	sh_expect_good(&r);
+	assert_int_equal(d[1] & 0x07, 0x01);
+	sh_teardown(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_type2_reports),
-	    cmocka_unit_test(test_type2_short_cdbs),
+	    cmocka_unit_test(test_type2_reports),     cmocka_unit_test(test_type2_short_cdbs),
+	    cmocka_unit_test(test_cdb32_needs_type2), cmocka_unit_test(test_cdb32_fields),
+	    cmocka_unit_test(test_cdb32_tags),	      cmocka_unit_test(test_cdb32_write_refused),
+	    cmocka_unit_test(test_cdb32_generated),   cmocka_unit_test(test_rsoc_cdb32),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
