@@ -409,24 +409,20 @@ bool sbc_all_zero(const uint8_t *p, size_t len)
 
 /* ---- READ / WRITE (SBC-4 5.12-5.16, 5.38-5.42) ---- */
 
-enum sense_reason sbc_rw_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t nblocks,
-			       unsigned tl_byte, uint8_t io_flags, uint8_t protect,
-			       unsigned protect_byte)
+enum sense_reason sbc_pi_protect(struct scsi_cmd *cmd, uint8_t protect, unsigned protect_byte)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
-	bool write = p->desc->flags & CDB_F_WRITES;
 	bool type2 = lu->attrs.pi_type == T10PI_TYPE2;
-	enum sense_reason r;
 
-	/* SBC-4 5.13, 5.40 (READ(10), WRITE(10); the same for 12 and 16):
-	 * with type 2 protection the tuples travel only with the 32-byte CDBs,
-	 * which carry the expected tags; RDPROTECT / WRPROTECT other than 000b
-	 * in a shorter CDB is INVALID COMMAND OPERATION CODE */
+	/* SBC-4 5.13, 5.40, 5.33 (READ(10), WRITE(10), VERIFY(10); the same
+	 * for 12 and 16): with type 2 protection the tuples travel only with
+	 * the 32-byte CDBs, which carry the expected tags; a PROTECT field
+	 * other than 000b in a shorter CDB is INVALID COMMAND OPERATION CODE */
 	if (protect && type2 && !p->pi_tags)
 		return SENSE_INVALID_OPCODE;
-	/* SBC-4 4.22, 5.x: RDPROTECT / WRPROTECT; without protection
-	 * information only 000b (pi_protect_checks) */
+	/* SBC-4 4.22, 5.x: without protection information only 000b
+	 * (pi_protect_checks) */
 	if (!pi_protect_checks(lu->attrs.pi_type, protect, &p->pi))
 		return cdb_invalid_field(cmd, protect_byte, 7);
 	/* type 2: a reference tag is expected only by a 32-byte CDB (its
@@ -434,11 +430,26 @@ enum sense_reason sbc_rw_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t nblo
 	 * application client's choice, so a shorter CDB checks the guard */
 	if (type2 && !p->pi_tags)
 		p->pi.ref = false;
-	/* SBC-4 RDPROTECT 000b: the application tag is checked where the
-	 * device server knows what to expect, which a 32-byte CDB tells it
-	 * (ATO is 1 on these LUs: the mask applies) */
+	/* SBC-4 RDPROTECT / VRPROTECT 000b: the application tag is checked
+	 * where the device server knows what to expect, which a 32-byte CDB
+	 * tells it (ATO is 1 on these LUs: the mask applies) */
 	if (p->pi_tags && protect == 0)
 		p->pi.app = true;
+	return SENSE_OK;
+}
+
+enum sense_reason sbc_rw_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t nblocks,
+			       unsigned tl_byte, uint8_t io_flags, uint8_t protect,
+			       unsigned protect_byte)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	bool write = p->desc->flags & CDB_F_WRITES;
+	enum sense_reason r;
+
+	r = sbc_pi_protect(cmd, protect, protect_byte);
+	if (r != SENSE_OK)
+		return r;
 
 	/* VPD B0h MAXIMUM TRANSFER LENGTH */
 	if (nblocks > sbc_max_xfer_blocks(lu))

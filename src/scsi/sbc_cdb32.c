@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sbc_cdb32.c: the variable-length block commands, opcode 7Fh (SPC-4
- * 4.2.3, SBC-4 5.16 READ(32), 5.42 WRITE(32)), the commands of type 2
- * protection information (SBC-4 4.22.2.4).
+ * 4.2.3, SBC-4 5.16 READ(32), 5.36 VERIFY(32), 5.42 WRITE(32)), the
+ * commands of type 2 protection information (SBC-4 4.22.2.4).
  *
  *   byte 0  7Fh            1  CONTROL (not the last byte: NACA and LINK
  *                             are refused here by the usage mask)
  *        6  GROUP NUMBER   7  ADDITIONAL CDB LENGTH (18h)
- *      8-9  SERVICE ACTION 10 RDPROTECT / WRPROTECT, DPO, FUA
+ *      8-9  SERVICE ACTION 10 RD/WR/VRPROTECT, DPO, FUA (BYTCHK)
  *    12-19  LOGICAL BLOCK ADDRESS
  *    20-23  EXPECTED INITIAL LOGICAL BLOCK REFERENCE TAG
  *    24-25  EXPECTED LOGICAL BLOCK APPLICATION TAG
@@ -22,7 +22,8 @@
  * (pi_tags, pi_ref, pi_app, pi_app_mask) for sbc_pi.c: the reference tag
  * of block i is pi_ref + i, the application tag is compared under the mask
  * (the Control mode page's ATO is 1 on a protection information LU). Then
- * the command is READ or WRITE (sbc_rw_setup(), sbc_exec_rw()). */
+ * the command is READ or WRITE (sbc_rw_setup(), sbc_exec_rw()) or VERIFY
+ * (sbc_verify_setup(), sbc_exec_verify()). */
 #include "scsi/cmd.h"
 #include "scsi/core.h"
 #include "scsi/sbc_internal.h"
@@ -55,4 +56,18 @@ enum sense_reason sbc_parse_rw32(struct scsi_cmd *cmd)
 		return r;
 	return sbc_rw_setup(cmd, cdb32_lba(c), cdb32_transfer_length(c), CDB32_LENGTH_BYTE,
 			    io_flags, cdb32_protect(c), CDB32_FLAGS_BYTE);
+}
+
+/* VERIFY(32) 7Fh/000Ah (SBC-4 5.36): byte 10 VRPROTECT, DPO, BYTCHK;
+ * VERIFICATION LENGTH 28-31 */
+enum sense_reason sbc_parse_verify32(struct scsi_cmd *cmd)
+{
+	const uint8_t *c = cmd->cdb;
+	enum sense_reason r = cdb32_setup(cmd);
+
+	if (r != SENSE_OK)
+		return r;
+	return sbc_verify_setup(cmd, cdb32_lba(c), cdb32_transfer_length(c), CDB32_LENGTH_BYTE,
+				false, cdb32_protect(c), CDB32_FLAGS_BYTE, cdb32_bytchk(c),
+				cdb32_dpo(c) ? CMD_IOF_DPO : 0);
 }

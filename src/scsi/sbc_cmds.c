@@ -10,8 +10,9 @@
  * refused with INVALID FIELD IN CDB before parse(). RDPROTECT and
  * WRPROTECT of READ/WRITE(10/12/16/32) are allowed here and checked by
  * sbc_rw_setup() against the LU's protection information (SBC-4 4.22);
- * the other PROTECT fields (VRPROTECT, ORPROTECT, COMPARE AND WRITE's
- * WRPROTECT) are left out, so any non-zero value is refused that way. The
+ * VERIFY's VRPROTECT is checked by sbc_verify_setup(); the other PROTECT
+ * fields (ORPROTECT, the WRPROTECT of COMPARE AND WRITE and WRITE AND
+ * VERIFY) are left out, so any non-zero value is refused that way. The
  * obsolete FUA_NV (byte 1 bit 1) and SYNC_NV bits are accepted and ignored. */
 #include "scsi/cdb.h"
 #include "scsi/sbc_internal.h"
@@ -196,14 +197,17 @@ static const struct cdb_sa_table rcr_sa = {
  * is byte 1; ADDITIONAL CDB LENGTH (byte 7) is a field, checked by parse;
  * byte 10 RDPROTECT / WRPROTECT, DPO, FUA (and FUA_NV, obsolete); byte 11
  * reserved. usage[] holds bytes 0-15: bytes 16-31 (LBA, the expected tags,
- * TRANSFER LENGTH) are fields in full (cdb.h). READ(32) and WRITE(32);
- * the other service actions (VERIFY(32) 000Ah, WRITE AND VERIFY(32) 000Ch,
- * WRITE SAME(32) 000Dh, ORWRITE(32) 000Eh) are not supported: INVALID
- * FIELD IN CDB at the service action. */
+ * TRANSFER LENGTH) are fields in full (cdb.h). READ(32), VERIFY(32)
+ * (byte 10 VRPROTECT, DPO, BYTCHK) and WRITE(32); the other service
+ * actions (WRITE AND VERIFY(32) 000Ch, WRITE SAME(32) 000Dh, ORWRITE(32)
+ * 000Eh) are not supported: INVALID FIELD IN CDB at the service action. */
 static const struct cdb_desc var_table[0x0c] = {
 	[0x09] = RD_CMD("READ(32)", sbc_parse_rw32, sbc_exec_rw, 32,
 			0xff, CONTROL, 0x00, 0x00, 0x00, 0x00, GRP, 0xff,
 			0x00, 0xff, PROT_DPOFUA, 0x00, 0xff, 0xff, 0xff, 0xff),
+	[0x0a] = RD_CMD("VERIFY(32)", sbc_parse_verify32, sbc_exec_verify, 32,
+			0xff, CONTROL, 0x00, 0x00, 0x00, 0x00, GRP, 0xff,
+			0x00, 0xff, 0xf6, 0x00, 0xff, 0xff, 0xff, 0xff),
 	[0x0b] = WR_CMD("WRITE(32)", sbc_parse_rw32, sbc_exec_rw, 32,
 			0xff, CONTROL, 0x00, 0x00, 0x00, 0x00, GRP, 0xff,
 			0x00, 0xff, PROT_DPOFUA, 0x00, 0xff, 0xff, 0xff, 0xff),
@@ -275,11 +279,12 @@ const struct cdb_desc sbc_cdb_table[256] = {
 			0xff, PROT_DPOFUA, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CONTROL),
 	[0x2a] = WR_CMD("WRITE(10)", sbc_parse_rw10, sbc_exec_rw, 10,
 			0xff, PROT_DPOFUA, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CONTROL),
-	/* VERIFY / WRITE AND VERIFY: byte 1 DPO, BYTCHK */
+	/* VERIFY / WRITE AND VERIFY: byte 1 DPO, BYTCHK; VERIFY's VRPROTECT
+	 * (bits 7-5) is checked by sbc_verify_setup() */
 	[0x2e] = WR_CMD("WRITE AND VERIFY(10)", sbc_parse_write_verify10, sbc_exec_write_verify, 10,
 			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CONTROL),
 	[0x2f] = RD_CMD("VERIFY(10)", sbc_parse_verify10, sbc_exec_verify, 10,
-			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CONTROL),
+			0xff, 0xf6, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CONTROL),
 	[0x34] = RD_CMD("PRE-FETCH(10)", sbc_parse_prefetch10, sbc_exec_prefetch, 10,
 			0xff, 0x02, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CONTROL),
 	/* SBC-4 table 13: SYNCHRONIZE CACHE conflicts like a write */
@@ -337,7 +342,7 @@ const struct cdb_desc sbc_cdb_table[256] = {
 			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 			0xff, 0xff, 0xff, 0xff, GRP, CONTROL),
 	[0x8f] = RD_CMD("VERIFY(16)", sbc_parse_verify16, sbc_exec_verify, 16,
-			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			0xff, 0xf6, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 			0xff, 0xff, 0xff, 0xff, GRP, CONTROL),
 	[0x90] = RD_CMD("PRE-FETCH(16)", sbc_parse_prefetch16, sbc_exec_prefetch, 16,
 			0xff, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
@@ -372,7 +377,7 @@ const struct cdb_desc sbc_cdb_table[256] = {
 	[0xae] = WR_CMD("WRITE AND VERIFY(12)", sbc_parse_write_verify12, sbc_exec_write_verify, 12,
 			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GRP, CONTROL),
 	[0xaf] = RD_CMD("VERIFY(12)", sbc_parse_verify12, sbc_exec_verify, 12,
-			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GRP, CONTROL),
+			0xff, 0xf6, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GRP, CONTROL),
 	[0xb7] = RDD_CMD("READ DEFECT DATA(12)", sbc_parse_read_defect12, 12,
 			 0xff, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, CONTROL),
 };

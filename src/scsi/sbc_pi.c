@@ -19,8 +19,10 @@
  * Type 2 (SBC-4 4.22.2.4): the tuples travel only with the 32-byte CDBs
  * (sbc_cdb32.c), whose expected reference tag, application tag and mask
  * replace the LBA; the shorter CDBs take PROTECT 000b only and check the
- * guard. Not yet: the checks of the other commands that read (COMPARE AND
- * WRITE, the copy sources) and WRITE AND VERIFY(32), WRITE SAME(32). */
+ * guard. VERIFY's VRPROTECT is verify.c's (it reads the tuples itself).
+ * Not yet: COMPARE AND WRITE with WRPROTECT (refused by its usage mask),
+ * WRITE AND VERIFY with WRPROTECT, the checks of the copy sources (XCOPY,
+ * ODX), and WRITE AND VERIFY(32), WRITE SAME(32), ORWRITE(32). */
 #include <stdlib.h>
 
 #include "scsi/cmd.h"
@@ -38,7 +40,7 @@ static void tuples_free(struct scsi_cmd *cmd)
  * REFERENCE TAG, +1 per block; the application tag is compared under the
  * LOGICAL BLOCK APPLICATION TAG MASK, ATO being 1), else the LBA's low 32
  * bits as the reference tag (type 1) and no application tag. */
-static struct pi_expect expect(const struct scsi_cmd_priv *p)
+struct pi_expect sbc_pi_expect(const struct scsi_cmd_priv *p)
 {
 	if (p->pi_tags)
 		return (struct pi_expect){.type = p->lu->attrs.pi_type,
@@ -54,7 +56,7 @@ enum sense_reason sbc_pi_prepare(struct scsi_cmd *cmd, uint32_t n, uint8_t **tup
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
 	bool write = p->desc->flags & CDB_F_WRITES;
-	struct pi_expect e = expect(p);
+	struct pi_expect e = sbc_pi_expect(p);
 	enum sense_reason r;
 	uint64_t bad;
 
@@ -87,7 +89,7 @@ enum sense_reason sbc_pi_finish_read(struct scsi_cmd *cmd, uint32_t n, uint64_t 
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
-	struct pi_expect e = expect(p);
+	struct pi_expect e = sbc_pi_expect(p);
 	enum sense_reason r;
 	uint64_t bad;
 

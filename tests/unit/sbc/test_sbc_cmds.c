@@ -84,15 +84,15 @@ static void test_no_overlap_with_spc(void **state)
 		assert_false(sbc_cdb_table[op].name && spc_cdb_table[op].name);
 }
 
-/* RDPROTECT/WRPROTECT (byte 1 bits 7-5) pass the usage mask of READ and
- * WRITE (10/12/16) only, which check them against the LU's protection
- * information (sbc.c rw_setup); VRPROTECT, ORPROTECT and the WRPROTECT of
+/* RDPROTECT/WRPROTECT/VRPROTECT (byte 1 bits 7-5) pass the usage mask of
+ * READ, WRITE and VERIFY (10/12/16) only, which check them against the LU's
+ * protection information (sbc_pi_protect()); ORPROTECT and the WRPROTECT of
  * the other commands are never accepted; DPO and FUA where SBC-4 has them. */
 static void test_protect_and_dpofua(void **state)
 {
 	static const uint8_t rw[] = {0x28, 0x2a, 0xa8, 0xaa, 0x88, 0x8a};
-	static const uint8_t prot[] = {0x2e, 0x2f, 0xae, 0xaf, 0x8e, 0x8f,
-				       0x89, 0x8b, 0x9c, 0x41, 0x93};
+	static const uint8_t prot[] = {0x2e, 0xae, 0x8e, 0x89, 0x8b, 0x9c, 0x41, 0x93};
+	static const uint8_t vrprotect[] = {0x2f, 0xaf, 0x8f};
 	static const uint8_t dpofua[] = {0x28, 0x2a, 0xa8, 0xaa, 0x88, 0x8a, 0x89, 0x8b, 0x9c};
 	static const uint8_t dpo[] = {0x2e, 0x2f, 0xae, 0xaf, 0x8e, 0x8f};
 
@@ -101,6 +101,9 @@ static void test_protect_and_dpofua(void **state)
 		assert_int_equal(sbc_cdb_table[rw[i]].usage[1] & 0xe0, 0xe0);
 	for (unsigned i = 0; i < sizeof(prot); i++)
 		assert_int_equal(sbc_cdb_table[prot[i]].usage[1] & 0xe0, 0);
+	/* VERIFY: VRPROTECT, checked by sbc_verify_setup() */
+	for (unsigned i = 0; i < sizeof(vrprotect); i++)
+		assert_int_equal(sbc_cdb_table[vrprotect[i]].usage[1] & 0xe0, 0xe0);
 	for (unsigned i = 0; i < sizeof(dpofua); i++)
 		assert_int_equal(sbc_cdb_table[dpofua[i]].usage[1] & 0x18, 0x18);
 	for (unsigned i = 0; i < sizeof(dpo); i++)

@@ -7,6 +7,8 @@
  *                                                      (backstore/pi.c), type 1, 2 or 3,
  *                                                      or no protection information
  *
+ * VERIFY: VRPROTECT with BYTCHK 00b (the stored tuples checked) and 01b
+ * (the Data-Out's tuples checked, then compared with the stored ones).
  * The tuples are built here (t10pi_generate) and sent interleaved after each
  * block, as an initiator does. */
 #include "sbc_harness.h"
@@ -370,6 +372,170 @@ static void test_rsoc_cdb32(void **state)
 	sh_teardown(h);
 }
 
+/* ---- VERIFY with VRPROTECT (verify.c, SBC-4 5.33-5.36) ---- */
+
+/* wire blocks for type 1: reference tag the LBA */
+static void wire_lba(uint8_t *buf, uint32_t n, uint8_t seed, uint16_t app, uint32_t lba)
+{
+	wire_blocks(buf, n, seed, app, lba);
+}
+
+/* without protection information VRPROTECT stays INVALID FIELD IN CDB
+ * (byte 1); BYTCHK 11b with VRPROTECT is not supported (byte 1); on type 2
+ * a VERIFY(10) with VRPROTECT is INVALID COMMAND OPERATION CODE */
+static void test_verify_refusals(void **state)
+{
+	uint8_t c[16], buf[BSZ + 8];
+	struct loop_result r;
+	struct sh *h;
+
+	(void)state;
+	h = pi_setup(T10PI_NONE);
+	cdb10(c, 0x2f, PROT(1), 0, 1);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_NONE, NULL, 0, &r);
+	expect_field(&r, 1);
+	sh_teardown(h);
+	h = pi_setup(T10PI_TYPE1);
+	cdb10(c, 0x2f, PROT(1) | 0x06, 0, 1);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, buf, BSZ + 8, &r);
+	expect_field(&r, 1);
+	sh_teardown(h);
+	h = pi_setup(T10PI_TYPE2);
+	cdb16(c, 0x8f, PROT(1), 0, 1);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_NONE, NULL, 0, &r);
+	sh_expect(&r, 0x5, 0x20, 0x00);
+	sh_teardown(h);
+}
+
+/* BYTCHK 00b: the stored tuples are checked as VRPROTECT asks: a wrong
+ * reference tag (stored unchecked with WRPROTECT 011b at LBA 5) fails
+ * 000b, 001b, 010b (10h/03h, INFORMATION 5), not 011b or 100b; a flipped
+ * data byte's guard fails 001b and 100b but not 010b */
+static void test_verify_medium(void **state)
+{
+	struct sh *h = pi_setup(T10PI_TYPE1);
+	uint8_t c[16], out[3 * (BSZ + 8)];
+	struct loop_result r;
+
+	(void)state;
+	wire_lba(out, 3, 0x40, 0x0000, 4);
+	out[(BSZ + 8) + BSZ + 7] ^= 0x80; /* LBA 5's reference tag */
+	cdb10(c, 0x2a, PROT(3), 4, 3);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	for (uint8_t p = 0; p <= 2; p++) {
+		cdb10(c, 0x2f, PROT(p), 4, 3);
+		sh_cmd(h->p1, 0, c, 10, SCSI_DIR_NONE, NULL, 0, &r);
+		expect_info(&r, 0x03, 5);
+	}
+	for (uint8_t p = 3; p <= 4; p++) {
+		cdb10(c, 0x2f, PROT(p), 4, 3);
+		sh_cmd(h->p1, 0, c, 10, SCSI_DIR_NONE, NULL, 0, &r);
+		sh_expect_good(&r);
+	}
+	/* LBA 6's data changed under its tuple (WRPROTECT 011b: unchecked) */
+	out[(BSZ + 8) + BSZ + 7] ^= 0x80;
+	out[2 * (BSZ + 8) + 9] ^= 0x01;
+	cdb10(c, 0x2a, PROT(3), 4, 3);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	cdb16(c, 0x8f, PROT(1), 4, 3);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_NONE, NULL, 0, &r);
+	expect_info(&r, 0x01, 6);
+	cdb16(c, 0x8f, PROT(4), 4, 3);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_NONE, NULL, 0, &r);
+	expect_info(&r, 0x01, 6);
+	cdb16(c, 0x8f, PROT(2), 4, 3);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_NONE, NULL, 0, &r);
+	sh_expect_good(&r);
+	sh_teardown(h);
+}
+
+/* BYTCHK 01b with VRPROTECT 001b: the Data-Out's own tuples are checked
+ * first (a bad guard: ABORTED COMMAND 10h/01h), the data compared (1Dh/00h,
+ * INFORMATION the byte offset), then the tuples compared with the stored
+ * ones field by field (a different application tag: MISCOMPARE 10h/02h
+ * with the LBA; 100b compares the guard only); VRPROTECT 000b sends data
+ * only and checks the stored tuples */
+static void test_verify_bytchk(void **state)
+{
+	struct sh *h = pi_setup(T10PI_TYPE1);
+	uint8_t c[16], out[2 * (BSZ + 8)], cmp[2 * (BSZ + 8)], data[2 * BSZ];
+	struct loop_result r;
+
+	(void)state;
+	wire_lba(out, 2, 0x90, 0x1111, 10);
+	cdb10(c, 0x2a, PROT(1), 10, 2);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	cdb10(c, 0x2f, PROT(1) | 0x02, 10, 2);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	/* the Data-Out's guard of block 1 wrong */
+	memcpy(cmp, out, sizeof(cmp));
+	cmp[(BSZ + 8) + BSZ] ^= 0xff;
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, cmp, sizeof(cmp), &r);
+	expect_info(&r, 0x01, 11);
+	/* the application tag of block 1 differs from the stored one */
+	wire_lba(cmp, 2, 0x90, 0x2222, 10);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, cmp, sizeof(cmp), &r);
+	sh_expect(&r, 0xe, 0x10, 0x02);
+	assert_int_equal(get_be32(r.sense + 3), 10);
+	cdb10(c, 0x2f, PROT(4) | 0x02, 10, 2);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, cmp, sizeof(cmp), &r);
+	sh_expect_good(&r);
+	/* other data with its own good tuples: a data miscompare */
+	wire_lba(cmp, 2, 0x91, 0x1111, 10);
+	cdb10(c, 0x2f, PROT(1) | 0x02, 10, 2);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, cmp, sizeof(cmp), &r);
+	sh_expect(&r, 0xe, 0x1d, 0x00);
+	assert_int_equal(get_be32(r.sense + 3), 0);
+	/* VRPROTECT 000b: data only on the wire */
+	memcpy(data, out, BSZ);
+	memcpy(data + BSZ, out + BSZ + 8, BSZ);
+	cdb10(c, 0x2f, 0x02, 10, 2);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, data, sizeof(data), &r);
+	sh_expect_good(&r);
+	sh_teardown(h);
+}
+
+/* VERIFY(32) 7Fh/000Ah on type 2: the CDB's expected reference tag and
+ * application tag under its mask, BYTCHK 00b and 01b */
+static void test_verify32(void **state)
+{
+	struct sh *h = pi_setup(T10PI_TYPE2);
+	uint8_t c[32], out[2 * (BSZ + 8)];
+	struct loop_result r;
+
+	(void)state;
+	wire_blocks(out, 2, 0x33, 0xab00, 0x7000);
+	cdb32(c, SA_WRITE32, 1, 40, 2, 0x7000, 0xab00, 0xffff);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	cdb32(c, SA_VERIFY32, 1, 40, 2, 0x7000, 0xab00, 0xffff);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_NONE, NULL, 0, &r);
+	sh_expect_good(&r);
+	cdb32(c, SA_VERIFY32, 1, 41, 1, 0x7000, 0xab00, 0xffff);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_NONE, NULL, 0, &r);
+	expect_info(&r, 0x03, 41);
+	cdb32(c, SA_VERIFY32, 0, 40, 2, 0x7000, 0xac00, 0x0f00);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_NONE, NULL, 0, &r);
+	expect_info(&r, 0x02, 40);
+	cdb32(c, SA_VERIFY32, 0, 40, 2, 0x7000, 0xac00, 0xf000);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_NONE, NULL, 0, &r);
+	sh_expect_good(&r);
+	/* BYTCHK 01b (byte 10 bits 2-1) with the tuples */
+	cdb32(c, SA_VERIFY32, 1, 40, 2, 0x7000, 0xab00, 0xffff);
+	c[10] |= 0x02;
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	/* the Data-Out's reference tags do not start at the CDB's */
+	put_be32(c + 20, 0x7001);
+	sh_cmd(h->p1, 0, c, 32, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	expect_info(&r, 0x03, 40);
+	sh_teardown(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +543,8 @@ int main(void)
 	    cmocka_unit_test(test_cdb32_needs_type2), cmocka_unit_test(test_cdb32_fields),
 	    cmocka_unit_test(test_cdb32_tags),	      cmocka_unit_test(test_cdb32_write_refused),
 	    cmocka_unit_test(test_cdb32_generated),   cmocka_unit_test(test_rsoc_cdb32),
+	    cmocka_unit_test(test_verify_refusals),   cmocka_unit_test(test_verify_medium),
+	    cmocka_unit_test(test_verify_bytchk),     cmocka_unit_test(test_verify32),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
