@@ -46,6 +46,11 @@ enum cdb_flags {
 	/* allowed while a FORMAT UNIT or a foreground self-test runs (SBC-4
 	 * 5.3.1, SPC-4 5.6.3.2: INQUIRY, REPORT LUNS, REQUEST SENSE) */
 	CDB_F_BUSY_OK = 1u << 8,
+	/* exists only on an LU with type 2 protection information (SBC-4
+	 * 5.16: the 32-byte block commands "shall only be processed if type 2
+	 * protection is enabled"): elsewhere INVALID COMMAND OPERATION CODE,
+	 * and not reported by REPORT SUPPORTED OPERATION CODES */
+	CDB_F_PI_TYPE2 = 1u << 9,
 };
 
 /* Persistent reservation conflict classes (SPC-4 5.13.1 table 58, SBC-4
@@ -117,6 +122,9 @@ const struct cdb_desc *cdb_lookup(const uint8_t *cdb, size_t cdb_len, enum sense
  * bit) in *sx. */
 enum sense_reason cdb_check_usage(const struct cdb_desc *d, const uint8_t *cdb,
 				  struct sense_extra *sx);
+struct scsi_lu;
+/* d is a command of lu (CDB_F_PI_TYPE2; lu may be NULL: no LU). */
+bool cdb_desc_on_lu(const struct cdb_desc *d, const struct scsi_lu *lu);
 /* The usage of CDB byte i of d (i < d->len): usage[i], or FFh past it. */
 static inline uint8_t cdb_usage_byte(const struct cdb_desc *d, unsigned i)
 {

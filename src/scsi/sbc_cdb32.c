@@ -15,15 +15,14 @@
  *
  * SBC-4: "shall only be processed if type 2 protection is enabled"; on any
  * other LU (types 1 and 3, or none) the command is INVALID COMMAND
- * OPERATION CODE. An ADDITIONAL CDB LENGTH other than 18h is INVALID FIELD
- * IN CDB pointing at byte 7. The service action sits in byte 9 of the CDB
- * table's sub-table, byte 8 being reserved to zero by the usage mask (no
- * block service action reaches 100h). The expected tags go to cmd->priv
- * (pi_tags, pi_ref, pi_app, pi_app_mask) for sbc_pi.c: the reference tag
- * of block i is pi_ref + i, the application tag is compared under the mask
- * (the Control mode page's ATO is 1 on a protection information LU). Then
- * the command is READ or WRITE (sbc_rw_setup(), sbc_exec_rw()) or VERIFY
- * (sbc_verify_setup(), sbc_exec_verify()). */
+ * OPERATION CODE (CDB_F_PI_TYPE2 in the CDB table, before the usage mask),
+ * and REPORT SUPPORTED OPERATION CODES does not list it. An ADDITIONAL CDB LENGTH other than 18h is
+ * INVALID FIELD IN CDB pointing at byte 7. The service action sits in byte 9 of the CDB table's
+ * sub-table, byte 8 being reserved to zero by the usage mask (no block service action reaches
+ * 100h). The expected tags go to cmd->priv (pi_tags, pi_ref, pi_app, pi_app_mask) for sbc_pi.c: the
+ * reference tag of block i is pi_ref + i, the application tag is compared under the mask (the
+ * Control mode page's ATO is 1 on a protection information LU). Then the command is READ or WRITE
+ * (sbc_rw_setup(), sbc_exec_rw()) or VERIFY (sbc_verify_setup(), sbc_exec_verify()). */
 #include "scsi/cmd.h"
 #include "scsi/core.h"
 #include "scsi/sbc_internal.h"
@@ -33,8 +32,7 @@ static enum sense_reason cdb32_setup(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 
-	if (p->lu->attrs.pi_type != T10PI_TYPE2)
-		return SENSE_INVALID_OPCODE;
+	/* the LU is type 2: CDB_F_PI_TYPE2, checked by scsi_cmd_setup() */
 	if (cdb32_additional_len(cmd->cdb) != CDB32_ADDITIONAL_LEN)
 		return cdb_invalid_field(cmd, CDB32_ADDITIONAL_LEN_BYTE, -1);
 	p->pi_tags = true;

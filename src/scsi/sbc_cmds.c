@@ -200,15 +200,30 @@ static const struct cdb_sa_table rcr_sa = {
  * TRANSFER LENGTH) are fields in full (cdb.h). READ(32), VERIFY(32)
  * (byte 10 VRPROTECT, DPO, BYTCHK) and WRITE(32); the other service
  * actions (WRITE AND VERIFY(32) 000Ch, WRITE SAME(32) 000Dh, ORWRITE(32)
- * 000Eh) are not supported: INVALID FIELD IN CDB at the service action. */
+ * 000Eh) are not supported: INVALID FIELD IN CDB at the service action.
+ * CDB_F_PI_TYPE2: on any LU but type 2 they are INVALID COMMAND OPERATION
+ * CODE (scsi_cmd_setup()) and RSOC does not list them. */
+#define RD32_CMD(nm, ps, ex, ...)                                                          \
+	{                                                                                  \
+		.name = (nm), .parse = (ps), .exec = (ex), .len = 32,                       \
+		.usage = { __VA_ARGS__ }, .flags = CDB_F_PI_TYPE2,                           \
+		.pr_class = PR_CLASS_READ, .order_class = ORDER_READ,                       \
+	}
+#define WR32_CMD(nm, ps, ex, ...)                                                          \
+	{                                                                                  \
+		.name = (nm), .parse = (ps), .exec = (ex), .len = 32,                       \
+		.usage = { __VA_ARGS__ }, .flags = CDB_F_WRITES | CDB_F_PI_TYPE2,            \
+		.pr_class = PR_CLASS_WRITE, .order_class = ORDER_WRITE,                     \
+	}
+
 static const struct cdb_desc var_table[0x0c] = {
-	[0x09] = RD_CMD("READ(32)", sbc_parse_rw32, sbc_exec_rw, 32,
+	[0x09] = RD32_CMD("READ(32)", sbc_parse_rw32, sbc_exec_rw,
 			0xff, CONTROL, 0x00, 0x00, 0x00, 0x00, GRP, 0xff,
 			0x00, 0xff, PROT_DPOFUA, 0x00, 0xff, 0xff, 0xff, 0xff),
-	[0x0a] = RD_CMD("VERIFY(32)", sbc_parse_verify32, sbc_exec_verify, 32,
+	[0x0a] = RD32_CMD("VERIFY(32)", sbc_parse_verify32, sbc_exec_verify,
 			0xff, CONTROL, 0x00, 0x00, 0x00, 0x00, GRP, 0xff,
 			0x00, 0xff, 0xf6, 0x00, 0xff, 0xff, 0xff, 0xff),
-	[0x0b] = WR_CMD("WRITE(32)", sbc_parse_rw32, sbc_exec_rw, 32,
+	[0x0b] = WR32_CMD("WRITE(32)", sbc_parse_rw32, sbc_exec_rw,
 			0xff, CONTROL, 0x00, 0x00, 0x00, 0x00, GRP, 0xff,
 			0x00, 0xff, PROT_DPOFUA, 0x00, 0xff, 0xff, 0xff, 0xff),
 };

@@ -176,6 +176,27 @@ static void expect_info(const struct loop_result *r, uint8_t ascq, uint32_t lba)
 	assert_int_equal(get_be32(r->sense + 3), lba);
 }
 
+/* REPORT SUPPORTED OPERATION CODES, all commands: the descriptors of
+ * opcode 7Fh (each with SERVACTV and CDB LENGTH 32) */
+static unsigned rsoc_count_7f(struct sh *h)
+{
+	static uint8_t d[8192];
+	uint8_t c[12] = {0xa3, 0x0c, 0x00, 0, 0, 0, 0, 0, 0x20, 0x00};
+	struct loop_result r;
+	unsigned n = 0;
+
+	sh_cmd(h->p1, 0, c, 12, SCSI_DIR_READ, d, sizeof(d), &r);
+	sh_expect_good(&r);
+	for (uint32_t off = 4; off + 8 <= 4 + get_be32(d); off += 8) {
+		if (d[off] != 0x7f)
+			continue;
+		assert_int_equal(d[off + 5] & 0x01, 0x01);
+		assert_int_equal(get_be16(d + off + 6), 32);
+		n++;
+	}
+	return n;
+}
+
 /* SBC-4 5.16: READ(32) "shall only be processed if type 2 protection is
  * enabled": INVALID COMMAND OPERATION CODE on types 1 and 3 and without
  * protection information */
@@ -195,6 +216,13 @@ static void test_cdb32_needs_type2(void **state)
 		cdb32(c, SA_WRITE32, 1, 0, 1, 0, 0, 0);
 		sh_cmd(h->p1, 0, c, 32, SCSI_DIR_WRITE, buf, BSZ + 8, &r);
 		sh_expect(&r, 0x5, 0x20, 0x00);
+		/* before the usage mask: a reserved bit changes nothing */
+		cdb32(c, SA_VERIFY32, 0, 0, 1, 0, 0, 0);
+		c[11] = 0x01;
+		sh_cmd(h->p1, 0, c, 32, SCSI_DIR_NONE, NULL, 0, &r);
+		sh_expect(&r, 0x5, 0x20, 0x00);
+		/* and REPORT SUPPORTED OPERATION CODES does not list them */
+		assert_int_equal(rsoc_count_7f(h), 0);
 		sh_teardown(h);
 	}
 }
@@ -369,6 +397,8 @@ static void test_rsoc_cdb32(void **state)
 	sh_cmd(h->p1, 0, c, 12, SCSI_DIR_READ, d, 64, &r);
 	sh_expect_good(&r);
 	assert_int_equal(d[1] & 0x07, 0x01);
+	/* all commands: READ(32), VERIFY(32), WRITE(32) */
+	assert_int_equal(rsoc_count_7f(h), 3);
 	sh_teardown(h);
 }
 
