@@ -10,7 +10,7 @@
  *  - READ: the data; with io->pi, the tuples of the blocks too;
  *  - WRITE: the data, and with io->pi the given tuples, else generated
  *    ones (guard, application tag 0000h, reference tag the low 32 bits of
- *    the LBA, or FFFFFFFFh for type 3): every write the core emulates
+ *    the LBA for types 1 and 2, or FFFFFFFFh for type 3): every write the core emulates
  *    (WRITE SAME, COMPARE AND WRITE, EXTENDED COPY, ODX, FORMAT UNIT, ...)
  *    keeps its blocks' tuples right;
  *  - DISCARD, WRITE_ZEROES: the data, and the tuples of the range become

@@ -52,8 +52,8 @@ struct cfg_backstore {
 	bool thin;		       /* logical block provisioning (UNMAP, LBPRZ) */
 	bool removable;		       /* RMB: PREVENT ALLOW MEDIUM REMOVAL, eject */
 	bool write_cache;
-	/* T10 protection information type (SBC-4 4.22): 0 none, 1 or 3; the
-	 * tuples live beside the data (file: PATH.pi; ram: memory) */
+	/* T10 protection information type (SBC-4 4.22): 0 none, 1, 2 or 3;
+	 * the tuples live beside the data (file: PATH.pi; ram: memory) */
 	uint8_t protection;
 	/* identity: NULL = default (cfg_default_identity()) */
 	char *vendor;

@@ -405,15 +405,6 @@ int cfg_validate_backstore_one(const struct cfg *c, const struct cfg_backstore *
 		    "%u is not a power-of-two multiple of block_size %u (at most 2^15 of them)",
 		    b->physical_block_size, b->block_size);
 	}
-	/* SBC-4 4.22: type 2 checks its reference tags against the 32-byte
-	 * READ/WRITE CDBs, which the target does not have */
-	if (b->protection == 2) {
-		snprintf(p, sizeof(p), "backstores[%zu].protection", i);
-		return cfg_verr(
-		    err, p,
-		    "type 2 needs the 32-byte READ/WRITE CDBs, which utarget does not have "
-		    "yet: use 1 or 3");
-	}
 	if (b->protection && strcmp(b->type, "file") && strcmp(b->type, "ram")) {
 		snprintf(p, sizeof(p), "backstores[%zu].protection", i);
 		return cfg_verr(err, p, "protection information needs a file or ram back-store");

@@ -46,6 +46,11 @@ enum cdb_flags {
 	/* allowed while a FORMAT UNIT or a foreground self-test runs (SBC-4
 	 * 5.3.1, SPC-4 5.6.3.2: INQUIRY, REPORT LUNS, REQUEST SENSE) */
 	CDB_F_BUSY_OK = 1u << 8,
+	/* exists only on an LU with type 2 protection information (SBC-4
+	 * 5.16: the 32-byte block commands "shall only be processed if type 2
+	 * protection is enabled"): elsewhere INVALID COMMAND OPERATION CODE,
+	 * and not reported by REPORT SUPPORTED OPERATION CODES */
+	CDB_F_PI_TYPE2 = 1u << 9,
 };
 
 /* Persistent reservation conflict classes (SPC-4 5.13.1 table 58, SBC-4
@@ -81,9 +86,12 @@ struct cdb_desc {
 	cdb_exec_fn exec;
 	const struct cdb_sa_table *sa; /* service action sub-table (then parse/exec unused) */
 	uint8_t len;		       /* CDB length in bytes */
-	uint8_t usage[16];	       /* allowed bits per CDB byte (usage[0] = 0xff) */
-	uint16_t flags;		       /* enum cdb_flags */
-	uint8_t pr_class;	       /* enum cdb_pr_class */
+	/* allowed bits per CDB byte (usage[0] = 0xff); the bytes past 16 of
+	 * the 32-byte CDBs are all fields (LBA, tags, TRANSFER LENGTH): every
+	 * bit allowed, cdb_usage_byte() */
+	uint8_t usage[16];
+	uint16_t flags;	  /* enum cdb_flags */
+	uint8_t pr_class; /* enum cdb_pr_class */
 	/* the command counts as PR_CLASS_ALLOWED when (cdb[pr_ok_byte] &
 	 * pr_ok_mask) == pr_ok_value (pr_ok_mask 0: never): START STOP UNIT
 	 * with START 1 and POWER CONDITION 0, PREVENT ALLOW MEDIUM REMOVAL
@@ -114,6 +122,14 @@ const struct cdb_desc *cdb_lookup(const uint8_t *cdb, size_t cdb_len, enum sense
  * bit) in *sx. */
 enum sense_reason cdb_check_usage(const struct cdb_desc *d, const uint8_t *cdb,
 				  struct sense_extra *sx);
+struct scsi_lu;
+/* d is a command of lu (CDB_F_PI_TYPE2; lu may be NULL: no LU). */
+bool cdb_desc_on_lu(const struct cdb_desc *d, const struct scsi_lu *lu);
+/* The usage of CDB byte i of d (i < d->len): usage[i], or FFh past it. */
+static inline uint8_t cdb_usage_byte(const struct cdb_desc *d, unsigned i)
+{
+	return i < sizeof(d->usage) ? d->usage[i] : 0xff;
+}
 /* Top-level descriptor of an opcode (NULL if unsupported); may have sa. */
 const struct cdb_desc *cdb_opcode(uint8_t opcode);
 /* Service action value of entry i of a sub-table is its index. */

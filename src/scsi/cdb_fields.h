@@ -268,15 +268,59 @@ static inline uint32_t cdb16_param_list_len(const uint8_t *cdb)
 }
 
 /* ---- variable length CDB, 32 bytes (SPC-4 4.2.3, SBC-4 READ(32) 5.16) ----
- * ADDITIONAL CDB LENGTH byte 7 (n - 7); SERVICE ACTION 8-9; for the block
- * commands LOGICAL BLOCK ADDRESS 12-19 and TRANSFER LENGTH 28-31. No 32-byte
- * command is supported: cdb_lookup() refuses opcode 7Fh. */
+ * CONTROL byte 1 (not the last byte); GROUP NUMBER byte 6; ADDITIONAL CDB
+ * LENGTH byte 7 (n - 8: 18h); SERVICE ACTION 8-9; for the block commands
+ * byte 10 RDPROTECT / WRPROTECT / VRPROTECT (bits 7-5), DPO (4), FUA (3),
+ * BYTCHK (VERIFY(32), bits 2-1), LOGICAL BLOCK ADDRESS 12-19, EXPECTED
+ * INITIAL LOGICAL BLOCK REFERENCE TAG 20-23, EXPECTED LOGICAL BLOCK
+ * APPLICATION TAG 24-25, LOGICAL BLOCK APPLICATION TAG MASK 26-27 and
+ * TRANSFER LENGTH (VERIFICATION LENGTH) 28-31. The commands: sbc_cdb32.c. */
 enum {
 	CDB32_ADDITIONAL_LEN_BYTE = 7,
 	CDB32_SA_BYTE = 8,
+	CDB32_FLAGS_BYTE = 10,
 	CDB32_LBA_BYTE = 12,
+	CDB32_REF_TAG_BYTE = 20,
+	CDB32_APP_TAG_BYTE = 24,
+	CDB32_APP_MASK_BYTE = 26,
 	CDB32_LENGTH_BYTE = 28,
+	CDB32_ADDITIONAL_LEN = 0x18,
 };
+
+static inline uint8_t cdb32_protect(const uint8_t *cdb)
+{
+	return (uint8_t)(cdb[CDB32_FLAGS_BYTE] >> 5);
+}
+
+static inline bool cdb32_dpo(const uint8_t *cdb)
+{
+	return cdb[CDB32_FLAGS_BYTE] & 0x10;
+}
+
+static inline bool cdb32_fua(const uint8_t *cdb)
+{
+	return cdb[CDB32_FLAGS_BYTE] & 0x08;
+}
+
+static inline uint8_t cdb32_bytchk(const uint8_t *cdb)
+{
+	return (cdb[CDB32_FLAGS_BYTE] >> 1) & 0x03;
+}
+
+static inline uint32_t cdb32_ref_tag(const uint8_t *cdb)
+{
+	return get_be32(cdb + CDB32_REF_TAG_BYTE);
+}
+
+static inline uint16_t cdb32_app_tag(const uint8_t *cdb)
+{
+	return get_be16(cdb + CDB32_APP_TAG_BYTE);
+}
+
+static inline uint16_t cdb32_app_mask(const uint8_t *cdb)
+{
+	return get_be16(cdb + CDB32_APP_MASK_BYTE);
+}
 
 static inline uint8_t cdb32_additional_len(const uint8_t *cdb)
 {

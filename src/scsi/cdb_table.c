@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/compiler.h"
+#include "scsi/core.h"
 
 const struct cdb_desc *cdb_opcode(uint8_t opcode)
 {
@@ -16,6 +17,13 @@ const struct cdb_desc *cdb_opcode(uint8_t opcode)
 		return d;
 	d = &spc_cdb_table[opcode];
 	return d->name ? d : NULL;
+}
+
+bool cdb_desc_on_lu(const struct cdb_desc *d, const struct scsi_lu *lu)
+{
+	if (!(d->flags & CDB_F_PI_TYPE2))
+		return true;
+	return lu && lu_pi_type(lu) == T10PI_TYPE2;
 }
 
 const struct cdb_desc *cdb_lookup(const uint8_t *cdb, size_t cdb_len, enum sense_reason *reason,

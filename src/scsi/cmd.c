@@ -262,7 +262,7 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 		setup_fail(cmd, SENSE_ABORTED_INVALID_FIELD_IN_CIU, NULL);
 		return;
 	}
-	if (cmd->cdb_len < desc->len) {
+	if (cmd->cdb_len < desc->len || !cdb_desc_on_lu(desc, lu)) {
 		setup_fail(cmd, SENSE_INVALID_OPCODE, NULL);
 		return;
 	}

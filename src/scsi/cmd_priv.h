@@ -84,6 +84,12 @@ struct scsi_cmd_priv {
 	/* READ/WRITE of an LU with protection information: what RDPROTECT /
 	 * WRPROTECT asked (pi.transfer: 8 more bytes per block on the wire) */
 	struct pi_checks pi;
+	/* the 32-byte CDBs (sbc_cdb32.c): the expected tags of the first block
+	 * (EXPECTED INITIAL LOGICAL BLOCK REFERENCE TAG, EXPECTED LOGICAL
+	 * BLOCK APPLICATION TAG and its mask); else the LBA is the reference */
+	bool pi_tags;
+	uint16_t pi_app, pi_app_mask;
+	uint32_t pi_ref;
 
 	/* one back-store request for the common single-I/O case */
 	struct bs_io io;

@@ -173,6 +173,13 @@ static void page_default(const struct scsi_lu *lu, unsigned i, uint8_t *p)
 	memcpy(p, pages[i].def, MODE_PAGE_MAX_LEN);
 	if (i == MODE_PG_CACHING && lu->attrs.write_cache)
 		p[2] |= 0x04;
+	/* SPC-4 7.5.8 ATO: on an LU that keeps protection information (in
+	 * whatever format FORMAT UNIT gave it) the device server never
+	 * changes an application tag (it stores what it is sent, or 0000h
+	 * when it generates), and the 32-byte CDBs' LOGICAL BLOCK APPLICATION
+	 * TAG MASK applies (SBC-4 5.16); not changeable */
+	if (i == MODE_PG_CONTROL && (lu->bs->caps & BS_CAP_PI))
+		p[5] |= 0x80;
 }
 
 void mode_init(struct scsi_lu *lu)

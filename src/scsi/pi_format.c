@@ -75,8 +75,8 @@ static int decode(const uint8_t *p, size_t len, uint8_t *type, const char **why)
 
 bool pi_format_can_keep(const struct scsi_lu *lu, uint8_t type)
 {
-	/* SPC-4 7.8.7 SPT 011b: types 1 and 3 (and none) */
-	return type == T10PI_NONE || type == T10PI_TYPE1 || type == T10PI_TYPE3;
+	/* SPC-4 7.8.7 SPT 111b: types 1, 2 and 3 (and none) */
+	return type <= T10PI_TYPE3;
 }
 
 void pi_format_apply(struct scsi_lu *lu, uint8_t type)

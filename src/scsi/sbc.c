@@ -410,24 +410,47 @@ bool sbc_all_zero(const uint8_t *p, size_t len)
 
 /* ---- READ / WRITE (SBC-4 5.12-5.16, 5.38-5.42) ---- */
 
-/* Common decode: transfer length against the maximum, range against the
- * capacity. tl_byte: the TRANSFER LENGTH field's first byte; io_flags: the
- * CDB's DPO and FUA (sbc_io_flags()). The direction is the table's: READ
- * or WRITE (CDB_F_WRITES). */
-static enum sense_reason rw_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t nblocks,
-				  unsigned tl_byte, uint8_t io_flags)
+enum sense_reason sbc_pi_protect(struct scsi_cmd *cmd, uint8_t protect, unsigned protect_byte)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	struct scsi_lu *lu = p->lu;
+	bool type2 = lu_pi_type(lu) == T10PI_TYPE2;
+
+	/* SBC-4 5.13, 5.40, 5.33 (READ(10), WRITE(10), VERIFY(10); the same
+	 * for 12 and 16): with type 2 protection the tuples travel only with
+	 * the 32-byte CDBs, which carry the expected tags; a PROTECT field
+	 * other than 000b in a shorter CDB is INVALID COMMAND OPERATION CODE */
+	if (protect && type2 && !p->pi_tags)
+		return SENSE_INVALID_OPCODE;
+	/* SBC-4 4.22, 5.x: without protection information only 000b
+	 * (pi_protect_checks) */
+	if (!pi_protect_checks(lu_pi_type(lu), protect, &p->pi))
+		return cdb_invalid_field(cmd, protect_byte, 7);
+	/* type 2: a reference tag is expected only by a 32-byte CDB (its
+	 * EXPECTED INITIAL LOGICAL BLOCK REFERENCE TAG); the stored one is the
+	 * application client's choice, so a shorter CDB checks the guard */
+	if (type2 && !p->pi_tags)
+		p->pi.ref = false;
+	/* SBC-4 RDPROTECT / VRPROTECT 000b: the application tag is checked
+	 * where the device server knows what to expect, which a 32-byte CDB
+	 * tells it (ATO is 1 on these LUs: the mask applies) */
+	if (p->pi_tags && protect == 0)
+		p->pi.app = true;
+	return SENSE_OK;
+}
+
+enum sense_reason sbc_rw_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t nblocks,
+			       unsigned tl_byte, uint8_t io_flags, uint8_t protect,
+			       unsigned protect_byte)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
 	bool write = p->desc->flags & CDB_F_WRITES;
-	/* 6-byte CDBs have no PROTECT field (byte 1 is LBA) */
-	uint8_t protect = cmd->cdb_len > 6 ? cdb_protect(cmd->cdb) : 0;
 	enum sense_reason r;
 
-	/* SBC-4 4.22, 5.x: RDPROTECT / WRPROTECT; without protection
-	 * information only 000b (pi_protect_checks) */
-	if (!pi_protect_checks(lu_pi_type(lu), protect, &p->pi))
-		return cdb_invalid_field(cmd, CDB_DPO_FUA_BYTE, 7);
+	r = sbc_pi_protect(cmd, protect, protect_byte);
+	if (r != SENSE_OK)
+		return r;
 
 	/* VPD B0h MAXIMUM TRANSFER LENGTH */
 	if (nblocks > sbc_max_xfer_blocks(lu))
@@ -441,6 +464,16 @@ static enum sense_reason rw_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t n
 	p->data_len = nblocks * sbc_xfer_unit(p);
 	p->data_dir = nblocks ? (write ? SCSI_DIR_WRITE : SCSI_DIR_READ) : SCSI_DIR_NONE;
 	return SENSE_OK;
+}
+
+/* The 6- to 16-byte forms: RDPROTECT / WRPROTECT in byte 1 (6-byte CDBs
+ * have none: byte 1 is LBA). */
+static enum sense_reason rw_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t nblocks,
+				  unsigned tl_byte, uint8_t io_flags)
+{
+	uint8_t protect = cmd->cdb_len > 6 ? cdb_protect(cmd->cdb) : 0;
+
+	return sbc_rw_setup(cmd, lba, nblocks, tl_byte, io_flags, protect, CDB_DPO_FUA_BYTE);
 }
 
 /* READ(6) 08h / WRITE(6) 0Ah: 21-bit LBA; a TRANSFER LENGTH of 0 means

@@ -7,9 +7,12 @@
  *
  * Usage masks list the bits a command accepts (REPORT SUPPORTED OPERATION
  * CODES returns them as CDB USAGE DATA); every other bit is reserved and
- * refused with INVALID FIELD IN CDB before parse(). RDPROTECT, WRPROTECT,
- * VRPROTECT and ORPROTECT are left out: the device server has no protection
- * information (SBC-4 4.22), so any non-zero value is refused that way. The
+ * refused with INVALID FIELD IN CDB before parse(). RDPROTECT and
+ * WRPROTECT of READ/WRITE(10/12/16/32) are allowed here and checked by
+ * sbc_rw_setup() against the LU's protection information (SBC-4 4.22);
+ * VERIFY's VRPROTECT is checked by sbc_verify_setup(); the other PROTECT
+ * fields (ORPROTECT, the WRPROTECT of COMPARE AND WRITE and WRITE AND
+ * VERIFY) are left out, so any non-zero value is refused that way. The
  * obsolete FUA_NV (byte 1 bit 1) and SYNC_NV bits are accepted and ignored. */
 #include "scsi/cdb.h"
 #include "scsi/sbc_internal.h"
@@ -210,6 +213,50 @@ static const struct cdb_sa_table rcr_sa = {
 	.v = rcr_table,
 };
 
+/* VARIABLE LENGTH 7Fh (SPC-4 4.2.3; sbc_cdb32.c): SERVICE ACTION bytes
+ * 8-9, looked up in byte 9 with byte 8 reserved (usage 00h: no block
+ * service action reaches 100h, and one that does is refused there); CONTROL
+ * is byte 1; ADDITIONAL CDB LENGTH (byte 7) is a field, checked by parse;
+ * byte 10 RDPROTECT / WRPROTECT, DPO, FUA (and FUA_NV, obsolete); byte 11
+ * reserved. usage[] holds bytes 0-15: bytes 16-31 (LBA, the expected tags,
+ * TRANSFER LENGTH) are fields in full (cdb.h). READ(32), VERIFY(32)
+ * (byte 10 VRPROTECT, DPO, BYTCHK) and WRITE(32); the other service
+ * actions (WRITE AND VERIFY(32) 000Ch, WRITE SAME(32) 000Dh, ORWRITE(32)
+ * 000Eh) are not supported: INVALID FIELD IN CDB at the service action.
+ * CDB_F_PI_TYPE2: on any LU but type 2 they are INVALID COMMAND OPERATION
+ * CODE (scsi_cmd_setup()) and RSOC does not list them. */
+#define RD32_CMD(nm, ps, ex, ...)                                                          \
+	{                                                                                  \
+		.name = (nm), .parse = (ps), .exec = (ex), .len = 32,                       \
+		.usage = { __VA_ARGS__ }, .flags = CDB_F_PI_TYPE2,                           \
+		.pr_class = PR_CLASS_READ, .order_class = ORDER_READ,                       \
+	}
+#define WR32_CMD(nm, ps, ex, ...)                                                          \
+	{                                                                                  \
+		.name = (nm), .parse = (ps), .exec = (ex), .len = 32,                       \
+		.usage = { __VA_ARGS__ }, .flags = CDB_F_WRITES | CDB_F_PI_TYPE2,            \
+		.pr_class = PR_CLASS_WRITE, .order_class = ORDER_WRITE,                     \
+	}
+
+static const struct cdb_desc var_table[0x0c] = {
+	[0x09] = RD32_CMD("READ(32)", sbc_parse_rw32, sbc_exec_rw,
+			0xff, CONTROL, 0x00, 0x00, 0x00, 0x00, GRP, 0xff,
+			0x00, 0xff, PROT_DPOFUA, 0x00, 0xff, 0xff, 0xff, 0xff),
+	[0x0a] = RD32_CMD("VERIFY(32)", sbc_parse_verify32, sbc_exec_verify,
+			0xff, CONTROL, 0x00, 0x00, 0x00, 0x00, GRP, 0xff,
+			0x00, 0xff, 0xf6, 0x00, 0xff, 0xff, 0xff, 0xff),
+	[0x0b] = WR32_CMD("WRITE(32)", sbc_parse_rw32, sbc_exec_rw,
+			0xff, CONTROL, 0x00, 0x00, 0x00, 0x00, GRP, 0xff,
+			0x00, 0xff, PROT_DPOFUA, 0x00, 0xff, 0xff, 0xff, 0xff),
+};
+
+static const struct cdb_sa_table var_sa = {
+	.byte = 9,
+	.mask = 0xff,
+	.count = 0x0c,
+	.v = var_table,
+};
+
 /* READ DEFECT DATA: no medium access (allowed when stopped) */
 #define RDD_CMD(nm, ps, ln, ...)                                                           \
 	{                                                                                  \
@@ -269,11 +316,12 @@ const struct cdb_desc sbc_cdb_table[256] = {
 			0xff, PROT_DPOFUA, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CONTROL),
 	[0x2a] = WR_CMD("WRITE(10)", sbc_parse_rw10, sbc_exec_rw, 10,
 			0xff, PROT_DPOFUA, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CONTROL),
-	/* VERIFY / WRITE AND VERIFY: byte 1 DPO, BYTCHK */
+	/* VERIFY / WRITE AND VERIFY: byte 1 DPO, BYTCHK; VERIFY's VRPROTECT
+	 * (bits 7-5) is checked by sbc_verify_setup() */
 	[0x2e] = WR_CMD("WRITE AND VERIFY(10)", sbc_parse_write_verify10, sbc_exec_write_verify, 10,
 			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CONTROL),
 	[0x2f] = RD_CMD("VERIFY(10)", sbc_parse_verify10, sbc_exec_verify, 10,
-			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CONTROL),
+			0xff, 0xf6, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CONTROL),
 	[0x34] = RD_CMD("PRE-FETCH(10)", sbc_parse_prefetch10, sbc_exec_prefetch, 10,
 			0xff, 0x02, 0xff, 0xff, 0xff, 0xff, GRP, 0xff, 0xff, CONTROL),
 	/* SBC-4 table 13: SYNCHRONIZE CACHE conflicts like a write */
@@ -298,6 +346,11 @@ const struct cdb_desc sbc_cdb_table[256] = {
 		.name = "SANITIZE",
 		.sa = &sanitize_sa,
 		.len = 10,
+	},
+	[0x7f] = {
+		.name = "VARIABLE LENGTH",
+		.sa = &var_sa,
+		.len = 32,
 	},
 	[0x83] = {
 		.name = "EXTENDED COPY",
@@ -326,7 +379,7 @@ const struct cdb_desc sbc_cdb_table[256] = {
 			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 			0xff, 0xff, 0xff, 0xff, GRP, CONTROL),
 	[0x8f] = RD_CMD("VERIFY(16)", sbc_parse_verify16, sbc_exec_verify, 16,
-			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			0xff, 0xf6, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 			0xff, 0xff, 0xff, 0xff, GRP, CONTROL),
 	[0x90] = RD_CMD("PRE-FETCH(16)", sbc_parse_prefetch16, sbc_exec_prefetch, 16,
 			0xff, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
@@ -361,7 +414,7 @@ const struct cdb_desc sbc_cdb_table[256] = {
 	[0xae] = WR_CMD("WRITE AND VERIFY(12)", sbc_parse_write_verify12, sbc_exec_write_verify, 12,
 			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GRP, CONTROL),
 	[0xaf] = RD_CMD("VERIFY(12)", sbc_parse_verify12, sbc_exec_verify, 12,
-			0xff, 0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GRP, CONTROL),
+			0xff, 0xf6, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GRP, CONTROL),
 	[0xb7] = RDD_CMD("READ DEFECT DATA(12)", sbc_parse_read_defect12, 12,
 			 0xff, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, CONTROL),
 };

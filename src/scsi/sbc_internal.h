@@ -228,6 +228,33 @@ void sbc_data_in(struct scsi_cmd *cmd, uint32_t alloc_len, uint32_t cap);
  * to the Expected Data Transfer Length, libiscsi *Residuals). */
 uint32_t sbc_blocks_received(const struct scsi_cmd *cmd);
 
+/* The PROTECT field (RDPROTECT, WRPROTECT, VRPROTECT: protect, at
+ * protect_byte bits 7-5) against the LU's protection information, into
+ * priv.pi (sbc.c). */
+enum sense_reason sbc_pi_protect(struct scsi_cmd *cmd, uint8_t protect, unsigned protect_byte);
+/* READ and WRITE decode (sbc.c): transfer length against the maximum, range
+ * against the capacity, the PROTECT field (protect, at protect_byte bits
+ * 7-5) against the LU's protection information. tl_byte: the TRANSFER
+ * LENGTH field's first byte; io_flags: the CDB's DPO and FUA. The direction
+ * is the table's: READ or WRITE (CDB_F_WRITES). A 32-byte CDB sets
+ * priv.pi_tags and the expected tags first (sbc_cdb32.c). */
+enum sense_reason sbc_rw_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t nblocks,
+			       unsigned tl_byte, uint8_t io_flags, uint8_t protect,
+			       unsigned protect_byte);
+/* The variable-length CDBs (sbc_cdb32.c, SBC-4 5.16, 5.36, 5.42): the
+ * common checks, then READ(32) / WRITE(32) and VERIFY(32). */
+enum sense_reason sbc_parse_rw32(struct scsi_cmd *cmd);
+enum sense_reason sbc_parse_verify32(struct scsi_cmd *cmd);
+/* VERIFY and WRITE AND VERIFY decode (verify.c): len_byte the length
+ * field's first byte; protect the VRPROTECT field at protect_byte (0 for
+ * WRITE AND VERIFY); bytchk, io_flags (DPO) decoded by the caller. */
+enum sense_reason sbc_verify_setup(struct scsi_cmd *cmd, uint64_t lba, uint32_t n,
+				   unsigned len_byte, bool write, uint8_t protect,
+				   unsigned protect_byte, uint8_t bytchk, uint8_t io_flags);
+/* The expected tags of a command's first block (sbc_pi.c): a 32-byte CDB's,
+ * else the LBA's low 32 bits as the reference tag. */
+struct pi_expect sbc_pi_expect(const struct scsi_cmd_priv *p);
+
 /* sbc_pi.c: protection information of a READ or WRITE of n blocks, before
  * its back-store request (*tuples: the buffer for io->pi, or NULL; a WRITE
  * whose tuples fail their check: the reason and *bad_lba) and after a

@@ -15,9 +15,14 @@
  * GUARD / APPLICATION TAG / REFERENCE TAG CHECK FAILED, the INFORMATION
  * field the LBA of the first failing block; a WRITE that fails its check
  * writes nothing. The tuple buffer is the command's op state (freed at
- * release). Not yet: type 2 (its 32-byte CDBs), the application tag
- * checks those carry, and the checks of the other commands that read
- * (VERIFY, COMPARE AND WRITE, the copy sources). */
+ * release).
+ * Type 2 (SBC-4 4.22.2.4): the tuples travel only with the 32-byte CDBs
+ * (sbc_cdb32.c), whose expected reference tag, application tag and mask
+ * replace the LBA; the shorter CDBs take PROTECT 000b only and check the
+ * guard. VERIFY's VRPROTECT is verify.c's (it reads the tuples itself).
+ * Not yet: COMPARE AND WRITE with WRPROTECT (refused by its usage mask),
+ * WRITE AND VERIFY with WRPROTECT, the checks of the copy sources (XCOPY,
+ * ODX), and WRITE AND VERIFY(32), WRITE SAME(32), ORWRITE(32). */
 #include <stdlib.h>
 
 #include "scsi/cmd.h"
@@ -30,8 +35,18 @@ static void tuples_free(struct scsi_cmd *cmd)
 	cmd->priv.op = NULL;
 }
 
-static struct pi_expect expect(const struct scsi_cmd_priv *p)
+/* The expected tags of the first block: a 32-byte CDB's (type 2, SBC-4
+ * 4.22.2.4: the reference tag is the CDB's EXPECTED INITIAL LOGICAL BLOCK
+ * REFERENCE TAG, +1 per block; the application tag is compared under the
+ * LOGICAL BLOCK APPLICATION TAG MASK, ATO being 1), else the LBA's low 32
+ * bits as the reference tag (type 1) and no application tag. */
+struct pi_expect sbc_pi_expect(const struct scsi_cmd_priv *p)
 {
+	if (p->pi_tags)
+		return (struct pi_expect){.type = lu_pi_type(p->lu),
+					  .ref = p->pi_ref,
+					  .app = p->pi_app,
+					  .app_mask = p->pi_app_mask};
 	return (struct pi_expect){.type = lu_pi_type(p->lu), .ref = (uint32_t)p->lba};
 }
 
@@ -41,12 +56,12 @@ enum sense_reason sbc_pi_prepare(struct scsi_cmd *cmd, uint32_t n, uint8_t **tup
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
 	bool write = p->desc->flags & CDB_F_WRITES;
-	struct pi_expect e = expect(p);
+	struct pi_expect e = sbc_pi_expect(p);
 	enum sense_reason r;
 	uint64_t bad;
 
 	*tuples = NULL;
-	if (!lu_pi_type(lu) || (write && !p->pi.transfer))
+	if (!lu_pi_type(lu) || (write && !p->pi.transfer && !p->pi_tags))
 		return SENSE_OK;
 	p->op = malloc((size_t)n * T10PI_TUPLE_LEN);
 	if (!p->op)
@@ -55,6 +70,14 @@ enum sense_reason sbc_pi_prepare(struct scsi_cmd *cmd, uint32_t n, uint8_t **tup
 	*tuples = p->op;
 	if (!write)
 		return SENSE_OK;
+	if (!p->pi.transfer) {
+		/* WRITE(32) with WRPROTECT 000b: the device server generates the
+		 * tuples, the reference tags from the CDB's EXPECTED INITIAL
+		 * LOGICAL BLOCK REFERENCE TAG, so that a READ(32) expecting the
+		 * same tag finds them (the back-store would use the LBA) */
+		t10pi_generate(cmd->buf, *tuples, lu->block_size, n, e.type, e.ref);
+		return SENSE_OK;
+	}
 	t10pi_split(cmd->buf, *tuples, lu->block_size, n);
 	r = pi_verify(cmd->buf, *tuples, lu->block_size, n, &e, &p->pi, &bad);
 	if (r != SENSE_OK)
@@ -66,7 +89,7 @@ enum sense_reason sbc_pi_finish_read(struct scsi_cmd *cmd, uint32_t n, uint64_t 
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
-	struct pi_expect e = expect(p);
+	struct pi_expect e = sbc_pi_expect(p);
 	enum sense_reason r;
 	uint64_t bad;
 

@@ -221,7 +221,7 @@ struct scsi_lu_attrs {
 	bool thin;	  /* logical block provisioning: UNMAP, WRITE SAME UNMAP, LBPRZ */
 	bool write_cache; /* default WCE of the Caching mode page */
 	/* T10 protection information type (SBC-4 4.22) the LU is created
-	 * formatted with: 0 none, 1 or 3; the back-store keeps the tuples
+	 * formatted with: 0 none, 1, 2 or 3; the back-store keeps the tuples
 	 * (BS_CAP_PI, backstore/pi.h). FORMAT UNIT may change the format
 	 * later (lu_pi_type(), scsi_lu_pi_format_store()). */
 	uint8_t pi_type;

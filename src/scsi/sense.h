@@ -122,6 +122,11 @@ enum sense_reason {
 
 	/* MISCOMPARE (information field = offset of the first differing byte) */
 	SENSE_MISCOMPARE_DURING_VERIFY, /* 1D/00 */
+	/* VERIFY BYTCHK 01b with VRPROTECT (SBC-4 5.33): a stored tuple's field
+	 * differs from the Data-Out's (information field = the LBA) */
+	SENSE_MISCOMPARE_PI_GUARD,   /* 10/01 */
+	SENSE_MISCOMPARE_PI_APP_TAG, /* 10/02 */
+	SENSE_MISCOMPARE_PI_REF_TAG, /* 10/03 */
 
 	/* UNIT ATTENTION */
 	SENSE_UA_POWER_ON_RESET,	  /* 29/00 */

@@ -247,7 +247,7 @@ static size_t put_cmd_desc(uint8_t *p, uint8_t op, const struct cdb_desc *d, boo
 	return 8 + put_timeouts(p + 8, d);
 }
 
-static size_t rsoc_all(uint8_t *buf, size_t cap, bool rctd)
+static size_t rsoc_all(uint8_t *buf, size_t cap, bool rctd, const struct scsi_lu *lu)
 {
 	size_t n = 4, each = rctd ? 20 : 8;
 
@@ -263,7 +263,7 @@ static size_t rsoc_all(uint8_t *buf, size_t cap, bool rctd)
 			continue;
 		}
 		for (unsigned sa = 0; sa < d->sa->count; sa++) {
-			if (!d->sa->v[sa].name)
+			if (!d->sa->v[sa].name || !cdb_desc_on_lu(&d->sa->v[sa], lu))
 				continue;
 			if (n + each > cap)
 				break;
@@ -289,8 +289,8 @@ static size_t rsoc_one(uint8_t *buf, uint8_t op, const struct cdb_desc *d,
 	buf[1] = (uint8_t)((rctd ? 0x80 : 0) | 0x03); /* CTDP, SUPPORT 011b */
 	put_be16(buf + 2, d->len);
 	buf[4] = op;
-	for (unsigned i = 1; i < d->len && i < sizeof(d->usage); i++)
-		buf[4 + i] = d->usage[i];
+	for (unsigned i = 1; i < d->len; i++)
+		buf[4 + i] = cdb_usage_byte(d, i);
 	if (sat && sat->byte < d->len) {
 		/* the service action field shows the service action */
 		buf[4 + sat->byte] =
@@ -319,7 +319,7 @@ void spc_exec_rsoc(struct scsi_cmd *cmd)
 	top = cdb_opcode(op);
 	switch (opt) {
 	case RSOC_ALL:
-		n = rsoc_all(buf, cap, rctd);
+		n = rsoc_all(buf, cap, rctd, cmd->priv.lu);
 		break;
 	case RSOC_OPCODE:
 		/* SPC-4 6.35.1: an opcode with service actions is an error */
@@ -342,7 +342,8 @@ void spc_exec_rsoc(struct scsi_cmd *cmd)
 		UT_FALLTHROUGH;
 	default: /* RSOC_OPCODE_MAYBE_SA */
 		if (top && top->sa) {
-			if (sa < top->sa->count && top->sa->v[sa].name)
+			if (sa < top->sa->count && top->sa->v[sa].name &&
+			    cdb_desc_on_lu(&top->sa->v[sa], cmd->priv.lu))
 				d = &top->sa->v[sa];
 			n = rsoc_one(buf, op, d, top->sa, sa, rctd);
 		} else {

@@ -441,15 +441,17 @@ int vpd_page(struct scsi_cmd *cmd, uint8_t page, uint8_t *buf)
 	case VPD_EXTENDED_INQUIRY:
 		buf[3] = 0x3c;
 		/* SPC-4 7.8.7 byte 4: SPT, the types FORMAT UNIT can give
-		 * the LU (011b: types 1 and 3; ignored without PROTECT);
-		 * GRD_CHK and REF_CHK as the current format checks (REF_CHK
-		 * for type 1), APP_CHK 0 (no expected application tag
-		 * without the 32-byte CDBs) */
+		 * the LU (111b: types 1, 2 and 3; ignored without PROTECT);
+		 * as the current format checks: GRD_CHK, APP_CHK for type 2
+		 * (the expected application tag comes with the 32-byte CDBs),
+		 * REF_CHK for types 1 and 2 */
 		if (lu->bs->caps & BS_CAP_PI)
-			buf[4] = 0x03 << 3;
+			buf[4] = 0x07 << 3;
 		if (lu_pi_type(lu))
 			buf[4] |= 0x04;
-		if (lu_pi_type(lu) == T10PI_TYPE1)
+		if (lu_pi_type(lu) == T10PI_TYPE2)
+			buf[4] |= 0x02;
+		if (lu_pi_type(lu) == T10PI_TYPE1 || lu_pi_type(lu) == T10PI_TYPE2)
 			buf[4] |= 0x01;
 		buf[5] = 0x07; /* HEADSUP, ORDSUP, SIMPSUP */
 		buf[6] = 0x00; /* V_SUP 0, NV_SUP 0 */

@@ -20,6 +20,10 @@
 #   pi         the thin LUN with protection information type 1 (SBC-4 4.22:
 #              RDPROTECT/WRPROTECT accepted, PROT_EN in READ CAPACITY(16)):
 #              0 failed, at least 190 passed
+#   pi2        the same with protection information type 2 (the shorter
+#              READ/WRITE CDBs take PROTECT 000b only; libiscsi 1.19 sends no
+#              32-byte CDB): 0 failed but ReportSupportedOpcodes.OneCommand
+#              on the 7Fh usage data only (see below), at least 190 passed
 #   readonly   write-protected medium: 0 failed; ReadOnly* passed. Only the
 #              suites that do not write run: libiscsi consults the WP bit in
 #              ReadOnly.* and Sanitize.Readonly alone, its write tests expect
@@ -63,6 +67,9 @@ ALL.iSCSIcmdsn,ALL.NoMedia"
 pi)
 	bs='"path": "pi.img", "size": "1G", "create": true, "thin": true, "protection": 1'
 	;;
+pi2)
+	bs='"path": "pi2.img", "size": "1G", "create": true, "thin": true, "protection": 2'
+	;;
 *) ut_fail "unknown profile $profile" ;;
 esac
 
@@ -96,6 +103,30 @@ echo "$out"
 # disagree with CUnit's own Run Summary)
 [ "$cu_rc" != 2 ] || ut_fail "the iscsi-test-cu log could not be counted (status 2)"
 
+# A limit of libiscsi 1.19, not of the target: its one-command REPORT
+# SUPPORTED OPERATION CODES result holds 16 bytes of CDB usage data
+# (scsi-lowlevel.h: cdb_usage_data[16]) and leaves them zero for a 32-byte
+# CDB, so ReportSupportedOpcodes.OneCommand fails its byte 0 check for each
+# 7Fh service action a type 2 LU reports (tests/unit/sbc/test_sbc_pi.c checks
+# those usage bytes against golden ones). Accepted on the pi2 profile only,
+# and only when every failed assertion of that test is this one.
+lib_known=""
+if [ "$profile" = pi2 ] &&
+	ut_cu_names "$UT_TMP/cu.log" failed | grep -qx ReportSupportedOpcodes.OneCommand; then
+	section=$(awk '/^  Test: /{on = /^  Test: OneCommand /} on' "$UT_TMP/cu.log" | grep -F '[FAILED]')
+	if [ -n "$section" ] && ! echo "$section" | grep -vqF 'expected 0x7f for opcode 0x7f'; then
+		lib_known=ReportSupportedOpcodes.OneCommand
+		echo "accepted: $lib_known fails only on the 32-byte CDBs' usage data (libiscsi 1.19 keeps 16 bytes)"
+	fi
+fi
+failed_names() {
+	if [ -n "$lib_known" ]; then
+		ut_cu_names "$UT_TMP/cu.log" failed | grep -vxF "$lib_known"
+	else
+		ut_cu_names "$UT_TMP/cu.log" failed
+	fi
+}
+
 # A known defect of libiscsi 1.19's test harness, not of any target: with two
 # URLs, Sanitize.Reservations takes a RESERVE(6) through the second path
 # (mpath_sd2_get_or_clone returns the suite's own second session) and
@@ -104,7 +135,7 @@ echo "$out"
 # SPC-4 requires. Only that one failure is re-run, on fresh sessions, and
 # only its verdict there is accepted; anything else still fails the test.
 harness_rerun=""
-if [ "$(ut_cu_names "$UT_TMP/cu.log" failed | tr '\n' ' ')" = "Sanitize.Reset " ] &&
+if [ "$(failed_names | tr '\n' ' ')" = "Sanitize.Reset " ] &&
 	grep -q '^  Test: Reservations' "$UT_TMP/cu.log"; then
 	echo "re-running Sanitize.Reset alone (libiscsi 1.19 leaves path 2's RESERVE(6) from Sanitize.Reservations)"
 	CU_FLAGS=-S CU_TESTS=ALL.Sanitize.Reset CU_LOG="$UT_TMP/cu-rerun.log" \
@@ -137,8 +168,12 @@ if [ -n "$harness_rerun" ]; then
 	vf=$((vf - 1))
 	vp=$((vp + 1))
 fi
+if [ -n "$lib_known" ]; then
+	failed=$((failed - 1))
+	vf=$((vf - 1))
+fi
 [ "$failed" = 0 ] && [ "$vf" = 0 ] ||
-	ut_fail "conformance test(s) failed: $(echo $(ut_cu_names "$UT_TMP/cu.log" failed))"
+	ut_fail "conformance test(s) failed: $(echo $(failed_names))"
 
 # every test of each named family ran and passed (a skip does not count)
 need_family() {
@@ -173,6 +208,10 @@ pi)
 	echo "ok: $vp passed (>= 190), 0 failed"
 	need_family Read10
 	need_family Write10
+	;;
+pi2)
+	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
+	echo "ok: $vp passed (>= 190), 0 failed"
 	;;
 removable)
 	need_family PreventAllow

@@ -81,10 +81,10 @@ d=$(data_of "INQUIRY")
 [ $((0x${d:10:2} & 1)) = 1 ] || ut_fail "INQUIRY PROTECT is not set"
 cdb 0 120186004000 in 64
 d=$(data_of "VPD 86h")
-[ "${d:8:2}" = 1d ] || ut_fail "LUN 0 VPD 86h byte 4: ${d:8:2}, want 1dh (SPT types 1 and 3, GRD_CHK, REF_CHK)"
+[ "${d:8:2}" = 3d ] || ut_fail "LUN 0 VPD 86h byte 4: ${d:8:2}, want 3dh (SPT types 1, 2 and 3, GRD_CHK, REF_CHK)"
 cdb 1 120186004000 in 64
 d=$(data_of "VPD 86h")
-[ "${d:8:2}" = 1c ] || ut_fail "LUN 1 VPD 86h byte 4: ${d:8:2}, want 1ch (SPT types 1 and 3, GRD_CHK)"
+[ "${d:8:2}" = 3c ] || ut_fail "LUN 1 VPD 86h byte 4: ${d:8:2}, want 3ch (SPT types 1, 2 and 3, GRD_CHK)"
 echo "ok: READ CAPACITY(16), INQUIRY PROTECT and VPD 86h report types 1 and 3"
 
 # generated tuples: guard, application tag 0000h, reference tag the LBA (7)
@@ -147,8 +147,6 @@ rc16() { cdb "$1" 9e100000000000000000000000200000 in 32; d=$(data_of "READ CAPA
 CDBPROBE_ISID_QUALIFIER=7 cdb 1 00000000000000 # another initiator's I_T nexus
 cdb 1 044000000000
 case $OUT in *"key=0x5 asc=0x24 ascq=0x00"*) ;; *) ut_fail "FMTPINFO=01b: $OUT" ;; esac
-cdb 1 04d000000000 out 00000000
-case $OUT in *"key=0x5 asc=0x26 ascq=0x00"*) ;; *) ut_fail "FMTPINFO=11b PFU=000b (type 2, not in SPT): $OUT" ;; esac
 cdb 1 04d000000000 out 02000000
 case $OUT in *"key=0x5 asc=0x26 ascq=0x00"*) ;; *) ut_fail "FMTPINFO=11b PFU=010b: $OUT" ;; esac
 cdb 1 049000000000 out 01000000
@@ -156,8 +154,14 @@ case $OUT in *"key=0x5 asc=0x26 ascq=0x00"*) ;; *) ut_fail "FMTPINFO=10b PFU=001
 cdb 2 048000000000
 case $OUT in *"key=0x5 asc=0x24 ascq=0x00"*) ;; *) ut_fail "FMTPINFO=10b without PI: $OUT" ;; esac
 [ "$(rc16 1)" = 15 ] || ut_fail "a refused FORMAT UNIT changed the type"
-echo "ok: FORMAT UNIT refuses FMTPINFO 01b and without PROTECT (CDB), PFU beyond the type or SPT (list)"
+echo "ok: FORMAT UNIT refuses FMTPINFO 01b and without PROTECT (CDB), PFU beyond the type (list)"
 
+cdb 1 04d000000000 out 00000000
+[ "$OUT" = status=GOOD ] || ut_fail "FORMAT UNIT FMTPINFO=11b PFU=000b (type 2): $OUT"
+[ "$(rc16 1)" = 13 ] || ut_fail "READ CAPACITY(16) after the format to type 2: $(rc16 1)"
+cdb 1 "$(r10 1 3)" in 520
+case $OUT in *"key=0x5 asc=0x20 ascq=0x00"*) ;; *) ut_fail "READ(10) RDPROTECT=1 on type 2: $OUT" ;; esac
+echo "ok: FORMAT UNIT to type 2 (P_TYPE 001b); READ(10) with RDPROTECT then is an invalid opcode"
 cdb 1 048000000000
 [ "$OUT" = status=GOOD ] || ut_fail "FORMAT UNIT FMTPINFO=10b (type 1): $OUT"
 [ "$(rc16 1)" = 11 ] || ut_fail "READ CAPACITY(16) after the format to type 1: $(rc16 1)"

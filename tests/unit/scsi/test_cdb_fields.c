@@ -93,7 +93,7 @@ static void test_opcodes(void **state)
 	};
 	for (size_t i = 0; i < sizeof(ops); i++)
 		assert_non_null(cdb_opcode(ops[i]));
-	assert_null(cdb_opcode(OP_VARIABLE_LENGTH));
+	assert_non_null(cdb_opcode(OP_VARIABLE_LENGTH)); /* READ(32), WRITE(32), ... */
 }
 
 /* SPC-4 4.2.2 figure 2: READ(6), LBA 12345h, TRANSFER LENGTH 80h; bits
@@ -236,6 +236,37 @@ static void test_cdb32(void **state)
 	assert_int_equal(cdb32_sa(read32), 0x0009);
 	assert_int_equal(cdb32_lba(read32), 0x1122334455667788ull);
 	assert_int_equal(cdb32_transfer_length(read32), 0x200);
+	/* byte 10 FFh: RDPROTECT 111b, DPO, FUA, BYTCHK 11b; the tags all
+	 * ones */
+	assert_int_equal(cdb32_protect(read32), 7);
+	assert_true(cdb32_dpo(read32) && cdb32_fua(read32));
+	assert_int_equal(cdb32_bytchk(read32), 3);
+	assert_int_equal(cdb32_ref_tag(read32), 0xffffffffu);
+	assert_int_equal(cdb32_app_tag(read32), 0xffff);
+	assert_int_equal(cdb32_app_mask(read32), 0xffff);
+}
+
+/* SBC-4 5.42 WRITE(32): WRPROTECT 010b, FUA; EXPECTED INITIAL LOGICAL
+ * BLOCK REFERENCE TAG 20-23, EXPECTED LOGICAL BLOCK APPLICATION TAG 24-25,
+ * LOGICAL BLOCK APPLICATION TAG MASK 26-27 */
+static void test_cdb32_tags(void **state)
+{
+	const uint8_t write32[CDB32_LEN] = {
+	    0x7f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00, 0x0b, 0x48,
+	    0x00, 0,	0,    0,    0,	  0,	0,    0,    0x10, 0xde, 0xad,
+	    0xbe, 0xef, 0x12, 0x34, 0xff, 0x00, 0x00, 0x00, 0x00, 0x01,
+	};
+
+	(void)state;
+	assert_int_equal(cdb32_sa(write32), 0x000b);
+	assert_int_equal(cdb32_protect(write32), 2);
+	assert_true(cdb32_fua(write32) && !cdb32_dpo(write32));
+	assert_int_equal(cdb32_bytchk(write32), 0);
+	assert_int_equal(cdb32_lba(write32), 0x10);
+	assert_int_equal(cdb32_ref_tag(write32), 0xdeadbeefu);
+	assert_int_equal(cdb32_app_tag(write32), 0x1234);
+	assert_int_equal(cdb32_app_mask(write32), 0xff00);
+	assert_int_equal(cdb32_transfer_length(write32), 1);
 }
 
 /* The block commands' own fields (SBC-4 5) */
@@ -378,7 +409,8 @@ int main(void)
 	    cmocka_unit_test(test_opcodes),    cmocka_unit_test(test_cdb6),
 	    cmocka_unit_test(test_cdb10),      cmocka_unit_test(test_cdb12),
 	    cmocka_unit_test(test_cdb16),      cmocka_unit_test(test_cdb32),
-	    cmocka_unit_test(test_sbc_fields), cmocka_unit_test(test_spc_fields),
+	    cmocka_unit_test(test_cdb32_tags), cmocka_unit_test(test_sbc_fields),
+	    cmocka_unit_test(test_spc_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
