@@ -13,7 +13,8 @@
 # and 4096 written, per class read 6, write 4, other 2 (the histogram's
 # _count and +Inf bucket); buckets are cumulative and non-decreasing, _sum
 # grows; r1 counts nothing. The whole text parses with prometheus_client's
-# parser (python3-prometheus-client), with HELP and TYPE for each family.
+# parser (python3-prometheus-client), with HELP and TYPE for each family,
+# and `promtool check metrics` when promtool is found (UT_PROMTOOL or PATH).
 # Another path is 404, another method 405; a config without "metrics"
 # listens on nothing.
 . "$(dirname "$0")/lib.sh"
@@ -130,6 +131,18 @@ assert v(b, "utarget_iscsi_sessions", target="iqn.2026-12.org.utarget:metrics") 
 print("ok: r0 +12 commands (read 6, write 4, other 2), 6 errors, 12288 bytes read, 4096 written; "
       "28 cumulative buckets per class, +Inf == _count, classes sum to commands; r1 unchanged; parses")
 PY
+
+# promtool's linter too, when there is one (Debian's prometheus package; not
+# in deps.sh: it is a server with a service of its own)
+PROMTOOL=${UT_PROMTOOL:-$(command -v promtool || true)}
+if [ -n "$PROMTOOL" ]; then
+	for f in a b; do
+		"$PROMTOOL" check metrics <"$UT_TMP/$f.txt" || ut_fail "promtool check metrics: $f.txt"
+	done
+	echo "ok: promtool check metrics accepts both scrapes"
+else
+	echo "note: no promtool (UT_PROMTOOL or PATH): its lint skipped"
+fi
 
 code=$(curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$UT_PORT2/other")
 [ "$code" = 404 ] || ut_fail "GET /other: $code, want 404"
