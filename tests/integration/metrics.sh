@@ -5,6 +5,7 @@
 #
 #   cdbprobe (one I_T nexus) --- utargetd :PORT ------- LUN 0: r0 (ram 8M)
 #   curl ----------------------- http 127.0.0.1:PORT2   LUN 1: r1 (ram 8M, idle)
+#   utrpc.py ------------------- rpc.sock
 #
 # Each cdbprobe run is a new session of one I_T nexus (a fixed ISID): its
 # first command meets I_T NEXUS LOSS OCCURRED (an error) and is sent again
@@ -15,8 +16,9 @@
 # grows; r1 counts nothing. The whole text parses with prometheus_client's
 # parser (python3-prometheus-client), with HELP and TYPE for each family,
 # and `promtool check metrics` when promtool is found (UT_PROMTOOL or PATH).
-# Another path is 404, another method 405; a config without "metrics"
-# listens on nothing.
+# Another path is 404, another method 405; changing the address live
+# (settings.set, config.apply) is refused, it needs a restart; a config
+# without "metrics" listens on nothing.
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 USAGE="usage: metrics.sh UTARGETD CDBPROBE"
@@ -150,6 +152,19 @@ code=$(curl -s --max-time 10 -o /dev/null -w '%{http_code}' -X POST --data x "$M
 [ "$code" = 405 ] || ut_fail "POST /metrics: $code, want 405"
 curl -s --max-time 10 -D - -o /dev/null -X DELETE "$MURL" | grep -qi "^Allow: GET" || ut_fail "405 without Allow: GET"
 echo "ok: /other is 404, POST and DELETE /metrics are 405 (Allow: GET)"
+
+# a live change of the address is refused (it needs a restart) and the
+# endpoint keeps serving where it was
+RPC="$UT_ROOT/tests/tools/utrpc.py"
+"$RPC" "$UT_TMP/rpc.sock" settings.set '{"metrics": {"listen": "127.0.0.1:1"}}' >"$UT_TMP/set.out" 2>&1 &&
+	ut_fail "settings.set changed metrics: $(cat "$UT_TMP/set.out")"
+grep -q "metrics" "$UT_TMP/set.out" || { cat "$UT_TMP/set.out"; ut_fail "settings.set metrics: not the reason"; }
+sed 's/"listen": "127.0.0.1:[0-9]*"/"listen": "127.0.0.1:1"/' "$UT_TMP/metrics.json" >"$UT_TMP/moved.json"
+"$RPC" "$UT_TMP/rpc.sock" config.apply "{\"config\": $(cat "$UT_TMP/moved.json")}" >"$UT_TMP/apply.out" 2>&1 &&
+	ut_fail "config.apply moved metrics: $(cat "$UT_TMP/apply.out")"
+grep -q "metrics.listen.*restart" "$UT_TMP/apply.out" || { cat "$UT_TMP/apply.out"; ut_fail "config.apply metrics: not the reason"; }
+curl -sf --max-time 10 -o /dev/null "$MURL" || ut_fail "/metrics gone after a refused change"
+echo "ok: settings.set and config.apply changing metrics are refused (restart), /metrics still served"
 ut_stop
 
 # without "metrics": nothing listens on the port
