@@ -18,6 +18,7 @@
 
 #include "config/ctl.h"
 #include "fabric/iscsi/iscsi.h"
+#include "rpc/lu_stats.h"
 #include "rpc/metrics.h"
 #include "scsi/scsi.h"
 
@@ -100,67 +101,74 @@ static void lu_histogram(FILE *f, const char *bs, const char *cls, const uint64_
 	fprintf(f, "\",class=\"%s\"} %" PRIu64 "\n", cls, cum);
 }
 
-/* Every LU's counters, one family after the other (the format wants a
- * family's samples together): the snapshots first, then the text. */
+static const struct {
+	const char *name, *help;
+	size_t off;
+} lu_counters[] = {
+    {"utarget_lu_commands_total", "SCSI commands completed by the logical unit.",
+     offsetof(struct scsi_lu_stats, cmds)},
+    {"utarget_lu_errors_total",
+     "Commands completed with a status other than GOOD or CONDITION MET, aborted "
+     "ones excluded.",
+     offsetof(struct scsi_lu_stats, errors)},
+    {"utarget_lu_aborted_total", "Commands aborted (task management, session loss).",
+     offsetof(struct scsi_lu_stats, aborted)},
+    {"utarget_lu_busy_total", "Commands completed with BUSY or TASK SET FULL (errors too).",
+     offsetof(struct scsi_lu_stats, busy)},
+    {"utarget_lu_read_bytes_total", "Bytes read from the logical unit (Data-In).",
+     offsetof(struct scsi_lu_stats, read_bytes)},
+    {"utarget_lu_written_bytes_total", "Bytes written to the logical unit (Data-Out).",
+     offsetof(struct scsi_lu_stats, write_bytes)},
+};
+#define LU_COUNTERS (sizeof(lu_counters) / sizeof(lu_counters[0]))
+#define LU_FAMILIES (LU_COUNTERS + 1) /* the counters, then the histogram */
+
+/* One text per family, filled LU by LU in one pass (the format wants a
+ * family's samples together; one LU's snapshot is held at a time). */
+struct lu_texts {
+	FILE *f[LU_FAMILIES];
+	char *buf[LU_FAMILIES];
+	size_t size[LU_FAMILIES];
+};
+
+static int lu_render(const char *bs, const struct scsi_lu_stats *st, void *arg)
+{
+	struct lu_texts *t = arg;
+
+	for (size_t k = 0; k < LU_COUNTERS; k++)
+		lu_counter(t->f[k], lu_counters[k].name, bs,
+			   *(const uint64_t *)((const char *)st + lu_counters[k].off));
+	for (unsigned cl = 0; cl < SCSI_OP_CLASSES; cl++)
+		lu_histogram(t->f[LU_COUNTERS], bs, class_names[cl], st->op[cl].lat,
+			     st->op[cl].lat_sum_ns);
+	return 0;
+}
+
 static int render_lus(FILE *f)
 {
-	static const struct {
-		const char *name, *help;
-		size_t off;
-	} counters[] = {
-	    {"utarget_lu_commands_total", "SCSI commands completed by the logical unit.",
-	     offsetof(struct scsi_lu_stats, cmds)},
-	    {"utarget_lu_errors_total",
-	     "Commands completed with a status other than GOOD or CONDITION MET, aborted "
-	     "ones excluded.",
-	     offsetof(struct scsi_lu_stats, errors)},
-	    {"utarget_lu_aborted_total", "Commands aborted (task management, session loss).",
-	     offsetof(struct scsi_lu_stats, aborted)},
-	    {"utarget_lu_busy_total", "Commands completed with BUSY or TASK SET FULL (errors too).",
-	     offsetof(struct scsi_lu_stats, busy)},
-	    {"utarget_lu_read_bytes_total", "Bytes read from the logical unit (Data-In).",
-	     offsetof(struct scsi_lu_stats, read_bytes)},
-	    {"utarget_lu_written_bytes_total", "Bytes written to the logical unit (Data-Out).",
-	     offsetof(struct scsi_lu_stats, write_bytes)},
-	};
-	const struct cfg *c = cfg_ctl_tree();
-	struct scsi_lu_stats *st = NULL;
-	const char **names = NULL;
-	size_t n = 0;
+	struct lu_texts t = {0};
+	bool found;
+	int rc = 0;
 
-	if (c && c->nbs) {
-		st = calloc(c->nbs, sizeof(*st));
-		names = calloc(c->nbs, sizeof(*names));
-		if (!st || !names) {
-			free(st);
-			free(names);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < c->nbs; i++) {
-			struct scsi_lu *lu = cfg_ctl_lu(c->bs[i].name);
-
-			if (!lu)
-				continue;
-			scsi_lu_stats(lu, &st[n]);
-			names[n++] = c->bs[i].name;
-		}
+	for (size_t k = 0; k < LU_FAMILIES; k++)
+		if (!(t.f[k] = open_memstream(&t.buf[k], &t.size[k])))
+			rc = -ENOMEM;
+	if (!rc)
+		rc = rpc_lu_stats_each(NULL, &found, lu_render, &t);
+	for (size_t k = 0; k < LU_FAMILIES; k++) {
+		if (t.f[k] && fclose(t.f[k]))
+			rc = -ENOMEM;
+		if (!rc && k < LU_COUNTERS)
+			family(f, lu_counters[k].name, "counter", lu_counters[k].help);
+		else if (!rc)
+			family(f, "utarget_lu_command_duration_seconds", "histogram",
+			       "Command latency in the device server, setup to completion, by "
+			       "operation class.");
+		if (!rc)
+			fwrite(t.buf[k], 1, t.size[k], f);
+		free(t.buf[k]);
 	}
-	for (size_t k = 0; k < sizeof(counters) / sizeof(counters[0]); k++) {
-		family(f, counters[k].name, "counter", counters[k].help);
-		for (size_t i = 0; i < n; i++)
-			lu_counter(f, counters[k].name, names[i],
-				   *(const uint64_t *)((const char *)&st[i] + counters[k].off));
-	}
-	family(f, "utarget_lu_command_duration_seconds", "histogram",
-	       "Command latency in the device server, setup to completion, by operation "
-	       "class.");
-	for (size_t i = 0; i < n; i++)
-		for (unsigned cl = 0; cl < SCSI_OP_CLASSES; cl++)
-			lu_histogram(f, names[i], class_names[cl], st[i].op[cl].lat,
-				     st[i].op[cl].lat_sum_ns);
-	free(st);
-	free(names);
-	return 0;
+	return rc;
 }
 
 static void session_labels(FILE *f, const struct iscsi_session_info *s)
