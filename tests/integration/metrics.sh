@@ -16,7 +16,8 @@
 # grows; r1 counts nothing. The whole text parses with prometheus_client's
 # parser (python3-prometheus-client), with HELP and TYPE for each family,
 # and `promtool check metrics` when promtool is found (UT_PROMTOOL or PATH).
-# Another path is 404, another method 405; changing the address live
+# Another path is 404, another method 405; a fifth connection from one
+# address is closed unanswered (4 per address); changing the address live
 # (settings.set, config.apply) is refused, it needs a restart; a config
 # without "metrics" listens on nothing.
 . "$(dirname "$0")/lib.sh"
@@ -165,6 +166,29 @@ sed 's/"listen": "127.0.0.1:[0-9]*"/"listen": "127.0.0.1:1"/' "$UT_TMP/metrics.j
 grep -q "metrics.listen.*restart" "$UT_TMP/apply.out" || { cat "$UT_TMP/apply.out"; ut_fail "config.apply metrics: not the reason"; }
 curl -sf --max-time 10 -o /dev/null "$MURL" || ut_fail "/metrics gone after a refused change"
 echo "ok: settings.set and config.apply changing metrics are refused (restart), /metrics still served"
+
+# the per-address cap: 4 idle connections from 127.0.0.1 hold it, a fifth
+# is closed unanswered; once they are gone, a scrape is answered again
+"$PY" - "$UT_PORT2" <<'PY' || ut_fail "the per-address connection cap"
+import socket, sys, time
+port = int(sys.argv[1])
+held = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(4)]
+time.sleep(0.3)
+s = socket.create_connection(("127.0.0.1", port), timeout=5)
+try:
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    got = s.recv(100)
+except (ConnectionResetError, BrokenPipeError):
+    got = b""
+assert got == b"", f"a fifth connection was answered: {got[:40]!r}"
+for h in held:
+    h.close()
+time.sleep(0.3)
+s = socket.create_connection(("127.0.0.1", port), timeout=5)
+s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+assert s.recv(100).startswith(b"HTTP/1.1 200"), "not answered after the idle ones closed"
+print("ok: 4 connections per address; a fifth is closed unanswered")
+PY
 ut_stop
 
 # without "metrics": nothing listens on the port
