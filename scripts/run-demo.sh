@@ -2,8 +2,8 @@
 # run-demo.sh BUILD_DIR: start utargetd in the foreground with the demo config:
 # target iqn.2026-12.org.utarget:default, LUN 0 = a 1 GiB thin file
 # state/disk0.img, portal 127.0.0.1:3260, demo mode (any initiator on
-# loopback, read-write), logging at info level (one line per login). Stop it
-# with Ctrl-C.
+# loopback, read-write), logging at info level (one line per login),
+# Prometheus metrics on http://127.0.0.1:9470/metrics. Stop it with Ctrl-C.
 #
 # All of the demo's files are under state/ (git-ignored), none in the source
 # tree: on the first start the config etc/utarget-demo.json is copied to

@@ -14,6 +14,7 @@
 #     that --no-install-recommends leaves out) and iproute2 (run-demo.sh's ss);
 #   - the test list holds the test, fuzz and benchmark tools: clang,
 #     libclang-rt-14-dev, libcmocka-dev, libiscsi-dev, tgt, procps, python3,
+#     python3-prometheus-client and curl (tests/integration/metrics.sh),
 #     git;
 #   - the vm list holds what tests/vm/ needs: qemu-system-x86, busybox-static,
 #     open-iscsi, sg3-utils, smartmontools, cpio, procps; and no kernel
@@ -58,7 +59,8 @@ found=$(echo "$vm_list" | grep -E '^linux-image' | tr '\n' ' ')
 
 # meson dependency name -> Debian package (threads: the C library)
 declare -A pkg_of=([jansson]=libjansson-dev [liburing]=liburing-dev [libcrypto]=libssl-dev
-	[libedit]=libedit-dev [libidn]=libidn-dev [libisal]=libisal-dev [threads]=libc6-dev)
+	[libedit]=libedit-dev [libidn]=libidn-dev [libisal]=libisal-dev [libmicrohttpd]=libmicrohttpd-dev
+	[threads]=libc6-dev)
 need="build-essential meson ninja-build pkg-config"
 while read -r name; do
 	[ -n "$name" ] || continue
@@ -99,10 +101,10 @@ else
 fi
 
 missing=""
-for p in clang libclang-rt-14-dev libcmocka-dev libiscsi-dev tgt procps python3 git; do
+for p in clang libclang-rt-14-dev libcmocka-dev libiscsi-dev tgt procps python3 python3-prometheus-client curl git; do
 	in_list "$test_list" "$p" || missing="$missing $p"
 done
-[ -z "$missing" ] && ok "the test list holds clang, libclang-rt-14-dev, libcmocka-dev, libiscsi-dev, tgt, procps, python3, git" ||
+[ -z "$missing" ] && ok "the test list holds clang, libclang-rt-14-dev, libcmocka-dev, libiscsi-dev, tgt, procps, python3, python3-prometheus-client, curl, git" ||
 	bad "the test list lacks:$missing"
 
 hits=$(sed 's/#.*//' "$deps" | grep -nwE 'systemctl|service|invoke-rc\.d|pkill|killall|kill')

@@ -83,9 +83,10 @@ static_assert(ARRAY_SIZE(cfg_iscsi_fields) <= 32, "iscsi_set is a 32-bit mask");
 /* The fields each object accepts (NULL-terminated); cfg_object_fields()
  * hands them to the control plane (its method schema and "set" methods). */
 static const char *const cfg_fields_root[] = {
-    "version", "state_dir",   "log_level", "rpc_socket", "default_portals", "iscsi", "backstores",
-    "targets", "port_groups", "discovery", NULL,
+    "version",	  "state_dir", "log_level",   "rpc_socket", "default_portals", "iscsi",
+    "backstores", "targets",   "port_groups", "discovery",  "metrics",	       NULL,
 };
+static const char *const cfg_fields_metrics[] = {"listen", NULL};
 static const char *const cfg_fields_backstore[] = {
     "name",	  "type",
     "path",	  "size",
@@ -497,6 +498,30 @@ static int cfg_parse_default_portals(struct cfg_pctx *x, json_t *root, struct cf
 	return 0;
 }
 
+/* "metrics": {"listen": "ADDR:PORT"}: the Prometheus endpoint (off when
+ * absent). */
+static int cfg_parse_metrics(struct cfg_pctx *x, json_t *root, struct cfg *c)
+{
+	const char *why;
+	size_t old;
+	json_t *o;
+	int rc;
+
+	o = cfg_get_typed(x, root, "metrics", JSON_OBJECT, &rc);
+	if (rc || !o)
+		return rc;
+	old = cfg_push_key(x, "metrics");
+	if ((rc = cfg_check_keys(x, o, cfg_fields_metrics)) ||
+	    (rc = cfg_get_str(x, o, "listen", true, 64, &c->metrics_listen)))
+		return rc;
+	if (!cfg_portal_valid(c->metrics_listen, &why)) {
+		cfg_push_key(x, "listen");
+		return cfg_perr(x, "bad address \"%.64s\": %s", c->metrics_listen, why);
+	}
+	cfg_pop(x, old);
+	return 0;
+}
+
 static int cfg_parse_root(struct cfg_pctx *x, json_t *root, struct cfg *c)
 {
 	const char *const *allowed = cfg_fields_root;
@@ -526,7 +551,7 @@ static int cfg_parse_root(struct cfg_pctx *x, json_t *root, struct cfg *c)
 		return cfg_perr(x, "unknown level \"%s\" (err, warn, notice, info, debug)",
 				c->log_level);
 	}
-	if ((rc = cfg_parse_default_portals(x, root, c)))
+	if ((rc = cfg_parse_default_portals(x, root, c)) || (rc = cfg_parse_metrics(x, root, c)))
 		return rc;
 
 	o = cfg_get_typed(x, root, "iscsi", JSON_OBJECT, &rc);
@@ -781,6 +806,9 @@ char *cfg_dump(const struct cfg *c)
 		bad |= cfg_put_str(root, "state_dir", c->state_dir);
 		bad |= cfg_put_str(root, "log_level", c->log_level);
 		bad |= cfg_put_str(root, "rpc_socket", c->rpc_socket);
+		if (c->metrics_listen)
+			bad |= cfg_put(root, "metrics",
+				       json_pack("{s:s}", "listen", c->metrics_listen));
 		if (c->ndefault_portals) {
 			json_t *dp = json_array();
 

@@ -143,6 +143,7 @@ void cfg_free(struct cfg *c)
 	free(c->state_dir);
 	free(c->log_level);
 	free(c->rpc_socket);
+	free(c->metrics_listen);
 	for (size_t i = 0; i < c->ndefault_portals; i++)
 		free(c->default_portals[i]);
 	free(c->default_portals);

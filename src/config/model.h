@@ -236,6 +236,7 @@ struct cfg {
 	char *state_dir;		 /* as written; NULL = "." */
 	char *log_level;		 /* NULL = not set */
 	char *rpc_socket;		 /* control socket path; NULL = the daemon's default */
+	char *metrics_listen;		 /* "metrics.listen": Prometheus /metrics; NULL = off */
 	char **default_portals;		 /* portals of a portal group created without any */
 	size_t ndefault_portals;	 /* 0: CFG_DEFAULT_PORTAL */
 	struct cfg_iscsi_settings iscsi; /* effective: defaults + the "iscsi" section */

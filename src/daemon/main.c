@@ -35,6 +35,7 @@
 #include "config/config.h"
 #include "config/ctl.h"
 #include "config/persist.h"
+#include "daemon/metrics_http.h"
 #include "fabric/iscsi/iscsi.h"
 #include "lib/compiler.h"
 #include "lib/log.h"
@@ -607,6 +608,14 @@ static int utd_run(int argc, char **argv, int locks[2])
 	rc = utd_rpc_start(&o);
 	if (rc)
 		goto fail_apply;
+	if (cfg_ctl_tree()->metrics_listen) {
+		rc = utd_metrics_start(reactor_pool_get(0), cfg_ctl_tree()->metrics_listen,
+				       UTARGET_VERSION);
+		if (rc) {
+			rpc_server_stop();
+			goto fail_apply;
+		}
+	}
 
 	cfg_ctl_summary(summary, sizeof(summary));
 	log_notice("utargetd ready: %s", summary);
@@ -617,6 +626,7 @@ static int utd_run(int argc, char **argv, int locks[2])
 	rc = reactor_pool_run();
 	if (rc)
 		log_err("reactor: %s", strerror(-rc));
+	utd_metrics_stop();
 	rpc_server_stop();
 	cfg_ctl_stop();
 	reactor_fd_del(&sigs.h);

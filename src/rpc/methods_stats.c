@@ -8,11 +8,12 @@
  * A histogram is given by its non-empty buckets, [bound, count] with bound
  * the first nanosecond value above the bucket (lib/stats.h: 16 buckets per
  * power of two, at most 1/16 wide; null for the last, unbounded one), and
- * its p50/p99 (the bound of the bucket holding the quantile). */
+ * its p50/p99 (the bound of the bucket holding the quantile). The LUs are
+ * read by rpc_lu_stats_each() (lu_stats.c), as /metrics reads them. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/ctl.h"
+#include "rpc/lu_stats.h"
 #include "rpc/rpc.h"
 #include "scsi/scsi.h"
 
@@ -47,21 +48,16 @@ static json_t *latency_json(const uint64_t *lat, uint64_t count, uint64_t sum)
 	return o;
 }
 
-static json_t *lu_json(const char *name, struct scsi_lu *lu, struct scsi_lu_stats *st)
+static json_t *lu_json(const char *name, const struct scsi_lu_stats *st)
 {
 	json_t *o, *classes = json_object();
 
-	scsi_lu_stats(lu, st);
-	for (unsigned c = 0; classes && c < SCSI_OP_CLASSES; c++) {
-		uint64_t n = 0;
-
-		for (unsigned b = 0; b < STATS_HIST_BUCKETS; b++)
-			n += st->op[c].lat[b];
+	for (unsigned c = 0; classes && c < SCSI_OP_CLASSES; c++)
 		json_object_set_new(
 		    classes, class_names[c],
 		    json_pack("{s:I,s:o}", "commands", (json_int_t)st->op[c].cmds, "latency",
-			      latency_json(st->op[c].lat, n, st->op[c].lat_sum_ns)));
-	}
+			      latency_json(st->op[c].lat, rpc_lu_hist_count(st->op[c].lat),
+					   st->op[c].lat_sum_ns)));
 	o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "backstore", name, "commands",
 		      (json_int_t)st->cmds, "errors", (json_int_t)st->errors, "aborted",
 		      (json_int_t)st->aborted, "busy", (json_int_t)st->busy, "read_bytes",
@@ -73,28 +69,23 @@ static json_t *lu_json(const char *name, struct scsi_lu *lu, struct scsi_lu_stat
 	return o;
 }
 
+static int lu_add(const char *name, const struct scsi_lu_stats *st, void *arg)
+{
+	json_array_append_new(arg, lu_json(name, st));
+	return 0;
+}
+
 static int m_get(struct rpc_call *call)
 {
 	const char *only = json_string_value(json_object_get(call->params, "backstore"));
-	const struct cfg *c = cfg_ctl_tree();
-	struct scsi_lu_stats *st = malloc(sizeof(*st));
 	json_t *luns = json_array();
 	bool found = false;
 
-	for (size_t i = 0; st && luns && i < c->nbs; i++) {
-		struct scsi_lu *lu;
-
-		if (only && strcmp(only, c->bs[i].name) != 0)
-			continue;
-		found = true;
-		lu = cfg_ctl_lu(c->bs[i].name);
-		if (lu)
-			json_array_append_new(luns, lu_json(c->bs[i].name, lu, st));
-	}
-	free(st);
-	if (!luns)
+	if (!luns || rpc_lu_stats_each(only, &found, lu_add, luns)) {
+		json_decref(luns);
 		return rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
-	if (only && !found) {
+	}
+	if (!found) {
 		json_decref(luns);
 		return rpc_fail(call, RPC_NOT_FOUND,
 				json_pack("{s:s,s:s}", "kind", "backstore", "name", only),

@@ -40,13 +40,16 @@ mkdir -p "$tree"
 cp "$UT_ROOT/.gitignore" "$tree/"
 cp -r "$UT_ROOT/scripts" "$UT_ROOT/etc" "$tree/"
 # the copy's demo config gets a control socket of its own (the real one uses
-# the default socket of the machine); the rest is the real demo config
+# the default socket of the machine) and no /metrics endpoint (the real one's
+# port, 9470, is outside the tests' range; metrics.sh tests the endpoint);
+# the rest is the real demo config
 sock=$UT_TMP/demo.sock
 python3 - "$tree/etc/utarget-demo.json" "$sock" <<'PY' || ut_fail "cannot edit the copied config"
 import json, sys
 with open(sys.argv[1]) as f:
     c = json.load(f)
 c["rpc_socket"] = sys.argv[2]
+c.pop("metrics", None)
 with open(sys.argv[1], "w") as f:
     json.dump(c, f, indent=2)
     f.write("\n")

@@ -305,6 +305,10 @@ static void test_refusals(void **state)
 	assert_int_equal(apply_err(f, "{\"op\":\"settings.set\",\"object\":{\"state_dir\":"
 				      "\"/elsewhere\"}}"),
 			 -EINVAL);
+	/* the metrics endpoint needs a restart too */
+	assert_int_equal(apply_err(f, "{\"op\":\"settings.set\",\"object\":{\"metrics\":"
+				      "{\"listen\":\"127.0.0.1:9470\"}}}"),
+			 -EINVAL);
 	assert_int_equal(apply_err(f, "{\"op\":\"settings.set\",\"object\":{\"iscsi\":"
 				      "{\"first_burst_length\":2000000}}}"),
 			 -EINVAL);

@@ -364,6 +364,47 @@ static void test_root_errors(void **state)
 	parse_err("{\n\"version\": 1,\n\"a.b\": 1}", 3, "[\"a.b\"]", "unknown field");
 }
 
+/* "metrics": {"listen": ADDR:PORT}: off when absent, kept through a dump,
+ * the address checked like a portal's. */
+static void test_metrics(void **state)
+{
+	struct cfg *c = parse_ok("{\"version\": 1}"), *c2;
+	char *d;
+
+	(void)state;
+	assert_null(c->metrics_listen);
+	d = cfg_dump(c);
+	assert_null(strstr(d, "metrics"));
+	free(d);
+	cfg_free(c);
+	c = parse_ok("{\"version\": 1, \"metrics\": {\"listen\": \"127.0.0.1:9470\"}}");
+	assert_string_equal(c->metrics_listen, "127.0.0.1:9470");
+	d = cfg_dump(c);
+	c2 = parse_ok(d);
+	assert_string_equal(c2->metrics_listen, "127.0.0.1:9470");
+	free(d);
+	cfg_free(c2);
+	cfg_free(c);
+	c = parse_ok("{\"version\": 1, \"metrics\": {\"listen\": \"[::1]:9470\"}}");
+	assert_string_equal(c->metrics_listen, "[::1]:9470");
+	cfg_free(c);
+
+	parse_err("{\n\"version\": 1,\n\"metrics\": {\"listen\": \"127.0.0.1\"}}", 3,
+		  "metrics.listen", "bad address");
+	parse_err("{\n\"version\": 1,\n\"metrics\": {\"listen\": \"127.0.0.1:0\"}}", 3,
+		  "metrics.listen", "bad address");
+	parse_err("{\n\"version\": 1,\n\"metrics\": {\"listen\": \"localhost:9470\"}}", 3,
+		  "metrics.listen", "bad address");
+	parse_err("{\n\"version\": 1,\n\"metrics\": {\"listen\": 9470}}", 3, "metrics.listen",
+		  "expected a string");
+	parse_err("{\n\"version\": 1,\n\"metrics\": {}}", 3, "metrics.listen",
+		  "required field missing");
+	parse_err("{\n\"version\": 1,\n\"metrics\": {\"listen\": \"127.0.0.1:1\", \"port\": 1}}", 3,
+		  "metrics.port", "unknown field");
+	parse_err("{\n\"version\": 1,\n\"metrics\": \"127.0.0.1:9470\"}", 3, "metrics",
+		  "expected an object");
+}
+
 static void test_iscsi_errors(void **state)
 {
 	(void)state;
@@ -571,11 +612,17 @@ static void test_random_documents(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_minimal_and_defaults), cmocka_unit_test(test_full),
-	    cmocka_unit_test(test_round_trip),		 cmocka_unit_test(test_sizes),
-	    cmocka_unit_test(test_syntax_errors),	 cmocka_unit_test(test_root_errors),
-	    cmocka_unit_test(test_iscsi_errors),	 cmocka_unit_test(test_backstore_errors),
-	    cmocka_unit_test(test_target_errors),	 cmocka_unit_test(test_random_documents),
+	    cmocka_unit_test(test_minimal_and_defaults),
+	    cmocka_unit_test(test_full),
+	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_sizes),
+	    cmocka_unit_test(test_syntax_errors),
+	    cmocka_unit_test(test_root_errors),
+	    cmocka_unit_test(test_metrics),
+	    cmocka_unit_test(test_iscsi_errors),
+	    cmocka_unit_test(test_backstore_errors),
+	    cmocka_unit_test(test_target_errors),
+	    cmocka_unit_test(test_random_documents),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
