@@ -740,6 +740,99 @@ static void test_wut_source_checked(void **state)
 	sh_teardown(h);
 }
 
+/* ---- COMPARE AND WRITE with WRPROTECT (caw.c) ---- */
+
+static void cdb_caw_pi(uint8_t *c, uint8_t protect, uint64_t lba, uint8_t n)
+{
+	memset(c, 0, 16);
+	c[0] = 0x89;
+	c[1] = PROT(protect);
+	put_be64(c + 2, lba);
+	c[13] = n;
+}
+
+/* Type 1, 2 blocks at LBA 10: the Data-Out is the verify instance then the
+ * write instance, each block followed by its tuple (golden layout: 2 x 2 x
+ * 520 bytes); a good command writes the write instance's tuples as sent
+ * (READ RDPROTECT 011b returns them); a bad reference tag in the write
+ * instance is ABORTED COMMAND 10h/03h with the LBA and nothing is written;
+ * the verify instance's data differing is MISCOMPARE; WRPROTECT 000b keeps
+ * data-only Data-Out; a bad stored tuple fails the read (10h/01h); type 2
+ * refuses WRPROTECT in this CDB (INVALID COMMAND OPERATION CODE) */
+static void test_caw_wrprotect(void **state)
+{
+	struct sh *h = pi_setup(T10PI_TYPE1);
+	uint8_t c[16], out[4 * (BSZ + 8)], in[2 * (BSZ + 8)], cur[2 * (BSZ + 8)];
+	uint8_t plain[4 * BSZ];
+	struct loop_result r;
+
+	(void)state;
+	wire_lba(cur, 2, 0x70, 0x0000, 10);
+	cdb10(c, 0x2a, PROT(1), 10, 2);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, cur, sizeof(cur), &r);
+	sh_expect_good(&r);
+	/* verify instance = what is stored; write instance: new data, app tag 1234h */
+	memcpy(out, cur, sizeof(cur));
+	wire_lba(out + 2 * (BSZ + 8), 2, 0x90, 0x1234, 10);
+	cdb_caw_pi(c, 1, 10, 2);
+	/* the wrong Data-Out size (data only) */
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, out, 4 * BSZ, &r);
+	sh_expect(&r, 0x5, 0x24, 0x00);
+	/* a bad reference tag in the write instance (LBA 11) */
+	out[3 * (BSZ + 8) + BSZ + 7] ^= 0x01;
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	expect_info(&r, 0x03, 11);
+	cdb10(c, 0x28, PROT(3), 10, 2);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_READ, in, sizeof(in), &r);
+	sh_expect_good(&r);
+	assert_memory_equal(in, cur, sizeof(cur));
+	/* good */
+	out[3 * (BSZ + 8) + BSZ + 7] ^= 0x01;
+	cdb_caw_pi(c, 1, 10, 2);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	cdb10(c, 0x28, PROT(3), 10, 2);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_READ, in, sizeof(in), &r);
+	sh_expect_good(&r);
+	assert_memory_equal(in, out + 2 * (BSZ + 8), sizeof(in));
+	assert_int_equal(get_be16(in + BSZ + 2), 0x1234);
+	assert_int_equal(get_be32(in + (BSZ + 8) + BSZ + 4), 11);
+	/* the verify instance no longer matches: MISCOMPARE, nothing written */
+	cdb_caw_pi(c, 1, 10, 2);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect(&r, 0xe, 0x1d, 0x00);
+	/* WRPROTECT 000b: data only, the tuples generated */
+	memcpy(plain, out + 2 * (BSZ + 8), BSZ);
+	memcpy(plain + BSZ, out + 3 * (BSZ + 8), BSZ);
+	memset(plain + 2 * BSZ, 'W', 2 * BSZ);
+	cdb_caw_pi(c, 0, 10, 2);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, plain, sizeof(plain), &r);
+	sh_expect_good(&r);
+	assert_true(sh_blocks_are(h, 0, 10, 2, 'W'));
+	/* a stored guard that does not match (written unchecked) */
+	wire_lba(cur, 2, 0x70, 0x0000, 10);
+	cur[BSZ] ^= 0xff;
+	cdb10(c, 0x2a, PROT(3), 10, 2);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, cur, sizeof(cur), &r);
+	sh_expect_good(&r);
+	memcpy(out, cur, sizeof(cur));
+	cdb_caw_pi(c, 3, 10, 2);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	expect_info(&r, 0x01, 10);
+	sh_teardown(h);
+
+	h = pi_setup(T10PI_TYPE2);
+	cdb_caw_pi(c, 1, 10, 2);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect(&r, 0x5, 0x20, 0x00);
+	sh_teardown(h);
+	h = pi_setup(T10PI_NONE);
+	cdb_caw_pi(c, 1, 10, 2);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, plain, sizeof(plain), &r);
+	expect_field(&r, 1);
+	sh_teardown(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -750,6 +843,7 @@ int main(void)
 	    cmocka_unit_test(test_verify_refusals),	 cmocka_unit_test(test_verify_medium),
 	    cmocka_unit_test(test_verify_bytchk),	 cmocka_unit_test(test_verify32),
 	    cmocka_unit_test(test_xcopy_source_checked), cmocka_unit_test(test_wut_source_checked),
+	    cmocka_unit_test(test_caw_wrprotect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
