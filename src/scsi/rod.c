@@ -600,6 +600,9 @@ struct wut_op {
 	uint64_t wanted; /* blocks the destination ranges ask for */
 	uint8_t *buf;
 	uint32_t buf_len;
+	uint8_t *pi;	 /* the source chunk's tuples (sbc_pi_copy_buf()) */
+	size_t pi_len;	 /* bytes allocated at pi */
+	uint8_t *tuples; /* pi while the token's LU keeps tuples, else NULL */
 	uint32_t list_id;
 	bool del_tkn;
 	bool counted; /* in the destination's copies_running */
@@ -625,6 +628,7 @@ static void wut_free(struct scsi_cmd *cmd)
 		scsi_lu_put(w->src);
 	if (w->buf)
 		buf_free(w->buf, w->buf_len);
+	free(w->pi);
 	free(w);
 }
 
@@ -697,18 +701,37 @@ static enum sbc_step wut_step(struct sbc_op *op)
 			if (!sbc_range_lock(w->src, &op->rl, s->src_lba + w->done, w->chunk, false))
 				return SBC_STEP_WAIT;
 			continue;
-		case WUT_SRC_LOCKED:
+		case WUT_SRC_LOCKED: {
+			bool nomem;
+
+			/* a source with protection information is read with
+			 * its tuples, checked below (sbc_pi_copy_source()) */
+			w->tuples = sbc_pi_copy_buf(w->src, w->chunk, &w->pi, &w->pi_len, &nomem);
+			if (nomem)
+				return wut_finish(w, SENSE_ABORTED_INSUFFICIENT_RESOURCES);
 			op->lu = w->src;
 			sbc_op_io(op, BS_OP_READ, (s->src_lba + w->done) << sh,
 				  (uint64_t)w->chunk << sh, w->buf, 0);
+			op->io.pi = w->tuples;
 			w->state = WUT_READ;
 			return SBC_STEP_IO;
+		}
 		case WUT_READ:
 			if (w->src) {
+				uint64_t bad;
+
 				sbc_range_unlock(&op->rl);
 				if (op->err)
 					return wut_finish(w,
 							  SENSE_COPY_ABORTED_THIRD_PARTY_FAILURE);
+				/* WRITE USING TOKEN (SBC-4): an error reading
+				 * the ROD ends the copy (COPY ABORTED); a source
+				 * block failing its RDPROTECT 000b check is one,
+				 * reported before this chunk is written */
+				r = sbc_pi_copy_source(w->src, s->src_lba + w->done, w->buf,
+						       w->tuples, w->chunk, &bad);
+				if (r != SENSE_OK)
+					return wut_finish(w, r);
 				/* what was read is the point in time only if no
 				 * write to the token's ranges was submitted */
 				if (token_cancelled(w))

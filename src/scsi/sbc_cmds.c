@@ -10,9 +10,10 @@
  * refused with INVALID FIELD IN CDB before parse(). RDPROTECT and
  * WRPROTECT of READ/WRITE(10/12/16/32) are allowed here and checked by
  * sbc_rw_setup() against the LU's protection information (SBC-4 4.22);
- * VERIFY's VRPROTECT is checked by sbc_verify_setup(); the other PROTECT
- * fields (ORPROTECT, the WRPROTECT of COMPARE AND WRITE and WRITE AND
- * VERIFY) are left out, so any non-zero value is refused that way. The
+ * VERIFY's VRPROTECT is checked by sbc_verify_setup(), COMPARE AND
+ * WRITE's WRPROTECT by sbc_parse_caw(); the other PROTECT fields
+ * (ORPROTECT, the WRPROTECT of WRITE AND VERIFY) are left out, so any
+ * non-zero value is refused that way. The
  * obsolete FUA_NV (byte 1 bit 1) and SYNC_NV bits are accepted and ignored. */
 #include "scsi/cdb.h"
 #include "scsi/sbc_internal.h"
@@ -367,7 +368,7 @@ const struct cdb_desc sbc_cdb_table[256] = {
 			0xff, 0xff, 0xff, 0xff, GRP, CONTROL),
 	/* NUMBER OF LOGICAL BLOCKS 13; bytes 10-12 reserved */
 	[0x89] = WR_CMD("COMPARE AND WRITE", sbc_parse_caw, sbc_exec_caw, 16,
-			0xff, DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			0xff, PROT_DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 			0x00, 0x00, 0x00, 0xff, GRP, CONTROL),
 	[0x8a] = WR_CMD("WRITE(16)", sbc_parse_rw16, sbc_exec_rw, 16,
 			0xff, PROT_DPOFUA, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,

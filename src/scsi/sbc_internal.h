@@ -262,6 +262,14 @@ struct pi_expect sbc_pi_expect(const struct scsi_cmd_priv *p);
 enum sense_reason sbc_pi_prepare(struct scsi_cmd *cmd, uint32_t n, uint8_t **tuples,
 				 uint64_t *bad_lba);
 enum sense_reason sbc_pi_finish_read(struct scsi_cmd *cmd, uint32_t n, uint64_t *bad_lba);
+/* A copy source's blocks (EXTENDED COPY, WRITE USING TOKEN): the tuple
+ * buffer for io->pi of a chunk of n blocks of lu (grown in *pi / *pi_len;
+ * NULL when lu has no protection information, or on ENOMEM: *nomem), and
+ * the check of what was read as READ with RDPROTECT 000b: SENSE_OK or
+ * COPY ABORTED with the failed check's code, *bad_lba its block. */
+uint8_t *sbc_pi_copy_buf(struct scsi_lu *lu, uint64_t n, uint8_t **pi, size_t *pi_len, bool *nomem);
+enum sense_reason sbc_pi_copy_source(struct scsi_lu *lu, uint64_t lba, const uint8_t *data,
+				     const uint8_t *tuples, uint64_t n, uint64_t *bad_lba);
 /* Capacity limits in blocks of the LU, from limits.h (bytes). */
 uint32_t sbc_max_xfer_blocks(const struct scsi_lu *lu);
 uint64_t sbc_bytes_to_blocks(const struct scsi_lu *lu, uint64_t bytes);

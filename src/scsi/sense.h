@@ -112,6 +112,11 @@ enum sense_reason {
 	SENSE_ABORTED_COPY_TARGET_UNREACHABLE,	   /* COPY ABORTED 0D/02 copy target device not
 						      reachable */
 	SENSE_COPY_ABORTED_THIRD_PARTY_FAILURE,	   /* COPY ABORTED 0D/01 */
+	/* a copy source block (XCOPY, ODX) failing its protection information
+	 * check: COPY ABORTED with the check's code (sbc_pi_copy_source()) */
+	SENSE_COPY_ABORTED_PI_GUARD,   /* COPY ABORTED 10/01 */
+	SENSE_COPY_ABORTED_PI_APP_TAG, /* COPY ABORTED 10/02 */
+	SENSE_COPY_ABORTED_PI_REF_TAG, /* COPY ABORTED 10/03 */
 	/* ROD tokens (SPC-4 5.16.6, rod.c): COPY ABORTED with */
 	SENSE_TOKEN_UNSUPPORTED_TYPE,	    /* 23/01 UNSUPPORTED TOKEN TYPE */
 	SENSE_TOKEN_UNKNOWN,		    /* 23/04 TOKEN UNKNOWN */

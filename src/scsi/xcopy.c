@@ -43,6 +43,10 @@
  *   write protected destination       DATA PROTECT / WRITE PROTECTED 27/00
  *                                     (as before: a condition of the copy
  *                                     manager's own mapping)
+ *   copy source block failing its     COPY ABORTED with LOGICAL BLOCK GUARD /
+ *   protection information check      APPLICATION TAG / REFERENCE TAG CHECK
+ *   (read as READ with RDPROTECT      FAILED 10/01-03 (sbc_pi_copy_source(),
+ *   000b, SBC-4 4.22)                 before the chunk is written)
  *
  * The copy reads and writes through the back-stores in chunks of at most
  * SBC_CHUNK_BYTES, under the same shared LBA range locks as READ and WRITE
@@ -131,10 +135,13 @@ struct xcopy_op {
 	uint64_t total; /* bytes copied by the command */
 	uint8_t *buf;
 	uint32_t buf_len;
-	bool hold;     /* LIST ID USAGE 00b: results held for RECEIVE COPY STATUS */
-	bool recorded; /* the results slot is this copy's (in progress) */
-	bool counted;  /* counted in copies_running */
-	uint8_t sa;    /* XC_SA_LID1 or XC_SA_LID4 */
+	uint8_t *pi;	 /* the source chunk's tuples (sbc_pi_copy_buf()) */
+	size_t pi_len;	 /* bytes allocated at pi */
+	uint8_t *tuples; /* pi while the chunk's source keeps tuples, else NULL */
+	bool hold;	 /* LIST ID USAGE 00b: results held for RECEIVE COPY STATUS */
+	bool recorded;	 /* the results slot is this copy's (in progress) */
+	bool counted;	 /* counted in copies_running */
+	uint8_t sa;	 /* XC_SA_LID1 or XC_SA_LID4 */
 	uint32_t list_id;
 	unsigned list_id_byte;
 	uint32_t tgt_off, seg_off; /* where the descriptor lists start */
@@ -148,6 +155,7 @@ static void xcopy_free(struct scsi_cmd *cmd)
 		scsi_lu_put(xo->tgt[i].lu);
 	if (xo->buf)
 		buf_free(xo->buf, xo->buf_len);
+	free(xo->pi);
 	free(xo);
 }
 
@@ -646,15 +654,34 @@ static enum sbc_step xc_step(struct sbc_op *op)
 					    xo->chunk >> src->block_shift, false))
 				return SBC_STEP_WAIT;
 			continue;
-		case XC_SRC_LOCKED:
+		case XC_SRC_LOCKED: {
+			bool nomem;
+
+			/* a source with protection information is read with
+			 * its tuples, checked below (sbc_pi_copy_source()) */
+			xo->tuples = sbc_pi_copy_buf(src, xo->chunk >> src->block_shift, &xo->pi,
+						     &xo->pi_len, &nomem);
+			if (nomem)
+				return xc_finish(xo, SENSE_ABORTED_INSUFFICIENT_RESOURCES);
 			op->lu = src;
 			sbc_op_io(op, BS_OP_READ, s->src_off + xo->done, xo->chunk, xo->buf, 0);
+			op->io.pi = xo->tuples;
 			xo->state = XC_READ;
 			return SBC_STEP_IO;
-		case XC_READ:
+		}
+		case XC_READ: {
+			uint64_t bad;
+
 			sbc_range_unlock(&op->rl);
 			if (op->err)
 				return xc_finish(xo, SENSE_COPY_ABORTED_THIRD_PARTY_FAILURE);
+			/* a failed check ends the copy before this chunk is
+			 * written (COPY ABORTED, 10/0x) */
+			r = sbc_pi_copy_source(src, (s->src_off + xo->done) >> src->block_shift,
+					       xo->buf, xo->tuples, xo->chunk >> src->block_shift,
+					       &bad);
+			if (r != SENSE_OK)
+				return xc_finish(xo, r);
 			/* and as a WRITE of its own */
 			r = xc_access(op->cmd, &xo->tgt[s->dst], true);
 			if (r != SENSE_OK)
@@ -665,6 +692,7 @@ static enum sbc_step xc_step(struct sbc_op *op)
 					    xo->chunk >> dst->block_shift, false))
 				return SBC_STEP_WAIT;
 			continue;
+		}
 		case XC_DST_LOCKED:
 			op->lu = dst;
 			sbc_op_io(op, BS_OP_WRITE, s->dst_off + xo->done, xo->chunk, xo->buf, 0);

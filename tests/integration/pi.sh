@@ -13,6 +13,7 @@
 #    COMMAND 10h/01h, 10h/03h) and writes nothing; good tuples are kept as sent;
 #  - READ RDPROTECT=0 checks what is stored: a tuple written unchecked
 #    (WRPROTECT=3) with a wrong reference tag fails (10h/03h, INFORMATION LBA);
+#  - COMPARE AND WRITE WRPROTECT=1: the write instance's tuple checked, written;
 #  - type 3: the reference tag is the initiator's, never checked; the tuples
 #    of the file LU outlive a restart (p.img.pi);
 #  - RDPROTECT on the LU without protection information: INVALID FIELD IN CDB;
@@ -114,6 +115,21 @@ cdb 0 "$(r10 1 7)" in 520
 d=$(data_of "READ(10) RDPROTECT=1")
 [ "${d:1024:16}" = "$t" ] && [ "${d:0:1024}" = "$blk2" ] || ut_fail "the tuple sent is not the one read"
 echo "ok: WRPROTECT=1 refuses a bad guard (10h/01h) and reference tag (10h/03h), keeps good tuples"
+
+# COMPARE AND WRITE WRPROTECT=1 (caw.c): verify instance (block + tuple)
+# then write instance; a wrong reference tag in the write instance is
+# 10h/03h and writes nothing; a good one is written with its tuple
+caw() { printf '89%02x%016x00000001%04x' $(($1 << 5)) "$2" 0; } # PROTECT LBA, 1 block
+blk3=$(block 3c)
+t7="$(crc "$blk3")000000000007"
+cdb 0 "$(caw 1 7)" out "${blk2}${t}${blk3}$(crc "$blk3")000000000008"
+case $OUT in *"key=0xb asc=0x10 ascq=0x03"*) ;; *) ut_fail "CAW bad write tuple: $OUT" ;; esac
+cdb 0 "$(caw 1 7)" out "${blk2}${t}${blk3}${t7}"
+[ "$OUT" = status=GOOD ] || ut_fail "COMPARE AND WRITE WRPROTECT=1: $OUT"
+cdb 0 "$(r10 1 7)" in 520
+d=$(data_of "READ(10) RDPROTECT=1 after COMPARE AND WRITE")
+[ "${d:1024:16}" = "$t7" ] && [ "${d:0:1024}" = "$blk3" ] || ut_fail "CAW did not write its tuple"
+echo "ok: COMPARE AND WRITE WRPROTECT=1 checks and writes the write instance's tuple"
 
 # WRPROTECT=3 stores unchecked; a READ RDPROTECT=0 then finds the wrong
 # reference tag (LBA 9 holds 8), reported with the LBA

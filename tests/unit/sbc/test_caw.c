@@ -120,11 +120,12 @@ static void test_caw_fields(void **state)
 		SH_INVALID_CDB(&r);
 		free(big);
 	}
-	/* WRPROTECT, reserved bytes */
+	/* WRPROTECT without protection information (the field's first bit,
+	 * as WRITE's: sbc_pi_protect()), reserved bytes */
 	cdb_caw(c, 0x20, 0, 1);
 	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, b, 1024, &r);
 	SH_INVALID_CDB(&r);
-	sh_expect_fp(&r, true, 1, 5);
+	sh_expect_fp(&r, true, 1, 7);
 	cdb_caw(c, 0, 0, 1);
 	c[11] = 1;
 	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, b, 1024, &r);

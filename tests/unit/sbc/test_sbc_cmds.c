@@ -85,13 +85,14 @@ static void test_no_overlap_with_spc(void **state)
 }
 
 /* RDPROTECT/WRPROTECT/VRPROTECT (byte 1 bits 7-5) pass the usage mask of
- * READ, WRITE and VERIFY (10/12/16) only, which check them against the LU's
- * protection information (sbc_pi_protect()); ORPROTECT and the WRPROTECT of
- * the other commands are never accepted; DPO and FUA where SBC-4 has them. */
+ * READ, WRITE and VERIFY (10/12/16) and COMPARE AND WRITE only, which check
+ * them against the LU's protection information (sbc_pi_protect());
+ * ORPROTECT and the WRPROTECT of the other commands are never accepted;
+ * DPO and FUA where SBC-4 has them. */
 static void test_protect_and_dpofua(void **state)
 {
-	static const uint8_t rw[] = {0x28, 0x2a, 0xa8, 0xaa, 0x88, 0x8a};
-	static const uint8_t prot[] = {0x2e, 0xae, 0x8e, 0x89, 0x8b, 0x9c, 0x41, 0x93};
+	static const uint8_t rw[] = {0x28, 0x2a, 0xa8, 0xaa, 0x88, 0x8a, 0x89};
+	static const uint8_t prot[] = {0x2e, 0xae, 0x8e, 0x8b, 0x9c, 0x41, 0x93};
 	static const uint8_t vrprotect[] = {0x2f, 0xaf, 0x8f};
 	static const uint8_t dpofua[] = {0x28, 0x2a, 0xa8, 0xaa, 0x88, 0x8a, 0x89, 0x8b, 0x9c};
 	static const uint8_t dpo[] = {0x2e, 0x2f, 0xae, 0xaf, 0x8e, 0x8f};

@@ -567,15 +567,283 @@ static void test_verify32(void **state)
 	sh_teardown(h);
 }
 
+/* ---- copy sources (xcopy.c, sbc_pi_copy_source()) ---- */
+
+/* The LU's NAA designation descriptor (VPD 83h, association LU) */
+static void pi_designator(struct sh *h, uint8_t desig[20])
+{
+	uint8_t c[6] = {0x12, 0x01, 0x83, 0x00, 0xff, 0x00}, d[255];
+	struct loop_result r;
+	size_t off = 4, end;
+
+	sh_cmd(h->p1, 0, c, 6, SCSI_DIR_READ, d, sizeof(d), &r);
+	sh_expect_good(&r);
+	end = 4 + get_be16(d + 2);
+	for (; off + 4 <= end; off += 4 + d[off + 3])
+		if ((d[off + 1] & 0x30) == 0 && (d[off + 1] & 0x0f) == 3 && d[off + 3] == 16) {
+			memcpy(desig, d + off, 20);
+			return;
+		}
+	fail_msg("no NAA designator");
+}
+
+/* EXTENDED COPY(LID1) within LUN 0: one E4h target descriptor, one
+ * block-to-block segment of n blocks */
+static void pi_xcopy(struct sh *h, uint64_t src, uint64_t dst, uint16_t n, struct loop_result *r)
+{
+	uint8_t b[16 + 32 + 28] = {0}, c[16] = {0x83};
+
+	put_be16(b + 2, 32);
+	put_be32(b + 8, 28);
+	b[16] = 0xe4;
+	pi_designator(h, b + 20);
+	put_be24(b + 16 + 29, BSZ);
+	b[48] = 0x02;
+	put_be16(b + 50, 0x18);
+	put_be16(b + 58, n);
+	put_be64(b + 60, src);
+	put_be64(b + 68, dst);
+	b[1] = 3 << 3; /* LIST ID USAGE 11b */
+	put_be32(c + 10, sizeof(b));
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, b, sizeof(b), r);
+}
+
+/* A copy source block whose stored reference tag is wrong (written with
+ * WRPROTECT 011b: unchecked) fails the copy with COPY ABORTED 10h/03h and
+ * the destination stays unwritten; a corrupt guard is 10h/01h; a good
+ * source (generated tuples) copies, and the destination's tuples are
+ * right for a READ with RDPROTECT 000b there */
+static void test_xcopy_source_checked(void **state)
+{
+	struct sh *h = pi_setup(T10PI_TYPE1);
+	uint8_t c[16], out[4 * (BSZ + 8)], in[4 * BSZ];
+	struct loop_result r;
+
+	(void)state;
+	wire_lba(out, 4, 0x50, 0x0000, 4);
+	out[2 * (BSZ + 8) + BSZ + 7] ^= 0x01; /* LBA 6's reference tag */
+	cdb10(c, 0x2a, PROT(3), 4, 4);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	pi_xcopy(h, 4, 20, 4, &r);
+	sh_expect(&r, 0xa, 0x10, 0x03);
+	assert_true(sh_blocks_are(h, 0, 20, 4, 0));
+	/* the guard of LBA 5 */
+	wire_lba(out, 4, 0x50, 0x0000, 4);
+	out[(BSZ + 8) + BSZ] ^= 0x01;
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	pi_xcopy(h, 4, 20, 4, &r);
+	sh_expect(&r, 0xa, 0x10, 0x01);
+	assert_true(sh_blocks_are(h, 0, 20, 4, 0));
+	/* an escape tuple (application tag FFFFh) is not checked */
+	wire_lba(out, 4, 0x50, 0xffff, 4);
+	out[(BSZ + 8) + BSZ + 7] ^= 0x01;
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	pi_xcopy(h, 4, 20, 4, &r);
+	sh_expect_good(&r);
+	/* generated tuples: good, and the destination reads back */
+	sh_fill(h, 0, 40, 4, 'P');
+	pi_xcopy(h, 40, 30, 4, &r);
+	sh_expect_good(&r);
+	assert_true(sh_blocks_are(h, 0, 30, 4, 'P'));
+	cdb10(c, 0x28, PROT(0), 30, 4);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_READ, in, sizeof(in), &r);
+	sh_expect_good(&r);
+	sh_teardown(h);
+}
+
+/* POPULATE TOKEN of lba..lba+n-1 on LUN 0, its ROD token through RECEIVE
+ * ROD TOKEN INFORMATION */
+static void pi_token(struct sh *h, uint32_t list_id, uint64_t lba, uint32_t n, uint8_t tok[512])
+{
+	uint8_t b[32] = {0}, c[16] = {0x83, 0x10}, d[550];
+	struct loop_result r;
+
+	put_be16(b, 30);
+	put_be16(b + 14, 16);
+	put_be64(b + 16, lba);
+	put_be32(b + 24, n);
+	put_be32(c + 6, list_id);
+	put_be32(c + 10, sizeof(b));
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, b, sizeof(b), &r);
+	sh_expect_good(&r);
+	memset(c, 0, sizeof(c));
+	c[0] = 0x84;
+	c[1] = 0x07;
+	put_be32(c + 2, list_id);
+	put_be32(c + 10, sizeof(d));
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_READ, d, sizeof(d), &r);
+	sh_expect_good(&r);
+	memcpy(tok, d + 38, 512);
+}
+
+/* WRITE USING TOKEN of tok to lba..lba+n-1 on LUN 0 */
+static void pi_wut(struct sh *h, uint32_t list_id, const uint8_t tok[512], uint64_t lba, uint32_t n,
+		   struct loop_result *r)
+{
+	uint8_t b[536 + 16] = {0}, c[16] = {0x83, 0x11};
+
+	put_be16(b, sizeof(b) - 2);
+	memcpy(b + 16, tok, 512);
+	put_be16(b + 534, 16);
+	put_be64(b + 536, lba);
+	put_be32(b + 544, n);
+	put_be32(c + 6, list_id);
+	put_be32(c + 10, sizeof(b));
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, b, sizeof(b), r);
+}
+
+/* WRITE USING TOKEN reads the token's blocks with their tuples: a wrong
+ * reference tag (type 1) is COPY ABORTED 10h/03h and nothing is written; a
+ * good token copies. Type 3: only the guard is checked (the reference tag
+ * written with WRPROTECT 011b is not) */
+static void test_wut_source_checked(void **state)
+{
+	struct sh *h = pi_setup(T10PI_TYPE1);
+	uint8_t c[16], out[4 * (BSZ + 8)], tok[512];
+	struct loop_result r;
+
+	(void)state;
+	wire_lba(out, 4, 0x60, 0x0000, 8);
+	out[3 * (BSZ + 8) + BSZ + 4] ^= 0x10; /* LBA 11's reference tag */
+	cdb10(c, 0x2a, PROT(3), 8, 4);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	pi_token(h, 1, 8, 4, tok);
+	pi_wut(h, 2, tok, 24, 4, &r);
+	sh_expect(&r, 0xa, 0x10, 0x03);
+	assert_true(sh_blocks_are(h, 0, 24, 4, 0));
+	sh_fill(h, 0, 40, 4, 'Q');
+	pi_token(h, 3, 40, 4, tok);
+	pi_wut(h, 4, tok, 24, 4, &r);
+	sh_expect_good(&r);
+	assert_true(sh_blocks_are(h, 0, 24, 4, 'Q'));
+	sh_teardown(h);
+
+	h = pi_setup(T10PI_TYPE3);
+	wire_lba(out, 4, 0x60, 0x0000, 1000);
+	cdb10(c, 0x2a, PROT(3), 8, 4);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	pi_token(h, 1, 8, 4, tok);
+	pi_wut(h, 2, tok, 24, 4, &r);
+	sh_expect_good(&r);
+	out[BSZ + 1] ^= 0x01; /* LBA 8's guard */
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	pi_token(h, 3, 8, 4, tok);
+	pi_wut(h, 4, tok, 32, 4, &r);
+	sh_expect(&r, 0xa, 0x10, 0x01);
+	assert_true(sh_blocks_are(h, 0, 32, 4, 0));
+	sh_teardown(h);
+}
+
+/* ---- COMPARE AND WRITE with WRPROTECT (caw.c) ---- */
+
+static void cdb_caw_pi(uint8_t *c, uint8_t protect, uint64_t lba, uint8_t n)
+{
+	memset(c, 0, 16);
+	c[0] = 0x89;
+	c[1] = PROT(protect);
+	put_be64(c + 2, lba);
+	c[13] = n;
+}
+
+/* Type 1, 2 blocks at LBA 10: the Data-Out is the verify instance then the
+ * write instance, each block followed by its tuple (golden layout: 2 x 2 x
+ * 520 bytes); a good command writes the write instance's tuples as sent
+ * (READ RDPROTECT 011b returns them); a bad reference tag in the write
+ * instance is ABORTED COMMAND 10h/03h with the LBA and nothing is written;
+ * the verify instance's data differing is MISCOMPARE; WRPROTECT 000b keeps
+ * data-only Data-Out; a bad stored tuple fails the read (10h/01h); type 2
+ * refuses WRPROTECT in this CDB (INVALID COMMAND OPERATION CODE) */
+static void test_caw_wrprotect(void **state)
+{
+	struct sh *h = pi_setup(T10PI_TYPE1);
+	uint8_t c[16], out[4 * (BSZ + 8)], in[2 * (BSZ + 8)], cur[2 * (BSZ + 8)];
+	uint8_t plain[4 * BSZ];
+	struct loop_result r;
+
+	(void)state;
+	wire_lba(cur, 2, 0x70, 0x0000, 10);
+	cdb10(c, 0x2a, PROT(1), 10, 2);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, cur, sizeof(cur), &r);
+	sh_expect_good(&r);
+	/* verify instance = what is stored; write instance: new data, app tag 1234h */
+	memcpy(out, cur, sizeof(cur));
+	wire_lba(out + 2 * (BSZ + 8), 2, 0x90, 0x1234, 10);
+	cdb_caw_pi(c, 1, 10, 2);
+	/* the wrong Data-Out size (data only) */
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, out, 4 * BSZ, &r);
+	sh_expect(&r, 0x5, 0x24, 0x00);
+	/* a bad reference tag in the write instance (LBA 11) */
+	out[3 * (BSZ + 8) + BSZ + 7] ^= 0x01;
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	expect_info(&r, 0x03, 11);
+	cdb10(c, 0x28, PROT(3), 10, 2);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_READ, in, sizeof(in), &r);
+	sh_expect_good(&r);
+	assert_memory_equal(in, cur, sizeof(cur));
+	/* good */
+	out[3 * (BSZ + 8) + BSZ + 7] ^= 0x01;
+	cdb_caw_pi(c, 1, 10, 2);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect_good(&r);
+	cdb10(c, 0x28, PROT(3), 10, 2);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_READ, in, sizeof(in), &r);
+	sh_expect_good(&r);
+	assert_memory_equal(in, out + 2 * (BSZ + 8), sizeof(in));
+	assert_int_equal(get_be16(in + BSZ + 2), 0x1234);
+	assert_int_equal(get_be32(in + (BSZ + 8) + BSZ + 4), 11);
+	/* the verify instance no longer matches: MISCOMPARE, nothing written */
+	cdb_caw_pi(c, 1, 10, 2);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect(&r, 0xe, 0x1d, 0x00);
+	/* WRPROTECT 000b: data only, the tuples generated */
+	memcpy(plain, out + 2 * (BSZ + 8), BSZ);
+	memcpy(plain + BSZ, out + 3 * (BSZ + 8), BSZ);
+	memset(plain + 2 * BSZ, 'W', 2 * BSZ);
+	cdb_caw_pi(c, 0, 10, 2);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, plain, sizeof(plain), &r);
+	sh_expect_good(&r);
+	assert_true(sh_blocks_are(h, 0, 10, 2, 'W'));
+	/* a stored guard that does not match (written unchecked) */
+	wire_lba(cur, 2, 0x70, 0x0000, 10);
+	cur[BSZ] ^= 0xff;
+	cdb10(c, 0x2a, PROT(3), 10, 2);
+	sh_cmd(h->p1, 0, c, 10, SCSI_DIR_WRITE, cur, sizeof(cur), &r);
+	sh_expect_good(&r);
+	memcpy(out, cur, sizeof(cur));
+	cdb_caw_pi(c, 3, 10, 2);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	expect_info(&r, 0x01, 10);
+	sh_teardown(h);
+
+	h = pi_setup(T10PI_TYPE2);
+	cdb_caw_pi(c, 1, 10, 2);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, out, sizeof(out), &r);
+	sh_expect(&r, 0x5, 0x20, 0x00);
+	sh_teardown(h);
+	h = pi_setup(T10PI_NONE);
+	cdb_caw_pi(c, 1, 10, 2);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, plain, sizeof(plain), &r);
+	expect_field(&r, 1);
+	sh_teardown(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_type2_reports),     cmocka_unit_test(test_type2_short_cdbs),
-	    cmocka_unit_test(test_cdb32_needs_type2), cmocka_unit_test(test_cdb32_fields),
-	    cmocka_unit_test(test_cdb32_tags),	      cmocka_unit_test(test_cdb32_write_refused),
-	    cmocka_unit_test(test_cdb32_generated),   cmocka_unit_test(test_rsoc_cdb32),
-	    cmocka_unit_test(test_verify_refusals),   cmocka_unit_test(test_verify_medium),
-	    cmocka_unit_test(test_verify_bytchk),     cmocka_unit_test(test_verify32),
+	    cmocka_unit_test(test_type2_reports),	 cmocka_unit_test(test_type2_short_cdbs),
+	    cmocka_unit_test(test_cdb32_needs_type2),	 cmocka_unit_test(test_cdb32_fields),
+	    cmocka_unit_test(test_cdb32_tags),		 cmocka_unit_test(test_cdb32_write_refused),
+	    cmocka_unit_test(test_cdb32_generated),	 cmocka_unit_test(test_rsoc_cdb32),
+	    cmocka_unit_test(test_verify_refusals),	 cmocka_unit_test(test_verify_medium),
+	    cmocka_unit_test(test_verify_bytchk),	 cmocka_unit_test(test_verify32),
+	    cmocka_unit_test(test_xcopy_source_checked), cmocka_unit_test(test_wut_source_checked),
+	    cmocka_unit_test(test_caw_wrprotect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
