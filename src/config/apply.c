@@ -193,10 +193,26 @@ static int cfg_pi_wrap(const struct cfg_backstore *b, const char *data_path, str
 	return 0;
 }
 
+/* An LU's state files in the state directory, loaded in this order once it
+ * is created:
+ *  - SPC-4 5.13.5 APTPL: persistent reservations (they may fence a node);
+ *  - SPC-4 7.5.1: saved mode pages (a saved SWP write protects the LU);
+ *  - SBC-4 5.3: the protection type FORMAT UNIT chose (the tuples on the
+ *    medium are of that type). */
+static const struct {
+	int (*load)(struct scsi_lu *lu, const char *state_dir);
+	const char *what;
+} lu_stores[] = {
+    {scsi_lu_pr_store, "persistent reservation state"},
+    {scsi_lu_mode_store, "saved mode pages"},
+    {scsi_lu_pi_format_store, "format state"},
+};
+
 int cfg_rt_open_lu(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 		   struct scsi_lu **out, struct cfg_err *err)
 {
 	char path[CFG_FULL_PATH_MAX], state[CFG_FULL_PATH_MAX];
+	const char *what = lu_stores[0].what;
 	struct scsi_lu_attrs attrs = {
 	    .block_size = b->block_size,
 	    .physical_block_size = b->physical_block_size,
@@ -261,40 +277,18 @@ int cfg_rt_open_lu(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 		return cfg_rt_err(err, rc, "cannot create the logical unit of \"%s\": %s", b->name,
 				  strerror(-rc));
 	}
-	/* SPC-4 5.13.5 APTPL: persistent reservations kept in the state
-	 * directory; a corrupt state file stops the start (never applied in
-	 * part, never silently dropped: the reservation may fence a node) */
+	/* the LU's state files; a corrupt one stops the start (never applied
+	 * in part, never silently dropped) */
 	rc = cfg_state_dir_path(c, state, sizeof(state));
-	if (!rc)
-		rc = scsi_lu_pr_store(*out, state);
-	if (rc) {
-		scsi_lu_put(*out);
-		*out = NULL;
-		cfg_rt_path(err, "backstores[%zu]", i);
-		return cfg_rt_err(err, rc, "persistent reservation state of \"%s\": %s", b->name,
-				  rc == -EBADMSG ? "the state file is corrupt (see the log)"
-						 : strerror(-rc));
+	for (size_t k = 0; !rc && k < ARRAY_SIZE(lu_stores); k++) {
+		rc = lu_stores[k].load(*out, state);
+		what = lu_stores[k].what;
 	}
-	/* SPC-4 7.5.1: saved mode pages in the state directory; a corrupt
-	 * file stops the start too (a saved SWP write protects the LU) */
-	rc = scsi_lu_mode_store(*out, state);
 	if (rc) {
 		scsi_lu_put(*out);
 		*out = NULL;
 		cfg_rt_path(err, "backstores[%zu]", i);
-		return cfg_rt_err(err, rc, "saved mode pages of \"%s\": %s", b->name,
-				  rc == -EBADMSG ? "the state file is corrupt (see the log)"
-						 : strerror(-rc));
-	}
-	/* SBC-4 5.3: the protection type FORMAT UNIT chose outlives a
-	 * restart; a corrupt file stops the start (the tuples on the medium
-	 * are of that type) */
-	rc = scsi_lu_pi_format_store(*out, state);
-	if (rc) {
-		scsi_lu_put(*out);
-		*out = NULL;
-		cfg_rt_path(err, "backstores[%zu]", i);
-		return cfg_rt_err(err, rc, "format state of \"%s\": %s", b->name,
+		return cfg_rt_err(err, rc, "%s of \"%s\": %s", what, b->name,
 				  rc == -EBADMSG ? "the state file is corrupt (see the log)"
 						 : strerror(-rc));
 	}
