@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "fabric/iscsi/iscsi.h"
+#include "rpc/iscsi_stats.h"
 #include "rpc/rpc.h"
 
 static const char *digest(bool crc32c)
@@ -32,16 +33,12 @@ static json_t *conn_json(const struct iscsi_conn_info *c)
 
 static json_t *session_json(const struct iscsi_session_info *s)
 {
-	char isid[13], login[32] = "";
-	time_t t = (time_t)s->login_time;
+	char isid[13], login[32];
 	json_t *o, *conns = json_array();
-	struct tm tm;
 
 	for (size_t i = 0; i < 6; i++)
 		snprintf(isid + 2 * i, 3, "%02x", s->isid[i]);
-	/* ISO 8601, UTC */
-	if (gmtime_r(&t, &tm))
-		strftime(login, sizeof(login), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	rpc_iso8601(s->login_time, login, sizeof(login));
 	for (size_t i = 0; conns && i < s->nconns; i++)
 		json_array_append_new(conns, conn_json(&s->conns[i]));
 	o = json_pack("{s:i,s:s,s:s,s:i,s:s,s:s,s:s,s:b,s:s,s:o}", "tsih", s->tsih, "type",
@@ -58,10 +55,7 @@ static json_t *session_json(const struct iscsi_session_info *s)
 					      "error_recovery_level", (int)s->error_recovery_level,
 					      "max_connections", (int)s->max_connections));
 	if (o)
-		json_object_set_new(o, "stats",
-				    json_pack("{s:I,s:I,s:I}", "commands", (json_int_t)s->commands,
-					      "read_bytes", (json_int_t)s->read_bytes,
-					      "write_bytes", (json_int_t)s->write_bytes));
+		json_object_set_new(o, "stats", rpc_session_counters_json(s));
 	return o;
 }
 

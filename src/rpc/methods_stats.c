@@ -10,9 +10,11 @@
  * power of two, at most 1/16 wide; null for the last, unbounded one), and
  * its p50/p99 (the bound of the bucket holding the quantile). The LUs are
  * read by rpc_lu_stats_each() (lu_stats.c), as /metrics reads them. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpc/iscsi_stats.h"
 #include "rpc/lu_stats.h"
 #include "rpc/rpc.h"
 #include "scsi/scsi.h"
@@ -75,29 +77,71 @@ static int lu_add(const char *name, const struct scsi_lu_stats *st, void *arg)
 	return 0;
 }
 
+/* The LUs' section: every LU, or only's (NULL with *found false when it
+ * is not a configured back-store). */
+static json_t *luns_json(const char *only, bool *found)
+{
+	json_t *luns = json_array();
+
+	if (!luns || rpc_lu_stats_each(only, found, lu_add, luns)) {
+		json_decref(luns);
+		return NULL;
+	}
+	return luns;
+}
+
 static int m_get(struct rpc_call *call)
 {
-	const char *only = json_string_value(json_object_get(call->params, "backstore"));
-	json_t *luns = json_array();
-	bool found = false;
+	const char *bs = json_string_value(json_object_get(call->params, "backstore"));
+	const char *tgt = json_string_value(json_object_get(call->params, "target"));
+	json_t *r;
+	bool found = true;
+	int rc = 0;
 
-	if (!luns || rpc_lu_stats_each(only, &found, lu_add, luns)) {
-		json_decref(luns);
+	if (bs && tgt)
+		return rpc_fail(call, RPC_INVALID_PARAMS, NULL,
+				"\"backstore\" and \"target\" exclude each other");
+	r = json_pack("{s:I,s:o}", "time_ns", (json_int_t)reactor_now_ns(), "instance",
+		      rpc_iscsi_instance_json());
+	if (r && !bs) {
+		json_t *t = rpc_iscsi_targets_json(tgt, &rc);
+
+		if (rc == -ENOENT) {
+			json_decref(r);
+			return rpc_fail(call, RPC_NOT_FOUND,
+					json_pack("{s:s,s:s}", "kind", "target", "name", tgt),
+					"no target named \"%s\"", tgt);
+		}
+		json_object_set_new(r, "targets", t);
+		json_object_set_new(r, "sessions", rpc_iscsi_sessions_json(tgt));
+	}
+	if (r && !tgt) {
+		json_t *luns = luns_json(bs, &found);
+
+		if (!found) {
+			json_decref(luns);
+			json_decref(r);
+			return rpc_fail(call, RPC_NOT_FOUND,
+					json_pack("{s:s,s:s}", "kind", "backstore", "name", bs),
+					"no back-store named \"%s\"", bs);
+		}
+		json_object_set_new(r, "luns", luns);
+	}
+	/* a section that could not be built is absent: no memory */
+	if (!r || !json_object_get(r, "instance") ||
+	    (!bs && (!json_is_array(json_object_get(r, "targets")) ||
+		     !json_is_array(json_object_get(r, "sessions")))) ||
+	    (!tgt && !json_is_array(json_object_get(r, "luns")))) {
+		json_decref(r);
 		return rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
 	}
-	if (!found) {
-		json_decref(luns);
-		return rpc_fail(call, RPC_NOT_FOUND,
-				json_pack("{s:s,s:s}", "kind", "backstore", "name", only),
-				"no back-store named \"%s\"", only);
-	}
-	call->result =
-	    json_pack("{s:I,s:o}", "time_ns", (json_int_t)reactor_now_ns(), "luns", luns);
-	return call->result ? 0 : rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
+	call->result = r;
+	return 0;
 }
 
 static const struct rpc_param p_get[] = {
     {.name = "backstore", .type = RPC_T_STRING},
+    {.name = "target", .type = RPC_T_STRING},
     {0},
 };
 

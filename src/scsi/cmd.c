@@ -438,21 +438,21 @@ static void lu_count(struct scsi_cmd *cmd, struct scsi_lu *lu, uint64_t lat_ns)
 		stats_word_add(w, slot, LU_ST_BUSY, 1);
 }
 
-static void cmd_count(struct scsi_cmd *cmd, struct scsi_stats *s, uint64_t lat_ns)
+/* The target port's counters (enum tport_stat): a shard as for the LU's. */
+static void tport_count(struct scsi_cmd *cmd)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
-	bool good = cmd->status == SAM_STAT_GOOD || cmd->status == SAM_STAT_CONDITION_MET;
+	unsigned slot;
+	_Atomic uint64_t *w = stats_shard(&cmd->nexus->tport->stats, &slot);
 
-	stats_add(&s->cmds, 1);
+	if (unlikely(!w))
+		return;
+	stats_word_add(w, slot, TP_ST_CMDS, 1);
 	if (cmd->data_in_len)
-		stats_add(&s->read_bytes, cmd->data_in_len);
-	if (p->data_dir == SCSI_DIR_WRITE && good)
-		stats_add(&s->write_bytes, cmd->write_len);
-	if (atomic_load_explicit(&p->aborted, memory_order_relaxed))
-		stats_add(&s->aborted, 1);
-	else if (!good)
-		stats_add(&s->errors, 1);
-	stats_add(&s->lat_ns_sum, lat_ns);
+		stats_word_add(w, slot, TP_ST_READ_BYTES, cmd->data_in_len);
+	if (p->data_dir == SCSI_DIR_WRITE &&
+	    (cmd->status == SAM_STAT_GOOD || cmd->status == SAM_STAT_CONDITION_MET))
+		stats_word_add(w, slot, TP_ST_WRITE_BYTES, cmd->write_len);
 }
 
 /* Hand the finished command to the fabric, then let a waiting TMF go on.
@@ -524,7 +524,7 @@ void scsi_cmd_complete_sx(struct scsi_cmd *cmd, enum sense_reason r, const struc
 		if (p->desc && (p->desc->flags & CDB_F_WRITES))
 			lbp_threshold_note_write(lu, p->start_ns + lat_ns);
 	}
-	cmd_count(cmd, &cmd->nexus->stats, lat_ns);
+	tport_count(cmd);
 	cmd_start_ready(&ready);
 	if (!deferred)
 		cmd_deliver(cmd, tmf);

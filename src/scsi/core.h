@@ -27,16 +27,6 @@
 #include "scsi/scsi.h"
 #include "scsi/ua.h"
 
-/* Per-LU and per-nexus counters (relaxed atomics; read by statistics). */
-struct scsi_stats {
-	_Atomic uint64_t cmds;
-	_Atomic uint64_t read_bytes;
-	_Atomic uint64_t write_bytes;
-	_Atomic uint64_t errors; /* completed with a status other than GOOD/CONDITION MET */
-	_Atomic uint64_t aborted;
-	_Atomic uint64_t lat_ns_sum; /* setup to completion */
-};
-
 /* The words of an LU's struct stats_set (lib/stats.h): per-reactor shards,
  * counted in cmd.c when a command completes, summed by scsi_lu_stats().
  * Operation classes: read (reads the medium: ORDER_READ), write (writes
@@ -51,6 +41,16 @@ enum lu_stat {
 	LU_ST_CLASS_CMDS,  /* + class: commands per class */
 	LU_ST_HIST = LU_ST_CLASS_CMDS + SCSI_OP_CLASSES, /* + class * STATS_HIST_WORDS */
 	LU_ST_WORDS = LU_ST_HIST + SCSI_OP_CLASSES * STATS_HIST_WORDS,
+};
+
+/* The words of a target port's struct stats_set: the SCSI-MIB's target
+ * port counters (RFC 4455 scsiTgtPortInCommands, ...ReadMegaBytes,
+ * ...WrittenMegaBytes), counted with the LU's, summed by scsi_tport_stats(). */
+enum tport_stat {
+	TP_ST_CMDS,	   /* commands completed */
+	TP_ST_READ_BYTES,  /* Data-In bytes */
+	TP_ST_WRITE_BYTES, /* Data-Out bytes of commands that completed GOOD */
+	TP_ST_WORDS,
 };
 
 static inline void stats_add(_Atomic uint64_t *c, uint64_t v)
@@ -194,6 +194,7 @@ struct scsi_tport {
 	char *name;
 	uint16_t rel_port_id;
 	uint16_t port_group;
+	struct stats_set stats;		     /* enum tport_stat */
 	struct alua_group *alua;	     /* its target port group (alua.c; reference held) */
 	struct alua_group **alua_moved_from; /* groups it left (references held, alua.c) */
 	unsigned nalua_moved;
@@ -223,8 +224,6 @@ struct scsi_nexus {
 	pthread_mutex_t lock;	 /* cache */
 	struct nexus_lun *cache; /* indexed by LUN (0..16383), grown on demand */
 	unsigned cache_n;
-
-	struct scsi_stats stats;
 };
 
 /* Resolve the LUN of a command for this nexus: LU reference (put by the

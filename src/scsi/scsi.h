@@ -335,6 +335,13 @@ const char *scsi_target_name(const struct scsi_target *t);
 struct scsi_tport *scsi_tport_create(struct scsi_target *t, const char *port_name,
 				     uint16_t rel_port_id, uint16_t port_group);
 struct scsi_target *scsi_tport_target(const struct scsi_tport *tp);
+/* The port's counters since it was created (SCSI-MIB scsiTgtPortTable): a
+ * sum of the per-reactor shards, each field exact. */
+struct scsi_tport_stats {
+	uint16_t rel_port_id;
+	uint64_t cmds, read_bytes, write_bytes;
+};
+void scsi_tport_stats(struct scsi_tport *tp, struct scsi_tport_stats *out);
 /* The port is removed (its fabric portal group is gone and its nexuses
  * are being lost): it leaves its ALUA group and is no longer reported; its
  * relative port identifier may be reused. The structure lives until

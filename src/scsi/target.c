@@ -213,6 +213,13 @@ struct scsi_target *scsi_target_create(const char *name)
 	return t;
 }
 
+static void tport_free(struct scsi_tport *tp)
+{
+	stats_set_fini(&tp->stats);
+	free(tp->name);
+	free(tp);
+}
+
 void scsi_target_destroy(struct scsi_target *t)
 {
 	struct scsi_tport *tp, *tpn;
@@ -223,16 +230,8 @@ void scsi_target_destroy(struct scsi_target *t)
 	/* leave the ALUA groups first: nothing reaches the target through
 	 * them once this returns (alua.c walks targets under its lock) */
 	list_for_each_entry(tp, &t->tports, node) alua_port_detach(tp);
-	list_for_each_entry_safe(tp, tpn, &t->tports, node)
-	{
-		free(tp->name);
-		free(tp);
-	}
-	list_for_each_entry_safe(tp, tpn, &t->retired_tports, node)
-	{
-		free(tp->name);
-		free(tp);
-	}
+	list_for_each_entry_safe(tp, tpn, &t->tports, node) tport_free(tp);
+	list_for_each_entry_safe(tp, tpn, &t->retired_tports, node) tport_free(tp);
 	list_for_each_entry_safe(a, an, &t->acls, node)
 	{
 		scsi_lun_map_put(a->map);
@@ -279,6 +278,7 @@ struct scsi_tport *scsi_tport_create(struct scsi_target *t, const char *port_nam
 		pthread_mutex_unlock(&t->lock);
 		return NULL;
 	}
+	stats_set_init(&tp->stats, TP_ST_WORDS);
 	tp->target = t;
 	tp->rel_port_id = rel_port_id;
 	tp->port_group = port_group;
@@ -289,8 +289,7 @@ struct scsi_tport *scsi_tport_create(struct scsi_target *t, const char *port_nam
 		pthread_mutex_lock(&t->lock);
 		list_del(&tp->node);
 		pthread_mutex_unlock(&t->lock);
-		free(tp->name);
-		free(tp);
+		tport_free(tp);
 		return NULL;
 	}
 	return tp;
@@ -307,6 +306,17 @@ struct scsi_target *scsi_tport_target(const struct scsi_tport *tp)
 int scsi_tport_set_port_group(struct scsi_tport *tp, uint16_t port_group)
 {
 	return alua_port_move(tp, port_group);
+}
+
+void scsi_tport_stats(struct scsi_tport *tp, struct scsi_tport_stats *out)
+{
+	uint64_t w[TP_ST_WORDS];
+
+	stats_set_sum(&tp->stats, w);
+	out->rel_port_id = tp->rel_port_id;
+	out->cmds = w[TP_ST_CMDS];
+	out->read_bytes = w[TP_ST_READ_BYTES];
+	out->write_bytes = w[TP_ST_WRITE_BYTES];
 }
 
 void scsi_tport_retire(struct scsi_tport *tp)

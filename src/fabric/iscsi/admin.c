@@ -183,6 +183,13 @@ static void admin_fill(struct iscsi_session_info *si, const struct iscsi_session
 	si->commands = atomic_load_explicit(&s->stat_cmds, memory_order_relaxed);
 	si->read_bytes = atomic_load_explicit(&s->stat_read_bytes, memory_order_relaxed);
 	si->write_bytes = atomic_load_explicit(&s->stat_write_bytes, memory_order_relaxed);
+	si->command_pdus = atomic_load_explicit(&s->stat_cmd_pdus, memory_order_relaxed);
+	si->response_pdus = atomic_load_explicit(&s->stat_rsp_pdus, memory_order_relaxed);
+	si->tx_data_bytes = atomic_load_explicit(&s->stat_tx_data, memory_order_relaxed);
+	si->rx_data_bytes = atomic_load_explicit(&s->stat_rx_data, memory_order_relaxed);
+	si->digest_errors = atomic_load_explicit(&s->stat_digest_errors, memory_order_relaxed);
+	si->connection_timeouts = atomic_load_explicit(&s->stat_cxn_timeouts, memory_order_relaxed);
+	si->format_errors = atomic_load_explicit(&s->stat_format_errors, memory_order_relaxed);
 	list_for_each_entry(c, &s->conns, sess_node)
 	{
 		struct iscsi_conn_info *ci;
@@ -202,6 +209,11 @@ static void admin_fill(struct iscsi_session_info *si, const struct iscsi_session
 		ci->data_digest = c->ddigest;
 		ci->max_recv_dsl = c->max_recv_dsl;
 		ci->max_send_dsl = c->max_send_dsl;
+		/* written by the connection's reactor */
+		ci->rx_pdus = atomic_load_explicit(&c->stat_rx_pdus, memory_order_relaxed);
+		ci->tx_pdus = atomic_load_explicit(&c->stat_tx_pdus, memory_order_relaxed);
+		ci->rx_bytes = atomic_load_explicit(&c->stat_rx_bytes, memory_order_relaxed);
+		ci->tx_bytes = atomic_load_explicit(&c->stat_tx_bytes, memory_order_relaxed);
 	}
 	si->nconns = k;
 }

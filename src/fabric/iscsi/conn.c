@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/counters.h"
 #include "fabric/iscsi/login.h"
 #include "fabric/iscsi/session.h"
 #include "fabric/iscsi/target.h"
@@ -165,18 +166,35 @@ static bool perr_ok(const struct iscsi_conn *c)
 	return ok;
 }
 
-void iscsi_conn_proto_err(struct iscsi_conn *c, const char *fmt, ...)
+static void proto_vlog(struct iscsi_conn *c, const char *fmt, va_list ap)
 {
 	char msg[256];
-	va_list ap;
 
 	if (!log_ratelimit_ok(&c->rl) || !perr_ok(c))
 		return;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	log_warn("iscsi: %s%s%s: protocol error: %s", c->peer, c->sess ? " " : "",
 		 c->sess ? c->sess->initiator_port : "", msg);
+}
+
+void iscsi_conn_proto_err(struct iscsi_conn *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	iscsi_count_conn_error(c, ISCSI_FAIL_FORMAT);
+	va_start(ap, fmt);
+	proto_vlog(c, fmt, ap);
+	va_end(ap);
+}
+
+void iscsi_conn_digest_err(struct iscsi_conn *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	iscsi_count_conn_error(c, ISCSI_FAIL_DIGEST);
+	va_start(ap, fmt);
+	proto_vlog(c, fmt, ap);
+	va_end(ap);
 }
 
 /* ---- references and life ---- */
@@ -546,6 +564,28 @@ static int rx_header(struct iscsi_rx *rx)
 	}
 }
 
+/* A whole PDU arrived: the connection's and the session's counters
+ * (iscsi.h: iscsi_conn_info, iscsi_session_info). An error found in it
+ * blames c's end on its kind; an earlier one is forgotten. */
+static void rx_count(struct iscsi_conn *c, const struct iscsi_rx *rx, unsigned op)
+{
+	uint64_t wire = ISCSI_BHS_LEN + rx->ahs_len + rx->dsl + rx->pad;
+
+	if (rx->hdigest)
+		wire += ISCSI_DIGEST_LEN;
+	if (rx->ddigest && rx->dsl)
+		wire += ISCSI_DIGEST_LEN;
+	c->fail_kind = ISCSI_FAIL_NONE;
+	iscsi_session_count(&c->stat_rx_pdus, 1);
+	iscsi_session_count(&c->stat_rx_bytes, wire);
+	if (!c->sess)
+		return;
+	if (rx->dsl)
+		iscsi_session_count(&c->sess->stat_rx_data, rx->dsl);
+	if (op == ISCSI_OP_SCSI_CMD)
+		iscsi_session_count(&c->sess->stat_cmd_pdus, 1);
+}
+
 static int rx_pdu(struct iscsi_rx *rx, bool ddigest_ok)
 {
 	struct iscsi_conn *c = container_of(rx, struct iscsi_conn, rx);
@@ -555,6 +595,7 @@ static int rx_pdu(struct iscsi_rx *rx, bool ddigest_ok)
 
 	if (iscsi_conn_dead(c))
 		return -ECONNRESET;
+	rx_count(c, rx, op);
 	if (c->rx_discard) {
 		c->rx_discard = false;
 		return c->rx_paused ? 1 : 0;
@@ -566,7 +607,7 @@ static int rx_pdu(struct iscsi_rx *rx, bool ddigest_ok)
 	if (!ddigest_ok) {
 		/* RFC 7143 7.8: a PDU with a data digest error is discarded
 		 * and rejected; ERL 0 cannot recover the lost request. */
-		iscsi_conn_proto_err(c, "data digest error (opcode 0x%02x)", op);
+		iscsi_conn_digest_err(c, "data digest error (opcode 0x%02x)", op);
 		iscsi_reject(c, ISCSI_REJECT_DATA_DIGEST, h);
 		return 0;
 	}
@@ -613,7 +654,7 @@ static int rx_header_digest_error(struct iscsi_rx *rx)
 
 	/* RFC 7143 7.8: the header cannot be trusted (not even its length);
 	 * at ERL 0 the connection is dropped. */
-	iscsi_conn_proto_err(c, "header digest error");
+	iscsi_conn_digest_err(c, "header digest error");
 	iscsi_conn_drop(c, NULL);
 	return -EBADMSG;
 }
@@ -904,8 +945,20 @@ static void tx_sent(struct iscsi_conn *c, struct iscsi_tx *tx)
 	bool close_after = tx->flags & ISCSI_TX_F_CLOSE;
 
 	c->txq_bytes -= iscsi_tx_wire_len(tx);
-	if (c->sess && (tx->flags & ISCSI_TX_F_SESSQ))
-		c->sess->txq_bytes -= iscsi_tx_wire_len(tx);
+	iscsi_session_count(&c->stat_tx_pdus, 1);
+	iscsi_session_count(&c->stat_tx_bytes, iscsi_tx_wire_len(tx));
+	if (c->sess) {
+		unsigned op = iscsi_hdr_opcode(&tx->hdr);
+
+		if (tx->flags & ISCSI_TX_F_SESSQ)
+			c->sess->txq_bytes -= iscsi_tx_wire_len(tx);
+		if (tx->len)
+			iscsi_session_count(&c->sess->stat_tx_data, tx->len);
+		/* a command's status: SCSI Response, or Data-In with S */
+		if (op == ISCSI_OP_SCSI_RSP ||
+		    (op == ISCSI_OP_DATA_IN && (tx->hdr.data_in.flags & ISCSI_DATAIN_F_STATUS)))
+			iscsi_session_count(&c->sess->stat_rsp_pdus, 1);
+	}
 	list_del(&tx->node);
 	tx_recycle(c, tx);
 	if (t)

@@ -139,6 +139,7 @@ struct iscsi_conn {
 	bool close_after_flush; /* a unit with ISCSI_TX_F_CLOSE was sent */
 	uint8_t close_ev;	/* enum iscsi_conn_event raised then */
 	bool rx_discard;	/* swallow the PDU being received */
+	uint8_t fail_kind;	/* enum iscsi_fail_kind: what its end is blamed on */
 	char peer[80];		/* "addr:port", for logs */
 	char local[80];
 	struct sockaddr_storage local_sa;
@@ -161,6 +162,9 @@ struct iscsi_conn {
 	uint32_t txq_bytes;
 	struct reactor_defer flush;
 	bool out_armed;
+	/* PDUs and wire bytes since accept (iscsi_conn_info): written by the
+	 * connection's reactor only, read under iscsi_global.lock */
+	_Atomic uint64_t stat_rx_pdus, stat_tx_pdus, stat_rx_bytes, stat_tx_bytes;
 
 	/* numbering and negotiated connection parameters */
 	uint16_t cid;
@@ -259,6 +263,8 @@ void iscsi_conn_pause(struct iscsi_conn *c);
 void iscsi_conn_resume(struct iscsi_conn *c);
 /* Rate-limited per-connection protocol error line. */
 void iscsi_conn_proto_err(struct iscsi_conn *c, const char *fmt, ...) UT_PRINTF(2, 3);
+/* The same for a digest error (counters.h: both are counted on the session). */
+void iscsi_conn_digest_err(struct iscsi_conn *c, const char *fmt, ...) UT_PRINTF(2, 3);
 /* Receive segment buffer of at least len bytes (non-SCSI PDUs). */
 uint8_t *iscsi_conn_seg(struct iscsi_conn *c, uint32_t len);
 /* Receive limit for the current phase: 8192 in login, ours in FFP. */

@@ -292,7 +292,7 @@ int iscsi_data_out_rx_end(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddiges
 		return 0;
 	if (!ddigest_ok) {
 		/* RFC 7143 7.8 at ERL 0: reject, fail the task */
-		iscsi_conn_proto_err(c, "data digest error in Data-Out (ITT 0x%08x)", t->itt);
+		iscsi_conn_digest_err(c, "data digest error in Data-Out (ITT 0x%08x)", t->itt);
 		iscsi_reject(c, ISCSI_REJECT_DATA_DIGEST, &rx->hdr);
 		fail_task(t, SENSE_ABORTED_PROTOCOL_CRC_ERROR);
 	}

@@ -111,6 +111,9 @@ struct iscsi_conn_info {
 	bool data_digest;      /* DataDigest=CRC32C */
 	uint32_t max_recv_dsl; /* MaxRecvDataSegmentLength the target declared */
 	uint32_t max_send_dsl; /* ... the initiator declared: what the target sends */
+	/* since the connection was accepted: PDUs and bytes on the wire
+	 * (headers, data, padding, digests) in each direction */
+	uint64_t rx_pdus, tx_pdus, rx_bytes, tx_bytes;
 };
 struct iscsi_session_info {
 	uint16_t tsih;
@@ -135,6 +138,14 @@ struct iscsi_session_info {
 	uint64_t commands;
 	uint64_t read_bytes;
 	uint64_t write_bytes;
+	/* RFC 7147 iscsiSessionStatsTable and iscsiSessionCxnErrorStatsTable,
+	 * since the login: SCSI Command PDUs received, PDUs that carried a
+	 * command's status sent (SCSI Response, Data-In with S), data segment
+	 * bytes of every PDU sent and received, PDUs with a digest error,
+	 * connections ended by a timeout, PDUs with a protocol (format) error */
+	uint64_t command_pdus, response_pdus;
+	uint64_t tx_data_bytes, rx_data_bytes;
+	uint64_t digest_errors, connection_timeouts, format_errors;
 	struct iscsi_conn_info conns[ISCSI_INFO_CONNS_MAX];
 	size_t nconns;
 };
@@ -147,6 +158,70 @@ int iscsi_session_drop(uint16_t tsih, int cid);
  * connection still there one second after is dropped. Returns at once.
  * 0 or -ENOENT. */
 int iscsi_session_logout(uint16_t tsih, int cid, uint16_t seconds);
+
+/* ---- statistics (counters.c; RFC 7147 iSCSI-MIB, target side) ---- */
+/* How a login ended (iscsiTgtLoginStatsTable): accepted, redirected (01/xx),
+ * or refused for authentication (02/01), authorization (02/02), parameter
+ * negotiation (02/00, 02/05, 02/07-09, 02/0b) or another reason. */
+enum iscsi_login_outcome {
+	ISCSI_LOGIN_ACCEPTED,
+	ISCSI_LOGIN_REDIRECTED,
+	ISCSI_LOGIN_AUTHN_FAILED,
+	ISCSI_LOGIN_AUTHZ_FAILED,
+	ISCSI_LOGIN_NEG_FAILED,
+	ISCSI_LOGIN_OTHER_FAILED,
+	ISCSI_LOGIN_OUTCOMES,
+};
+/* Why a session failed (iscsiInstSsnErrorStatsTable): the error that ended
+ * its last connection; OTHER: the transport went, or the session was
+ * dropped by the administrator or a reset. */
+enum iscsi_fail_kind {
+	ISCSI_FAIL_NONE,
+	ISCSI_FAIL_DIGEST,
+	ISCSI_FAIL_TIMEOUT,
+	ISCSI_FAIL_FORMAT,
+	ISCSI_FAIL_OTHER,
+	ISCSI_FAIL_KINDS,
+};
+struct iscsi_failure_info {
+	bool set;
+	uint8_t kind;	     /* login: enum iscsi_login_outcome; session: enum iscsi_fail_kind */
+	int64_t time;	     /* seconds since the Epoch, UTC */
+	char initiator[224]; /* as the initiator sent it, escaped for logs; "" */
+	char address[64];    /* its IP address; "" */
+};
+struct iscsi_login_stats {
+	uint64_t outcome[ISCSI_LOGIN_OUTCOMES];
+	uint64_t logout_normal;		/* Logout Requests with reason 0 (close the session) */
+	uint64_t logout_other;		/* with another reason */
+	struct iscsi_failure_info last; /* the last refused or redirected login */
+};
+struct iscsi_tpg_stats {
+	uint16_t tag, rel_port_id;
+	uint64_t commands, read_bytes, write_bytes; /* its SCSI target port's */
+};
+struct iscsi_target_stats {
+	char name[224];
+	char alias[256];
+	unsigned sessions; /* normal sessions now */
+	struct iscsi_login_stats login;
+	struct iscsi_tpg_stats *tpgs;
+	size_t ntpgs;
+};
+struct iscsi_instance_stats {
+	int64_t start_time; /* iscsi_init(): seconds since the Epoch, UTC */
+	unsigned sessions, discovery_sessions, connections; /* now */
+	uint64_t session_failures;			    /* sessions that failed (any kind) */
+	uint64_t failures[ISCSI_FAIL_KINDS];		    /* of them, by kind */
+	struct iscsi_failure_info last;			    /* the last failed session */
+	struct iscsi_login_stats login;			    /* logins that reached no target */
+};
+void iscsi_instance_stats(struct iscsi_instance_stats *out);
+/* Every target's (name NULL) or one target's statistics: a malloc'ed
+ * array freed with iscsi_target_stats_free(). 0, -ENOENT (no such target)
+ * or -ENOMEM. */
+int iscsi_target_stats_list(const char *name, struct iscsi_target_stats **out, size_t *n);
+void iscsi_target_stats_free(struct iscsi_target_stats *v, size_t n);
 
 /* ---- access control and authentication (access.c, chap.c, limits.c) ----
  * Who may log in to a target (ACL rules by initiator name and/or network

@@ -10,6 +10,7 @@
 #include "fabric/iscsi/access.h"
 #include "fabric/iscsi/chap.h"
 #include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/counters.h"
 #include "fabric/iscsi/login.h"
 #include "fabric/iscsi/session.h"
 #include "fabric/iscsi/target.h"
@@ -150,6 +151,7 @@ void iscsi_login_fail(struct iscsi_conn *c, enum iscsi_login_status st, const ch
 	struct iscsi_tx *tx;
 	char iname[96], tname[96], isid[16] = "-";
 
+	iscsi_count_login(c, st);
 	if (c->state == ISCSI_CONN_S3_XPT_UP)
 		iscsi_conn_event(c, ISCSI_CEV_LOGIN_REQ); /* T4, so that T7 follows */
 	if (l) {
@@ -218,6 +220,7 @@ static void login_enter_ffp(struct iscsi_conn *c)
 	const struct iscsi_params *a = &l->neg.active;
 
 	iscsi_conn_event(c, ISCSI_CEV_LOGIN_OK); /* T5 */
+	iscsi_count_login(c, ISCSI_LS_SUCCESS);
 	/* RFC 7143 13.1: digests apply from the first PDU after the final
 	 * Login Response (already queued without them) */
 	pthread_mutex_lock(&iscsi_global.lock); /* session.list reads them (admin.c) */

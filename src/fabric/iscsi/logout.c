@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/counters.h"
 #include "fabric/iscsi/session.h"
 #include "lib/endian.h"
 #include "lib/log.h"
@@ -53,6 +54,7 @@ int iscsi_logout_rx(struct iscsi_conn *c, const union iscsi_hdr *hu)
 	uint8_t reason = h->reason & ISCSI_LOGOUT_REASON_MASK;
 	uint32_t itt = get_be32(h->itt);
 
+	iscsi_count_logout(c, reason);
 	c->exp_stat_sn = get_be32(h->exp_statsn);
 	if (!iscsi_hdr_immediate(hu) && s) {
 		uint32_t cmdsn = get_be32(h->cmdsn);

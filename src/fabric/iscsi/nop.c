@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/counters.h"
 #include "fabric/iscsi/session.h"
 #include "fabric/iscsi/target.h"
 #include "lib/compiler.h"
@@ -101,6 +102,7 @@ static void nop_timer_cb(struct reactor_timer *tm)
 		    (uint64_t)st->nop_in_timeout_s * NS_PER_S) {
 			log_notice("iscsi: %s: no answer to NOP-In within %u s", c->peer,
 				   st->nop_in_timeout_s);
+			iscsi_count_conn_error(c, ISCSI_FAIL_TIMEOUT);
 			iscsi_conn_drop(c, "NOP-In timeout");
 			return;
 		}

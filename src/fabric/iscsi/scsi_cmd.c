@@ -440,7 +440,8 @@ int iscsi_scsi_cmd_rx_end(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddiges
 	if (!ddigest_ok) {
 		/* RFC 7143 7.8 at ERL 0: reject the PDU, end the task with
 		 * PROTOCOL SERVICE CRC ERROR */
-		iscsi_conn_proto_err(c, "data digest error in immediate data (ITT 0x%08x)", t->itt);
+		iscsi_conn_digest_err(c, "data digest error in immediate data (ITT 0x%08x)",
+				      t->itt);
 		iscsi_reject(c, ISCSI_REJECT_DATA_DIGEST, &rx->hdr);
 		if (!t->fabric_error)
 			t->fabric_error = SENSE_ABORTED_PROTOCOL_CRC_ERROR;

@@ -8,6 +8,7 @@
 #include <sys/random.h>
 
 #include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/counters.h"
 #include "fabric/iscsi/login.h"
 #include "fabric/iscsi/session.h"
 #include "fabric/iscsi/target.h"
@@ -247,6 +248,8 @@ void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bo
 	pthread_mutex_unlock(&iscsi_global.lock);
 	if (!last)
 		return;
+	if (s->state == ISCSI_SESS_Q3_LOGGED_IN && !clean)
+		iscsi_count_session_failed(s, c);
 	if (s->state == ISCSI_SESS_Q3_LOGGED_IN) {
 		char iname[96];
 

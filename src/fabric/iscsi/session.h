@@ -96,6 +96,10 @@ struct iscsi_session {
 	_Atomic uint64_t stat_cmds;
 	_Atomic uint64_t stat_read_bytes;
 	_Atomic uint64_t stat_write_bytes;
+	/* iscsi_session_info's PDU and error counters (iscsi.h, counters.h) */
+	_Atomic uint64_t stat_cmd_pdus, stat_rsp_pdus;
+	_Atomic uint64_t stat_tx_data, stat_rx_data;
+	_Atomic uint64_t stat_digest_errors, stat_cxn_timeouts, stat_format_errors;
 };
 
 /* Add v to a counter of the session. Only the session's reactor writes

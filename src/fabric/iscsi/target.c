@@ -78,6 +78,7 @@ int iscsi_init(const struct iscsi_settings *s)
 	pthread_mutex_lock(&iscsi_global.lock);
 	iscsi_global.settings = v;
 	iscsi_global.initialized = true;
+	iscsi_counters_start();
 	pthread_mutex_unlock(&iscsi_global.lock);
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "fabric/iscsi/counters.h"
 #include "fabric/iscsi/iscsi.h"
 #include "fabric/iscsi/param.h"
 #include "lib/list.h"
@@ -34,9 +35,10 @@ struct iscsi_target {
 	struct list_node tpgs;
 	atomic_uint refs;
 	bool removed;
-	struct iscsi_access *access;	   /* access.c; NULL: core ACLs and demo mode only */
-	struct iscsi_target_limits limits; /* limits.c */
-	unsigned nsessions;		   /* registered sessions (under iscsi_global.lock) */
+	struct iscsi_access *access;	      /* access.c; NULL: core ACLs and demo mode only */
+	struct iscsi_target_limits limits;    /* limits.c */
+	unsigned nsessions;		      /* registered sessions (under iscsi_global.lock) */
+	struct iscsi_login_counters counters; /* counters.c */
 };
 
 struct iscsi_tpg {

@@ -75,6 +75,13 @@ struct scsi_tport *scsi_tport_create(struct scsi_target *t, const char *port_nam
 	return tp;
 }
 
+/* The fake core completes no command through a port: nothing counted. */
+void scsi_tport_stats(struct scsi_tport *tp, struct scsi_tport_stats *out)
+{
+	(void)tp;
+	*out = (struct scsi_tport_stats){0};
+}
+
 int scsi_target_access(struct scsi_target *t, const char *initiator_name, struct scsi_lun_map **out)
 {
 	if (fake.access_rc)

@@ -74,6 +74,24 @@ int iscsi_session_list(struct iscsi_session_info **out, size_t *n)
 	return 0;
 }
 
+/* iscsi_stats.c's other readers (stats.get, not called here) */
+void iscsi_instance_stats(struct iscsi_instance_stats *out)
+{
+	*out = (struct iscsi_instance_stats){0};
+}
+
+int iscsi_target_stats_list(const char *name, struct iscsi_target_stats **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	return name ? -ENOENT : 0;
+}
+
+void iscsi_target_stats_free(struct iscsi_target_stats *v, size_t n)
+{
+	free(v);
+}
+
 int iscsi_session_drop(uint16_t tsih, int cid)
 {
 	return -ENOENT;
@@ -112,6 +130,13 @@ static int setup(void **state)
 	    .commands = 5000000000ull, /* more than 32 bits */
 	    .read_bytes = 1ull << 40,
 	    .write_bytes = 512,
+	    .command_pdus = 4999999999ull,
+	    .response_pdus = 5000000001ull,
+	    .tx_data_bytes = (1ull << 40) + 96,
+	    .rx_data_bytes = 1024,
+	    .digest_errors = 3,
+	    .connection_timeouts = 2,
+	    .format_errors = 1,
 	    .nconns = 1,
 	};
 	snprintf(s->target, sizeof(s->target), "iqn.2026-12.org.example:t1");
@@ -219,6 +244,14 @@ static void test_session_list(void **state)
 	assert_int_equal(jint(o, "commands"), 5000000000ll);
 	assert_int_equal(jint(o, "read_bytes"), 1ll << 40);
 	assert_int_equal(jint(o, "write_bytes"), 512);
+	assert_int_equal(jint(o, "command_pdus"), 4999999999ll);
+	assert_int_equal(jint(o, "response_pdus"), 5000000001ll);
+	assert_int_equal(jint(o, "tx_data_bytes"), (1ll << 40) + 96);
+	assert_int_equal(jint(o, "rx_data_bytes"), 1024);
+	assert_int_equal(jint(o, "digest_errors"), 3);
+	assert_int_equal(jint(o, "connection_timeouts"), 2);
+	assert_int_equal(jint(o, "format_errors"), 1);
+	assert_int_equal(json_object_size(o), 10);
 	c = json_array_get(json_object_get(s, "connections"), 0);
 	assert_string_equal(jstr(c, "header_digest"), "CRC32C");
 	assert_string_equal(jstr(c, "data_digest"), "None");
