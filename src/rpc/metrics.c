@@ -196,6 +196,23 @@ static int render_sessions(FILE *f)
 	    {"utarget_iscsi_session_written_bytes_total",
 	     "Data-Out bytes of the session's commands that completed with GOOD status.",
 	     offsetof(struct iscsi_session_info, write_bytes)},
+	    {"utarget_iscsi_session_command_pdus_total", "SCSI Command PDUs received.",
+	     offsetof(struct iscsi_session_info, command_pdus)},
+	    {"utarget_iscsi_session_response_pdus_total",
+	     "PDUs sent that carried a command's status (SCSI Response, Data-In with S).",
+	     offsetof(struct iscsi_session_info, response_pdus)},
+	    {"utarget_iscsi_session_tx_data_bytes_total", "Data segment bytes of the PDUs sent.",
+	     offsetof(struct iscsi_session_info, tx_data_bytes)},
+	    {"utarget_iscsi_session_rx_data_bytes_total",
+	     "Data segment bytes of the PDUs received.",
+	     offsetof(struct iscsi_session_info, rx_data_bytes)},
+	    {"utarget_iscsi_session_digest_errors_total", "PDUs received with a digest error.",
+	     offsetof(struct iscsi_session_info, digest_errors)},
+	    {"utarget_iscsi_session_format_errors_total", "PDUs received with a protocol error.",
+	     offsetof(struct iscsi_session_info, format_errors)},
+	    {"utarget_iscsi_session_connection_timeouts_total",
+	     "Connections of the session ended by a timeout.",
+	     offsetof(struct iscsi_session_info, connection_timeouts)},
 	};
 	const struct cfg *c = cfg_ctl_tree();
 	struct iscsi_session_info *v = NULL;
@@ -231,6 +248,112 @@ static int render_sessions(FILE *f)
 	return 0;
 }
 
+static const char *const outcome_labels[ISCSI_LOGIN_OUTCOMES] = {
+    [ISCSI_LOGIN_ACCEPTED] = "accepted",
+    [ISCSI_LOGIN_REDIRECTED] = "redirected",
+    [ISCSI_LOGIN_AUTHN_FAILED] = "authentication_failed",
+    [ISCSI_LOGIN_AUTHZ_FAILED] = "authorization_failed",
+    [ISCSI_LOGIN_NEG_FAILED] = "negotiation_failed",
+    [ISCSI_LOGIN_OTHER_FAILED] = "other_failed",
+};
+
+/* "name{" or "name{target="...","; the caller adds the other labels. */
+static void open_sample(FILE *f, const char *name, const char *target)
+{
+	fprintf(f, "%s{", name);
+	if (target) {
+		fputs("target=\"", f);
+		put_label(f, target);
+		fputs("\",", f);
+	}
+}
+
+/* One target's (target != NULL) or the instance's login or logout lines. */
+static void login_lines(FILE *f, const char *target, const struct iscsi_login_stats *l,
+			bool logouts)
+{
+	const char *name;
+
+	if (!logouts) {
+		name =
+		    target ? "utarget_iscsi_logins_total" : "utarget_iscsi_instance_logins_total";
+		for (unsigned o = 0; o < ISCSI_LOGIN_OUTCOMES; o++) {
+			open_sample(f, name, target);
+			fprintf(f, "outcome=\"%s\"} %" PRIu64 "\n", outcome_labels[o],
+				l->outcome[o]);
+		}
+		return;
+	}
+	name = target ? "utarget_iscsi_logouts_total" : "utarget_iscsi_instance_logouts_total";
+	open_sample(f, name, target);
+	fprintf(f, "reason=\"normal\"} %" PRIu64 "\n", l->logout_normal);
+	open_sample(f, name, target);
+	fprintf(f, "reason=\"other\"} %" PRIu64 "\n", l->logout_other);
+}
+
+/* The iSCSI-MIB's instance and target node counters and the SCSI-MIB's
+ * target port counters (fabric/iscsi/counters.c, scsi_tport_stats()). */
+static int render_targets(FILE *f)
+{
+	static const char *const fail_labels[ISCSI_FAIL_KINDS] = {
+	    [ISCSI_FAIL_DIGEST] = "digest",
+	    [ISCSI_FAIL_TIMEOUT] = "timeout",
+	    [ISCSI_FAIL_FORMAT] = "format",
+	    [ISCSI_FAIL_OTHER] = "other",
+	};
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} ports[] = {
+	    {"utarget_port_commands_total", "SCSI commands completed through the target port.",
+	     offsetof(struct iscsi_tpg_stats, commands)},
+	    {"utarget_port_read_bytes_total", "Data-In bytes sent through the target port.",
+	     offsetof(struct iscsi_tpg_stats, read_bytes)},
+	    {"utarget_port_written_bytes_total",
+	     "Data-Out bytes of commands that completed with GOOD status, through the port.",
+	     offsetof(struct iscsi_tpg_stats, write_bytes)},
+	};
+	struct iscsi_instance_stats in;
+	struct iscsi_target_stats *v;
+	size_t n;
+	int rc = iscsi_target_stats_list(NULL, &v, &n);
+
+	if (rc)
+		return rc;
+	iscsi_instance_stats(&in);
+	family(f, "utarget_iscsi_session_failures_total", "counter",
+	       "Logged-in sessions that ended without a logout, by the error that ended them.");
+	for (unsigned k = ISCSI_FAIL_DIGEST; k < ISCSI_FAIL_KINDS; k++)
+		fprintf(f, "utarget_iscsi_session_failures_total{kind=\"%s\"} %" PRIu64 "\n",
+			fail_labels[k], in.failures[k]);
+	family(f, "utarget_iscsi_instance_logins_total", "counter",
+	       "Logins that reached no target (discovery, unknown TargetName), by outcome.");
+	login_lines(f, NULL, &in.login, false);
+	family(f, "utarget_iscsi_instance_logouts_total", "counter",
+	       "Logout Requests of sessions without a target, by reason (0: normal).");
+	login_lines(f, NULL, &in.login, true);
+	family(f, "utarget_iscsi_logins_total", "counter",
+	       "Logins to the target node, by outcome.");
+	for (size_t i = 0; i < n; i++)
+		login_lines(f, v[i].name, &v[i].login, false);
+	family(f, "utarget_iscsi_logouts_total", "counter",
+	       "Logout Requests to the target node, by reason (0: normal).");
+	for (size_t i = 0; i < n; i++)
+		login_lines(f, v[i].name, &v[i].login, true);
+	for (size_t k = 0; k < sizeof(ports) / sizeof(ports[0]); k++) {
+		family(f, ports[k].name, "counter", ports[k].help);
+		for (size_t i = 0; i < n; i++)
+			for (size_t g = 0; g < v[i].ntpgs; g++) {
+				open_sample(f, ports[k].name, v[i].name);
+				fprintf(f, "tpgt=\"%u\"} %" PRIu64 "\n", v[i].tpgs[g].tag,
+					*(const uint64_t *)((const char *)&v[i].tpgs[g] +
+							    ports[k].off));
+			}
+	}
+	iscsi_target_stats_free(v, n);
+	return 0;
+}
+
 int rpc_metrics_render(const char *version, char **text, size_t *len)
 {
 	char *buf = NULL;
@@ -247,6 +370,8 @@ int rpc_metrics_render(const char *version, char **text, size_t *len)
 	rc = render_lus(f);
 	if (!rc)
 		rc = render_sessions(f);
+	if (!rc)
+		rc = render_targets(f);
 	family(f, "utarget_stats_lost_updates_total", "counter",
 	       "Statistics updates lost to allocation failures.");
 	fprintf(f, "utarget_stats_lost_updates_total %" PRIu64 "\n", stats_lost_updates());

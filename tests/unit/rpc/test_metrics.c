@@ -65,6 +65,41 @@ int iscsi_session_list(struct iscsi_session_info **out, size_t *n)
 	return 0;
 }
 
+void iscsi_instance_stats(struct iscsi_instance_stats *out)
+{
+	*out = (struct iscsi_instance_stats){0};
+	out->failures[ISCSI_FAIL_DIGEST] = 2;
+	out->login.outcome[ISCSI_LOGIN_ACCEPTED] = 4; /* discovery */
+	out->login.logout_normal = 4;
+}
+
+int iscsi_target_stats_list(const char *name, struct iscsi_target_stats **out, size_t *n)
+{
+	struct iscsi_target_stats *v = calloc(1, sizeof(*v));
+
+	assert_null(name);
+	if (!v)
+		return -1;
+	snprintf(v->name, sizeof(v->name), "iqn.2026-12.org.utarget:t");
+	v->login.outcome[ISCSI_LOGIN_AUTHN_FAILED] = 3;
+	v->login.logout_other = 1;
+	v->tpgs = calloc(1, sizeof(*v->tpgs));
+	if (!v->tpgs)
+		return free(v), -1;
+	v->tpgs[0] = (struct iscsi_tpg_stats){.tag = 2, .commands = 9, .write_bytes = 1ull << 33};
+	v->ntpgs = 1;
+	*out = v;
+	*n = 1;
+	return 0;
+}
+
+void iscsi_target_stats_free(struct iscsi_target_stats *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].tpgs);
+	free(v);
+}
+
 static char *render(void)
 {
 	char *text = NULL;
@@ -116,6 +151,21 @@ static void test_labels_and_families(void **state)
 	assert_non_null(
 	    strstr(t, "utarget_iscsi_session_commands_total{target=\"iqn.2026-12.org.utarget:t\","
 		      "initiator=\"iqn.x\\\"y\\\\z\\nw\",isid=\"800000000000\",tsih=\"7\"} 5\n"));
+	/* the iSCSI-MIB's instance and target node counters, the port's */
+	assert_non_null(strstr(t, "utarget_iscsi_session_failures_total{kind=\"digest\"} 2\n"));
+	assert_non_null(strstr(t, "utarget_iscsi_session_failures_total{kind=\"other\"} 0\n"));
+	assert_non_null(strstr(t, "utarget_iscsi_instance_logins_total{outcome=\"accepted\"} 4\n"));
+	assert_non_null(strstr(t, "utarget_iscsi_instance_logouts_total{reason=\"normal\"} 4\n"));
+	assert_non_null(strstr(t, "utarget_iscsi_logins_total{target=\"iqn.2026-12.org.utarget:t\","
+				  "outcome=\"authentication_failed\"} 3\n"));
+	assert_non_null(strstr(t,
+			       "utarget_iscsi_logouts_total{target=\"iqn.2026-12.org.utarget:t\","
+			       "reason=\"other\"} 1\n"));
+	assert_non_null(strstr(t,
+			       "utarget_port_commands_total{target=\"iqn.2026-12.org.utarget:t\","
+			       "tpgt=\"2\"} 9\n"));
+	assert_non_null(strstr(t, "utarget_port_written_bytes_total{target=\"iqn.2026-12.org."
+				  "utarget:t\",tpgt=\"2\"} 8589934592\n"));
 	/* every sample follows the TYPE of its family, which follows its HELP */
 	for (line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(line, "# HELP ", 7) == 0) {
