@@ -60,10 +60,11 @@ static json_t *lu_json(const char *name, const struct scsi_lu_stats *st)
 		    json_pack("{s:I,s:o}", "commands", (json_int_t)st->op[c].cmds, "latency",
 			      latency_json(st->op[c].lat, rpc_lu_hist_count(st->op[c].lat),
 					   st->op[c].lat_sum_ns)));
-	o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "backstore", name, "commands",
+	o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "backstore", name, "commands",
 		      (json_int_t)st->cmds, "errors", (json_int_t)st->errors, "aborted",
 		      (json_int_t)st->aborted, "busy", (json_int_t)st->busy, "read_bytes",
-		      (json_int_t)st->read_bytes, "write_bytes", (json_int_t)st->write_bytes);
+		      (json_int_t)st->read_bytes, "write_bytes", (json_int_t)st->write_bytes,
+		      "in_flight", (json_int_t)st->in_flight);
 	if (o)
 		json_object_set_new(o, "classes", classes ? classes : json_object());
 	else

@@ -63,7 +63,7 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-/* One LU's value of a counter family. */
+/* One LU's sample of a family. */
 static void lu_counter(FILE *f, const char *name, const char *bs, uint64_t v)
 {
 	fprintf(f, "%s{backstore=\"", name);
@@ -121,7 +121,10 @@ static const struct {
      offsetof(struct scsi_lu_stats, write_bytes)},
 };
 #define LU_COUNTERS (sizeof(lu_counters) / sizeof(lu_counters[0]))
-#define LU_FAMILIES (LU_COUNTERS + 1) /* the counters, then the histogram */
+/* the counters, the in-flight gauge, then the histogram */
+#define LU_GAUGE    LU_COUNTERS
+#define LU_HIST	    (LU_COUNTERS + 1)
+#define LU_FAMILIES (LU_COUNTERS + 2)
 
 /* One text per family, filled LU by LU in one pass (the format wants a
  * family's samples together; one LU's snapshot is held at a time). */
@@ -138,8 +141,9 @@ static int lu_render(const char *bs, const struct scsi_lu_stats *st, void *arg)
 	for (size_t k = 0; k < LU_COUNTERS; k++)
 		lu_counter(t->f[k], lu_counters[k].name, bs,
 			   *(const uint64_t *)((const char *)st + lu_counters[k].off));
+	lu_counter(t->f[LU_GAUGE], "utarget_lu_in_flight", bs, st->in_flight);
 	for (unsigned cl = 0; cl < SCSI_OP_CLASSES; cl++)
-		lu_histogram(t->f[LU_COUNTERS], bs, class_names[cl], st->op[cl].lat,
+		lu_histogram(t->f[LU_HIST], bs, class_names[cl], st->op[cl].lat,
 			     st->op[cl].lat_sum_ns);
 	return 0;
 }
@@ -160,6 +164,11 @@ static int render_lus(FILE *f)
 			rc = -ENOMEM;
 		if (!rc && k < LU_COUNTERS)
 			family(f, lu_counters[k].name, "counter", lu_counters[k].help);
+		else if (!rc && k == LU_GAUGE)
+			family(
+			    f, "utarget_lu_in_flight", "gauge",
+			    "Commands set up and not yet completed: the logical unit's queue depth "
+			    "now.");
 		else if (!rc)
 			family(f, "utarget_lu_command_duration_seconds", "histogram",
 			       "Command latency in the device server, setup to completion, by "

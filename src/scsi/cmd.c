@@ -240,6 +240,8 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 	p->lu = lu;
 	p->itn = itn;
 	p->map_read_only = ro;
+	if (lu)
+		stats_add_word(&lu->core->stats, LU_ST_STARTED, 1); /* lu_count() ends it */
 	if (!lu) {
 		/* SPC-4 8.2: the REPORT LUNS well known LU also answers TEST
 		 * UNIT READY; other unmapped LUNs only the CDB_F_NO_LUN_OK

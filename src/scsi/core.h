@@ -38,6 +38,7 @@ enum lu_stat {
 	LU_ST_BUSY,	   /* BUSY or TASK SET FULL */
 	LU_ST_READ_BYTES,  /* Data-In bytes of every command */
 	LU_ST_WRITE_BYTES, /* Data-Out bytes of commands that completed GOOD */
+	LU_ST_STARTED,	   /* commands set up (in flight: started - completed) */
 	LU_ST_CLASS_CMDS,  /* + class: commands per class */
 	LU_ST_HIST = LU_ST_CLASS_CMDS + SCSI_OP_CLASSES, /* + class * STATS_HIST_WORDS */
 	LU_ST_WORDS = LU_ST_HIST + SCSI_OP_CLASSES * STATS_HIST_WORDS,

@@ -275,6 +275,9 @@ void scsi_lu_stats(struct scsi_lu *lu, struct scsi_lu_stats *out)
 	out->busy = w[LU_ST_BUSY];
 	out->read_bytes = w[LU_ST_READ_BYTES];
 	out->write_bytes = w[LU_ST_WRITE_BYTES];
+	/* the words are not of one instant: a completion may be summed
+	 * without its start */
+	out->in_flight = w[LU_ST_STARTED] > w[LU_ST_CMDS] ? w[LU_ST_STARTED] - w[LU_ST_CMDS] : 0;
 	for (unsigned c = 0; c < SCSI_OP_CLASSES; c++) {
 		const uint64_t *h = w + LU_ST_HIST + c * STATS_HIST_WORDS;
 

@@ -253,6 +253,7 @@ enum scsi_op_class { SCSI_OP_READ, SCSI_OP_WRITE, SCSI_OP_OTHER, SCSI_OP_CLASSES
 struct scsi_lu_stats {
 	uint64_t cmds, errors, aborted, busy;
 	uint64_t read_bytes, write_bytes;
+	uint64_t in_flight; /* set up, not yet completed (a gauge) */
 	struct {
 		uint64_t cmds;
 		uint64_t lat_sum_ns;

@@ -1,11 +1,12 @@
 #!/bin/bash
-# stats_iscsi.sh UTARGETD RAWLOGIN MALFORMED HOLDSESSION: the iSCSI-MIB side
+# stats_iscsi.sh UTARGETD RAWLOGIN MALFORMED HOLDSESSION CDBPROBE: the iSCSI-MIB side
 # of stats.get (issue 13; RFC 7147, fabric/iscsi/counters.c): each login,
 # logout and failure is counted once, on the right object, with who caused
 # the last failure; a live session's PDU counters agree with its commands.
 #
 #   rawlogin / malformed / holdsession --- utargetd :PORT --- target A (demo) --- LUN 0: r0
-#                                           |                 target C (CHAP u)  -- LUN 0: r0
+#   cdbprobe                                |                     |-------------- LUN 1: slow (ram,
+#                                           |                 target C (CHAP u)  -- LUN 0: r0   reads held 1.5 s)
 #   utrpc.py stats.get ------------------- rpc.sock
 #
 # Each step takes a snapshot before and after and checks the deltas:
@@ -21,13 +22,16 @@
 #   6 while holdsession reads: its session is listed with its ISID, and
 #     commands <= command PDUs <= commands + 1, responses in [commands - 1,
 #     commands], its connection's PDUs and bytes cover them; the target filter
-#     and the parameter errors.
+#     and the parameter errors;
+#   7 a READ held 1.5 s by the fault layer: its LU has 1 command in flight
+#     while it waits, 0 after (the LU's queue depth gauge).
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
-USAGE="usage: stats_iscsi.sh UTARGETD RAWLOGIN MALFORMED HOLDSESSION"
+USAGE="usage: stats_iscsi.sh UTARGETD RAWLOGIN MALFORMED HOLDSESSION CDBPROBE"
 RAW=${2:?$USAGE}
 MAL=${3:?$USAGE}
 HOLD=${4:?$USAGE}
+PROBE=${5:?$USAGE}
 RPC="$UT_ROOT/tests/tools/utrpc.py"
 ut_pick_port
 SOCK=$UT_TMP/rpc.sock
@@ -40,11 +44,12 @@ ut_write_config st.json <<JSON
   "version": 1,
   "state_dir": "@TMP@",
   "rpc_socket": "@TMP@/rpc.sock",
-  "backstores": [ { "name": "r0", "type": "ram", "size": "8M" } ],
+  "backstores": [ { "name": "r0", "type": "ram", "size": "8M" },
+                  { "name": "slow", "type": "ram", "size": "8M", "fault": { "delay_us": 1500000 } } ],
   "targets": [
     { "name": "$A",
       "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:@PORT@"] } ],
-      "luns": [ { "lun": 0, "backstore": "r0" } ],
+      "luns": [ { "lun": 0, "backstore": "r0" }, { "lun": 1, "backstore": "slow" } ],
       "demo_mode": { "enabled": true, "read_only": false } },
     { "name": "$C",
       "portal_groups": [ { "tag": 2, "portals": ["127.0.0.1:@PORT@"] } ],
@@ -169,5 +174,18 @@ python3 "$RPC" "$SOCK" stats.get '{"target": "iqn.2026-12.org.utarget:none"}' >"
 rc=0
 python3 "$RPC" "$SOCK" stats.get "{\"target\": \"$A\", \"backstore\": \"r0\"}" >"$UT_TMP/e.json" || rc=$?
 [ "$rc" = 3 ] && grep -q -- "-32602" "$UT_TMP/e.json" || ut_fail "target with backstore was not refused"
+# 7: the in-flight gauge
+CDBPROBE_UA=1 "$PROBE" "iscsi://$ADDR/$A/1" 28000000000000000100 in 512 >/dev/null &
+PPID_=$!
+sleep 0.7
+python3 "$RPC" "$SOCK" stats.get '{"backstore": "slow"}' >"$UT_TMP/i1.json" || ut_fail "stats.get"
+wait $PPID_ || ut_fail "the held READ failed"
+python3 "$RPC" "$SOCK" stats.get '{"backstore": "slow"}' >"$UT_TMP/i2.json" || ut_fail "stats.get"
+python3 - "$UT_TMP/i1.json" "$UT_TMP/i2.json" <<'PY' || ut_fail "the in-flight gauge"
+import json, sys
+a, b = (json.load(open(f))["luns"][0] for f in sys.argv[1:3])
+assert a["in_flight"] == 1, "while held: %d" % a["in_flight"]
+assert b["in_flight"] == 0 and b["commands"] >= a["commands"] + 1, (a, b)
+PY
 ut_stop
 echo "stats_iscsi: PASS"

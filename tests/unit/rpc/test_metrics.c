@@ -38,6 +38,7 @@ void scsi_lu_stats(struct scsi_lu *lu, struct scsi_lu_stats *out)
 	memset(out, 0, sizeof(*out));
 	out->cmds = 7;
 	out->read_bytes = 4096;
+	out->in_flight = 2;
 	out->op[SCSI_OP_READ].cmds = 7;
 	out->op[SCSI_OP_READ].lat[0] = 1;		       /* below 2^10 ns */
 	out->op[SCSI_OP_READ].lat[16] = 2;		       /* [2^11 - 64, 2^11) */
@@ -137,6 +138,8 @@ static void test_histogram(void **state)
 	assert_null(strstr(t, "backstore=\"r1\""));
 	assert_non_null(strstr(t, "utarget_lu_commands_total{backstore=\"r0\"} 7\n"));
 	assert_non_null(strstr(t, "utarget_lu_read_bytes_total{backstore=\"r0\"} 4096\n"));
+	assert_non_null(strstr(
+	    t, "# TYPE utarget_lu_in_flight gauge\nutarget_lu_in_flight{backstore=\"r0\"} 2\n"));
 	free(t);
 }
 
