@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "lib/stats.h"
@@ -68,6 +69,13 @@ static void test_quantile(void **state)
 			 stats_hist_bound(stats_hist_bucket(1000000)));
 	assert_int_equal(stats_hist_quantile(b, 1.0),
 			 stats_hist_bound(stats_hist_bucket(1000000000)));
+	/* the nearest rank: of 3 values, the p99 is the largest */
+	memset(b, 0, sizeof(b));
+	b[stats_hist_bucket(10000)] += 2;
+	b[stats_hist_bucket(1000000)] += 1;
+	assert_int_equal(stats_hist_quantile(b, 0.99),
+			 stats_hist_bound(stats_hist_bucket(1000000)));
+	assert_int_equal(stats_hist_quantile(b, 0.5), stats_hist_bound(stats_hist_bucket(10000)));
 	/* the bound overestimates by at most 1/16 */
 	assert_true(stats_hist_quantile(b, 0.5) <= 10000 + 10000 / 16 + 1);
 }
