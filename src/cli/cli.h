@@ -131,6 +131,7 @@ extern const struct cli_cmd cli_cmds_session[];
 extern const struct cli_cmd cli_cmds_reservation[];
 extern const struct cli_cmd cli_cmds_import[];
 extern const struct cli_cmd cli_cmds_stats[];
+extern const struct cli_cmd cli_cmds_top[];
 
 /* ---- cli_dispatch.c ---- */
 /* All command tables, NULL terminated. */

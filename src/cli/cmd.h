@@ -38,4 +38,15 @@ int cmd_merge_nested(struct cli *c, json_t *params, const char *get_method, json
 /* A LUN argument: "3" or "lun3". */
 int cmd_lun(struct cli *c, const char *text, json_int_t *out);
 
+/* ---- statistics (cmd_stats.c; utarget stats and utarget top) ---- */
+/* A duration in ns as people read it (850ns, 12.5us, 3.2ms); "-" for a
+ * non-integer. */
+void stats_out_ns(json_t *v, char *buf, size_t size);
+/* --interval's value (NULL: 1 s), in seconds from 0 to 3600. */
+int stats_interval(struct cli *c, const char *text, double *out);
+/* stats.get with params (consumed), twice interval_s apart when it is
+ * above 0: *snap the last answer, *rates their rates (stats_rates.h; NULL
+ * without an interval). */
+int stats_sample(struct cli *c, json_t *params, double interval_s, json_t **snap, json_t **rates);
+
 #endif
