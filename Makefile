@@ -94,7 +94,7 @@ fuzz: deps-test
 	./tests/fuzz/run.sh $(FUZZ_BUILD) $${FUZZ_SECONDS:-600}
 
 format:
-	clang-format -i $$(git ls-files 'src/*.[ch]' 'tests/*.[ch]' 'bench/*.[ch]')
+	clang-format -i $$(git ls-files 'src/*.[ch]' 'tests/*.[ch]' 'bench/*.[ch]' 'tools/*.[ch]')
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -2,14 +2,18 @@
 # deps.sh [run|test|vm|list NAME]: install the Debian 12 packages of a list,
 # skipping those already installed. The one file of dependencies, with three lists:
 #   run   building and running the daemon and the CLI (`make run`; libmicrohttpd
-#         serves /metrics), and the clients the README's "Connecting" section
+#         serves /metrics; libsnmp-dev, Net-SNMP's agent library, for the
+#         SNMP subagent utarget-agentx that is built by default), and the clients the README's "Connecting" section
 #         uses (iscsi-ls, iscsi-inq, qemu-img with its iscsi:// driver, which is in qemu-block-extra)
 #   test  the run list plus what the tests, the fuzzers and the benchmark need
 #         (`make test`, `make bench`, `make fuzz`, `make soak`): clang and its
 #         libFuzzer/sanitizer runtime, clang-format (the formatting check),
 #         cmocka, libiscsi-dev for the test clients, tgt (the benchmark's
 #         reference target), python3, git; python3-prometheus-client and
-#         curl (the /metrics test parses the exposition with the client's parser)
+#         curl (the /metrics test parses the exposition with the client's parser);
+#         snmpd and snmp (tests/integration/snmp.sh runs a private snmpd as
+#         AgentX master, walks it with snmpwalk/snmpget, and loads the
+#         shipped MIB modules with snmptranslate)
 #   vm    the run list plus what the Linux-initiator test in a QEMU guest
 #         needs (`make vm-test`, tests/vm/): qemu-system-x86 (TCG), and the
 #         guest's tools, copied with their libraries from the host into the
@@ -40,6 +44,7 @@ libssl-dev
 libidn-dev
 libedit-dev
 libmicrohttpd-dev
+libsnmp-dev
 iproute2
 libiscsi-bin
 qemu-utils
@@ -58,6 +63,8 @@ python3
 python3-prometheus-client
 curl
 git
+snmpd
+snmp
 "
 
 VM_PKGS="$RUN_PKGS

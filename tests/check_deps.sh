@@ -5,7 +5,8 @@
 #     the test and vm lists hold the whole run list;
 #   - the run list holds the compiler, meson, ninja, pkg-config and a Debian
 #     package for every dependency() that meson.build and src/**/meson.build
-#     require (a new one must be added to the lists, and here);
+#     require, and tools/**/meson.build (the SNMP subagent: libsnmp-dev)
+#     (a new one must be added to the lists, and here);
 #   - the run list holds no test tool: no tgt, clang, libclang-rt, cmocka,
 #     libiscsi-dev;
 #   - both lists hold libiscsi-bin, qemu-utils and qemu-block-extra (the
@@ -15,7 +16,7 @@
 #   - the test list holds the test, fuzz and benchmark tools: clang,
 #     libclang-rt-14-dev, libcmocka-dev, libiscsi-dev, tgt, procps, python3,
 #     python3-prometheus-client and curl (tests/integration/metrics.sh),
-#     git;
+#     git, snmpd and snmp (tests/integration/snmp.sh);
 #   - the vm list holds what tests/vm/ needs: qemu-system-x86, busybox-static,
 #     open-iscsi, sg3-utils, smartmontools, cpio, procps; and no kernel
 #     package (the guest's kernel is downloaded, never installed);
@@ -60,7 +61,7 @@ found=$(echo "$vm_list" | grep -E '^linux-image' | tr '\n' ' ')
 # meson dependency name -> Debian package (threads: the C library)
 declare -A pkg_of=([jansson]=libjansson-dev [liburing]=liburing-dev [libcrypto]=libssl-dev
 	[libedit]=libedit-dev [libidn]=libidn-dev [libisal]=libisal-dev [libmicrohttpd]=libmicrohttpd-dev
-	[threads]=libc6-dev)
+	[netsnmp-agent]=libsnmp-dev [threads]=libc6-dev)
 need="build-essential meson ninja-build pkg-config"
 while read -r name; do
 	[ -n "$name" ] || continue
@@ -69,7 +70,7 @@ while read -r name; do
 		continue
 	fi
 	[ "${pkg_of[$name]}" = libc6-dev ] || need="$need ${pkg_of[$name]}"
-done < <(cat "$root/meson.build" $(find "$root/src" -name meson.build) |
+done < <(cat "$root/meson.build" $(find "$root/src" "$root/tools" -name meson.build) |
 	grep -E "dependency\('[^']+'" | grep -vE "required *: *(false|get_option)" |
 	sed -E "s/.*dependency\('([^']+)'.*/\1/" | sort -u)
 missing=""
@@ -101,10 +102,10 @@ else
 fi
 
 missing=""
-for p in clang libclang-rt-14-dev libcmocka-dev libiscsi-dev tgt procps python3 python3-prometheus-client curl git; do
+for p in clang libclang-rt-14-dev libcmocka-dev libiscsi-dev tgt procps python3 python3-prometheus-client curl git snmpd snmp; do
 	in_list "$test_list" "$p" || missing="$missing $p"
 done
-[ -z "$missing" ] && ok "the test list holds clang, libclang-rt-14-dev, libcmocka-dev, libiscsi-dev, tgt, procps, python3, python3-prometheus-client, curl, git" ||
+[ -z "$missing" ] && ok "the test list holds clang, libclang-rt-14-dev, libcmocka-dev, libiscsi-dev, tgt, procps, python3, python3-prometheus-client, curl, git, snmpd, snmp" ||
 	bad "the test list lacks:$missing"
 
 hits=$(sed 's/#.*//' "$deps" | grep -nwE 'systemctl|service|invoke-rc\.d|pkill|killall|kill')

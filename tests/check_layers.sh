@@ -20,6 +20,8 @@
 #     (fabric/iscsi/iscsi.h, scsi/scsi.h);
 #   - src/cli includes anything but cli/, config/ and lib/ (the CLI talks to
 #     the daemon only through its socket);
+#   - a build file of src/ names Net-SNMP, or (given BUILDDIR) a program of
+#     src/ has it on its link line (only tools/snmp's subagent links it);
 #   - a banned function (strcpy, sprintf, strtok, atoi, gets) is called
 #     anywhere in src/ (comments and string literals are ignored);
 # and when a library or program of src/ links a layer it must not. A
@@ -444,6 +446,31 @@ if build:
                     done.add(d["file"])
                     link_error(os.path.join(build, t["file"]), t["name"], t["layer"],
                                d["file"], d["layer"], f"uses {sym} of")
+
+# Net-SNMP stays out of src/: the SNMP subagent is a program of its own
+# (tools/snmp, utarget-agentx), and no library or program of src/ names
+# Net-SNMP in its build file or has it on its link line.
+for dirpath, _dirs, files in os.walk(src):
+    if "meson.build" in files:
+        path = os.path.join(dirpath, "meson.build")
+        for n, line in enumerate(open(path, encoding="utf-8"), 1):
+            if re.search(r"netsnmp|net-snmp", line.split("#", 1)[0], re.I):
+                print(f"{os.path.relpath(path, root)}:{n}: src/ links nothing of Net-SNMP "
+                      "(the subagent, tools/snmp, is a program of its own)")
+                errors += 1
+if build:
+    current = None
+    for line in open(os.path.join(build, "build.ninja"), encoding="utf-8", errors="replace"):
+        m = re.match(r"build (\S+): (\w+_LINKER) ", line)
+        if m:
+            current = targets.get(os.path.realpath(os.path.join(build, m.group(1))))
+            continue
+        if line.startswith("build "):
+            current = None
+        elif current and line.startswith(" LINK_ARGS =") and re.search(r"netsnmp", line):
+            print(f"{os.path.join(build, 'build.ninja')}: {current['name']} ({current['layer']}) "
+                  "is linked with Net-SNMP: only tools/snmp's utarget-agentx may be")
+            errors += 1
 
 if errors:
     print(f"check_layers: {errors} violation(s)")

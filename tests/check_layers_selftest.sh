@@ -181,6 +181,11 @@ link cli/$m "x_deps = [jansson_dep]\nx_deps += [scsi_dep]\n$(lib x_deps)" \
 link cli/$m "cli_dep = declare_dependency(link_with : cli_lib,\n  dependencies : [config_core_dep, iscsi_fabric_dep])" \
 	"the CLI as it was (cli_dep with iscsi_fabric_dep)" \
 	"cli_dep (cli) links iscsi_fabric_dep (fabric)"
+# Net-SNMP: only the subagent of tools/snmp links it, nothing of src/
+link daemon/$m "netsnmp_agent_dep = dependency('netsnmp-agent')" \
+	"the daemon's build file naming Net-SNMP" "src/daemon/meson.build:3: src/ links nothing of Net-SNMP"
+tree daemon/$m "# not netsnmp: the subagent is tools/snmp\n"
+expect pass "a comment naming Net-SNMP"
 # the config's file side: only lib
 link config/$m "config_core_dep = declare_dependency(link_with : config_core_lib,\n  dependencies : [lib_dep, iscsi_fabric_dep])" \
 	"config core linking the fabric" "config_core_dep (config core) links iscsi_fabric_dep (fabric)"
@@ -280,6 +285,10 @@ fakebuild
 archive src/cli utcli 'int ut_iscsi(void); int ut_cli(void) { return ut_iscsi(); }'
 expect fail "the CLI calling the fabric" \
 	"utcli (cli) uses ut_iscsi of src/fabric/iscsi/libutiscsi.a (fabric)"
+fakebuild
+sed -i 's|^ LINK_ARGS = .*| LINK_ARGS = -Wl,--start-group -lnetsnmpagent -lnetsnmp|' "$tmp/build/build.ninja"
+expect fail "the CLI program linked with Net-SNMP (only tools/snmp may be)" \
+	"utarget (cli) is linked with Net-SNMP"
 builddir=$tmp/src
 expect fail "a directory that is not a meson build directory" "is not a meson build directory"
 exit $fail

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "cli/rpc_client.h"
 #include "lib/compiler.h"
 
 enum cli_exit {
@@ -34,38 +35,7 @@ enum cli_exit {
 	CLI_EINTERNAL = 8,    /* an answer the tool does not understand, out of memory */
 };
 
-#define CLI_DEFAULT_SOCKET  "/run/utarget/utargetd.sock"
-#define CLI_DEFAULT_TIMEOUT 120 /* seconds for one answer */
-
 /* ---- rpc_client.c: JSON-RPC 2.0 over the daemon's Unix socket ---- */
-#define RPC_ERR_PROTOCOL 1 /* rpc_error.code: an answer that is not JSON-RPC */
-
-struct rpc_error {
-	int code;	   /* JSON-RPC error code; 0: transport error; RPC_ERR_PROTOCOL */
-	char message[512]; /* one line */
-	json_t *data;	   /* error.data, or NULL */
-};
-
-struct rpc_client {
-	int fd; /* -1: not connected */
-	char *rbuf;
-	size_t rlen, rcap;
-	long long next_id;
-	int timeout_ms;
-};
-
-void rpc_client_init(struct rpc_client *c, int timeout_ms);
-/* 0 or -errno with a message in err. */
-int rpc_connect(struct rpc_client *c, const char *path, struct rpc_error *err);
-void rpc_close(struct rpc_client *c);
-/* One request (params: an object, consumed; NULL: {}). On success *result
- * is the "result" member (a new reference) and 0 is returned; on a
- * JSON-RPC error the error is in *err and 1 is returned; a transport
- * failure is -errno with *err set (code 0). err->data must be released
- * with rpc_error_clear(). */
-int rpc_call(struct rpc_client *c, const char *method, json_t *params, json_t **result,
-	     struct rpc_error *err);
-void rpc_error_clear(struct rpc_error *err);
 /* The exit status for an error (not_found -> 4, exists -> 5, others -> 3;
  * transport errors -> 2). */
 enum cli_exit rpc_error_exit(const struct rpc_error *err);

@@ -284,3 +284,21 @@ int cmd_merge_nested(struct cli *c, json_t *params, const char *get_method, json
 	json_decref(cur);
 	return CLI_OK;
 }
+
+enum cli_exit rpc_error_exit(const struct rpc_error *err)
+{
+	switch (err->code) {
+	case 0:
+		return CLI_EUNREACHABLE;
+	case RPC_ERR_PROTOCOL:
+		return CLI_EINTERNAL;
+	case -32002:
+		return CLI_ENOTFOUND;
+	case -32003:
+		return CLI_EEXISTS;
+	case -32008:
+		return CLI_EUNREACHABLE;
+	default:
+		return CLI_EREJECTED;
+	}
+}

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "cli/rpc_client.h"
 
 #define RPC_MAX_ANSWER (256u << 20) /* config.get of a very large config fits */
 
@@ -263,22 +263,4 @@ int rpc_call(struct rpc_client *c, const char *method, json_t *params, json_t **
 	rc = rpc_answer(ans, id, result, err);
 	json_decref(ans);
 	return rc;
-}
-
-enum cli_exit rpc_error_exit(const struct rpc_error *err)
-{
-	switch (err->code) {
-	case 0:
-		return CLI_EUNREACHABLE;
-	case RPC_ERR_PROTOCOL:
-		return CLI_EINTERNAL;
-	case -32002:
-		return CLI_ENOTFOUND;
-	case -32003:
-		return CLI_EEXISTS;
-	case -32008:
-		return CLI_EUNREACHABLE;
-	default:
-		return CLI_EREJECTED;
-	}
 }
