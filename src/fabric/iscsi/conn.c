@@ -166,6 +166,7 @@ static bool perr_ok(const struct iscsi_conn *c)
 	return ok;
 }
 
+UT_PRINTF(2, 0)
 static void proto_vlog(struct iscsi_conn *c, const char *fmt, va_list ap)
 {
 	char msg[256];
