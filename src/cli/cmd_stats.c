@@ -65,14 +65,6 @@ static json_t *st_row(json_t *lu)
 	return row;
 }
 
-static void fmt_rate(double v, char *buf, size_t size)
-{
-	if (v < 10)
-		snprintf(buf, size, "%.1f", v);
-	else
-		snprintf(buf, size, "%.0f", v);
-}
-
 /* The rates' row of the LU (or session) named like row, merged into row. */
 static void st_add_rates(json_t *row, json_t *rates)
 {
@@ -83,21 +75,12 @@ static void st_add_rates(json_t *row, json_t *rates)
 		json_object_set_new(row, "mbs_text", json_string("-"));
 		return;
 	}
-	fmt_rate(json_real_value(json_object_get(rates, "iops")), iops, sizeof(iops));
-	fmt_rate(json_real_value(json_object_get(rates, "read_mb_s")) +
-		     json_real_value(json_object_get(rates, "write_mb_s")),
-		 mbs, sizeof(mbs));
+	rates_fmt(json_real_value(json_object_get(rates, "iops")), iops, sizeof(iops));
+	rates_fmt(json_real_value(json_object_get(rates, "read_mb_s")) +
+		      json_real_value(json_object_get(rates, "write_mb_s")),
+		  mbs, sizeof(mbs));
 	json_object_set_new(row, "iops_text", json_string(iops));
 	json_object_set_new(row, "mbs_text", json_string(mbs));
-}
-
-static json_t *find_by(json_t *arr, const char *k, json_t *v)
-{
-	size_t i;
-	json_t *e;
-
-	json_array_foreach(arr, i, e) if (json_equal(json_object_get(e, k), v)) return e;
-	return NULL;
 }
 
 int stats_sample(struct cli *c, json_t *params, double interval_s, json_t **snap, json_t **rates)
@@ -162,13 +145,11 @@ static void st_sessions(struct cli *c, json_t *res, json_t *rates)
 				"initiator", json_object_get(e, "initiator"), "target",
 				json_object_get(e, "target"), "commands",
 				json_object_get(e, "commands"), "errors",
-				json_integer_value(json_object_get(e, "digest_errors")) +
-				    json_integer_value(json_object_get(e, "format_errors")) +
-				    json_integer_value(json_object_get(e, "connection_timeouts")));
+				(json_int_t)rates_session_errors(e));
 		if (!row)
 			continue;
-		st_add_rates(row, find_by(json_object_get(rates, "sessions"), "tsih",
-					  json_object_get(e, "tsih")));
+		st_add_rates(row, rates_find(json_object_get(rates, "sessions"), "tsih",
+					     json_object_get(e, "tsih")));
 		json_array_append_new(rows, row);
 	}
 	if (json_array_size(rows)) {
@@ -184,22 +165,18 @@ static void st_targets(struct cli *c, json_t *res)
 					   "logout.normal"};
 	static const char *const heads[] = {"TARGET", "SESSIONS", "LOGINS", "LOGIN FAILURES",
 					    "LOGOUTS"};
-	static const char *const fails[] = {"redirects", "authentication_failures",
-					    "authorization_failures", "negotiation_failures",
-					    "other_failures"};
 	json_t *rows = json_array(), *e;
 	size_t i;
 
 	json_array_foreach(json_object_get(res, "targets"), i, e)
 	{
-		json_t *row = json_deep_copy(e), *l = json_object_get(e, "login");
-		json_int_t f = 0;
+		json_t *row = json_deep_copy(e);
 
 		if (!row)
 			continue;
-		for (size_t k = 0; k < ARRAY_SIZE(fails); k++)
-			f += json_integer_value(json_object_get(l, fails[k]));
-		json_object_set_new(row, "failed", json_integer(f));
+		json_object_set_new(
+		    row, "failed",
+		    json_integer((json_int_t)rates_login_failures(json_object_get(e, "login"))));
 		json_array_append_new(rows, row);
 	}
 	if (json_array_size(rows)) {
@@ -249,8 +226,8 @@ static int st_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_ar
 		if (!r)
 			continue;
 		if (interval > 0)
-			st_add_rates(r, find_by(json_object_get(rates, "luns"), "backstore",
-						json_object_get(e, "backstore")));
+			st_add_rates(r, rates_find(json_object_get(rates, "luns"), "backstore",
+						   json_object_get(e, "backstore")));
 		json_array_append_new(rows, r);
 	}
 	out_table(c, rows, cols, heads, ARRAY_SIZE(cols) - (interval > 0 ? 0 : 2));

@@ -97,11 +97,6 @@ static void sort_rows(json_t *arr, enum top_sort s)
 	free(v);
 }
 
-static void fmt_num(double v, char *buf, size_t size)
-{
-	snprintf(buf, size, v < 10 ? "%.1f" : "%.0f", v);
-}
-
 static json_t *lu_row(json_t *r)
 {
 	json_t *row = json_deep_copy(r);
@@ -110,9 +105,9 @@ static json_t *lu_row(json_t *r)
 
 	if (!row)
 		return NULL;
-	fmt_num(num(r, "iops"), iops, sizeof(iops));
-	fmt_num(num(r, "read_mb_s"), rd, sizeof(rd));
-	fmt_num(num(r, "write_mb_s"), wr, sizeof(wr));
+	rates_fmt(num(r, "iops"), iops, sizeof(iops));
+	rates_fmt(num(r, "read_mb_s"), rd, sizeof(rd));
+	rates_fmt(num(r, "write_mb_s"), wr, sizeof(wr));
 	v = json_object_get(r, "read_p99_ns");
 	if (json_is_integer(v) && json_integer_value(v) < 0)
 		snprintf(rp, sizeof(rp), ">68.7s");
@@ -138,8 +133,8 @@ static json_t *ses_row(json_t *r)
 
 	if (!row)
 		return NULL;
-	fmt_num(num(r, "iops"), iops, sizeof(iops));
-	fmt_num(num(r, "read_mb_s") + num(r, "write_mb_s"), mbs, sizeof(mbs));
+	rates_fmt(num(r, "iops"), iops, sizeof(iops));
+	rates_fmt(num(r, "read_mb_s") + num(r, "write_mb_s"), mbs, sizeof(mbs));
 	json_object_set_new(row, "iops_t", json_string(iops));
 	json_object_set_new(row, "mbs_t", json_string(mbs));
 	return row;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stats_rates.c: rates between two stats.get answers (stats_rates.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "cli/stats_rates.h"
+#include "lib/stats.h"
 
 static uint64_t u64(json_t *o, const char *k)
 {
@@ -53,12 +55,7 @@ uint64_t rates_quantile(json_t *before, json_t *after, double q)
 	}
 	if (!n)
 		return 0;
-	q = q < 0 ? 0 : q > 1 ? 1 : q;
-	want = (uint64_t)(q * (double)n);
-	if ((double)want < q * (double)n - 1e-9)
-		want++;
-	if (want < 1)
-		want = 1;
+	want = stats_quantile_rank(n, q);
 	json_array_foreach(after, i, e)
 	{
 		json_t *bound = json_array_get(e, 0);
@@ -73,20 +70,54 @@ uint64_t rates_quantile(json_t *before, json_t *after, double q)
 	return UINT64_MAX;
 }
 
-/* The element of array arr whose member k equals that of o (a string or
- * an integer), or NULL. */
-static json_t *find(json_t *arr, json_t *o, const char *k, const char *k2)
+json_t *rates_find(json_t *arr, const char *k, json_t *v)
 {
-	json_t *v = json_object_get(o, k), *v2 = k2 ? json_object_get(o, k2) : NULL, *e;
+	json_t *e;
 	size_t i;
 
-	json_array_foreach(arr, i, e)
-	{
-		if (json_equal(json_object_get(e, k), v) &&
-		    (!k2 || json_equal(json_object_get(e, k2), v2)))
-			return e;
-	}
+	json_array_foreach(arr, i, e) if (json_equal(json_object_get(e, k), v)) return e;
 	return NULL;
+}
+
+/* The session of arr that is o: the same TSIH and ISID. */
+static json_t *find_session(json_t *arr, json_t *o)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(
+	    arr, i,
+	    e) if (json_equal(json_object_get(e, "tsih"), json_object_get(o, "tsih")) &&
+		   json_equal(json_object_get(e, "isid"), json_object_get(o, "isid"))) return e;
+	return NULL;
+}
+
+uint64_t rates_session_errors(json_t *s)
+{
+	return u64(s, "digest_errors") + u64(s, "format_errors") + u64(s, "connection_timeouts");
+}
+
+uint64_t rates_login_failures(json_t *login)
+{
+	static const char *const fails[] = {"redirects", "authentication_failures",
+					    "authorization_failures", "negotiation_failures",
+					    "other_failures"};
+	uint64_t f = 0;
+
+	for (size_t i = 0; i < sizeof(fails) / sizeof(fails[0]); i++)
+		f += u64(login, fails[i]);
+	return f;
+}
+
+void rates_fmt(double v, char *buf, size_t size)
+{
+	snprintf(buf, size, v < 10 ? "%.1f" : "%.0f", v);
+}
+
+/* b - a of a derived count (a NULL: all of b; went back: b). */
+static uint64_t grew(uint64_t x, uint64_t y)
+{
+	return y >= x ? y - x : y;
 }
 
 static json_t *class_latency(json_t *lu, const char *cls)
@@ -117,29 +148,24 @@ static json_t *lu_rates(json_t *a, json_t *b, double s)
 
 static json_t *session_rates(json_t *a, json_t *b, double s)
 {
-	return json_pack("{s:O,s:O,s:O,s:O,s:f,s:f,s:f,s:I}", "tsih", json_object_get(b, "tsih"),
-			 "target", json_object_get(b, "target"), "initiator",
-			 json_object_get(b, "initiator"), "isid", json_object_get(b, "isid"),
-			 "iops", (double)delta(a, b, "commands") / s, "read_mb_s",
-			 (double)delta(a, b, "read_bytes") / s / 1e6, "write_mb_s",
-			 (double)delta(a, b, "write_bytes") / s / 1e6, "errors",
-			 (json_int_t)(delta(a, b, "digest_errors") + delta(a, b, "format_errors") +
-				      delta(a, b, "connection_timeouts")));
+	return json_pack(
+	    "{s:O,s:O,s:O,s:O,s:f,s:f,s:f,s:I}", "tsih", json_object_get(b, "tsih"), "target",
+	    json_object_get(b, "target"), "initiator", json_object_get(b, "initiator"), "isid",
+	    json_object_get(b, "isid"), "iops", (double)delta(a, b, "commands") / s, "read_mb_s",
+	    (double)delta(a, b, "read_bytes") / s / 1e6, "write_mb_s",
+	    (double)delta(a, b, "write_bytes") / s / 1e6, "errors",
+	    (json_int_t)grew(a ? rates_session_errors(a) : 0, rates_session_errors(b)));
 }
 
 static json_t *target_rates(json_t *a, json_t *b)
 {
-	static const char *const fails[] = {"redirects", "authentication_failures",
-					    "authorization_failures", "negotiation_failures",
-					    "other_failures"};
 	json_t *la = a ? json_object_get(a, "login") : NULL, *lb = json_object_get(b, "login");
-	uint64_t f = 0;
 
-	for (size_t i = 0; i < sizeof(fails) / sizeof(fails[0]); i++)
-		f += delta(la, lb, fails[i]);
-	return json_pack("{s:O,s:I,s:I,s:I}", "name", json_object_get(b, "name"), "logins",
-			 (json_int_t)delta(la, lb, "accepts"), "login_failures", (json_int_t)f,
-			 "sessions", (json_int_t)u64(b, "sessions"));
+	return json_pack(
+	    "{s:O,s:I,s:I,s:I}", "name", json_object_get(b, "name"), "logins",
+	    (json_int_t)delta(la, lb, "accepts"), "login_failures",
+	    (json_int_t)grew(la ? rates_login_failures(la) : 0, rates_login_failures(lb)),
+	    "sessions", (json_int_t)u64(b, "sessions"));
 }
 
 json_t *rates_json(json_t *a, json_t *b)
@@ -158,7 +184,9 @@ json_t *rates_json(json_t *a, json_t *b)
 		json_t *out = json_array();
 
 		json_array_foreach(arr, i, e) json_array_append_new(
-		    out, lu_rates(find(json_object_get(a, "luns"), e, "backstore", NULL), e, s));
+		    out, lu_rates(rates_find(json_object_get(a, "luns"), "backstore",
+					     json_object_get(e, "backstore")),
+				  e, s));
 		json_object_set_new(r, "luns", out);
 	}
 	if (r && (arr = json_object_get(b, "sessions"))) {
@@ -170,8 +198,7 @@ json_t *rates_json(json_t *a, json_t *b)
 				continue;
 			json_array_append_new(
 			    out,
-			    session_rates(find(json_object_get(a, "sessions"), e, "tsih", "isid"),
-					  e, s));
+			    session_rates(find_session(json_object_get(a, "sessions"), e), e, s));
 		}
 		json_object_set_new(r, "sessions", out);
 	}
@@ -179,7 +206,9 @@ json_t *rates_json(json_t *a, json_t *b)
 		json_t *out = json_array();
 
 		json_array_foreach(arr, i, e) json_array_append_new(
-		    out, target_rates(find(json_object_get(a, "targets"), e, "name", NULL), e));
+		    out, target_rates(rates_find(json_object_get(a, "targets"), "name",
+						 json_object_get(e, "name")),
+				      e));
 		json_object_set_new(r, "targets", out);
 	}
 	return r;

@@ -31,4 +31,14 @@ uint64_t rates_quantile(json_t *before, json_t *after, double q);
  * not advance, or out of memory. */
 json_t *rates_json(json_t *a, json_t *b);
 
+/* Helpers of the views built on these answers (cmd_stats.c, cmd_top.c): */
+/* The element of arr whose member k equals v, or NULL. */
+json_t *rates_find(json_t *arr, const char *k, json_t *v);
+/* A session's errors: digest and format errors and timeouts. */
+uint64_t rates_session_errors(json_t *session);
+/* A login object's refusals and redirections. */
+uint64_t rates_login_failures(json_t *login);
+/* A rate for people: one decimal below 10, none above. */
+void rates_fmt(double v, char *buf, size_t size);
+
 #endif

@@ -88,17 +88,7 @@ uint64_t stats_hist_quantile(const uint64_t *buckets, double q)
 		n += buckets[b];
 	if (!n)
 		return 0;
-	if (q < 0)
-		q = 0;
-	if (q > 1)
-		q = 1;
-	/* the nearest rank, ceil(q * n) in 1..n (the p99 of 3 values is the
-	 * largest); the epsilon keeps 0.99 * 100 at 99 */
-	want = (uint64_t)(q * (double)n);
-	if ((double)want < q * (double)n - 1e-9)
-		want++;
-	if (want < 1)
-		want = 1;
+	want = stats_quantile_rank(n, q);
 	for (unsigned b = 0; b < STATS_HIST_BUCKETS; b++) {
 		seen += buckets[b];
 		if (seen >= want)

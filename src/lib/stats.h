@@ -137,4 +137,17 @@ static inline void stats_hist_add(_Atomic uint64_t *w, unsigned slot, size_t bas
  * width). 0 when nothing was counted. */
 uint64_t stats_hist_quantile(const uint64_t *buckets, double q);
 
+/* The nearest rank of the q-quantile (0..1) of n > 0 values: ceil(q * n)
+ * in 1..n (the p99 of 3 values is the largest; the epsilon keeps 0.99 *
+ * 100 at 99). */
+static inline uint64_t stats_quantile_rank(uint64_t n, double q)
+{
+	double x = (q < 0 ? 0 : q > 1 ? 1 : q) * (double)n;
+	uint64_t r = (uint64_t)x;
+
+	if ((double)r < x - 1e-9)
+		r++;
+	return r < 1 ? 1 : r;
+}
+
 #endif
