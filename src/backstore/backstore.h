@@ -22,8 +22,14 @@
 
 #include "scsi/bs.h"
 
+/* A type-specific setting (plugin handlers, the iscsi gateway). */
+struct bs_option {
+	const char *key;
+	const char *value;
+};
+
 struct bs_params {
-	const char *type;    /* "file", "ram", "null" */
+	const char *type;    /* "file", "block", "ram", "null", "iscsi", "plugin" */
 	const char *name;    /* 1..63 bytes, kept in bs_dev.name for logs */
 	const char *path;    /* file: path of the file or block device */
 	uint64_t size;	     /* bytes; required for ram/null; file: size of a created
@@ -32,6 +38,11 @@ struct bs_params {
 	bool readonly;	     /* open read-only; BS_CAP_READ_ONLY */
 	uint32_t block_size; /* logical block size: a power of two 512..65536
 			      * (0 = 512); the size is rounded down to it */
+	const char *url;     /* iscsi: iscsi://[user[%secret]@]host[:port]/IQN/LUN */
+	const char *handler; /* plugin: the handler, loaded as <plugin_dir>/<handler>.so */
+	const char *plugin_dir;
+	const struct bs_option *options; /* type-specific key=value settings */
+	size_t noptions;
 };
 
 /* 0 or -errno (the reason is logged): -EINVAL bad parameters, -ENOENT

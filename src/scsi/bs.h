@@ -100,6 +100,12 @@ struct bs_dev {
 	uint64_t size;	   /* bytes */
 	uint32_t caps;	   /* BS_CAP_* */
 	uint32_t opt_unit; /* preferred I/O granularity in bytes (0 = none) */
+	/* The medium's own geometry, where it has one (a block device, a
+	 * remote LUN); 0 = none (any block size the LU chooses works). An LU
+	 * over it uses lbs, or a multiple of it, as its block size. */
+	uint32_t lbs;	       /* logical block size in bytes */
+	uint32_t pbs;	       /* physical block size in bytes */
+	uint32_t discard_gran; /* BS_OP_DISCARD granularity in bytes */
 	char type[16];
 	char name[64];
 	void *priv;
