@@ -1,6 +1,7 @@
 #!/bin/bash
 # run-all.sh ASAN_BUILD [RELEASE_BUILD [FUZZ_BUILD]]: runs every registered test (meson
-# suites unit, golden, integration, fuzz-smoke) on the ASan+UBSan build and
+# suites unit, golden, integration, fuzz-smoke) on the ASan+UBSan build (but
+# backstore-conformance: on RELEASE_BUILD) and
 # prints one final line "N passed, N failed" (", N skipped" when any).
 set -u
 asan=${1:-build-asan}
@@ -10,12 +11,22 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:halt_on_erro
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 meson test -C "$asan" --num-processes 2 --print-errorlogs --timeout-multiplier 2 \
-	--no-rebuild 2>&1 | grep -vE '^ *[0-9]+/[0-9]+ .* OK ' || true
+	--no-rebuild --no-suite backstore-conformance 2>&1 | grep -vE '^ *[0-9]+/[0-9]+ .* OK ' || true
 log="$asan/meson-logs/testlog.json"
 if [ ! -s "$log" ]; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
+# RELEASE_BUILD (second argument): the conformance suite over the back-store
+# types other than file (suite backstore-conformance, tests/integration/
+# meson.build), on the optimized build; without it, on the ASan build.
+bclog=/dev/null
+rel=${2:-}
+[ -n "$rel" ] && [ -f "$rel/build.ninja" ] || rel=$asan
+meson test -C "$rel" --suite backstore-conformance --num-processes 1 --print-errorlogs \
+	--no-rebuild --logbase bsconf 2>&1 | grep -vE '^ *[0-9]+/[0-9]+ .* OK ' || true
+bclog="$rel/meson-logs/bsconf.json"
+[ -s "$bclog" ] || { echo "0 passed, 1 failed"; exit 1; }
 # FUZZ_BUILD (third argument): the libFuzzer smoke runs (suite 'fuzz' of the
 # clang -Dfuzzing=true build, tests/fuzz/README.md), counted with the rest.
 fuzzlog=/dev/null
@@ -25,11 +36,11 @@ if [ -n "${3:-}" ] && [ -f "$3/build.ninja" ]; then
 	fuzzlog="$3/meson-logs/testlog.json"
 	[ -s "$fuzzlog" ] || { echo "0 passed, 1 failed"; exit 1; }
 fi
-python3 - "$log" "$fuzzlog" <<'PY'
+python3 - "$log" "$bclog" "$fuzzlog" <<'PY'
 import json, sys
 p = f = s = 0
 bad = []
-for line in open(sys.argv[1]).readlines() + open(sys.argv[2]).readlines():
+for line in sum((open(a).readlines() for a in sys.argv[1:]), []):
     line = line.strip()
     if not line:
         continue

@@ -3,8 +3,12 @@
 # SANITIZE allowed: CU_FLAGS=-S) through two sessions to one LUN, counted by
 # the project's counter, tests/tools/cu_count.py (ut_cu_run). Profiles:
 #   thin       1 GiB thin file LUN: 0 failed, at least 190 passed
-#   removable  removable medium: 0 failed; PreventAllow*, StartStopUnit*,
-#              NoMedia* all passed (none skipped)
+#   removable  removable medium: the suites of a removable medium (PreventAllow,
+#              StartStopUnit, NoMedia) and the basic commands around a
+#              load and an eject: 0 failed; PreventAllow*, StartStopUnit*,
+#              NoMedia* all passed (none skipped). The rest of the suite
+#              does not depend on RMB and runs in full on thin (and pi,
+#              multipath, block)
 #   thin4k     thin LUN of 512-byte logical blocks on 4 KiB physical blocks
 #              (LBPPB 8): the suites that need LBPPB > 1 (WriteSame10/16 and
 #              CompareAndWrite InvalidDataOutSize, WriteSame10/16
@@ -82,10 +86,10 @@ thin4k)
 	export CU_TESTS="ALL.WriteSame10,ALL.WriteSame16,ALL.Unmap,ALL.ReadCapacity16,ALL.CompareAndWrite"
 	;;
 removable)
-	# 1 GiB like thin: Sanitize.Reset sleeps 3 s and then wants the
-	# SANITIZE OVERWRITE still running; at the 128 MiB/s pacing of
-	# sanitize.c a 256 MiB LU is done in 2 s
-	bs='"path": "rm.img", "size": "1G", "create": true, "thin": true, "removable": true'
+	bs='"path": "rm.img", "size": "256M", "create": true, "thin": true, "removable": true'
+	export CU_TESTS="ALL.PreventAllow,ALL.StartStopUnit,ALL.NoMedia,ALL.TestUnitReady,\
+ALL.Inquiry,ALL.ModeSense6,ALL.ReadCapacity10,ALL.ReadCapacity16,ALL.Read10,ALL.Read16,\
+ALL.Write10,ALL.Write16,ALL.Verify10,ALL.Prefetch10,ALL.SynchronizeCache10"
 	;;
 readonly)
 	truncate -s 256M "$UT_TMP/ro.img"
