@@ -49,6 +49,9 @@
 #endif
 #define PLUGIN_NAME_MAX 64
 
+/* UTBS_OPEN_TIMEOUT_S; unit tests lower it. */
+static int plugin_open_timeout_s = UTBS_OPEN_TIMEOUT_S;
+
 enum {
 	RQ_IDLE = 0,
 	RQ_SUBMITTED = 1,
@@ -263,7 +266,7 @@ static bool plugin_run_open(struct plugin_dev *pd)
 	if (abandoned) {
 		log_warn("backstore %s: handler %s's open returned after the %d s timeout (%d); "
 			 "closed",
-			 pd->name, pd->handler, UTBS_OPEN_TIMEOUT_S, rc);
+			 pd->name, pd->handler, plugin_open_timeout_s, rc);
 		if (rc == 0)
 			pd->h->close(ctx);
 		void *dl = pd->dl;
@@ -642,7 +645,7 @@ static int plugin_open(const struct bs_params *p, struct bs_dev **out)
 	}
 	live_add(1);
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += UTBS_OPEN_TIMEOUT_S;
+	deadline.tv_sec += plugin_open_timeout_s;
 	pthread_mutex_lock(&pd->lock);
 	while (!pd->open_done) {
 		if (pthread_cond_timedwait(&pd->cond, &pd->lock, &deadline) == ETIMEDOUT &&
@@ -651,7 +654,7 @@ static int plugin_open(const struct bs_params *p, struct bs_dev **out)
 			pthread_detach(pd->threads[0]);
 			pthread_mutex_unlock(&pd->lock);
 			log_err("backstore %s: handler %s's open did not return within %d s",
-				p->name, p->handler, UTBS_OPEN_TIMEOUT_S);
+				p->name, p->handler, plugin_open_timeout_s);
 			return -ETIMEDOUT;
 		}
 	}
