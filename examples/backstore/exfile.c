@@ -22,7 +22,9 @@
  *   { "name": "lu0", "type": "plugin", "handler": "exfile",
  *     "options": { "path": "/srv/lu0.img", "size": "1G" } }
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -29,11 +29,18 @@
 #              ReadOnly.* and Sanitize.Readonly alone, its write tests expect
 #              a writable LU. ReadOnly.ReadOnlySBC checks that every medium
 #              write is refused with DATA PROTECT / WRITE PROTECTED.
+#   plugin     the thin 1 GiB LUN through a back-store plugin: the example
+#              handler examples/backstore/exfile.c (built by meson into
+#              UT_PLUGIN_DIR) loaded with dlopen, every request through the
+#              adapter's LU threads (backstore/plugin.c): 0 failed, at least
+#              190 passed
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 profile=${2:?profile}
 
 pgs='[ { "tag": 1, "portals": ["127.0.0.1:3260"] } ]'
+bstype=file
+top=""
 case $profile in
 thin) bs='"path": "thin.img", "size": "1G", "create": true, "thin": true' ;;
 multipath)
@@ -70,6 +77,13 @@ pi)
 pi2)
 	bs='"path": "pi2.img", "size": "1G", "create": true, "thin": true, "protection": 2'
 	;;
+plugin)
+	[ -f "${UT_PLUGIN_DIR:-}/exfile.so" ] || ut_fail "no exfile.so in UT_PLUGIN_DIR (${UT_PLUGIN_DIR:-unset})"
+	bstype=plugin
+	top="\"plugin_dir\": \"$UT_PLUGIN_DIR\","
+	bs='"handler": "exfile", "thin": true,
+                     "options": { "path": "@TMP@/plugin.img", "size": "1G" }'
+	;;
 *) ut_fail "unknown profile $profile" ;;
 esac
 
@@ -79,8 +93,8 @@ esac
 ut_write_config cu.json <<JSON
 {
   "version": 1,
-  "state_dir": "@TMP@",
-  "backstores": [ { "name": "lu0", "type": "file", $bs } ],
+  "state_dir": "@TMP@", $top
+  "backstores": [ { "name": "lu0", "type": "$bstype", $bs } ],
   "targets": [
     { "name": "$UT_TARGET",
       "portal_groups": $pgs,
@@ -208,6 +222,14 @@ pi)
 	echo "ok: $vp passed (>= 190), 0 failed"
 	need_family Read10
 	need_family Write10
+	;;
+plugin)
+	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
+	echo "ok: $vp passed (>= 190), 0 failed"
+	grep -q "backstore lu0: handler exfile (ABI 1)" "$UT_LOG" || ut_fail "the LU is not the plugin's"
+	need_family Read10
+	need_family Write10
+	need_family CompareAndWrite
 	;;
 pi2)
 	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
