@@ -80,9 +80,11 @@
  *    allocated. Only with UTBS_CAP_WRITE_ZEROES (the daemon writes zeroes
  *    itself otherwise).
  *  - There is no COMPARE AND WRITE, WRITE SAME, UNMAP list or EXTENDED COPY
- *    here: the daemon's SCSI core emulates them over these operations, and
- *    runs COMPARE AND WRITE's read, compare and write atomically with
- *    respect to every other command of the LU itself.
+ *    here: the daemon's SCSI core emulates them over these operations. It
+ *    runs COMPARE AND WRITE's read, compare and write under an exclusive
+ *    LBA range lock that every other command of the LU waits for, so the
+ *    handler sees a plain READ and a plain WRITE and needs no atomicity of
+ *    its own. No GET LBA STATUS either: every block is reported mapped.
  *  - err: 0, or a negative errno: -EIO a medium error (set req->bad_off to
  *    the first failing byte when known; it is UINT64_MAX on submit), -ENOSPC
  *    out of space (a thin back-store), -EROFS a write to a read-only one,
