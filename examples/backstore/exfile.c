@@ -10,8 +10,10 @@
  *
  * I/O is synchronous on the daemon's LU threads: preadv/pwritev (RWF_DSYNC
  * for FUA), fdatasync for FLUSH, fallocate(PUNCH_HOLE) for DISCARD and
- * fallocate(ZERO_RANGE) for WRITE_ZEROES, writing zeroes where the file
- * system refuses it.
+ * WRITE_ZEROES (a hole reads back as zeroes), lseek(SEEK_DATA/SEEK_HOLE)
+ * for MAP_STATUS (GET LBA STATUS). Where the file system cannot punch
+ * holes, the handler offers none of the three and the daemon writes zeroes
+ * itself.
  *
  * Build out of tree against the installed header:
  *   cc -O2 -Wall -shared -fPIC $(pkg-config --cflags utarget-backstore) \
@@ -101,26 +103,21 @@ static int rw(struct exfile *x, const struct utbs_request *rq, int wr)
 	return 0;
 }
 
-static int write_zeroes(struct exfile *x, uint64_t off, uint64_t len)
+/* Mapped or not from rq->off on, and for how long (the daemon rounds to
+ * blocks). */
+static int map_status(struct exfile *x, struct utbs_request *rq)
 {
-	static const char zero[65536];
+	off_t off = (off_t)rq->off, end = (off_t)(rq->off + rq->len);
+	off_t d = lseek(x->fd, off, SEEK_DATA), h = d;
 
-	if (fallocate(x->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)off,
-		      (off_t)len) == 0)
-		return 0;
-	if (errno != EOPNOTSUPP && errno != EINVAL)
+	if (d < 0 && errno != ENXIO)
 		return -errno;
-	while (len) {
-		size_t n = len < sizeof(zero) ? (size_t)len : sizeof(zero);
-		ssize_t k = pwrite(x->fd, zero, n, (off_t)off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		off += (uint64_t)k;
-		len -= (uint64_t)k;
-	}
+	rq->mapped = d == off;
+	if (rq->mapped && (h = lseek(x->fd, off, SEEK_HOLE)) < 0)
+		return -errno;
+	if (h < 0 || h > end) /* ENXIO: a hole up to the end of the file */
+		h = end;
+	rq->map_len = (uint64_t)(h - off);
 	return 0;
 }
 
@@ -140,12 +137,13 @@ static void ex_submit(void *ctx, struct utbs_request *rq)
 		err = fdatasync(x->fd) < 0 ? -errno : 0;
 		break;
 	case UTBS_OP_DISCARD:
+	case UTBS_OP_WRITE_ZEROES:
 		if (fallocate(x->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)rq->off,
 			      (off_t)rq->len) < 0)
 			err = -errno;
 		break;
-	case UTBS_OP_WRITE_ZEROES:
-		err = write_zeroes(x, rq->off, rq->len);
+	case UTBS_OP_MAP_STATUS:
+		err = map_status(x, rq);
 		break;
 	default:
 		err = -EOPNOTSUPP;
@@ -212,13 +210,13 @@ static int ex_open(const struct utbs_host *host, const struct utbs_option *opt, 
 	info->logical_block_size = (uint32_t)block;
 	info->threads = (uint32_t)threads;
 	info->caps = UTBS_CAP_FLUSH | UTBS_CAP_FUA | UTBS_CAP_WRITE_CACHE |
-		     UTBS_CAP_WRITE_ZEROES | (ro ? UTBS_CAP_READ_ONLY : 0);
+		     (ro ? UTBS_CAP_READ_ONLY : 0);
 	/* thin only where the file system punches holes (probed past the end
 	 * of the file, which changes nothing) */
 	if (!ro && fallocate(x->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			     (off_t)(st.st_size > (off_t)size ? st.st_size : (off_t)size),
 			     (off_t)block) == 0)
-		info->caps |= UTBS_CAP_DISCARD;
+		info->caps |= UTBS_CAP_DISCARD | UTBS_CAP_WRITE_ZEROES | UTBS_CAP_MAP_STATUS;
 	host->log(host, UTBS_LOG_INFO, "exfile: %s, %llu bytes, %u-byte blocks", path,
 		  (unsigned long long)info->size, info->logical_block_size);
 	*ctx = x;

@@ -79,12 +79,17 @@
  *  - WRITE_ZEROES: [off, off+len) reads back as zeroes; it may stay
  *    allocated. Only with UTBS_CAP_WRITE_ZEROES (the daemon writes zeroes
  *    itself otherwise).
+ *  - MAP_STATUS: the blocks from off on are all mapped or all deallocated
+ *    for map_len bytes (set mapped and map_len; len is what is left of the
+ *    device, map_len at most that). A partly mapped block counts as mapped
+ *    (the daemon rounds). Only with UTBS_CAP_MAP_STATUS; GET LBA STATUS
+ *    reports every block mapped otherwise.
  *  - There is no COMPARE AND WRITE, WRITE SAME, UNMAP list or EXTENDED COPY
  *    here: the daemon's SCSI core emulates them over these operations. It
  *    runs COMPARE AND WRITE's read, compare and write under an exclusive
  *    LBA range lock that every other command of the LU waits for, so the
  *    handler sees a plain READ and a plain WRITE and needs no atomicity of
- *    its own. No GET LBA STATUS either: every block is reported mapped.
+ *    its own.
  *  - err: 0, or a negative errno: -EIO a medium error (set req->bad_off to
  *    the first failing byte when known; it is UINT64_MAX on submit), -ENOSPC
  *    out of space (a thin back-store), -EROFS a write to a read-only one,
@@ -114,6 +119,7 @@ enum utbs_op {
 	UTBS_OP_FLUSH = 2,
 	UTBS_OP_DISCARD = 3,
 	UTBS_OP_WRITE_ZEROES = 4,
+	UTBS_OP_MAP_STATUS = 5,
 };
 
 /* utbs_request.flags */
@@ -126,6 +132,7 @@ enum utbs_op {
 #define UTBS_CAP_FUA	      (1u << 3) /* UTBS_REQ_FUA on WRITE */
 #define UTBS_CAP_READ_ONLY    (1u << 4) /* no WRITE, DISCARD, WRITE_ZEROES */
 #define UTBS_CAP_WRITE_CACHE  (1u << 5) /* a volatile cache: FLUSH is meaningful */
+#define UTBS_CAP_MAP_STATUS   (1u << 6) /* UTBS_OP_MAP_STATUS (with DISCARD: thin) */
 
 /* utbs_host.open_flags */
 #define UTBS_OPEN_READ_ONLY (1u << 0) /* the config says read_only: the daemon
@@ -151,8 +158,11 @@ struct utbs_request {
 	uint64_t len;	/* bytes */
 	const struct iovec *iov;
 	int iovcnt;
-	uint32_t reserved; /* 0 */
-	uint64_t bad_off;  /* -EIO: first failing byte, else left UINT64_MAX */
+	uint32_t mapped; /* MAP_STATUS out: 1 mapped, 0 deallocated */
+	union {
+		uint64_t bad_off; /* -EIO out: first failing byte, else UINT64_MAX */
+		uint64_t map_len; /* MAP_STATUS out: bytes from off, > 0 */
+	};
 	void *handler_data; /* the handler's, untouched by the daemon */
 };
 

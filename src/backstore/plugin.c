@@ -161,6 +161,14 @@ static void plugin_host_complete(struct utbs_request *req, int err)
 		err = -ENOSPC;
 	if (err == -EIO)
 		io->bad_off = req->bad_off;
+	if (err == 0 && req->op == UTBS_OP_MAP_STATUS) {
+		if (req->map_len == 0 || req->map_len > req->len) {
+			err = -EIO; /* the core asks again or fails the command */
+		} else {
+			io->map_len = req->map_len;
+			io->mapped = req->mapped != 0;
+		}
+	}
 	rq->err = err;
 	if (!rq->origin) {
 		struct plugin_sync *s = rq->sync;
@@ -343,11 +351,19 @@ static void plugin_submit(struct bs_dev *dev, struct bs_io *io)
 	case BS_OP_WRITE_ZEROES:
 		op = UTBS_OP_WRITE_ZEROES;
 		break;
+	case BS_OP_MAP_STATUS:
+		if (!(dev->caps & BS_CAP_MAP_STATUS)) {
+			io->done(io, -EOPNOTSUPP);
+			return;
+		}
+		op = UTBS_OP_MAP_STATUS;
+		break;
 	default:
 		io->done(io, -EOPNOTSUPP);
 		return;
 	}
-	if (op != UTBS_OP_READ && op != UTBS_OP_FLUSH && (dev->caps & BS_CAP_READ_ONLY)) {
+	if (op != UTBS_OP_READ && op != UTBS_OP_FLUSH && op != UTBS_OP_MAP_STATUS &&
+	    (dev->caps & BS_CAP_READ_ONLY)) {
 		io->done(io, -EROFS);
 		return;
 	}
@@ -453,6 +469,7 @@ static int plugin_take_info(struct plugin_dev *pd, const struct bs_params *p)
 	    {UTBS_CAP_FUA, BS_CAP_FUA},
 	    {UTBS_CAP_READ_ONLY, BS_CAP_READ_ONLY},
 	    {UTBS_CAP_WRITE_CACHE, BS_CAP_WRITE_CACHE},
+	    {UTBS_CAP_MAP_STATUS, BS_CAP_MAP_STATUS},
 	};
 
 	if (in->logical_block_size && !pow2_in(in->logical_block_size, 512, 65536)) {

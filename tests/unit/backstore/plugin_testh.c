@@ -9,6 +9,8 @@
  *   open_ms=N      open() sleeps N ms first
  *   drop=1         never complete a WRITE
  *   twice=1        complete every request twice
+ * MAP_STATUS: the first 4096 bytes mapped, the rest deallocated; with
+ * badmap=1 an empty answer (map_len 0).
  * Built with -DTESTH_NAME=... and -DTESTH_ABI=... (a wrong ABI version) and
  * -DTESTH_TABLE_NAME=... (a table naming another handler). */
 #include <errno.h>
@@ -31,7 +33,7 @@ struct th {
 	const struct utbs_host *host;
 	unsigned char *mem;
 	uint64_t size;
-	int async, gate, drop, twice;
+	int async, gate, drop, twice, badmap;
 };
 
 struct th_async {
@@ -75,6 +77,10 @@ static int th_do(struct th *t, struct utbs_request *rq)
 		memset(t->mem + off, 0, rq->len);
 		return 0;
 	case UTBS_OP_FLUSH:
+		return 0;
+	case UTBS_OP_MAP_STATUS:
+		rq->mapped = off < 4096;
+		rq->map_len = t->badmap ? 0 : rq->mapped ? 4096 - off : rq->len;
 		return 0;
 	}
 	return -EOPNOTSUPP;
@@ -132,6 +138,8 @@ static int th_open(const struct utbs_host *host, const struct utbs_option *opt, 
 			t->drop = (int)v;
 		else if (!strcmp(opt[i].key, "twice"))
 			t->twice = (int)v;
+		else if (!strcmp(opt[i].key, "badmap"))
+			t->badmap = (int)v;
 		else {
 			host->log(host, UTBS_LOG_ERR, "unknown option %s", opt[i].key);
 			free(t);
@@ -150,7 +158,8 @@ static int th_open(const struct utbs_host *host, const struct utbs_option *opt, 
 	}
 	info->size = t->size;
 	info->logical_block_size = (uint32_t)lbs;
-	info->caps = UTBS_CAP_FLUSH | UTBS_CAP_DISCARD | UTBS_CAP_WRITE_ZEROES | UTBS_CAP_FUA;
+	info->caps = UTBS_CAP_FLUSH | UTBS_CAP_DISCARD | UTBS_CAP_WRITE_ZEROES | UTBS_CAP_FUA |
+		     UTBS_CAP_MAP_STATUS;
 	info->threads = 2;
 	*ctx = t;
 	return 0;

@@ -129,8 +129,8 @@ static void test_caps_and_geometry(void **state)
 
 	assert_int_equal(dev->size, 1052672); /* rounded down to 4096 */
 	assert_int_equal(dev->lbs, 4096);
-	assert_int_equal(dev->caps,
-			 BS_CAP_FLUSH | BS_CAP_DISCARD | BS_CAP_WRITE_ZEROES | BS_CAP_FUA);
+	assert_int_equal(dev->caps, BS_CAP_FLUSH | BS_CAP_DISCARD | BS_CAP_WRITE_ZEROES |
+					BS_CAP_FUA | BS_CAP_MAP_STATUS);
 	assert_string_equal(dev->type, "plugin");
 	assert_string_equal(dev->name, "p0");
 	bs_close(dev);
@@ -173,11 +173,18 @@ static void roundtrip(const struct bs_option *o, size_t n)
 	h_init(&rd, BS_OP_READ, 8192, 8192, c);
 	assert_int_equal(h_do(r, dev, &rd), 0);
 	assert_true(h_all_zero(c, sizeof(c)));
-	/* the core's range check is repeated; MAP_STATUS is not offered */
+	/* the core's range check is repeated */
 	h_init(&rd, BS_OP_READ, dev->size, 4096, c);
 	assert_int_equal(h_do(r, dev, &rd), -EINVAL);
-	h_init(&z, BS_OP_MAP_STATUS, 0, 4096, NULL);
-	assert_int_equal(h_do(r, dev, &z), -EOPNOTSUPP);
+	/* MAP_STATUS: the handler's answer in io->mapped, io->map_len */
+	h_init(&z, BS_OP_MAP_STATUS, 1024, dev->size - 1024, NULL);
+	assert_int_equal(h_do(r, dev, &z), 0);
+	assert_true(z.io.mapped);
+	assert_int_equal(z.io.map_len, 3072);
+	h_init(&z, BS_OP_MAP_STATUS, 8192, dev->size - 8192, NULL);
+	assert_int_equal(h_do(r, dev, &z), 0);
+	assert_false(z.io.mapped);
+	assert_int_equal(z.io.map_len, dev->size - 8192);
 	bs_close(dev);
 	wait_idle();
 	reactor_destroy(r);
@@ -196,6 +203,22 @@ static void test_roundtrip_async(void **state)
 	static const struct bs_option o[] = {{"size", "1048576"}, {"async", "1"}};
 
 	roundtrip(o, 2);
+}
+
+/* an empty MAP_STATUS answer is an error, not a zero-length run */
+static void test_bad_map_status(void **state)
+{
+	static const struct bs_option o[] = {{"size", "65536"}, {"badmap", "1"}};
+	struct bs_dev *dev = open_ok(o, 2);
+	struct reactor *r;
+	struct h_io z;
+
+	assert_int_equal(reactor_create(&r, 0), 0);
+	h_init(&z, BS_OP_MAP_STATUS, 0, 65536, NULL);
+	assert_int_equal(h_do(r, dev, &z), -EIO);
+	bs_close(dev);
+	wait_idle();
+	reactor_destroy(r);
 }
 
 static void test_readonly(void **state)
@@ -392,8 +415,9 @@ int main(void)
 	    cmocka_unit_test(test_bad_names),	      cmocka_unit_test(test_abi_mismatch),
 	    cmocka_unit_test(test_caps_and_geometry), cmocka_unit_test(test_roundtrip_sync),
 	    cmocka_unit_test(test_roundtrip_async),   cmocka_unit_test(test_readonly),
-	    cmocka_unit_test(test_blocked_handler),   cmocka_unit_test(test_open_timeout),
-	    cmocka_unit_test(test_off_reactor),	      cmocka_unit_test(test_never_and_twice),
+	    cmocka_unit_test(test_bad_map_status),    cmocka_unit_test(test_blocked_handler),
+	    cmocka_unit_test(test_open_timeout),      cmocka_unit_test(test_off_reactor),
+	    cmocka_unit_test(test_never_and_twice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
