@@ -65,7 +65,8 @@
  * ---- Requests ----
  *  - off and len are bytes, multiples of the back-store's logical block size
  *    (the LU's block size, a multiple of info->logical_block_size), inside
- *    [0, info->size): the daemon checks them before calling.
+ *    [0, info->size), len > 0 (but FLUSH: 0): the daemon checks them before
+ *    calling.
  *  - READ fills exactly len bytes into iov[0..iovcnt), WRITE writes exactly
  *    len bytes from them (the iov_len add up to len). A short transfer is the
  *    handler's to continue; complete only when all is done or failed.

@@ -25,7 +25,9 @@
  * threads drain the queue and exit; the last one calls the handler's
  * close(), then frees the back-store and dlcloses the handler unless
  * requests are still incomplete (counted and logged: a late complete()
- * must still find its memory and code).
+ * must still find its memory and code). At exit the process waits up to
+ * PLUGIN_EXIT_WAIT_S for closing back-stores, so that their handlers'
+ * close() runs.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -113,6 +115,29 @@ struct plugin_dev {
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t live_cond = PTHREAD_COND_INITIALIZER;
 static unsigned live_count;
+
+/* At exit, give closing back-stores a bounded time to run their handler's
+ * close() (which may flush what the handler buffers). */
+#define PLUGIN_EXIT_WAIT_S 5
+
+static void plugin_atexit(void)
+{
+	struct timespec deadline;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += PLUGIN_EXIT_WAIT_S;
+	pthread_mutex_lock(&live_lock);
+	while (live_count && pthread_cond_timedwait(&live_cond, &live_lock, &deadline) != ETIMEDOUT)
+		;
+	if (live_count)
+		log_warn("backstore plugin: %u back-store(s) still closing at exit", live_count);
+	pthread_mutex_unlock(&live_lock);
+}
+
+static void plugin_atexit_register(void)
+{
+	atexit(plugin_atexit);
+}
 
 static void live_add(int delta)
 {
@@ -371,6 +396,12 @@ static void plugin_submit(struct bs_dev *dev, struct bs_io *io)
 		io->done(io, -EINVAL);
 		return;
 	}
+	if (op != UTBS_OP_FLUSH &&
+	    (io->len == 0 || (op == UTBS_OP_MAP_STATUS && io->off == dev->size))) {
+		/* nothing to do (the handler is promised len > 0) */
+		io->done(io, op == UTBS_OP_MAP_STATUS ? -EINVAL : 0);
+		return;
+	}
 	rq->req = (struct utbs_request){
 	    .op = op,
 	    .flags = (op == UTBS_OP_WRITE && (io->flags & BS_IO_FUA)) ? UTBS_REQ_FUA : 0,
@@ -606,6 +637,9 @@ static int plugin_open(const struct bs_params *p, struct bs_dev **out)
 	struct timespec deadline;
 	int rc;
 
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, plugin_atexit_register);
 	if (!p->handler || !plugin_name_ok(p->handler)) {
 		char esc[96];
 

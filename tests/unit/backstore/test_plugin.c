@@ -173,6 +173,9 @@ static void roundtrip(const struct bs_option *o, size_t n)
 	h_init(&rd, BS_OP_READ, 8192, 8192, c);
 	assert_int_equal(h_do(r, dev, &rd), 0);
 	assert_true(h_all_zero(c, sizeof(c)));
+	/* nothing to do: the handler is not called (it is promised len > 0) */
+	h_init(&z, BS_OP_DISCARD, 4096, 0, NULL);
+	assert_int_equal(h_do(r, dev, &z), 0);
 	/* the core's range check is repeated */
 	h_init(&rd, BS_OP_READ, dev->size, 4096, c);
 	assert_int_equal(h_do(r, dev, &rd), -EINVAL);
