@@ -104,6 +104,7 @@ struct plugin_dev {
 	pthread_t threads[UTBS_MAX_THREADS];
 	unsigned nthreads; /* created */
 	unsigned running;  /* not yet exited */
+	unsigned idle;	   /* waiting for work */
 	bool closing;
 	bool open_done;
 	bool open_abandoned;
@@ -332,8 +333,11 @@ static void *plugin_thread(void *arg)
 	for (;;) {
 		struct reactor_msg *m;
 
-		while (!pd->head && !pd->closing)
+		while (!pd->head && !pd->closing) {
+			pd->idle++;
 			pthread_cond_wait(&pd->cond, &pd->lock);
+			pd->idle--;
+		}
 		m = pd->head;
 		if (!m)
 			break; /* closing, queue drained */
@@ -428,7 +432,8 @@ static void plugin_submit(struct bs_dev *dev, struct bs_io *io)
 	pthread_mutex_lock(&pd->lock);
 	*pd->tail = &rq->msg;
 	pd->tail = &rq->msg.next;
-	pthread_cond_signal(&pd->cond);
+	if (pd->idle) /* a busy thread takes it next without a wake-up */
+		pthread_cond_signal(&pd->cond);
 	pthread_mutex_unlock(&pd->lock);
 
 	if (rq->origin)
