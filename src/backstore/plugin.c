@@ -5,7 +5,7 @@
  *
  * Open: the handler name must be a plain file name (letters, digits, '_',
  * '-', '.'; no '/', no leading '.', no ".."); <plugin_dir>/<handler>.so is
- * loaded RTLD_NOW | RTLD_LOCAL (plugin_dir unset: PLUGIN_DIR_DEFAULT); its
+ * loaded RTLD_NOW | RTLD_LOCAL (plugin_dir unset: UT_PLUGIN_DIR); its
  * UTBS_HANDLER_SYMBOL must carry our UTBS_ABI_VERSION (else -EINVAL, both
  * versions logged) and its own name. The handler's open() runs on the
  * back-store's first LU thread; the caller waits at most
@@ -46,8 +46,8 @@
 #include "lib/reactor.h"
 #include "utarget/backstore.h"
 
-#ifndef PLUGIN_DIR_DEFAULT
-#define PLUGIN_DIR_DEFAULT "/usr/local/lib/utarget/backstores"
+#ifndef UT_PLUGIN_DIR
+#define UT_PLUGIN_DIR "/usr/local/lib/utarget/backstores"
 #endif
 #define PLUGIN_NAME_MAX 64
 
@@ -564,7 +564,7 @@ static int plugin_copy_options(struct plugin_dev *pd, const struct bs_params *p)
 /* dlopen the handler and check its table. */
 static int plugin_load(const struct bs_params *p, void **dl_out, const struct utbs_handler **h_out)
 {
-	const char *dir = p->plugin_dir && *p->plugin_dir ? p->plugin_dir : PLUGIN_DIR_DEFAULT;
+	const char *dir = p->plugin_dir && *p->plugin_dir ? p->plugin_dir : UT_PLUGIN_DIR;
 	const struct utbs_handler *h;
 	char path[4096];
 	struct stat st;

@@ -8,7 +8,7 @@
 # convert and compare, the image file holds the data, READ CAPACITY reports
 # the handler's 4096-byte blocks when the config gives no block_size); a
 # handler built for another ABI version is refused at start-up with both
-# versions named, and so is a handler name with a '/'.
+# versions named, and the config refuses a handler name with a '/'.
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 BUILD=${2:?usage: plugin.sh UTARGETD BUILD_ROOT}
@@ -75,8 +75,8 @@ ut_start "$UT_TMP/p.json"
 grep -q "backstore p0: handler exfile (ABI 1)" "$UT_LOG" || ut_fail "no handler line in the log"
 url="iscsi://127.0.0.1:$UT_PORT/$UT_TARGET/0"
 cap=$(iscsi-readcapacity16 "$url") || ut_fail "READ CAPACITY(16) failed"
-echo "$cap" | grep -q 'Logical block length:4096' || ut_fail "block length is not 4096: $cap"
-echo "$cap" | grep -q 'Last LBA:16383' || ut_fail "not 64 MiB of 4096-byte blocks: $cap"
+echo "$cap" | grep -q 'LOGICAL BLOCK LENGTH IN BYTES:4096' || ut_fail "block length is not 4096: $cap"
+echo "$cap" | grep -q 'RETURNED LOGICAL BLOCK ADDRESS:16383' || ut_fail "not 64 MiB of 4096-byte blocks: $cap"
 echo "ok: READ CAPACITY(16): 16384 blocks of 4096 bytes (the handler's geometry)"
 head -c 64M /dev/urandom >"$UT_TMP/src.raw"
 qemu-img convert -n -f raw -O raw "$UT_TMP/src.raw" "$url" || ut_fail "qemu-img convert failed"
@@ -97,5 +97,5 @@ expect_refused() { # CONFIG WANT
 config "$UT_TMP/plugins-old" exfile abi.json
 expect_refused abi.json "is built for back-store ABI version 2, this utargetd has ABI version 1"
 config "$UT_TMP/plugins" "../plugins/exfile" name.json
-expect_refused name.json "is not a plain file name"
+expect_refused name.json "backstores[0].handler: a handler is a file name in plugin_dir"
 echo "PASS plugin"
