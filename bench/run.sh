@@ -23,8 +23,8 @@
 #   BENCH_RESULTS [bench/results]
 #   BENCH_UT_PORT [3500] BENCH_TGT_PORT [3501] BENCH_TGT_CONTROL_PORT [3519]
 #   BENCH_UT_BACKSTORE [file] utargetd's LUN: file (the image file), file-loop (type file over
-#                            a loop device of the image: the block device's page cache) or
-#                            block (type block, O_DIRECT, over that loop device), plugin
+#                            a loop device of the image: the block device's page cache),
+#                            block (type block, O_DIRECT, over that loop device) or plugin
 #                            (type plugin: the example handler examples/backstore/exfile.c,
 #                            BUILD/tests/integration/exfile.so, over the image file)
 #   BENCH_TGT_BSTYPE [rdwr]  tgtd back-store type (rdwr or aio)
