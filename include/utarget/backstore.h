@@ -9,6 +9,8 @@
  *
  *   cc -shared -fPIC $(pkg-config --cflags utarget-backstore) -o NAME.so NAME.c
  *
+ * The header needs C11 (an anonymous union) or C++11.
+ *
  * ---- Versioning ----
  * The handler exports one object, named by UTBS_HANDLER_SYMBOL:
  *

@@ -81,6 +81,19 @@ struct plugin_req {
 	int err;
 	_Atomic uint32_t state; /* RQ_* */
 };
+/* The ABI's layout on LP64 (x86-64, aarch64): a change here is a change of
+ * UTBS_ABI_VERSION (include/utarget/backstore.h). */
+#if UINTPTR_MAX == UINT64_MAX
+static_assert(sizeof(struct utbs_request) == 56 && offsetof(struct utbs_request, map_len) == 40 &&
+		  offsetof(struct utbs_request, handler_data) == 48,
+	      "utbs_request layout changed: bump UTBS_ABI_VERSION");
+static_assert(sizeof(struct utbs_info) == 32 && sizeof(struct utbs_option) == 16,
+	      "utbs_info layout changed: bump UTBS_ABI_VERSION");
+static_assert(sizeof(struct utbs_host) == 40 && offsetof(struct utbs_host, complete) == 24,
+	      "utbs_host layout changed: bump UTBS_ABI_VERSION");
+static_assert(sizeof(struct utbs_handler) == 40 && offsetof(struct utbs_handler, submit) == 24,
+	      "utbs_handler layout changed: bump UTBS_ABI_VERSION");
+#endif
 static_assert(sizeof(struct plugin_req) <= BS_IO_PRIV_SIZE, "plugin_req must fit bs_io.priv");
 static_assert(_Alignof(struct plugin_req) <= 16, "bs_io.priv is 16-byte aligned");
 
