@@ -23,8 +23,10 @@
 #   BENCH_RESULTS [bench/results]
 #   BENCH_UT_PORT [3500] BENCH_TGT_PORT [3501] BENCH_TGT_CONTROL_PORT [3519]
 #   BENCH_UT_BACKSTORE [file] utargetd's LUN: file (the image file), file-loop (type file over
-#                            a loop device of the image: the block device's page cache) or
-#                            block (type block, O_DIRECT, over that loop device)
+#                            a loop device of the image: the block device's page cache),
+#                            block (type block, O_DIRECT, over that loop device) or plugin
+#                            (type plugin: the example handler examples/backstore/exfile.c,
+#                            BUILD/tests/integration/exfile.so, over the image file)
 #   BENCH_TGT_BSTYPE [rdwr]  tgtd back-store type (rdwr or aio)
 #   BENCH_TGT_THREADS []     tgtd -t (I/O threads); empty: tgtd's default
 #   BENCH_KEEP [0]           1: keep the temporary directory (logs, config) for inspection
@@ -55,7 +57,7 @@ TGT_CTL=${BENCH_TGT_CONTROL_PORT:-3519}
 TGT_BSTYPE=${BENCH_TGT_BSTYPE:-rdwr}
 UT_BACKSTORE=${BENCH_UT_BACKSTORE:-file}
 UT_LOOP=""
-case $UT_BACKSTORE in file | file-loop | block) ;; *) echo "BENCH_UT_BACKSTORE: file, file-loop or block" >&2; exit 2 ;; esac
+case $UT_BACKSTORE in file | file-loop | block | plugin) ;; *) echo "BENCH_UT_BACKSTORE: file, file-loop, block or plugin" >&2; exit 2 ;; esac
 TGT_THREADS=${BENCH_TGT_THREADS:-}
 KEEP=${BENCH_KEEP:-0}
 UTARGETD=${UTARGETD:-$BUILD/src/daemon/utargetd}
@@ -357,24 +359,32 @@ start_tgtd() {
 }
 
 write_utargetd_config() { # file
-	local type=file path=$WORK/utargetd.img
-	if [ "$UT_BACKSTORE" != file ]; then
+	local type=file path=$WORK/utargetd.img medium
+	if [ "$UT_BACKSTORE" = plugin ]; then
+		[ -f "$BUILD/tests/integration/exfile.so" ] ||
+			die "no $BUILD/tests/integration/exfile.so (a build with -Dtests=true)"
+		type=plugin
+	elif [ "$UT_BACKSTORE" != file ]; then
 		UT_LOOP=$(losetup -f --show --sector-size "$BLOCK_SIZE" "$path") ||
 			die "losetup of $path failed"
 		path=$UT_LOOP
 		[ "$UT_BACKSTORE" = block ] && type=block
 		log "utargetd LUN: $type over $UT_LOOP"
 	fi
+	medium="\"path\": \"$path\","
+	[ "$type" = plugin ] &&
+		medium="\"handler\": \"exfile\", \"options\": { \"path\": \"$path\", \"block\": \"$BLOCK_SIZE\" },"
 	cat >"$1" <<EOF
 {
   "version": 1,
   "state_dir": "$WORK/utargetd-state",
   "log_level": "notice",
+  "plugin_dir": "$BUILD/tests/integration",
   "backstores": [
     {
       "name": "bench0",
       "type": "$type",
-      "path": "$path",
+      $medium
       "block_size": $BLOCK_SIZE,
       "thin": false,
       "write_cache": true

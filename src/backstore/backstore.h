@@ -16,6 +16,8 @@
  *  ram   sparse memory of `size` bytes (required); contents die with it.
  *  null  reads return zeroes, writes are discarded; `size` required. For
  *        benchmarks.
+ *  plugin a handler loaded from <plugin_dir>/<handler>.so (plugin.c), with
+ *        `options` as its settings; size and geometry are the handler's.
  */
 #ifndef UT_BACKSTORE_H
 #define UT_BACKSTORE_H
@@ -75,6 +77,7 @@ extern const struct bs_type bs_file_type;
 extern const struct bs_type bs_block_type;
 extern const struct bs_type bs_ram_type;
 extern const struct bs_type bs_null_type;
+extern const struct bs_type bs_plugin_type;
 
 /* Helpers shared by the types. */
 /* Fill iov[0..iovcnt) with zeroes (len bytes in total). */
