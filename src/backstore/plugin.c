@@ -230,6 +230,7 @@ static void plugin_host_complete(struct utbs_request *req, int err)
 	reactor_post(rq->origin, &rq->msg);
 }
 
+UT_PRINTF(3, 4)
 static void plugin_host_log(const struct utbs_host *host, int level, const char *fmt, ...)
 {
 	char buf[512];
