@@ -13,6 +13,9 @@
  *  ram   sparse memory of `size` bytes (required); contents die with it.
  *  null  reads return zeroes, writes are discarded; `size` required. For
  *        benchmarks.
+ *  iscsi a gateway to a LUN of another iSCSI target (`url`; options
+ *        `initiator`, `timeout`): size and block size are the remote's
+ *        (iscsi.c).
  */
 #ifndef UT_BACKSTORE_H
 #define UT_BACKSTORE_H
@@ -71,6 +74,7 @@ struct bs_type {
 extern const struct bs_type bs_file_type;
 extern const struct bs_type bs_ram_type;
 extern const struct bs_type bs_null_type;
+extern const struct bs_type bs_iscsi_type;
 
 /* Helpers shared by the types. */
 /* Fill iov[0..iovcnt) with zeroes (len bytes in total). */
