@@ -10,7 +10,8 @@
  * LBP VPD page says UNMAP is supported and READ CAPACITY(16) says unmapped
  * blocks read as zeroes; chunks within its Block Limits), WRITE_ZEROES ->
  * WRITE SAME(16) of one zero block (only when REPORT SUPPORTED OPERATION
- * CODES lists it; chunks within MAXIMUM WRITE SAME LENGTH). Nothing a
+ * CODES lists it; chunks within MAXIMUM WRITE SAME LENGTH), MAP_STATUS ->
+ * GET LBA STATUS (a thin remote that supports it). Nothing a
  * remote initiator could see of another one (reservations, unit attentions)
  * is ever forwarded: the remote sees one I_T nexus per reactor, ours.
  *
@@ -228,6 +229,33 @@ int iscsi_gw_sense_errno(const uint8_t *s, size_t len, uint64_t *info)
 	}
 }
 
+/* GET LBA STATUS parameter data (SBC-4 5.21.2) for the request at lba:
+ * *blocks the length of the run of blocks from lba that share a state,
+ * *mapped that state (anything but DEALLOCATED / ANCHORED counts as
+ * mapped). 0, or -EIO when no descriptor covers lba. */
+int iscsi_gw_lba_status(const uint8_t *d, size_t len, uint64_t lba, uint64_t *blocks, bool *mapped);
+int iscsi_gw_lba_status(const uint8_t *d, size_t len, uint64_t lba, uint64_t *blocks, bool *mapped)
+{
+	size_t end;
+
+	if (!d || len < 8)
+		return -EIO;
+	end = 4 + (size_t)gw_be32(d);
+	if (end > len)
+		end = len;
+	for (size_t p = 8; p + 16 <= end; p += 16) {
+		uint64_t first = gw_be64(d + p);
+		uint64_t n = gw_be32(d + p + 8);
+
+		if (lba < first || lba - first >= n)
+			continue;
+		*blocks = n - (lba - first);
+		*mapped = (d[p + 12] & 0x0f) == 0;
+		return 0;
+	}
+	return -EIO;
+}
+
 /* The URL's shape, before libiscsi parses it: iscsi://host[:port]/IQN/LUN
  * with an optional user[%secret]@. 0 or -EINVAL. */
 int iscsi_gw_url_check(const char *url);
@@ -284,6 +312,24 @@ static void gw_task_cb(struct iscsi_context *ctx, int status, void *data, void *
 
 	(void)ctx;
 	if (status == SCSI_STATUS_GOOD) {
+		if (io->op == BS_OP_MAP_STATUS) {
+			uint64_t lba = io->off / c->gw->lbs, n = 0;
+
+			err = iscsi_gw_lba_status(
+			    task ? task->datain.data : NULL,
+			    task && task->datain.size > 0 ? (size_t)task->datain.size : 0, lba, &n,
+			    &io->mapped);
+			if (task)
+				scsi_free_scsi_task(task);
+			list_del(&rq->node);
+			if (!err) {
+				io->map_len = n * c->gw->lbs;
+				if (io->map_len > io->len || io->map_len == 0)
+					io->map_len = io->len;
+			}
+			gw_complete(rq, err);
+			return;
+		}
 		if (task)
 			scsi_free_scsi_task(task);
 		list_del(&rq->node);
@@ -393,6 +439,9 @@ static void gw_send(struct gw_conn *c, struct gw_req *rq)
 					   (uint32_t)nb, 0, 0, 0, 0, gw_task_cb, rq);
 		break;
 	}
+	case BS_OP_MAP_STATUS:
+		t = iscsi_get_lba_status_task(c->ctx, gw->lun, lba, 8 + 16 * 8, gw_task_cb, rq);
+		break;
 	default:
 		list_del(&rq->node);
 		gw_complete(rq, -EOPNOTSUPP);
@@ -794,9 +843,12 @@ static const char *gw_option(const struct bs_params *p, const char *key)
 	return NULL;
 }
 
-static bool gw_opcode_supported(struct iscsi_context *ctx, int lun, int opcode)
+/* REPORT SUPPORTED OPERATION CODES, one command (options 1: by opcode;
+ * 2: by opcode and service action). */
+static bool gw_opcode_supported(struct iscsi_context *ctx, int lun, int options, int opcode, int sa)
 {
-	struct scsi_task *t = iscsi_report_supported_opcodes_sync(ctx, lun, 0, 1, opcode, 0, 64);
+	struct scsi_task *t =
+	    iscsi_report_supported_opcodes_sync(ctx, lun, 0, options, opcode, sa, 64);
 	bool ok = false;
 
 	if (t && t->status == SCSI_STATUS_GOOD && t->datain.size >= 2)
@@ -876,7 +928,9 @@ static int gw_probe(struct gw *gw, bool readonly)
 		gw->max_unmap_blocks = max_unmap;
 		gw->dev.discard_gran = unmap_gran > 1 ? unmap_gran * gw->lbs : 0;
 	}
-	if (gw_opcode_supported(ctx, gw->lun, 0x93)) {
+	if (lbpme && gw_opcode_supported(ctx, gw->lun, 2, 0x9e, 0x12))
+		gw->dev.caps |= BS_CAP_MAP_STATUS; /* GET LBA STATUS */
+	if (gw_opcode_supported(ctx, gw->lun, 1, 0x93, 0)) {
 		gw->dev.caps |= BS_CAP_WRITE_ZEROES;
 		gw->max_ws_blocks =
 		    max_ws && max_ws < GW_WS_CHUNK_BLOCKS ? (uint32_t)max_ws : GW_WS_CHUNK_BLOCKS;

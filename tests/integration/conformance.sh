@@ -24,16 +24,23 @@
 #              READ/WRITE CDBs take PROTECT 000b only; libiscsi 1.19 sends no
 #              32-byte CDB): 0 failed but ReportSupportedOpcodes.OneCommand
 #              on the 7Fh usage data only (see below), at least 190 passed
+#   gateway    the iscsi back-store (a gateway) in front of a private tgtd
+#              (tgtd.sh: a 1 GiB thin file LUN, tgtd's LUN 1): the whole
+#              suite through utarget, which emulates SPC/SBC itself and sends
+#              tgtd byte-range reads, writes, flushes, UNMAP and WRITE SAME:
+#              0 failed, at least 190 passed
 #   readonly   write-protected medium: 0 failed; ReadOnly* passed. Only the
 #              suites that do not write run: libiscsi consults the WP bit in
 #              ReadOnly.* and Sanitize.Readonly alone, its write tests expect
 #              a writable LU. ReadOnly.ReadOnlySBC checks that every medium
 #              write is refused with DATA PROTECT / WRITE PROTECTED.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tgtd.sh"
 ut_init "$1"
 profile=${2:?profile}
 
 pgs='[ { "tag": 1, "portals": ["127.0.0.1:3260"] } ]'
+bstype=file
 case $profile in
 thin) bs='"path": "thin.img", "size": "1G", "create": true, "thin": true' ;;
 multipath)
@@ -64,6 +71,12 @@ ALL.ReportSupportedOpcodes,ALL.Reserve6,ALL.TestUnitReady,ALL.Verify10,ALL.Verif
 ALL.Verify16,ALL.GetLBAStatus.Simple,ALL.GetLBAStatus.BeyondEol,ALL.iSCSIResiduals.Read*,\
 ALL.iSCSIcmdsn,ALL.NoMedia"
 	;;
+gateway)
+	truncate -s 1G "$UT_TMP/tgt.img"
+	ut_tgtd_start "$UT_TMP/tgt.img" thin_provisioning=1
+	bstype=iscsi
+	bs='"url": "'$UT_TGT_URL'", "thin": true'
+	;;
 pi)
 	bs='"path": "pi.img", "size": "1G", "create": true, "thin": true, "protection": 1'
 	;;
@@ -80,7 +93,7 @@ ut_write_config cu.json <<JSON
 {
   "version": 1,
   "state_dir": "@TMP@",
-  "backstores": [ { "name": "lu0", "type": "file", $bs } ],
+  "backstores": [ { "name": "lu0", "type": "$bstype", $bs } ],
   "targets": [
     { "name": "$UT_TARGET",
       "portal_groups": $pgs,
@@ -209,6 +222,12 @@ pi)
 	need_family Read10
 	need_family Write10
 	;;
+gateway)
+	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
+	echo "ok: $vp passed (>= 190), 0 failed"
+	need_family Prin
+	need_family Prout
+	;;
 pi2)
 	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
 	echo "ok: $vp passed (>= 190), 0 failed"
@@ -230,4 +249,5 @@ thin4k)
 	echo "ok: WriteSame10/16.UnmapUnaligned and .InvalidDataOutSize, CompareAndWrite.InvalidDataOutSize passed with LBPPB 8"
 	;;
 esac
+ut_tgtd_stop
 echo "PASS conformance $profile"
