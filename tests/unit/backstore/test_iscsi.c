@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for backstore/iscsi.c without a remote target: the mapping of
  * the remote's sense data to errno values (fixed and descriptor format,
- * the INFORMATION field), the URL check, and bs_open's refusals (no or bad
- * url, unknown option, bad timeout, nobody listening). The I/O paths,
- * reconnect included, are tested against tgtd by
- * tests/integration/gateway.sh. */
+ * the INFORMATION field), GET LBA STATUS parameter data, the URL check, and bs_open's refusals (no
+ * or bad url, unknown option, bad timeout, nobody listening). The I/O paths, reconnect included,
+ * are tested against tgtd by tests/integration/gateway.sh. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +16,7 @@
 
 int iscsi_gw_sense_errno(const uint8_t *s, size_t len, uint64_t *info);
 int iscsi_gw_url_check(const char *url);
+int iscsi_gw_lba_status(const uint8_t *d, size_t len, uint64_t lba, uint64_t *blocks, bool *mapped);
 
 static void fixed(uint8_t *s, uint8_t key, uint8_t asc, uint8_t ascq, uint32_t info, bool valid)
 {
@@ -91,6 +91,45 @@ static void test_sense_descriptor(void **state)
 	assert_int_equal(info, 0x100000002ull);
 }
 
+static void put_desc(uint8_t *d, uint64_t lba, uint32_t n, uint8_t status)
+{
+	for (int i = 0; i < 8; i++)
+		d[i] = (uint8_t)(lba >> (56 - 8 * i));
+	d[8] = (uint8_t)(n >> 24);
+	d[9] = (uint8_t)(n >> 16);
+	d[10] = (uint8_t)(n >> 8);
+	d[11] = (uint8_t)n;
+	d[12] = status;
+}
+
+static void test_lba_status(void **state)
+{
+	uint8_t d[8 + 2 * 16] = {0, 0, 0, 4 + 2 * 16};
+	uint64_t n = 0;
+	bool mapped = false;
+
+	put_desc(d + 8, 100, 50, 0);  /* 100..149 mapped */
+	put_desc(d + 24, 150, 10, 1); /* 150..159 deallocated */
+	assert_int_equal(iscsi_gw_lba_status(d, sizeof(d), 100, &n, &mapped), 0);
+	assert_int_equal(n, 50);
+	assert_true(mapped);
+	assert_int_equal(iscsi_gw_lba_status(d, sizeof(d), 120, &n, &mapped), 0);
+	assert_int_equal(n, 30);
+	assert_int_equal(iscsi_gw_lba_status(d, sizeof(d), 155, &n, &mapped), 0);
+	assert_int_equal(n, 5);
+	assert_false(mapped);
+	d[24 + 12] = 2; /* anchored: not mapped either */
+	assert_int_equal(iscsi_gw_lba_status(d, sizeof(d), 150, &n, &mapped), 0);
+	assert_false(mapped);
+	/* not covered, short data, a PARAMETER DATA LENGTH past the buffer */
+	assert_int_equal(iscsi_gw_lba_status(d, sizeof(d), 160, &n, &mapped), -EIO);
+	assert_int_equal(iscsi_gw_lba_status(d, sizeof(d), 99, &n, &mapped), -EIO);
+	assert_int_equal(iscsi_gw_lba_status(d, 7, 100, &n, &mapped), -EIO);
+	assert_int_equal(iscsi_gw_lba_status(d, 8 + 16, 155, &n, &mapped), -EIO);
+	d[3] = 200;
+	assert_int_equal(iscsi_gw_lba_status(d, sizeof(d), 155, &n, &mapped), 0);
+}
+
 static void test_url_check(void **state)
 {
 	assert_int_equal(iscsi_gw_url_check("iscsi://127.0.0.1:3260/iqn.2024-01.x:y/1"), 0);
@@ -140,9 +179,8 @@ static void test_open_refusals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sense_fixed),
-	    cmocka_unit_test(test_sense_descriptor),
-	    cmocka_unit_test(test_url_check),
+	    cmocka_unit_test(test_sense_fixed),	  cmocka_unit_test(test_sense_descriptor),
+	    cmocka_unit_test(test_lba_status),	  cmocka_unit_test(test_url_check),
 	    cmocka_unit_test(test_open_refusals),
 	};
 
