@@ -22,6 +22,9 @@
 #   BENCH_TMPDIR [/var/tmp]  where the LUN files and logs live during the run
 #   BENCH_RESULTS [bench/results]
 #   BENCH_UT_PORT [3500] BENCH_TGT_PORT [3501] BENCH_TGT_CONTROL_PORT [3519]
+#   BENCH_UT_BACKSTORE [file] utargetd's LUN: file (the image file), file-loop (type file over
+#                            a loop device of the image: the block device's page cache) or
+#                            block (type block, O_DIRECT, over that loop device)
 #   BENCH_TGT_BSTYPE [rdwr]  tgtd back-store type (rdwr or aio)
 #   BENCH_TGT_THREADS []     tgtd -t (I/O threads); empty: tgtd's default
 #   BENCH_KEEP [0]           1: keep the temporary directory (logs, config) for inspection
@@ -50,6 +53,9 @@ UT_PORT=${BENCH_UT_PORT:-3500}
 TGT_PORT=${BENCH_TGT_PORT:-3501}
 TGT_CTL=${BENCH_TGT_CONTROL_PORT:-3519}
 TGT_BSTYPE=${BENCH_TGT_BSTYPE:-rdwr}
+UT_BACKSTORE=${BENCH_UT_BACKSTORE:-file}
+UT_LOOP=""
+case $UT_BACKSTORE in file | file-loop | block) ;; *) echo "BENCH_UT_BACKSTORE: file, file-loop or block" >&2; exit 2 ;; esac
 TGT_THREADS=${BENCH_TGT_THREADS:-}
 KEEP=${BENCH_KEEP:-0}
 UTARGETD=${UTARGETD:-$BUILD/src/daemon/utargetd}
@@ -200,6 +206,7 @@ cleanup() {
 	trap - EXIT INT TERM HUP
 	stop_utargetd
 	stop_tgtd
+	[ -z "$UT_LOOP" ] || losetup -d "$UT_LOOP" || true
 	if [ -n "$WORK" ] && [ -d "$WORK" ]; then
 		if [ "$KEEP" = 1 ]; then
 			log "kept $WORK (LUN files removed)"
@@ -350,6 +357,14 @@ start_tgtd() {
 }
 
 write_utargetd_config() { # file
+	local type=file path=$WORK/utargetd.img
+	if [ "$UT_BACKSTORE" != file ]; then
+		UT_LOOP=$(losetup -f --show --sector-size "$BLOCK_SIZE" "$path") ||
+			die "losetup of $path failed"
+		path=$UT_LOOP
+		[ "$UT_BACKSTORE" = block ] && type=block
+		log "utargetd LUN: $type over $UT_LOOP"
+	fi
 	cat >"$1" <<EOF
 {
   "version": 1,
@@ -358,9 +373,8 @@ write_utargetd_config() { # file
   "backstores": [
     {
       "name": "bench0",
-      "type": "file",
-      "path": "$WORK/utargetd.img",
-      "create": false,
+      "type": "$type",
+      "path": "$path",
       "block_size": $BLOCK_SIZE,
       "thin": false,
       "write_cache": true
@@ -603,8 +617,9 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 	printf -- '- host: Linux %s, nproc %s, %s, %s MiB RAM; nothing pinned; load average %s at start\n' \
 		"$(uname -r)" "$(nproc)" "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)" \
 		"$(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo)" "$LOADAVG_START"
-	printf -- '- utargetd: commit %s%s, build %s (%s), 127.0.0.1:%s LUN %s, file back-store\n' \
-		"$commit" "$dirty" "${BUILD#"$ROOT"/}" "${buildtype:-?}" "$UT_PORT" "$UT_LUN"
+	printf -- '- utargetd: commit %s%s, build %s (%s), 127.0.0.1:%s LUN %s, %s back-store\n' \
+		"$commit" "$dirty" "${BUILD#"$ROOT"/}" "${buildtype:-?}" "$UT_PORT" "$UT_LUN" \
+		"$UT_BACKSTORE"
 	printf -- '- tgtd: tgt %s, bstype %s, I/O threads %s, 127.0.0.1:%s LUN %s (control port %s)\n' \
 		"$(ver tgt)" "$TGT_BSTYPE" "${TGT_THREADS:-default}" "$TGT_PORT" "$TGT_LUN" "$TGT_CTL"
 	printf -- '- LUNs: %s MiB files in %s, block size %s, prefill %s' "$LUN_MB" "$TMP_PARENT" \

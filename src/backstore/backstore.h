@@ -10,6 +10,9 @@
  *  file  a regular file (created sparse when `create` and missing; grown to
  *        `size` when smaller, never shrunk) or a block device node; I/O
  *        through the submitting reactor's io_uring, else the worker pool.
+ *  block a block device, O_DIRECT, with its geometry (lbs, pbs, optimal I/O
+ *        size, discard granularity), its write cache and read-only flag;
+ *        resized underneath: medium_size (block.c).
  *  ram   sparse memory of `size` bytes (required); contents die with it.
  *  null  reads return zeroes, writes are discarded; `size` required. For
  *        benchmarks.
@@ -72,6 +75,7 @@ struct bs_type {
 };
 
 extern const struct bs_type bs_file_type;
+extern const struct bs_type bs_block_type;
 extern const struct bs_type bs_ram_type;
 extern const struct bs_type bs_null_type;
 extern const struct bs_type bs_iscsi_type;

@@ -53,6 +53,7 @@
 #include <linux/fs.h>
 
 #include "backstore/backstore.h"
+#include "backstore/file_dev.h"
 #include "lib/compiler.h"
 #include "lib/log.h"
 #include "lib/reactor.h"
@@ -65,8 +66,9 @@
 	} while (0)
 #endif
 
-#define FILE_ZERO_BUF  65536
-#define FILE_ZERO_IOVS 16
+#define FILE_ZERO_BUF	65536
+#define FILE_ZERO_IOVS	16
+#define FILE_ZERO_ALIGN 4096
 
 /* Inline I/O on the reactor thread (file_try_inline). A transfer up to
  * FILE_INLINE_MAX bytes is tried inline; an inline write slower than
@@ -82,26 +84,6 @@
 static uint64_t file_inline_slow_ns = FILE_INLINE_SLOW_NS;
 static uint64_t file_inline_slow_ns_per_kib = FILE_INLINE_SLOW_NS_PER_KIB;
 
-struct file_dev {
-	struct bs_dev dev;
-	int fd;
-	uint32_t block_size;
-	bool is_blk;
-	bool readonly;
-	atomic_bool no_zero_range; /* ZERO_RANGE refused: write zeroes instead */
-	atomic_bool no_nowait;	   /* RWF_NOWAIT reads refused: no inline reads */
-	/* reactor_now_ns() before which writes are not tried inline (a slow
-	 * inline write was seen); 0: tried */
-	_Atomic uint64_t inline_wr_off_until;
-	/* the image's identity and the back-store using it (image_claim) */
-	dev_t st_dev;
-	ino_t st_ino;
-	char name[64];
-	struct file_dev *next_open;
-	int lock_fd; /* a dup of the predecessor's descriptor holding the flock (a
-			back-store replaced by one of its name); -1: fd holds it */
-};
-
 /* ---- one user per image ----
  * Two writers of one image -- two back-stores of one daemon, or two
  * daemons -- would each cache and write it as if it were theirs alone. A
@@ -111,7 +93,7 @@ struct file_dev {
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct file_dev *open_images;
 
-static int image_claim(struct file_dev *f, const struct bs_params *p, const struct stat *st)
+int image_claim(struct file_dev *f, const struct bs_params *p, const struct stat *st)
 {
 	struct file_dev *o;
 	int rc = 0;
@@ -155,7 +137,7 @@ static int image_claim(struct file_dev *f, const struct bs_params *p, const stru
 	return rc;
 }
 
-static void image_release(struct file_dev *f)
+void image_release(struct file_dev *f)
 {
 	pthread_mutex_lock(&open_lock);
 	for (struct file_dev **pp = &open_images; *pp; pp = &(*pp)->next_open)
@@ -166,31 +148,7 @@ static void image_release(struct file_dev *f)
 	pthread_mutex_unlock(&open_lock);
 }
 
-/* Per-request state, in bs_io.priv. */
-struct file_req {
-	union {
-		struct reactor_uring_req ureq;
-		struct workq_item wq;
-	};
-	struct file_dev *f;
-	uint64_t xfer;	  /* READ/WRITE: bytes done so far */
-	struct iovec tmp; /* the partly done iovec when a transfer resumes */
-	int err;	  /* worker pool result */
-};
-static_assert(sizeof(struct file_req) <= BS_IO_PRIV_SIZE, "file_req must fit bs_io.priv");
-static_assert(_Alignof(struct file_req) <= 16, "bs_io.priv is 16-byte aligned");
-
-static inline struct file_req *file_req_of(struct bs_io *io)
-{
-	return (struct file_req *)(void *)io->priv;
-}
-
-static inline struct bs_io *file_io_of(struct file_req *rq)
-{
-	return (struct bs_io *)(void *)((unsigned char *)rq - offsetof(struct bs_io, priv));
-}
-
-static void file_finish(struct bs_io *io, int err)
+void file_finish(struct bs_io *io, int err)
 {
 	if (err == -EDQUOT)
 		err = -ENOSPC; /* thin provisioning ran out of space */
@@ -223,7 +181,8 @@ static int file_iov_rest(struct bs_io *io, struct file_req *rq, const struct iov
 
 static int file_write_zeroes(struct file_dev *f, uint64_t off, uint64_t len)
 {
-	static const uint8_t zeroes[FILE_ZERO_BUF];
+	/* aligned for O_DIRECT (block) */
+	static _Alignas(FILE_ZERO_ALIGN) const uint8_t zeroes[FILE_ZERO_BUF];
 	struct iovec v[FILE_ZERO_IOVS];
 
 	while (len) {
@@ -573,7 +532,7 @@ static bool file_try_inline(struct file_dev *f, struct bs_io *io, struct file_re
 
 /* ---- submit ---- */
 
-static void file_submit(struct bs_dev *dev, struct bs_io *io)
+void file_submit(struct bs_dev *dev, struct bs_io *io)
 {
 	struct file_dev *f = container_of(dev, struct file_dev, dev);
 	struct file_req *rq = file_req_of(io);
@@ -616,7 +575,10 @@ static void file_submit(struct bs_dev *dev, struct bs_io *io)
 	}
 
 	r = reactor_self();
-	if (r && (io->op == BS_OP_READ || io->op == BS_OP_WRITE) && file_try_inline(f, io, rq))
+	/* O_DIRECT (block): nothing is in a page cache, an inline call waits
+	 * for the device */
+	if (r && !f->direct && (io->op == BS_OP_READ || io->op == BS_OP_WRITE) &&
+	    file_try_inline(f, io, rq))
 		return;
 	if (!r) { /* not on a reactor: do it here and now */
 		FILE_TRACE(io, 's',
@@ -633,7 +595,7 @@ static void file_submit(struct bs_dev *dev, struct bs_io *io)
 	file_queue_work(io);
 }
 
-static int file_resize(struct bs_dev *dev, uint64_t new_size)
+int file_resize(struct bs_dev *dev, uint64_t new_size)
 {
 	struct file_dev *f = container_of(dev, struct file_dev, dev);
 
@@ -659,7 +621,7 @@ static int file_resize(struct bs_dev *dev, uint64_t new_size)
 	return 0;
 }
 
-static void file_close(struct bs_dev *dev)
+void file_close(struct bs_dev *dev)
 {
 	struct file_dev *f = container_of(dev, struct file_dev, dev);
 
@@ -705,7 +667,7 @@ static const struct bs_ops file_ops = {
 /* ---- open ---- */
 
 /* A queue limit of the block device (or of the disk a partition is on). */
-static uint64_t file_blk_queue_limit(dev_t rdev, const char *attr)
+uint64_t file_blk_queue_limit(dev_t rdev, const char *attr)
 {
 	static const char *const parents[] = {"", "/.."};
 

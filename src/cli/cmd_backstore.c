@@ -21,6 +21,11 @@ static json_t *bs_row(json_t *b)
 		return NULL;
 	out_bs_size(b, size, sizeof(size));
 	json_object_set_new(row, "size", json_string(size));
+	/* PATH: the file or device; a gateway's url, a plugin's handler */
+	if (!json_object_get(b, "path") && json_object_get(b, "url"))
+		json_object_set(row, "path", json_object_get(b, "url"));
+	else if (!json_object_get(b, "path") && json_object_get(b, "handler"))
+		json_object_set(row, "path", json_object_get(b, "handler"));
 	for (size_t k = 0; k < ARRAY_SIZE(names); k++)
 		if (json_is_true(json_object_get(b, names[k])))
 			snprintf(flags + strlen(flags), sizeof(flags) - strlen(flags), "%s%s",
@@ -49,9 +54,28 @@ static int bs_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_ar
 	return cmd_show(c, "backstore.get", json_pack("{s:s}", "name", a->pos[0]));
 }
 
+/* The back-store fields a plugin's FIELD=VALUE may set; any other FIELD
+ * is a setting of the handler ("options", strings as written). */
+static bool bs_plugin_own_field(const char *arg)
+{
+	static const char *const own[] = {"block_size", "physical_block_size",
+					  "read_only",	"thin",
+					  "removable",	"write_cache",
+					  "vendor",	"product",
+					  "revision",	"serial",
+					  "naa",	"pr_max_registrations"};
+	size_t n = strcspn(arg, ":=");
+
+	for (size_t i = 0; i < ARRAY_SIZE(own); i++)
+		if (strlen(own[i]) == n && strncmp(arg, own[i], n) == 0)
+			return true;
+	return false;
+}
+
 static int bs_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
 	const char *type = a->pos[0], *name = a->pos[1];
+	bool file = strcmp(type, "file") == 0;
 	size_t next = 2;
 	json_t *p;
 	int rc;
@@ -59,11 +83,12 @@ static int bs_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_
 	p = json_pack("{s:s, s:s}", "name", name, "type", type);
 	if (!p)
 		return CLI_EINTERNAL;
-	/* file: PATH [SIZE]; ram, null: SIZE. A file with a size is created
-	 * when missing (an existing one is used as it is, grown to SIZE). */
-	if (strcmp(type, "file") == 0 && next < a->npos && !cli_is_field(a->pos[next])) {
+	/* file: PATH [SIZE]; block: DEVICE; iscsi: URL; plugin: HANDLER;
+	 * ram, null: SIZE. A file with a size is created when missing (an
+	 * existing one is used as it is, grown to SIZE). */
+	if ((file || strcmp(type, "block") == 0) && next < a->npos && !cli_is_field(a->pos[next])) {
 		json_object_set_new(p, "path", json_string(a->pos[next++]));
-		if (next < a->npos && !cli_is_field(a->pos[next])) {
+		if (file && next < a->npos && !cli_is_field(a->pos[next])) {
 			rc = cmd_size(c, p, "size", a->pos[next++]);
 			if (rc) {
 				json_decref(p);
@@ -71,17 +96,56 @@ static int bs_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_
 			}
 			json_object_set_new(p, "create", json_true());
 		}
-	} else if (strcmp(type, "file") != 0 && next < a->npos && !cli_is_field(a->pos[next])) {
+	} else if (strcmp(type, "iscsi") == 0 && next < a->npos) {
+		json_object_set_new(p, "url", json_string(a->pos[next++]));
+	} else if (strcmp(type, "plugin") == 0 && next < a->npos && !cli_is_field(a->pos[next])) {
+		json_t *opts = json_object();
+
+		json_object_set_new(p, "handler", json_string(a->pos[next++]));
+		/* the handler's settings first, then the back-store's fields */
+		for (size_t i = next; i < a->npos && opts; i++) {
+			const char *arg = a->pos[i], *eq = strchr(arg, '=');
+			char key[128];
+
+			if (!cli_is_field(arg) || bs_plugin_own_field(arg))
+				continue;
+			if (strncmp(arg, "options.", 8) == 0)
+				arg += 8;
+			snprintf(key, sizeof(key), "%.*s", (int)strcspn(arg, ":="), arg);
+			json_object_set_new(opts, key, json_string(eq + 1));
+		}
+		if (!opts) {
+			json_decref(p);
+			return CLI_EINTERNAL;
+		}
+		if (json_object_size(opts))
+			json_object_set_new(p, "options", opts);
+		else
+			json_decref(opts);
+	} else if (!file && next < a->npos && !cli_is_field(a->pos[next])) {
 		rc = cmd_size(c, p, "size", a->pos[next++]);
 		if (rc) {
 			json_decref(p);
 			return rc;
 		}
 	}
-	rc = cmd_fields(c, p, CLI_K_BACKSTORE, a, next);
-	if (rc) {
-		json_decref(p);
-		return rc;
+	for (size_t i = next; i < a->npos; i++) {
+		json_t *one;
+
+		if (strcmp(type, "plugin") == 0 && cli_is_field(a->pos[i]) &&
+		    !bs_plugin_own_field(a->pos[i]))
+			continue; /* an option, above */
+		one = json_object();
+		rc = one ? cmd_fields(c, one, CLI_K_BACKSTORE,
+				      &(struct cli_args){.pos = &a->pos[i], .npos = 1}, 0)
+			 : CLI_EINTERNAL;
+		if (!rc)
+			rc = json_object_update(p, one) ? CLI_EINTERNAL : CLI_OK;
+		json_decref(one);
+		if (rc) {
+			json_decref(p);
+			return rc;
+		}
 	}
 	return cmd_change(c, "backstore.create", p, "backstore %s created", name);
 }
@@ -173,12 +237,18 @@ const struct cli_cmd cli_cmds_backstore[] = {
 	.object = "backstore",
 	.verb = "create",
 	.alias = "add",
-	.usage = "TYPE NAME [PATH] [SIZE] [FIELD=VALUE...]",
-	.summary = "create a back-store (file, ram, null) and its logical unit",
+	.usage = "TYPE NAME [PATH|DEVICE|URL|HANDLER] [SIZE] [FIELD=VALUE...]",
+	.summary = "create a back-store (file, block, ram, null, iscsi, plugin) and its "
+		   "logical unit",
 	.help = "  file NAME PATH [SIZE]  a regular file or block device; with SIZE the file\n"
 		"                         is created (sparse) when missing\n"
+		"  block NAME DEVICE      a block device, O_DIRECT, with its own block size\n"
 		"  ram NAME SIZE          in memory, lost when utargetd stops\n"
 		"  null NAME SIZE         reads zeroes, discards writes\n"
+		"  iscsi NAME URL         a LUN of another iSCSI target (a gateway):\n"
+		"                         iscsi://[user[%secret]@]host[:port]/IQN/LUN\n"
+		"  plugin NAME HANDLER [KEY=VALUE...]  a handler loaded from plugin_dir;\n"
+		"                         KEYs other than the FIELDs below are its settings\n"
 		"SIZE: bytes or a number with K, M, G or T (powers of 1024).\n"
 		"FIELDs: block_size, physical_block_size, thin, read_only, removable,\n"
 		"write_cache, vendor, product, revision, serial, naa (utarget.json(5)).\n"

@@ -29,7 +29,8 @@ static const struct cli_field cli_f_backstore[] = {
     {.name = "removable", .type = CLI_F_BOOL}, {.name = "write_cache", .type = CLI_F_BOOL},
     {.name = "vendor", .type = CLI_F_STR},     {.name = "product", .type = CLI_F_STR},
     {.name = "revision", .type = CLI_F_STR},   {.name = "serial", .type = CLI_F_STR},
-    {.name = "naa", .type = CLI_F_STR},	       {0},
+    {.name = "naa", .type = CLI_F_STR},	       {.name = "url", .type = CLI_F_STR},
+    {.name = "handler", .type = CLI_F_STR},    {0},
 };
 
 static const struct cli_field cli_f_target[] = {

@@ -8,7 +8,8 @@
  *     plugin fileio     "file" back-store over dev; size (the file is created
  *                       of that size when missing, as LIO does; not for a
  *                       device under /dev); write_back -> write_cache
- *     plugin block      "file" back-store over the device; readonly
+ *     plugin block      "block" back-store over the device (O_DIRECT, the
+ *                       device's size and block size); readonly
  *     plugin ramdisk    "ram" back-store of size; nullio -> "null"
  *     plugin pscsi/user reported, not imported (with the LUNs over them)
  *     wwn               LIO's unit serial: serial (VPD 80h) when it fits
@@ -408,7 +409,8 @@ static int lio_storage_object(struct lio_ctx *x, json_t *so, size_t idx)
 			imp_report(x->r, IMP_DROPPED, where, "no dev: not imported");
 			return 0;
 		}
-		bs = json_pack("{s:s, s:s, s:s}", "name", bsname, "type", "file", "path", dev);
+		bs = json_pack("{s:s, s:s, s:s}", "name", bsname, "type",
+			       strcmp(plugin, "block") == 0 ? "block" : "file", "path", dev);
 	} else if (strcmp(plugin, "ramdisk") == 0 || strcmp(plugin, "rd_mcp") == 0) {
 		bool nullio = json_is_true(json_object_get(so, "nullio"));
 		bs = json_pack("{s:s, s:s}", "name", bsname, "type", nullio ? "null" : "ram");
@@ -449,9 +451,21 @@ static int lio_storage_object(struct lio_ctx *x, json_t *so, size_t idx)
 		imp_report(x->r, IMP_NOTE, where,
 			   "exclusive: utarget does not open block devices exclusively");
 	if (json_object_get(so, "buffered_mode") &&
-	    !json_is_true(json_object_get(so, "buffered_mode")))
-		imp_report(x->r, IMP_DROPPED, where,
-			   "buffered_mode false: utarget has no O_DIRECT mode");
+	    !json_is_true(json_object_get(so, "buffered_mode"))) {
+		if (strcmp(plugin, "fileio") == 0 && strncmp(dev, "/dev/", 5) == 0) {
+			/* O_DIRECT on a device: the block back-store */
+			json_object_set_new(bs, "type", json_string("block"));
+			json_object_del(bs, "size");
+			json_object_del(bs, "create");
+			imp_report(x->r, IMP_NOTE, where,
+				   "buffered_mode false over a device: a \"block\" back-store "
+				   "(O_DIRECT, the device's size)");
+		} else if (strcmp(plugin, "fileio") == 0) {
+			imp_report(x->r, IMP_DROPPED, where,
+				   "buffered_mode false: a file back-store goes through the page "
+				   "cache (only a block device is opened O_DIRECT: type block)");
+		}
+	}
 
 	/* attributes */
 	if (attrs && !json_is_object(attrs)) {

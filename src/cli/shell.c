@@ -475,7 +475,11 @@ static void sh_help(struct cli *c, const struct sh_path *p)
 		break;
 	case SH_BS_TYPE:
 		fprintf(c->out, "  create NAME %s [FIELD=VALUE...]\n  delete NAME\n",
-			strcmp(p->type, "file") == 0 ? "PATH [SIZE]" : "SIZE");
+			strcmp(p->type, "file") == 0	 ? "PATH [SIZE]"
+			: strcmp(p->type, "block") == 0	 ? "DEVICE"
+			: strcmp(p->type, "iscsi") == 0	 ? "URL"
+			: strcmp(p->type, "plugin") == 0 ? "HANDLER [KEY=VALUE...]"
+							 : "SIZE");
 		break;
 	case SH_BS:
 		fprintf(c->out, "  get [FIELD...]   set FIELD=VALUE...   resize SIZE [--force]   "

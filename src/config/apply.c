@@ -34,6 +34,12 @@
 #include "fabric/iscsi/iscsi.h"
 #include "lib/endian.h"
 #include "lib/log.h"
+
+/* Where back-store handlers are loaded from when plugin_dir is not set
+ * (meson: -Dplugindir). */
+#ifndef UT_PLUGIN_DIR
+#define UT_PLUGIN_DIR "/usr/local/lib/utarget/backstores"
+#endif
 #include "scsi/alua.h"
 #include "scsi/scsi.h"
 
@@ -208,13 +214,35 @@ static const struct {
     {scsi_lu_pi_format_store, "format state"},
 };
 
-int cfg_rt_open_lu(const struct cfg *c, const struct cfg_backstore *b, size_t i,
+/* The LU's block size over a medium with one of its own (bs_dev.lbs): the
+ * configured one must be a multiple of it, an absent one is the medium's. */
+static int cfg_lu_block_size(const struct cfg_backstore *b, const struct bs_dev *dev, uint32_t *out,
+			     struct cfg_err *err)
+{
+	uint32_t bsz = b->block_size ? b->block_size : (dev->lbs ? dev->lbs : 512);
+
+	if (dev->lbs && bsz % dev->lbs)
+		return cfg_rt_err(err, -EINVAL,
+				  "block_size %u of \"%s\" is not a multiple of the %u-byte "
+				  "logical blocks of its medium",
+				  bsz, b->name, dev->lbs);
+	if (bsz != 512 && bsz != 1024 && bsz != 2048 && bsz != 4096)
+		return cfg_rt_err(err, -EINVAL,
+				  "the medium of \"%s\" has %u-byte logical blocks (an LU takes "
+				  "512, 1024, 2048 or 4096)",
+				  b->name, bsz);
+	*out = bsz;
+	return 0;
+}
+
+int cfg_rt_open_lu(const struct cfg *c, const struct cfg_backstore *cb, size_t i,
 		   struct scsi_lu **out, struct cfg_err *err)
 {
-	char path[CFG_FULL_PATH_MAX], state[CFG_FULL_PATH_MAX];
+	char path[CFG_FULL_PATH_MAX], state[CFG_FULL_PATH_MAX], plugins[CFG_FULL_PATH_MAX];
+	struct bs_option opts[CFG_BS_OPTIONS_MAX];
+	struct cfg_backstore eff = *cb, *b = &eff; /* block_size: the effective one */
 	const char *what = lu_stores[0].what;
 	struct scsi_lu_attrs attrs = {
-	    .block_size = b->block_size,
 	    .physical_block_size = b->physical_block_size,
 	    .pr_max_registrations = b->pr_max_registrations,
 	    .read_only = b->read_only,
@@ -230,9 +258,23 @@ int cfg_rt_open_lu(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 	    .create = b->create,
 	    .readonly = b->read_only,
 	    .block_size = b->block_size,
+	    .url = b->url,
+	    .handler = b->handler,
+	    .options = opts,
+	    .noptions = b->noptions,
 	};
 	struct bs_dev *dev = NULL;
 	int rc;
+
+	for (size_t k = 0; k < b->noptions && k < CFG_BS_OPTIONS_MAX; k++)
+		opts[k] =
+		    (struct bs_option){.key = b->options[k].key, .value = b->options[k].value};
+	if (b->handler) {
+		rc = cfg_plugin_dir_path(c, UT_PLUGIN_DIR, plugins, sizeof(plugins));
+		if (rc)
+			return cfg_rt_err(err, rc, "plugin_dir too long");
+		p.plugin_dir = plugins;
+	}
 
 	cfg_rt_path(err, "backstores[%zu]", i);
 	if (b->path) {
@@ -247,6 +289,14 @@ int cfg_rt_open_lu(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 		return cfg_rt_err(err, rc, "cannot open %s back-store \"%s\"%s%s: %s", b->type,
 				  b->name, p.path ? " at " : "", p.path ? p.path : "",
 				  strerror(-rc));
+	rc = cfg_lu_block_size(cb, dev, &eff.block_size, err);
+	if (rc) {
+		bs_close(dev);
+		return rc;
+	}
+	attrs.block_size = b->block_size;
+	if (!attrs.physical_block_size && dev->pbs > b->block_size)
+		attrs.physical_block_size = dev->pbs;
 	if (dev->size < b->block_size) {
 		bs_close(dev);
 		return cfg_rt_err(err, -EINVAL,

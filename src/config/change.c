@@ -755,6 +755,9 @@ static int chg_apply_settings(struct cfg *c, struct cfg_chg *ch, struct cfg_err 
 	if (!str_eq(s->metrics_listen, c->metrics_listen))
 		return chg_err(err, -EINVAL, "metrics.listen",
 			       "cannot change while utargetd runs (restart it)");
+	if (!str_eq(s->plugin_dir, c->plugin_dir))
+		return chg_err(err, -EINVAL, "plugin_dir",
+			       "cannot change while utargetd runs (restart it)");
 	if (s->iscsi.first_burst_length > s->iscsi.max_burst_length)
 		/* RFC 7143 13.14 */
 		return chg_err(err, -EINVAL, "iscsi.first_burst_length",

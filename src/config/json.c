@@ -83,8 +83,8 @@ static_assert(ARRAY_SIZE(cfg_iscsi_fields) <= 32, "iscsi_set is a 32-bit mask");
 /* The fields each object accepts (NULL-terminated); cfg_object_fields()
  * hands them to the control plane (its method schema and "set" methods). */
 static const char *const cfg_fields_root[] = {
-    "version",	  "state_dir", "log_level",   "rpc_socket", "default_portals", "iscsi",
-    "backstores", "targets",   "port_groups", "discovery",  "metrics",	       NULL,
+    "version", "state_dir",   "log_level", "rpc_socket", "default_portals", "iscsi", "backstores",
+    "targets", "port_groups", "discovery", "metrics",	 "plugin_dir",	    NULL,
 };
 static const char *const cfg_fields_metrics[] = {"listen", NULL};
 static const char *const cfg_fields_backstore[] = {
@@ -97,7 +97,9 @@ static const char *const cfg_fields_backstore[] = {
     "revision",	  "serial",
     "naa",	  "physical_block_size",
     "fault",	  "pr_max_registrations",
-    "protection", NULL,
+    "protection", "url",
+    "handler",	  "options",
+    NULL,
 };
 static const char *const cfg_fields_lun[] = {"lun", "backstore", "read_only", NULL};
 static const char *const cfg_fields_tpg[] = {"tag", "portals", "rel_port_id", NULL};
@@ -286,6 +288,56 @@ static int cfg_get_fault(struct cfg_pctx *x, json_t *o, struct cfg_backstore *b)
 	return 0;
 }
 
+/* "options": an object of at most CFG_BS_OPTIONS_MAX string values, keys
+ * of [A-Za-z0-9_.-]; kept in the file's order. */
+static int cfg_parse_bs_options(struct cfg_pctx *x, json_t *o, struct cfg_backstore *b)
+{
+	json_t *opts, *v;
+	const char *key;
+	size_t old;
+	int rc;
+
+	opts = cfg_get_typed(x, o, "options", JSON_OBJECT, &rc);
+	if (rc || !opts)
+		return rc;
+	old = cfg_push_key(x, "options");
+	if (json_object_size(opts) > CFG_BS_OPTIONS_MAX)
+		return cfg_perr(x, "%zu settings, at most %d", json_object_size(opts),
+				CFG_BS_OPTIONS_MAX);
+	b->options = calloc(json_object_size(opts) + 1, sizeof(*b->options));
+	if (!b->options)
+		return -ENOMEM;
+	json_object_foreach(opts, key, v)
+	{
+		struct cfg_kv *kv = &b->options[b->noptions];
+		size_t klen = strlen(key);
+
+		if (klen == 0 || klen > CFG_BS_OPTION_KEY_MAX ||
+		    strspn(key,
+			   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+			klen)
+			return cfg_perr(x,
+					"bad key \"%.64s\": 1..%d of A-Z, a-z, 0-9, '_', '.', '-'",
+					key, CFG_BS_OPTION_KEY_MAX);
+		kv->key = strdup(key);
+		if (!kv->key)
+			return -ENOMEM;
+		b->noptions++;
+		if ((rc = cfg_get_str(x, opts, key, true, CFG_BS_OPTION_VALUE_MAX, &kv->value)))
+			return rc;
+	}
+	cfg_pop(x, old);
+	return 0;
+}
+
+/* A medium with a block size of its own (a device, a remote LUN, a
+ * handler's): an absent block_size is the medium's. */
+static bool cfg_bs_has_geometry(const char *type)
+{
+	return strcmp(type, "block") == 0 || strcmp(type, "iscsi") == 0 ||
+	       strcmp(type, "plugin") == 0;
+}
+
 /* The element readers (cfg_elem_fn): o is an object. */
 static int cfg_parse_backstore(struct cfg_pctx *x, json_t *o, void *out)
 {
@@ -309,8 +361,13 @@ static int cfg_parse_backstore(struct cfg_pctx *x, json_t *o, void *out)
 	    (rc = cfg_get_str(x, o, "product", false, CFG_PRODUCT_MAX, &b->product)) ||
 	    (rc = cfg_get_str(x, o, "revision", false, CFG_REVISION_MAX, &b->revision)) ||
 	    (rc = cfg_get_str(x, o, "serial", false, CFG_SERIAL_MAX, &b->serial)) ||
-	    (rc = cfg_get_str(x, o, "naa", false, CFG_NAA_HEX, &b->naa)))
+	    (rc = cfg_get_str(x, o, "naa", false, CFG_NAA_HEX, &b->naa)) ||
+	    (rc = cfg_get_str(x, o, "url", false, CFG_BS_URL_MAX, &b->url)) ||
+	    (rc = cfg_get_str(x, o, "handler", false, CFG_BS_HANDLER_MAX, &b->handler)) ||
+	    (rc = cfg_parse_bs_options(x, o, b)))
 		return rc;
+	if (cfg_bs_has_geometry(b->type) && !json_object_get(o, "block_size"))
+		b->block_size = 0;
 	v = b->block_size;
 	rc = cfg_get_uint(x, o, "block_size", false, 1, 65536, &v, NULL);
 	b->block_size = (uint32_t)v;
@@ -544,7 +601,8 @@ static int cfg_parse_root(struct cfg_pctx *x, json_t *root, struct cfg *c)
 	c->version = (int)version;
 	if ((rc = cfg_get_str(x, root, "state_dir", false, CFG_PATH_MAX, &c->state_dir)) ||
 	    (rc = cfg_get_str(x, root, "log_level", false, 16, &c->log_level)) ||
-	    (rc = cfg_get_str(x, root, "rpc_socket", false, CFG_SOCKET_PATH_MAX, &c->rpc_socket)))
+	    (rc = cfg_get_str(x, root, "rpc_socket", false, CFG_SOCKET_PATH_MAX, &c->rpc_socket)) ||
+	    (rc = cfg_get_str(x, root, "plugin_dir", false, CFG_PATH_MAX, &c->plugin_dir)))
 		return rc;
 	if (c->log_level && log_level_parse(c->log_level) < 0) {
 		cfg_push_key(x, "log_level");
@@ -683,7 +741,18 @@ static json_t *cfg_dump_backstore(const struct cfg_backstore *b)
 	bad |= cfg_put_size(o, "size", b->size);
 	bad |= cfg_put(o, "create", json_boolean(b->create));
 	bad |= cfg_put(o, "read_only", json_boolean(b->read_only));
-	bad |= cfg_put(o, "block_size", json_integer(b->block_size));
+	bad |= cfg_put_str(o, "url", b->url);
+	bad |= cfg_put_str(o, "handler", b->handler);
+	if (b->noptions) {
+		json_t *opts = json_object();
+
+		bad |= !opts;
+		for (size_t i = 0; !bad && i < b->noptions; i++)
+			bad |= cfg_put(opts, b->options[i].key, json_string(b->options[i].value));
+		bad |= cfg_put(o, "options", opts);
+	}
+	if (b->block_size)
+		bad |= cfg_put(o, "block_size", json_integer(b->block_size));
 	if (b->physical_block_size)
 		bad |= cfg_put(o, "physical_block_size", json_integer(b->physical_block_size));
 	if (b->pr_max_registrations)
@@ -806,6 +875,7 @@ char *cfg_dump(const struct cfg *c)
 		bad |= cfg_put_str(root, "state_dir", c->state_dir);
 		bad |= cfg_put_str(root, "log_level", c->log_level);
 		bad |= cfg_put_str(root, "rpc_socket", c->rpc_socket);
+		bad |= cfg_put_str(root, "plugin_dir", c->plugin_dir);
 		if (c->metrics_listen)
 			bad |= cfg_put(root, "metrics",
 				       json_pack("{s:s}", "listen", c->metrics_listen));

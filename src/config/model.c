@@ -88,6 +88,13 @@ void cfg_backstore_clear(struct cfg_backstore *b)
 	free(b->name);
 	free(b->type);
 	free(b->path);
+	free(b->url);
+	free(b->handler);
+	for (size_t i = 0; i < b->noptions; i++) {
+		free(b->options[i].key);
+		free(b->options[i].value);
+	}
+	free(b->options);
 	free(b->vendor);
 	free(b->product);
 	free(b->revision);
@@ -144,6 +151,7 @@ void cfg_free(struct cfg *c)
 	free(c->log_level);
 	free(c->rpc_socket);
 	free(c->metrics_listen);
+	free(c->plugin_dir);
 	for (size_t i = 0; i < c->ndefault_portals; i++)
 		free(c->default_portals[i]);
 	free(c->default_portals);
@@ -183,4 +191,9 @@ int cfg_state_dir_path(const struct cfg *c, char *buf, size_t size)
 int cfg_bs_path(const struct cfg *c, const struct cfg_backstore *b, char *buf, size_t size)
 {
 	return cfg_join(c->state_dir, b->path, buf, size);
+}
+
+int cfg_plugin_dir_path(const struct cfg *c, const char *dflt, char *buf, size_t size)
+{
+	return cfg_join(c->state_dir, c->plugin_dir ? c->plugin_dir : dflt, buf, size);
 }

@@ -38,15 +38,31 @@
 
 struct cfg_fault;
 
+/* A type-specific setting of a back-store ("options": plugin handlers, the
+ * iscsi gateway): a key of [A-Za-z0-9_.-] and a string value. */
+#define CFG_BS_OPTIONS_MAX	32
+#define CFG_BS_OPTION_KEY_MAX	63
+#define CFG_BS_OPTION_VALUE_MAX 4096
+#define CFG_BS_URL_MAX		1024
+#define CFG_BS_HANDLER_MAX	63
+struct cfg_kv {
+	char *key;
+	char *value;
+};
+
 /* One back-store and the logical unit built over it. */
 struct cfg_backstore {
-	char *name;	/* unique; [A-Za-z0-9_.:-], 1..CFG_BS_NAME_MAX */
-	char *type;	/* "file", "ram", "null" */
-	char *path;	/* file: as written (relative: against state_dir) */
-	uint64_t size;	/* bytes; 0 = not given (file: the file's size) */
-	bool create;	/* file: create a sparse file of `size` if missing */
-	bool read_only; /* opened read-only; the medium is write protected */
-	uint32_t block_size;
+	char *name;		/* unique; [A-Za-z0-9_.:-], 1..CFG_BS_NAME_MAX */
+	char *type;		/* "file", "block", "ram", "null", "iscsi", "plugin" */
+	char *path;		/* file, block: as written (relative: against state_dir) */
+	char *url;		/* iscsi: iscsi://[user[%secret]@]host[:port]/IQN/LUN */
+	char *handler;		/* plugin: the handler's name (<plugin_dir>/<handler>.so) */
+	struct cfg_kv *options; /* "options": type-specific settings */
+	size_t noptions;
+	uint64_t size;		       /* bytes; 0 = not given (file: the file's size) */
+	bool create;		       /* file: create a sparse file of `size` if missing */
+	bool read_only;		       /* opened read-only; the medium is write protected */
+	uint32_t block_size;	       /* 0 = the medium's (block, iscsi, plugin) */
 	uint32_t physical_block_size;  /* 0 = block_size */
 	uint32_t pr_max_registrations; /* persistent reservation registrations; 0 = 4096 */
 	bool thin;		       /* logical block provisioning (UNMAP, LBPRZ) */
@@ -237,6 +253,7 @@ struct cfg {
 	char *log_level;		 /* NULL = not set */
 	char *rpc_socket;		 /* control socket path; NULL = the daemon's default */
 	char *metrics_listen;		 /* "metrics.listen": Prometheus /metrics; NULL = off */
+	char *plugin_dir;		 /* back-store handlers; NULL = the build's default */
 	char **default_portals;		 /* portals of a portal group created without any */
 	size_t ndefault_portals;	 /* 0: CFG_DEFAULT_PORTAL */
 	struct cfg_iscsi_settings iscsi; /* effective: defaults + the "iscsi" section */
@@ -286,6 +303,9 @@ void cfg_target_clear(struct cfg_target *t);
  * (state_dir relative to the current directory, "." when absent), made
  * absolute. 0 or -ENAMETOOLONG / -errno (getcwd). */
 int cfg_bs_path(const struct cfg *c, const struct cfg_backstore *b, char *buf, size_t size);
+/* The directory back-store handlers are loaded from, absolute (as
+ * cfg_bs_path()): plugin_dir, else dflt. */
+int cfg_plugin_dir_path(const struct cfg *c, const char *dflt, char *buf, size_t size);
 /* The state directory, absolute (as cfg_bs_path()). */
 int cfg_state_dir_path(const struct cfg *c, char *buf, size_t size);
 

@@ -34,15 +34,23 @@
 /* What each back-store type takes (a new type adds a row). */
 struct cfg_bs_rule {
 	const char *type;
-	bool path; /* path required (else refused) */
-	bool size; /* size required */
+	bool path;    /* path required (else refused) */
+	bool size;    /* size required */
+	bool no_size; /* size refused: the medium has its own */
 	bool can_create;
+	bool url;	 /* url required (else refused) */
+	bool handler;	 /* handler required (else refused) */
+	bool options;	 /* takes "options" */
+	bool protection; /* can keep protection information */
 };
 
 static const struct cfg_bs_rule cfg_bs_rules[] = {
-    {.type = "file", .path = true, .size = false, .can_create = true},
-    {.type = "ram", .path = false, .size = true, .can_create = false},
-    {.type = "null", .path = false, .size = true, .can_create = false},
+    {.type = "file", .path = true, .can_create = true, .protection = true},
+    {.type = "block", .path = true, .no_size = true},
+    {.type = "ram", .size = true, .protection = true},
+    {.type = "null", .size = true},
+    {.type = "iscsi", .url = true, .no_size = true, .options = true},
+    {.type = "plugin", .handler = true, .no_size = true, .options = true},
 };
 
 #define cfg_verr(err, path, ...) cfg_err_set(err, -EINVAL, path, __VA_ARGS__)
@@ -351,6 +359,7 @@ int cfg_validate_backstore_one(const struct cfg *c, const struct cfg_backstore *
 			       struct cfg_err *err)
 {
 	const struct cfg_bs_rule *rule = cfg_bs_rule(b->type);
+	uint32_t bsz;
 	char p[64];
 
 	for (const char *s = b->name; *s; s++) {
@@ -365,8 +374,47 @@ int cfg_validate_backstore_one(const struct cfg *c, const struct cfg_backstore *
 	}
 	if (!rule) {
 		snprintf(p, sizeof(p), "backstores[%zu].type", i);
-		return cfg_verr(err, p, "unknown back-store type \"%s\" (file, ram, null)",
+		return cfg_verr(err, p,
+				"unknown back-store type \"%s\" (file, block, ram, null, iscsi, "
+				"plugin)",
 				b->type);
+	}
+	if (rule->url != (b->url != NULL)) {
+		snprintf(p, sizeof(p), "backstores[%zu].url", i);
+		return cfg_verr(
+		    err, p, rule->url ? "required field missing (type %s)" : "not used by type %s",
+		    b->type);
+	}
+	if (b->url && strncmp(b->url, "iscsi://", 8) != 0) {
+		snprintf(p, sizeof(p), "backstores[%zu].url", i);
+		return cfg_verr(
+		    err, p, "not an iscsi:// URL (iscsi://[user[%%secret]@]host[:port]/IQN/LUN)");
+	}
+	if (rule->handler != (b->handler != NULL)) {
+		snprintf(p, sizeof(p), "backstores[%zu].handler", i);
+		return cfg_verr(err, p,
+				rule->handler ? "required field missing (type %s)"
+					      : "not used by type %s",
+				b->type);
+	}
+	if (b->handler && (strspn(b->handler, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					      "0123456789_.-") != strlen(b->handler) ||
+			   b->handler[0] == '.')) {
+		snprintf(p, sizeof(p), "backstores[%zu].handler", i);
+		return cfg_verr(err, p,
+				"a handler is a file name in plugin_dir without \".so\": "
+				"A-Z, a-z, 0-9, '_', '.', '-', not starting with '.'");
+	}
+	if (b->noptions && !rule->options) {
+		snprintf(p, sizeof(p), "backstores[%zu].options", i);
+		return cfg_verr(err, p, "not used by type %s", b->type);
+	}
+	if (rule->no_size && b->size) {
+		snprintf(p, sizeof(p), "backstores[%zu].size", i);
+		return cfg_verr(err, p, "not used by type %s (the size is the %s's)", b->type,
+				rule->url	? "remote LUN"
+				: rule->handler ? "handler"
+						: "device");
 	}
 	if (rule->path && !b->path) {
 		snprintf(p, sizeof(p), "backstores[%zu].path", i);
@@ -392,24 +440,26 @@ int cfg_validate_backstore_one(const struct cfg *c, const struct cfg_backstore *
 				rule->size ? b->type : "create");
 	}
 	if (b->block_size != 512 && b->block_size != 1024 && b->block_size != 2048 &&
-	    b->block_size != 4096) {
+	    b->block_size != 4096 && (b->block_size || (!rule->no_size && !rule->handler))) {
 		snprintf(p, sizeof(p), "backstores[%zu].block_size", i);
 		return cfg_verr(err, p, "%u is not one of 512, 1024, 2048, 4096", b->block_size);
 	}
-	if (b->physical_block_size && (b->physical_block_size < b->block_size ||
+	/* a medium's own block size is known at open (apply.c checks then) */
+	bsz = b->block_size ? b->block_size : 512;
+	if (b->physical_block_size && (b->physical_block_size < bsz ||
 				       (b->physical_block_size & (b->physical_block_size - 1)) ||
-				       b->physical_block_size / b->block_size > 32768)) {
+				       b->physical_block_size / bsz > 32768)) {
 		snprintf(p, sizeof(p), "backstores[%zu].physical_block_size", i);
 		return cfg_verr(
 		    err, p,
 		    "%u is not a power-of-two multiple of block_size %u (at most 2^15 of them)",
-		    b->physical_block_size, b->block_size);
+		    b->physical_block_size, bsz);
 	}
-	if (b->protection && strcmp(b->type, "file") && strcmp(b->type, "ram")) {
+	if (b->protection && !rule->protection) {
 		snprintf(p, sizeof(p), "backstores[%zu].protection", i);
 		return cfg_verr(err, p, "protection information needs a file or ram back-store");
 	}
-	if (b->size % b->block_size) {
+	if (b->block_size && b->size % b->block_size) {
 		snprintf(p, sizeof(p), "backstores[%zu].size", i);
 		return cfg_verr(err, p, "%llu bytes is not a multiple of block_size %u",
 				(unsigned long long)b->size, b->block_size);

@@ -361,8 +361,8 @@ static json_t *finish_settings(struct rpc_call *call)
 	return settings_json(true);
 }
 
-static const char *const settings_except[] = {"version",    "backstores", "targets", "state_dir",
-					      "rpc_socket", "metrics",	  NULL};
+static const char *const settings_except[] = {"version",    "backstores", "targets",	"state_dir",
+					      "rpc_socket", "metrics",	  "plugin_dir", NULL};
 
 static int m_settings_set(struct rpc_call *call)
 {

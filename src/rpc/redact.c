@@ -12,7 +12,13 @@
  * that carries a credential without "secret" keeps the secret the same user
  * has now in the object it changes (user names compared byte for byte); a
  * user that has none there stays without one and the config's rules refuse
- * it ("secret" is required). */
+ * it ("secret" is required).
+ *
+ * The same holds for the CHAP secret an iscsi back-store's "url" carries
+ * (iscsi://user%secret@host/...): answers show it as URL_REDACTED, and a
+ * change whose url still holds URL_REDACTED gets the current url's secret
+ * back when the rest of the url is the same. */
+#include <stdio.h>
 #include <string.h>
 
 #include "rpc/rpc.h"
@@ -34,6 +40,49 @@ static void redact_auth(json_t *auth)
 	redact_cred(json_object_get(auth, "mutual"));
 }
 
+#define URL_REDACTED "(redacted)"
+
+/* The span of the secret in an iscsi:// url: *at is the '@' that ends it,
+ * the return value the '%' before it; NULL: no secret. */
+static const char *url_secret(const char *url, const char **at)
+{
+	const char *host = strncmp(url, "iscsi://", 8) == 0 ? url + 8 : NULL, *pct;
+
+	if (!host || !(*at = strchr(host, '@')))
+		return NULL;
+	pct = memchr(host, '%', (size_t)(*at - host));
+	return pct;
+}
+
+static void redact_url(json_t *o)
+{
+	const char *url = json_string_value(json_object_get(o, "url")), *at, *pct;
+	char buf[2048];
+
+	if (!url || !(pct = url_secret(url, &at)))
+		return;
+	snprintf(buf, sizeof(buf), "%.*s%%" URL_REDACTED "%s", (int)(pct - url), url, at);
+	json_object_set_new(o, "url", json_string(buf));
+}
+
+/* in's url as redact_url() shows cur's: cur's url */
+static void unredact_url(json_t *in, json_t *cur)
+{
+	const char *url = json_string_value(json_object_get(in, "url"));
+	json_t *have = json_object_get(cur, "url");
+	json_t *shown;
+
+	if (!url || !strstr(url, "%" URL_REDACTED "@") || !json_is_string(have))
+		return;
+	shown = json_pack("{s:O}", "url", have);
+	if (!shown)
+		return;
+	redact_url(shown);
+	if (strcmp(json_string_value(json_object_get(shown, "url")), url) == 0)
+		json_object_set(in, "url", have);
+	json_decref(shown);
+}
+
 void rpc_redact(json_t *v)
 {
 	const char *key;
@@ -51,6 +100,8 @@ void rpc_redact(json_t *v)
 		else
 			rpc_redact(e);
 	}
+	if (json_is_object(v))
+		redact_url(v);
 }
 
 /* The credential of user in the current auth (its mutual one for a mutual
@@ -99,6 +150,7 @@ void rpc_unredact(json_t *in, json_t *cur)
 	json_t *e, *cred;
 	size_t i;
 
+	unredact_url(in, cur);
 	json_object_foreach(in, key, e)
 	{
 		json_t *c = json_object_get(cur, key);

@@ -92,6 +92,13 @@ struct bs_ops {
 	 * called with no request in flight. Optional (NULL: the type it was
 	 * created with, which FORMAT UNIT then cannot change). */
 	void (*set_pi_type)(struct bs_dev *dev, uint8_t type);
+	/* Re-read the size of a medium that can change underneath (a block
+	 * device grown with LVM or `losetup -c`): the bytes it holds now (and
+	 * dev->size set to them), 0 when it cannot tell. Cheap (an ioctl);
+	 * the core calls it on a reactor thread, at most once per
+	 * LU_CAPACITY_POLL_NS per LU, and raises CAPACITY DATA HAS CHANGED
+	 * when the answer differs (lu.c). Optional. */
+	uint64_t (*medium_size)(struct bs_dev *dev);
 	void (*close)(struct bs_dev *dev); /* frees dev */
 };
 

@@ -91,6 +91,9 @@ static enum sense_reason setup_checks(struct scsi_cmd *cmd, struct sense_extra *
 
 	if (!lu)
 		return SENSE_OK;
+	/* SBC-4 4.6: a medium resized underneath (lu.c) */
+	if (lu->bs->ops->medium_size)
+		lu_capacity_poll(lu, p->start_ns);
 	/* SPC-4 5.14: a pending unit attention fails every command but
 	 * INQUIRY, REPORT LUNS and REQUEST SENSE */
 	if (!(flags & CDB_F_UA_OK) && p->itn && ua_pending(p->itn)) {

@@ -154,6 +154,8 @@ struct lu_core_state {
 	struct stats_set stats;		    /* enum lu_stat words (cmd.c, scsi_lu_stats()) */
 	struct log_counters log;	    /* log.c */
 	struct lbp_threshold_state lbp_thr; /* lbp_threshold.c */
+	/* lu_capacity_poll(): when the medium's size is read next */
+	_Atomic uint64_t capacity_poll_ns;
 };
 
 /* ---- targets, ports, maps, nexus ---- */
@@ -267,6 +269,10 @@ struct lu_itn *lu_itn_get_locked(struct scsi_lu *lu, const char *port_name, uint
 void lu_itn_attach(struct scsi_lu *lu, struct lu_itn *itn, struct scsi_nexus *n);
 void lu_itn_detach(struct scsi_lu *lu, struct lu_itn *itn, struct scsi_nexus *n);
 struct lu_core_state *lu_core(struct scsi_lu *lu);
+/* Read the size of a medium with bs_ops.medium_size again when
+ * LU_CAPACITY_POLL_NS have passed; a change takes effect at once. */
+#define LU_CAPACITY_POLL_NS 1000000000ull
+void lu_capacity_poll(struct scsi_lu *lu, uint64_t now_ns);
 /* Effective write protection as seen by an I_T nexus mapping (for the MODE
  * SENSE WP bit). */
 bool lu_wp(struct scsi_lu *lu, bool map_read_only);

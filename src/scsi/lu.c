@@ -136,6 +136,31 @@ int scsi_lu_resize(struct scsi_lu *lu, uint64_t new_size_bytes)
 	return 0;
 }
 
+/* SBC-4 4.6: a medium that changes size underneath (bs_ops.medium_size:
+ * a block device grown or shrunk by its administrator) changes the
+ * capacity the LU reports, with CAPACITY DATA HAS CHANGED to every I_T
+ * nexus. Polled from command setup, before the unit attention check, so
+ * the command that finds the change already reports it; one reader per
+ * interval, whichever reactor gets here first. */
+void lu_capacity_poll(struct scsi_lu *lu, uint64_t now_ns)
+{
+	_Atomic uint64_t *next_ns = &lu->core->capacity_poll_ns;
+	uint64_t next = atomic_load_explicit(next_ns, memory_order_relaxed), bytes, nb;
+
+	if (now_ns < next ||
+	    !atomic_compare_exchange_strong(next_ns, &next, now_ns + LU_CAPACITY_POLL_NS))
+		return;
+	bytes = lu->bs->ops->medium_size(lu->bs);
+	if (!bytes)
+		return;
+	nb = bytes >> lu->block_shift;
+	if (nb == 0 || atomic_exchange(&lu->nblocks, nb) == nb)
+		return;
+	log_notice("lu %s: the medium now holds %llu blocks of %u bytes", lu->name,
+		   (unsigned long long)nb, lu->block_size);
+	ua_set_all(lu, UA_CAPACITY_CHANGED, NULL);
+}
+
 uint64_t scsi_lu_size(const struct scsi_lu *lu)
 {
 	return lu_nblocks(lu) << lu->block_shift;

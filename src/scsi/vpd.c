@@ -373,7 +373,10 @@ static size_t vpd_block_limits(struct scsi_lu *lu, uint8_t *buf)
 
 		put_be32(buf + 20, (uint32_t)UT_MIN(cnt, (uint64_t)VPD_MAX_UNMAP_LBA_COUNT));
 		put_be32(buf + 24, SBC_MAX_UNMAP_DESCRIPTORS);
-		put_be32(buf + 28, UT_MAX(1u, SBC_UNMAP_GRANULARITY_BYTES >> shift));
+		/* the medium's discard granularity where it has a coarser one */
+		put_be32(buf + 28, UT_MAX(1u, UT_MAX((uint32_t)SBC_UNMAP_GRANULARITY_BYTES,
+						     lu->bs->discard_gran) >>
+						  shift));
 		buf[32] = 0x80; /* UGAVALID, UNMAP GRANULARITY ALIGNMENT 0 */
 	}
 	if (has_opcode(0x93) || has_opcode(0x41))

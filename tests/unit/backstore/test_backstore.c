@@ -23,8 +23,9 @@ static void test_types(void **state)
 	}
 	assert_int_equal(n, BS_TYPE_COUNT);
 	assert_string_equal(t[0], "file");
-	assert_string_equal(t[1], "ram");
-	assert_string_equal(t[2], "null");
+	assert_string_equal(t[1], "block");
+	assert_string_equal(t[2], "ram");
+	assert_string_equal(t[3], "null");
 }
 
 static int try_open(const char *type, const char *name, uint64_t size, uint32_t bs,

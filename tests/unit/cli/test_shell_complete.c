@@ -82,8 +82,10 @@ static char *complete(const char *path, const char *line)
 static void test_complete(void **state)
 {
 	assert_string_equal(complete("/", "cd ba"), "backstores/");
-	assert_string_equal(complete("/", "ls /backstores/"),
-			    "/backstores/file/ /backstores/null/ /backstores/ram/");
+	assert_string_equal(
+	    complete("/", "ls /backstores/"),
+	    "/backstores/block/ /backstores/file/ /backstores/iscsi/ /backstores/null/ "
+	    "/backstores/plugin/ /backstores/ram/");
 	assert_string_equal(
 	    complete("/", "cd /iscsi/iqn.2026-12.org.example:t"),
 	    "/iscsi/iqn.2026-12.org.example:t1/ /iscsi/iqn.2026-12.org.example:t2/");
