@@ -28,11 +28,8 @@ enum bs_type_id {
 };
 
 static const struct bs_type *const bs_type_table[BS_TYPE_COUNT] = {
-    [BS_TYPE_FILE] = &bs_file_type,
-    [BS_TYPE_BLOCK] = &bs_block_type,
-    [BS_TYPE_RAM] = &bs_ram_type,
-    [BS_TYPE_NULL] = &bs_null_type,
-    [BS_TYPE_ISCSI] = &bs_iscsi_type,
+    [BS_TYPE_FILE] = &bs_file_type, [BS_TYPE_BLOCK] = &bs_block_type, [BS_TYPE_RAM] = &bs_ram_type,
+    [BS_TYPE_NULL] = &bs_null_type, [BS_TYPE_ISCSI] = &bs_iscsi_type,
 };
 
 /* Same order as bs_type_table (a unit test checks that they agree). */
