@@ -38,8 +38,10 @@
 #   gateway    the iscsi back-store (a gateway) in front of a private tgtd
 #              (tgtd.sh: a 1 GiB thin file LUN, tgtd's LUN 1): the whole
 #              suite through utarget, which emulates SPC/SBC itself and sends
-#              tgtd byte-range reads, writes, flushes, UNMAP and WRITE SAME:
-#              0 failed, at least 190 passed
+#              tgtd byte-range reads, writes, flushes, UNMAP, WRITE SAME and
+#              GET LBA STATUS: 0 failed but GetLBAStatus.UnmapSingle on
+#              the first descriptor's LBA with LBPPB 8 only (see below), at
+#              least 190 passed
 #   readonly   write-protected medium: 0 failed; ReadOnly* passed. Only the
 #              suites that do not write run: libiscsi consults the WP bit in
 #              ReadOnly.* and Sanitize.Readonly alone, its write tests expect
@@ -162,6 +164,22 @@ if [ "$profile" = pi2 ] &&
 	if [ -n "$section" ] && ! echo "$section" | grep -vqF 'expected 0x7f for opcode 0x7f'; then
 		lib_known=ReportSupportedOpcodes.OneCommand
 		echo "accepted: $lib_known fails only on the 32-byte CDBs' usage data (libiscsi 1.19 keeps 16 bytes)"
+	fi
+fi
+# The gateway LU reports the remote's physical blocks: tgtd's file LUN has
+# 4 KiB ones (LBPPBE 3), so LBPPB is 8, and GetLBAStatus.UnmapSingle then
+# asks GET LBA STATUS for LBA i+1 and wants the first descriptor at i+8,
+# which SBC-4 5.21.2 forbids (the first descriptor starts at the requested
+# LBA); the thin4k profile leaves it out for that reason. Accepted on the
+# gateway profile only, and only when every failed assertion of that test
+# is this one.
+if [ "$profile" = gateway ] &&
+	ut_cu_names "$UT_TMP/cu.log" failed | grep -qx GetLBAStatus.UnmapSingle; then
+	section=$(awk '/^Suite: /{suite = $2} /^  Test: /{on = (suite == "GetLBAStatus" && /^  Test: UnmapSingle /)} on' \
+		"$UT_TMP/cu.log" | grep -F '[FAILED]')
+	if [ -n "$section" ] && ! echo "$section" | grep -vqF 'lba offset in first descriptor does not'; then
+		lib_known=GetLBAStatus.UnmapSingle
+		echo "accepted: $lib_known fails only on the first descriptor's LBA with LBPPB 8 (SBC-4 5.21.2)"
 	fi
 fi
 failed_names() {
