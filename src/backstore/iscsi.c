@@ -100,6 +100,8 @@ struct gw_conn {
 	uint64_t connect_deadline;
 	uint64_t next_attempt;
 	unsigned attempts;
+	bool lost;   /* a session was up and went: say when it is back */
+	bool warned; /* a failed login was logged in this outage */
 	bool broken; /* teardown queued */
 	struct reactor_msg close_msg;
 	pthread_mutex_t close_lock;
@@ -523,9 +525,11 @@ static void gw_connect(struct gw_conn *c)
 		return;
 	}
 	if (iscsi_full_connect_async(c->ctx, gw->portal, gw->lun, gw_connect_cb, c) != 0) {
-		if (c->attempts == 1)
-			log_warn("backstore %s: connect to %s: %s", gw->dev.name, gw->portal,
-				 iscsi_get_error(c->ctx));
+		if (!c->warned)
+			log_warn("backstore %s: cannot connect to %s: %s; retrying each second "
+				 "while requests wait",
+				 gw->dev.name, gw->portal, iscsi_get_error(c->ctx));
+		c->warned = true;
 		iscsi_destroy_context(c->ctx);
 		c->ctx = NULL;
 		return;
@@ -547,11 +551,13 @@ static void gw_connect_cb(struct iscsi_context *ctx, int status, void *data, voi
 		gw_conn_fail(c, iscsi_get_error(ctx));
 		return;
 	}
-	if (c->attempts > 1)
+	if (c->lost || c->warned)
 		log_notice("backstore %s: session to %s restored (reactor %u)", c->gw->dev.name,
 			   c->gw->portal, reactor_id(c->r));
 	c->state = GW_UP;
 	c->attempts = 0;
+	c->lost = false;
+	c->warned = false;
 	list_for_each_entry_safe(rq, tmp, &c->pending, node)
 	{
 		if (c->state != GW_UP || c->broken)
@@ -564,11 +570,25 @@ static void gw_fail_defer(struct reactor_defer *d);
 
 static void gw_conn_fail(struct gw_conn *c, const char *why)
 {
+	char msg[160];
+	size_t n;
+
 	if (c->broken || !c->ctx)
 		return;
-	if (c->attempts <= 1)
-		log_warn("backstore %s: %s: %s; reconnecting", c->gw->dev.name, c->gw->portal,
-			 why ? why : "error");
+	snprintf(msg, sizeof(msg), "%s", why ? why : "error");
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		msg[--n] = '\0';
+	if (c->state == GW_UP) {
+		log_warn("backstore %s: session to %s lost (reactor %u): %s; reconnecting",
+			 c->gw->dev.name, c->gw->portal, reactor_id(c->r), msg);
+		c->lost = true;
+	} else if (!c->warned) {
+		log_warn("backstore %s: cannot log in to %s: %s; retrying each second while "
+			 "requests wait",
+			 c->gw->dev.name, c->gw->portal, msg);
+		c->warned = true;
+	}
 	c->broken = true;
 	/* not inside libiscsi's callbacks: tear down at the end of the
 	 * iteration (the flush item runs the teardown when broken) */
