@@ -9,7 +9,9 @@
 #     through utarget;
 #   - tgtd killed under I/O: the client gets errors within the gateway's
 #     timeout (5 s here) plus slack, not a hang, and utargetd stays up;
-#   - tgtd restarted: I/O through utarget works again (reconnect).
+#   - tgtd restarted: I/O through utarget works again (reconnect);
+#   - a tgtd target that requires CHAP: the URL's user%secret logs in, and
+#     the secret is not in utargetd's log.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tgtd.sh"
 ut_init "$1"
@@ -102,5 +104,21 @@ qemu-img compare -f raw -F raw "$UT_TMP/d.raw" "$UT_TMP/tgt.img" >/dev/null 2>&1
 echo "ok: I/O through utarget works again after tgtd's restart (attempt $i)"
 grep -q "session to 127.0.0.1:$UT_TGT_PORT restored" "$UT_LOG" || ut_fail "no 'restored' in the log"
 ut_stop
+
+# 6. CHAP toward the remote from the URL's user%secret
+tgtadm -C "$UT_TGT_PORT" --lld iscsi --mode account --op new --user gwuser \
+	--password gw-secret-4711 || ut_fail "tgtadm: new account"
+tgtadm -C "$UT_TGT_PORT" --lld iscsi --mode account --op bind --tid 1 --user gwuser ||
+	ut_fail "tgtadm: bind account"
+chap_url="iscsi://gwuser%gw-secret-4711@127.0.0.1:$UT_TGT_PORT/$UT_TGT_IQN/1"
+sed "s|\"url\": \"[^\"]*\"|\"url\": \"$chap_url\"|" "$UT_TMP/gw.json" >"$UT_TMP/gw-chap.json"
+grep -q gw-secret-4711 "$UT_TMP/gw-chap.json" || ut_fail "the CHAP config was not written"
+ut_start "$UT_TMP/gw-chap.json"
+url="iscsi://127.0.0.1:$UT_PORT/$UT_TARGET/0"
+qemu-img convert -n -f raw -O raw "$UT_TMP/a.raw" "$url" || ut_fail "I/O through a CHAP gateway failed"
+cmp -n $((64 << 20)) "$UT_TMP/a.raw" "$UT_TMP/tgt.img" || ut_fail "tgtd's file differs (CHAP)"
+ut_stop
+grep -q gw-secret-4711 "$UT_LOG" && ut_fail "the CHAP secret is in utargetd's log"
+echo "ok: the gateway logs in with CHAP from the URL; the secret is not logged"
 ut_tgtd_stop
 echo "PASS gateway"
