@@ -25,8 +25,9 @@
  * runs on the submitting reactor with no hand-off and no lock. The cost is
  * one remote session per busy reactor, which is also what spreads the load
  * over the remote's connections. close() tears each context down on its own
- * reactor (a posted message); if that reactor no longer runs (daemon
- * shutdown) it does it on the calling thread after a bounded wait.
+ * reactor (a posted message, waited for); a reactor that no longer runs
+ * (the daemon's shutdown) leaves it to the calling thread, also after a
+ * bounded wait if the reactor stops between the check and the message.
  *
  * open() runs on the control thread: it connects synchronously once (bounded
  * by the command timeout and a bounded TCP SYN count) to validate the URL
@@ -807,7 +808,9 @@ static void gw_close(struct bs_dev *dev)
 
 		if (!c)
 			continue;
-		if (reactor_self() == c->r) {
+		if (reactor_self() == c->r || !reactor_running(c->r)) {
+			/* its own reactor, or one that no longer runs (the
+			 * daemon's shutdown): nothing else touches the slot */
 			gw_conn_destroy_here(c);
 		} else {
 			struct timespec ts;
