@@ -4,11 +4,12 @@
 #   run   building and running the daemon and the CLI (`make run`; libmicrohttpd
 #         serves /metrics; libsnmp-dev, Net-SNMP's agent library, for the
 #         SNMP subagent utarget-agentx that is built by default), and the clients the README's "Connecting" section
-#         uses (iscsi-ls, iscsi-inq, qemu-img with its iscsi:// driver, which is in qemu-block-extra)
+#         uses (iscsi-ls, iscsi-inq, qemu-img with its iscsi:// driver, which is in qemu-block-extra);
+#         libiscsi-dev for the iscsi gateway back-store (src/backstore/iscsi.c)
 #   test  the run list plus what the tests, the fuzzers and the benchmark need
 #         (`make test`, `make bench`, `make fuzz`, `make soak`): clang and its
 #         libFuzzer/sanitizer runtime, clang-format (the formatting check),
-#         cmocka, libiscsi-dev for the test clients, tgt (the benchmark's
+#         cmocka, tgt (the benchmark's
 #         reference target), python3, git; python3-prometheus-client and
 #         curl (the /metrics test parses the exposition with the client's parser);
 #         snmpd and snmp (tests/integration/snmp.sh runs a private snmpd as
@@ -45,6 +46,7 @@ libidn-dev
 libedit-dev
 libmicrohttpd-dev
 libsnmp-dev
+libiscsi-dev
 iproute2
 libiscsi-bin
 qemu-utils
@@ -56,7 +58,6 @@ clang
 clang-format
 libclang-rt-14-dev
 libcmocka-dev
-libiscsi-dev
 tgt
 procps
 python3

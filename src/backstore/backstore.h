@@ -16,6 +16,9 @@
  *  ram   sparse memory of `size` bytes (required); contents die with it.
  *  null  reads return zeroes, writes are discarded; `size` required. For
  *        benchmarks.
+ *  iscsi a gateway to a LUN of another iSCSI target (`url`; options
+ *        `initiator`, `timeout`): size and block size are the remote's
+ *        (iscsi.c).
  *  plugin a handler loaded from <plugin_dir>/<handler>.so (plugin.c), with
  *        `options` as its settings; size and geometry are the handler's.
  */
@@ -77,6 +80,7 @@ extern const struct bs_type bs_file_type;
 extern const struct bs_type bs_block_type;
 extern const struct bs_type bs_ram_type;
 extern const struct bs_type bs_null_type;
+extern const struct bs_type bs_iscsi_type;
 extern const struct bs_type bs_plugin_type;
 
 /* Helpers shared by the types. */

@@ -63,6 +63,7 @@ struct reactor {
 	struct reactor_fd wake_h;
 	_Atomic(struct reactor_msg *) posted;
 	atomic_bool stop;
+	atomic_bool running; /* inside reactor_run() */
 
 	struct list_node deferred;
 
@@ -521,6 +522,7 @@ int reactor_create(struct reactor **out, unsigned id)
 	list_init(&r->deferred);
 	atomic_init(&r->posted, NULL);
 	atomic_init(&r->stop, false);
+	atomic_init(&r->running, false);
 	r->heap_cap = REACTOR_HEAP_INIT;
 	r->heap = calloc(r->heap_cap, sizeof(*r->heap));
 	if (!r->heap) {
@@ -576,6 +578,11 @@ unsigned reactor_id(const struct reactor *r)
 struct reactor *reactor_self(void)
 {
 	return reactor_tls;
+}
+
+bool reactor_running(const struct reactor *r)
+{
+	return atomic_load_explicit(&r->running, memory_order_acquire);
 }
 
 void reactor_stop(struct reactor *r)
@@ -637,6 +644,7 @@ int reactor_run(struct reactor *r)
 	int rc = 0;
 
 	reactor_tls = r;
+	atomic_store_explicit(&r->running, true, memory_order_release);
 	while (!atomic_load_explicit(&r->stop, memory_order_acquire)) {
 		struct timespec ts;
 		int n = reactor_wait(r, evs, reactor_timeout(r, &ts));
@@ -665,6 +673,7 @@ int reactor_run(struct reactor *r)
 		if (r->has_uring)
 			reactor_uring_rounds(r);
 	}
+	atomic_store_explicit(&r->running, false, memory_order_release);
 	atomic_store_explicit(&r->stop, false, memory_order_relaxed);
 	reactor_tls = prev;
 	return rc;

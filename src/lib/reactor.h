@@ -4,8 +4,8 @@
  * submissions), timers, and an optional io_uring per reactor for file I/O.
  *
  * Threading contract: every function here except reactor_post(),
- * reactor_stop() and reactor_now_ns() must be called on the reactor's own
- * thread. Callbacks always run on the reactor's thread.
+ * reactor_stop(), reactor_running() and reactor_now_ns() must be called on
+ * the reactor's own thread. Callbacks always run on the reactor's thread.
  *
  * One loop iteration: epoll_wait -> fd callbacks -> posted messages ->
  * expired timers -> deferred work (repeated while new deferred work appears)
@@ -71,6 +71,9 @@ void reactor_destroy(struct reactor *r);
 /* Runs the loop on the calling thread until reactor_stop(). */
 int reactor_run(struct reactor *r);
 void reactor_stop(struct reactor *r); /* any thread */
+/* Whether the reactor's loop runs (a message posted to a reactor that does
+ * not would wait for the next reactor_run()); any thread, a snapshot. */
+bool reactor_running(const struct reactor *r);
 unsigned reactor_id(const struct reactor *r);
 /* The reactor running on the calling thread, or NULL. */
 struct reactor *reactor_self(void);

@@ -39,6 +39,13 @@
 #              past the MAXIMUM TRANSFER LENGTH of VPD B0h (32 MiB; the test
 #              does not read it), which SBC-4 refuses with INVALID FIELD IN
 #              CDB (the 512-byte profiles run it: 32 MiB)
+#   gateway    the iscsi back-store (a gateway) in front of a private tgtd
+#              (tgtd.sh: a 1 GiB thin file LUN, tgtd's LUN 1): the whole
+#              suite through utarget, which emulates SPC/SBC itself and sends
+#              tgtd byte-range reads, writes, flushes, UNMAP, WRITE SAME and
+#              GET LBA STATUS: 0 failed but GetLBAStatus.UnmapSingle on
+#              the first descriptor's LBA with LBPPB 8 only (see below), at
+#              least 190 passed
 #   readonly   write-protected medium: 0 failed; ReadOnly* passed. Only the
 #              suites that do not write run: libiscsi consults the WP bit in
 #              ReadOnly.* and Sanitize.Readonly alone, its write tests expect
@@ -52,6 +59,7 @@
 #              MAP_STATUS), Sanitize.BlockErase and CompareAndWrite* passed
 #              (but InvalidDataOutSize, skipped without LBPPB > 1)
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tgtd.sh"
 ut_init "$1"
 profile=${2:?profile}
 
@@ -108,6 +116,12 @@ ALL.ReadCapacity10,ALL.ReadCapacity16,ALL.ReadDefectData10,ALL.ReadDefectData12,
 ALL.ReportSupportedOpcodes,ALL.Reserve6,ALL.TestUnitReady,ALL.Verify10,ALL.Verify12,\
 ALL.Verify16,ALL.GetLBAStatus.Simple,ALL.GetLBAStatus.BeyondEol,ALL.iSCSIResiduals.Read*,\
 ALL.iSCSIcmdsn,ALL.NoMedia"
+	;;
+gateway)
+	truncate -s 1G "$UT_TMP/tgt.img"
+	ut_tgtd_start "$UT_TMP/tgt.img" thin_provisioning=1
+	bstype=iscsi
+	bs='"url": "'$UT_TGT_URL'", "thin": true'
 	;;
 pi)
 	bs='"path": "pi.img", "size": "1G", "create": true, "thin": true, "protection": 1'
@@ -169,6 +183,22 @@ if [ "$profile" = pi2 ] &&
 	if [ -n "$section" ] && ! echo "$section" | grep -vqF 'expected 0x7f for opcode 0x7f'; then
 		lib_known=ReportSupportedOpcodes.OneCommand
 		echo "accepted: $lib_known fails only on the 32-byte CDBs' usage data (libiscsi 1.19 keeps 16 bytes)"
+	fi
+fi
+# The gateway LU reports the remote's physical blocks: tgtd's file LUN has
+# 4 KiB ones (LBPPBE 3), so LBPPB is 8, and GetLBAStatus.UnmapSingle then
+# asks GET LBA STATUS for LBA i+1 and wants the first descriptor at i+8,
+# which SBC-4 5.21.2 forbids (the first descriptor starts at the requested
+# LBA); the thin4k profile leaves it out for that reason. Accepted on the
+# gateway profile only, and only when every failed assertion of that test
+# is this one.
+if [ "$profile" = gateway ] &&
+	ut_cu_names "$UT_TMP/cu.log" failed | grep -qx GetLBAStatus.UnmapSingle; then
+	section=$(awk '/^Suite: /{suite = $2} /^  Test: /{on = (suite == "GetLBAStatus" && /^  Test: UnmapSingle /)} on' \
+		"$UT_TMP/cu.log" | grep -F '[FAILED]')
+	if [ -n "$section" ] && ! echo "$section" | grep -vqF 'lba offset in first descriptor does not'; then
+		lib_known=GetLBAStatus.UnmapSingle
+		echo "accepted: $lib_known fails only on the first descriptor's LBA with LBPPB 8 (SBC-4 5.21.2)"
 	fi
 fi
 failed_names() {
@@ -297,6 +327,12 @@ plugin)
 	echo "ok: $caw_pass CompareAndWrite* tests passed"
 	need_family Sanitize.BlockErase
 	;;
+gateway)
+	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
+	echo "ok: $vp passed (>= 190), 0 failed"
+	need_family Prin
+	need_family Prout
+	;;
 pi2)
 	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
 	echo "ok: $vp passed (>= 190), 0 failed"
@@ -318,4 +354,5 @@ thin4k)
 	echo "ok: WriteSame10/16.UnmapUnaligned and .InvalidDataOutSize, CompareAndWrite.InvalidDataOutSize passed with LBPPB 8"
 	;;
 esac
+ut_tgtd_stop
 echo "PASS conformance $profile"
