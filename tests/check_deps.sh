@@ -59,10 +59,10 @@ found=$(echo "$vm_list" | grep -E '^linux-image' | tr '\n' ' ')
 [ -z "$found" ] && ok "the vm list installs no kernel (tests/vm/build-guest.sh downloads it)" ||
 	bad "the vm list installs a kernel: $found"
 
-# meson dependency name -> Debian package (threads: the C library)
+# meson dependency name -> Debian package (threads, dl: the C library)
 declare -A pkg_of=([jansson]=libjansson-dev [liburing]=liburing-dev [libcrypto]=libssl-dev
 	[libedit]=libedit-dev [libidn]=libidn-dev [libiscsi]=libiscsi-dev [libisal]=libisal-dev [libmicrohttpd]=libmicrohttpd-dev
-	[netsnmp-agent]=libsnmp-dev [threads]=libc6-dev)
+	[netsnmp-agent]=libsnmp-dev [threads]=libc6-dev [dl]=libc6-dev)
 need="build-essential meson ninja-build pkg-config"
 while read -r name; do
 	[ -n "$name" ] || continue
