@@ -10,23 +10,38 @@ cd "$(dirname "$0")/.."
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:halt_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
+# RELEASE_BUILD (second argument): the conformance suite over the back-store
+# types other than file (suite backstore-conformance, tests/integration/
+# meson.build), on the optimized build, alongside the ASan run: both are
+# one integration test at a time and often wait (sanitize pacing, sleeps),
+# so the two streams share the two cores. Its own TCP ports (the tests'
+# ut_pick_port and tgtd.sh ranges) keep it apart from the ASan stream.
+rel=${2:-}
+bclog=""
+if [ -n "$rel" ] && [ -f "$rel/build.ninja" ]; then
+	bcout=$(mktemp)
+	UT_PORT_MIN=3600 UT_PORT_MAX=3699 UT_TGT_PORT_MIN=3950 UT_TGT_PORT_MAX=3999 \
+		meson test -C "$rel" --suite backstore-conformance --num-processes 1 \
+		--print-errorlogs --no-rebuild --logbase bsconf >"$bcout" 2>&1 &
+	bcpid=$!
+	bclog="$rel/meson-logs/bsconf.json"
+fi
 meson test -C "$asan" --num-processes 2 --print-errorlogs --timeout-multiplier 2 \
-	--no-rebuild --no-suite backstore-conformance 2>&1 | grep -vE '^ *[0-9]+/[0-9]+ .* OK ' || true
+	--no-rebuild ${bclog:+--no-suite backstore-conformance} 2>&1 |
+	grep -vE '^ *[0-9]+/[0-9]+ .* OK ' || true
 log="$asan/meson-logs/testlog.json"
 if [ ! -s "$log" ]; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-# RELEASE_BUILD (second argument): the conformance suite over the back-store
-# types other than file (suite backstore-conformance, tests/integration/
-# meson.build), on the optimized build; without it, on the ASan build.
-bclog=/dev/null
-rel=${2:-}
-[ -n "$rel" ] && [ -f "$rel/build.ninja" ] || rel=$asan
-meson test -C "$rel" --suite backstore-conformance --num-processes 1 --print-errorlogs \
-	--no-rebuild --logbase bsconf 2>&1 | grep -vE '^ *[0-9]+/[0-9]+ .* OK ' || true
-bclog="$rel/meson-logs/bsconf.json"
-[ -s "$bclog" ] || { echo "0 passed, 1 failed"; exit 1; }
+if [ -n "$bclog" ]; then
+	wait "$bcpid"
+	grep -vE '^ *[0-9]+/[0-9]+ .* OK ' "$bcout" || true
+	rm -f "$bcout"
+	[ -s "$bclog" ] || { echo "0 passed, 1 failed"; exit 1; }
+else
+	bclog=/dev/null
+fi
 # FUZZ_BUILD (third argument): the libFuzzer smoke runs (suite 'fuzz' of the
 # clang -Dfuzzing=true build, tests/fuzz/README.md), counted with the rest.
 fuzzlog=/dev/null
