@@ -53,7 +53,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -239,26 +238,14 @@ static const struct bs_ops block_ops = {
     .close = file_close,
 };
 
-/* queue/write_cache: "write back" (a volatile cache) or "write through" */
+/* queue/write_cache: "write back" (a volatile cache) or "write through";
+ * unknown: flush to be safe */
 static bool block_has_write_cache(dev_t rdev)
 {
-	static const char *const parents[] = {"", "/.."};
+	char buf[32];
 
-	for (size_t i = 0; i < ARRAY_SIZE(parents); i++) {
-		char path[128], buf[32] = "";
-		FILE *fp;
-
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u%s/queue/write_cache",
-			 major(rdev), minor(rdev), parents[i]);
-		fp = fopen(path, "re");
-		if (!fp)
-			continue;
-		if (!fgets(buf, sizeof(buf), fp))
-			buf[0] = '\0';
-		fclose(fp);
-		return strncmp(buf, "write through", 13) != 0;
-	}
-	return true; /* unknown: flush to be safe */
+	return !file_blk_queue_attr(rdev, "write_cache", buf, sizeof(buf)) ||
+	       strncmp(buf, "write through", 13) != 0;
 }
 
 static int block_open(const struct bs_params *p, struct bs_dev **out)

@@ -667,14 +667,13 @@ static const struct bs_ops file_ops = {
 /* ---- open ---- */
 
 /* A queue limit of the block device (or of the disk a partition is on). */
-uint64_t file_blk_queue_limit(dev_t rdev, const char *attr)
+bool file_blk_queue_attr(dev_t rdev, const char *attr, char *buf, size_t size)
 {
 	static const char *const parents[] = {"", "/.."};
 
 	for (size_t i = 0; i < ARRAY_SIZE(parents); i++) {
-		char path[128], buf[32];
-		unsigned long long v;
-		char *end;
+		char path[128];
+		bool ok;
 		FILE *fp;
 
 		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u%s/queue/%s", major(rdev),
@@ -682,17 +681,23 @@ uint64_t file_blk_queue_limit(dev_t rdev, const char *attr)
 		fp = fopen(path, "re");
 		if (!fp)
 			continue;
-		end = fgets(buf, sizeof(buf), fp);
+		ok = fgets(buf, (int)size, fp) != NULL;
 		fclose(fp);
-		if (!end)
-			return 0;
-		errno = 0;
-		v = strtoull(buf, &end, 10);
-		if (errno || end == buf)
-			return 0;
-		return v;
+		return ok;
 	}
-	return 0;
+	return false;
+}
+
+uint64_t file_blk_queue_limit(dev_t rdev, const char *attr)
+{
+	unsigned long long v;
+	char buf[32], *end;
+
+	if (!file_blk_queue_attr(rdev, attr, buf, sizeof(buf)))
+		return 0;
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	return errno || end == buf ? 0 : v;
 }
 
 static int file_open_fd(const struct bs_params *p, bool *created)

@@ -73,8 +73,10 @@ void image_release(struct file_dev *f);
 void file_submit(struct bs_dev *dev, struct bs_io *io);
 int file_resize(struct bs_dev *dev, uint64_t new_size);
 void file_close(struct bs_dev *dev);
-/* A queue limit (/sys/dev/block/M:m/queue/ATTR) of a block device or of
- * the disk a partition is on; 0 when unknown. */
+/* A queue attribute (/sys/dev/block/M:m/queue/ATTR) of a block device or
+ * of the disk a partition is on, as text into buf; false when unknown. */
+bool file_blk_queue_attr(dev_t rdev, const char *attr, char *buf, size_t size);
+/* The same as a number; 0 when unknown. */
 uint64_t file_blk_queue_limit(dev_t rdev, const char *attr);
 
 #endif
