@@ -203,7 +203,10 @@ struct utbs_handler {
 	/* Start req; complete it through host->complete, now or later. */
 	void (*submit)(void *ctx, struct utbs_request *req);
 	/* Release ctx. Called once, with no submit() running; requests still
-	 * incomplete then are the handler's bug (counted, see above). */
+	 * incomplete then are the handler's bug (counted, see above). When it
+	 * returns, no thread of the handler may still run the handler's code
+	 * (join threads of its own here, even those that already called
+	 * complete()): the daemon may unload the handler right after. */
 	void (*close)(void *ctx);
 };
 

@@ -4,9 +4,10 @@
  * header alone. Memory-backed; options:
  *   size=BYTES     the size (required)
  *   lbs=BYTES      logical block size (0)
- *   async=1        complete from a thread of the handler's own
+ *   async=1        complete from a thread of the handler's own (joined by
+ *                  close(): the daemon may unload the module after it)
  *   gate=FD        READ waits for a byte on FD first (a blocked handler)
- *   open_ms=N      open() sleeps N ms first
+ *   open_gate=FD   open() waits for a byte on FD first (a hung open)
  *   drop=1         never complete a WRITE
  *   twice=1        complete every request twice
  * MAP_STATUS: the first 4096 bytes mapped, the rest deallocated; with
@@ -17,7 +18,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <utarget/backstore.h>
@@ -29,17 +29,21 @@
 #define TESTH_TABLE_NAME TESTH_NAME
 #endif
 
+struct th_async {
+	struct th *t;
+	struct utbs_request *rq;
+	int err;
+	pthread_t tid;
+	struct th_async *next;
+};
+
 struct th {
 	const struct utbs_host *host;
 	unsigned char *mem;
 	uint64_t size;
 	int async, gate, drop, twice, badmap;
-};
-
-struct th_async {
-	struct th *t;
-	struct utbs_request *rq;
-	int err;
+	pthread_mutex_t lock;
+	struct th_async *threads; /* started, not yet joined */
 };
 
 static void *th_later(void *arg)
@@ -48,7 +52,6 @@ static void *th_later(void *arg)
 
 	usleep(1000);
 	a->t->host->complete(a->rq, a->err);
-	free(a);
 	return NULL;
 }
 
@@ -95,15 +98,18 @@ static void th_submit(void *ctx, struct utbs_request *rq)
 		return;
 	if (t->async) {
 		struct th_async *a = malloc(sizeof(*a));
-		pthread_t tid;
 
 		a->t = t;
 		a->rq = rq;
 		a->err = err;
-		if (pthread_create(&tid, NULL, th_later, a) == 0) {
-			pthread_detach(tid);
+		pthread_mutex_lock(&t->lock);
+		if (pthread_create(&a->tid, NULL, th_later, a) == 0) {
+			a->next = t->threads;
+			t->threads = a;
+			pthread_mutex_unlock(&t->lock);
 			return;
 		}
+		pthread_mutex_unlock(&t->lock);
 		free(a);
 	}
 	t->host->complete(rq, err);
@@ -115,12 +121,13 @@ static int th_open(const struct utbs_host *host, const struct utbs_option *opt, 
 		   struct utbs_info *info, void **ctx)
 {
 	struct th *t = calloc(1, sizeof(*t));
-	long open_ms = 0, lbs = 0;
+	long open_gate = -1, lbs = 0;
 
 	if (!t)
 		return -ENOMEM;
 	t->host = host;
 	t->gate = -1;
+	pthread_mutex_init(&t->lock, NULL);
 	for (size_t i = 0; i < n; i++) {
 		long v = atol(opt[i].value);
 
@@ -132,8 +139,8 @@ static int th_open(const struct utbs_host *host, const struct utbs_option *opt, 
 			t->async = (int)v;
 		else if (!strcmp(opt[i].key, "gate"))
 			t->gate = (int)v;
-		else if (!strcmp(opt[i].key, "open_ms"))
-			open_ms = v;
+		else if (!strcmp(opt[i].key, "open_gate"))
+			open_gate = v;
 		else if (!strcmp(opt[i].key, "drop"))
 			t->drop = (int)v;
 		else if (!strcmp(opt[i].key, "twice"))
@@ -146,10 +153,13 @@ static int th_open(const struct utbs_host *host, const struct utbs_option *opt, 
 			return -EINVAL;
 		}
 	}
-	if (open_ms) {
-		struct timespec ts = {open_ms / 1000, (open_ms % 1000) * 1000000};
+	if (open_gate >= 0) {
+		char c;
 
-		nanosleep(&ts, NULL);
+		if (read((int)open_gate, &c, 1) != 1) {
+			free(t);
+			return -EIO;
+		}
 	}
 	t->mem = t->size ? calloc(1, t->size) : NULL;
 	if (!t->mem) {
@@ -169,6 +179,15 @@ static void th_close(void *ctx)
 {
 	struct th *t = ctx;
 
+	/* no code of this module may run once close() returns */
+	while (t->threads) {
+		struct th_async *a = t->threads;
+
+		t->threads = a->next;
+		pthread_join(a->tid, NULL);
+		free(a);
+	}
+	pthread_mutex_destroy(&t->lock);
 	free(t->mem);
 	free(t);
 }

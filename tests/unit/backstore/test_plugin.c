@@ -334,20 +334,34 @@ static void test_blocked_handler(void **state)
 	close(gate[1]);
 }
 
+/* An open that hangs: bs_open() gives up after the timeout while the
+ * handler is still inside open() (held there by a pipe, not by a sleep, so
+ * a loaded machine cannot reorder the two); the late open is closed by the
+ * handler's thread once it returns. */
 static void test_open_timeout(void **state)
 {
-	static const struct bs_option o[] = {{"size", "65536"}, {"open_ms", "1500"}};
+	int gate[2];
+	char opt_gate[16];
 	struct bs_dev *dev = NULL;
-	uint64_t t0 = reactor_now_ns();
+
+	assert_int_equal(pipe(gate), 0);
+	snprintf(opt_gate, sizeof(opt_gate), "%d", gate[0]);
+	const struct bs_option o[] = {{"size", "65536"}, {"open_gate", opt_gate}};
 
 	plugin_open_timeout_s = 1;
 	cap_begin();
 	assert_int_equal(open_h("uttest", o, 2, &dev), -ETIMEDOUT);
 	assert_non_null(strstr(cap_end(), "open did not return within 1 s"));
 	assert_null(dev);
-	assert_true(reactor_now_ns() - t0 < 1400000000ull); /* did not wait for open */
+	/* the handler's open has not returned: its thread still lives */
+	pthread_mutex_lock(&live_lock);
+	assert_int_equal(live_count, 1);
+	pthread_mutex_unlock(&live_lock);
+	assert_int_equal(write(gate[1], "x", 1), 1);
 	wait_idle(); /* the thread closed the late open and left */
 	plugin_open_timeout_s = UTBS_OPEN_TIMEOUT_S;
+	close(gate[0]);
+	close(gate[1]);
 }
 
 /* off a reactor: done() runs inside submit() */
