@@ -5,7 +5,9 @@
 #         serves /metrics; libsnmp-dev, Net-SNMP's agent library, for the
 #         SNMP subagent utarget-agentx that is built by default), and the clients the README's "Connecting" section
 #         uses (iscsi-ls, iscsi-inq, qemu-img with its iscsi:// driver, which is in qemu-block-extra);
-#         libiscsi-dev for the iscsi gateway back-store (src/backstore/iscsi.c)
+#         libiscsi-dev for the iscsi gateway back-store (src/backstore/iscsi.c),
+#         librbd-dev (with librados-dev) for the Ceph RBD back-store
+#         (src/backstore/rbd.c; no .pc file, meson finds -lrbd -lrados)
 #   test  the run list plus what the tests, the fuzzers and the benchmark need
 #         (`make test`, `make bench`, `make fuzz`, `make soak`): clang and its
 #         libFuzzer/sanitizer runtime, clang-format (the formatting check),
@@ -14,7 +16,9 @@
 #         curl (the /metrics test parses the exposition with the client's parser);
 #         snmpd and snmp (tests/integration/snmp.sh runs a private snmpd as
 #         AgentX master, walks it with snmpwalk/snmpget, and loads the
-#         shipped MIB modules with snmptranslate)
+#         shipped MIB modules with snmptranslate); ceph-mon, ceph-osd and
+#         ceph-common for the throw-away one-node Ceph cluster of the RBD
+#         tests (tests/ceph/: started in a temporary directory, on 127.0.0.1)
 #   vm    the run list plus what the Linux-initiator test in a QEMU guest
 #         needs (`make vm-test`, tests/vm/): qemu-system-x86 (TCG), and the
 #         guest's tools, copied with their libraries from the host into the
@@ -47,6 +51,8 @@ libedit-dev
 libmicrohttpd-dev
 libsnmp-dev
 libiscsi-dev
+librbd-dev
+librados-dev
 iproute2
 libiscsi-bin
 qemu-utils
@@ -66,6 +72,9 @@ curl
 git
 snmpd
 snmp
+ceph-mon
+ceph-osd
+ceph-common
 "
 
 VM_PKGS="$RUN_PKGS

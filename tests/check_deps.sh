@@ -9,7 +9,8 @@
 #     (a new one must be added to the lists, and here);
 #   - the run list holds no test tool: no tgt, clang, libclang-rt, cmocka
 #     (libiscsi-dev is a run dependency: the iscsi gateway back-store links
-#     libiscsi);
+#     libiscsi); and librbd-dev, librados-dev (find_library('rbd'/'rados'):
+#     Debian ships no .pc for them);
 #   - both lists hold libiscsi-bin, qemu-utils and qemu-block-extra (the
 #     README's "Connecting" clients, installed by `make run`; qemu-img's
 #     iscsi:// driver is in qemu-block-extra, only a Recommends of qemu-utils
@@ -17,7 +18,8 @@
 #   - the test list holds the test, fuzz and benchmark tools: clang,
 #     libclang-rt-14-dev, libcmocka-dev, libiscsi-dev, tgt, procps, python3,
 #     python3-prometheus-client and curl (tests/integration/metrics.sh),
-#     git, snmpd and snmp (tests/integration/snmp.sh);
+#     git, snmpd and snmp (tests/integration/snmp.sh), ceph-mon, ceph-osd
+#     and ceph-common (tests/ceph/, the RBD tests' cluster);
 #   - the vm list holds what tests/vm/ needs: qemu-system-x86, busybox-static,
 #     open-iscsi, sg3-utils, smartmontools, cpio, procps; and no kernel
 #     package (the guest's kernel is downloaded, never installed);
@@ -78,6 +80,21 @@ missing=""
 for p in $need; do in_list "$run_list" "$p" || missing="$missing $p"; done
 [ -z "$missing" ] && ok "the run list builds the daemon and the CLI: $need" ||
 	bad "the run list lacks:$missing"
+# find_library() names (no .pc file in Debian): library -> package
+declare -A lib_pkg=([rbd]=librbd-dev [rados]=librados-dev)
+missing=""
+while read -r name; do
+	[ -n "$name" ] || continue
+	p=${lib_pkg[$name]:-}
+	if [ -z "$p" ]; then
+		bad "meson finds library '$name': no package for it in check_deps.sh"
+	elif ! in_list "$run_list" "$p"; then
+		missing="$missing $p"
+	fi
+done < <(cat "$root/meson.build" $(find "$root/src" -name meson.build) |
+	grep -oE "find_library\('[^']+'" | sed -E "s/find_library\('//; s/'$//" | sort -u)
+[ -z "$missing" ] && ok "the run list has a package for every find_library() (no .pc: librbd, librados)" ||
+	bad "the run list lacks:$missing"
 
 found=""
 for p in tgt clang clang-14 libclang-rt-14-dev libcmocka-dev; do
@@ -103,10 +120,11 @@ else
 fi
 
 missing=""
-for p in clang libclang-rt-14-dev libcmocka-dev libiscsi-dev tgt procps python3 python3-prometheus-client curl git snmpd snmp; do
+tools="clang libclang-rt-14-dev libcmocka-dev libiscsi-dev tgt procps python3 python3-prometheus-client curl git snmpd snmp ceph-mon ceph-osd ceph-common"
+for p in $tools; do
 	in_list "$test_list" "$p" || missing="$missing $p"
 done
-[ -z "$missing" ] && ok "the test list holds clang, libclang-rt-14-dev, libcmocka-dev, libiscsi-dev, tgt, procps, python3, python3-prometheus-client, curl, git, snmpd, snmp" ||
+[ -z "$missing" ] && ok "the test list holds $(echo $tools | sed 's/ /, /g')" ||
 	bad "the test list lacks:$missing"
 
 hits=$(sed 's/#.*//' "$deps" | grep -nwE 'systemctl|service|invoke-rc\.d|pkill|killall|kill')
