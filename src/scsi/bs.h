@@ -32,6 +32,13 @@ enum bs_op {
 	BS_OP_DISCARD,	    /* deallocate [off, off+len); reads return zeroes after (LBPRZ) */
 	BS_OP_WRITE_ZEROES, /* [off, off+len) reads back as zeroes; may stay allocated */
 	BS_OP_MAP_STATUS,   /* from off: out map_len bytes all mapped or all unmapped */
+	/* With BS_CAP_COMPARE_WRITE, atomically as seen by every client of the
+	 * medium (other gateways to it included): if [off, off+len) holds
+	 * iov[0] (len bytes), write iov[1] (len bytes) there; else -EILSEQ
+	 * with bad_off the offset of the first differing byte from off, and
+	 * nothing written. -EOPNOTSUPP: not for this range (e.g. it spans
+	 * two objects); the core then emulates under its range lock. */
+	BS_OP_COMPARE_WRITE,
 };
 
 enum {
@@ -43,10 +50,11 @@ enum {
 	BS_CAP_DISCARD = 1u << 1, /* thin: BS_OP_DISCARD deallocates */
 	BS_CAP_WRITE_ZEROES = 1u << 2,
 	BS_CAP_MAP_STATUS = 1u << 3,
-	BS_CAP_FUA = 1u << 4,	      /* FUA natively (else the core adds a FLUSH) */
-	BS_CAP_READ_ONLY = 1u << 5,   /* opened read-only: writes would fail */
-	BS_CAP_WRITE_CACHE = 1u << 6, /* has a volatile cache: FLUSH is meaningful */
-	BS_CAP_PI = 1u << 7,	      /* keeps protection information tuples (io->pi) */
+	BS_CAP_FUA = 1u << 4,		/* FUA natively (else the core adds a FLUSH) */
+	BS_CAP_READ_ONLY = 1u << 5,	/* opened read-only: writes would fail */
+	BS_CAP_WRITE_CACHE = 1u << 6,	/* has a volatile cache: FLUSH is meaningful */
+	BS_CAP_PI = 1u << 7,		/* keeps protection information tuples (io->pi) */
+	BS_CAP_COMPARE_WRITE = 1u << 8, /* BS_OP_COMPARE_WRITE */
 };
 
 struct bs_dev;

@@ -31,7 +31,15 @@
  * whether they are compared could not be confirmed here; checking them and
  * comparing only the data refuses nothing a consistent initiator sends.
  * Type 2 takes WRPROTECT 000b only (no 32-byte COMPARE AND WRITE carries the
- * expected tags: sbc_pi_protect()). */
+ * expected tags: sbc_pi_protect()).
+ *
+ * A back-store shared with other targets (rbd: several gateways to one
+ * image) makes the range lock, which is this daemon's alone, not enough:
+ * one with BS_CAP_COMPARE_WRITE does the compare and the write itself,
+ * atomically for every client of the medium (BS_OP_COMPARE_WRITE), still
+ * under the range lock. Where it cannot for a range (-EOPNOTSUPP) or with
+ * protection information, the read-compare-write below runs instead. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +55,8 @@ enum rmw_state {
 	RMW_READ,
 	RMW_WRITE,
 	RMW_FLUSH,
+	RMW_NATIVE,  /* BS_OP_COMPARE_WRITE in flight */
+	RMW_EMULATE, /* read, compare, write (the range is locked) */
 };
 
 struct rmw_op {
@@ -58,8 +68,9 @@ struct rmw_op {
 	uint32_t nblocks;
 	uint8_t *tmp; /* the blocks read */
 	uint32_t tmp_len;
-	uint8_t *pi; /* COMPARE AND WRITE on a PI LU: the tuples read, then the
-		      * verify and write instances' (3 x nblocks x 8 bytes) */
+	uint8_t *pi;		 /* COMPARE AND WRITE on a PI LU: the tuples read, then the
+				  * verify and write instances' (3 x nblocks x 8 bytes) */
+	struct iovec caw_iov[2]; /* BS_OP_COMPARE_WRITE: verify, write data */
 };
 
 static void rmw_free(struct scsi_cmd *cmd)
@@ -174,6 +185,18 @@ static enum sense_reason caw_split_check(struct scsi_cmd *cmd, struct rmw_op *ro
 	return r;
 }
 
+/* The blocks are written: flush them when the write must be durable and
+ * the back-store has no FUA of its own. */
+static enum sbc_step rmw_step_written(struct sbc_op *op, struct rmw_op *ro)
+{
+	if (ro->flush_after) {
+		sbc_op_io(op, BS_OP_FLUSH, 0, 0, NULL, 0);
+		ro->state = RMW_FLUSH;
+		return SBC_STEP_IO;
+	}
+	return sbc_op_finish(op, SENSE_OK, NULL);
+}
+
 static enum sbc_step rmw_step(struct sbc_op *op)
 {
 	struct rmw_op *ro = container_of(op, struct rmw_op, op);
@@ -192,6 +215,20 @@ static enum sbc_step rmw_step(struct sbc_op *op)
 			return SBC_STEP_WAIT;
 		UT_FALLTHROUGH;
 	case RMW_LOCKED:
+		if (ro->caw && !ro->pi && (op->lu->bs->caps & BS_CAP_COMPARE_WRITE)) {
+			wflags = sbc_fua_flags(
+			    op->lu, sbc_write_durable(op->lu, cmd->priv.io_flags), &flush);
+			ro->flush_after = flush;
+			sbc_op_io(op, BS_OP_COMPARE_WRITE, ro->lba << shift, len, NULL, wflags);
+			ro->caw_iov[0] = (struct iovec){cmd->buf, len};
+			ro->caw_iov[1] = (struct iovec){cmd->buf + len, len};
+			op->io.iov = ro->caw_iov;
+			op->io.iovcnt = 2;
+			ro->state = RMW_NATIVE;
+			return SBC_STEP_IO;
+		}
+		UT_FALLTHROUGH;
+	case RMW_EMULATE:
 		sbc_op_io(op, BS_OP_READ, ro->lba << shift, len, ro->tmp, 0);
 		op->io.pi = ro->pi; /* the stored tuples, checked below */
 		ro->state = RMW_READ;
@@ -238,16 +275,24 @@ static enum sbc_step rmw_step(struct sbc_op *op)
 	case RMW_WRITE:
 		if (op->err)
 			return sbc_op_bs_error(op, true);
-		if (ro->flush_after) {
-			sbc_op_io(op, BS_OP_FLUSH, 0, 0, NULL, 0);
-			ro->state = RMW_FLUSH;
-			return SBC_STEP_IO;
-		}
-		return sbc_op_finish(op, SENSE_OK, NULL);
+		return rmw_step_written(op, ro);
 	case RMW_FLUSH:
 		if (op->err)
 			return sbc_op_bs_error(op, true);
 		return sbc_op_finish(op, SENSE_OK, NULL);
+	case RMW_NATIVE:
+		if (op->err == -EOPNOTSUPP) {
+			ro->state = RMW_EMULATE;
+			return rmw_step(op);
+		}
+		if (op->err == -EILSEQ) {
+			struct sense_extra sx = {.info_valid = true, .info = op->io.bad_off};
+
+			return sbc_op_finish(op, SENSE_MISCOMPARE_DURING_VERIFY, &sx);
+		}
+		if (op->err)
+			return sbc_op_bs_error(op, true);
+		return rmw_step_written(op, ro);
 	}
 	return sbc_op_finish(op, SENSE_INTERNAL_TARGET_FAILURE, NULL);
 }
