@@ -37,9 +37,9 @@ struct bs_option {
 };
 
 struct bs_params {
-	const char *type;    /* "file", "block", "ram", "null", "iscsi", "plugin" */
+	const char *type;    /* "file", "block", "ram", "null", "iscsi", "plugin", "rbd" */
 	const char *name;    /* 1..63 bytes, kept in bs_dev.name for logs */
-	const char *path;    /* file: path of the file or block device */
+	const char *path;    /* file, block: the file or device; rbd: POOL[/NAMESPACE]/IMAGE */
 	uint64_t size;	     /* bytes; required for ram/null; file: size of a created
 			      * file (and the minimum size of an existing one) */
 	bool create;	     /* file: create a sparse file of `size` if missing */
@@ -82,6 +82,7 @@ extern const struct bs_type bs_ram_type;
 extern const struct bs_type bs_null_type;
 extern const struct bs_type bs_iscsi_type;
 extern const struct bs_type bs_plugin_type;
+extern const struct bs_type bs_rbd_type;
 
 /* Helpers shared by the types. */
 /* Fill iov[0..iovcnt) with zeroes (len bytes in total). */

@@ -54,8 +54,9 @@ static int bs_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_ar
 	return cmd_show(c, "backstore.get", json_pack("{s:s}", "name", a->pos[0]));
 }
 
-/* The back-store fields a plugin's FIELD=VALUE may set; any other FIELD
- * is a setting of the handler ("options", strings as written). */
+/* The back-store fields a plugin's or an rbd's FIELD=VALUE may set; any
+ * other FIELD is a setting of the handler or of the rbd client
+ * ("options", strings as written). */
 static bool bs_plugin_own_field(const char *arg)
 {
 	static const char *const own[] = {"block_size", "physical_block_size",
@@ -72,10 +73,37 @@ static bool bs_plugin_own_field(const char *arg)
 	return false;
 }
 
+/* The FIELD=VALUE arguments from next on that are not the back-store's
+ * own, as its "options". */
+static int bs_options(json_t *p, const struct cli_args *a, size_t next)
+{
+	json_t *opts = json_object();
+
+	for (size_t i = next; i < a->npos && opts; i++) {
+		const char *arg = a->pos[i], *eq = strchr(arg, '=');
+		char key[128];
+
+		if (!cli_is_field(arg) || bs_plugin_own_field(arg))
+			continue;
+		if (strncmp(arg, "options.", 8) == 0)
+			arg += 8;
+		snprintf(key, sizeof(key), "%.*s", (int)strcspn(arg, ":="), arg);
+		json_object_set_new(opts, key, json_string(eq + 1));
+	}
+	if (!opts)
+		return CLI_EINTERNAL;
+	if (json_object_size(opts))
+		json_object_set_new(p, "options", opts);
+	else
+		json_decref(opts);
+	return 0;
+}
+
 static int bs_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
 	const char *type = a->pos[0], *name = a->pos[1];
 	bool file = strcmp(type, "file") == 0;
+	bool with_options = strcmp(type, "plugin") == 0 || strcmp(type, "rbd") == 0;
 	size_t next = 2;
 	json_t *p;
 	int rc;
@@ -98,30 +126,17 @@ static int bs_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_
 		}
 	} else if (strcmp(type, "iscsi") == 0 && next < a->npos) {
 		json_object_set_new(p, "url", json_string(a->pos[next++]));
-	} else if (strcmp(type, "plugin") == 0 && next < a->npos && !cli_is_field(a->pos[next])) {
-		json_t *opts = json_object();
-
-		json_object_set_new(p, "handler", json_string(a->pos[next++]));
-		/* the handler's settings first, then the back-store's fields */
-		for (size_t i = next; i < a->npos && opts; i++) {
-			const char *arg = a->pos[i], *eq = strchr(arg, '=');
-			char key[128];
-
-			if (!cli_is_field(arg) || bs_plugin_own_field(arg))
-				continue;
-			if (strncmp(arg, "options.", 8) == 0)
-				arg += 8;
-			snprintf(key, sizeof(key), "%.*s", (int)strcspn(arg, ":="), arg);
-			json_object_set_new(opts, key, json_string(eq + 1));
-		}
-		if (!opts) {
+	} else if (with_options && next < a->npos && !cli_is_field(a->pos[next])) {
+		/* plugin: HANDLER; rbd: POOL[/NAMESPACE]/IMAGE; then the
+		 * handler's or the rbd client's settings, then the back-store's
+		 * fields */
+		json_object_set_new(p, strcmp(type, "rbd") == 0 ? "path" : "handler",
+				    json_string(a->pos[next++]));
+		rc = bs_options(p, a, next);
+		if (rc) {
 			json_decref(p);
-			return CLI_EINTERNAL;
+			return rc;
 		}
-		if (json_object_size(opts))
-			json_object_set_new(p, "options", opts);
-		else
-			json_decref(opts);
 	} else if (!file && next < a->npos && !cli_is_field(a->pos[next])) {
 		rc = cmd_size(c, p, "size", a->pos[next++]);
 		if (rc) {
@@ -132,8 +147,7 @@ static int bs_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_
 	for (size_t i = next; i < a->npos; i++) {
 		json_t *one;
 
-		if (strcmp(type, "plugin") == 0 && cli_is_field(a->pos[i]) &&
-		    !bs_plugin_own_field(a->pos[i]))
+		if (with_options && cli_is_field(a->pos[i]) && !bs_plugin_own_field(a->pos[i]))
 			continue; /* an option, above */
 		one = json_object();
 		rc = one ? cmd_fields(c, one, CLI_K_BACKSTORE,
@@ -237,9 +251,9 @@ const struct cli_cmd cli_cmds_backstore[] = {
 	.object = "backstore",
 	.verb = "create",
 	.alias = "add",
-	.usage = "TYPE NAME [PATH|DEVICE|URL|HANDLER] [SIZE] [FIELD=VALUE...]",
-	.summary = "create a back-store (file, block, ram, null, iscsi, plugin) and its "
-		   "logical unit",
+	.usage = "TYPE NAME [PATH|DEVICE|URL|HANDLER|POOL/IMAGE] [SIZE] [FIELD=VALUE...]",
+	.summary = "create a back-store (file, block, ram, null, iscsi, plugin, rbd) and "
+		   "its logical unit",
 	.help = "  file NAME PATH [SIZE]  a regular file or block device; with SIZE the file\n"
 		"                         is created (sparse) when missing\n"
 		"  block NAME DEVICE      a block device, O_DIRECT, with its own block size\n"
@@ -249,6 +263,8 @@ const struct cli_cmd cli_cmds_backstore[] = {
 		"                         iscsi://[user[%secret]@]host[:port]/IQN/LUN\n"
 		"  plugin NAME HANDLER [KEY=VALUE...]  a handler loaded from plugin_dir;\n"
 		"                         KEYs other than the FIELDs below are its settings\n"
+		"  rbd NAME POOL[/NAMESPACE]/IMAGE [conf=PATH] [id=CLIENT] [keyring=PATH]\n"
+		"                         [timeout=SECONDS]  a Ceph RBD image (librbd)\n"
 		"SIZE: bytes or a number with K, M, G or T (powers of 1024).\n"
 		"FIELDs: block_size, physical_block_size, thin, read_only, removable,\n"
 		"write_cache, vendor, product, revision, serial, naa (utarget.json(5)).\n"

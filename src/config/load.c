@@ -159,7 +159,7 @@ int cfg_check_file(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 	int rc;
 
 	*err = (struct cfg_err){0};
-	if (!b->path)
+	if (!b->path || (b->type && strcmp(b->type, "rbd") == 0)) /* an rbd's path is an image */
 		return 0;
 	if (cfg_state_dir_path(c, state, sizeof(state))) {
 		snprintf(err->path, sizeof(err->path), "state_dir");

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "config/fault.h"
@@ -190,6 +191,9 @@ int cfg_state_dir_path(const struct cfg *c, char *buf, size_t size)
 
 int cfg_bs_path(const struct cfg *c, const struct cfg_backstore *b, char *buf, size_t size)
 {
+	/* an rbd's path names an image in a pool, not a file */
+	if (b->type && strcmp(b->type, "rbd") == 0)
+		return (size_t)snprintf(buf, size, "%s", b->path) < size ? 0 : -ENAMETOOLONG;
 	return cfg_join(c->state_dir, b->path, buf, size);
 }
 

@@ -301,7 +301,8 @@ void cfg_target_clear(struct cfg_target *t);
 /* ---- model.c ---- */
 /* Where a file back-store lives: path if absolute, else state_dir/path
  * (state_dir relative to the current directory, "." when absent), made
- * absolute. 0 or -ENAMETOOLONG / -errno (getcwd). */
+ * absolute; an rbd's path (POOL[/NAMESPACE]/IMAGE) as it is. 0 or
+ * -ENAMETOOLONG / -errno (getcwd). */
 int cfg_bs_path(const struct cfg *c, const struct cfg_backstore *b, char *buf, size_t size);
 /* The directory back-store handlers are loaded from, absolute (as
  * cfg_bs_path()): plugin_dir, else dflt. */

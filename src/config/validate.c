@@ -34,9 +34,10 @@
 /* What each back-store type takes (a new type adds a row). */
 struct cfg_bs_rule {
 	const char *type;
-	bool path;    /* path required (else refused) */
-	bool size;    /* size required */
-	bool no_size; /* size refused: the medium has its own */
+	bool path;	    /* path required (else refused) */
+	bool size;	    /* size required */
+	bool no_size;	    /* size refused: the medium has its own */
+	const char *medium; /* no_size: what has the size */
 	bool can_create;
 	bool url;	 /* url required (else refused) */
 	bool handler;	 /* handler required (else refused) */
@@ -46,11 +47,13 @@ struct cfg_bs_rule {
 
 static const struct cfg_bs_rule cfg_bs_rules[] = {
     {.type = "file", .path = true, .can_create = true, .protection = true},
-    {.type = "block", .path = true, .no_size = true},
+    {.type = "block", .path = true, .no_size = true, .medium = "device"},
     {.type = "ram", .size = true, .protection = true},
     {.type = "null", .size = true},
-    {.type = "iscsi", .url = true, .no_size = true, .options = true},
-    {.type = "plugin", .handler = true, .no_size = true, .options = true},
+    {.type = "iscsi", .url = true, .no_size = true, .medium = "remote LUN", .options = true},
+    {.type = "plugin", .handler = true, .no_size = true, .medium = "handler", .options = true},
+    /* path: POOL[/NAMESPACE]/IMAGE, not a file (cfg_bs_path()) */
+    {.type = "rbd", .path = true, .no_size = true, .medium = "image", .options = true},
 };
 
 #define cfg_verr(err, path, ...) cfg_err_set(err, -EINVAL, path, __VA_ARGS__)
@@ -376,7 +379,7 @@ int cfg_validate_backstore_one(const struct cfg *c, const struct cfg_backstore *
 		snprintf(p, sizeof(p), "backstores[%zu].type", i);
 		return cfg_verr(err, p,
 				"unknown back-store type \"%s\" (file, block, ram, null, iscsi, "
-				"plugin)",
+				"plugin, rbd)",
 				b->type);
 	}
 	if (rule->url != (b->url != NULL)) {
@@ -412,9 +415,7 @@ int cfg_validate_backstore_one(const struct cfg *c, const struct cfg_backstore *
 	if (rule->no_size && b->size) {
 		snprintf(p, sizeof(p), "backstores[%zu].size", i);
 		return cfg_verr(err, p, "not used by type %s (the size is the %s's)", b->type,
-				rule->url	? "remote LUN"
-				: rule->handler ? "handler"
-						: "device");
+				rule->medium);
 	}
 	if (rule->path && !b->path) {
 		snprintf(p, sizeof(p), "backstores[%zu].path", i);

@@ -143,8 +143,12 @@ static void test_backstore_rules(void **state)
 		     "backstores[2].name", "only letters");
 	validate_err(",{\"name\": \"x/y\", \"type\": \"ram\", \"size\": 4096}", "",
 		     "backstores[2].name", "only letters");
-	validate_err(",{\"name\": \"x\", \"type\": \"rbd\", \"size\": 4096}", "",
-		     "backstores[2].type", "unknown back-store type \"rbd\"");
+	validate_err(",{\"name\": \"x\", \"type\": \"tape\", \"size\": 4096}", "",
+		     "backstores[2].type", "unknown back-store type \"tape\"");
+	validate_err(",{\"name\": \"x\", \"type\": \"rbd\", \"path\": \"rbd/i\", \"size\": 4096}",
+		     "", "backstores[2].size", "not used by type rbd (the size is the image's)");
+	validate_err(",{\"name\": \"x\", \"type\": \"rbd\"}", "", "backstores[2].path",
+		     "required field missing (type rbd)");
 	validate_err(",{\"name\": \"x\", \"type\": \"file\"}", "", "backstores[2].path",
 		     "required field missing (type file)");
 	validate_err(",{\"name\": \"x\", \"type\": \"ram\", \"path\": \"p\", \"size\": 4096}", "",
