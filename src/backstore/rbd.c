@@ -88,7 +88,7 @@ struct rbd_bs {
 	uint64_t obj_size;
 	_Atomic uint64_t size_now; /* the image's size, kept by the monitor */
 	_Atomic unsigned outstanding;
-	_Atomic bool blocklisted_logged;
+	_Atomic int last_err; /* the last error logged (rbd_errno) */
 	pthread_t mon;
 	bool mon_started;
 	pthread_mutex_t lock;
@@ -131,19 +131,28 @@ static inline struct rbd_bs *rbd_of(struct bs_dev *dev)
  * out of space, the rest a hardware error. */
 static int rbd_errno(struct rbd_bs *rb, struct bs_io *io, ssize_t ret)
 {
+	int last;
+
 	if (ret >= 0)
 		return 0;
+	if (ret == -EILSEQ && io->op == BS_OP_COMPARE_WRITE)
+		return -EILSEQ; /* a miscompare, not an error of the image */
+	if (ret < -4095)
+		ret = -EIO;
+	/* one log line per change of the error, not one per request */
+	last = atomic_exchange(&rb->last_err, (int)ret);
+	if (last != (int)ret) {
+		if (ret == -ESHUTDOWN /* EBLOCKLISTED */)
+			log_err("backstore %s: rbd %s: this client is blocklisted by the cluster "
+				"(another client took its exclusive lock); every request fails "
+				"until the back-store is re-created",
+				rb->dev.name, rb->spec);
+		else
+			log_err("backstore %s: rbd %s: %s", rb->dev.name, rb->spec,
+				strerror((int)-ret));
+	}
 	if (ret == -EDQUOT || ret == -ENOSPC)
 		return -ENOSPC;
-	if (ret == -EILSEQ && io->op == BS_OP_COMPARE_WRITE)
-		return -EILSEQ;
-	if (ret == -ESHUTDOWN /* EBLOCKLISTED */ && !atomic_exchange(&rb->blocklisted_logged, true))
-		log_err("backstore %s: rbd %s: this client is blocklisted by the cluster (its "
-			"exclusive lock was taken); every request fails until the back-store is "
-			"re-created",
-			rb->dev.name, rb->spec);
-	if (ret < -4095)
-		return -EIO;
 	return (int)ret;
 }
 

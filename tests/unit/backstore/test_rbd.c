@@ -11,7 +11,8 @@
  * UNMAP and WRITE ZEROES reading back as zeroes over unaligned ranges,
  * MAP_STATUS, COMPARE AND WRITE (match, miscompare offset, a range beyond
  * librbd's one sector refused for the core to emulate), a resize from another
- * client seen through medium_size(), read-only. */
+ * client seen through medium_size(), read-only, a blocklisted client
+ * failing fast and a new open working. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -308,6 +309,33 @@ static void test_readonly(void **state)
 	bs_close(dev);
 }
 
+/* The cluster blocklists this client (what another client breaking its
+ * exclusive lock does): requests fail at once, they do not hang, and a
+ * back-store opened again works. */
+static void test_blocklisted(void **state)
+{
+	struct bs_dev *dev = open_ok();
+	struct rbd_bs *rb = rbd_of(dev);
+	uint8_t buf[4096] = {0};
+	char *addrs = NULL;
+	uint64_t t0;
+	struct h_io h;
+
+	assert_int_equal(rados_getaddrs(rb->cluster, &addrs), 0);
+	assert_non_null(addrs);
+	assert_int_equal(rados_blocklist_add(cl, addrs, 600), 0);
+	free(addrs);
+	t0 = reactor_now_ns();
+	h_init(&h, BS_OP_WRITE, 0, sizeof(buf), buf);
+	assert_int_equal(sync_do(dev, &h), -ESHUTDOWN);
+	assert_true(reactor_now_ns() - t0 < 20ull * 1000 * 1000 * 1000);
+	bs_close(dev);
+	dev = open_ok();
+	h_init(&h, BS_OP_WRITE, 0, sizeof(buf), buf);
+	assert_int_equal(sync_do(dev, &h), 0);
+	bs_close(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +343,7 @@ int main(void)
 	    cmocka_unit_test(test_geometry),	  cmocka_unit_test(test_io_off_reactor),
 	    cmocka_unit_test(test_compare_write), cmocka_unit_test(test_io_on_reactor),
 	    cmocka_unit_test(test_resize_seen),	  cmocka_unit_test(test_readonly),
+	    cmocka_unit_test(test_blocklisted),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
