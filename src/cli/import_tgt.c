@@ -22,6 +22,10 @@
  *   block-size, lbppbe       block_size, physical_block_size
  *   bs-type rdwr|aio|mmap    a file back-store (I/O method is utarget's own);
  *   bs-type null             a "null" back-store of 1T (tgt's null size)
+ *   bs-type rbd              an "rbd" back-store over [POOL/]IMAGE (tgt's
+ *                            default pool: rbd); a snapshot (@SNAP) is not
+ *                            imported. Its bsopts conf=PATH;id=CLIENT
+ *                            become the options conf and id
  *   params k=v,...           each known k as the directive k
  *   initiator-name N         an ACL for N
  *   initiator-address A      access by address (see imp_access in import.c)
@@ -171,6 +175,62 @@ static const struct tgt_lopt tgt_lopts[] = {
     {.key = "lun", .id = TGT_L_LUN, .target_level = true},
 };
 
+static bool tgt_lu_is_rbd(const struct tgt_lu *lu)
+{
+	const char *t = json_string_value(json_object_get(lu->bs, "type"));
+
+	return t && strcmp(t, "rbd") == 0;
+}
+
+/* bs-type rbd: the backing-store is tgt's [POOL/]IMAGE[@SNAP] (bs_rbd.c) */
+static int tgt_lu_rbd(struct tgt_ctx *x, struct tgt_lu *lu, const char *where)
+{
+	const char *img = json_string_value(json_object_get(lu->bs, "path"));
+	const char *slash = img ? strchr(img, '/') : NULL;
+	char spec[512];
+
+	if (!img || !img[0] || img[0] == '/' || strchr(img, '@') ||
+	    (slash && (!slash[1] || strchr(slash + 1, '/')))) {
+		imp_report(x->r, IMP_DROPPED, where, "bs-type rbd: %s %s; LUN not imported",
+			   img ? img : "",
+			   img && strchr(img, '@')
+			       ? "names a snapshot, which utarget does not export"
+			       : "is not [POOL/]IMAGE");
+		lu->dropped = true;
+		return 0;
+	}
+	snprintf(spec, sizeof(spec), "%s%s", slash ? "" : "rbd/", img);
+	json_object_set_new(lu->bs, "type", json_string("rbd"));
+	return json_object_set_new(lu->bs, "path", json_string(spec));
+}
+
+/* bsopts of an rbd LUN: "conf=PATH;id=CLIENT" (tgt's bs_rbd keys) */
+static int tgt_rbd_bsopts(struct tgt_ctx *x, struct tgt_lu *lu, const char *v, const char *where)
+{
+	json_t *opts = json_object();
+	char buf[1024], *save = NULL;
+
+	if (!opts)
+		return -ENOMEM;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (char *kv = strtok_r(buf, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+		char *eq = strchr(kv, '=');
+
+		if (eq && eq[1] && (strncmp(kv, "conf=", 5) == 0 || strncmp(kv, "id=", 3) == 0)) {
+			*eq = '\0';
+			json_object_set_new(opts, kv, json_string(eq + 1));
+		} else {
+			imp_report(x->r, IMP_DROPPED, where,
+				   "bsopts %s: utarget's rbd takes conf= and id=", kv);
+		}
+	}
+	if (json_object_size(opts) == 0) {
+		json_decref(opts);
+		return 0;
+	}
+	return json_object_set_new(lu->bs, "options", opts);
+}
+
 static const struct tgt_lopt *tgt_lopt_find(const char *key)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(tgt_lopts); i++)
@@ -318,11 +378,16 @@ static int tgt_lu_opt(struct tgt_ctx *x, struct tgt_lu *lu, enum tgt_lkey id, co
 			json_object_del(lu->bs, "path");
 			return json_object_set_new(lu->bs, "size", json_string("1T"));
 		}
+		if (strcasecmp(v, "rbd") == 0)
+			return tgt_lu_rbd(x, lu, where);
 		imp_report(x->r, IMP_DROPPED, where,
 			   "bs-type %s: no such back-store in utarget; LUN not imported", v);
 		lu->dropped = true;
 		return 0;
 	case TGT_L_BSOPTS:
+		if (v[0] && tgt_lu_is_rbd(lu))
+			return tgt_rbd_bsopts(x, lu, v, where);
+		UT_FALLTHROUGH;
 	case TGT_L_BSOFLAGS:
 	case TGT_L_MODE_PAGE:
 	case TGT_L_PATH:
