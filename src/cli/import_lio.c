@@ -11,15 +11,22 @@
  *     plugin block      "block" back-store over the device (O_DIRECT, the
  *                       device's size and block size); readonly
  *     plugin ramdisk    "ram" back-store of size; nullio -> "null"
- *     plugin pscsi/user reported, not imported (with the LUNs over them)
+ *     plugin user       tcmu-runner's rbd handler (config
+ *                       "rbd/POOL/IMAGE[;osd_op_timeout=N][;conf=PATH]
+ *                       [;id=CLIENT]", what ceph-iscsi writes): an "rbd"
+ *                       back-store with the options timeout, conf, id; the
+ *                       image's size applies. Other TCMU handlers are
+ *                       reported, not imported
+ *     plugin pscsi      reported, not imported (with the LUNs over it)
  *     wwn               LIO's unit serial: serial (VPD 80h) when it fits
  *                       utarget's 32 characters, and the NAA designator LIO
  *                       derives from it ("6" + company id 001405 + the first
  *                       25 hex digits of the serial), so initiators and
  *                       multipath see the same LU identity (VPD 83h)
  *     (identity)        vendor "LIO-ORG", product as LIO reports it
- *                       (FILEIO, IBLOCK, RAMDISK-MCP, or the object's name
- *                       with emulate_model_alias), revision "4.0"
+ *                       (FILEIO, IBLOCK, RAMDISK-MCP, USER, or the object's
+ *                       name with emulate_model_alias), revision "4.0"
+ *                       ("2.0" for user)
  *     attributes        block_size, emulate_write_cache, emulate_tpu/_tpws
  *                       (thin); the others where utarget behaves the same,
  *                       else reported (lio_so_attrs[])
@@ -327,12 +334,15 @@ static int lio_identity(struct lio_ctx *x, json_t *bs, const char *plugin, const
 		snprintf(product, sizeof(product), "%s",
 			 strcmp(plugin, "fileio") == 0	? "FILEIO"
 			 : strcmp(plugin, "block") == 0 ? "IBLOCK"
+			 : strcmp(plugin, "user") == 0	? "USER"
 							: "RAMDISK-MCP");
 	if (!lio_printable(product))
 		snprintf(product, sizeof(product), "%s", "FILEIO");
 	if (json_object_set_new(bs, "vendor", json_string("LIO-ORG")) ||
 	    json_object_set_new(bs, "product", json_string(product)) ||
-	    json_object_set_new(bs, "revision", json_string("4.0")))
+	    /* target_core_user.c: TCMU_VERSION */
+	    json_object_set_new(bs, "revision",
+				json_string(strcmp(plugin, "user") == 0 ? "2.0" : "4.0")))
 		return -ENOMEM;
 	if (!wwn || !wwn[0]) {
 		imp_report(x->r, IMP_NOTE, where,
@@ -361,6 +371,48 @@ static int lio_identity(struct lio_ctx *x, json_t *bs, const char *plugin, const
 			   wwn, CFG_SERIAL_MAX, serial, naa);
 		return json_object_set_new(bs, "serial", json_string(serial)) ? -ENOMEM : 0;
 	}
+}
+
+/* tcmu-runner's rbd config after "rbd/": POOL/IMAGE[@SNAP][;KEY=VALUE...]
+ * (its keys osd_op_timeout, conf, id). NULL when not imported (reported). */
+static json_t *lio_user_rbd(struct lio_ctx *x, const char *cfg, const char *bsname,
+			    const char *where)
+{
+	char buf[1024], *save = NULL, *spec;
+	json_t *bs, *opts;
+
+	snprintf(buf, sizeof(buf), "%s", cfg);
+	spec = strtok_r(buf, ";", &save);
+	if (!spec || !strchr(spec, '/') || strchr(spec, '@') || spec[0] == '/') {
+		imp_report(x->r, IMP_DROPPED, where,
+			   "config rbd/%s: not POOL/IMAGE (a snapshot is not exported by "
+			   "utarget); not imported",
+			   cfg);
+		return NULL;
+	}
+	opts = json_object();
+	bs = json_pack("{s:s, s:s, s:s}", "name", bsname, "type", "rbd", "path", spec);
+	for (char *kv = strtok_r(NULL, ";", &save); kv && opts; kv = strtok_r(NULL, ";", &save)) {
+		char *eq = strchr(kv, '=');
+
+		if (!eq || !eq[1]) {
+			imp_report(x->r, IMP_DROPPED, where, "config %s: not KEY=VALUE", kv);
+			continue;
+		}
+		*eq = '\0';
+		if (strcmp(kv, "osd_op_timeout") == 0)
+			json_object_set_new(opts, "timeout", json_string(eq + 1));
+		else if (strcmp(kv, "conf") == 0 || strcmp(kv, "id") == 0)
+			json_object_set_new(opts, kv, json_string(eq + 1));
+		else
+			imp_report(x->r, IMP_DROPPED, where,
+				   "config %s: utarget's rbd takes osd_op_timeout, conf and id",
+				   kv);
+	}
+	if (bs && opts && json_object_size(opts))
+		json_object_set_new(bs, "options", json_incref(opts));
+	json_decref(opts);
+	return bs;
 }
 
 static int lio_storage_object(struct lio_ctx *x, json_t *so, size_t idx)
@@ -392,12 +444,15 @@ static int lio_storage_object(struct lio_ctx *x, json_t *so, size_t idx)
 	}
 	/* until it is imported, LUNs over it are dropped */
 	json_object_set_new(x->so_names, key, json_null());
-	if (strcmp(plugin, "pscsi") == 0 || strcmp(plugin, "user") == 0) {
+	if (strcmp(plugin, "pscsi") == 0 ||
+	    (strcmp(plugin, "user") == 0 &&
+	     strncmp(lio_str(so, "config") ? lio_str(so, "config") : "", "rbd/", 4) != 0)) {
 		imp_report(x->r, IMP_DROPPED, where,
 			   "plugin %s: %s is not supported by utarget; not imported (nor the LUNs "
 			   "over it)",
 			   plugin,
-			   plugin[0] == 'p' ? "SCSI pass-through" : "a TCMU user back-store");
+			   plugin[0] == 'p' ? "SCSI pass-through"
+					    : "a TCMU user back-store other than rbd");
 		return 0;
 	}
 	imp_backstore_name(x->r, name, bsname, sizeof(bsname));
@@ -411,6 +466,10 @@ static int lio_storage_object(struct lio_ctx *x, json_t *so, size_t idx)
 		}
 		bs = json_pack("{s:s, s:s, s:s}", "name", bsname, "type",
 			       strcmp(plugin, "block") == 0 ? "block" : "file", "path", dev);
+	} else if (strcmp(plugin, "user") == 0) {
+		bs = lio_user_rbd(x, lio_str(so, "config") + 4, bsname, where);
+		if (!bs)
+			return 0;
 	} else if (strcmp(plugin, "ramdisk") == 0 || strcmp(plugin, "rd_mcp") == 0) {
 		bool nullio = json_is_true(json_object_get(so, "nullio"));
 		bs = json_pack("{s:s, s:s}", "name", bsname, "type", nullio ? "null" : "ram");
@@ -429,7 +488,9 @@ static int lio_storage_object(struct lio_ctx *x, json_t *so, size_t idx)
 		json_decref(bs);
 		return 0;
 	}
-	if (v && strcmp(plugin, "block") != 0) {
+	if (v && strcmp(plugin, "user") == 0) {
+		imp_report(x->r, IMP_NOTE, where, "size: an rbd back-store has the image's size");
+	} else if (v && strcmp(plugin, "block") != 0) {
 		json_object_set_new(bs, "size", json_integer(n));
 		/* LIO creates a missing fileio file of that size; a device
 		 * under /dev is never created */
