@@ -86,6 +86,7 @@ struct rbd_bs {
 	uint64_t watch;
 	bool watching;
 	uint64_t obj_size;
+	uint64_t features;	   /* RBD_FEATURE_* at open */
 	_Atomic uint64_t size_now; /* the image's size, kept by the monitor */
 	_Atomic unsigned outstanding;
 	_Atomic int last_err; /* the last error logged (rbd_errno) */
@@ -448,11 +449,63 @@ static void rbd_close_op(struct bs_dev *dev)
 	rbd_teardown(rb);
 }
 
+/* RBD_FEATURE_* bits by name, as `rbd info` prints them */
+static const struct {
+	uint64_t bit;
+	const char *name;
+} rbd_feature_names[] = {
+    {RBD_FEATURE_LAYERING, "layering"},
+    {RBD_FEATURE_STRIPINGV2, "striping"},
+    {RBD_FEATURE_EXCLUSIVE_LOCK, "exclusive-lock"},
+    {RBD_FEATURE_OBJECT_MAP, "object-map"},
+    {RBD_FEATURE_FAST_DIFF, "fast-diff"},
+    {RBD_FEATURE_DEEP_FLATTEN, "deep-flatten"},
+    {RBD_FEATURE_JOURNALING, "journaling"},
+    {RBD_FEATURE_DATA_POOL, "data-pool"},
+    {RBD_FEATURE_OPERATIONS, "operations"},
+    {RBD_FEATURE_MIGRATING, "migrating"},
+    {RBD_FEATURE_NON_PRIMARY, "non-primary"},
+};
+
+/* From what open and the monitor keep: no librbd call (it may wait for
+ * the cluster). */
+static size_t rbd_facts(struct bs_dev *dev, struct bs_fact *f, size_t max)
+{
+	struct rbd_bs *rb = rbd_of(dev);
+	size_t n = 0, len = 0;
+
+	if (n < max) {
+		f[n].key = "image_size";
+		snprintf(f[n++].value, sizeof(f->value), "%" PRIu64, atomic_load(&rb->size_now));
+	}
+	if (n < max) {
+		f[n].key = "object_size";
+		snprintf(f[n++].value, sizeof(f->value), "%" PRIu64, rb->obj_size);
+	}
+	if (n < max) {
+		f[n].key = "features";
+		f[n].value[0] = '\0';
+		for (size_t i = 0; i < ARRAY_SIZE(rbd_feature_names); i++)
+			if ((rb->features & rbd_feature_names[i].bit) && len < sizeof(f->value))
+				len += (size_t)snprintf(f[n].value + len, sizeof(f->value) - len,
+							"%s%s", len ? "," : "",
+							rbd_feature_names[i].name);
+		n++;
+	}
+	if (n < max) {
+		f[n].key = "rbd_cache";
+		snprintf(f[n++].value, sizeof(f->value), "%s",
+			 (dev->caps & BS_CAP_WRITE_CACHE) ? "on" : "off");
+	}
+	return n;
+}
+
 static const struct bs_ops rbd_ops = {
     .type = "rbd",
     .submit = rbd_submit,
     .resize = rbd_resize_op,
     .medium_size = rbd_medium_size,
+    .facts = rbd_facts,
     .close = rbd_close_op,
 };
 
@@ -637,6 +690,7 @@ static int rbd_open_bs(const struct bs_params *p, struct bs_dev **out)
 		return rc;
 	}
 	rbd_get_features(rb->image, &features);
+	rb->features = features;
 	rb->obj_size = info.obj_size;
 	rb->dev.size = info.size;
 	atomic_store(&rb->size_now, info.size);

@@ -62,8 +62,17 @@ static json_t *bs_json(const struct cfg *c, const struct cfg_backstore *b, json_
 	json_object_set_new(o, "identity",
 			    json_pack("{s:s,s:s,s:s,s:s,s:s}", "vendor", vendor, "product", product,
 				      "revision", revision, "serial", serial, "naa", hex));
-	if (lu)
+	if (lu) {
+		struct bs_fact f[BS_FACTS_MAX];
+		size_t n = scsi_lu_medium_facts(lu, f, BS_FACTS_MAX);
+		json_t *m = n ? json_object() : NULL;
+
 		json_object_set_new(o, "current_size", json_integer((json_int_t)scsi_lu_size(lu)));
+		for (size_t i = 0; m && i < n; i++)
+			json_object_set_new(m, f[i].key, json_string(f[i].value));
+		if (m)
+			json_object_set_new(o, "medium", m);
+	}
 	mapped = maps ? json_object_get(maps, b->name) : NULL;
 	json_object_set_new(o, "mapped", mapped ? json_incref(mapped) : json_array());
 	(void)c;

@@ -59,6 +59,14 @@ enum {
 
 struct bs_dev;
 
+/* One thing an administrator may want to know of a medium (utarget
+ * backstore show: an RBD image's object size and features, ...). */
+struct bs_fact {
+	const char *key; /* a static string */
+	char value[96];
+};
+#define BS_FACTS_MAX 8
+
 /* Back-store private scratch space in every request, so no back-store has to
  * allocate per I/O (e.g. a struct reactor_uring_req or struct workq_item). */
 #define BS_IO_PRIV_SIZE 96
@@ -107,6 +115,10 @@ struct bs_ops {
 	 * LU_CAPACITY_POLL_NS per LU, and raises CAPACITY DATA HAS CHANGED
 	 * when the answer differs (lu.c). Optional. */
 	uint64_t (*medium_size)(struct bs_dev *dev);
+	/* Facts of the medium: fills f[0..max), returns how many. From
+	 * values the back-store keeps (the control thread calls it: no
+	 * waiting on a device or a network). Optional. */
+	size_t (*facts)(struct bs_dev *dev, struct bs_fact *f, size_t max);
 	void (*close)(struct bs_dev *dev); /* frees dev */
 };
 

@@ -166,6 +166,13 @@ uint64_t scsi_lu_size(const struct scsi_lu *lu)
 	return lu_nblocks(lu) << lu->block_shift;
 }
 
+size_t scsi_lu_medium_facts(struct scsi_lu *lu, struct bs_fact *f, size_t max)
+{
+	if (!lu->bs->ops->facts)
+		return 0;
+	return lu->bs->ops->facts(lu->bs, f, max);
+}
+
 struct lu_core_state *lu_core(struct scsi_lu *lu)
 {
 	return lu->core;

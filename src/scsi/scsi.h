@@ -245,6 +245,9 @@ const char *scsi_lu_name(const struct scsi_lu *lu);
 int scsi_lu_resize(struct scsi_lu *lu, uint64_t new_size_bytes);
 /* Current capacity in bytes. */
 uint64_t scsi_lu_size(const struct scsi_lu *lu);
+/* The back-store's facts of its medium (bs_ops.facts): how many, at most
+ * max; 0 when it has none. */
+size_t scsi_lu_medium_facts(struct scsi_lu *lu, struct bs_fact *f, size_t max);
 /* Statistics of an LU since its creation (the SCSI-MIB's LU counters and
  * latency histograms, setup to completion, per operation class): a sum of
  * the per-reactor shards (lib/stats.h), each field exact, the fields not of

@@ -165,6 +165,11 @@ uint64_t scsi_lu_size(const struct scsi_lu *lu)
 	return lu->bs->size;
 }
 
+size_t scsi_lu_medium_facts(struct scsi_lu *lu, struct bs_fact *f, size_t max)
+{
+	return lu->bs->ops->facts ? lu->bs->ops->facts(lu->bs, f, max) : 0;
+}
+
 /* like the core: a null back-store has no size to change */
 int scsi_lu_resize(struct scsi_lu *lu, uint64_t new_size_bytes)
 {

@@ -2,7 +2,8 @@
 /* Unit tests for what the control API lists of the running side
  * (src/rpc/methods_backstore.c, methods_session.c), against fakes of what
  * those read through the public interfaces:
- *   - backstore.list / backstore.get: current_size, the logical unit's size
+ *   - backstore.list / backstore.get: current_size, the logical unit's size,
+ *     and medium, the back-store's facts of its medium
  *     now (scsi_lu_size() of cfg_ctl_lu()), also for a file back-store
  *     without a configured size; none for a back-store nothing runs;
  *   - session.list: the login time (ISO 8601, UTC), the negotiated
@@ -60,6 +61,18 @@ uint64_t scsi_lu_size(const struct scsi_lu *lu)
 {
 	assert_ptr_equal(lu, imp_lu);
 	return 3146240;
+}
+
+/* the medium's facts (an rbd image's, say) */
+size_t scsi_lu_medium_facts(struct scsi_lu *lu, struct bs_fact *f, size_t max)
+{
+	assert_ptr_equal(lu, imp_lu);
+	assert_int_equal(max, BS_FACTS_MAX);
+	f[0].key = "object_size";
+	snprintf(f[0].value, sizeof(f[0].value), "4194304");
+	f[1].key = "features";
+	snprintf(f[1].value, sizeof(f[1].value), "layering,exclusive-lock");
+	return 2;
 }
 
 /* ---- the fabric's sessions (fabric/iscsi/iscsi.h) ---- */
@@ -211,10 +224,15 @@ static void test_backstore_current_size(void **state)
 	assert_string_equal(jstr(b, "name"), "imp");
 	assert_null(json_object_get(b, "size"));
 	assert_int_equal(jint(b, "current_size"), 3146240);
+	/* and what the back-store says of its medium */
+	assert_string_equal(jstr(json_object_get(b, "medium"), "object_size"), "4194304");
+	assert_string_equal(jstr(json_object_get(b, "medium"), "features"),
+			    "layering,exclusive-lock");
 	/* nothing runs it: the configured size only */
 	b = json_array_get(a, 1);
 	assert_string_equal(jstr(b, "size"), "8M");
 	assert_null(json_object_get(b, "current_size"));
+	assert_null(json_object_get(b, "medium"));
 	json_decref(a);
 	b = call("backstore.get", "{'name': 'imp'}");
 	assert_int_equal(jint(b, "current_size"), 3146240);
