@@ -28,7 +28,7 @@ struct fsb {
 	bool hold;
 	struct fsb_held *held, **held_tail;
 	unsigned n_held;
-	unsigned count[BS_OP_MAP_STATUS + 1];
+	unsigned count[BS_OP_WRITE_SAME + 1];
 	unsigned fua;
 	uint8_t fail_op;
 	int fail_err;
@@ -74,6 +74,24 @@ static int perform(struct fsb *f, struct bs_io *io)
 		break;
 	case BS_OP_WRITE_ZEROES:
 		memset(f->data + io->off, 0, io->len);
+		set_map(f, io->off, io->len, 1);
+		break;
+	case BS_OP_COMPARE_WRITE: {
+		/* iov[0] verify data, iov[1] write data (bs.h) */
+		const uint8_t *v = io->iov[0].iov_base;
+
+		for (uint64_t i = 0; i < io->len; i++)
+			if (f->data[io->off + i] != v[i]) {
+				io->bad_off = i;
+				return -EILSEQ;
+			}
+		memcpy(f->data + io->off, io->iov[1].iov_base, io->len);
+		set_map(f, io->off, io->len, 1);
+		break;
+	}
+	case BS_OP_WRITE_SAME:
+		for (uint64_t o = 0; o < io->len; o += io->iov[0].iov_len)
+			memcpy(f->data + io->off + o, io->iov[0].iov_base, io->iov[0].iov_len);
 		set_map(f, io->off, io->len, 1);
 		break;
 	case BS_OP_MAP_STATUS: {
