@@ -94,6 +94,8 @@ static int fault_verdict(struct fault_dev *fd, struct bs_io *io)
 		break;
 	case BS_OP_WRITE:
 	case BS_OP_WRITE_ZEROES:
+	case BS_OP_WRITE_SAME:
+	case BS_OP_COMPARE_WRITE:
 		hit = fault_lba_hit(fd->wlbas, fd->nw, first, n);
 		break;
 	case BS_OP_FLUSH:

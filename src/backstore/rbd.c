@@ -23,6 +23,8 @@
  *                        is -EOPNOTSUPP, which the core emulates under its
  *                        range lock (atomic for this daemon's initiators,
  *                        not for another gateway's)
+ *   WRITE_SAME           rbd_aio_writesame (WRITE SAME of a non-zero block:
+ *                        the block crosses once, not once per LBA)
  *   MAP_STATUS           rbd_diff_iterate2 on a worker thread (it blocks),
  *                        over at most RBD_MAP_SCAN bytes
  * Completions arrive on librbd's threads; each is posted to the reactor
@@ -283,6 +285,11 @@ static int rbd_start(struct rbd_bs *rb, struct bs_io *io, struct rbd_req *rq, rb
 					      io->iov[1].iov_base, c, &rq->mismatch_off, 0);
 		return r < 0 ? (int)r : 0;
 	}
+	case BS_OP_WRITE_SAME:
+		if (io->iovcnt != 1 || !io->iov[0].iov_len || io->len % io->iov[0].iov_len)
+			return -EINVAL;
+		return rbd_aio_writesame(rb->image, io->off, io->len, io->iov[0].iov_base,
+					 io->iov[0].iov_len, c, 0);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -660,7 +667,7 @@ static int rbd_open_bs(const struct bs_params *p, struct bs_dev **out)
 	rb->dev.ops = &rbd_ops;
 	rb->dev.priv = rb;
 	rb->dev.caps = BS_CAP_FLUSH | BS_CAP_DISCARD | BS_CAP_WRITE_ZEROES | BS_CAP_MAP_STATUS |
-		       BS_CAP_COMPARE_WRITE;
+		       BS_CAP_COMPARE_WRITE | BS_CAP_WRITE_SAME;
 	if (p->readonly)
 		rb->dev.caps |= BS_CAP_READ_ONLY;
 	rc = rbd_connect(rb, p, timeout);

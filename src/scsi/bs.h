@@ -39,6 +39,10 @@ enum bs_op {
 	 * nothing written. -EOPNOTSUPP: not for this range (e.g. it spans
 	 * two objects); the core then emulates under its range lock. */
 	BS_OP_COMPARE_WRITE,
+	/* With BS_CAP_WRITE_SAME: iov[0] (one logical block) written to every
+	 * block of [off, off+len), where the medium can do it without the
+	 * data crossing for each block (a remote store). */
+	BS_OP_WRITE_SAME,
 };
 
 enum {
@@ -55,6 +59,7 @@ enum {
 	BS_CAP_WRITE_CACHE = 1u << 6,	/* has a volatile cache: FLUSH is meaningful */
 	BS_CAP_PI = 1u << 7,		/* keeps protection information tuples (io->pi) */
 	BS_CAP_COMPARE_WRITE = 1u << 8, /* BS_OP_COMPARE_WRITE */
+	BS_CAP_WRITE_SAME = 1u << 9,	/* BS_OP_WRITE_SAME */
 };
 
 struct bs_dev;

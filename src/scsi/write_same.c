@@ -16,8 +16,10 @@
  * The range is written in chunks of at most SBC_CHUNK_BYTES from one
  * buffer holding the block repeated (all-zero writes use the shared zero
  * chunk, or BS_OP_WRITE_ZEROES when the back-store has it), under a shared
- * range lock held for the whole command. With the write cache disabled a
- * FLUSH ends the command. */
+ * range lock held for the whole command; a back-store with
+ * BS_CAP_WRITE_SAME (rbd: the OSDs replicate the block) gets the block and
+ * the whole range in one BS_OP_WRITE_SAME instead. With the write cache
+ * disabled a FLUSH ends the command. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +32,7 @@ enum ws_mode {
 	WS_WRITE,   /* write the pattern chunk */
 	WS_ZEROES,  /* BS_OP_WRITE_ZEROES */
 	WS_DISCARD, /* BS_OP_DISCARD */
+	WS_SAME,    /* BS_OP_WRITE_SAME of the Data-Out block */
 };
 
 enum ws_state {
@@ -151,6 +154,13 @@ static enum sbc_step ws_step(struct sbc_op *op)
 		sbc_op_io(op, wo->mode == WS_DISCARD ? BS_OP_DISCARD : BS_OP_WRITE_ZEROES,
 			  wo->lba << shift, n << shift, NULL, 0);
 		break;
+	case WS_SAME:
+		n = wo->end - wo->lba;
+		sbc_op_io(op, BS_OP_WRITE_SAME, wo->lba << shift, n << shift, NULL, 0);
+		op->iov[0] = (struct iovec){op->cmd->buf, op->lu->block_size};
+		op->io.iov = op->iov;
+		op->io.iovcnt = 1;
+		break;
 	case WS_WRITE:
 	default:
 		n = UT_MIN(wo->end - wo->lba, (uint64_t)(wo->chunk_len >> shift));
@@ -195,6 +205,8 @@ void sbc_exec_write_same(struct scsi_cmd *cmd)
 	} else if (zero) {
 		wo->mode = WS_WRITE;
 		wo->chunk_len = SBC_CHUNK_BYTES; /* the shared zero chunk */
+	} else if (caps & BS_CAP_WRITE_SAME) {
+		wo->mode = WS_SAME;
 	} else {
 		wo->mode = WS_WRITE;
 		wo->chunk_len = (uint32_t)UT_MIN(n << lu->block_shift, (uint64_t)SBC_CHUNK_BYTES);

@@ -132,6 +132,7 @@ static void test_geometry(void **state)
 	assert_true(dev->caps & BS_CAP_WRITE_ZEROES);
 	assert_true(dev->caps & BS_CAP_MAP_STATUS);
 	assert_true(dev->caps & BS_CAP_COMPARE_WRITE);
+	assert_true(dev->caps & BS_CAP_WRITE_SAME);
 	assert_false(dev->caps & BS_CAP_READ_ONLY);
 	assert_string_equal(dev->type, "rbd");
 	bs_close(dev);
@@ -192,6 +193,18 @@ static void test_io_off_reactor(void **state)
 	assert_int_equal(z[4096 - 513], 0xa5);
 	assert_true(h_all_zero(z + 4096 - 512, OBJ + 1024));
 	assert_int_equal(z[4096 + OBJ + 512], 0xa5);
+	/* WRITE SAME of one 512-byte block over 1 MiB + 512 */
+	uint8_t blk[512];
+	h_pattern(blk, sizeof(blk), 9);
+	h_init(&h, BS_OP_WRITE_SAME, 2 * OBJ - 512, (1u << 20) + 512, NULL);
+	h.iov[0] = (struct iovec){blk, sizeof(blk)};
+	h.io.iovcnt = 1;
+	assert_int_equal(sync_do(dev, &h), 0);
+	h_init(&h, BS_OP_READ, 2 * OBJ - 4096, sizeof(z), z);
+	assert_int_equal(sync_do(dev, &h), 0);
+	for (size_t o = 4096 - 512; o < 4096 + (1u << 20); o += 512)
+		assert_memory_equal(z + o, blk, 512);
+	assert_true(h_all_zero(z + 4096 + (1u << 20), 512));
 	/* beyond the end */
 	h_init(&h, BS_OP_READ, IMG_SIZE, 512, b);
 	assert_int_equal(sync_do(dev, &h), -EINVAL);

@@ -84,6 +84,53 @@ static void test_caw_miscompare(void **state)
 	sh_teardown(h);
 }
 
+/* A back-store with its own compare-and-write (BS_CAP_COMPARE_WRITE, an
+ * rbd image shared by gateways) gets the command in one request: nothing
+ * read, the miscompare offset its own; one that cannot do the range
+ * (-EOPNOTSUPP) gets the read-compare-write. */
+static void test_caw_native(void **state)
+{
+	static const struct sh_opts o = {.caps = BS_CAP_FLUSH | BS_CAP_COMPARE_WRITE};
+	struct sh *h = sh_setup(&o);
+	struct loop_result r;
+	uint8_t b[8 * 512], c[16];
+
+	(void)state;
+	sh_fill(h, 0, 10, 4, 'A');
+	fsb_reset_counts(h->bs[0]);
+	caw(h, h->p1, 10, 4, 'A', 'B', &r);
+	sh_expect_good(&r);
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_COMPARE_WRITE), 1);
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_READ), 0);
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_WRITE), 0);
+	assert_true(sh_blocks_are(h, 0, 10, 4, 'B'));
+	/* a miscompare: INFORMATION from the back-store's offset */
+	memset(b, 'B', 4 * 512);
+	memset(b + 4 * 512, 'C', 4 * 512);
+	b[3 * 512 + 7] = 'X';
+	cdb_caw(c, 0, 10, 4);
+	sh_cmd(h->p1, 0, c, 16, SCSI_DIR_WRITE, b, sizeof(b), &r);
+	SH_MISCOMPARE(&r);
+	assert_int_equal(sh_info(&r), 3 * 512 + 7);
+	assert_true(sh_blocks_are(h, 0, 10, 4, 'B'));
+	/* refused for this range: emulated, same result */
+	fsb_reset_counts(h->bs[0]);
+	fsb_fail(h->bs[0], BS_OP_COMPARE_WRITE, -EOPNOTSUPP, 1, 0);
+	caw(h, h->p1, 10, 4, 'B', 'D', &r);
+	sh_expect_good(&r);
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_COMPARE_WRITE), 1);
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_READ), 1);
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_WRITE), 1);
+	assert_true(sh_blocks_are(h, 0, 10, 4, 'D'));
+	/* another error of the back-store: the command fails with it */
+	fsb_fail(h->bs[0], BS_OP_COMPARE_WRITE, -EIO, 1, 512);
+	caw(h, h->p1, 10, 4, 'D', 'E', &r);
+	sh_expect(&r, 0x03, 0x0c, 0x00);       /* MEDIUM ERROR, WRITE ERROR */
+	assert_int_equal(sh_info(&r), 10 + 1); /* the LBA of bad_off */
+	assert_true(sh_blocks_are(h, 0, 10, 4, 'D'));
+	sh_teardown(h);
+}
+
 static void test_caw_fields(void **state)
 {
 	struct sh *h = sh_setup(&fake_opts);
@@ -361,6 +408,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_caw_match),
 		cmocka_unit_test(test_caw_miscompare),
+		cmocka_unit_test(test_caw_native),
 		cmocka_unit_test(test_caw_fields),
 		cmocka_unit_test(test_caw_atomic_against_write),
 		cmocka_unit_test(test_caw_waits_for_write),

@@ -64,6 +64,41 @@ static void test_ws_pattern(void **state)
 	sh_teardown(h);
 }
 
+/* A back-store with BS_CAP_WRITE_SAME gets the block and the whole range
+ * in one request; zeroes still take WRITE_ZEROES. */
+static void test_ws_native(void **state)
+{
+	struct sh_opts o = {.caps = BS_CAP_FLUSH | BS_CAP_WRITE_SAME | BS_CAP_WRITE_ZEROES};
+	struct sh *h = sh_setup(&o);
+	struct loop_result r;
+	uint8_t blk[512], rb[512];
+
+	(void)state;
+	for (int i = 0; i < 512; i++)
+		blk[i] = (uint8_t)(i * 7);
+	fsb_reset_counts(h->bs[0]);
+	ws16(h, 0, 100, 3000, blk, 512, &r);
+	sh_expect_good(&r);
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_WRITE_SAME), 1);
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_WRITE), 0);
+	for (uint64_t i = 100; i < 3100; i += 999) {
+		sh_read(h, h->p1, 0, i, 1, rb, &r);
+		assert_memory_equal(rb, blk, 512);
+	}
+	sh_read(h, h->p1, 0, 3099, 1, rb, &r);
+	assert_memory_equal(rb, blk, 512);
+	assert_true(sh_blocks_are(h, 0, 3100, 1, 0));
+	/* zeroes: WRITE_ZEROES, not WRITE_SAME */
+	fsb_reset_counts(h->bs[0]);
+	memset(blk, 0, sizeof(blk));
+	ws10(h, 0, 100, 10, blk, 512, &r);
+	sh_expect_good(&r);
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_WRITE_ZEROES), 1);
+	assert_int_equal(fsb_count(h->bs[0], BS_OP_WRITE_SAME), 0);
+	assert_true(sh_blocks_are(h, 0, 100, 10, 0));
+	sh_teardown(h);
+}
+
 static void test_ws_zeroes_and_unmap(void **state)
 {
 	struct sh_opts o = {.caps = FSB_ALL_CAPS, .thin = true};
@@ -284,6 +319,7 @@ int main(void)
 	/* clang-format off */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ws_pattern),
+		cmocka_unit_test(test_ws_native),
 		cmocka_unit_test(test_ws_zeroes_and_unmap),
 		cmocka_unit_test(test_ws_unmap_ram),
 		cmocka_unit_test(test_ws_fields),
