@@ -222,6 +222,7 @@ struct scsi_nexus {
 	const struct scsi_fabric_ops *ops;
 	void *fabric_priv;
 	bool target_reset; /* scsi_nexus_info.target_reset */
+	bool query_tmfs;   /* scsi_nexus_info.query_tmfs */
 	atomic_bool lost;
 
 	pthread_mutex_t lock;	 /* cache */

@@ -46,6 +46,7 @@ struct scsi_nexus *scsi_nexus_create(struct scsi_tport *tp, struct scsi_lun_map 
 	n->ops = info->ops;
 	n->fabric_priv = info->fabric_priv;
 	n->target_reset = info->target_reset;
+	n->query_tmfs = info->query_tmfs;
 	pthread_mutex_init(&n->lock, NULL);
 	scsi_lun_map_get(map);
 	n->map = map;

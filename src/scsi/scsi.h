@@ -193,6 +193,10 @@ struct scsi_tmf {
 	uint64_t ref_tag; /* ABORT TASK / QUERY TASK: the task's tag */
 	/* result */
 	uint8_t response; /* enum scsi_tmf_response */
+	/* QUERY ASYNCHRONOUS EVENT that succeeded: the ADDITIONAL RESPONSE
+	 * INFORMATION (SAM-5 7.8): the pending unit attention's SENSE KEY
+	 * (low 4 bits of byte 0), ADDITIONAL SENSE CODE and QUALIFIER */
+	uint8_t add_info[3];
 	/* core private */
 	struct scsi_tmf_priv priv;
 };
@@ -393,6 +397,11 @@ struct scsi_nexus_info {
 	 * ACL says so: RFC 7143 11.5.1 "subject to SCSI access controls");
 	 * reported by REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS (TRS) */
 	bool target_reset;
+	/* the fabric carries QUERY TASK, QUERY TASK SET, QUERY ASYNCHRONOUS
+	 * EVENT and I_T NEXUS RESET for this nexus (iSCSI: only with
+	 * iSCSIProtocolLevel 2, RFC 7144): REPORT SUPPORTED TASK MANAGEMENT
+	 * FUNCTIONS reports them (QTS, QTSS, QAES, ITNRS) only then */
+	bool query_tmfs;
 };
 /* Takes a reference on map. Returns NULL on allocation failure. */
 struct scsi_nexus *scsi_nexus_create(struct scsi_tport *tp, struct scsi_lun_map *map,

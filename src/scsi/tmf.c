@@ -6,6 +6,7 @@
  * one until it ends) posts tmf_done to the TMF's reactor, so the response
  * follows the end of every affected task (SAM-5 7.1). */
 #include <errno.h>
+#include <string.h>
 
 #include "scsi/cmd.h"
 #include "scsi/core.h"
@@ -239,6 +240,7 @@ void scsi_tmf_exec(struct scsi_tmf *tmf)
 	tmf->priv.msg.fn = tmf_finish;
 	tmf->priv.lu = NULL;
 	tmf->response = SCSI_TMF_RESP_COMPLETE;
+	memset(tmf->add_info, 0, sizeof(tmf->add_info));
 
 	switch (tmf->func) {
 	case SCSI_TMF_ABORT_TASK:
@@ -287,11 +289,21 @@ void scsi_tmf_exec(struct scsi_tmf *tmf)
 		if (query_tasks(lu, n, false, 0))
 			tmf->response = SCSI_TMF_RESP_SUCCEEDED;
 		break;
-	case SCSI_TMF_QUERY_ASYNC_EVENT:
-		/* SAM-5 7.8: succeeded when a unit attention is pending */
-		if (itn && ua_pending(itn))
+	case SCSI_TMF_QUERY_ASYNC_EVENT: {
+		/* SAM-5 7.8: succeeded when a unit attention is pending, with
+		 * the one the next command would get as the additional
+		 * response information (it stays pending). UADE DEPTH is
+		 * left 0. */
+		enum sense_reason ua = itn ? ua_peek(itn) : SENSE_OK;
+
+		if (ua != SENSE_OK) {
 			tmf->response = SCSI_TMF_RESP_SUCCEEDED;
+			tmf->add_info[0] = sense_table[ua].key & 0x0f;
+			tmf->add_info[1] = sense_table[ua].asc;
+			tmf->add_info[2] = sense_table[ua].ascq;
+		}
 		break;
+	}
 	case SCSI_TMF_CLEAR_ACA:
 		/* NormACA = 0 in the standard INQUIRY data: no ACA */
 		tmf->response = SCSI_TMF_RESP_NOT_SUPPORTED;

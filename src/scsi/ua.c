@@ -44,6 +44,13 @@ bool ua_pending(const struct lu_itn *itn)
 	return atomic_load_explicit(&itn->ua, memory_order_relaxed) != 0;
 }
 
+enum sense_reason ua_peek(const struct lu_itn *itn)
+{
+	unsigned cur = atomic_load_explicit(&itn->ua, memory_order_acquire);
+
+	return cur ? ua_reason[__builtin_ctz(cur)] : SENSE_OK;
+}
+
 enum sense_reason ua_take(struct lu_itn *itn)
 {
 	unsigned cur = atomic_load_explicit(&itn->ua, memory_order_acquire);

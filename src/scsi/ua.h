@@ -39,6 +39,9 @@ extern const enum sense_reason ua_reason[UA_COUNT];
 void ua_set(struct lu_itn *itn, enum ua_cond c);
 void ua_clear(struct lu_itn *itn, enum ua_cond c);
 bool ua_pending(const struct lu_itn *itn);
+/* The condition ua_take() would report next, without clearing it
+ * (SENSE_OK when none): QUERY ASYNCHRONOUS EVENT. */
+enum sense_reason ua_peek(const struct lu_itn *itn);
 /* Report-and-clear the highest priority condition (SENSE_OK when none). */
 enum sense_reason ua_take(struct lu_itn *itn);
 /* ua_take for a command of itn at lu, with the LU-wide effects of a report:

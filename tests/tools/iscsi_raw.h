@@ -99,6 +99,11 @@ enum ir_tmf_func {
 	IR_TMF_TARGET_WARM_RESET = 6,
 	IR_TMF_TARGET_COLD_RESET = 7,
 	IR_TMF_TASK_REASSIGN = 8,
+	/* RFC 7144 4.2: iSCSIProtocolLevel 2 */
+	IR_TMF_QUERY_TASK = 9,
+	IR_TMF_QUERY_TASK_SET = 10,
+	IR_TMF_I_T_NEXUS_RESET = 11,
+	IR_TMF_QUERY_ASYNC_EVENT = 12,
 };
 
 /* Logout reasons (11.14.1) */
@@ -181,7 +186,8 @@ struct ir_bhs_tmf_rsp {
 	uint8_t rsvd3;
 	uint8_t total_ahs_len;
 	uint8_t data_seg_len[3];
-	uint8_t rsvd8[8];
+	uint8_t add_info[3]; /* RFC 7144 4.3 Additional Response Information */
+	uint8_t rsvd11[5];
 	uint8_t itt[4];
 	uint8_t rsvd20[4];
 	uint8_t statsn[4];
@@ -696,6 +702,14 @@ int ir_logout(struct ir_conn *c, uint8_t *response);
 /* TMF; *response gets the TMF response code (11.6.1). */
 int ir_tmf(struct ir_conn *c, int function, uint64_t lun, uint32_t ref_itt, uint32_t ref_cmdsn,
 	   uint8_t *response);
+/* ir_tmf() that also returns the Additional Response Information (RFC 7144
+ * 4.3) when add_info is not NULL. */
+int ir_tmf_ex(struct ir_conn *c, int function, uint64_t lun, uint32_t ref_itt, uint32_t ref_cmdsn,
+	      uint8_t *response, uint8_t add_info[3]);
+/* Sends a SCSI Command PDU with no data and returns without waiting
+ * (*itt: its ITT); its response is for the caller to receive. */
+int ir_scsi_send(struct ir_conn *c, uint64_t lun, const uint8_t *cdb, size_t cdb_len,
+		 enum ir_dir dir, uint32_t edtl, uint32_t *itt);
 /* Text request exchange (follows continuation with C bit / TTT); *rsp gets
  * a malloc'd buffer of all response key data. */
 int ir_text_exchange(struct ir_conn *c, const uint8_t *req, size_t req_len, uint8_t **rsp,

@@ -474,6 +474,33 @@ int ir_logout(struct ir_conn *c, uint8_t *response)
 int ir_tmf(struct ir_conn *c, int function, uint64_t lun, uint32_t ref_itt, uint32_t ref_cmdsn,
 	   uint8_t *response)
 {
+	return ir_tmf_ex(c, function, lun, ref_itt, ref_cmdsn, response, NULL);
+}
+
+int ir_scsi_send(struct ir_conn *c, uint64_t lun, const uint8_t *cdb, size_t cdb_len,
+		 enum ir_dir dir, uint32_t edtl, uint32_t *itt)
+{
+	struct ir_pdu p = {0};
+	struct ir_bhs_scsi_cmd *h = &p.bhs.cmd;
+
+	if (cdb_len > sizeof(h->cdb) || dir == IR_DIR_WRITE)
+		return -EINVAL;
+	*itt = ir_next_itt(c);
+	h->opcode = IR_OP_SCSI_CMD;
+	h->flags =
+	    (uint8_t)(IR_FLAG_FINAL | IR_CMD_ATTR_SIMPLE | (dir == IR_DIR_READ ? IR_CMD_READ : 0));
+	ir_lun_encode(lun, h->lun);
+	put_be32(h->itt, *itt);
+	put_be32(h->exp_xfer_len, edtl);
+	put_be32(h->cmdsn, c->cmdsn++);
+	put_be32(h->exp_statsn, c->expstatsn);
+	memcpy(h->cdb, cdb, cdb_len);
+	return ir_send_pdu(c, &p);
+}
+
+int ir_tmf_ex(struct ir_conn *c, int function, uint64_t lun, uint32_t ref_itt, uint32_t ref_cmdsn,
+	      uint8_t *response, uint8_t add_info[3])
+{
 	struct ir_pdu p = {0};
 	struct ir_bhs_tmf_req *t = &p.bhs.tmf_req;
 	uint32_t itt = ir_next_itt(c);
@@ -499,6 +526,8 @@ int ir_tmf(struct ir_conn *c, int function, uint64_t lun, uint32_t ref_itt, uint
 		if (ir_pdu_opcode(&in) == IR_OP_TMF_RSP && ir_pdu_itt(&in) == itt) {
 			if (response)
 				*response = in.bhs.tmf_rsp.response;
+			if (add_info)
+				memcpy(add_info, in.bhs.tmf_rsp.add_info, 3);
 			ir_pdu_free(&in);
 			return 0;
 		}

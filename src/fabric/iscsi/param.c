@@ -417,7 +417,8 @@ void iscsi_neg_init(struct iscsi_neg *n, const struct iscsi_settings *s)
 	n->mine.data_pdu_in_order = true;
 	n->mine.data_sequence_in_order = true;
 	n->mine.error_recovery_level = 0;
-	n->mine.protocol_level = 1;
+	/* RFC 7144: the SAM-4/5 task management functions (QUERY TASK, ...) */
+	n->mine.protocol_level = 2;
 	n->auth_allowed = 1u << ISCSI_AUTH_NONE;
 }
 

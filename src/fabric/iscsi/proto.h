@@ -136,6 +136,11 @@ enum iscsi_tmf_func {
 	ISCSI_TMF_TARGET_WARM_RESET = 6,
 	ISCSI_TMF_TARGET_COLD_RESET = 7,
 	ISCSI_TMF_TASK_REASSIGN = 8,
+	/* RFC 7144 4.2, iSCSIProtocolLevel 2 and up */
+	ISCSI_TMF_QUERY_TASK = 9,
+	ISCSI_TMF_QUERY_TASK_SET = 10,
+	ISCSI_TMF_I_T_NEXUS_RESET = 11,
+	ISCSI_TMF_QUERY_ASYNC_EVENT = 12,
 };
 enum iscsi_tmf_rsp {
 	ISCSI_TMF_RSP_COMPLETE = 0,
@@ -145,6 +150,7 @@ enum iscsi_tmf_rsp {
 	ISCSI_TMF_RSP_NO_REASSIGN = 4,
 	ISCSI_TMF_RSP_NOT_SUPPORTED = 5,
 	ISCSI_TMF_RSP_AUTH_FAILED = 6,
+	ISCSI_TMF_RSP_SUCCEEDED = 7, /* RFC 7144 4.3: a QUERY found what it asked */
 	ISCSI_TMF_RSP_REJECTED = 255,
 };
 struct iscsi_bhs_tmf_req {
@@ -169,7 +175,8 @@ struct iscsi_bhs_tmf_rsp {
 	uint8_t rsvd3;
 	uint8_t total_ahs_len;
 	uint8_t dsl[3];
-	uint8_t rsvd8[8];
+	uint8_t add_info[3]; /* RFC 7144 4.3: Additional Response Information */
+	uint8_t rsvd11[5];
 	uint8_t itt[4];
 	uint8_t rsvd20[4];
 	uint8_t statsn[4];

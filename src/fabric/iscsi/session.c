@@ -175,6 +175,8 @@ int iscsi_session_nexus(struct iscsi_session *s, struct scsi_lun_map *map)
 	    .ops = &iscsi_fabric_ops,
 	    .fabric_priv = s,
 	    .target_reset = s->perms & ISCSI_PERM_TARGET_RESET,
+	    /* RFC 7144 4.2: the function codes exist from level 2 on */
+	    .query_tmfs = s->params.protocol_level >= 2,
 	};
 
 	info.transport_id_len = build_transport_id(tid, sizeof(tid), s->initiator_port);

@@ -27,6 +27,10 @@ static const uint8_t tmf_func_map[] = {
     [ISCSI_TMF_LUN_RESET] = SCSI_TMF_LUN_RESET,
     [ISCSI_TMF_TARGET_WARM_RESET] = SCSI_TMF_TARGET_WARM_RESET,
     [ISCSI_TMF_TARGET_COLD_RESET] = SCSI_TMF_TARGET_COLD_RESET,
+    [ISCSI_TMF_QUERY_TASK] = SCSI_TMF_QUERY_TASK,
+    [ISCSI_TMF_QUERY_TASK_SET] = SCSI_TMF_QUERY_TASK_SET,
+    [ISCSI_TMF_I_T_NEXUS_RESET] = SCSI_TMF_I_T_NEXUS_RESET,
+    [ISCSI_TMF_QUERY_ASYNC_EVENT] = SCSI_TMF_QUERY_ASYNC_EVENT,
 };
 
 /* enum scsi_tmf_response -> iSCSI response (11.6.1). A target reset the
@@ -40,7 +44,7 @@ static const uint8_t tmf_func_map[] = {
  * answers both with 6 too). */
 static const uint8_t tmf_rsp_map[] = {
     [SCSI_TMF_RESP_COMPLETE] = ISCSI_TMF_RSP_COMPLETE,
-    [SCSI_TMF_RESP_SUCCEEDED] = ISCSI_TMF_RSP_COMPLETE,
+    [SCSI_TMF_RESP_SUCCEEDED] = ISCSI_TMF_RSP_SUCCEEDED,
     [SCSI_TMF_RESP_TASK_NOT_FOUND] = ISCSI_TMF_RSP_NO_TASK,
     [SCSI_TMF_RESP_LUN_NOT_FOUND] = ISCSI_TMF_RSP_NO_LUN,
     [SCSI_TMF_RESP_NOT_SUPPORTED] = ISCSI_TMF_RSP_NOT_SUPPORTED,
@@ -48,7 +52,8 @@ static const uint8_t tmf_rsp_map[] = {
     [SCSI_TMF_RESP_UNAUTHORIZED] = ISCSI_TMF_RSP_AUTH_FAILED,
 };
 
-static void send_tmf_rsp(struct iscsi_conn *c, uint32_t itt, uint8_t response, bool close_after)
+static void send_tmf_rsp(struct iscsi_conn *c, uint32_t itt, uint8_t response, bool close_after,
+			 const uint8_t *add_info)
 {
 	struct iscsi_tx *tx = iscsi_tx_get(c);
 	struct iscsi_bhs_tmf_rsp *r;
@@ -61,6 +66,8 @@ static void send_tmf_rsp(struct iscsi_conn *c, uint32_t itt, uint8_t response, b
 	r->opcode = ISCSI_OP_TMF_RSP;
 	r->flags = ISCSI_FLAG_FINAL;
 	r->response = response;
+	if (add_info)
+		memcpy(r->add_info, add_info, sizeof(r->add_info));
 	put_be32(r->itt, itt);
 	iscsi_conn_fill_sn(c, r->statsn, r->exp_cmdsn, r->max_cmdsn, true);
 	if (close_after) {
@@ -96,7 +103,7 @@ void iscsi_tmf_done(struct scsi_tmf *tmf)
 		/* 11.5.1: TARGET COLD RESET closes every connection of the
 		 * target once the response is sent (the LUs reset were only
 		 * the requester's: scsi_tmf_exec) */
-		send_tmf_rsp(c, it->itt, rsp, cold);
+		send_tmf_rsp(c, it->itt, rsp, cold, tmf->add_info);
 		if (cold && it->sess->target)
 			iscsi_sessions_drop_target(it->sess->target, c);
 	}
@@ -144,11 +151,14 @@ int iscsi_tmf_rx(struct iscsi_conn *c, const union iscsi_hdr *hu)
 	}
 	if (func == ISCSI_TMF_TASK_REASSIGN) {
 		/* 11.5.1: task reassignment needs ErrorRecoveryLevel 2 */
-		send_tmf_rsp(c, itt, ISCSI_TMF_RSP_NO_REASSIGN, false);
+		send_tmf_rsp(c, itt, ISCSI_TMF_RSP_NO_REASSIGN, false, NULL);
 		return 0;
 	}
-	if (func == 0 || func >= ARRAY_SIZE(tmf_func_map)) {
-		send_tmf_rsp(c, itt, ISCSI_TMF_RSP_NOT_SUPPORTED, false);
+	/* RFC 7144 4.2: functions 9-12 exist only from iSCSIProtocolLevel 2
+	 * on; below it they are not supported, as any unknown function */
+	if (func == 0 || func >= ARRAY_SIZE(tmf_func_map) ||
+	    (func >= ISCSI_TMF_QUERY_TASK && s->params.protocol_level < 2)) {
+		send_tmf_rsp(c, itt, ISCSI_TMF_RSP_NOT_SUPPORTED, false, NULL);
 		return 0;
 	}
 	if (func == ISCSI_TMF_ABORT_TASK) {
@@ -156,13 +166,13 @@ int iscsi_tmf_rx(struct iscsi_conn *c, const union iscsi_hdr *hu)
 
 		if (!iscsi_task_by_itt(c, rtt)) {
 			send_tmf_rsp(c, itt, abort_unknown_task(s, get_be32(h->ref_cmdsn), cmdsn),
-				     false);
+				     false, NULL);
 			return 0;
 		}
 	}
 	it = calloc(1, sizeof(*it));
 	if (!it) {
-		send_tmf_rsp(c, itt, ISCSI_TMF_RSP_REJECTED, false);
+		send_tmf_rsp(c, itt, ISCSI_TMF_RSP_REJECTED, false, NULL);
 		return 0;
 	}
 	it->conn = c;

@@ -198,6 +198,8 @@ struct loop_port *loop_create_opts(struct scsi_target *t, uint16_t rel_port_id,
 	    .ops = &loop_ops,
 	    .fabric_priv = lp,
 	    .target_reset = opts && opts->target_reset,
+	    /* it passes SAM's functions as they are, unless told otherwise */
+	    .query_tmfs = !(opts && opts->no_query_tmfs),
 	};
 	lp->nexus = scsi_nexus_create(lp->tport, map, &info);
 	if (!lp->nexus)
@@ -387,6 +389,12 @@ static void tmf_start(struct reactor_msg *m)
 
 int loop_tmf(struct loop_port *lp, uint8_t func, uint64_t lun, uint64_t ref_tag)
 {
+	return loop_tmf_ex(lp, func, lun, ref_tag, NULL);
+}
+
+int loop_tmf_ex(struct loop_port *lp, uint8_t func, uint64_t lun, uint64_t ref_tag,
+		uint8_t add_info[3])
+{
 	struct loop_tmf *lt = calloc(1, sizeof(*lt));
 	int resp;
 
@@ -407,6 +415,8 @@ int loop_tmf(struct loop_port *lp, uint8_t func, uint64_t lun, uint64_t ref_tag)
 		pthread_cond_wait(&lt->cond, &lt->lock);
 	pthread_mutex_unlock(&lt->lock);
 	resp = lt->tmf.response;
+	if (add_info)
+		memcpy(add_info, lt->tmf.add_info, sizeof(lt->tmf.add_info));
 	pthread_mutex_destroy(&lt->lock);
 	pthread_cond_destroy(&lt->cond);
 	free(lt);

@@ -46,6 +46,9 @@ struct loop_port *loop_create(struct scsi_target *t, uint16_t rel_port_id,
  * access policy; scsi_nexus_info). */
 struct loop_port_opts {
 	bool target_reset; /* TARGET WARM RESET and TARGET COLD RESET */
+	/* a transport without QUERY TASK, QUERY TASK SET, QUERY ASYNCHRONOUS
+	 * EVENT and I_T NEXUS RESET (scsi_nexus_info.query_tmfs) */
+	bool no_query_tmfs;
 };
 /* loop_create() with opts (NULL: none of them). */
 struct loop_port *loop_create_opts(struct scsi_target *t, uint16_t rel_port_id,
@@ -89,5 +92,9 @@ void loop_wait(struct loop_task *t, struct loop_result *res);
 /* Run a task management function (enum scsi_tmf_func) on the port's reactor
  * and wait for its response (enum scsi_tmf_response). */
 int loop_tmf(struct loop_port *lp, uint8_t func, uint64_t lun, uint64_t ref_tag);
+/* loop_tmf() and the ADDITIONAL RESPONSE INFORMATION (QUERY ASYNCHRONOUS
+ * EVENT: sense key, ASC, ASCQ) into add_info when not NULL. */
+int loop_tmf_ex(struct loop_port *lp, uint8_t func, uint64_t lun, uint64_t ref_tag,
+		uint8_t add_info[3]);
 
 #endif

@@ -63,6 +63,22 @@ static enum iscsi_neg_result req(enum iscsi_neg_stage stage, const char *const *
 	return iscsi_neg_request(&neg, stage, kvs, n, &out);
 }
 
+/* some record starts with prefix */
+static bool has_key(const char *prefix)
+{
+	size_t l = strlen(prefix);
+
+	for (uint32_t off = 0; off < out.len;) {
+		const uint8_t *e = memchr(out.buf + off, 0, out.len - off);
+		size_t rl = (size_t)(e - out.buf - off);
+
+		if (rl >= l && !memcmp(out.buf + off, prefix, l))
+			return true;
+		off += (uint32_t)rl + 1;
+	}
+	return false;
+}
+
 static bool has(const char *rec)
 {
 	size_t l = strlen(rec);
@@ -140,9 +156,23 @@ static void test_num_min_max(void **state)
 	assert_true(has("MaxOutstandingR2T=1"));
 	assert_true(has("ErrorRecoveryLevel=0"));
 	assert_true(has("MaxConnections=1"));
-	assert_true(has("iSCSIProtocolLevel=1"));
+	assert_true(has("iSCSIProtocolLevel=2")); /* RFC 7144: ours is 2 */
 	assert_true(has("DefaultTime2Retain=0"));
 	assert_int_equal(neg.active.max_burst_length, 1048576);
+	assert_int_equal(neg.active.protocol_level, 2);
+	/* a higher level than ours: the minimum, 2; a lower one: that one;
+	 * not offered: the default, 1, and no key sent */
+	setup(NULL);
+	assert_int_equal(REQ(OP, "iSCSIProtocolLevel=31"), ISCSI_NEG_OK);
+	assert_true(has("iSCSIProtocolLevel=2"));
+	setup(NULL);
+	assert_int_equal(REQ(OP, "iSCSIProtocolLevel=1"), ISCSI_NEG_OK);
+	assert_true(has("iSCSIProtocolLevel=1"));
+	assert_int_equal(neg.active.protocol_level, 1);
+	setup(NULL);
+	assert_int_equal(REQ(OP, "MaxConnections=1"), ISCSI_NEG_OK);
+	assert_false(has_key("iSCSIProtocolLevel="));
+	assert_int_equal(neg.active.protocol_level, 1);
 	setup(NULL);
 	assert_int_equal(REQ(OP, "MaxBurstLength=0x1000", "MaxOutstandingR2T=100"), ISCSI_NEG_OK);
 	assert_true(has("MaxBurstLength=4096"));

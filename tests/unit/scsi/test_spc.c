@@ -222,6 +222,17 @@ static void test_rstmf(void **state)
 	assert_int_equal(r.status, SAM_STAT_GOOD);
 	assert_int_equal(buf[0], 0xde);
 	loop_destroy(p3);
+	/* a transport without the query functions (iSCSI below protocol
+	 * level 2): neither QTS nor QAES QTSS ITNRS */
+	opts = (struct loop_port_opts){.no_query_tmfs = true};
+	p3 = loop_create_opts(h->t, 1, "iqn.test:d", &opts);
+	assert_non_null(p3);
+	h_clear_ua(p3, 0);
+	h_cmd(p3, 0, cdb, 12, SCSI_DIR_READ, buf, sizeof(buf), &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(buf[0], 0xd8);
+	assert_int_equal(buf[1], 0x00);
+	loop_destroy(p3);
 	cdb[2] = 0x80;
 	h_cmd(h->p1, 0, cdb, 12, SCSI_DIR_READ, buf, sizeof(buf), &r);
 	assert_int_equal(r.data_in_len, 16);

@@ -133,6 +133,33 @@ static void test_abort_unknown_and_queries(void **state)
 	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_QUERY_ASYNC_EVENT, 0, 0), SCSI_TMF_RESP_COMPLETE);
 }
 
+/* QUERY ASYNCHRONOUS EVENT (SAM-5 7.8): SUCCEEDED with the pending unit
+ * attention's sense key, ASC and ASCQ, which stays pending; COMPLETE with
+ * nothing pending. */
+static void test_query_async_event(void **state)
+{
+	struct harness *h = *state;
+	struct loop_port *p3 = loop_create(h->t, 1, "iqn.test:qae");
+	uint8_t info[3] = {0xff, 0xff, 0xff}, cdb[6] = {0};
+	struct loop_result r;
+
+	assert_non_null(p3);
+	/* a new nexus: POWER ON, RESET, OR BUS DEVICE RESET OCCURRED */
+	assert_int_equal(loop_tmf_ex(p3, SCSI_TMF_QUERY_ASYNC_EVENT, 0, 0, info),
+			 SCSI_TMF_RESP_SUCCEEDED);
+	assert_int_equal(info[0], 0x06);
+	assert_int_equal(info[1], 0x29);
+	/* still pending: the next command gets it */
+	h_cmd(p3, 0, cdb, 6, SCSI_DIR_NONE, NULL, 0, &r);
+	h_expect_sense(&r, 0x06, 0x29, info[2]);
+	assert_int_equal(loop_tmf_ex(p3, SCSI_TMF_QUERY_ASYNC_EVENT, 0, 0, info),
+			 SCSI_TMF_RESP_COMPLETE);
+	assert_int_equal(info[0], 0);
+	assert_int_equal(info[1], 0);
+	assert_int_equal(info[2], 0);
+	loop_destroy(p3);
+}
+
 /* LOGICAL UNIT RESET from p2 aborts p1's running task on the other reactor
  * (TAS=0: nothing is sent for it), and both nexuses get BUS DEVICE RESET. */
 static void test_lun_reset_other_nexus(void **state)
@@ -422,6 +449,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_abort_pending_data, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_abort_blocked_task, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_abort_unknown_and_queries, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_query_async_event, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lun_reset_other_nexus, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_clear_task_set_tas, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_clear_task_set_no_tas, setup, teardown),
