@@ -44,10 +44,13 @@
  * fails (-ETIMEDOUT, a HARDWARE ERROR for the initiator); librados keeps
  * reconnecting by itself, and requests succeed again once the cluster is
  * back. The exclusive lock (image feature exclusive-lock) is librbd's:
- * another client asking for it gets it cooperatively; a client blocklisted
- * by the cluster (`ceph osd blocklist add`, or a lock broken by another
- * client) gets -EBLOCKLISTED on every request, which fails the commands;
- * re-create the back-store to reconnect.
+ * another client asking for it gets it cooperatively. A client the cluster
+ * blocklists (`ceph osd blocklist add`, or another client breaking its
+ * lock) gets -EBLOCKLISTED on every request: those commands fail, and the
+ * monitor thread opens a new connection and image (a new "generation",
+ * struct rbd_gen; again every RBD_RECONNECT_S while it fails) that the
+ * following requests use; the old one is closed once its last request is
+ * done. Requests hold a reference on the generation they were started on.
  *
  * open() runs on the control thread and connects synchronously (bounded by
  * the timeout). path: POOL/IMAGE or POOL/NAMESPACE/IMAGE. Options: conf
@@ -77,16 +80,32 @@
 #define RBD_SIZE_POLL_S	      5
 #define RBD_MAP_SCAN	      (256ull << 20)
 #define RBD_SPEC_MAX	      256
+#define RBD_RECONNECT_S	      2
 /* librbd's compare-and-write works inside one sector of this size only */
 #define RBD_CAW_UNIT 512u
 
-struct rbd_bs {
-	struct bs_dev dev;
+/* A connection to the cluster and the image opened through it. */
+struct rbd_gen {
 	rados_t cluster;
 	rados_ioctx_t ioctx;
 	rbd_image_t image;
 	uint64_t watch;
 	bool watching;
+	bool blocklisted;     /* nothing to flush at close */
+	unsigned refs;	      /* under rbd_bs.lock: requests, +1 while current */
+	struct rbd_gen *next; /* rbd_bs.retired */
+};
+
+struct rbd_bs {
+	struct bs_dev dev;
+	struct rbd_gen *gen;	 /* the current one, under lock */
+	struct rbd_gen *retired; /* replaced, closed at refs 0 (monitor), under lock */
+	bool reconnect;		 /* under lock: the current one was blocklisted */
+	unsigned generations;	 /* opened so far */
+	/* what open() was given, for the next generation */
+	char *conf, *id, *keyring;
+	unsigned timeout;
+	bool readonly;
 	uint64_t obj_size;
 	uint64_t features;	   /* RBD_FEATURE_* at open */
 	_Atomic uint64_t size_now; /* the image's size, kept by the monitor */
@@ -110,6 +129,7 @@ struct rbd_req {
 		struct workq_item w; /* MAP_STATUS */
 	};
 	struct rbd_bs *rb;
+	struct rbd_gen *gen; /* the generation it runs on (a reference) */
 	ssize_t ret;
 	uint64_t mismatch_off;
 };
@@ -130,9 +150,28 @@ static inline struct rbd_bs *rbd_of(struct bs_dev *dev)
 	return container_of(dev, struct rbd_bs, dev);
 }
 
+static struct rbd_gen *rbd_gen_get(struct rbd_bs *rb)
+{
+	struct rbd_gen *g;
+
+	pthread_mutex_lock(&rb->lock);
+	g = rb->gen;
+	g->refs++;
+	pthread_mutex_unlock(&rb->lock);
+	return g;
+}
+
+static void rbd_gen_put(struct rbd_bs *rb, struct rbd_gen *g)
+{
+	pthread_mutex_lock(&rb->lock);
+	if (--g->refs == 0)
+		pthread_cond_signal(&rb->cond); /* a retired one to close */
+	pthread_mutex_unlock(&rb->lock);
+}
+
 /* librbd's result as the core's errno (bs.h): -EIO a medium error, -ENOSPC
  * out of space, the rest a hardware error. */
-static int rbd_errno(struct rbd_bs *rb, struct bs_io *io, ssize_t ret)
+static int rbd_errno(struct rbd_bs *rb, struct rbd_gen *g, struct bs_io *io, ssize_t ret)
 {
 	int last;
 
@@ -142,13 +181,21 @@ static int rbd_errno(struct rbd_bs *rb, struct bs_io *io, ssize_t ret)
 		return -EILSEQ; /* a miscompare, not an error of the image */
 	if (ret < -4095)
 		ret = -EIO;
+	if (ret == -ESHUTDOWN /* EBLOCKLISTED */) {
+		pthread_mutex_lock(&rb->lock);
+		g->blocklisted = true;
+		if (g == rb->gen && !rb->reconnect) {
+			rb->reconnect = true;
+			pthread_cond_signal(&rb->cond);
+		}
+		pthread_mutex_unlock(&rb->lock);
+	}
 	/* one log line per change of the error, not one per request */
 	last = atomic_exchange(&rb->last_err, (int)ret);
 	if (last != (int)ret) {
 		if (ret == -ESHUTDOWN /* EBLOCKLISTED */)
 			log_err("backstore %s: rbd %s: this client is blocklisted by the cluster "
-				"(another client took its exclusive lock); every request fails "
-				"until the back-store is re-created",
+				"(another client took its exclusive lock); reconnecting",
 				rb->dev.name, rb->spec);
 		else
 			log_err("backstore %s: rbd %s: %s", rb->dev.name, rb->spec,
@@ -162,11 +209,12 @@ static int rbd_errno(struct rbd_bs *rb, struct bs_io *io, ssize_t ret)
 static void rbd_finish(struct rbd_req *rq)
 {
 	struct bs_io *io = rbd_io_of(rq);
-	int err = rbd_errno(rq->rb, io, rq->ret);
+	int err = rbd_errno(rq->rb, rq->gen, io, rq->ret);
 
 	/* librbd's mismatch offset counts from the start of the request */
 	if (err == -EILSEQ)
 		io->bad_off = rq->mismatch_off < io->len ? rq->mismatch_off : 0;
+	rbd_gen_put(rq->rb, rq->gen);
 	atomic_fetch_sub(&rq->rb->outstanding, 1);
 	io->done(io, err);
 }
@@ -229,7 +277,7 @@ static void rbd_map_work(struct workq_item *w)
 	struct rbd_map_scan s = {.want = io->off};
 	int rc;
 
-	rc = rbd_diff_iterate2(rq->rb->image, NULL, io->off, len, 1, 0, rbd_map_cb, &s);
+	rc = rbd_diff_iterate2(rq->gen->image, NULL, io->off, len, 1, 0, rbd_map_cb, &s);
 	if (rc < 0 && rc != RBD_SCAN_DONE) {
 		rq->ret = rc;
 		return;
@@ -259,18 +307,20 @@ static void rbd_map_done(struct workq_item *w)
 /* ---- submit ---- */
 
 /* Start io's librbd call with completion c; 0 or -errno. */
-static int rbd_start(struct rbd_bs *rb, struct bs_io *io, struct rbd_req *rq, rbd_completion_t c)
+static int rbd_start(struct bs_io *io, struct rbd_req *rq, rbd_completion_t c)
 {
+	rbd_image_t image = rq->gen->image;
+
 	switch (io->op) {
 	case BS_OP_READ:
-		return rbd_aio_readv(rb->image, io->iov, io->iovcnt, io->off, c);
+		return rbd_aio_readv(image, io->iov, io->iovcnt, io->off, c);
 	case BS_OP_WRITE:
-		return rbd_aio_writev(rb->image, io->iov, io->iovcnt, io->off, c);
+		return rbd_aio_writev(image, io->iov, io->iovcnt, io->off, c);
 	case BS_OP_FLUSH:
-		return rbd_aio_flush(rb->image, c);
+		return rbd_aio_flush(image, c);
 	case BS_OP_DISCARD:
 	case BS_OP_WRITE_ZEROES:
-		return rbd_aio_write_zeroes(rb->image, io->off, io->len, c, 0, 0);
+		return rbd_aio_write_zeroes(image, io->off, io->len, c, 0, 0);
 	case BS_OP_COMPARE_WRITE: {
 		ssize_t r;
 
@@ -281,14 +331,14 @@ static int rbd_start(struct rbd_bs *rb, struct bs_io *io, struct rbd_req *rq, rb
 		 * compares and writes each object on its own */
 		if (io->off / RBD_CAW_UNIT != (io->off + io->len - 1) / RBD_CAW_UNIT)
 			return -EOPNOTSUPP;
-		r = rbd_aio_compare_and_write(rb->image, io->off, io->len, io->iov[0].iov_base,
+		r = rbd_aio_compare_and_write(image, io->off, io->len, io->iov[0].iov_base,
 					      io->iov[1].iov_base, c, &rq->mismatch_off, 0);
 		return r < 0 ? (int)r : 0;
 	}
 	case BS_OP_WRITE_SAME:
 		if (io->iovcnt != 1 || !io->iov[0].iov_len || io->len % io->iov[0].iov_len)
 			return -EINVAL;
-		return rbd_aio_writesame(rb->image, io->off, io->len, io->iov[0].iov_base,
+		return rbd_aio_writesame(image, io->off, io->len, io->iov[0].iov_base,
 					 io->iov[0].iov_len, c, 0);
 	default:
 		return -EOPNOTSUPP;
@@ -317,6 +367,7 @@ static void rbd_submit(struct bs_dev *dev, struct bs_io *io)
 		return;
 	}
 	rq->rb = rb;
+	rq->gen = rbd_gen_get(rb);
 	rq->ret = 0;
 	rq->mismatch_off = 0;
 	atomic_fetch_add(&rb->outstanding, 1);
@@ -334,7 +385,7 @@ static void rbd_submit(struct bs_dev *dev, struct bs_io *io)
 	rq->origin = self;
 	rc = rbd_aio_create_completion(rq, self ? rbd_aio_cb : NULL, &c);
 	if (rc == 0) {
-		rc = rbd_start(rb, io, rq, c);
+		rc = rbd_start(io, rq, c);
 		if (rc)
 			rbd_aio_release(c);
 	}
@@ -351,7 +402,7 @@ static void rbd_submit(struct bs_dev *dev, struct bs_io *io)
 	}
 }
 
-/* ---- size ---- */
+/* ---- size, reconnection: the monitor thread ---- */
 
 /* librbd's thread: the image header changed (a resize, a snapshot, ...). */
 static void rbd_update_cb(void *arg)
@@ -364,30 +415,89 @@ static void rbd_update_cb(void *arg)
 	pthread_mutex_unlock(&rb->lock);
 }
 
+static int rbd_gen_open(struct rbd_bs *rb, struct rbd_gen *g);
+static void rbd_gen_close(struct rbd_bs *rb, struct rbd_gen *g);
+
+/* Lock held: the current generation was blocklisted; try a new one (the
+ * lock is dropped meanwhile). False when that failed. */
+static bool rbd_reconnect_locked(struct rbd_bs *rb)
+{
+	struct rbd_gen *g = calloc(1, sizeof(*g)), *old;
+	int rc;
+
+	pthread_mutex_unlock(&rb->lock);
+	rc = g ? rbd_gen_open(rb, g) : -ENOMEM;
+	pthread_mutex_lock(&rb->lock);
+	if (rc) {
+		free(g);
+		return false;
+	}
+	old = rb->gen;
+	g->refs = 1;
+	rb->gen = g;
+	rb->generations++;
+	old->refs--; /* no longer current */
+	old->next = rb->retired;
+	rb->retired = old;
+	rb->reconnect = false;
+	log_notice("backstore %s: rbd %s: reconnected (connection %u)", rb->dev.name, rb->spec,
+		   rb->generations);
+	return true;
+}
+
+/* Lock held: close the retired generations no request uses any more. */
+static void rbd_close_retired_locked(struct rbd_bs *rb)
+{
+	for (struct rbd_gen **pp = &rb->retired; *pp;) {
+		struct rbd_gen *g = *pp;
+
+		if (g->refs) {
+			pp = &g->next;
+			continue;
+		}
+		*pp = g->next;
+		pthread_mutex_unlock(&rb->lock);
+		rbd_gen_close(rb, g);
+		pthread_mutex_lock(&rb->lock);
+		pp = &rb->retired; /* the list may have changed */
+	}
+}
+
 static void *rbd_monitor(void *arg)
 {
 	struct rbd_bs *rb = arg;
+	uint64_t next_try = 0;
 
 	pthread_mutex_lock(&rb->lock);
 	while (!rb->stop) {
 		struct timespec deadline;
+		struct rbd_gen *g;
 		uint64_t size;
 
-		if (!rb->stale) {
-			clock_gettime(CLOCK_MONOTONIC, &deadline);
-			deadline.tv_sec += RBD_SIZE_POLL_S;
-			pthread_cond_timedwait(&rb->cond, &rb->lock, &deadline);
-			if (rb->stop)
-				break;
-		}
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_sec += rb->reconnect ? 1 : RBD_SIZE_POLL_S;
+		pthread_cond_timedwait(&rb->cond, &rb->lock, &deadline);
+		if (rb->stop)
+			break;
+		if (rb->reconnect && reactor_now_ns() >= next_try && !rbd_reconnect_locked(rb))
+			next_try = reactor_now_ns() + RBD_RECONNECT_S * 1000000000ull;
+		if (rb->stop)
+			break;
+		rbd_close_retired_locked(rb);
+		if (rb->stop)
+			break;
+		/* the size: always when the header changed, else on the poll */
 		rb->stale = false;
+		g = rb->gen;
+		g->refs++;
 		pthread_mutex_unlock(&rb->lock);
-		if (rbd_get_size(rb->image, &size) == 0 && size != atomic_load(&rb->size_now)) {
+		if (rbd_get_size(g->image, &size) == 0 && size != atomic_load(&rb->size_now)) {
 			log_notice("backstore %s: rbd %s is now %" PRIu64 " bytes", rb->dev.name,
 				   rb->spec, size);
 			atomic_store(&rb->size_now, size);
 		}
 		pthread_mutex_lock(&rb->lock);
+		g->refs--;
 	}
 	pthread_mutex_unlock(&rb->lock);
 	return NULL;
@@ -406,8 +516,10 @@ static uint64_t rbd_medium_size(struct bs_dev *dev)
 static int rbd_resize_op(struct bs_dev *dev, uint64_t new_size)
 {
 	struct rbd_bs *rb = rbd_of(dev);
-	int rc = rbd_resize(rb->image, new_size);
+	struct rbd_gen *g = rbd_gen_get(rb);
+	int rc = rbd_resize(g->image, new_size);
 
+	rbd_gen_put(rb, g);
 	if (rc < 0) {
 		log_err("backstore %s: rbd %s: resize to %" PRIu64 " bytes: %s", dev->name,
 			rb->spec, new_size, strerror(-rc));
@@ -420,6 +532,22 @@ static int rbd_resize_op(struct bs_dev *dev, uint64_t new_size)
 
 /* ---- open, close ---- */
 
+static void rbd_gen_close(struct rbd_bs *rb, struct rbd_gen *g)
+{
+	if (g->watching)
+		rbd_update_unwatch(g->image, g->watch);
+	if (g->image) {
+		if (!rb->readonly && !g->blocklisted)
+			rbd_flush(g->image);
+		rbd_close(g->image);
+	}
+	if (g->ioctx)
+		rados_ioctx_destroy(g->ioctx);
+	if (g->cluster)
+		rados_shutdown(g->cluster);
+	free(g);
+}
+
 static void rbd_teardown(struct rbd_bs *rb)
 {
 	if (rb->mon_started) {
@@ -429,19 +557,19 @@ static void rbd_teardown(struct rbd_bs *rb)
 		pthread_mutex_unlock(&rb->lock);
 		pthread_join(rb->mon, NULL);
 	}
-	if (rb->watching)
-		rbd_update_unwatch(rb->image, rb->watch);
-	if (rb->image) {
-		if (!(rb->dev.caps & BS_CAP_READ_ONLY))
-			rbd_flush(rb->image);
-		rbd_close(rb->image);
+	while (rb->retired) {
+		struct rbd_gen *g = rb->retired;
+
+		rb->retired = g->next;
+		rbd_gen_close(rb, g);
 	}
-	if (rb->ioctx)
-		rados_ioctx_destroy(rb->ioctx);
-	if (rb->cluster)
-		rados_shutdown(rb->cluster);
+	if (rb->gen)
+		rbd_gen_close(rb, rb->gen);
 	pthread_mutex_destroy(&rb->lock);
 	pthread_cond_destroy(&rb->cond);
+	free(rb->conf);
+	free(rb->id);
+	free(rb->keyring);
 	free(rb);
 }
 
@@ -498,6 +626,15 @@ static size_t rbd_facts(struct bs_dev *dev, struct bs_fact *f, size_t max)
 							"%s%s", len ? "," : "",
 							rbd_feature_names[i].name);
 		n++;
+	}
+	if (n < max) {
+		unsigned gens;
+
+		pthread_mutex_lock(&rb->lock);
+		gens = rb->generations;
+		pthread_mutex_unlock(&rb->lock);
+		f[n].key = "reconnects";
+		snprintf(f[n++].value, sizeof(f->value), "%u", gens ? gens - 1 : 0);
 	}
 	if (n < max) {
 		f[n].key = "rbd_cache";
@@ -582,62 +719,80 @@ static int rbd_options(const struct bs_params *p, unsigned *timeout)
 	return 0;
 }
 
-/* Connect and open; the failing step is logged. */
-static int rbd_connect(struct rbd_bs *rb, const struct bs_params *p, unsigned timeout)
+/* Connect and open the image (with its update watch) into g, from what
+ * open() was given; the failing step is logged. */
+static int rbd_gen_open(struct rbd_bs *rb, struct rbd_gen *g)
 {
-	char spec[RBD_SPEC_MAX], t[16], cache[16] = "";
-	const char *pool, *ns, *image, *conf = rbd_option(p, "conf"),
-				       *keyring = rbd_option(p, "keyring");
-	const char *step;
+	char spec[RBD_SPEC_MAX], t[16];
+	const char *pool, *ns, *image, *step;
 	int rc;
 
-	if (rbd_spec_parse(p->path, spec, sizeof(spec), &pool, &ns, &image)) {
-		log_err("backstore %s: path %s is not POOL/IMAGE or POOL/NAMESPACE/IMAGE", p->name,
-			p->path ? p->path : "(none)");
+	if (rbd_spec_parse(rb->spec, spec, sizeof(spec), &pool, &ns, &image)) {
+		log_err("backstore %s: path %s is not POOL/IMAGE or POOL/NAMESPACE/IMAGE",
+			rb->dev.name, rb->spec);
 		return -EINVAL;
 	}
-	snprintf(t, sizeof(t), "%u", timeout);
+	snprintf(t, sizeof(t), "%u", rb->timeout);
 	step = "rados_create";
-	rc = rados_create(&rb->cluster, rbd_option(p, "id"));
+	rc = rados_create(&g->cluster, rb->id);
 	if (rc == 0) {
-		step = conf ? conf : "the default ceph.conf";
-		rc = rados_conf_read_file(rb->cluster, conf);
+		step = rb->conf ? rb->conf : "the default ceph.conf";
+		rc = rados_conf_read_file(g->cluster, rb->conf);
 	}
-	if (rc == 0 && keyring) {
+	if (rc == 0 && rb->keyring) {
 		step = "keyring";
-		rc = rados_conf_set(rb->cluster, "keyring", keyring);
+		rc = rados_conf_set(g->cluster, "keyring", rb->keyring);
 	}
 	if (rc == 0) {
 		step = "timeouts";
-		rc = rados_conf_set(rb->cluster, "client_mount_timeout", t);
+		rc = rados_conf_set(g->cluster, "client_mount_timeout", t);
 		if (rc == 0)
-			rc = rados_conf_set(rb->cluster, "rados_osd_op_timeout", t);
+			rc = rados_conf_set(g->cluster, "rados_osd_op_timeout", t);
 		if (rc == 0)
-			rc = rados_conf_set(rb->cluster, "rados_mon_op_timeout", t);
+			rc = rados_conf_set(g->cluster, "rados_mon_op_timeout", t);
 	}
 	if (rc == 0) {
 		step = "connecting to the cluster";
-		rc = rados_connect(rb->cluster);
+		rc = rados_connect(g->cluster);
 	}
 	if (rc == 0) {
 		step = "opening the pool";
-		rc = rados_ioctx_create(rb->cluster, pool, &rb->ioctx);
+		rc = rados_ioctx_create(g->cluster, pool, &g->ioctx);
 	}
 	if (rc == 0 && ns)
-		rados_ioctx_set_namespace(rb->ioctx, ns);
+		rados_ioctx_set_namespace(g->ioctx, ns);
 	if (rc == 0) {
 		step = "opening the image";
-		rc = p->readonly ? rbd_open_read_only(rb->ioctx, image, &rb->image, NULL)
-				 : rbd_open(rb->ioctx, image, &rb->image, NULL);
+		rc = rb->readonly ? rbd_open_read_only(g->ioctx, image, &g->image, NULL)
+				  : rbd_open(g->ioctx, image, &g->image, NULL);
+	}
+	if (rc == 0) {
+		step = "update watch";
+		rc = rbd_update_watch(g->image, &g->watch, rbd_update_cb, rb);
+		g->watching = rc == 0;
 	}
 	if (rc < 0) {
-		log_err("backstore %s: rbd %s: %s: %s", p->name, p->path, step, strerror(-rc));
+		log_err("backstore %s: rbd %s: %s: %s", rb->dev.name, rb->spec, step,
+			strerror(-rc));
+		if (g->image)
+			rbd_close(g->image);
+		if (g->ioctx)
+			rados_ioctx_destroy(g->ioctx);
+		if (g->cluster)
+			rados_shutdown(g->cluster);
+		*g = (struct rbd_gen){0};
 		return rc;
 	}
-	if (rados_conf_get(rb->cluster, "rbd_cache", cache, sizeof(cache)) == 0 &&
-	    strcmp(cache, "true") == 0)
-		rb->dev.caps |= BS_CAP_WRITE_CACHE;
 	return 0;
+}
+
+static char *rbd_strdup(const char *s, bool *oom)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		*oom = true;
+	return d;
 }
 
 static int rbd_open_bs(const struct bs_params *p, struct bs_dev **out)
@@ -645,12 +800,10 @@ static int rbd_open_bs(const struct bs_params *p, struct bs_dev **out)
 	struct rbd_bs *rb;
 	rbd_image_info_t info;
 	uint64_t features = 0;
-	unsigned timeout;
+	char cache[16] = "";
+	bool oom = false;
 	int rc;
 
-	rc = rbd_options(p, &timeout);
-	if (rc)
-		return rc;
 	rb = calloc(1, sizeof(*rb));
 	if (!rb)
 		return -ENOMEM;
@@ -664,15 +817,33 @@ static int rbd_open_bs(const struct bs_params *p, struct bs_dev **out)
 		pthread_condattr_destroy(&ca);
 	}
 	snprintf(rb->spec, sizeof(rb->spec), "%s", p->path ? p->path : "");
+	snprintf(rb->dev.name, sizeof(rb->dev.name), "%s", p->name);
 	rb->dev.ops = &rbd_ops;
 	rb->dev.priv = rb;
 	rb->dev.caps = BS_CAP_FLUSH | BS_CAP_DISCARD | BS_CAP_WRITE_ZEROES | BS_CAP_MAP_STATUS |
 		       BS_CAP_COMPARE_WRITE | BS_CAP_WRITE_SAME;
+	rb->readonly = p->readonly;
 	if (p->readonly)
 		rb->dev.caps |= BS_CAP_READ_ONLY;
-	rc = rbd_connect(rb, p, timeout);
+	rc = rbd_options(p, &rb->timeout);
+	rb->conf = rbd_strdup(rbd_option(p, "conf"), &oom);
+	rb->id = rbd_strdup(rbd_option(p, "id"), &oom);
+	rb->keyring = rbd_strdup(rbd_option(p, "keyring"), &oom);
+	if (rc == 0 && oom)
+		rc = -ENOMEM;
+	if (rc == 0 && (size_t)snprintf(rb->spec, sizeof(rb->spec), "%s", p->path ? p->path : "") >=
+			   sizeof(rb->spec)) {
+		log_err("backstore %s: path is longer than %d bytes", p->name, RBD_SPEC_MAX - 1);
+		rc = -EINVAL;
+	}
 	if (rc == 0) {
-		rc = rbd_stat(rb->image, &info, sizeof(info));
+		rb->gen = calloc(1, sizeof(*rb->gen));
+		rc = rb->gen ? rbd_gen_open(rb, rb->gen) : -ENOMEM;
+	}
+	if (rc == 0) {
+		rb->gen->refs = 1;
+		rb->generations = 1;
+		rc = rbd_stat(rb->gen->image, &info, sizeof(info));
 		if (rc < 0)
 			log_err("backstore %s: rbd %s: stat: %s", p->name, p->path, strerror(-rc));
 	}
@@ -682,13 +853,6 @@ static int rbd_open_bs(const struct bs_params *p, struct bs_dev **out)
 		rc = -EINVAL;
 	}
 	if (rc == 0) {
-		rc = rbd_update_watch(rb->image, &rb->watch, rbd_update_cb, rb);
-		if (rc < 0)
-			log_err("backstore %s: rbd %s: update watch: %s", p->name, p->path,
-				strerror(-rc));
-		rb->watching = rc == 0;
-	}
-	if (rc == 0) {
 		rc = -pthread_create(&rb->mon, NULL, rbd_monitor, rb);
 		rb->mon_started = rc == 0;
 	}
@@ -696,7 +860,10 @@ static int rbd_open_bs(const struct bs_params *p, struct bs_dev **out)
 		rbd_teardown(rb);
 		return rc;
 	}
-	rbd_get_features(rb->image, &features);
+	if (rados_conf_get(rb->gen->cluster, "rbd_cache", cache, sizeof(cache)) == 0 &&
+	    strcmp(cache, "true") == 0)
+		rb->dev.caps |= BS_CAP_WRITE_CACHE;
+	rbd_get_features(rb->gen->image, &features);
 	rb->features = features;
 	rb->obj_size = info.obj_size;
 	rb->dev.size = info.size;
