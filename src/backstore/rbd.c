@@ -177,8 +177,8 @@ static int rbd_errno(struct rbd_bs *rb, struct rbd_gen *g, struct bs_io *io, ssi
 
 	if (ret >= 0)
 		return 0;
-	if (ret == -EILSEQ && io->op == BS_OP_COMPARE_WRITE)
-		return -EILSEQ; /* a miscompare, not an error of the image */
+	if ((ret == -EILSEQ || ret == -EOPNOTSUPP) && io->op == BS_OP_COMPARE_WRITE)
+		return (int)ret; /* a miscompare, or the core's to emulate */
 	if (ret < -4095)
 		ret = -EIO;
 	if (ret == -ESHUTDOWN /* EBLOCKLISTED */) {

@@ -51,6 +51,12 @@
 #              ReadOnly.* and Sanitize.Readonly alone, its write tests expect
 #              a writable LU. ReadOnly.ReadOnlySBC checks that every medium
 #              write is refused with DATA PROTECT / WRITE PROTECTED.
+#   rbd        a thin 1 GiB Ceph RBD image (tests/ceph/cluster.sh: one mon,
+#              one OSD on 127.0.0.1) through librbd (backstore/rbd.c): 0
+#              failed, at least 190 passed; Read10, Write16, GetLBAStatus
+#              (rbd_diff_iterate2) and Unmap passed, WriteSame16.Simple,
+#              .Check, .Unmap (writesame, write_zeroes) and
+#              CompareAndWrite.Simple, .Miscompare too
 #   plugin     the thin 1 GiB LUN through a back-store plugin: the example
 #              handler examples/backstore/exfile.c (built by meson into
 #              UT_PLUGIN_DIR) loaded with dlopen, every request through the
@@ -60,6 +66,7 @@
 #              (but InvalidDataOutSize, skipped without LBPPB > 1)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tgtd.sh"
+. "$(dirname "$0")/ceph.sh"
 ut_init "$1"
 profile=${2:?profile}
 
@@ -122,6 +129,11 @@ gateway)
 	ut_tgtd_start "$UT_TMP/tgt.img" thin_provisioning=1
 	bstype=iscsi
 	bs='"url": "'$UT_TGT_URL'", "thin": true'
+	;;
+rbd)
+	ut_ceph_start cu 1G
+	bstype=rbd
+	bs='"path": "rbd/cu", "thin": true, "options": { "conf": "'$UT_CEPH_CONF'" }'
 	;;
 pi)
 	bs='"path": "pi.img", "size": "1G", "create": true, "thin": true, "protection": 1'
@@ -332,6 +344,20 @@ gateway)
 	echo "ok: $vp passed (>= 190), 0 failed"
 	need_family Prin
 	need_family Prout
+	;;
+rbd)
+	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
+	echo "ok: $vp passed (>= 190), 0 failed"
+	grep -q "backstore lu0: rbd rbd/cu, 1073741824 bytes" "$UT_LOG" || ut_fail "the LU is not the rbd image's"
+	need_family Read10
+	need_family Write16
+	need_family GetLBAStatus
+	need_family Unmap
+	for t in WriteSame16.Simple WriteSame16.Check WriteSame16.Unmap CompareAndWrite.Simple \
+		CompareAndWrite.Miscompare; do
+		ut_cu_names "$UT_TMP/cu.log" passed | grep -qx "$t" || ut_fail "$t did not pass"
+	done
+	echo "ok: WriteSame16.Simple, .Check, .Unmap (writesame, write_zeroes) and CompareAndWrite.Simple, .Miscompare passed"
 	;;
 pi2)
 	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
