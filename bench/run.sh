@@ -26,7 +26,10 @@
 #                            a loop device of the image: the block device's page cache),
 #                            block (type block, O_DIRECT, over that loop device) or plugin
 #                            (type plugin: the example handler examples/backstore/exfile.c,
-#                            BUILD/tests/integration/exfile.so, over the image file)
+#                            BUILD/tests/integration/exfile.so, over the image file) or rbd
+#                            (type rbd: an image of a throw-away one-node Ceph cluster,
+#                            tests/ceph/cluster.sh, written in full by `rbd bench`; the
+#                            report then adds `rbd bench` itself, librbd without iSCSI)
 #   BENCH_TGT_BSTYPE [rdwr]  tgtd back-store type (rdwr or aio)
 #   BENCH_TGT_THREADS []     tgtd -t (I/O threads); empty: tgtd's default
 #   BENCH_KEEP [0]           1: keep the temporary directory (logs, config) for inspection
@@ -57,7 +60,9 @@ TGT_CTL=${BENCH_TGT_CONTROL_PORT:-3519}
 TGT_BSTYPE=${BENCH_TGT_BSTYPE:-rdwr}
 UT_BACKSTORE=${BENCH_UT_BACKSTORE:-file}
 UT_LOOP=""
-case $UT_BACKSTORE in file | file-loop | block | plugin) ;; *) echo "BENCH_UT_BACKSTORE: file, file-loop, block or plugin" >&2; exit 2 ;; esac
+case $UT_BACKSTORE in file | file-loop | block | plugin | rbd) ;; *) echo "BENCH_UT_BACKSTORE: file, file-loop, block, plugin or rbd" >&2; exit 2 ;; esac
+UT_CEPH=""      # rbd: the cluster's directory
+RBD_DIRECT=""   # rbd: what `rbd bench` measured
 TGT_THREADS=${BENCH_TGT_THREADS:-}
 KEEP=${BENCH_KEEP:-0}
 UTARGETD=${UTARGETD:-$BUILD/src/daemon/utargetd}
@@ -209,6 +214,7 @@ cleanup() {
 	stop_utargetd
 	stop_tgtd
 	[ -z "$UT_LOOP" ] || losetup -d "$UT_LOOP" || true
+	[ -z "$UT_CEPH" ] || "$ROOT/tests/ceph/cluster.sh" down "$UT_CEPH" || true
 	if [ -n "$WORK" ] && [ -d "$WORK" ]; then
 		if [ "$KEEP" = 1 ]; then
 			log "kept $WORK (LUN files removed)"
@@ -364,6 +370,16 @@ write_utargetd_config() { # file
 		[ -f "$BUILD/tests/integration/exfile.so" ] ||
 			die "no $BUILD/tests/integration/exfile.so (a build with -Dtests=true)"
 		type=plugin
+	elif [ "$UT_BACKSTORE" = rbd ]; then
+		UT_CEPH=$WORK/ceph
+		UT_CEPH_CONF=$("$ROOT/tests/ceph/cluster.sh" up "$UT_CEPH" bench "${LUN_MB}M") ||
+			die "the Ceph cluster did not start"
+		# every object written, so that reads reach the OSD (librbd answers holes itself)
+		rbd -c "$UT_CEPH_CONF" bench --io-type write --io-pattern seq --io-size 4M \
+			--io-total "${LUN_MB}M" rbd/bench >"$(log_of rbd-fill)" 2>&1 ||
+			die "rbd bench could not fill the image"
+		type=rbd
+		log "utargetd LUN: rbd/bench (${LUN_MB} MiB) on a one-node cluster ($UT_CEPH_CONF)"
 	elif [ "$UT_BACKSTORE" != file ]; then
 		UT_LOOP=$(losetup -f --show --sector-size "$BLOCK_SIZE" "$path") ||
 			die "losetup of $path failed"
@@ -374,6 +390,7 @@ write_utargetd_config() { # file
 	medium="\"path\": \"$path\","
 	[ "$type" = plugin ] &&
 		medium="\"handler\": \"exfile\", \"options\": { \"path\": \"$path\", \"block\": \"$BLOCK_SIZE\" },"
+	[ "$type" = rbd ] && medium="\"path\": \"rbd/bench\", \"options\": { \"conf\": \"$UT_CEPH_CONF\" },"
 	cat >"$1" <<EOF
 {
   "version": 1,
@@ -610,6 +627,22 @@ done
 stop_utargetd
 stop_tgtd
 
+# rbd: librbd by itself, the same 4K QD32 random reads and writes from
+# `rbd bench` (one process: CPU/IO is the client's, librbd included)
+if [ -n "$UT_CEPH" ]; then
+	for t in read write; do
+		ops=$((SECS * 10000))
+		out=$( { /usr/bin/time -f 'cpu %U %S' rbd -c "$UT_CEPH_CONF" bench --io-type "$t" \
+			--io-size 4K --io-threads 32 --io-pattern rand --io-total "$((ops * 4))K" \
+			rbd/bench; } 2>&1) || die "rbd bench $t failed: $out"
+		iops=$(echo "$out" | sed -n 's/.*ops\/sec: *\([0-9.]*\).*/\1/p' | tail -n 1)
+		cpu=$(echo "$out" | awk '/^cpu / { printf "%.1f", ($2 + $3) * 1e6 / '"$ops"' }')
+		RBD_DIRECT="$RBD_DIRECT- rbd bench (librbd directly) 4K QD32 random $t: ${iops%.*} IOPS, client CPU/IO $cpu us
+"
+		log "rbd bench 4K QD32 random $t: ${iops%.*} IOPS, client CPU/IO $cpu us"
+	done
+fi
+
 mkdir -p "$RESULTS_DIR"
 REPORT=$RESULTS_DIR/$STAMP.md
 cp "$RUNS" "$RESULTS_DIR/$STAMP.tsv"
@@ -646,6 +679,7 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 		"$(for ((r = 1; r <= ROUNDS; r++)); do printf '%s ' "$TARGETS"; done | sed 's/ $//')"
 	printf -- '- figures: median over rounds; MB/s = 10^6 B/s; latency from the client (ut-load only);\n'
 	printf '  CPU/IO = target utime+stime delta over the run (/proc/PID/stat, %s Hz) / IOs, in us\n' "$CLK_TCK"
+	[ -z "$RBD_DIRECT" ] || printf '%s' "$RBD_DIRECT"
 	printf '\n## Summary\n\n'
 	printf '| case | client | metric | utargetd | tgtd | utargetd/tgtd | goal | verdict |\n'
 	printf '|---|---|---|---:|---:|---:|---|---|\n'
