@@ -162,6 +162,45 @@ static int m_get(struct rpc_call *call)
 	return 0;
 }
 
+/* backstore.check: the medium's consistency check (a dedup store's fsck),
+ * findings as numbers where they are. Runs on the control thread: the
+ * daemon answers no other call while it reads the store. */
+static int m_check(struct rpc_call *call)
+{
+	const char *name = rpc_str(call, "name");
+	struct bs_fact f[BS_FACTS_MAX];
+	struct scsi_lu *lu;
+	json_t *o;
+	size_t n = 0;
+	int rc;
+
+	if (!bs_find(name))
+		return not_found(call, name);
+	lu = cfg_ctl_lu(name);
+	if (!lu)
+		return rpc_fail(call, RPC_NOT_FOUND,
+				json_pack("{s:s,s:s}", "kind", "backstore", "name", name),
+				"back-store \"%s\" is not open", name);
+	rc = scsi_lu_medium_check(lu, f, BS_FACTS_MAX, &n);
+	if (rc == -EOPNOTSUPP)
+		return rpc_fail(call, RPC_NOT_SUPPORTED, NULL,
+				"back-store \"%s\": its type has no consistency check", name);
+	if (rc)
+		return rpc_fail(call, RPC_INTERNAL_ERROR, NULL,
+				"back-store \"%s\": check failed: %s", name, strerror(-rc));
+	o = json_object();
+	for (size_t i = 0; o && i < n; i++) {
+		char *end;
+		unsigned long long v = strtoull(f[i].value, &end, 10);
+
+		json_object_set_new(o, f[i].key,
+				    f[i].value[0] && *end == '\0' ? json_integer((json_int_t)v)
+								  : json_string(f[i].value));
+	}
+	call->result = json_pack("{s:s,s:o}", "name", name, "check", o);
+	return call->result ? 0 : rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
+}
+
 /* after a change: the back-store as it is now */
 static json_t *finish_get(struct rpc_call *call)
 {
@@ -294,6 +333,7 @@ static const char *const create_except[] = {NULL};
 const struct rpc_method rpc_methods_backstore[] = {
     {.name = "backstore.list", .fn = m_list, .params = p_none},
     {.name = "backstore.get", .fn = m_get, .params = p_name},
+    {.name = "backstore.check", .fn = m_check, .params = p_name},
     {.name = "backstore.create",
      .fn = m_create,
      .mutating = true,

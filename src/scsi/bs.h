@@ -43,6 +43,11 @@ enum bs_op {
 	 * block of [off, off+len), where the medium can do it without the
 	 * data crossing for each block (a remote store). */
 	BS_OP_WRITE_SAME,
+	/* With BS_CAP_COPY: [src_off, src_off+len) of io->src, a dev of the
+	 * same type, copied to [off, off+len) without the data crossing (a
+	 * reference copy); -EXDEV: not between these two devs, the core
+	 * then reads and writes. */
+	BS_OP_COPY,
 };
 
 enum {
@@ -60,6 +65,7 @@ enum {
 	BS_CAP_PI = 1u << 7,		/* keeps protection information tuples (io->pi) */
 	BS_CAP_COMPARE_WRITE = 1u << 8, /* BS_OP_COMPARE_WRITE */
 	BS_CAP_WRITE_SAME = 1u << 9,	/* BS_OP_WRITE_SAME */
+	BS_CAP_COPY = 1u << 10,		/* BS_OP_COPY */
 };
 
 struct bs_dev;
@@ -70,7 +76,7 @@ struct bs_fact {
 	const char *key; /* a static string */
 	char value[96];
 };
-#define BS_FACTS_MAX 8
+#define BS_FACTS_MAX 12
 
 /* Back-store private scratch space in every request, so no back-store has to
  * allocate per I/O (e.g. a struct reactor_uring_req or struct workq_item). */
@@ -92,6 +98,8 @@ struct bs_io {
 	 * lib/t10pi.h), read into or written from here; NULL: data only (a
 	 * WRITE then gets generated tuples). Ignored without BS_CAP_PI. */
 	uint8_t *pi;
+	struct bs_dev *src; /* BS_OP_COPY: the source dev and offset */
+	uint64_t src_off;
 	void (*done)(struct bs_io *io, int err);
 	_Alignas(16) unsigned char priv[BS_IO_PRIV_SIZE];
 };
@@ -124,6 +132,11 @@ struct bs_ops {
 	 * values the back-store keeps (the control thread calls it: no
 	 * waiting on a device or a network). Optional. */
 	size_t (*facts)(struct bs_dev *dev, struct bs_fact *f, size_t max);
+	/* A consistency check of the medium (a dedup store's fsck): its
+	 * findings in f[0..*n), *n <= max. 0 or -errno. May take long and
+	 * block (the control thread calls it, no request waits on it).
+	 * Optional. */
+	int (*check)(struct bs_dev *dev, struct bs_fact *f, size_t max, size_t *n);
 	void (*close)(struct bs_dev *dev); /* frees dev */
 };
 

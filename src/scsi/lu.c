@@ -173,6 +173,14 @@ size_t scsi_lu_medium_facts(struct scsi_lu *lu, struct bs_fact *f, size_t max)
 	return lu->bs->ops->facts(lu->bs, f, max);
 }
 
+int scsi_lu_medium_check(struct scsi_lu *lu, struct bs_fact *f, size_t max, size_t *n)
+{
+	*n = 0;
+	if (!lu->bs->ops->check)
+		return -EOPNOTSUPP;
+	return lu->bs->ops->check(lu->bs, f, max, n);
+}
+
 struct lu_core_state *lu_core(struct scsi_lu *lu)
 {
 	return lu->core;

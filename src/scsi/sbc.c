@@ -303,6 +303,8 @@ void sbc_op_io(struct sbc_op *op, enum bs_op bop, uint64_t off, uint64_t len, vo
 	io->map_len = 0;
 	io->mapped = false;
 	io->pi = NULL; /* the back-store generates tuples (backstore/pi.h) */
+	io->src = NULL;
+	io->src_off = 0;
 	if (bop == BS_OP_READ || bop == BS_OP_WRITE) {
 		op->iov[0].iov_base = buf;
 		op->iov[0].iov_len = len;

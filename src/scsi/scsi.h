@@ -252,6 +252,10 @@ uint64_t scsi_lu_size(const struct scsi_lu *lu);
 /* The back-store's facts of its medium (bs_ops.facts): how many, at most
  * max; 0 when it has none. */
 size_t scsi_lu_medium_facts(struct scsi_lu *lu, struct bs_fact *f, size_t max);
+/* The back-store's consistency check of its medium (bs_ops.check): 0 and
+ * its findings in f[0..*n), -EOPNOTSUPP when it has none, or -errno. May
+ * block for long: the control thread calls it. */
+int scsi_lu_medium_check(struct scsi_lu *lu, struct bs_fact *f, size_t max, size_t *n);
 /* Statistics of an LU since its creation (the SCSI-MIB's LU counters and
  * latency histograms, setup to completion, per operation class): a sum of
  * the per-reactor shards (lib/stats.h), each field exact, the fields not of

@@ -121,6 +121,8 @@ enum xc_state {
 	XC_DST_LOCKED, /* range lock on the destination held */
 	XC_WRITE,      /* write submitted */
 	XC_FLUSH,      /* FLUSH of the segment's destination submitted */
+	XC_REF_LOCKED, /* by reference: range lock on the destination held */
+	XC_REF,	       /* BS_OP_COPY submitted */
 };
 
 struct xcopy_op {
@@ -141,6 +143,7 @@ struct xcopy_op {
 	bool hold;	 /* LIST ID USAGE 00b: results held for RECEIVE COPY STATUS */
 	bool recorded;	 /* the results slot is this copy's (in progress) */
 	bool counted;	 /* counted in copies_running */
+	bool no_ref;	 /* a BS_OP_COPY was refused: data copies from now on */
 	uint8_t sa;	 /* XC_SA_LID1 or XC_SA_LID4 */
 	uint32_t list_id;
 	unsigned list_id_byte;
@@ -622,6 +625,17 @@ static enum sbc_step xc_finish(struct xcopy_op *xo, enum sense_reason r)
 			     r == SENSE_INVALID_FIELD_IN_PARAM_LIST ? &cmd->priv.sx : NULL);
 }
 
+/* Whether the chunk can be a reference copy (BS_OP_COPY): both media of
+ * one type that copies so (a dedup store), no protection information to
+ * check or carry. */
+static bool xc_by_reference(const struct xcopy_op *xo, const struct scsi_lu *src,
+			    const struct scsi_lu *dst)
+{
+	return !xo->no_ref && (src->bs->caps & dst->bs->caps & BS_CAP_COPY) &&
+	       !(src->bs->caps & BS_CAP_PI) && !(dst->bs->caps & BS_CAP_PI) &&
+	       src->bs->ops == dst->bs->ops;
+}
+
 static enum sbc_step xc_step(struct sbc_op *op)
 {
 	struct xcopy_op *xo = container_of(op, struct xcopy_op, op);
@@ -648,6 +662,17 @@ static enum sbc_step xc_step(struct sbc_op *op)
 			r = xc_access(op->cmd, &xo->tgt[s->src], false);
 			if (r != SENSE_OK)
 				return xc_finish(xo, r);
+			if (xc_by_reference(xo, src, dst)) {
+				r = xc_access(op->cmd, &xo->tgt[s->dst], true);
+				if (r != SENSE_OK)
+					return xc_finish(xo, r);
+				xo->state = XC_REF_LOCKED;
+				if (!sbc_range_lock(dst, &op->rl,
+						    (s->dst_off + xo->done) >> dst->block_shift,
+						    xo->chunk >> dst->block_shift, false))
+					return SBC_STEP_WAIT;
+				continue;
+			}
 			xo->state = XC_SRC_LOCKED;
 			if (!sbc_range_lock(src, &op->rl,
 					    (s->src_off + xo->done) >> src->block_shift,
@@ -719,6 +744,23 @@ static enum sbc_step xc_step(struct sbc_op *op)
 			if (op->err)
 				return xc_finish(xo, SENSE_COPY_ABORTED_THIRD_PARTY_FAILURE);
 			xo->state = XC_NEXT;
+			continue;
+		case XC_REF_LOCKED:
+			op->lu = dst;
+			sbc_op_io(op, BS_OP_COPY, s->dst_off + xo->done, xo->chunk, NULL, 0);
+			op->io.src = src->bs;
+			op->io.src_off = s->src_off + xo->done;
+			xo->state = XC_REF;
+			return SBC_STEP_IO;
+		case XC_REF:
+			if (op->err == -EXDEV || op->err == -EOPNOTSUPP) {
+				/* not between these two: the same chunk by data */
+				sbc_range_unlock(&op->rl);
+				xo->no_ref = true;
+				xo->state = XC_NEXT;
+				continue;
+			}
+			xo->state = XC_WRITE; /* done as a write is */
 			continue;
 		}
 	}

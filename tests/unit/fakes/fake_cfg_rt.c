@@ -170,6 +170,12 @@ size_t scsi_lu_medium_facts(struct scsi_lu *lu, struct bs_fact *f, size_t max)
 	return lu->bs->ops->facts ? lu->bs->ops->facts(lu->bs, f, max) : 0;
 }
 
+int scsi_lu_medium_check(struct scsi_lu *lu, struct bs_fact *f, size_t max, size_t *n)
+{
+	*n = 0;
+	return lu->bs->ops->check ? lu->bs->ops->check(lu->bs, f, max, n) : -EOPNOTSUPP;
+}
+
 /* like the core: a null back-store has no size to change */
 int scsi_lu_resize(struct scsi_lu *lu, uint64_t new_size_bytes)
 {

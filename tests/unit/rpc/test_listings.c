@@ -75,6 +75,19 @@ size_t scsi_lu_medium_facts(struct scsi_lu *lu, struct bs_fact *f, size_t max)
 	return 2;
 }
 
+/* a medium's consistency check (a dedup store's fsck) */
+int scsi_lu_medium_check(struct scsi_lu *lu, struct bs_fact *f, size_t max, size_t *n)
+{
+	assert_ptr_equal(lu, imp_lu);
+	assert_int_equal(max, BS_FACTS_MAX);
+	f[0].key = "leaked";
+	snprintf(f[0].value, sizeof(f[0].value), "0");
+	f[1].key = "store";
+	snprintf(f[1].value, sizeof(f[1].value), "/var/lib/d1");
+	*n = 2;
+	return 0;
+}
+
 /* ---- the fabric's sessions (fabric/iscsi/iscsi.h) ---- */
 static struct iscsi_session_info sessions[2];
 
@@ -239,6 +252,21 @@ static void test_backstore_current_size(void **state)
 	json_decref(b);
 }
 
+/* backstore.check: numbers as JSON integers, other findings as strings */
+static void test_backstore_check(void **state)
+{
+	json_t *b, *o;
+
+	(void)state;
+	b = call("backstore.check", "{'name': 'imp'}");
+	assert_string_equal(jstr(b, "name"), "imp");
+	o = json_object_get(b, "check");
+	assert_int_equal(jint(o, "leaked"), 0);
+	assert_string_equal(jstr(o, "store"), "/var/lib/d1");
+	assert_int_equal(json_object_size(o), 2);
+	json_decref(b);
+}
+
 static void test_session_list(void **state)
 {
 	json_t *a, *s, *o, *c;
@@ -294,6 +322,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_backstore_current_size),
+	    cmocka_unit_test(test_backstore_check),
 	    cmocka_unit_test(test_session_list),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
