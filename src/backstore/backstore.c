@@ -26,6 +26,7 @@ enum bs_type_id {
 	BS_TYPE_ISCSI,
 	BS_TYPE_PLUGIN,
 	BS_TYPE_RBD,
+	BS_TYPE_DEDUP,
 	BS_TYPE_COUNT,
 };
 
@@ -33,14 +34,14 @@ static const struct bs_type *const bs_type_table[BS_TYPE_COUNT] = {
     [BS_TYPE_FILE] = &bs_file_type,   [BS_TYPE_BLOCK] = &bs_block_type,
     [BS_TYPE_RAM] = &bs_ram_type,     [BS_TYPE_NULL] = &bs_null_type,
     [BS_TYPE_ISCSI] = &bs_iscsi_type, [BS_TYPE_PLUGIN] = &bs_plugin_type,
-    [BS_TYPE_RBD] = &bs_rbd_type,
+    [BS_TYPE_RBD] = &bs_rbd_type,     [BS_TYPE_DEDUP] = &bs_dedup_type,
 };
 
 /* Same order as bs_type_table (a unit test checks that they agree). */
 static const char *const bs_type_names[BS_TYPE_COUNT + 1] = {
     [BS_TYPE_FILE] = "file", [BS_TYPE_BLOCK] = "block", [BS_TYPE_RAM] = "ram",
     [BS_TYPE_NULL] = "null", [BS_TYPE_ISCSI] = "iscsi", [BS_TYPE_PLUGIN] = "plugin",
-    [BS_TYPE_RBD] = "rbd",   [BS_TYPE_COUNT] = NULL,
+    [BS_TYPE_RBD] = "rbd",   [BS_TYPE_DEDUP] = "dedup", [BS_TYPE_COUNT] = NULL,
 };
 
 const char *const *bs_types(void)

@@ -21,6 +21,10 @@
  *        (iscsi.c).
  *  plugin a handler loaded from <plugin_dir>/<handler>.so (plugin.c), with
  *        `options` as its settings; size and geometry are the handler's.
+ *  rbd   a Ceph RBD image, `path` POOL[/NAMESPACE]/IMAGE (rbd.c).
+ *  dedup a volume called `name` of `size` bytes in the deduplicating chunk
+ *        store at the directory `path` (created when missing), shared with
+ *        every dedup back-store of the same path (dedup.c, dedup_store.c).
  */
 #ifndef UT_BACKSTORE_H
 #define UT_BACKSTORE_H
@@ -37,9 +41,10 @@ struct bs_option {
 };
 
 struct bs_params {
-	const char *type;    /* "file", "block", "ram", "null", "iscsi", "plugin", "rbd" */
+	const char *type;    /* "file", "block", "ram", "null", "iscsi", "plugin", "rbd", "dedup" */
 	const char *name;    /* 1..63 bytes, kept in bs_dev.name for logs */
-	const char *path;    /* file, block: the file or device; rbd: POOL[/NAMESPACE]/IMAGE */
+	const char *path;    /* file, block: the file or device; rbd: POOL[/NAMESPACE]/IMAGE;
+			      * dedup: the store's directory */
 	uint64_t size;	     /* bytes; required for ram/null; file: size of a created
 			      * file (and the minimum size of an existing one) */
 	bool create;	     /* file: create a sparse file of `size` if missing */
@@ -83,6 +88,7 @@ extern const struct bs_type bs_null_type;
 extern const struct bs_type bs_iscsi_type;
 extern const struct bs_type bs_plugin_type;
 extern const struct bs_type bs_rbd_type;
+extern const struct bs_type bs_dedup_type;
 
 /* Helpers shared by the types. */
 /* Fill iov[0..iovcnt) with zeroes (len bytes in total). */

@@ -99,6 +99,11 @@ static int bs_options(json_t *p, const struct cli_args *a, size_t next)
 	return 0;
 }
 
+static int bs_check(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	return cmd_show(c, "backstore.check", json_pack("{s:s}", "name", a->pos[0]));
+}
+
 static int bs_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
 	const char *type = a->pos[0], *name = a->pos[1];
@@ -112,9 +117,20 @@ static int bs_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_
 	if (!p)
 		return CLI_EINTERNAL;
 	/* file: PATH [SIZE]; block: DEVICE; iscsi: URL; plugin: HANDLER;
-	 * ram, null: SIZE. A file with a size is created when missing (an
+	 * ram, null: SIZE; dedup: STORE SIZE. A file with a size is created when missing (an
 	 * existing one is used as it is, grown to SIZE). */
-	if ((file || strcmp(type, "block") == 0) && next < a->npos && !cli_is_field(a->pos[next])) {
+	if (strcmp(type, "dedup") == 0 && next < a->npos && !cli_is_field(a->pos[next])) {
+		/* dedup: STORE SIZE */
+		json_object_set_new(p, "path", json_string(a->pos[next++]));
+		if (next < a->npos && !cli_is_field(a->pos[next])) {
+			rc = cmd_size(c, p, "size", a->pos[next++]);
+			if (rc) {
+				json_decref(p);
+				return rc;
+			}
+		}
+	} else if ((file || strcmp(type, "block") == 0) && next < a->npos &&
+		   !cli_is_field(a->pos[next])) {
 		json_object_set_new(p, "path", json_string(a->pos[next++]));
 		if (file && next < a->npos && !cli_is_field(a->pos[next])) {
 			rc = cmd_size(c, p, "size", a->pos[next++]);
@@ -251,9 +267,9 @@ const struct cli_cmd cli_cmds_backstore[] = {
 	.object = "backstore",
 	.verb = "create",
 	.alias = "add",
-	.usage = "TYPE NAME [PATH|DEVICE|URL|HANDLER|POOL/IMAGE] [SIZE] [FIELD=VALUE...]",
-	.summary = "create a back-store (file, block, ram, null, iscsi, plugin, rbd) and "
-		   "its logical unit",
+	.usage = "TYPE NAME [PATH|DEVICE|URL|HANDLER|POOL/IMAGE|STORE] [SIZE] [FIELD=VALUE...]",
+	.summary = "create a back-store (file, block, ram, null, iscsi, plugin, rbd, dedup) "
+		   "and its logical unit",
 	.help = "  file NAME PATH [SIZE]  a regular file or block device; with SIZE the file\n"
 		"                         is created (sparse) when missing\n"
 		"  block NAME DEVICE      a block device, O_DIRECT, with its own block size\n"
@@ -265,6 +281,9 @@ const struct cli_cmd cli_cmds_backstore[] = {
 		"                         KEYs other than the FIELDs below are its settings\n"
 		"  rbd NAME POOL[/NAMESPACE]/IMAGE [conf=PATH] [id=CLIENT] [keyring=PATH]\n"
 		"                         [timeout=SECONDS]  a Ceph RBD image (librbd)\n"
+		"  dedup NAME STORE SIZE  a volume of the deduplicating chunk store in the\n"
+		"                         directory STORE (made when missing), which every\n"
+		"                         dedup back-store of that STORE shares\n"
 		"SIZE: bytes or a number with K, M, G or T (powers of 1024).\n"
 		"FIELDs: block_size, physical_block_size, thin, read_only, removable,\n"
 		"write_cache, vendor, product, revision, serial, naa (utarget.json(5)).\n"
@@ -272,6 +291,21 @@ const struct cli_cmd cli_cmds_backstore[] = {
 	.min_pos = 2,
 	.max_pos = CLI_ANY,
 	.run = bs_create,
+    },
+    {
+	.object = "backstore",
+	.verb = "check",
+	.alias = "fsck",
+	.usage = "NAME",
+	.summary = "check a back-store's medium for consistency (a dedup store's fsck)",
+	.help = "A dedup store: every map points at a stored chunk (missing), every\n"
+		"stored chunk hashes to its SHA-256 (corrupt), no allocated chunk is\n"
+		"unreferenced (leaked), kept reference counts match a recount\n"
+		"(ref_mismatch). Writers of the store wait while it runs.",
+	.min_pos = 1,
+	.max_pos = 1,
+	.read = true,
+	.run = bs_check,
     },
     {
 	.object = "backstore",

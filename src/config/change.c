@@ -845,7 +845,7 @@ static int chg_apply_bs(struct cfg *c, struct cfg_index *ix, struct cfg_chg *ch,
 	if (ch->kind == CFG_CHG_BS_SET && strcmp(nb->name, ch->name) != 0)
 		return chg_err(err, -EINVAL, p, "a back-store cannot be renamed");
 	/* the same file as another back-store? */
-	if (nb->path && cfg_bs_path(c, nb, path, sizeof(path)) == 0) {
+	if (nb->path && !cfg_bs_shares_path(nb) && cfg_bs_path(c, nb, path, sizeof(path)) == 0) {
 		other = cfg_ix_path(ix, path);
 		if (other >= 0 && other != pos) {
 			snprintf(p, sizeof(p), "backstores[%ld].path", pos);

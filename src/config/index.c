@@ -204,7 +204,8 @@ static bool key_path(struct ix_key *k, const struct cfg *c, const struct cfg_bac
 {
 	char path[CFG_FULL_PATH_MAX];
 
-	if (!b->path || cfg_bs_path(c, b, path, sizeof(path)))
+	/* dedup back-stores share their store's directory by design */
+	if (!b->path || cfg_bs_shares_path(b) || cfg_bs_path(c, b, path, sizeof(path)))
 		return false;
 	key_start(k, 'P');
 	key_str(k, path);

@@ -172,6 +172,27 @@ int cfg_check_file(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 		cfg_lmsg(err, "path too long");
 		return rc;
 	}
+	if (b->type && strcmp(b->type, "dedup") == 0) {
+		/* a dedup store: a directory, made at open when missing (its
+		 * parent must exist) */
+		char *slash;
+
+		if (stat(path, &st) == 0) {
+			if (!S_ISDIR(st.st_mode)) {
+				cfg_lmsg(err, "%s: not a directory (a dedup store)", path);
+				return -EINVAL;
+			}
+		} else if ((slash = strrchr(path, '/')) && slash != path) {
+			*slash = '\0';
+			if (strcmp(path, state) != 0 &&
+			    (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))) {
+				cfg_lmsg(err, "%s: no such directory to make the store in", path);
+				return -ENOENT;
+			}
+		}
+		*err = (struct cfg_err){0};
+		return 0;
+	}
 	if (stat(path, &st) == 0) {
 		if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
 			cfg_lmsg(err, "%s: not a regular file or block device", path);

@@ -189,6 +189,11 @@ int cfg_state_dir_path(const struct cfg *c, char *buf, size_t size)
 	return cfg_join(c->state_dir, NULL, buf, size);
 }
 
+bool cfg_bs_shares_path(const struct cfg_backstore *b)
+{
+	return b->type && strcmp(b->type, "dedup") == 0;
+}
+
 int cfg_bs_path(const struct cfg *c, const struct cfg_backstore *b, char *buf, size_t size)
 {
 	/* an rbd's path names an image in a pool, not a file */

@@ -304,6 +304,9 @@ void cfg_target_clear(struct cfg_target *t);
  * absolute; an rbd's path (POOL[/NAMESPACE]/IMAGE) as it is. 0 or
  * -ENAMETOOLONG / -errno (getcwd). */
 int cfg_bs_path(const struct cfg *c, const struct cfg_backstore *b, char *buf, size_t size);
+/* Whether several back-stores may name one path: the volumes of one dedup
+ * store (its directory), which is no file of theirs alone. */
+bool cfg_bs_shares_path(const struct cfg_backstore *b);
 /* The directory back-store handlers are loaded from, absolute (as
  * cfg_bs_path()): plugin_dir, else dflt. */
 int cfg_plugin_dir_path(const struct cfg *c, const char *dflt, char *buf, size_t size);

@@ -54,6 +54,8 @@ static const struct cfg_bs_rule cfg_bs_rules[] = {
     {.type = "plugin", .handler = true, .no_size = true, .medium = "handler", .options = true},
     /* path: POOL[/NAMESPACE]/IMAGE, not a file (cfg_bs_path()) */
     {.type = "rbd", .path = true, .no_size = true, .medium = "image", .options = true},
+    /* path: the store's directory, shared by every dedup back-store in it */
+    {.type = "dedup", .path = true, .size = true},
 };
 
 #define cfg_verr(err, path, ...) cfg_err_set(err, -EINVAL, path, __VA_ARGS__)
@@ -379,7 +381,7 @@ int cfg_validate_backstore_one(const struct cfg *c, const struct cfg_backstore *
 		snprintf(p, sizeof(p), "backstores[%zu].type", i);
 		return cfg_verr(err, p,
 				"unknown back-store type \"%s\" (file, block, ram, null, iscsi, "
-				"plugin, rbd)",
+				"plugin, rbd, dedup)",
 				b->type);
 	}
 	if (rule->url != (b->url != NULL)) {
@@ -521,7 +523,7 @@ static int cfg_validate_backstore_unique(const struct cfg *c, const struct cfg_i
 		return cfg_verr(err, p, "duplicate back-store name \"%s\" (also backstores[%ld])",
 				b->name, j);
 	}
-	if (b->path && cfg_bs_path(c, b, a, sizeof(a)) == 0) {
+	if (b->path && !cfg_bs_shares_path(b) && cfg_bs_path(c, b, a, sizeof(a)) == 0) {
 		j = cfg_ix_path(ix, a);
 		if (j >= 0 && (size_t)j != i) {
 			snprintf(p, sizeof(p), "backstores[%zu].path", i);

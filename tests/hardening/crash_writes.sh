@@ -7,12 +7,41 @@
 # every block acknowledged as durable must read back as that generation or a
 # later one issued afterwards, never older, never torn.
 # Rounds: CRASH_ROUNDS (default 10; CRASH_FULL=1 makes the default 100).
+# CRASH_BACKSTORE=dedup: LUN 0 is a volume of a dedup store instead of a
+# file, and after each restart `utarget backstore check` (UT_CLI, the
+# utarget binary) must count 0 leaked, missing and corrupt chunks and 0
+# reference counts that differ from a recount.
 . "$(dirname "$0")/lib.sh"
 hd_init "$@"
 rounds=${CRASH_ROUNDS:-$([ -n "${CRASH_FULL:-}" ] && echo 100 || echo 10)}
 seed=${CRASH_SEED:-$(date +%s)}
 journal=$HD_TMP/journal.txt
+bstype=${CRASH_BACKSTORE:-file}
 hd_config '"login_timeout": 5'
+case $bstype in
+file) ;;
+dedup)
+	[ -x "${UT_CLI:-}" ] || hd_fail "CRASH_BACKSTORE=dedup needs UT_CLI (the utarget binary)"
+	sed -i 's|{ "name": "good", "type": "file", "path": "good.img", "size": "64M", "create": true }|{ "name": "good", "type": "dedup", "path": "dedup", "size": "64M" }|
+		s|"log_level": "info",|"log_level": "info", "rpc_socket": "'"$HD_TMP"'/utargetd.sock",|' "$HD_CFG"
+	grep -q '"type": "dedup"' "$HD_CFG" || hd_fail "could not make LUN 0 a dedup volume"
+	;;
+*) hd_fail "CRASH_BACKSTORE: file or dedup, not $bstype" ;;
+esac
+# the dedup store's fsck: every finding that marks a fault is 0
+check_store() { # round
+	local out
+	out=$("$UT_CLI" -s "$HD_TMP/utargetd.sock" --json backstore check good) ||
+		hd_fail "round $1: utarget backstore check failed: $out"
+	python3 - "$out" "$1" <<'PY' || hd_fail "round $1: the store's check found faults: $out"
+import json, sys
+c = json.loads(sys.argv[1])["check"]
+bad = {k: c[k] for k in ("leaked", "missing", "corrupt", "ref_mismatch") if c[k] != 0}
+print("round %s: backstore check: %d live chunks, %d mapped, 0 leaked, 0 missing, 0 corrupt"
+      % (sys.argv[2], c["live_chunks"], c["logical_chunks"]) if not bad else bad)
+sys.exit(1 if bad else 0)
+PY
+}
 run_tool() { # mode extra...
 	local mode=$1
 	shift
@@ -41,8 +70,9 @@ for ((r = 1; r <= rounds; r++)); do
 		hd_fail "round $r: acknowledged data lost or torn after kill -9 (seed $seed)"
 	fi
 	echo "round $r: ${acked:-0} writes acknowledged before kill -9; $(sed -n 's/^crashwrite: //p' "$HD_TMP/verify.out" | tail -1)"
+	[ "$bstype" = dedup ] && check_store "$r"
 done
 [ "$total_acked" -gt 0 ] || hd_fail "no write was ever acknowledged: nothing was tested"
 hd_stop
 checked=$(sed -n 's/.* \([0-9]*\) blocks checked.*/\1/p' "$HD_TMP/verify.out")
-echo "crash_writes: $rounds rounds, $total_acked durable writes acknowledged, $checked blocks checked, 0 lost, 0 torn"
+echo "crash_writes ($bstype): $rounds rounds, $total_acked durable writes acknowledged, $checked blocks checked, 0 lost, 0 torn"

@@ -57,6 +57,12 @@
 #              (rbd_diff_iterate2) and Unmap passed, WriteSame16.Simple,
 #              .Check, .Unmap (writesame, write_zeroes) and
 #              CompareAndWrite.Simple, .Miscompare too
+#   dedup      a thin 1 GiB volume of a dedup store (backstore/dedup.c: 4 KiB
+#              chunks by SHA-256, every request on the worker pool): 0
+#              failed, at least 190 passed; Read10, Write16, GetLBAStatus,
+#              Unmap and ExtendedCopy (by reference: BS_OP_COPY) passed,
+#              WriteSame16.Simple, .Check, .Unmap and CompareAndWrite.Simple,
+#              .Miscompare too
 #   plugin     the thin 1 GiB LUN through a back-store plugin: the example
 #              handler examples/backstore/exfile.c (built by meson into
 #              UT_PLUGIN_DIR) loaded with dlopen, every request through the
@@ -134,6 +140,10 @@ rbd)
 	ut_ceph_start cu 1G
 	bstype=rbd
 	bs='"path": "rbd/cu", "thin": true, "options": { "conf": "'$UT_CEPH_CONF'" }'
+	;;
+dedup)
+	bstype=dedup
+	bs='"path": "dedup", "size": "1G", "thin": true'
 	;;
 pi)
 	bs='"path": "pi.img", "size": "1G", "create": true, "thin": true, "protection": 1'
@@ -358,6 +368,21 @@ rbd)
 		ut_cu_names "$UT_TMP/cu.log" passed | grep -qx "$t" || ut_fail "$t did not pass"
 	done
 	echo "ok: WriteSame16.Simple, .Check, .Unmap (writesame, write_zeroes) and CompareAndWrite.Simple, .Miscompare passed"
+	;;
+dedup)
+	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
+	echo "ok: $vp passed (>= 190), 0 failed"
+	grep -q "backstore lu0: dedup, 1073741824 bytes" "$UT_LOG" || ut_fail "the LU is not a dedup volume"
+	need_family Read10
+	need_family Write16
+	need_family GetLBAStatus
+	need_family Unmap
+	need_family ExtendedCopy
+	for t in WriteSame16.Simple WriteSame16.Check WriteSame16.Unmap CompareAndWrite.Simple \
+		CompareAndWrite.Miscompare; do
+		ut_cu_names "$UT_TMP/cu.log" passed | grep -qx "$t" || ut_fail "$t did not pass"
+	done
+	echo "ok: WriteSame16.Simple, .Check, .Unmap, CompareAndWrite.Simple, .Miscompare passed"
 	;;
 pi2)
 	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"

@@ -186,6 +186,14 @@ static void test_backstore_rules(void **state)
 	validate_err(",{\"name\": \"x\", \"type\": \"ram\", \"size\": 4096,"
 		     " \"naa\": \"6001405123456789012345678zabcdef\"}",
 		     "", "backstores[2].naa", "hex");
+	/* volumes of one dedup store share its directory; a size is required */
+	validate_ok(",{\"name\": \"v1\", \"type\": \"dedup\", \"path\": \"st\", \"size\": 8192},"
+		    "{\"name\": \"v2\", \"type\": \"dedup\", \"path\": \"st\", \"size\": 8192}",
+		    "");
+	validate_err(",{\"name\": \"x\", \"type\": \"dedup\", \"path\": \"st\"}", "",
+		     "backstores[2].size", "required field missing (dedup)");
+	validate_err(",{\"name\": \"x\", \"type\": \"dedup\", \"size\": 8192}", "",
+		     "backstores[2].path", "required field missing (type dedup)");
 	/* the same file twice (relative vs absolute spelling) */
 	validate_err(",{\"name\": \"x\", \"type\": \"file\", \"path\": \"/srv/ut/d0.img\"}", "",
 		     "backstores[2].path", "the same file as backstores[0]");
