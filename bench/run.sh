@@ -30,6 +30,11 @@
 #                            (type rbd: an image of a throw-away one-node Ceph cluster,
 #                            tests/ceph/cluster.sh, written in full by `rbd bench`; the
 #                            report then adds `rbd bench` itself, librbd without iSCSI)
+#                            or dedup (type dedup: a volume of a store in the work
+#                            directory, filled with the prefilled image by qemu-img
+#                            convert; the report then adds a 256 MiB image of which half
+#                            the 4 KiB blocks repeat the other half written into a second
+#                            store: its MB/s and the dedup ratio the store reports)
 #   BENCH_TGT_BSTYPE [rdwr]  tgtd back-store type (rdwr or aio)
 #   BENCH_TGT_THREADS []     tgtd -t (I/O threads); empty: tgtd's default
 #   BENCH_KEEP [0]           1: keep the temporary directory (logs, config) for inspection
@@ -60,9 +65,10 @@ TGT_CTL=${BENCH_TGT_CONTROL_PORT:-3519}
 TGT_BSTYPE=${BENCH_TGT_BSTYPE:-rdwr}
 UT_BACKSTORE=${BENCH_UT_BACKSTORE:-file}
 UT_LOOP=""
-case $UT_BACKSTORE in file | file-loop | block | plugin | rbd) ;; *) echo "BENCH_UT_BACKSTORE: file, file-loop, block, plugin or rbd" >&2; exit 2 ;; esac
+case $UT_BACKSTORE in file | file-loop | block | plugin | rbd | dedup) ;; *) echo "BENCH_UT_BACKSTORE: file, file-loop, block, plugin, rbd or dedup" >&2; exit 2 ;; esac
 UT_CEPH=""      # rbd: the cluster's directory
 RBD_DIRECT=""   # rbd: what `rbd bench` measured
+DEDUP_REPORT="" # dedup: the 50 % duplicate workload's figures
 TGT_THREADS=${BENCH_TGT_THREADS:-}
 KEEP=${BENCH_KEEP:-0}
 UTARGETD=${UTARGETD:-$BUILD/src/daemon/utargetd}
@@ -380,6 +386,9 @@ write_utargetd_config() { # file
 			die "rbd bench could not fill the image"
 		type=rbd
 		log "utargetd LUN: rbd/bench (${LUN_MB} MiB) on a one-node cluster ($UT_CEPH_CONF)"
+	elif [ "$UT_BACKSTORE" = dedup ]; then
+		type=dedup
+		log "utargetd LUN: dedup volume in $WORK/dedup-store"
 	elif [ "$UT_BACKSTORE" != file ]; then
 		UT_LOOP=$(losetup -f --show --sector-size "$BLOCK_SIZE" "$path") ||
 			die "losetup of $path failed"
@@ -391,11 +400,21 @@ write_utargetd_config() { # file
 	[ "$type" = plugin ] &&
 		medium="\"handler\": \"exfile\", \"options\": { \"path\": \"$path\", \"block\": \"$BLOCK_SIZE\" },"
 	[ "$type" = rbd ] && medium="\"path\": \"rbd/bench\", \"options\": { \"conf\": \"$UT_CEPH_CONF\" },"
+	[ "$type" = dedup ] && medium="\"path\": \"$WORK/dedup-store\", \"size\": \"${LUN_MB}M\","
+	local extra_bs="" extra_lun=""
+	if [ "$type" = dedup ]; then
+		# LUN 1: the 50 % duplicate workload's own store (after the cases)
+		extra_bs=',
+    { "name": "dedup50", "type": "dedup", "path": "'"$WORK"'/dedup50-store", "size": "256M",
+      "block_size": '"$BLOCK_SIZE"', "write_cache": true }'
+		extra_lun=', { "lun": 1, "backstore": "dedup50" }'
+	fi
 	cat >"$1" <<EOF
 {
   "version": 1,
   "state_dir": "$WORK/utargetd-state",
   "log_level": "notice",
+  "rpc_socket": "$WORK/utargetd.sock",
   "plugin_dir": "$BUILD/tests/integration",
   "backstores": [
     {
@@ -405,13 +424,13 @@ write_utargetd_config() { # file
       "block_size": $BLOCK_SIZE,
       "thin": false,
       "write_cache": true
-    }
+    }$extra_bs
   ],
   "targets": [
     {
       "name": "$UT_IQN",
       "portal_groups": [ { "tag": 1, "portals": [ "127.0.0.1:$UT_PORT" ] } ],
-      "luns": [ { "lun": $UT_LUN, "backstore": "bench0" } ],
+      "luns": [ { "lun": $UT_LUN, "backstore": "bench0" }$extra_lun ],
       "demo_mode": { "enabled": true, "read_only": false }
     }
   ]
@@ -428,6 +447,13 @@ start_utargetd() {
 	UT_PID=$!
 	wait_listen "$UT_PID" utargetd "$UT_PORT" "$(log_of utargetd)"
 	log "utargetd pid $UT_PID on 127.0.0.1:$UT_PORT"
+	if [ "$UT_BACKSTORE" = dedup ] && [ "$PREFILL" != sparse ] && [ -z "${DEDUP_FILLED:-}" ]; then
+		DEDUP_FILLED=1
+		# the volume holds what the image file holds, as the file LUN would
+		qemu-img convert -n -f raw -O raw "$WORK/utargetd.img" "$(url_of utargetd)" ||
+			die "qemu-img could not fill the dedup volume"
+		log "dedup volume filled from the $PREFILL image"
+	fi
 }
 
 declare -A LUN_BLOCK LUN_BYTES
@@ -643,6 +669,39 @@ if [ -n "$UT_CEPH" ]; then
 	done
 fi
 
+# dedup: 256 MiB of which every odd 4 KiB block repeats the even one before
+# it (50 % duplicates), written by qemu-img convert into LUN 1 (its own store)
+if [ "$UT_BACKSTORE" = dedup ]; then
+	start_utargetd
+	python3 - "$WORK/dup50.img" <<'PY'
+import os, sys
+with open(sys.argv[1], "wb") as f:
+    for _ in range(32768):
+        b = os.urandom(4096)
+        f.write(b + b)
+PY
+	t0=$(date +%s.%N)
+	qemu-img convert -n -f raw -O raw -t writeback "$WORK/dup50.img" \
+		"iscsi://127.0.0.1:$UT_PORT/$UT_IQN/1" || die "qemu-img convert of the 50 % image failed"
+	t1=$(date +%s.%N)
+	facts=$("$BUILD/src/cli/utarget" -s "$WORK/utargetd.sock" --json backstore show dedup50) ||
+		die "utarget backstore show dedup50 failed"
+	DEDUP_REPORT=$(python3 - "$facts" "$t0" "$t1" <<'PY'
+import json, sys
+m = json.loads(sys.argv[1])["medium"]
+s = float(sys.argv[3]) - float(sys.argv[2])
+print("- dedup, 256 MiB with 50 %% duplicate 4 KiB blocks (qemu-img convert into a fresh store): "
+      "%.2f s, %.0f MB/s; store_unique_bytes %s of store_logical_bytes %s, dedup_ratio %s, "
+      "chunks_deduplicated %s" % (s, 268435456 / s / 1e6, m["store_unique_bytes"],
+                                  m["store_logical_bytes"], m["dedup_ratio"], m["chunks_deduplicated"]))
+PY
+)
+	log "$DEDUP_REPORT"
+	DEDUP_REPORT="$DEDUP_REPORT
+"
+	stop_utargetd
+fi
+
 mkdir -p "$RESULTS_DIR"
 REPORT=$RESULTS_DIR/$STAMP.md
 cp "$RUNS" "$RESULTS_DIR/$STAMP.tsv"
@@ -680,6 +739,7 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 	printf -- '- figures: median over rounds; MB/s = 10^6 B/s; latency from the client (ut-load only);\n'
 	printf '  CPU/IO = target utime+stime delta over the run (/proc/PID/stat, %s Hz) / IOs, in us\n' "$CLK_TCK"
 	[ -z "$RBD_DIRECT" ] || printf '%s' "$RBD_DIRECT"
+	[ -z "$DEDUP_REPORT" ] || printf '%s' "$DEDUP_REPORT"
 	printf '\n## Summary\n\n'
 	printf '| case | client | metric | utargetd | tgtd | utargetd/tgtd | goal | verdict |\n'
 	printf '|---|---|---|---:|---:|---:|---|---|\n'

@@ -180,6 +180,39 @@ static int render_lus(FILE *f)
 	return rc;
 }
 
+/* What each running back-store knows of its medium (backstore show's
+ * `medium`), the facts that are numbers: a dedup store's unique and
+ * logical bytes and ratio, an rbd image's size. */
+static void render_media(FILE *f)
+{
+	const struct cfg *c = cfg_ctl_tree();
+	bool head = false;
+
+	for (size_t i = 0; c && i < c->nbs; i++) {
+		struct scsi_lu *lu = cfg_ctl_lu(c->bs[i].name);
+		struct bs_fact fact[BS_FACTS_MAX];
+		size_t n = lu ? scsi_lu_medium_facts(lu, fact, BS_FACTS_MAX) : 0;
+
+		for (size_t k = 0; k < n; k++) {
+			char *end;
+
+			(void)strtod(fact[k].value, &end);
+			if (!fact[k].value[0] || *end)
+				continue; /* not a number */
+			if (!head) {
+				family(f, "utarget_backstore_medium", "gauge",
+				       "What a back-store knows of its medium, by fact: a dedup "
+				       "store's store_unique_bytes, store_logical_bytes, "
+				       "dedup_ratio, ...; an rbd image's image_size, ...");
+				head = true;
+			}
+			fputs("utarget_backstore_medium{backstore=\"", f);
+			put_label(f, c->bs[i].name);
+			fprintf(f, "\",fact=\"%s\"} %s\n", fact[k].key, fact[k].value);
+		}
+	}
+}
+
 static void session_labels(FILE *f, const struct iscsi_session_info *s)
 {
 	fputs("{target=\"", f);
@@ -377,6 +410,8 @@ int rpc_metrics_render(const char *version, char **text, size_t *len)
 	put_label(f, version ? version : "");
 	fputs("\"} 1\n", f);
 	rc = render_lus(f);
+	if (!rc)
+		render_media(f);
 	if (!rc)
 		rc = render_sessions(f);
 	if (!rc)

@@ -12,7 +12,7 @@
 # back byte for byte from each, and the store holds it once: chunks.dat
 # allocates at most 256 MiB + 1 MiB, `backstore show --json` gives
 # store_unique_bytes 256 MiB, store_logical_bytes 512 MiB, dedup_ratio
-# 2.00; (b) `utarget backstore check` finds 0 leaked, missing, corrupt
+# 2.00, and /metrics the same as utarget_backstore_medium; (b) `utarget backstore check` finds 0 leaked, missing, corrupt
 # chunks and 0 reference counts off; (c) after a restart both LUNs still
 # read back the image; (d) UNMAP of all of d1 (blkdiscard-like: qemu-img's
 # zero write with unmap) leaves d2 whole and, once committed, the store
@@ -27,11 +27,13 @@ u() { "$UTARGET" -s "$SOCK" "$@"; }
 MIB=1048576
 
 ut_pick_port
+ut_pick_port2
 ut_write_config dedup.json <<JSON
 {
   "version": 1,
   "state_dir": "@TMP@",
   "rpc_socket": "@TMP@/utargetd.sock",
+  "metrics": { "listen": "127.0.0.1:@PORT2@" },
   "backstores": [
     { "name": "d1", "type": "dedup", "path": "store", "size": "256M", "thin": true },
     { "name": "d2", "type": "dedup", "path": "store", "size": "256M", "thin": true }
@@ -84,6 +86,13 @@ used=$(($(stat -c '%b * %B' "$UT_TMP/store/chunks.dat")))
 [ "$(fact d1 dedup_ratio)" = 2.00 ] || ut_fail "dedup_ratio $(fact d1 dedup_ratio), want 2.00"
 echo "ok: two LUNs of 256 MiB each take $((used / MIB)) MiB in chunks.dat; dedup_ratio $(fact d1 dedup_ratio)," \
 	"$(($(fact d1 chunks_deduplicated))) chunk writes found their chunk stored"
+
+# and in the Prometheus exposition
+curl -sf "http://127.0.0.1:$UT_PORT2/metrics" >"$UT_TMP/metrics.txt" || ut_fail "GET /metrics failed"
+grep -qx 'utarget_backstore_medium{backstore="d2",fact="dedup_ratio"} 2.00' "$UT_TMP/metrics.txt" &&
+	grep -qx "utarget_backstore_medium{backstore=\"d1\",fact=\"store_unique_bytes\"} $((256 * MIB))" "$UT_TMP/metrics.txt" ||
+	ut_fail "/metrics lacks the store's ratio or unique bytes: $(grep backstore_medium "$UT_TMP/metrics.txt")"
+echo "ok: /metrics: utarget_backstore_medium gives dedup_ratio 2.00 and store_unique_bytes"
 
 # ---- (b) the store's fsck ----
 check_clean "after the writes"

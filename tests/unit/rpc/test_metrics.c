@@ -47,6 +47,20 @@ void scsi_lu_stats(struct scsi_lu *lu, struct scsi_lu_stats *out)
 	out->op[SCSI_OP_READ].lat_sum_ns = 1500000000;
 }
 
+/* a dedup store's facts: the numbers become samples, the rest not */
+size_t scsi_lu_medium_facts(struct scsi_lu *lu, struct bs_fact *f, size_t max)
+{
+	assert_ptr_equal(lu, &fake_lu);
+	assert_true(max >= 3);
+	f[0].key = "store";
+	snprintf(f[0].value, sizeof(f[0].value), "/srv/dedup");
+	f[1].key = "store_unique_bytes";
+	snprintf(f[1].value, sizeof(f[1].value), "268435456");
+	f[2].key = "dedup_ratio";
+	snprintf(f[2].value, sizeof(f[2].value), "2.00");
+	return 3;
+}
+
 int iscsi_session_list(struct iscsi_session_info **out, size_t *n)
 {
 	struct iscsi_session_info *s = calloc(2, sizeof(*s));
@@ -149,6 +163,12 @@ static void test_labels_and_families(void **state)
 
 	(void)state;
 	assert_non_null(strstr(t, "utarget_build_info{version=\"9.9\"} 1\n"));
+	assert_non_null(
+	    strstr(t, "# TYPE utarget_backstore_medium gauge\n"
+		      "utarget_backstore_medium{backstore=\"r0\",fact=\"store_unique_bytes\"} "
+		      "268435456\n"
+		      "utarget_backstore_medium{backstore=\"r0\",fact=\"dedup_ratio\"} 2.00\n"));
+	assert_null(strstr(t, "fact=\"store\""));
 	assert_non_null(
 	    strstr(t, "utarget_iscsi_sessions{target=\"iqn.2026-12.org.utarget:t\"} 1\n"));
 	assert_non_null(
