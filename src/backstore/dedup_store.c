@@ -39,6 +39,7 @@
 #include <limits.h>
 #include <openssl/evp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,7 +130,7 @@ struct dd_store {
 	size_t jlen, jcap;
 	uint32_t epoch;
 	int failed; /* -errno of a failed commit: writes refused */
-	uint64_t live, logical, written, deduped, commits, jsize;
+	uint64_t live, logical, written, deduped, commits, compactions, jsize;
 };
 
 struct dd_vol {
@@ -139,6 +140,7 @@ struct dd_vol {
 };
 
 static pthread_mutex_t dd_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint64_t dd_compact_min = DD_COMPACT_MIN;
 static struct dd_store *dd_registry;
 
 static const uint8_t dd_zero_chunk[DD_CHUNK];
@@ -649,6 +651,7 @@ static int dd_compact(struct dd_store *st)
 	fd = -1;
 	st->jsize = off;
 	st->jlen = 0;
+	st->compactions++;
 	/* nothing durable refers to an unreferenced slot any more */
 	dd_free_pending(st, UINT32_MAX);
 out:
@@ -705,7 +708,7 @@ static int dd_commit(struct dd_store *st)
 	st->jsize += len;
 	st->commits++;
 	dd_free_pending(st, e);
-	if (st->jsize > DD_COMPACT_MIN &&
+	if (st->jsize > atomic_load_explicit(&dd_compact_min, memory_order_relaxed) &&
 	    st->jsize / 4 > (st->live + st->logical + st->nvols + 1) * DD_REC) {
 		int crc = dd_compact(st);
 
@@ -1144,6 +1147,11 @@ void dd_vol_close(struct dd_vol *v)
 	free(v);
 }
 
+void dd_set_compact_min(uint64_t bytes)
+{
+	atomic_store(&dd_compact_min, bytes ? bytes : DD_COMPACT_MIN);
+}
+
 uint64_t dd_vol_size(const struct dd_vol *v)
 {
 	return v->vr->size;
@@ -1413,6 +1421,7 @@ void dd_usage(struct dd_vol *v, struct dd_usage *u)
 	    .deduped = st->deduped,
 	    .journal_bytes = st->jsize,
 	    .commits = st->commits,
+	    .compactions = st->compactions,
 	};
 	pthread_rwlock_unlock(&st->lock);
 }

@@ -45,6 +45,9 @@ int dd_vol_open(const char *dir, const char *name, uint64_t size, struct dd_vol 
 void dd_vol_close(struct dd_vol *v);
 
 uint64_t dd_vol_size(const struct dd_vol *v);
+/* The journal size past which a commit compacts it (when it is also four
+ * times what the state needs); 0 restores the default, 64 MiB. For tests. */
+void dd_set_compact_min(uint64_t bytes);
 /* off/len: multiples of 512 inside the volume (the caller checks). */
 int dd_read(struct dd_vol *v, uint64_t off, uint64_t len, const struct iovec *iov, int iovcnt);
 int dd_write(struct dd_vol *v, uint64_t off, uint64_t len, const struct iovec *iov, int iovcnt,
@@ -75,6 +78,7 @@ struct dd_usage {
 	uint64_t deduped;	/* chunk writes that found their chunk stored */
 	uint64_t journal_bytes; /* the journal file's size */
 	uint64_t commits;	/* journal commits since open */
+	uint64_t compactions;	/* journal rewrites since open (the one at open too) */
 };
 /* Cheap (counters kept as it goes); any thread. */
 void dd_usage(struct dd_vol *v, struct dd_usage *u);

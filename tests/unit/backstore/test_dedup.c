@@ -9,6 +9,7 @@
  * that _exit()s with writes not yet committed; fsck after each. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -351,6 +352,102 @@ static void test_fsck_and_rules(void **state)
 	dd_vol_close(v);
 }
 
+/* Threads writing, zeroing, copying and flushing two volumes at once, each
+ * in its own region, while commits compact the journal (a threshold of
+ * 64 KiB): every region reads back, fsck is clean, the journal was
+ * rewritten under them, and a reopen replays the same. */
+#define NTHR   4
+#define REGION (VOL / NTHR)
+static struct dd_vol *cv[2];
+static uint8_t *cmirror[2];
+
+static void *conc_worker(void *arg)
+{
+	unsigned id = (unsigned)(uintptr_t)arg, seed = id * 77 + 1;
+	uint8_t buf[16 * 1024];
+
+	for (int i = 0; i < 1500; i++) {
+		unsigned w = rand_r(&seed) % 2, kind = (unsigned)rand_r(&seed) % 8;
+		uint64_t base = (uint64_t)id * REGION;
+		/* the first 512 KiB of the region: many records over a small
+		 * state, so that the journal outgrows it */
+		uint64_t off = base + (uint64_t)(rand_r(&seed) % (1024 - 32)) * 512;
+		size_t len = (size_t)(1 + rand_r(&seed) % 32) * 512;
+		struct iovec iov = {buf, len};
+
+		if (kind < 4) {
+			fill(buf, len, (unsigned)rand_r(&seed) % 3);
+			if (dd_write(cv[w], off, len, &iov, 1, kind == 0))
+				return (void *)1;
+			memcpy(cmirror[w] + off, buf, len);
+		} else if (kind == 4) {
+			if (dd_zero(cv[w], off, len))
+				return (void *)2;
+			memset(cmirror[w] + off, 0, len);
+		} else if (kind == 5) {
+			/* the other volume's same range, by reference where aligned */
+			if (dd_copy(cv[w], off, cv[!w], off, len))
+				return (void *)3;
+			memcpy(cmirror[w] + off, cmirror[!w] + off, len);
+		} else if (kind == 6) {
+			if (dd_flush(cv[w]))
+				return (void *)4;
+		} else {
+			if (dd_read(cv[w], off, len, &iov, 1) || memcmp(buf, cmirror[w] + off, len))
+				return (void *)5;
+		}
+	}
+	return NULL;
+}
+
+static void test_concurrent_compaction(void **state)
+{
+	pthread_t t[NTHR];
+	struct dd_usage u0, u1;
+	struct dd_fsck r;
+
+	(void)state;
+	dd_set_compact_min(64 * 1024);
+	cv[0] = vopen("a", VOL);
+	cv[1] = vopen("b", VOL);
+	cmirror[0] = calloc(1, VOL);
+	cmirror[1] = calloc(1, VOL);
+	assert_non_null(cmirror[0]);
+	assert_non_null(cmirror[1]);
+	dd_usage(cv[0], &u0);
+	for (uintptr_t i = 0; i < NTHR; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, conc_worker, (void *)i), 0);
+	for (int i = 0; i < NTHR; i++) {
+		void *rc;
+
+		assert_int_equal(pthread_join(t[i], &rc), 0);
+		assert_null(rc);
+	}
+	assert_int_equal(dd_flush(cv[0]), 0);
+	dd_usage(cv[0], &u1);
+	/* the commits compacted the journal under the writers */
+	assert_true(u1.commits > u0.commits);
+	assert_true(u1.compactions > u0.compactions);
+	print_message("%llu commits, %llu compactions under 4 writers\n",
+		      (unsigned long long)(u1.commits - u0.commits),
+		      (unsigned long long)(u1.compactions - u0.compactions));
+	rd_check(cv[0], 0, cmirror[0], VOL);
+	rd_check(cv[1], 0, cmirror[1], VOL);
+	fsck_clean(cv[0], &r);
+	dd_vol_close(cv[0]);
+	dd_vol_close(cv[1]);
+	cv[0] = vopen("a", VOL);
+	cv[1] = vopen("b", VOL);
+	rd_check(cv[0], 0, cmirror[0], VOL);
+	rd_check(cv[1], 0, cmirror[1], VOL);
+	fsck_clean(cv[1], &r);
+	dd_vol_close(cv[0]);
+	dd_vol_close(cv[1]);
+	free(cmirror[0]);
+	free(cmirror[1]);
+	dd_set_compact_min(0);
+}
+
 /* Through bs_open: the type's checks. */
 static void test_bs_open(void **state)
 {
@@ -382,6 +479,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_crash, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_torn_tail, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fsck_and_rules, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_concurrent_compaction, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bs_open, setup, teardown),
 	};
 
