@@ -1,6 +1,6 @@
 #!/bin/bash
-# dedup.sh UTARGETD UTARGET: the dedup back-store, two volumes of one store,
-# driven by QEMU's iSCSI driver over TCP:
+# dedup.sh UTARGETD UTARGET CDBPROBE: the dedup back-store, two volumes of
+# one store, driven by QEMU's iSCSI driver and libiscsi (cdbprobe) over TCP:
 #
 #   qemu-img convert / compare
 #        |  iSCSI, 127.0.0.1:$UT_PORT
@@ -18,10 +18,14 @@
 # zero write with unmap) leaves d2 whole and, once committed, the store
 # holds one copy; (e) `utarget backstore create dedup d3 STORE 64M` creates
 # a volume live in the same store, `backstore list --json` shows it,
-# `backstore delete` removes it.
+# `backstore delete` removes it; (f) EXTENDED COPY(LID4) of 8 blocks from
+# LUN 1 to LUN 0, 4 KiB aligned, is a reference copy: the data reads back,
+# and the store neither wrote a chunk nor hashed one (chunk_bytes_written
+# and chunks_deduplicated unchanged).
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 UTARGET=${2:?utarget}
+PROBE=${3:?cdbprobe}
 SOCK=$UT_TMP/utargetd.sock
 u() { "$UTARGET" -s "$SOCK" "$@"; }
 MIB=1048576
@@ -127,6 +131,25 @@ sys.exit(not (d3 and d3[0]["type"] == "dedup" and d3[0]["medium"]["store_volumes
 	ut_fail "backstore list does not show d3 as the store's third volume"
 u backstore delete d3 >/dev/null || ut_fail "backstore delete d3 failed"
 echo "ok: utarget backstore create dedup d3 STORE 64M made the store's third volume live; delete removed it"
+
+# ---- (f) EXTENDED COPY by reference ----
+. "$(dirname "$0")/xcopy_lib.sh"
+export CDBPROBE_UA=1 CDBPROBE_ISID_QUALIFIER=7
+url() { echo "$URL/$1"; }
+pat=$(hex 3c 512)$(hex a5 512)
+blocks=$pat$pat$pat$pat # 8 blocks, one chunk
+cdb 1 "2a000000000800000800" out "$blocks" # LUN 1 LBA 8 (byte 4096)
+[ "$OUT" = status=GOOD ] || ut_fail "WRITE(10) LUN 1: $OUT"
+w0=$(fact d1 chunk_bytes_written)
+h0=$(fact d1 chunks_deduplicated)
+list="$(lid4_hdr $((0x0d0e0d0f)) 64 28)$(cscd "$(naa 1)")$(cscd "$(naa 0)")$(seg 0 1 8 8 32)"
+xcopy4 "$list"
+[ "$OUT" = status=GOOD ] || ut_fail "EXTENDED COPY(LID4): $OUT"
+cdb 0 "28000000002000000800" in 4096
+[ "$(data_of "READ(10) LUN 0 LBA 32")" = "$blocks" ] || ut_fail "LUN 0 LBA 32-39 is not LUN 1 LBA 8-15"
+[ "$(fact d1 chunk_bytes_written)" = "$w0" ] && [ "$(fact d1 chunks_deduplicated)" = "$h0" ] ||
+	ut_fail "EXTENDED COPY stored data: written $w0 -> $(fact d1 chunk_bytes_written), deduplicated $h0 -> $(fact d1 chunks_deduplicated)"
+echo "ok: EXTENDED COPY(LID4) LUN 1 -> LUN 0 (8 blocks) read back; no chunk written or hashed: a reference copy"
 
 ut_stop
 echo "PASS dedup"
