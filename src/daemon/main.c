@@ -352,7 +352,31 @@ static int utd_rpc_start(const struct utd_opts *o)
 struct utd_signals {
 	struct reactor_fd h;
 	int stop_signal;
+	struct reactor_timer drain; /* after iscsi_shutdown(): until conns are freed */
+	uint64_t drain_deadline_ns;
 };
+
+/* The reactors keep running until every dropped connection is freed: the
+ * core completes the aborts of their commands on them, and a reactor pool
+ * stopped earlier would leave those connections (and their buffers)
+ * allocated at exit. Bounded: UTD_DRAIN_NS. */
+#define UTD_DRAIN_TICK_NS (10ull * 1000000ull)
+#define UTD_DRAIN_NS	  (10ull * 1000000000ull)
+
+static void utd_drain_tick(struct reactor_timer *t)
+{
+	struct utd_signals *s = container_of(t, struct utd_signals, drain);
+	unsigned alive = iscsi_conns_alive();
+
+	if (alive && reactor_now_ns() < s->drain_deadline_ns) {
+		reactor_timer_arm(reactor_self(), &s->drain, UTD_DRAIN_TICK_NS);
+		return;
+	}
+	if (alive)
+		log_warn("iscsi: %u connections not freed %llu s after the stop", alive,
+			 (unsigned long long)(UTD_DRAIN_NS / 1000000000ull));
+	reactor_pool_stop();
+}
 
 static void utd_signal_cb(struct reactor_fd *h, uint32_t revents)
 {
@@ -372,7 +396,9 @@ static void utd_signal_cb(struct reactor_fd *h, uint32_t revents)
 			log_notice("%s: stopping", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
 			utd_sd_notify("STOPPING=1");
 			iscsi_shutdown();
-			reactor_pool_stop();
+			s->drain_deadline_ns = reactor_now_ns() + UTD_DRAIN_NS;
+			reactor_timer_init(&s->drain, utd_drain_tick);
+			utd_drain_tick(&s->drain);
 			break;
 		default:
 			break;

@@ -220,6 +220,12 @@ static void conn_free(struct iscsi_conn *c)
 	free(c->rxbuf);
 	free(c->seg);
 	free(c);
+	atomic_fetch_sub_explicit(&iscsi_global.alive, 1, memory_order_release);
+}
+
+unsigned iscsi_conns_alive(void)
+{
+	return atomic_load_explicit(&iscsi_global.alive, memory_order_acquire);
 }
 
 void iscsi_conn_put(struct iscsi_conn *c)
@@ -248,6 +254,7 @@ static struct iscsi_conn *conn_alloc(struct reactor *r, int fd, struct iscsi_por
 	c->io = io;
 	c->portal = portal;
 	atomic_init(&c->refs, 1);
+	atomic_fetch_add_explicit(&iscsi_global.alive, 1, memory_order_relaxed);
 	c->state = ISCSI_CONN_S3_XPT_UP; /* T3: the transport connection is up */
 	iscsi_rx_init(&c->rx, &conn_rx_ops);
 	list_init(&c->txq);

@@ -67,6 +67,10 @@ void iscsi_settings_default(struct iscsi_settings *s);
 int iscsi_init(const struct iscsi_settings *s);
 /* Logs out/drops every session, closes listeners. */
 void iscsi_shutdown(void);
+/* Connections not yet freed: after iscsi_shutdown(), the dropped ones whose
+ * commands the core has not finished aborting (their completions run on
+ * the reactors, which must keep running until this is 0). Any thread. */
+unsigned iscsi_conns_alive(void);
 
 /* An iSCSI target node over a SCSI target device (its name is the IQN). */
 struct iscsi_target *iscsi_target_add(struct scsi_target *st, const char *alias);

@@ -87,6 +87,10 @@ struct iscsi_global {
 	unsigned ndiscovery;	   /* of them discovery sessions (not under max_sessions) */
 	unsigned nconns;
 	pthread_cond_t conns_cv; /* nconns changed */
+	/* connections allocated and not yet freed: a connection leaves conns
+	 * when it is torn down, and is freed once the core has released its
+	 * last task (iscsi_conns_alive()) */
+	atomic_uint alive;
 };
 extern struct iscsi_global iscsi_global;
 

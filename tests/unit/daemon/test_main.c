@@ -104,6 +104,39 @@ void reactor_pool_stop(void)
 	rec("pool_stop");
 }
 
+/* the stop waits, a timer tick at a time, for the dropped connections to
+ * be freed: fake_alive ticks, each one recorded as "drain" */
+static unsigned fake_alive;
+
+unsigned iscsi_conns_alive(void)
+{
+	return fake_alive;
+}
+
+uint64_t reactor_now_ns(void)
+{
+	return 1;
+}
+
+struct reactor *reactor_self(void)
+{
+	return NULL;
+}
+
+void reactor_timer_init(struct reactor_timer *t, void (*fn)(struct reactor_timer *t))
+{
+	t->fn = fn;
+}
+
+void reactor_timer_arm(struct reactor *r, struct reactor_timer *t, uint64_t delay_ns)
+{
+	(void)r;
+	(void)delay_ns;
+	rec("drain");
+	fake_alive--;
+	t->fn(t);
+}
+
 void reactor_pool_join(void)
 {
 	rec("pool_join");
@@ -231,6 +264,7 @@ static void reset(void)
 	memset(signals_to_send, 0, sizeof(signals_to_send));
 	seen_nlisten = 0;
 	seen_settings = NULL;
+	fake_alive = 0;
 }
 
 static const char *write_cfg(const char *name, const char *text)
@@ -419,6 +453,13 @@ static void test_start_and_sigterm(void **state)
 	assert_int_equal(run(ARRAY_SIZE(a), a), 0);
 	assert_string_equal(seq, "pool_start scsi_core_init iscsi_init apply rpc pool_run reload "
 				 "iscsi_shutdown pool_stop rpc_stop destroy pool_join");
+	/* two connections still being freed: the pool stops after them */
+	reset();
+	fake_alive = 2;
+	signals_to_send[0] = SIGTERM;
+	assert_int_equal(run(ARRAY_SIZE(a), a), 0);
+	assert_string_equal(seq, "pool_start scsi_core_init iscsi_init apply rpc pool_run "
+				 "iscsi_shutdown drain drain pool_stop rpc_stop destroy pool_join");
 	assert_string_equal(seen_socket, "/tmp/x.sock");
 	assert_int_equal(seen_threads, 2);
 	assert_int_equal(seen_nlisten, 1);
