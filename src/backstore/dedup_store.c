@@ -852,9 +852,15 @@ int dd_map_status(struct dd_vol *v, uint64_t off, uint64_t max, uint64_t *map_le
 	end = UT_MIN(v->vr->size, off + max);
 	c = off >> DD_CHUNK_SHIFT;
 	*mapped = dd_map_get(v->vr, c) != 0;
-	for (c++; (c << DD_CHUNK_SHIFT) < end; c++)
+	for (c++; (c << DD_CHUNK_SHIFT) < end; c++) {
+		/* a leaf never allocated is 16 MiB unmapped at once */
+		if (!*mapped && !(c & (DD_LEAF - 1)) && !v->vr->leaf[c >> DD_LEAF_SHIFT]) {
+			c += DD_LEAF - 1;
+			continue;
+		}
 		if ((dd_map_get(v->vr, c) != 0) != *mapped)
 			break;
+	}
 	*map_len = UT_MIN(c << DD_CHUNK_SHIFT, end) - off;
 	pthread_rwlock_unlock(&st->lock);
 	return 0;

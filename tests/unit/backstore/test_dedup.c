@@ -350,6 +350,25 @@ static void test_fsck_and_rules(void **state)
 	v = vopen("a", 2 * VOL); /* grows */
 	assert_int_equal(dd_vol_size(v), 2 * VOL);
 	dd_vol_close(v);
+	/* 64 GiB never written: one answer, its leaves skipped whole; then one
+	 * chunk written at 40 GiB ends the first run there */
+	{
+		uint64_t big = 64ull << 30, len;
+		bool mapped;
+
+		v = vopen("big", big);
+		assert_int_equal(dd_map_status(v, 0, big, &len, &mapped), 0);
+		assert_false(mapped);
+		assert_int_equal(len, big);
+		wr(v, 40ull << 30, blk_a, DD_CHUNK);
+		assert_int_equal(dd_map_status(v, 512, big, &len, &mapped), 0);
+		assert_false(mapped);
+		assert_int_equal(len, (40ull << 30) - 512);
+		assert_int_equal(dd_map_status(v, 40ull << 30, big, &len, &mapped), 0);
+		assert_true(mapped);
+		assert_int_equal(len, DD_CHUNK);
+		dd_vol_close(v);
+	}
 }
 
 /* Threads writing, zeroing, copying and flushing two volumes at once, each
