@@ -75,6 +75,8 @@ snmp
 ceph-mon
 ceph-osd
 ceph-common
+linux-perf
+strace
 "
 
 VM_PKGS="$RUN_PKGS
