@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* backstore.c: the explicit table of back-store types and bs_open().
+/* backstore.c: the explicit table of back-store types and bs_open(), and
+ * the iovec helpers the types share (bs_iov_zero, bs_iov_out, bs_iov_in).
  *
  * Contract (backstore.h): bs_open() checks what every type shares (known
  * type, a name that fits struct bs_dev, a power-of-two block size, a size
@@ -117,4 +118,55 @@ void bs_iov_zero(const struct iovec *iov, int iovcnt)
 {
 	for (int i = 0; i < iovcnt; i++)
 		memset(iov[i].iov_base, 0, iov[i].iov_len);
+}
+
+bool bs_iov_out(struct bs_iov_cursor *c, const void *src, size_t n)
+{
+	const uint8_t *mem = src;
+
+	while (n) {
+		if (c->i >= c->cnt)
+			return false;
+
+		size_t room = c->iov[c->i].iov_len - c->off;
+		size_t k = n < room ? n : room;
+		uint8_t *dst = (uint8_t *)c->iov[c->i].iov_base + c->off;
+
+		if (mem) {
+			memcpy(dst, mem, k);
+			mem += k;
+		} else {
+			memset(dst, 0, k);
+		}
+		n -= k;
+		c->off += k;
+		if (c->off == c->iov[c->i].iov_len) {
+			c->i++;
+			c->off = 0;
+		}
+	}
+	return true;
+}
+
+bool bs_iov_in(struct bs_iov_cursor *c, void *dst, size_t n)
+{
+	uint8_t *mem = dst;
+
+	while (n) {
+		if (c->i >= c->cnt)
+			return false;
+
+		size_t room = c->iov[c->i].iov_len - c->off;
+		size_t k = n < room ? n : room;
+
+		memcpy(mem, (const uint8_t *)c->iov[c->i].iov_base + c->off, k);
+		mem += k;
+		n -= k;
+		c->off += k;
+		if (c->off == c->iov[c->i].iov_len) {
+			c->i++;
+			c->off = 0;
+		}
+	}
+	return true;
 }

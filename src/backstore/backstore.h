@@ -93,5 +93,19 @@ extern const struct bs_type bs_dedup_type;
 /* Helpers shared by the types. */
 /* Fill iov[0..iovcnt) with zeroes (len bytes in total). */
 void bs_iov_zero(const struct iovec *iov, int iovcnt);
+/* A position in a request's iovec array, for a back-store that copies
+ * between its own memory and the request's buffers (ram, dedup). */
+struct bs_iov_cursor {
+	const struct iovec *iov;
+	int cnt;
+	int i;
+	size_t off; /* in iov[i] */
+};
+/* Copy n bytes from src (zeroes when src is NULL) into the buffers at the
+ * cursor, and advance it; false when the iovecs end first. */
+bool bs_iov_out(struct bs_iov_cursor *c, const void *src, size_t n);
+/* Copy n bytes from the buffers at the cursor into dst, and advance it;
+ * false when the iovecs end first. */
+bool bs_iov_in(struct bs_iov_cursor *c, void *dst, size_t n);
 
 #endif

@@ -46,6 +46,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backstore/backstore.h"
 #include "backstore/dedup_priv.h"
 #include "lib/compiler.h"
 #include "lib/endian.h"
@@ -53,8 +54,6 @@
 
 static pthread_mutex_t dd_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dd_store *dd_registry;
-
-static const uint8_t dd_zero_chunk[DD_CHUNK];
 
 /* ---- hashing ---- */
 
@@ -73,34 +72,6 @@ static bool dd_is_zero(const uint8_t *p)
 		if (q[i])
 			return false;
 	return true;
-}
-
-/* ---- iovec cursor ---- */
-
-struct dd_cur {
-	const struct iovec *iov;
-	int cnt, i;
-	size_t off;
-};
-
-static void dd_cur_copy(struct dd_cur *c, uint8_t *mem, size_t n, bool to_iov)
-{
-	while (n && c->i < c->cnt) {
-		size_t k = UT_MIN(n, c->iov[c->i].iov_len - c->off);
-		uint8_t *p = (uint8_t *)c->iov[c->i].iov_base + c->off;
-
-		if (to_iov)
-			memcpy(p, mem, k);
-		else
-			memcpy(mem, p, k);
-		mem += k;
-		n -= k;
-		c->off += k;
-		if (c->off == c->iov[c->i].iov_len) {
-			c->i++;
-			c->off = 0;
-		}
-	}
 }
 
 /* ---- the index: SHA-256 -> slot ---- */
@@ -657,7 +628,7 @@ static int dd_read_chunk(struct dd_store *st, uint32_t s, uint8_t *buf)
 int dd_read(struct dd_vol *v, uint64_t off, uint64_t len, const struct iovec *iov, int iovcnt)
 {
 	struct dd_store *st = v->st;
-	struct dd_cur cur = {.iov = iov, .cnt = iovcnt};
+	struct bs_iov_cursor cur = {.iov = iov, .cnt = iovcnt};
 	uint8_t buf[DD_CHUNK];
 	int rc = 0;
 
@@ -668,11 +639,11 @@ int dd_read(struct dd_vol *v, uint64_t off, uint64_t len, const struct iovec *io
 		uint32_t s = dd_map_get(v->vr, c);
 
 		if (!s) {
-			dd_cur_copy(&cur, (uint8_t *)dd_zero_chunk, n, true);
+			bs_iov_out(&cur, NULL, n);
 		} else {
 			rc = dd_read_chunk(st, s, buf);
 			if (!rc)
-				dd_cur_copy(&cur, buf + in, n, true);
+				bs_iov_out(&cur, buf + in, n);
 		}
 		off += n;
 		len -= n;
@@ -684,7 +655,7 @@ int dd_read(struct dd_vol *v, uint64_t off, uint64_t len, const struct iovec *io
 /* Overwrite [in, in + n) of chunk c with src (NULL: zeroes; pattern: the
  * chunk-sized pattern, taken at the same offsets); lock held for writing. */
 static int dd_rmw(struct dd_store *st, struct dd_volume *vr, uint64_t c, size_t in, size_t n,
-		  struct dd_cur *src, const uint8_t *pattern)
+		  struct bs_iov_cursor *src, const uint8_t *pattern)
 {
 	uint8_t buf[DD_CHUNK], hash[32];
 	int rc = dd_read_chunk(st, dd_map_get(vr, c), buf);
@@ -692,7 +663,7 @@ static int dd_rmw(struct dd_store *st, struct dd_volume *vr, uint64_t c, size_t 
 	if (rc)
 		return rc;
 	if (src)
-		dd_cur_copy(src, buf + in, n, false);
+		bs_iov_in(src, buf + in, n);
 	else if (pattern)
 		memcpy(buf + in, pattern + in, n);
 	else
@@ -707,7 +678,7 @@ int dd_write(struct dd_vol *v, uint64_t off, uint64_t len, const struct iovec *i
 	     bool fua)
 {
 	struct dd_store *st = v->st;
-	struct dd_cur cur = {.iov = iov, .cnt = iovcnt};
+	struct bs_iov_cursor cur = {.iov = iov, .cnt = iovcnt};
 	uint8_t buf[DD_CHUNK], hash[32];
 	int rc = 0;
 
@@ -723,7 +694,7 @@ int dd_write(struct dd_vol *v, uint64_t off, uint64_t len, const struct iovec *i
 			/* a whole chunk: hashed before taking the lock */
 			bool zero;
 
-			dd_cur_copy(&cur, buf, DD_CHUNK, false);
+			bs_iov_in(&cur, buf, DD_CHUNK);
 			zero = dd_is_zero(buf);
 			if (!zero)
 				rc = dd_sha256(buf, DD_CHUNK, hash);

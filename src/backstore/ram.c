@@ -68,67 +68,9 @@ struct ram_dev {
 	_Atomic uint8_t *state; /* enum ram_chunk_state per chunk */
 };
 
-/* A position in an iovec array. */
-struct ram_cursor {
-	const struct iovec *iov;
-	int cnt;
-	int i;
-	size_t off; /* in iov[i] */
-};
-
-/* Copy n bytes out of mem (or zeroes when mem is NULL) into the cursor's
- * buffers. Returns false when the iovecs end first. */
-static bool ram_cursor_out(struct ram_cursor *c, const uint8_t *mem, size_t n)
-{
-	while (n) {
-		if (c->i >= c->cnt)
-			return false;
-
-		size_t room = c->iov[c->i].iov_len - c->off;
-		size_t k = n < room ? n : room;
-		uint8_t *dst = (uint8_t *)c->iov[c->i].iov_base + c->off;
-
-		if (mem) {
-			memcpy(dst, mem, k);
-			mem += k;
-		} else {
-			memset(dst, 0, k);
-		}
-		n -= k;
-		c->off += k;
-		if (c->off == c->iov[c->i].iov_len) {
-			c->i++;
-			c->off = 0;
-		}
-	}
-	return true;
-}
-
-/* Copy n bytes from the cursor's buffers into mem. */
-static bool ram_cursor_in(struct ram_cursor *c, uint8_t *mem, size_t n)
-{
-	while (n) {
-		if (c->i >= c->cnt)
-			return false;
-
-		size_t room = c->iov[c->i].iov_len - c->off;
-		size_t k = n < room ? n : room;
-
-		memcpy(mem, (const uint8_t *)c->iov[c->i].iov_base + c->off, k);
-		mem += k;
-		n -= k;
-		c->off += k;
-		if (c->off == c->iov[c->i].iov_len) {
-			c->i++;
-			c->off = 0;
-		}
-	}
-	return true;
-}
-
 static int ram_read(struct ram_dev *rd, struct bs_io *io)
 {
-	struct ram_cursor c = {.iov = io->iov, .cnt = io->iovcnt};
+	struct bs_iov_cursor c = {.iov = io->iov, .cnt = io->iovcnt};
 	uint64_t pos = io->off, end = io->off + io->len;
 
 	while (pos < end) {
@@ -147,7 +89,7 @@ static int ram_read(struct ram_dev *rd, struct bs_io *io)
 				break;
 			stop = UT_MIN((cj + 1) << RAM_CHUNK_SHIFT, end);
 		}
-		if (!ram_cursor_out(&c, mapped ? rd->base + pos : NULL, (size_t)(stop - pos)))
+		if (!bs_iov_out(&c, mapped ? rd->base + pos : NULL, (size_t)(stop - pos)))
 			return -EINVAL;
 		pos = stop;
 	}
@@ -156,11 +98,11 @@ static int ram_read(struct ram_dev *rd, struct bs_io *io)
 
 static int ram_write(struct ram_dev *rd, struct bs_io *io)
 {
-	struct ram_cursor c = {.iov = io->iov, .cnt = io->iovcnt};
+	struct bs_iov_cursor c = {.iov = io->iov, .cnt = io->iovcnt};
 	uint64_t first = io->off >> RAM_CHUNK_SHIFT;
 	uint64_t last = (io->off + io->len - 1) >> RAM_CHUNK_SHIFT;
 
-	if (!ram_cursor_in(&c, rd->base + io->off, (size_t)io->len))
+	if (!bs_iov_in(&c, rd->base + io->off, (size_t)io->len))
 		return -EINVAL;
 	/* Order the copy before the state check (see the race note above). */
 	atomic_thread_fence(memory_order_seq_cst);
