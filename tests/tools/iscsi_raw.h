@@ -604,6 +604,7 @@ struct ir_conn {
 	uint8_t login_class, login_detail;
 	uint32_t login_rsp_max_dsl; /* largest Login Response data segment seen */
 	uint32_t login_rsp_pdus;
+	char login_target_address[256]; /* TargetAddress of a redirection (class 1) */
 	/* Counters of unsolicited traffic handled while waiting for a reply. */
 	uint32_t nopin_answered, async_seen, rejects_seen;
 	char err[256];		      /* last error, for reports */

@@ -182,6 +182,24 @@ int ir_chap_decode(const char *s, size_t slen, uint8_t *out, size_t out_size)
 
 /* ---- login ---- */
 
+/* RFC 7143 11.13.5: a redirection carries TargetAddress=... */
+static void login_redirect_address(struct ir_conn *c, const struct ir_pdu *rsp)
+{
+	static const char key[] = "TargetAddress=";
+	size_t off = 0;
+
+	c->login_target_address[0] = '\0';
+	while (off < rsp->data_len) {
+		const char *kv = (const char *)rsp->data + off;
+		size_t len = strnlen(kv, rsp->data_len - off);
+
+		if (len > sizeof(key) - 1 && memcmp(kv, key, sizeof(key) - 1) == 0)
+			snprintf(c->login_target_address, sizeof(c->login_target_address), "%.*s",
+				 (int)(len - (sizeof(key) - 1)), kv + sizeof(key) - 1);
+		off += len + 1;
+	}
+}
+
 void ir_build_login_req(struct ir_conn *c, struct ir_pdu *p, int csg, int nsg, bool transit,
 			bool cont)
 {
@@ -451,6 +469,8 @@ static int login_round(struct ir_conn *c, int csg, int nsg, bool transit, const 
 		c->login_rsp_pdus++;
 		c->login_rsp_max_dsl = UT_MAX(c->login_rsp_max_dsl, rsp->data_len);
 		if (c->login_class) {
+			if (c->login_class == 1)
+				login_redirect_address(c, rsp);
 			rc = -EACCES;
 			goto out;
 		}

@@ -17,7 +17,8 @@
  * connection (CID 1) to the first session and prints "second connection:
  * login ok" or "second connection: login status CC/DD". Exit status: 0
  * success, 3 a login refused (the status class/detail is printed as "login
- * status CC/DD"), 1 other failures, 2 usage errors. */
+ * status CC/DD", and for a redirection "target address ADDR"), 1 other
+ * failures, 2 usage errors. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -176,6 +177,8 @@ int main(int argc, char **argv)
 	rc = ir_login(&c, &o);
 	if (rc == -EACCES) {
 		printf("login status %02x/%02x\n", c.login_class, c.login_detail);
+		if (c.login_class == 1)
+			printf("target address %s\n", c.login_target_address);
 		ir_close(&c);
 		return 3;
 	}
