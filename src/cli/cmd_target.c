@@ -286,6 +286,71 @@ static int tpg_set(struct cli *c, const struct cli_cmd *cmd, const struct cli_ar
 			  (long long)tag, a->pos[0]);
 }
 
+/* ---- login redirection (RFC 7143 11.13.5) ---- */
+/* The "redirect" value from ADDRESS / --permanent (option 0) / --off
+ * (option 1) / --balance (portal groups, option 2); the daemon replaces
+ * the old value whole. NULL: usage error. */
+static json_t *redirect_value(struct cli *c, const struct cli_args *a, size_t addr_pos, bool tpg)
+{
+	const char *addr = a->npos > addr_pos ? a->pos[addr_pos] : NULL;
+	bool perm = a->set[0], off = a->set[1], balance = tpg && a->set[2];
+
+	if (off && !addr && !perm && !balance)
+		return json_null();
+	if (balance && !addr && !perm && !off)
+		return json_pack("{s:b}", "balance", 1);
+	if (addr && !off && !balance)
+		return json_pack("{s:s,s:b}", "address", addr, "permanent", perm);
+	cli_errorf(c, tpg ? "give ADDRESS [--permanent], --balance or --off"
+			  : "give ADDRESS [--permanent] or --off");
+	return NULL;
+}
+
+static void redirect_said(const json_t *v, char *buf, size_t size)
+{
+	if (json_is_null(v))
+		snprintf(buf, size, "logins are no longer redirected");
+	else if (json_is_true(json_object_get(v, "balance")))
+		snprintf(buf, size, "new sessions go to the least-loaded portal");
+	else
+		snprintf(buf, size, "logins are redirected %s to %s",
+			 json_is_true(json_object_get(v, "permanent")) ? "permanently"
+								       : "temporarily",
+			 json_string_value(json_object_get(v, "address")));
+}
+
+static int tg_redirect(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	json_t *v = redirect_value(c, a, 1, false);
+	char said[400];
+
+	if (!v)
+		return CLI_EUSAGE;
+	redirect_said(v, said, sizeof(said));
+	return cmd_change(c, "target.set",
+			  json_pack("{s:s, s:o}", "name", a->pos[0], "redirect", v),
+			  "target %s: %s", a->pos[0], said);
+}
+
+static int tpg_redirect(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	json_int_t tag;
+	json_t *v;
+	char said[400];
+	int rc = tpg_tag(c, a->pos[1], &tag);
+
+	if (rc)
+		return rc;
+	v = redirect_value(c, a, 2, true);
+	if (!v)
+		return CLI_EUSAGE;
+	redirect_said(v, said, sizeof(said));
+	return cmd_change(
+	    c, "portal_group.set",
+	    json_pack("{s:s, s:I, s:o}", "target", a->pos[0], "tag", tag, "redirect", v),
+	    "portal group %lld of %s: %s", (long long)tag, a->pos[0], said);
+}
+
 static int portal_cmd(struct cli *c, const struct cli_args *a, const char *method, const char *done)
 {
 	json_int_t tag;
@@ -383,6 +448,22 @@ const struct cli_cmd cli_cmds_target[] = {
 	.run = tg_set,
     },
     {
+	.object = "target",
+	.verb = "redirect",
+	.usage = "NAME [ADDRESS]",
+	.summary = "redirect logins to the target elsewhere (or --off)",
+	.help = "ADDRESS is what the Login Response's TargetAddress carries:\n"
+		"host[:port][,tag] (IPv6 in brackets). Temporary (01/01) unless --permanent\n"
+		"(01/02). Initiators the target's ACLs do not admit are refused, not\n"
+		"redirected. Example: utarget target redirect iqn.2026-12.org.example:t1 "
+		"192.0.2.8:3260,1",
+	.opts = {{.name = "permanent", .help = "\"target moved permanently\" (01/02)"},
+		 {.name = "off", .help = "stop redirecting"}},
+	.min_pos = 1,
+	.max_pos = 2,
+	.run = tg_redirect,
+    },
+    {
 	.object = "tpg",
 	.verb = "list",
 	.alias = "ls",
@@ -422,6 +503,23 @@ const struct cli_cmd cli_cmds_target[] = {
 	.min_pos = 3,
 	.max_pos = CLI_ANY,
 	.run = tpg_set,
+    },
+    {
+	.object = "tpg",
+	.verb = "redirect",
+	.usage = "TARGET TAG [ADDRESS]",
+	.summary = "redirect logins through a portal group (or --balance, --off)",
+	.help = "A portal group's redirection comes before the target's. --balance sends\n"
+		"each new session temporarily to the group's portal with the fewest\n"
+		"connections of logged-in sessions (portals with an address of their own);\n"
+		"a login through that portal stays. `utarget tpg list TARGET --json` shows\n"
+		"the load per portal.",
+	.opts = {{.name = "permanent", .help = "\"target moved permanently\" (01/02)"},
+		 {.name = "off", .help = "stop redirecting"},
+		 {.name = "balance", .help = "to the least-loaded portal of the group"}},
+	.min_pos = 2,
+	.max_pos = 3,
+	.run = tpg_redirect,
     },
     {
 	.object = "portal",

@@ -441,6 +441,36 @@ int cfg_rt_group_id(const struct cfg *c, size_t ti, size_t gi, uint16_t *out)
 	return rc;
 }
 
+/* The fabric's form of a "redirect" (NULL: none). */
+static void rt_redirect(const struct cfg_redirect *r, struct iscsi_redirect *out)
+{
+	*out = (struct iscsi_redirect){0};
+	if (!r)
+		return;
+	if (r->balance) {
+		out->mode = ISCSI_REDIRECT_BALANCE;
+		return;
+	}
+	out->mode = r->permanent ? ISCSI_REDIRECT_PERMANENT : ISCSI_REDIRECT_TEMPORARY;
+	snprintf(out->address, sizeof(out->address), "%s", r->address ? r->address : "");
+}
+
+void cfg_rt_set_target_redirect(struct iscsi_target *it, const struct cfg_redirect *r)
+{
+	struct iscsi_redirect v;
+
+	rt_redirect(r, &v);
+	iscsi_target_set_redirect(it, &v);
+}
+
+void cfg_rt_set_tpg_redirect(struct iscsi_tpg *tpg, const struct cfg_redirect *r)
+{
+	struct iscsi_redirect v;
+
+	rt_redirect(r, &v);
+	iscsi_tpg_set_redirect(tpg, &v);
+}
+
 int cfg_rt_build_tpg(const struct cfg *c, size_t ti, size_t gi, struct cfg_runtime *rt,
 		     struct cfg_rt_target *rtt, struct cfg_err *err)
 {
@@ -459,6 +489,7 @@ int cfg_rt_build_tpg(const struct cfg *c, size_t ti, size_t gi, struct cfg_runti
 	tpg = iscsi_tpg_add(rtt->it, pg->tag, pg->rel_port_id, gid);
 	if (!tpg)
 		return cfg_rt_err(err, -ENOMEM, "cannot create portal group %u", pg->tag);
+	cfg_rt_set_tpg_redirect(tpg, pg->redirect);
 	put_be16(key, pg->tag);
 	if (hmap_put(&rtt->tpgs, key, sizeof(key), (uintptr_t)tpg)) {
 		iscsi_tpg_del(tpg);
@@ -574,6 +605,7 @@ int cfg_rt_build_target(const struct cfg *c, size_t ti, struct cfg_runtime *rt,
 		goto fail;
 	}
 	/* address ACLs, CHAP, limits: before any portal listens */
+	cfg_rt_set_target_redirect(rtt->it, t->redirect);
 	rc = cfg_auth_apply_target(rt, t, ti, rtt->map, rtt->it, err);
 	if (rc)
 		goto fail;

@@ -101,6 +101,11 @@ struct scsi_lu *cfg_ctl_lu(const char *backstore);
 /* What committing ch did to sessions (e.g. "sessions of target X
  * dropped"), "" when nothing; valid until cfg_ctl_done(). */
 const char *cfg_ctl_effect(const struct cfg_chg *ch);
+/* The connections per portal of a running portal group (iscsi.h,
+ * iscsi_tpg_portal_load()); 0 when it does not run. */
+struct iscsi_portal_load;
+size_t cfg_ctl_tpg_load(const char *target, uint16_t tag, struct iscsi_portal_load *out,
+			size_t max);
 /* The --listen addresses (*addrs, their count returned; 0: not given):
  * while there are any, every portal group listens on them and on none of
  * its configured portals. */

@@ -102,7 +102,7 @@ static const char *const cfg_fields_backstore[] = {
     NULL,
 };
 static const char *const cfg_fields_lun[] = {"lun", "backstore", "read_only", NULL};
-static const char *const cfg_fields_tpg[] = {"tag", "portals", "rel_port_id", NULL};
+static const char *const cfg_fields_tpg[] = {"tag", "portals", "rel_port_id", "redirect", NULL};
 static const char *const cfg_fields_target[] = {
     "name",
     "alias",
@@ -114,6 +114,7 @@ static const char *const cfg_fields_target[] = {
     "limits",
     "require_header_digest",
     "require_data_digest",
+    "redirect",
     NULL,
 };
 static const char *const cfg_fields_acl[] = {
@@ -456,7 +457,7 @@ static int cfg_parse_tpg(struct cfg_pctx *x, json_t *o, void *out)
 		cfg_pop(x, o2);
 	}
 	cfg_pop(x, old);
-	return 0;
+	return cfg_redirect_parse(o, g, &g->redirect, x->path, x->err);
 }
 
 static int cfg_parse_acl(struct cfg_pctx *x, json_t *e, void *out)
@@ -510,6 +511,9 @@ static int cfg_parse_target(struct cfg_pctx *x, json_t *o, void *out)
 			return rc;
 		cfg_pop(x, old);
 	}
+	rc = cfg_redirect_parse(o, NULL, &t->redirect, x->path, x->err);
+	if (rc)
+		return rc;
 	/* auth, limits (auth.c) */
 	return cfg_auth_parse_target(o, t, x->path, x->err);
 }
@@ -797,6 +801,7 @@ static json_t *cfg_dump_target(const struct cfg_target *t)
 		if (g->rel_port_id)
 			bad |= cfg_put(go, "rel_port_id", json_integer(g->rel_port_id));
 		bad |= cfg_put(go, "portals", portals);
+		bad |= cfg_redirect_dump(go, g->redirect);
 		bad |= json_array_append_new(tpgs, go);
 	}
 	for (size_t i = 0; !bad && i < t->nacls; i++) {
@@ -828,6 +833,7 @@ static json_t *cfg_dump_target(const struct cfg_target *t)
 		demo = NULL;
 		bad |= cfg_auth_dump_target(o, t);
 		bad |= cfg_put_digests(o, t->require_header_digest, t->require_data_digest);
+		bad |= cfg_redirect_dump(o, t->redirect);
 	}
 	json_decref(tpgs);
 	json_decref(acls);

@@ -134,7 +134,8 @@ void live_tgt_del_commit(struct cfg_runtime *rt, const struct cfg *c, const stru
 
 /* Own fields that can change without rebuilding the target. */
 static const char *const live_target_fields[] = {
-    "alias", "demo_mode", "auth", "limits", "require_header_digest", "require_data_digest", NULL,
+    "alias",	"demo_mode", "auth", "limits", "require_header_digest", "require_data_digest",
+    "redirect", NULL,
 };
 
 /* Whether old and new own fields differ only in fields changeable live. */
@@ -195,6 +196,7 @@ void live_tgt_set_commit(struct cfg_runtime *rt, const struct cfg *c, const stru
 		return;
 	}
 	iscsi_target_set_alias(rtt->it, t->alias);
+	cfg_rt_set_target_redirect(rtt->it, t->redirect);
 	if (t->demo && t->demo_read_only) {
 		if (s->map) {
 			if (rtt->demo_map)
@@ -263,7 +265,8 @@ void live_tpg_del_commit(struct cfg_runtime *rt, const struct cfg *c, const stru
 
 /* ---- portal_group.set ---- */
 
-/* Portal groups that differ in more than their portals are rebuilt. */
+/* Portal groups that differ in more than their portals and redirection
+ * are rebuilt. */
 static bool tpg_only_portals_differ(const struct cfg_portal_group *a,
 				    const struct cfg_portal_group *b)
 {
@@ -271,6 +274,7 @@ static bool tpg_only_portals_differ(const struct cfg_portal_group *a,
 
 	x.portals = y.portals = NULL;
 	x.nportals = y.nportals = 0;
+	x.redirect = y.redirect = NULL;
 	return cfg_object_same(CFG_OBJ_PORTAL_GROUP, &x, &y, NULL);
 }
 
@@ -359,6 +363,7 @@ void live_tpg_set_commit(struct cfg_runtime *rt, const struct cfg *c, const stru
 		s->effect = "the portal group was rebuilt: its sessions were dropped";
 		return;
 	}
+	cfg_rt_set_tpg_redirect(tpg, g->redirect);
 	if (rt->nlisten)
 		return;
 	for (size_t p = 0; p < old->nportals; p++)

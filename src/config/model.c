@@ -118,7 +118,15 @@ void cfg_tpg_clear(struct cfg_portal_group *g)
 	for (size_t k = 0; k < g->nportals; k++)
 		free(g->portals[k]);
 	free(g->portals);
+	cfg_redirect_free(g->redirect);
 	*g = (struct cfg_portal_group){0};
+}
+
+void cfg_redirect_free(struct cfg_redirect *r)
+{
+	if (r)
+		free(r->address);
+	free(r);
 }
 
 void cfg_target_clear(struct cfg_target *t)
@@ -133,6 +141,7 @@ void cfg_target_clear(struct cfg_target *t)
 		cfg_acl_clear(&t->acls[a]);
 	free(t->acls);
 	cfg_auth_clear_target(t);
+	cfg_redirect_free(t->redirect);
 	*t = (struct cfg_target){0};
 }
 

@@ -162,11 +162,20 @@ struct cfg_acl {
 	bool require_data_digest;
 };
 
+/* A login redirection (RFC 7143 11.13.5; redirect.c, docs/config.md). */
+#define CFG_REDIRECT_ADDR_MAX 255
+struct cfg_redirect {
+	char *address;	/* "host[:port][,tpgt]"; NULL with balance */
+	bool permanent; /* 01/02 "moved permanently", else 01/01 */
+	bool balance;	/* portal groups: to the group's least-loaded portal */
+};
+
 struct cfg_portal_group {
 	uint16_t tag;	      /* TPGT, 1..65535, unique per target */
 	uint16_t rel_port_id; /* 0 = assigned (cfg_assign_port_ids) */
 	char **portals;	      /* "a.b.c.d:port" or "[v6]:port" */
 	size_t nportals;
+	struct cfg_redirect *redirect; /* NULL: logins stay */
 };
 
 struct cfg_target {
@@ -181,9 +190,10 @@ struct cfg_target {
 	bool demo_read_only; /* demo_mode.read_only: demo initiators get a write protected view */
 	bool demo_target_reset; /* demo_mode.target_reset: demo initiators may reset the target */
 	struct cfg_auth *auth;	/* CHAP of initiators without their own; NULL: none */
-	struct cfg_limits *limits;  /* NULL: the global settings */
-	bool require_header_digest; /* every session must use HeaderDigest=CRC32C */
-	bool require_data_digest;   /* and DataDigest=CRC32C */
+	struct cfg_limits *limits;     /* NULL: the global settings */
+	bool require_header_digest;    /* every session must use HeaderDigest=CRC32C */
+	bool require_data_digest;      /* and DataDigest=CRC32C */
+	struct cfg_redirect *redirect; /* NULL: logins stay (no balance here) */
 };
 
 /* ALUA target port groups (SPC-4 5.15; port_groups.c, docs/config.md). */
@@ -296,6 +306,7 @@ void cfg_lun_clear(struct cfg_lun *l);
 void cfg_lun_list_clear(struct cfg_lun_list *l);
 void cfg_acl_clear(struct cfg_acl *a);
 void cfg_tpg_clear(struct cfg_portal_group *g);
+void cfg_redirect_free(struct cfg_redirect *r);
 void cfg_target_clear(struct cfg_target *t);
 
 /* ---- model.c ---- */
@@ -367,6 +378,16 @@ int cfg_assign_group_ids(const struct cfg *c, uint16_t *ids, size_t nids);
 /* The file's spelling of access states ("active/optimized", ...). */
 const char *cfg_pg_state_name(uint8_t state);
 int cfg_pg_state_parse(const char *s, size_t len, uint8_t *out);
+
+/* ---- redirect.c: a target's or a portal group's "redirect" ---- */
+/* The "redirect" member of o (absent: *out stays NULL); path is o's JSON
+ * path. A portal group's (g != NULL) may be {"balance": true}, which needs
+ * two of g's portals with an address of their own. 0, -EINVAL with *err,
+ * or -ENOMEM. */
+int cfg_redirect_parse(struct json_t *o, const struct cfg_portal_group *g,
+		       struct cfg_redirect **out, const char *path, struct cfg_err *err);
+/* Add "redirect" to the object being dumped (r NULL: nothing). 0 or -1. */
+int cfg_redirect_dump(struct json_t *o, const struct cfg_redirect *r);
 
 /* ---- auth.c: "auth", "limits", ACL "addresses", "discovery" ---- */
 /* Parse the fields of o that belong to auth.c into t / a / c; path is o's

@@ -27,6 +27,7 @@ struct scsi_lun_map;
 struct scsi_target;
 struct iscsi_target;
 struct iscsi_tpg;
+struct cfg_redirect;
 
 struct cfg_rt_target {
 	char *name;
@@ -69,6 +70,10 @@ struct cfg_rt_target *cfg_rt_target(const struct cfg_runtime *rt, const char *na
  * groups and listeners; not registered in rt->targets. */
 int cfg_rt_build_target(const struct cfg *c, size_t ti, struct cfg_runtime *rt,
 			struct cfg_rt_target **out, struct cfg_err *err);
+/* A target's or a portal group's login redirection (NULL: none), from the
+ * next login on. */
+void cfg_rt_set_target_redirect(struct iscsi_target *it, const struct cfg_redirect *r);
+void cfg_rt_set_tpg_redirect(struct iscsi_tpg *tpg, const struct cfg_redirect *r);
 /* One portal group of a built target: iSCSI portal group (target port) and
  * listeners (the --listen addresses instead of g's portals when set). */
 int cfg_rt_build_tpg(const struct cfg *c, size_t ti, size_t gi, struct cfg_runtime *rt,

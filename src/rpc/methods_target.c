@@ -10,6 +10,7 @@
 
 #include "config/ctl.h"
 #include "fabric/iscsi/iscsi.h"
+#include "lib/compiler.h"
 #include "rpc/rpc.h"
 
 /* ---- lookups ---- */
@@ -102,14 +103,30 @@ static json_t *tpg_listening(const struct cfg_portal_group *g)
 	return a;
 }
 
-/* A portal group as the API shows it: the config's fields and
- * "listening". */
-static json_t *tpg_json(const struct cfg_portal_group *g)
+/* What the redirection's balance counts (redirect.c): the connections of
+ * logged-in sessions per portal of the running group. */
+static json_t *tpg_load(const char *target, uint16_t tag)
+{
+	struct iscsi_portal_load v[16];
+	size_t n = cfg_ctl_tpg_load(target, tag, v, ARRAY_SIZE(v));
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n && i < ARRAY_SIZE(v); i++)
+		json_array_append_new(a, json_pack("{s:s,s:I}", "portal", v[i].addr, "connections",
+						   (json_int_t)v[i].conns));
+	return a;
+}
+
+/* A portal group as the API shows it: the config's fields, "listening"
+ * and "load". */
+static json_t *tpg_json(const struct cfg_target *t, const struct cfg_portal_group *g)
 {
 	json_t *o = cfg_object_to_json(CFG_OBJ_PORTAL_GROUP, g);
 
-	if (o)
+	if (o) {
 		json_object_set_new(o, "listening", tpg_listening(g));
+		json_object_set_new(o, "load", tpg_load(t->name, g->tag));
+	}
 	return o;
 }
 
@@ -152,7 +169,7 @@ static json_t *finish_ref(struct rpc_call *call)
 		return target_json(t);
 	case W_TPG: {
 		const struct cfg_portal_group *g = tpg_find(t, r->num);
-		return g ? tpg_json(g) : json_object();
+		return g ? tpg_json(t, g) : json_object();
 	}
 	case W_ACL: {
 		const struct cfg_acl *a = acl_find(t, r->key);
@@ -289,6 +306,15 @@ static int m_target_delete(struct rpc_call *call)
 
 static const char *const target_children[] = {"name", "portal_groups", "luns", "acls", NULL};
 
+/* A "redirect" given replaces the old one whole (it is one choice, not a
+ * section merged field by field: {"balance": true} after an address). */
+static json_t *redirect_whole(json_t *cur, const struct rpc_call *call)
+{
+	if (cur && json_object_get(call->params, "redirect"))
+		json_object_del(cur, "redirect");
+	return cur;
+}
+
 static int m_target_set(struct rpc_call *call)
 {
 	const struct cfg_target *t = need_target(call, "name");
@@ -304,7 +330,8 @@ static int m_target_set(struct rpc_call *call)
 	own.luns = (struct cfg_lun_list){0};
 	own.acls = NULL;
 	own.nacls = 0;
-	o = rpc_merge(cfg_object_to_json(CFG_OBJ_TARGET, &own), call, target_children);
+	o = rpc_merge(redirect_whole(cfg_object_to_json(CFG_OBJ_TARGET, &own), call), call,
+		      target_children);
 	ch = rpc_chg(call, CFG_CHG_TGT_SET, t->name, NULL, NULL);
 	if (!o || !ch || rpc_chg_object(call, ch, CFG_OBJ_TARGET, o)) {
 		json_decref(o);
@@ -324,7 +351,7 @@ static int m_tpg_list(struct rpc_call *call)
 		return -1;
 	a = json_array();
 	for (size_t g = 0; a && g < t->ntpgs; g++)
-		json_array_append_new(a, tpg_json(&t->tpgs[g]));
+		json_array_append_new(a, tpg_json(t, &t->tpgs[g]));
 	call->result = a;
 	return 0;
 }
@@ -402,8 +429,10 @@ static int m_tpg_set(struct rpc_call *call)
 
 	if (!g)
 		return -1;
-	return tpg_change(call, t,
-			  rpc_merge(cfg_object_to_json(CFG_OBJ_PORTAL_GROUP, g), call, tpg_drop));
+	return tpg_change(
+	    call, t,
+	    rpc_merge(redirect_whole(cfg_object_to_json(CFG_OBJ_PORTAL_GROUP, g), call), call,
+		      tpg_drop));
 }
 
 static int m_portal(struct rpc_call *call, bool add)

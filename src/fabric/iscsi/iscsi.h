@@ -98,6 +98,33 @@ void iscsi_tpg_del(struct iscsi_tpg *tpg);
 int iscsi_tpg_set_port_group(struct iscsi_tpg *tpg, uint16_t port_group);
 /* TargetAlias for logins from now on ("" or NULL: none). */
 void iscsi_target_set_alias(struct iscsi_target *t, const char *alias);
+/* Login redirection (redirect.c; RFC 7143 11.13.5): a login that resolves
+ * the target through a portal group with a redirection, else to a target
+ * with one, is answered 01/01 (temporary) or 01/02 (permanent) with
+ * TargetAddress=address; BALANCE (portal groups only) redirects a new
+ * session to the group's least-loaded portal, temporarily. */
+#define ISCSI_REDIRECT_ADDR_MAX 264 /* "domainname[:port][,tpgt]" */
+enum iscsi_redirect_mode {
+	ISCSI_REDIRECT_NONE,
+	ISCSI_REDIRECT_TEMPORARY,
+	ISCSI_REDIRECT_PERMANENT,
+	ISCSI_REDIRECT_BALANCE,
+};
+struct iscsi_redirect {
+	enum iscsi_redirect_mode mode;
+	char address[ISCSI_REDIRECT_ADDR_MAX]; /* TEMPORARY, PERMANENT */
+};
+/* From the next login on (NULL: none). */
+void iscsi_target_set_redirect(struct iscsi_target *t, const struct iscsi_redirect *r);
+void iscsi_tpg_set_redirect(struct iscsi_tpg *tpg, const struct iscsi_redirect *r);
+/* Normal sessions' connections per portal of tpg, for the control API and
+ * the balance: fills up to max (address, connections) pairs, returns how
+ * many portals the group has. */
+struct iscsi_portal_load {
+	char addr[80];
+	unsigned conns;
+};
+size_t iscsi_tpg_portal_load(struct iscsi_tpg *tpg, struct iscsi_portal_load *out, size_t max);
 /* Drop the sessions of one initiator (iSCSI name) on t; the number of
  * connections dropped. */
 unsigned iscsi_target_drop_initiator(struct iscsi_target *t, const char *initiator);

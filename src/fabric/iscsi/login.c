@@ -496,6 +496,27 @@ static void login_timeout_retarget(struct iscsi_conn *c, uint32_t secs)
 /* Names, target, portal group, ACL and what authentication the login needs:
  * resolved from the identity keys of the first request, before AuthMethod
  * is answered. 0 or -1 after a failure response. */
+
+/* 11.13.5: a redirection configured for the portal group or the target
+ * (redirect.c) answers this first response. 1 when the login was
+ * redirected (the response is queued and the connection closes). */
+static int login_redirect(struct iscsi_conn *c)
+{
+	char addr[ISCSI_REDIRECT_ADDR_MAX + 8];
+	enum iscsi_login_status st;
+
+	pthread_mutex_lock(&iscsi_global.lock);
+	st = iscsi_redirect_locked(c, addr, sizeof(addr));
+	pthread_mutex_unlock(&iscsi_global.lock);
+	if (st == ISCSI_LS_SUCCESS)
+		return 0;
+	log_info("iscsi: %s: login of %s redirected to %s (%s)", c->target->name,
+		 c->login->neg.initiator_name, addr,
+		 st == ISCSI_LS_TARGET_MOVED_PERM ? "permanently" : "temporarily");
+	iscsi_login_fail(c, st, addr);
+	return 1;
+}
+
 static int login_resolve(struct iscsi_conn *c)
 {
 	struct iscsi_login *l = c->login;
@@ -546,6 +567,8 @@ static int login_resolve(struct iscsi_conn *c)
 		}
 		l->map = l->grant.map; /* handed to the nexus */
 		l->grant.map = NULL;
+		if (login_redirect(c))
+			return -1;
 		iscsi_limits_effective(t, &lim);
 		login_timeout_retarget(c, lim.login_timeout_s);
 		/* 13.9: the portal group tag in the first response */

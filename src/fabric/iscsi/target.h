@@ -39,6 +39,7 @@ struct iscsi_target {
 	struct iscsi_target_limits limits;    /* limits.c */
 	unsigned nsessions;		      /* registered sessions (under iscsi_global.lock) */
 	struct iscsi_login_counters counters; /* counters.c */
+	struct iscsi_redirect redirect;	      /* redirect.c, under iscsi_global.lock */
 };
 
 struct iscsi_tpg {
@@ -46,8 +47,9 @@ struct iscsi_tpg {
 	struct iscsi_target *target;
 	struct scsi_tport *tport;
 	uint16_t tag;
-	bool removed;		/* iscsi_tpg_del(): kept for its ending sessions */
-	struct list_node binds; /* struct iscsi_bind.tpg_node */
+	bool removed;			/* iscsi_tpg_del(): kept for its ending sessions */
+	struct list_node binds;		/* struct iscsi_bind.tpg_node */
+	struct iscsi_redirect redirect; /* redirect.c, under iscsi_global.lock */
 };
 
 /* A listening socket, shared by every portal group bound to its address. A
@@ -100,6 +102,11 @@ void iscsi_target_put(struct iscsi_target *t);
 struct iscsi_target *iscsi_target_find_locked(const char *name);
 /* Under iscsi_global.lock: the portal group of t reachable through portal. */
 struct iscsi_tpg *iscsi_tpg_find_locked(struct iscsi_target *t, const struct iscsi_portal *portal);
+
+/* redirect.c, under iscsi_global.lock, once c->target and c->tpg are set
+ * (login.c): ISCSI_LS_SUCCESS (stay), or ISCSI_LS_TARGET_MOVED_TEMP/PERM
+ * with the TargetAddress in addr. */
+enum iscsi_login_status iscsi_redirect_locked(const struct iscsi_conn *c, char *addr, size_t size);
 
 /* limits.c: the effective limits of t (NULL: the global settings), every
  * field filled; of the target of c's session (or login). */

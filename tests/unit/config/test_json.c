@@ -61,6 +61,63 @@ static void parse_err(const char *text, int line, const char *path, const char *
 			 e.line, e.path, e.msg, line, path, msg);
 }
 
+/* "redirect" of a target and of a portal group (redirect.c): the forms
+ * kept and dumped back, and each refusal at its path. */
+#define RD_DOC(tpg_extra, portals, tgt_extra)                                                      \
+	"{\"version\": 1, \"targets\": [{\"name\": \"iqn.2026-12.org.x:t\",\n"                     \
+	"\"portal_groups\": [{\"tag\": 1, \"portals\": [" portals "]" tpg_extra "}]" tgt_extra     \
+	"}]}"
+static void test_redirect(void **state)
+{
+	struct cfg *c;
+	char *d;
+
+	(void)state;
+	c = parse_ok(
+	    RD_DOC(", \"redirect\": {\"balance\": true}", "\"10.0.0.1:3260\", \"10.0.0.2:3260\"",
+		   ", \"redirect\": {\"address\": \"[fd00::7]:3261,2\", \"permanent\": true}"));
+	assert_non_null(c->targets[0].tpgs[0].redirect);
+	assert_true(c->targets[0].tpgs[0].redirect->balance);
+	assert_null(c->targets[0].tpgs[0].redirect->address);
+	assert_string_equal(c->targets[0].redirect->address, "[fd00::7]:3261,2");
+	assert_true(c->targets[0].redirect->permanent);
+	d = cfg_dump(c);
+	assert_non_null(strstr(d, "\"redirect\": {\n            \"balance\": true\n"));
+	assert_non_null(strstr(d, "\"address\": \"[fd00::7]:3261,2\""));
+	free(d);
+	cfg_free(c);
+	c = parse_ok(
+	    RD_DOC(", \"redirect\": {\"address\": \"san-2.example.com\"}", "\"0.0.0.0:3260\"", ""));
+	assert_false(c->targets[0].tpgs[0].redirect->permanent);
+	assert_null(c->targets[0].redirect);
+	cfg_free(c);
+
+	parse_err(RD_DOC(", \"redirect\": {\"balance\": true}",
+			 "\"10.0.0.1:3260\", \"0.0.0.0:3261\"", ""),
+		  2, "targets[0].portal_groups[0].redirect", "balance needs two portals");
+	parse_err(RD_DOC(", \"redirect\": {\"balance\": true, \"address\": \"a\"}",
+			 "\"10.0.0.1:3260\", \"10.0.0.2:3260\"", ""),
+		  2, "targets[0].portal_groups[0].redirect", "no address or permanent");
+	parse_err(RD_DOC("", "\"10.0.0.1:3260\"", ", \"redirect\": {\"balance\": true}"), 2,
+		  "targets[0].redirect", "balance is a portal group's");
+	parse_err(RD_DOC("", "\"10.0.0.1:3260\"", ", \"redirect\": {\"permanent\": true}"), 2,
+		  "targets[0].redirect", "address (host[:port][,tag]) or balance required");
+	parse_err(RD_DOC("", "\"10.0.0.1:3260\"", ", \"redirect\": \"10.0.0.2\""), 2,
+		  "targets[0].redirect", "expected an object");
+	parse_err(RD_DOC("", "\"10.0.0.1:3260\"", ", \"redirect\": {\"address\": \"h:0\"}"), 2,
+		  "targets[0].redirect.address", "the port after ':' must be 1..65535");
+	parse_err(RD_DOC("", "\"10.0.0.1:3260\"", ", \"redirect\": {\"address\": \"h:1,70000\"}"),
+		  2, "targets[0].redirect.address", "portal group tag");
+	parse_err(RD_DOC("", "\"10.0.0.1:3260\"", ", \"redirect\": {\"address\": \"[::1:3260\"}"),
+		  2, "targets[0].redirect.address", "closing ']'");
+	parse_err(RD_DOC("", "\"10.0.0.1:3260\"", ", \"redirect\": {\"address\": \"a b\"}"), 2,
+		  "targets[0].redirect.address", "bad character in the host name");
+	parse_err(RD_DOC("", "\"10.0.0.1:3260\"", ", \"redirect\": {\"address\": \":3260\"}"), 2,
+		  "targets[0].redirect.address", "the host name is empty");
+	parse_err(RD_DOC("", "\"10.0.0.1:3260\"", ", \"redirect\": {\"to\": \"x\"}"), 2,
+		  "targets[0].redirect.to", "unknown field");
+}
+
 static void test_minimal_and_defaults(void **state)
 {
 	struct cfg *c = parse_ok("{\"version\": 1}");
@@ -615,6 +672,7 @@ int main(void)
 	    cmocka_unit_test(test_minimal_and_defaults),
 	    cmocka_unit_test(test_full),
 	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_redirect),
 	    cmocka_unit_test(test_sizes),
 	    cmocka_unit_test(test_syntax_errors),
 	    cmocka_unit_test(test_root_errors),

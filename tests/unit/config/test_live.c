@@ -900,6 +900,47 @@ static void test_tpg_set(void **state)
 	assert_int_equal(ALIVE(f, listening), 1);
 }
 
+/* a redirection, the target's and a portal group's: in place at commit,
+ * nothing rebuilt (the sessions stay) */
+static void test_redirect_set(void **state)
+{
+	struct fx *f = *state;
+	struct cfg_rt_target *t = rtt_of(f, T);
+	struct iscsi_tpg *g = live_rt_tpg(t, 1);
+	struct cfg_chg *ch;
+	char effect[256];
+
+	prepare_abort(f,
+		      TPG_SET(", 'portals': ['127.0.0.1:3260'], 'redirect': {'address': 'h:1'}"));
+	assert_int_equal(g->redirect.mode, ISCSI_REDIRECT_NONE);
+	ch = chg(TPG_SET(", 'portals': ['127.0.0.1:3260'], "
+			 "'redirect': {'address': '192.0.2.1:3260,4', 'permanent': true}"));
+	prepare_ok(f, ch);
+	assert_int_equal(g->redirect.mode, ISCSI_REDIRECT_NONE);
+	commit1(f, ch, effect, sizeof(effect));
+	assert_string_equal(effect, "");
+	assert_ptr_equal(live_rt_tpg(t, 1), g);
+	assert_false(g->deleted);
+	assert_int_equal(g->redirect.mode, ISCSI_REDIRECT_PERMANENT);
+	assert_string_equal(g->redirect.address, "192.0.2.1:3260,4");
+	ch = chg(TPG_SET(", 'portals': ['127.0.0.1:3260']"));
+	prepare_ok(f, ch);
+	commit1(f, ch, NULL, 0);
+	assert_int_equal(g->redirect.mode, ISCSI_REDIRECT_NONE);
+
+	ch = chg(TGT_SET_T(", 'redirect': {'address': 'san-2'}"));
+	prepare_ok(f, ch);
+	commit1(f, ch, effect, sizeof(effect));
+	assert_string_equal(effect, "");
+	assert_ptr_equal(rtt_of(f, T), t);
+	assert_int_equal(t->it->redirect.mode, ISCSI_REDIRECT_TEMPORARY);
+	assert_string_equal(t->it->redirect.address, "san-2");
+	ch = chg(TGT_SET_T(""));
+	prepare_ok(f, ch);
+	commit1(f, ch, NULL, 0);
+	assert_int_equal(t->it->redirect.mode, ISCSI_REDIRECT_NONE);
+}
+
 /* another field: rebuilt at commit (its sessions go) */
 static void test_tpg_set_rebuild(void **state)
 {
@@ -1360,6 +1401,7 @@ int main(void)
 	    TC(test_tpg_del),
 	    TC(test_tpg_set),
 	    TC(test_tpg_set_rebuild),
+	    TC(test_redirect_set),
 	    TC(test_tpg_set_fail),
 	    cmocka_unit_test(test_tpg_set_listen),
 	    TC(test_acl_add),

@@ -426,6 +426,16 @@ unsigned iscsi_target_drop_initiator(struct iscsi_target *t, const char *initiat
 	return fk.drop_sessions;
 }
 
+void iscsi_target_set_redirect(struct iscsi_target *t, const struct iscsi_redirect *r)
+{
+	t->redirect = r ? *r : (struct iscsi_redirect){0};
+}
+
+void iscsi_tpg_set_redirect(struct iscsi_tpg *tpg, const struct iscsi_redirect *r)
+{
+	tpg->redirect = r ? *r : (struct iscsi_redirect){0};
+}
+
 struct iscsi_tpg *iscsi_tpg_add(struct iscsi_target *t, uint16_t tag, uint16_t rel_port_id,
 				uint16_t port_group)
 {

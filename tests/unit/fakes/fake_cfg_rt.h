@@ -114,6 +114,7 @@ struct iscsi_tpg {
 	bool deleted;
 	size_t nportals;
 	char portals[8][64];
+	struct iscsi_redirect redirect;
 };
 
 struct iscsi_target {
@@ -122,6 +123,7 @@ struct iscsi_target {
 	char alias[FAKE_NAME_MAX];
 	size_t ntpgs;
 	struct iscsi_tpg tpg[8];
+	struct iscsi_redirect redirect;
 };
 
 /* every iSCSI target built, in order (NULL once deleted) */
