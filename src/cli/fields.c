@@ -41,6 +41,7 @@ static const struct cli_field cli_f_target[] = {
     {.name = "demo_mode.target_reset", .type = CLI_F_BOOL},
     {.name = "require_header_digest", .type = CLI_F_BOOL},
     {.name = "require_data_digest", .type = CLI_F_BOOL},
+    {.name = "async_events", .type = CLI_F_BOOL},
     {.name = "limits.max_sessions", .type = CLI_F_INT},
     {.name = "limits.max_connections", .type = CLI_F_INT},
     {.name = "limits.queue_depth", .type = CLI_F_INT},

@@ -606,6 +606,7 @@ int cfg_rt_build_target(const struct cfg *c, size_t ti, struct cfg_runtime *rt,
 	}
 	/* address ACLs, CHAP, limits: before any portal listens */
 	cfg_rt_set_target_redirect(rtt->it, t->redirect);
+	iscsi_target_set_async_events(rtt->it, t->async_events);
 	rc = cfg_auth_apply_target(rt, t, ti, rtt->map, rtt->it, err);
 	if (rc)
 		goto fail;

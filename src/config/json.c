@@ -115,6 +115,7 @@ static const char *const cfg_fields_target[] = {
     "require_header_digest",
     "require_data_digest",
     "redirect",
+    "async_events",
     NULL,
 };
 static const char *const cfg_fields_acl[] = {
@@ -494,7 +495,8 @@ static int cfg_parse_target(struct cfg_pctx *x, json_t *o, void *out)
 	    (rc = cfg_get_objects(x, o, "acls", sizeof(*t->acls), (void **)&t->acls, &t->nacls,
 				  cfg_parse_acl)) ||
 	    (rc = cfg_get_bool(x, o, "require_header_digest", &t->require_header_digest)) ||
-	    (rc = cfg_get_bool(x, o, "require_data_digest", &t->require_data_digest)))
+	    (rc = cfg_get_bool(x, o, "require_data_digest", &t->require_data_digest)) ||
+	    (rc = cfg_get_bool(x, o, "async_events", &t->async_events)))
 		return rc;
 
 	demo = cfg_get_typed(x, o, "demo_mode", JSON_OBJECT, &rc);
@@ -834,6 +836,8 @@ static json_t *cfg_dump_target(const struct cfg_target *t)
 		bad |= cfg_auth_dump_target(o, t);
 		bad |= cfg_put_digests(o, t->require_header_digest, t->require_data_digest);
 		bad |= cfg_redirect_dump(o, t->redirect);
+		if (t->async_events)
+			bad |= cfg_put(o, "async_events", json_true());
 	}
 	json_decref(tpgs);
 	json_decref(acls);

@@ -134,8 +134,8 @@ void live_tgt_del_commit(struct cfg_runtime *rt, const struct cfg *c, const stru
 
 /* Own fields that can change without rebuilding the target. */
 static const char *const live_target_fields[] = {
-    "alias",	"demo_mode", "auth", "limits", "require_header_digest", "require_data_digest",
-    "redirect", NULL,
+    "alias",	"demo_mode",	"auth", "limits", "require_header_digest", "require_data_digest",
+    "redirect", "async_events", NULL,
 };
 
 /* Whether old and new own fields differ only in fields changeable live. */
@@ -197,6 +197,7 @@ void live_tgt_set_commit(struct cfg_runtime *rt, const struct cfg *c, const stru
 	}
 	iscsi_target_set_alias(rtt->it, t->alias);
 	cfg_rt_set_target_redirect(rtt->it, t->redirect);
+	iscsi_target_set_async_events(rtt->it, t->async_events);
 	if (t->demo && t->demo_read_only) {
 		if (s->map) {
 			if (rtt->demo_map)

@@ -194,6 +194,7 @@ struct cfg_target {
 	bool require_header_digest;    /* every session must use HeaderDigest=CRC32C */
 	bool require_data_digest;      /* and DataDigest=CRC32C */
 	struct cfg_redirect *redirect; /* NULL: logins stay (no balance here) */
+	bool async_events;	       /* unit attentions as AsyncEvent 0 (async.c) */
 };
 
 /* ALUA target port groups (SPC-4 5.15; port_groups.c, docs/config.md). */

@@ -419,6 +419,11 @@ struct scsi_tport *scsi_nexus_tport(const struct scsi_nexus *n);
  * every command of the nexus. */
 void scsi_nexus_loss(struct scsi_nexus *n);
 void scsi_nexus_destroy(struct scsi_nexus *n);
+/* Asynchronous event reporting (aen.c): the next unit attention pending for
+ * n, taken as reported: its sense data (the LU's format) in sense, the LUN
+ * field in *lun, the sense length returned; 0 when none is pending. On the
+ * nexus' reactor. */
+size_t scsi_nexus_take_event(struct scsi_nexus *n, uint64_t *lun, uint8_t *sense, size_t size);
 
 /* ---- module init ---- */
 int scsi_core_init(void);

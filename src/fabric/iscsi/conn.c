@@ -270,6 +270,7 @@ static struct iscsi_conn *conn_alloc(struct reactor *r, int fd, struct iscsi_por
 	reactor_defer_init(&c->flush, conn_flush_cb);
 	reactor_timer_init(&c->login_timer, NULL);
 	reactor_timer_init(&c->nop_timer, NULL);
+	reactor_timer_init(&c->aen_timer, NULL);
 	reactor_timer_init(&c->mem_timer, NULL);
 	reactor_timer_init(&c->dataout_timer, NULL);
 	c->max_send_dsl = 8192; /* RFC 7143 13.12 default until declared */
@@ -410,6 +411,7 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 	}
 	reactor_timer_cancel(&c->login_timer);
 	reactor_timer_cancel(&c->nop_timer);
+	reactor_timer_cancel(&c->aen_timer);
 	reactor_timer_cancel(&c->dataout_timer);
 	iscsi_mem_conn_close(c);
 	reactor_defer_cancel(&c->flush);

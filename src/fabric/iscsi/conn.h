@@ -210,6 +210,7 @@ struct iscsi_conn {
 	struct reactor_timer login_timer;
 	struct reactor_timer dataout_timer; /* data_out.c: tasks waiting too long for Data-Out */
 	struct reactor_timer nop_timer;
+	struct reactor_timer aen_timer; /* async.c: SCSI events of the session's nexus */
 	bool nop_outstanding;
 	uint32_t nop_ttt;
 	/* the last byte received (accept before any): the keepalive's sign of
@@ -332,6 +333,9 @@ void iscsi_r2t_stop(struct iscsi_task *t);
 void iscsi_tmf_done(struct scsi_tmf *tmf);
 /* nop.c: keepalive */
 void iscsi_nop_start(struct iscsi_conn *c);
+/* async.c: SCSI asynchronous events of a normal session whose target has
+ * them on, from full feature phase on */
+void iscsi_aen_start(struct iscsi_conn *c);
 /* mempress.c: back-pressure on buffer memory (RFC 7143 3.2.2.1). The
  * MaxCmdSN to advertise (held where it is while memory is short); a command
  * whose buffer cannot be had waits with the connection's reading stopped

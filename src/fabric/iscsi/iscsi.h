@@ -114,6 +114,10 @@ struct iscsi_redirect {
 	enum iscsi_redirect_mode mode;
 	char address[ISCSI_REDIRECT_ADDR_MAX]; /* TEMPORARY, PERMANENT */
 };
+/* SCSI asynchronous events (async.c; RFC 7143 11.9 AsyncEvent 0): the
+ * unit attentions of the target's normal sessions sent as they arise, for
+ * sessions that log in from now on. */
+void iscsi_target_set_async_events(struct iscsi_target *t, bool on);
 /* From the next login on (NULL: none). */
 void iscsi_target_set_redirect(struct iscsi_target *t, const struct iscsi_redirect *r);
 void iscsi_tpg_set_redirect(struct iscsi_tpg *tpg, const struct iscsi_redirect *r);

@@ -236,6 +236,7 @@ static void login_enter_ffp(struct iscsi_conn *c)
 	iscsi_adm_ffp(c); /* the login slot back; a discovery session's slot */
 	iscsi_login_free(c);
 	iscsi_nop_start(c);
+	iscsi_aen_start(c);
 }
 
 /* Send the next piece (at most 8192 bytes, RFC 7143 6.2) of the current

@@ -40,6 +40,7 @@ struct iscsi_target {
 	unsigned nsessions;		      /* registered sessions (under iscsi_global.lock) */
 	struct iscsi_login_counters counters; /* counters.c */
 	struct iscsi_redirect redirect;	      /* redirect.c, under iscsi_global.lock */
+	bool async_events;		      /* async.c: SCSI events as AsyncEvent 0 */
 };
 
 struct iscsi_tpg {

@@ -426,6 +426,11 @@ unsigned iscsi_target_drop_initiator(struct iscsi_target *t, const char *initiat
 	return fk.drop_sessions;
 }
 
+void iscsi_target_set_async_events(struct iscsi_target *t, bool on)
+{
+	t->async_events = on;
+}
+
 void iscsi_target_set_redirect(struct iscsi_target *t, const struct iscsi_redirect *r)
 {
 	t->redirect = r ? *r : (struct iscsi_redirect){0};

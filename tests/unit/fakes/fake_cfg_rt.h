@@ -124,6 +124,7 @@ struct iscsi_target {
 	size_t ntpgs;
 	struct iscsi_tpg tpg[8];
 	struct iscsi_redirect redirect;
+	bool async_events;
 };
 
 /* every iSCSI target built, in order (NULL once deleted) */
