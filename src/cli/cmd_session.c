@@ -94,30 +94,115 @@ static int ses_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_a
 	return CLI_OK;
 }
 
+/* How to end it (options 0..3 of both close commands): --drop, --announce,
+ * --wait S, --within S into the parameters p. */
+static int close_how(struct cli *c, const struct cli_args *a, json_t *p, char *how, size_t size)
+{
+	json_int_t v;
+	int rc;
+
+	if (a->set[0] && a->set[1]) {
+		cli_errorf(c, "--drop or --announce, not both");
+		return CLI_EUSAGE;
+	}
+	if (cli_opt(a, 2) && !a->set[1]) {
+		cli_errorf(c, "--wait goes with --announce (Time2Wait of AsyncEvent 2/3)");
+		return CLI_EUSAGE;
+	}
+	if (cli_opt(a, 3) && (a->set[0] || a->set[1])) {
+		cli_errorf(c, "--within goes with the logout request (the default)");
+		return CLI_EUSAGE;
+	}
+	json_object_set_new(p, "mode",
+			    json_string(a->set[0]   ? "drop"
+					: a->set[1] ? "announce"
+						    : "logout"));
+	if (cli_opt(a, 2)) {
+		rc = cmd_uint(c, "--wait", cli_opt(a, 2), 3600, &v);
+		if (rc)
+			return rc;
+		json_object_set_new(p, "wait", json_integer(v));
+	}
+	if (cli_opt(a, 3)) {
+		rc = cmd_uint(c, "--within", cli_opt(a, 3), 3600, &v);
+		if (rc)
+			return rc;
+		json_object_set_new(p, "timeout", json_integer(v));
+	}
+	snprintf(how, size, "%s",
+		 a->set[0]   ? "dropped"
+		 : a->set[1] ? "told it will be dropped (AsyncEvent 3/2), then dropped"
+			     : "asked to log out (AsyncEvent 1)");
+	return CLI_OK;
+}
+
 static int ses_close(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
 	json_int_t tsih;
+	char how[96];
+	json_t *p;
 	int rc = cmd_uint(c, "TSIH", a->pos[0], 65535, &tsih);
 
 	if (rc)
 		return rc;
-	return cmd_change(c, "session.close", json_pack("{s:I}", "tsih", tsih),
-			  "session %lld closed", (long long)tsih);
+	p = json_pack("{s:I}", "tsih", tsih);
+	rc = p ? close_how(c, a, p, how, sizeof(how)) : CLI_EINTERNAL;
+	if (rc) {
+		json_decref(p);
+		return rc;
+	}
+	return cmd_change(c, "session.close", p, "session %lld %s", (long long)tsih, how);
 }
 
 static int conn_close(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
 	json_int_t tsih, cid;
+	char how[96];
+	json_t *p;
 	int rc = cmd_uint(c, "TSIH", a->pos[0], 65535, &tsih);
 
 	if (rc == 0)
 		rc = cmd_uint(c, "CID", a->pos[1], 65535, &cid);
 	if (rc)
 		return rc;
-	return cmd_change(c, "connection.close", json_pack("{s:I, s:I}", "tsih", tsih, "cid", cid),
-			  "connection %lld of session %lld closed", (long long)cid,
+	p = json_pack("{s:I, s:I}", "tsih", tsih, "cid", cid);
+	rc = p ? close_how(c, a, p, how, sizeof(how)) : CLI_EINTERNAL;
+	if (rc) {
+		json_decref(p);
+		return rc;
+	}
+	return cmd_change(c, "connection.close", p, "connection %lld of session %lld %s",
+			  (long long)cid, (long long)tsih, how);
+}
+
+static int ses_renegotiate(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
+{
+	json_int_t tsih, cid = -1;
+	int rc = cmd_uint(c, "TSIH", a->pos[0], 65535, &tsih);
+
+	if (rc == 0 && a->npos > 1)
+		rc = cmd_uint(c, "CID", a->pos[1], 65535, &cid);
+	if (rc)
+		return rc;
+	return cmd_change(c, "session.renegotiate",
+			  cid < 0 ? json_pack("{s:I}", "tsih", tsih)
+				  : json_pack("{s:I, s:I}", "tsih", tsih, "cid", cid),
+			  "session %lld asked to renegotiate its parameters (AsyncEvent 4)",
 			  (long long)tsih);
 }
+
+/* clang-format off */
+#define CLOSE_OPTS                                                                          \
+	{                                                                                   \
+		{.name = "drop", .help = "drop at once (the initiator sees the transport go)"},   \
+		{.name = "announce",                                                        \
+		 .help = "tell the initiator first (AsyncEvent 3, or 2 for one connection), then drop"}, \
+		{.name = "wait", .has_arg = true, .arg = "S",                               \
+		 .help = "with --announce: Time2Wait, the seconds before it may reconnect (default 2)"}, \
+		{.name = "within", .has_arg = true, .arg = "S",                             \
+		 .help = "the logout request's time to log out, else dropped (default 10)"}, \
+	}
+/* clang-format on */
 
 const struct cli_cmd cli_cmds_session[] = {
     {
@@ -151,17 +236,35 @@ const struct cli_cmd cli_cmds_session[] = {
 	.verb = "close",
 	.alias = "rm",
 	.usage = "TSIH",
-	.summary = "end a session (its connections are dropped)",
+	.summary = "end a session: ask it to log out (default), --announce or --drop",
+	.help = "By default the target asks the initiator to log out (RFC 7143 AsyncEvent 1)\n"
+		"within --within seconds (default 10) and drops it if it has not by then:\n"
+		"the way to empty a target before maintenance. --announce tells the\n"
+		"initiator the target drops the session (AsyncEvent 3, Time2Wait --wait)\n"
+		"and drops it once told.",
+	.opts = CLOSE_OPTS,
 	.min_pos = 1,
 	.max_pos = 1,
 	.run = ses_close,
+    },
+    {
+	.object = "session",
+	.verb = "renegotiate",
+	.usage = "TSIH [CID]",
+	.summary = "ask a session to renegotiate its parameters (AsyncEvent 4)",
+	.help = "The initiator must send a Text Request on the connection (RFC 7143 11.9.1);\n"
+		"utargetd logs when it does.",
+	.min_pos = 1,
+	.max_pos = 2,
+	.run = ses_renegotiate,
     },
     {
 	.object = "connection",
 	.verb = "close",
 	.alias = "rm",
 	.usage = "TSIH CID",
-	.summary = "drop one connection of a session",
+	.summary = "end one connection of a session, as session close",
+	.opts = CLOSE_OPTS,
 	.min_pos = 2,
 	.max_pos = 2,
 	.run = conn_close,

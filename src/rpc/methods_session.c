@@ -77,42 +77,78 @@ static int m_list(struct rpc_call *call)
 	return a ? 0 : rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
 }
 
+static int no_session(struct rpc_call *call, json_int_t tsih, int cid)
+{
+	char what[32];
+
+	snprintf(what, sizeof(what), "%lld", (long long)tsih);
+	return rpc_fail(
+	    call, RPC_NOT_FOUND,
+	    json_pack("{s:s,s:s}", "kind", cid < 0 ? "session" : "connection", "name", what),
+	    "no session with TSIH %s%s", what, cid < 0 ? "" : " and that connection");
+}
+
 /* session.close / connection.close: a target-initiated logout (RFC 7143
- * 11.9.1, the default) or a drop */
+ * 11.9.1 AsyncEvent 1, the default), a drop announced first (AsyncEvent 3
+ * or 2 with Time2Wait "wait"), or a plain drop */
 static int end(struct rpc_call *call, int cid)
 {
 	json_int_t tsih = json_integer_value(json_object_get(call->params, "tsih"));
 	const char *mode = rpc_str(call, "mode");
 	json_t *tv = json_object_get(call->params, "timeout");
+	json_t *wv = json_object_get(call->params, "wait");
 	json_int_t timeout = tv ? json_integer_value(tv) : 10;
+	json_int_t wait = wv ? json_integer_value(wv) : 2;
 	bool logout = !mode || !strcmp(mode, "logout");
-	char what[32];
+	bool announce = mode && !strcmp(mode, "announce");
+	const char *action = logout ? "logout requested" : announce ? "drop announced" : "dropped";
 	int rc;
 
-	if (mode && !logout && strcmp(mode, "drop"))
+	if (mode && !logout && !announce && strcmp(mode, "drop"))
 		return rpc_fail(call, RPC_INVALID_PARAMS, json_pack("{s:s}", "param", "mode"),
-				"mode: \"logout\" or \"drop\"");
+				"mode: \"logout\", \"announce\" or \"drop\"");
 	if (timeout < 1 || timeout > 3600)
 		return rpc_fail(call, RPC_INVALID_PARAMS, json_pack("{s:s}", "param", "timeout"),
 				"timeout: 1..3600 seconds");
+	if (wait < 0 || wait > 3600)
+		return rpc_fail(call, RPC_INVALID_PARAMS, json_pack("{s:s}", "param", "wait"),
+				"wait: 0..3600 seconds (Time2Wait)");
 	rc = -ENOENT;
 	if (tsih >= 1 && tsih <= 65535 && cid <= 65535)
-		rc = logout ? iscsi_session_logout((uint16_t)tsih, cid, (uint16_t)timeout)
-			    : iscsi_session_drop((uint16_t)tsih, cid);
-	if (rc) {
-		snprintf(what, sizeof(what), "%lld", (long long)tsih);
-		return rpc_fail(call, RPC_NOT_FOUND,
-				json_pack("{s:s,s:s}", "kind", cid < 0 ? "session" : "connection",
-					  "name", what),
-				"no session with TSIH %s%s", what,
-				cid < 0 ? "" : " and that connection");
-	}
-	call->result =
-	    json_pack("{s:I,s:s}", "tsih", tsih, "action", logout ? "logout requested" : "dropped");
+		rc = logout	? iscsi_session_logout((uint16_t)tsih, cid, (uint16_t)timeout)
+		     : announce ? iscsi_session_drop_announced((uint16_t)tsih, cid, (uint16_t)wait)
+				: iscsi_session_drop((uint16_t)tsih, cid);
+	if (rc)
+		return no_session(call, tsih, cid);
+	call->result = json_pack("{s:I,s:s}", "tsih", tsih, "action", action);
 	if (call->result && cid >= 0)
 		json_object_set_new(call->result, "cid", json_integer(cid));
 	if (call->result && logout)
 		json_object_set_new(call->result, "timeout", json_integer(timeout));
+	if (call->result && announce)
+		json_object_set_new(call->result, "wait", json_integer(wait));
+	return 0;
+}
+
+/* session.renegotiate: AsyncEvent 4 (RFC 7143 11.9.1) */
+static int m_renegotiate(struct rpc_call *call)
+{
+	json_int_t tsih = json_integer_value(json_object_get(call->params, "tsih"));
+	json_t *cv = json_object_get(call->params, "cid");
+	json_int_t cid = cv ? json_integer_value(cv) : -1;
+	int rc = -ENOENT;
+
+	if (cv && (cid < 0 || cid > 65535))
+		return rpc_fail(call, RPC_INVALID_PARAMS, json_pack("{s:s}", "param", "cid"),
+				"cid: 0..65535");
+	if (tsih >= 1 && tsih <= 65535)
+		rc = iscsi_session_renegotiate((uint16_t)tsih, (int)cid);
+	if (rc)
+		return no_session(call, tsih, (int)cid);
+	call->result =
+	    json_pack("{s:I,s:s}", "tsih", tsih, "action", "parameter negotiation requested");
+	if (call->result && cv)
+		json_object_set_new(call->result, "cid", json_integer(cid));
 	return 0;
 }
 
@@ -139,6 +175,7 @@ static const struct rpc_param p_close[] = {
     {.name = "tsih", .type = RPC_T_INTEGER, .required = true},
     {.name = "mode", .type = RPC_T_STRING},
     {.name = "timeout", .type = RPC_T_INTEGER},
+    {.name = "wait", .type = RPC_T_INTEGER},
     {0},
 };
 static const struct rpc_param p_conn[] = {
@@ -146,6 +183,12 @@ static const struct rpc_param p_conn[] = {
     {.name = "cid", .type = RPC_T_INTEGER, .required = true},
     {.name = "mode", .type = RPC_T_STRING},
     {.name = "timeout", .type = RPC_T_INTEGER},
+    {.name = "wait", .type = RPC_T_INTEGER},
+    {0},
+};
+static const struct rpc_param p_reneg[] = {
+    {.name = "tsih", .type = RPC_T_INTEGER, .required = true},
+    {.name = "cid", .type = RPC_T_INTEGER},
     {0},
 };
 
@@ -153,5 +196,6 @@ const struct rpc_method rpc_methods_session[] = {
     {.name = "session.list", .fn = m_list, .params = p_list},
     {.name = "session.close", .fn = m_close, .params = p_close},
     {.name = "connection.close", .fn = m_conn_close, .params = p_conn},
+    {.name = "session.renegotiate", .fn = m_renegotiate, .params = p_reneg},
     {0},
 };

@@ -17,7 +17,12 @@
 # Then TEST UNIT READY from A is GOOD (every condition was reported by its
 # event, none again), while B received no event and its TEST UNIT READY
 # reports POWER ON. With async_events set live on U, a new session of U
-# gets its events too.
+# gets its events too. Then the target's other Asynchronous Messages, asked
+# for with utarget: session renegotiate (AsyncEvent 4, answered with a Text
+# Request), session close --announce --wait 7 (AsyncEvent 3, Time2Wait 7),
+# connection close --announce (AsyncEvent 2, CID 0), and a logout request
+# (AsyncEvent 1) not honoured within its timeout (AsyncEvent 2, then the
+# drop).
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 USAGE="usage: async_events.sh UTARGETD UTARGET AEN_WATCH"
@@ -128,5 +133,61 @@ wait_for c "^event 0 lun 0 sense 06/2a/09 "
 finish c
 grep -q "^tur GOOD$" "$UT_TMP/c.out" || ut_fail "C's TEST UNIT READY: $(cat "$UT_TMP/c.out")"
 echo "ok: async_events set live: a new session of U gets POWER ON and CAPACITY events"
+
+# ---- the other Asynchronous Messages, asked for with utarget ----
+tsih_of() {
+	u session list --json | python3 -c '
+import json, sys
+for s in json.load(sys.stdin):
+    if s["initiator"] == sys.argv[1]:
+        print(s["tsih"])' "iqn.2026-12.org.utarget.aen:$1"
+}
+# gone NAME: its session is no longer listed within 5 s
+gone() {
+	local k
+	for ((k = 0; k < 50; k++)); do
+		[ -z "$(tsih_of "$1")" ] && return 0
+		sleep 0.1
+	done
+	ut_fail "the session of $1 is still listed"
+}
+watch d "$U"
+out=$(u --json session renegotiate "$(tsih_of d)") || ut_fail "session renegotiate: $out"
+echo "$out" | grep -q '"action": "parameter negotiation requested"' || ut_fail "answer: $out"
+wait_for d "^event 4 param1 0 param2 0 param3 0$"
+wait_for d "^text answered$"
+grep -q "Text Request after the target's renegotiation request" "$UT_LOG" ||
+	ut_fail "the log does not say the initiator answered"
+echo "ok: session renegotiate -> AsyncEvent 4; the Text Request that answers it is logged"
+out=$(u session close "$(tsih_of d)" --announce --wait 7) || ut_fail "session close --announce: $out"
+wait_for d "^event 3 param1 0 param2 7 param3 0$"
+wait_for d "^closed$"
+gone d
+echo "ok: session close --announce --wait 7 -> AsyncEvent 3 (Time2Wait 7, Time2Retain 0), then closed"
+
+watch e "$U"
+u connection close "$(tsih_of e)" 0 --announce >/dev/null || ut_fail "connection close --announce"
+wait_for e "^event 2 param1 0 param2 2 param3 0$"
+wait_for e "^closed$"
+gone e
+echo "ok: connection close --announce -> AsyncEvent 2 (CID 0, Time2Wait 2), then closed"
+
+watch f "$U"
+u session close "$(tsih_of f)" --within 1 >/dev/null || ut_fail "session close --within 1"
+wait_for f "^event 1 param1 0 param2 0 param3 1$"
+wait_for f "^event 2 param1 0 param2 0 param3 0$"
+wait_for f "^closed$"
+gone f
+echo "ok: a logout request not honoured within 1 s: AsyncEvent 2, then the drop"
+expect_usage() {
+	"$UTARGET" -s "$SOCK" "$@" >/dev/null 2>&1
+	[ $? = 1 ] || ut_fail "utarget $* was not refused as a usage error"
+}
+expect_usage session close 1 --drop --announce
+expect_usage session close 1 --wait 3
+expect_usage session close 1 --announce --within 3
+"$UTARGET" -s "$SOCK" session renegotiate 999 >/dev/null 2>&1
+[ $? = 4 ] || ut_fail "session renegotiate of no session: not 4 (not found)"
+echo "ok: option clashes are usage errors; an unknown session is not found"
 ut_stop
 echo "PASS async events"

@@ -11,8 +11,12 @@
  * Message as it arrives:
  *   "event 0 lun N sense KK/AA/QQ len L"   (AsyncEvent 0: LUN field's
  *                                           single-level LUN, the sense data)
- *   "event E"                              (any other AsyncEvent)
- * until STOPFILE exists (or MAX_SECONDS pass: exit 1). Then TEST UNIT READY
+ *   "event E param1 P param2 P param3 P"   (any other AsyncEvent)
+ * AsyncEvent 4 (renegotiation) is answered with an empty Text Request
+ * ("text answered" once its Text Response came); AsyncEvent 1 (logout
+ * request) is not answered. After AsyncEvent 2 or 3 the target closes the
+ * connection: "closed", exit 0. Otherwise until STOPFILE exists (or
+ * MAX_SECONDS pass: exit 1). Then TEST UNIT READY
  * to LUN 0: "tur GOOD" or "tur CHECK CONDITION KK/AA/QQ" (a condition the
  * events reported is not reported again), a Logout, "done". A PDU other
  * than an Async Message while no command is outstanding is an error (exit
@@ -45,7 +49,8 @@ static void print_event(const struct ir_pdu *p)
 	uint32_t slen;
 
 	if (a->async_event != 0) {
-		printf("event %u\n", a->async_event);
+		printf("event %u param1 %u param2 %u param3 %u\n", a->async_event,
+		       get_be16(a->param1), get_be16(a->param2), get_be16(a->param3));
 		return;
 	}
 	slen = p->data_len >= 2 ? get_be16(p->data) : 0;
@@ -69,6 +74,7 @@ int main(int argc, char **argv)
 	struct ir_conn c;
 	uint8_t buf[96], rsp = 0;
 	double end;
+	int last_event = -1;
 
 	if (argc != 6 || ir_parse_addr(argv[1], host, sizeof(host), port, sizeof(port))) {
 		fprintf(stderr,
@@ -106,12 +112,29 @@ int main(int argc, char **argv)
 		rc = ir_recv_pdu(&c, &p, 100);
 		if (rc == -ETIMEDOUT)
 			continue;
+		if (rc && (last_event == 2 || last_event == 3)) {
+			printf("closed\n"); /* as announced */
+			return 0;
+		}
 		if (rc) {
 			printf("FAIL: receive: %s\n", c.err);
 			return 1;
 		}
 		if (ir_pdu_opcode(&p) == IR_OP_ASYNC_MSG) {
 			print_event(&p);
+			last_event = p.bhs.async.async_event;
+			if (last_event == 4) {
+				uint8_t *txt = NULL;
+				size_t rsp_len = 0;
+
+				fflush(stdout);
+				if (ir_text_exchange(&c, NULL, 0, &txt, &rsp_len)) {
+					printf("FAIL: Text Request: %s\n", c.err);
+					return 1;
+				}
+				free(txt);
+				printf("text answered\n");
+			}
 		} else if (ir_pdu_opcode(&p) != IR_OP_NOP_IN || ir_pdu_itt(&p) != IR_RSVD_TAG) {
 			printf("FAIL: unexpected %s with no command outstanding\n",
 			       ir_opcode_name(ir_pdu_opcode(&p)));

@@ -286,7 +286,9 @@ static void logout_tick(struct reactor_timer *t)
 	if (!iscsi_conn_dead(c)) {
 		log_notice("iscsi: %s: no Logout within %u s of the target's request: dropped",
 			   c->peer, lr->seconds);
-		iscsi_conn_drop(c, "no Logout after AsyncEvent 1");
+		/* 11.9.1: "the target should send an Async PDU with iSCSI event
+		 * code 'Dropped the connection' if possible" */
+		iscsi_async_drop(c, ISCSI_ASYNC_DROP_CONNECTION, 0);
 	}
 	iscsi_conn_put(c);
 	free(lr);
@@ -352,6 +354,80 @@ int iscsi_session_logout(uint16_t tsih, int cid, uint16_t seconds)
 	}
 	pthread_mutex_unlock(&iscsi_global.lock);
 	return n ? 0 : -ENOENT;
+}
+
+/* ---- the target's other Asynchronous Messages (RFC 7143 11.9.1) ---- */
+struct async_req {
+	struct reactor_msg msg;
+	struct iscsi_conn *c; /* referenced */
+	uint8_t event;	      /* ISCSI_ASYNC_DROP_CONNECTION, _DROP_ALL_CONNECTIONS, _RENEGOTIATE */
+	uint16_t time2wait;
+};
+
+static void async_send(struct reactor_msg *m)
+{
+	struct async_req *ar = container_of(m, struct async_req, msg);
+	struct iscsi_conn *c = ar->c;
+
+	if (ar->event == ISCSI_ASYNC_RENEGOTIATE) {
+		if (iscsi_async_renegotiate(c))
+			log_notice("iscsi: %s: renegotiation not requested (not in full feature "
+				   "phase)",
+				   c->peer);
+	} else {
+		iscsi_async_drop(c, ar->event, ar->time2wait);
+	}
+	iscsi_conn_put(c);
+	free(ar);
+}
+
+/* One message per matching connection, sent on its reactor. */
+static int post_async(uint16_t tsih, int cid, uint8_t event, uint16_t time2wait)
+{
+	struct match_sess m = {.tsih = tsih, .cid = cid};
+	struct iscsi_conn *c;
+	unsigned n = 0;
+
+	pthread_mutex_lock(&iscsi_global.lock);
+	list_for_each_entry(c, &iscsi_global.conns, all_node)
+	{
+		struct async_req *ar;
+
+		if (!match_session(c, &m) || c->drop_posted)
+			continue;
+		n++;
+		ar = calloc(1, sizeof(*ar));
+		if (!ar) {
+			if (event != ISCSI_ASYNC_RENEGOTIATE)
+				iscsi_conn_drop_async(c); /* no memory: a drop without notice */
+			continue;
+		}
+		iscsi_conn_get(c);
+		ar->c = c;
+		ar->event = event;
+		ar->time2wait = time2wait;
+		ar->msg.fn = async_send;
+		reactor_post(c->r, &ar->msg);
+	}
+	pthread_mutex_unlock(&iscsi_global.lock);
+	return n ? 0 : -ENOENT;
+}
+
+int iscsi_session_drop_announced(uint16_t tsih, int cid, uint16_t time2wait)
+{
+	int rc = post_async(
+	    tsih, cid, cid < 0 ? ISCSI_ASYNC_DROP_ALL_CONNECTIONS : ISCSI_ASYNC_DROP_CONNECTION,
+	    time2wait);
+
+	if (!rc)
+		log_notice("iscsi: session tsih %u%s: drop announced (Time2Wait %u s)", tsih,
+			   cid >= 0 ? " (one connection)" : "", time2wait);
+	return rc;
+}
+
+int iscsi_session_renegotiate(uint16_t tsih, int cid)
+{
+	return post_async(tsih, cid, ISCSI_ASYNC_RENEGOTIATE, 0);
 }
 
 int iscsi_session_drop(uint16_t tsih, int cid)

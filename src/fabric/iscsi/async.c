@@ -94,6 +94,64 @@ static void aen_tick(struct reactor_timer *tm)
 	reactor_timer_arm(c->r, &c->aen_timer, AEN_PERIOD_NS);
 }
 
+/* 11.9.1 AsyncEvent 2 (this connection, Parameter1 its CID) or 3 (every
+ * connection of the session): Parameter2 Time2Wait, the seconds before the
+ * initiator may reconnect; Parameter3 Time2Retain 0, since at ERL 0 the
+ * session's state goes with its connections. The connection stops reading
+ * and closes once the message is sent. Outside full feature phase (or
+ * without memory) a plain drop. On c's reactor. */
+void iscsi_async_drop(struct iscsi_conn *c, uint8_t event, uint16_t time2wait)
+{
+	struct iscsi_bhs_async *h;
+	struct iscsi_tx *tx;
+
+	if (iscsi_conn_dead(c))
+		return;
+	tx = c->state == ISCSI_CONN_S5_LOGGED_IN ? iscsi_tx_get(c) : NULL;
+	if (!tx) {
+		iscsi_conn_drop(c, "dropped by the administrator");
+		return;
+	}
+	h = &tx->hdr.async;
+	h->opcode = ISCSI_OP_ASYNC_MSG;
+	h->flags = ISCSI_FLAG_FINAL;
+	put_be32(h->itt, ISCSI_RSVD_TAG);
+	iscsi_conn_fill_sn(c, h->statsn, h->exp_cmdsn, h->max_cmdsn, true);
+	h->event = event;
+	if (event == ISCSI_ASYNC_DROP_CONNECTION)
+		put_be16(h->param1, c->cid);
+	put_be16(h->param2, time2wait);
+	tx->flags |= ISCSI_TX_F_CLOSE;
+	c->close_ev = ISCSI_CEV_DROP;
+	iscsi_conn_pause(c);
+	iscsi_tx_queue(c, tx);
+	log_notice("iscsi: %s: AsyncEvent %u (the target drops %s; Time2Wait %u s)", c->peer, event,
+		   event == ISCSI_ASYNC_DROP_CONNECTION ? "this connection" : "the session",
+		   time2wait);
+}
+
+/* 11.9.1 AsyncEvent 4: the initiator MUST start a Text Request (which may
+ * be empty) on this connection as early as possible, or log out; text.c
+ * logs the answer. On c's reactor. 0, or -1 when it cannot be sent. */
+int iscsi_async_renegotiate(struct iscsi_conn *c)
+{
+	struct iscsi_bhs_async *h;
+	struct iscsi_tx *tx;
+
+	if (iscsi_conn_dead(c) || c->state != ISCSI_CONN_S5_LOGGED_IN || !(tx = iscsi_tx_get(c)))
+		return -1;
+	h = &tx->hdr.async;
+	h->opcode = ISCSI_OP_ASYNC_MSG;
+	h->flags = ISCSI_FLAG_FINAL;
+	put_be32(h->itt, ISCSI_RSVD_TAG);
+	iscsi_conn_fill_sn(c, h->statsn, h->exp_cmdsn, h->max_cmdsn, true);
+	h->event = ISCSI_ASYNC_RENEGOTIATE;
+	c->reneg_requested = true;
+	iscsi_tx_queue(c, tx);
+	log_info("iscsi: %s: AsyncEvent 4 (parameter negotiation requested)", c->peer);
+	return 0;
+}
+
 void iscsi_aen_start(struct iscsi_conn *c)
 {
 	bool on;

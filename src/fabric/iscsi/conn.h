@@ -135,6 +135,7 @@ struct iscsi_conn {
 	uint8_t state;		/* enum iscsi_conn_state */
 	bool registered;	/* in iscsi_global.conns */
 	bool drop_posted;	/* drop_msg in flight */
+	bool reneg_requested;	/* AsyncEvent 4 sent, no Text Request since (async.c) */
 	bool in_rx;		/* inside the receive loop */
 	bool close_after_flush; /* a unit with ISCSI_TX_F_CLOSE was sent */
 	uint8_t close_ev;	/* enum iscsi_conn_event raised then */
@@ -336,6 +337,10 @@ void iscsi_nop_start(struct iscsi_conn *c);
 /* async.c: SCSI asynchronous events of a normal session whose target has
  * them on, from full feature phase on */
 void iscsi_aen_start(struct iscsi_conn *c);
+/* async.c, on c's reactor: AsyncEvent 2 or 3 (Time2Wait, Time2Retain 0),
+ * then the connection closes; AsyncEvent 4 (0, or -1 when not sent) */
+void iscsi_async_drop(struct iscsi_conn *c, uint8_t event, uint16_t time2wait);
+int iscsi_async_renegotiate(struct iscsi_conn *c);
 /* mempress.c: back-pressure on buffer memory (RFC 7143 3.2.2.1). The
  * MaxCmdSN to advertise (held where it is while memory is short); a command
  * whose buffer cannot be had waits with the connection's reading stopped

@@ -193,6 +193,16 @@ int iscsi_session_drop(uint16_t tsih, int cid);
  * connection still there one second after is dropped. Returns at once.
  * 0 or -ENOENT. */
 int iscsi_session_logout(uint16_t tsih, int cid, uint16_t seconds);
+/* Announce, then drop (RFC 7143 11.9.1): AsyncEvent 3 on every connection
+ * of session tsih (cid < 0) or AsyncEvent 2 on one, with Time2Wait (the
+ * seconds before the initiator may reconnect) and Time2Retain 0; each
+ * connection closes once its message is sent. Returns at once. 0 or
+ * -ENOENT. */
+int iscsi_session_drop_announced(uint16_t tsih, int cid, uint16_t time2wait);
+/* Ask for parameter negotiation (AsyncEvent 4) on every connection of the
+ * session (cid < 0) or one: the initiator must send a Text Request. Returns
+ * at once. 0 or -ENOENT. */
+int iscsi_session_renegotiate(uint16_t tsih, int cid);
 
 /* ---- statistics (counters.c; RFC 7147 iSCSI-MIB, target side) ---- */
 /* How a login ended (iscsiTgtLoginStatsTable): accepted, redirected (01/xx),

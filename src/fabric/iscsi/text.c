@@ -160,6 +160,12 @@ int iscsi_text_rx(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8_t 
 	struct iscsi_text *x = c->text;
 
 	c->exp_stat_sn = get_be32(q->exp_statsn);
+	if (c->reneg_requested) {
+		/* RFC 7143 11.9.1: the answer to AsyncEvent 4 */
+		c->reneg_requested = false;
+		log_info("iscsi: %s: Text Request after the target's renegotiation request",
+			 c->peer);
+	}
 	if (!s || c->state != ISCSI_CONN_S5_LOGGED_IN) {
 		iscsi_reject(c, ISCSI_REJECT_PROTOCOL_ERROR, h);
 		return 0;

@@ -128,6 +128,31 @@ int iscsi_session_logout(uint16_t tsih, int cid, uint16_t seconds)
 	return -ENOENT;
 }
 
+/* what session.close / session.renegotiate asked the fabric (TSIH 7 exists) */
+static struct {
+	int announced, renegotiated, cid;
+	uint16_t wait;
+} asked;
+
+int iscsi_session_drop_announced(uint16_t tsih, int cid, uint16_t time2wait)
+{
+	if (tsih != 7)
+		return -ENOENT;
+	asked.announced++;
+	asked.cid = cid;
+	asked.wait = time2wait;
+	return 0;
+}
+
+int iscsi_session_renegotiate(uint16_t tsih, int cid)
+{
+	if (tsih != 7)
+		return -ENOENT;
+	asked.renegotiated++;
+	asked.cid = cid;
+	return 0;
+}
+
 static int setup(void **state)
 {
 	static const char text[] =
@@ -223,6 +248,57 @@ static const char *jstr(json_t *o, const char *key)
 
 	assert_true(json_is_string(v));
 	return json_string_value(v);
+}
+
+/* The answer's error code of method with params (0: none). */
+static int call_code(const char *method, const char *params)
+{
+	struct rpc_call c = {.m = rpc_method_find(method)};
+	char *text = ut_dq(params);
+	int code;
+
+	c.params = json_loads(text, 0, NULL);
+	free(text);
+	if (rpc_check_params(&c) == 0)
+		rpc_call_run(&c);
+	code = c.code;
+	rpc_call_clear(&c);
+	return code;
+}
+
+/* mode "announce" and session.renegotiate reach the fabric with their
+ * values; bad values and unknown sessions are refused */
+static void test_session_async(void **state)
+{
+	json_t *r;
+
+	(void)state;
+	r = call("session.close", "{'tsih': 7, 'mode': 'announce', 'wait': 30}");
+	assert_string_equal(jstr(r, "action"), "drop announced");
+	assert_int_equal(jint(r, "wait"), 30);
+	assert_int_equal(asked.announced, 1);
+	assert_int_equal(asked.cid, -1);
+	assert_int_equal(asked.wait, 30);
+	json_decref(r);
+	r = call("connection.close", "{'tsih': 7, 'cid': 3, 'mode': 'announce'}");
+	assert_int_equal(asked.cid, 3);
+	assert_int_equal(asked.wait, 2); /* DefaultTime2Wait's default */
+	json_decref(r);
+	r = call("session.renegotiate", "{'tsih': 7}");
+	assert_string_equal(jstr(r, "action"), "parameter negotiation requested");
+	assert_int_equal(asked.renegotiated, 1);
+	assert_int_equal(asked.cid, -1);
+	json_decref(r);
+	assert_int_equal(
+	    call_code("session.close", "{'tsih': 7, 'mode': 'announce', 'wait': 3601}"),
+	    RPC_INVALID_PARAMS);
+	assert_int_equal(call_code("session.close", "{'tsih': 7, 'mode': 'shout'}"),
+			 RPC_INVALID_PARAMS);
+	assert_int_equal(call_code("session.renegotiate", "{'tsih': 8}"), RPC_NOT_FOUND);
+	assert_int_equal(call_code("session.renegotiate", "{'tsih': 7, 'cid': 70000}"),
+			 RPC_INVALID_PARAMS);
+	assert_int_equal(asked.announced, 2);
+	assert_int_equal(asked.renegotiated, 1);
 }
 
 static void test_backstore_current_size(void **state)
@@ -324,6 +400,7 @@ int main(void)
 	    cmocka_unit_test(test_backstore_current_size),
 	    cmocka_unit_test(test_backstore_check),
 	    cmocka_unit_test(test_session_list),
+	    cmocka_unit_test(test_session_async),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
