@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 	struct ir_conn c;
 	uint8_t buf[96], rsp = 0;
 	double end;
-	int last_event = -1;
+	int last_event = -1, ret = 1;
 
 	if (argc != 6 || ir_parse_addr(argv[1], host, sizeof(host), port, sizeof(port))) {
 		fprintf(stderr,
@@ -107,18 +107,21 @@ int main(int argc, char **argv)
 
 		if (now_s() > end) {
 			printf("FAIL: no stop file within %s s\n", argv[5]);
-			return 1;
+			ret = 1;
+			goto out;
 		}
 		rc = ir_recv_pdu(&c, &p, 100);
 		if (rc == -ETIMEDOUT)
 			continue;
 		if (rc && (last_event == 2 || last_event == 3)) {
 			printf("closed\n"); /* as announced */
-			return 0;
+			ret = 0;
+			goto out;
 		}
 		if (rc) {
 			printf("FAIL: receive: %s\n", c.err);
-			return 1;
+			ret = 1;
+			goto out;
 		}
 		if (ir_pdu_opcode(&p) == IR_OP_ASYNC_MSG) {
 			print_event(&p);
@@ -130,7 +133,8 @@ int main(int argc, char **argv)
 				fflush(stdout);
 				if (ir_text_exchange(&c, NULL, 0, &txt, &rsp_len)) {
 					printf("FAIL: Text Request: %s\n", c.err);
-					return 1;
+					ret = 1;
+					goto out;
 				}
 				free(txt);
 				printf("text answered\n");
@@ -138,17 +142,20 @@ int main(int argc, char **argv)
 		} else if (ir_pdu_opcode(&p) != IR_OP_NOP_IN || ir_pdu_itt(&p) != IR_RSVD_TAG) {
 			printf("FAIL: unexpected %s with no command outstanding\n",
 			       ir_opcode_name(ir_pdu_opcode(&p)));
-			return 1;
+			ret = 1;
+			goto out;
 		} else {
 			printf("FAIL: a NOP-In (run the target with nop_in_interval 0)\n");
-			return 1;
+			ret = 1;
+			goto out;
 		}
 		ir_pdu_free(&p);
 		fflush(stdout);
 	}
 	if (ir_test_unit_ready(&c, 0, &res)) {
 		printf("FAIL: TEST UNIT READY: %s\n", c.err);
-		return 1;
+		ret = 1;
+		goto out;
 	}
 	if (res.status == 0) {
 		printf("tur GOOD\n");
@@ -159,7 +166,9 @@ int main(int argc, char **argv)
 		printf("tur CHECK CONDITION %02x/%02x/%02x\n", key, asc, ascq);
 	}
 	ir_logout(&c, &rsp);
-	ir_close(&c);
 	printf("done\n");
-	return 0;
+	ret = 0;
+out:
+	ir_close(&c);
+	return ret;
 }
