@@ -183,6 +183,39 @@ static int fault_space(struct bs_dev *dev, uint64_t *used, uint64_t *avail, bool
 	return fd->inner->ops->space(fd->inner, used, avail, avail_shared);
 }
 
+/* The medium's own size, facts and check are the inner back-store's (a
+ * fault-wrapped block device still sees its resize, a dedup volume its
+ * ratio and fsck). */
+static uint64_t fault_medium_size(struct bs_dev *dev)
+{
+	struct fault_dev *fd = container_of(dev, struct fault_dev, dev);
+	uint64_t bytes;
+
+	if (!fd->inner->ops->medium_size)
+		return 0;
+	bytes = fd->inner->ops->medium_size(fd->inner);
+	if (bytes)
+		dev->size = fd->inner->size;
+	return bytes;
+}
+
+static size_t fault_facts(struct bs_dev *dev, struct bs_fact *f, size_t max)
+{
+	struct fault_dev *fd = container_of(dev, struct fault_dev, dev);
+
+	return fd->inner->ops->facts ? fd->inner->ops->facts(fd->inner, f, max) : 0;
+}
+
+static int fault_check(struct bs_dev *dev, struct bs_fact *f, size_t max, size_t *n)
+{
+	struct fault_dev *fd = container_of(dev, struct fault_dev, dev);
+
+	*n = 0;
+	if (!fd->inner->ops->check)
+		return -EOPNOTSUPP;
+	return fd->inner->ops->check(fd->inner, f, max, n);
+}
+
 static void fault_close(struct bs_dev *dev)
 {
 	struct fault_dev *fd = container_of(dev, struct fault_dev, dev);
@@ -198,6 +231,9 @@ static const struct bs_ops fault_ops = {
     .submit = fault_submit,
     .resize = fault_resize,
     .space = fault_space,
+    .medium_size = fault_medium_size,
+    .facts = fault_facts,
+    .check = fault_check,
     .close = fault_close,
 };
 

@@ -218,6 +218,25 @@ static int pi_space(struct bs_dev *dev, uint64_t *used, uint64_t *avail, bool *a
 	return pd->data->ops->space(pd->data, used, avail, avail_shared);
 }
 
+/* The data back-store's facts and check (its medium); a size that changes
+ * underneath is not followed: the tuples would have to follow it. */
+static size_t pi_facts(struct bs_dev *dev, struct bs_fact *f, size_t max)
+{
+	struct pi_dev *pd = container_of(dev, struct pi_dev, dev);
+
+	return pd->data->ops->facts ? pd->data->ops->facts(pd->data, f, max) : 0;
+}
+
+static int pi_check(struct bs_dev *dev, struct bs_fact *f, size_t max, size_t *n)
+{
+	struct pi_dev *pd = container_of(dev, struct pi_dev, dev);
+
+	*n = 0;
+	if (!pd->data->ops->check)
+		return -EOPNOTSUPP;
+	return pd->data->ops->check(pd->data, f, max, n);
+}
+
 static void pi_close(struct bs_dev *dev)
 {
 	struct pi_dev *pd = container_of(dev, struct pi_dev, dev);
@@ -243,6 +262,8 @@ static const struct bs_ops pi_ops = {
     .submit = pi_submit,
     .resize = pi_resize,
     .space = pi_space,
+    .facts = pi_facts,
+    .check = pi_check,
     .set_pi_type = pi_set_type,
     .close = pi_close,
 };

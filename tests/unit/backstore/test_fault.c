@@ -248,6 +248,63 @@ static void test_space_passthrough(void **state)
 	bs_close(dev);
 }
 
+/* The medium's size, facts and check are the inner back-store's: a stand-in
+ * inner device with all three (and ram, with none of them) */
+static uint64_t grown_size(struct bs_dev *dev)
+{
+	dev->size = 2u << 20;
+	return dev->size;
+}
+
+static size_t two_facts(struct bs_dev *dev, struct bs_fact *f, size_t max)
+{
+	assert_true(max >= 2);
+	f[0] = (struct bs_fact){.key = "a", .value = "1"};
+	f[1] = (struct bs_fact){.key = "b", .value = "2"};
+	return 2;
+}
+
+static int one_finding(struct bs_dev *dev, struct bs_fact *f, size_t max, size_t *n)
+{
+	f[0] = (struct bs_fact){.key = "corrupt", .value = "3"};
+	*n = 1;
+	return 0;
+}
+
+static void test_medium_passthrough(void **state)
+{
+	struct bs_fault_params p = {.block_size = BSZ};
+	struct bs_dev *dev = wrap(&p), *inner;
+	struct bs_ops ops;
+	struct bs_fact f[4];
+	size_t n = 9;
+
+	(void)state;
+	/* ram: nothing to report */
+	assert_int_equal(dev->ops->medium_size(dev), 0);
+	assert_int_equal(dev->ops->facts(dev, f, 4), 0);
+	assert_int_equal(dev->ops->check(dev, f, 4, &n), -EOPNOTSUPP);
+	assert_int_equal(n, 0);
+	bs_close(dev);
+
+	/* a medium with all three */
+	inner = ram();
+	ops = *inner->ops;
+	ops.medium_size = grown_size;
+	ops.facts = two_facts;
+	ops.check = one_finding;
+	inner->ops = &ops;
+	assert_int_equal(bs_fault_wrap(inner, &p, &dev), 0);
+	assert_int_equal(dev->ops->medium_size(dev), 2u << 20);
+	assert_int_equal(dev->size, 2u << 20);
+	assert_int_equal(dev->ops->facts(dev, f, 4), 2);
+	assert_string_equal(f[1].key, "b");
+	assert_int_equal(dev->ops->check(dev, f, 4, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].value, "3");
+	bs_close(dev); /* closes inner through its own close */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +314,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_delay, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_params, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_space_passthrough, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_medium_passthrough, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
