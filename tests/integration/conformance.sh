@@ -290,6 +290,15 @@ need_family() {
 	echo "ok: $n_pass $fam* tests passed"
 }
 
+# need_passed TEST...: each named test passed
+need_passed() {
+	local passed t
+	passed=$(ut_cu_names "$UT_TMP/cu.log" passed)
+	for t in "$@"; do
+		grep -qx -- "$t" <<<"$passed" || ut_fail "$t did not pass"
+	done
+}
+
 case $profile in
 thin)
 	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
@@ -311,18 +320,14 @@ block)
 	[ "$vp" -ge 190 ] || ut_fail "$vp passed, want at least 190"
 	echo "ok: $vp passed (>= 190), 0 failed on $loopdev"
 	need_family Unmap
-	for t in WriteSame16.Unmap Sanitize.BlockErase GetLBAStatus.Simple; do
-		ut_cu_names "$UT_TMP/cu.log" passed | grep -qx "$t" || ut_fail "$t did not pass"
-	done
+	need_passed WriteSame16.Unmap Sanitize.BlockErase GetLBAStatus.Simple
 	;;
 block4k)
 	grep -q "logical 4096" "$UT_LOG" || ut_fail "the LU did not take the device's 4096-byte blocks"
 	need_family Read16
 	need_family Write16
 	need_family Unmap
-	for t in CompareAndWrite.Simple CompareAndWrite.Miscompare; do
-		ut_cu_names "$UT_TMP/cu.log" passed | grep -qx "$t" || ut_fail "$t did not pass"
-	done
+	need_passed CompareAndWrite.Simple CompareAndWrite.Miscompare
 	echo "ok: 0 failed on $loopdev (4096-byte sectors)"
 	;;
 pi)
@@ -363,10 +368,8 @@ rbd)
 	need_family Write16
 	need_family GetLBAStatus
 	need_family Unmap
-	for t in WriteSame16.Simple WriteSame16.Check WriteSame16.Unmap CompareAndWrite.Simple \
-		CompareAndWrite.Miscompare; do
-		ut_cu_names "$UT_TMP/cu.log" passed | grep -qx "$t" || ut_fail "$t did not pass"
-	done
+	need_passed WriteSame16.Simple WriteSame16.Check WriteSame16.Unmap CompareAndWrite.Simple \
+		CompareAndWrite.Miscompare
 	echo "ok: WriteSame16.Simple, .Check, .Unmap (writesame, write_zeroes) and CompareAndWrite.Simple, .Miscompare passed"
 	;;
 dedup)
@@ -378,10 +381,8 @@ dedup)
 	need_family GetLBAStatus
 	need_family Unmap
 	need_family ExtendedCopy
-	for t in WriteSame16.Simple WriteSame16.Check WriteSame16.Unmap CompareAndWrite.Simple \
-		CompareAndWrite.Miscompare; do
-		ut_cu_names "$UT_TMP/cu.log" passed | grep -qx "$t" || ut_fail "$t did not pass"
-	done
+	need_passed WriteSame16.Simple WriteSame16.Check WriteSame16.Unmap CompareAndWrite.Simple \
+		CompareAndWrite.Miscompare
 	echo "ok: WriteSame16.Simple, .Check, .Unmap, CompareAndWrite.Simple, .Miscompare passed"
 	;;
 pi2)
@@ -397,11 +398,9 @@ readonly)
 	need_family ReadOnly
 	;;
 thin4k)
-	for t in WriteSame10.UnmapUnaligned WriteSame16.UnmapUnaligned \
+	need_passed WriteSame10.UnmapUnaligned WriteSame16.UnmapUnaligned \
 		WriteSame10.InvalidDataOutSize WriteSame16.InvalidDataOutSize \
-		CompareAndWrite.InvalidDataOutSize; do
-		ut_cu_names "$UT_TMP/cu.log" passed | grep -qx "$t" || ut_fail "$t did not pass"
-	done
+		CompareAndWrite.InvalidDataOutSize
 	echo "ok: WriteSame10/16.UnmapUnaligned and .InvalidDataOutSize, CompareAndWrite.InvalidDataOutSize passed with LBPPB 8"
 	;;
 esac
