@@ -116,34 +116,37 @@ int cli_call(struct cli *c, const char *method, json_t *params, json_t **result)
 }
 
 /* ---- helpers of the command families (cmd.h) ---- */
-/* cmd_show (fmt NULL: the answer as "key: value" lines) and cmd_change
- * (the confirmation line fmt with *ap, not with --quiet). */
-static int cmd_call_print(struct cli *c, const char *method, json_t *params, const char *fmt,
-			  va_list *ap)
+/* The call, its answer printed as JSON with --json (then *res is NULL),
+ * else handed to the caller in *res. */
+static int cmd_call_answer(struct cli *c, const char *method, json_t *params, json_t **res)
 {
-	json_t *res;
 	int rc;
 
+	*res = NULL;
 	if (!params)
 		return CLI_EINTERNAL;
-	rc = cli_call(c, method, params, &res);
+	rc = cli_call(c, method, params, res);
 	if (rc)
 		return rc;
 	if (c->json) {
-		out_json(c, res);
-	} else if (!fmt) {
-		out_object(c, res, 0);
-	} else if (!c->quiet) {
-		vfprintf(c->out, fmt, *ap);
-		fputc('\n', c->out);
+		out_json(c, *res);
+		json_decref(*res);
+		*res = NULL;
 	}
-	json_decref(res);
 	return CLI_OK;
 }
 
+/* the answer as "key: value" lines */
 int cmd_show(struct cli *c, const char *method, json_t *params)
 {
-	return cmd_call_print(c, method, params, NULL, NULL);
+	json_t *res;
+	int rc = cmd_call_answer(c, method, params, &res);
+
+	if (rc || !res)
+		return rc;
+	out_object(c, res, 0);
+	json_decref(res);
+	return CLI_OK;
 }
 
 int cmd_read(struct cli *c, const char *method, json_t *params, json_t **result)
@@ -184,15 +187,23 @@ int cmd_list(struct cli *c, const char *method, json_t *params, json_t *(*row)(j
 	return CLI_OK;
 }
 
+/* the confirmation line fmt, not with --quiet */
 int cmd_change(struct cli *c, const char *method, json_t *params, const char *fmt, ...)
 {
+	json_t *res;
 	va_list ap;
-	int rc;
+	int rc = cmd_call_answer(c, method, params, &res);
 
-	va_start(ap, fmt);
-	rc = cmd_call_print(c, method, params, fmt, &ap);
-	va_end(ap);
-	return rc;
+	if (rc || !res)
+		return rc;
+	if (!c->quiet) {
+		va_start(ap, fmt);
+		vfprintf(c->out, fmt, ap);
+		va_end(ap);
+		fputc('\n', c->out);
+	}
+	json_decref(res);
+	return CLI_OK;
 }
 
 int cmd_fields(struct cli *c, json_t *obj, enum cli_kind kind, const struct cli_args *a,

@@ -22,7 +22,8 @@ int cmd_list(struct cli *c, const char *method, json_t *params, json_t *(*row)(j
 /* Call a mutating method; with --json print its answer, else the
  * confirmation line fmt. params consumed. */
 UT_PRINTF(4, 5)
-int cmd_change(struct cli *c, const char *method, json_t *params, const char *fmt, ...);
+int cmd_change(struct cli *c, const char *method, json_t *params, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Positional arguments from index `from` on are FIELD=VALUE: merge them
  * into obj. */
 int cmd_fields(struct cli *c, json_t *obj, enum cli_kind kind, const struct cli_args *a,

@@ -113,10 +113,8 @@ static int close_how(struct cli *c, const struct cli_args *a, json_t *p, char *h
 		cli_errorf(c, "--within goes with the logout request (the default)");
 		return CLI_EUSAGE;
 	}
-	json_object_set_new(p, "mode",
-			    json_string(a->set[0]   ? "drop"
-					: a->set[1] ? "announce"
-						    : "logout"));
+	if (a->set[0] || a->set[1]) /* else the daemon's default: a logout request */
+		json_object_set_new(p, "mode", json_string(a->set[0] ? "drop" : "announce"));
 	if (cli_opt(a, 2)) {
 		rc = cmd_uint(c, "--wait", cli_opt(a, 2), 3600, &v);
 		if (rc)

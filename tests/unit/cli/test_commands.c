@@ -187,6 +187,40 @@ static void test_target_lun_acl(void **state)
 	expect_request(W("connection", "close", "7", "1"),
 		       "{\"method\":\"connection.close\",\"params\":{\"cid\":1,\"tsih\":7}}",
 		       CLI_OK);
+	/* the other ways to end it (RFC 7143 11.9.1) */
+	expect_request(W("session", "close", "7", "--within", "30"),
+		       "{\"method\":\"session.close\",\"params\":{\"timeout\":30,\"tsih\":7}}",
+		       CLI_OK);
+	expect_request(W("session", "close", "7", "--announce", "--wait", "5"),
+		       "{\"method\":\"session.close\",\"params\":{\"mode\":\"announce\",\"tsih\":7,"
+		       "\"wait\":5}}",
+		       CLI_OK);
+	expect_request(W("connection", "close", "7", "1", "--drop"),
+		       "{\"method\":\"connection.close\",\"params\":{\"cid\":1,\"mode\":\"drop\","
+		       "\"tsih\":7}}",
+		       CLI_OK);
+	expect_request(W("session", "close", "7", "--drop", "--announce"), NULL, CLI_EUSAGE);
+	expect_request(W("session", "close", "7", "--wait", "5"), NULL, CLI_EUSAGE);
+	expect_request(W("session", "close", "7", "--drop", "--within", "5"), NULL, CLI_EUSAGE);
+	expect_request(W("session", "renegotiate", "7", "2"),
+		       "{\"method\":\"session.renegotiate\",\"params\":{\"cid\":2,\"tsih\":7}}",
+		       CLI_OK);
+	/* login redirection */
+	expect_request(W("target", "redirect", "t", "192.0.2.9:3260,2", "--permanent"),
+		       "{\"method\":\"target.set\",\"params\":{\"name\":\"t\",\"redirect\":{"
+		       "\"address\":\"192.0.2.9:3260,2\",\"permanent\":true}}}",
+		       CLI_OK);
+	expect_request(
+	    W("tpg", "redirect", "t", "1", "--balance"),
+	    "{\"method\":\"portal_group.set\",\"params\":{\"redirect\":{\"balance\":true},"
+	    "\"tag\":1,\"target\":\"t\"}}",
+	    CLI_OK);
+	expect_request(W("tpg", "redirect", "t", "1", "--off"),
+		       "{\"method\":\"portal_group.set\",\"params\":{\"redirect\":null,\"tag\":1,"
+		       "\"target\":\"t\"}}",
+		       CLI_OK);
+	expect_request(W("tpg", "redirect", "t", "1", "--off", "--balance"), NULL, CLI_EUSAGE);
+	expect_request(W("target", "redirect", "t"), NULL, CLI_EUSAGE);
 }
 
 /* The confirmation of a target (or portal group) says where it listens,
