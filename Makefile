@@ -65,6 +65,7 @@ unit: asan
 # utargetd vs tgtd side by side on loopback (see bench/README.md).
 bench: build
 	./bench/run.sh $(BUILD)
+	./bench/idle_sessions.sh $(BUILD)
 
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang meson setup $(FUZZ_BUILD) --buildtype=debugoptimized --werror -Dfuzzing=true \

@@ -7,6 +7,7 @@
  *                 [--mutual-user U --mutual-secret S] [--chap-alg 5,6,7,8]
  *                 [--encoding hex|base64] [--header-digest] [--data-digest]
  *                 [--lun N] [--source ADDR] [--sessions N] [--second-connection]
+ *                 [--hold SECONDS]
  *
  * A normal session runs TEST UNIT READY and READ CAPACITY(16) on --lun; a
  * discovery session runs SendTargets=All and prints the answer. Both end
@@ -15,7 +16,9 @@
  * others print "session I: login ok" or "session I: login status CC/DD")
  * before the actions and the logouts; --second-connection tries to add a
  * connection (CID 1) to the first session and prints "second connection:
- * login ok" or "second connection: login status CC/DD". Exit status: 0
+ * login ok" or "second connection: login status CC/DD". --hold keeps the
+ * sessions logged in and idle for SECONDS once they are all open (it
+ * prints "holding N sessions" first). Exit status: 0
  * success, 3 a login refused (the status class/detail is printed as "login
  * status CC/DD", and for a redirection "target address ADDR"), 1 other
  * failures, 2 usage errors. */
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "iscsi_raw.h"
 #include "lib/compiler.h"
@@ -43,7 +47,7 @@ static void usage(void)
 	    "usage: rawlogin --addr HOST:PORT [--target IQN | --discovery] [--initiator IQN]\n"
 	    "                [--chap-user U --chap-secret S] [--mutual-user U --mutual-secret S]\n"
 	    "                [--chap-alg 5,6,7,8] [--encoding hex|base64] [--header-digest]\n"
-	    "                [--data-digest] [--lun N] [--source ADDR] [--sessions N]\n"
+	    "                [--data-digest] [--lun N] [--source ADDR] [--sessions N] [--hold S]\n"
 	    "                [--second-connection]\n");
 }
 
@@ -66,6 +70,7 @@ int main(int argc, char **argv)
 	    {"source", required_argument, NULL, 'B'},
 	    {"sessions", required_argument, NULL, 'n'},
 	    {"second-connection", no_argument, NULL, '2'},
+	    {"hold", required_argument, NULL, 'w'},
 	    {0},
 	};
 	struct ir_chap_opts chap = {.encoding = IR_ENC_HEX};
@@ -79,7 +84,7 @@ int main(int argc, char **argv)
 	char host[256], port[16];
 	const char *addr = NULL, *source = NULL;
 	bool discovery = false, second = false;
-	unsigned nsessions = 1, refused = 0;
+	unsigned nsessions = 1, refused = 0, hold = 0;
 	uint64_t lun = 0, blocks = 0;
 	uint32_t bs = 0;
 	uint8_t resp = 0xff;
@@ -153,6 +158,11 @@ int main(int argc, char **argv)
 		case '2':
 			second = true;
 			break;
+		case 'w':
+			hold = (unsigned)strtoul(optarg, &end, 0);
+			if (*end || hold > 3600)
+				return usage(), 2;
+			break;
 		default:
 			usage();
 			return 2;
@@ -219,6 +229,13 @@ int main(int argc, char **argv)
 		}
 		if (rc)
 			ir_close(m);
+	}
+	if (hold) {
+		/* the sessions stay logged in and idle, e.g. while the target's
+		 * memory is measured (bench/idle_sessions.sh) */
+		printf("holding %u sessions\n", nsessions - refused);
+		fflush(stdout);
+		sleep(hold);
 	}
 	if (second) {
 		/* RFC 7143 6.3.4: a connection for an existing session carries
