@@ -90,6 +90,7 @@ CASE_TABLE=(
 	"seqwrite-4k-qd32|qemu-img|4K QD32 sequential write|write|seq|4096|32"
 	"read-4k-qd1|ut-load|4K QD1 random read (latency)|read|rand|4096|1"
 	"seqread-1m-qd8|qemu-img|1 MiB QD8 sequential read|read|seq|1048576|8"
+	"seqwrite-1m-qd8|qemu-img|1 MiB QD8 sequential write|write|seq|1048576|8"
 )
 
 log() { printf '[bench %s] %s\n' "$(date +%T)" "$*" >&2; }
