@@ -88,6 +88,7 @@ CASE_TABLE=(
 	"randwrite-4k-qd32|ut-load|4K QD32 random write|write|rand|4096|32"
 	"seqread-4k-qd32|qemu-img|4K QD32 sequential read|read|seq|4096|32"
 	"seqwrite-4k-qd32|qemu-img|4K QD32 sequential write|write|seq|4096|32"
+	"randread-4k-qd32-hdigest|ut-load-hdigest|4K QD32 random read, HeaderDigest CRC32C|read|rand|4096|32"
 	"read-4k-qd1|ut-load|4K QD1 random read (latency)|read|rand|4096|1"
 	"seqread-1m-qd8|qemu-img|1 MiB QD8 sequential read|read|seq|1048576|8"
 	"seqwrite-1m-qd8|qemu-img|1 MiB QD8 sequential write|write|seq|1048576|8"
@@ -138,7 +139,7 @@ need iscsi-readcapacity16 "apt-get install libiscsi-bin"
 for row in "${SELECTED[@]}"; do
 	IFS='|' read -r _ client _ <<<"$row"
 	case $client in
-	ut-load) [ -x "$UT_LOAD" ] || die "ut-load not built at $UT_LOAD (ninja -C $BUILD)" ;;
+	ut-load | ut-load-hdigest) [ -x "$UT_LOAD" ] || die "ut-load not built at $UT_LOAD (ninja -C $BUILD)" ;;
 	iscsi-perf) need iscsi-perf "apt-get install libiscsi-bin" ;;
 	qemu-img) need qemu-img "apt-get install qemu-utils" ;;
 	esac
@@ -494,11 +495,18 @@ done
 
 run_ut-load() {
 	local out
-	printf '\n== ut-load %s\n' "$*" >>"$CLIENT_LOG"
-	out=$("$UT_LOAD" -m "$2" -p "$3" -s "$4" -q "$5" -t "$6" -i "$INITIATOR" \
-		"$(url_of "$1")" 2>>"$CLIENT_LOG") || return 1
+	printf '\n== ut-load %s %s\n' "${UT_LOAD_OPTS[*]}" "$*" >>"$CLIENT_LOG"
+	out=$("$UT_LOAD" "${UT_LOAD_OPTS[@]}" -m "$2" -p "$3" -s "$4" -q "$5" -t "$6" \
+		-i "$INITIATOR" "$(url_of "$1")" 2>>"$CLIENT_LOG") || return 1
 	printf '%s\n' "$out" >>"$CLIENT_LOG"
 	printf '%s\n' "$out"
+}
+UT_LOAD_OPTS=()
+
+# the same with HeaderDigest=CRC32C (libiscsi has no data digest)
+run_ut-load-hdigest() {
+	local UT_LOAD_OPTS=(-H)
+	run_ut-load "$@"
 }
 
 # iscsi-perf reads only; -t is whole seconds; it prints the average IOPS at the end.
@@ -569,6 +577,9 @@ warmup() { # client target mode pattern size qd
 cmd_of() { # client mode pattern size qd
 	case $1 in
 	ut-load) printf 'ut-load -m %s -p %s -s %s -q %s -t %s URL' "$2" "$3" "$4" "$5" "$SECS" ;;
+	ut-load-hdigest)
+		printf 'ut-load -H -m %s -p %s -s %s -q %s -t %s URL' "$2" "$3" "$4" "$5" "$SECS"
+		;;
 	iscsi-perf)
 		printf 'iscsi-perf -m %s -b %s%s -t %s URL' "$5" "$(($4 / BLOCK_SIZE))" \
 			"$([ "$3" = rand ] && echo ' -r')" "$SECS"

@@ -77,6 +77,7 @@ struct uload {
 
 	bool write;
 	bool random;
+	bool header_digest; /* offer HeaderDigest=CRC32C only */
 	uint32_t size;
 	unsigned int qd;
 
@@ -405,7 +406,9 @@ static int uload_connect(struct uload *ld, const char *url_str, const char *init
 	}
 	iscsi_set_targetname(ld->iscsi, url->target);
 	iscsi_set_session_type(ld->iscsi, ISCSI_SESSION_NORMAL);
-	iscsi_set_header_digest(ld->iscsi, ISCSI_HEADER_DIGEST_NONE);
+	/* CRC32C alone: a target that does not do it refuses the login */
+	iscsi_set_header_digest(ld->iscsi, ld->header_digest ? ISCSI_HEADER_DIGEST_CRC32C
+							     : ISCSI_HEADER_DIGEST_NONE);
 	iscsi_set_noautoreconnect(ld->iscsi, 1);
 	if (url->user[0] != '\0' &&
 	    iscsi_set_initiator_username_pwd(ld->iscsi, url->user, url->passwd) != 0) {
@@ -555,6 +558,7 @@ static void uload_usage(FILE *f)
 	    "  -t, --time SECONDS         duration of the load; default 10\n"
 	    "  -i, --initiator IQN        initiator name; default " ULOAD_DEFAULT_INITIATOR "\n"
 	    "  -S, --seed N               seed of the random LBAs; default from the clock\n"
+	    "  -H, --header-digest        HeaderDigest=CRC32C (libiscsi has no data digest)\n"
 	    "      --self-test            check the histogram and parsers, then exit\n"
 	    "  -h, --help\n",
 	    ULOAD_MAX_QD);
@@ -570,6 +574,7 @@ int main(int argc, char **argv)
 	    {.name = "time", .has_arg = required_argument, .val = 't'},
 	    {.name = "initiator", .has_arg = required_argument, .val = 'i'},
 	    {.name = "seed", .has_arg = required_argument, .val = 'S'},
+	    {.name = "header-digest", .has_arg = no_argument, .val = 'H'},
 	    {.name = "self-test", .has_arg = no_argument, .val = 'T'},
 	    {.name = "help", .has_arg = no_argument, .val = 'h'},
 	    {0},
@@ -584,7 +589,7 @@ int main(int argc, char **argv)
 	int c, ret = 1;
 
 	ld.random = true;
-	while ((c = getopt_long(argc, argv, "m:p:s:q:t:i:S:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:p:s:q:t:i:S:Hh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if (strcmp(optarg, "read") == 0) {
@@ -636,6 +641,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			have_seed = true;
+			break;
+		case 'H':
+			ld.header_digest = true;
 			break;
 		case 'T':
 			return uload_self_test();
