@@ -79,6 +79,7 @@ TGT_IQN=iqn.2026-12.org.utarget:bench-tgt
 INITIATOR=iqn.2026-12.org.utarget:bench-client
 UT_LUN=0
 TGT_LUN=1 # tgtd reserves LUN 0 for its controller device
+NULL_LUN=2 # both: a null back-store (reads return zeroes, writes go nowhere)
 
 # The cases: id | client | label | mode | pattern | size (bytes) | queue depth.
 # Each case runs with one client, the same binary for both targets.
@@ -90,6 +91,7 @@ CASE_TABLE=(
 	"seqwrite-4k-qd32|qemu-img|4K QD32 sequential write|write|seq|4096|32"
 	"randread-4k-qd32-hdigest|ut-load-hdigest|4K QD32 random read, HeaderDigest CRC32C|read|rand|4096|32"
 	"read-4k-qd1|ut-load|4K QD1 random read (latency)|read|rand|4096|1"
+	"read-4k-qd1-null|ut-load-null|4K QD1 random read of a null LUN (floor)|read|rand|4096|1"
 	"seqread-1m-qd8|qemu-img|1 MiB QD8 sequential read|read|seq|1048576|8"
 	"seqwrite-1m-qd8|qemu-img|1 MiB QD8 sequential write|write|seq|1048576|8"
 )
@@ -139,7 +141,9 @@ need iscsi-readcapacity16 "apt-get install libiscsi-bin"
 for row in "${SELECTED[@]}"; do
 	IFS='|' read -r _ client _ <<<"$row"
 	case $client in
-	ut-load | ut-load-hdigest) [ -x "$UT_LOAD" ] || die "ut-load not built at $UT_LOAD (ninja -C $BUILD)" ;;
+	ut-load | ut-load-hdigest | ut-load-null)
+		[ -x "$UT_LOAD" ] || die "ut-load not built at $UT_LOAD (ninja -C $BUILD)"
+		;;
 	iscsi-perf) need iscsi-perf "apt-get install libiscsi-bin" ;;
 	qemu-img) need qemu-img "apt-get install qemu-utils" ;;
 	esac
@@ -291,10 +295,12 @@ kv() { # key line: the value of key=value in a client result line
 	return 1
 }
 
-url_of() {
+url_of() { # target (URL_NULL=1: its null LUN)
 	case $1 in
-	utargetd) printf 'iscsi://127.0.0.1:%s/%s/%s' "$UT_PORT" "$UT_IQN" "$UT_LUN" ;;
-	tgtd) printf 'iscsi://127.0.0.1:%s/%s/%s' "$TGT_PORT" "$TGT_IQN" "$TGT_LUN" ;;
+	utargetd) printf 'iscsi://127.0.0.1:%s/%s/%s' "$UT_PORT" "$UT_IQN" \
+		"$([ -n "${URL_NULL:-}" ] && echo "$NULL_LUN" || echo "$UT_LUN")" ;;
+	tgtd) printf 'iscsi://127.0.0.1:%s/%s/%s' "$TGT_PORT" "$TGT_IQN" \
+		"$([ -n "${URL_NULL:-}" ] && echo "$NULL_LUN" || echo "$TGT_LUN")" ;;
 	esac
 }
 pid_of() {
@@ -367,6 +373,8 @@ start_tgtd() {
 		die "tgtadm: cannot create the target"
 	"${A[@]}" --op new --mode logicalunit --tid 1 --lun "$TGT_LUN" -b "$WORK/tgtd.img" \
 		-E "$TGT_BSTYPE" --blocksize "$BLOCK_SIZE" || die "tgtadm: cannot create the LUN"
+	"${A[@]}" --op new --mode logicalunit --tid 1 --lun "$NULL_LUN" -b /dev/null -E null \
+		--blocksize "$BLOCK_SIZE" || die "tgtadm: cannot create the null LUN"
 	"${A[@]}" --op bind --mode target --tid 1 -I 127.0.0.1 ||
 		die "tgtadm: cannot bind the target to 127.0.0.1"
 	log "tgtd pid $TGT_PID on 127.0.0.1:$TGT_PORT (control port $TGT_CTL, bstype $TGT_BSTYPE)"
@@ -426,13 +434,15 @@ write_utargetd_config() { # file
       "block_size": $BLOCK_SIZE,
       "thin": false,
       "write_cache": true
-    }$extra_bs
+    }$extra_bs,
+    { "name": "null0", "type": "null", "size": "${LUN_MB}M", "block_size": $BLOCK_SIZE }
   ],
   "targets": [
     {
       "name": "$UT_IQN",
       "portal_groups": [ { "tag": 1, "portals": [ "127.0.0.1:$UT_PORT" ] } ],
-      "luns": [ { "lun": $UT_LUN, "backstore": "bench0" }$extra_lun ],
+      "luns": [ { "lun": $UT_LUN, "backstore": "bench0" }$extra_lun,
+                { "lun": $NULL_LUN, "backstore": "null0" } ],
       "demo_mode": { "enabled": true, "read_only": false }
     }
   ]
@@ -502,6 +512,12 @@ run_ut-load() {
 	printf '%s\n' "$out"
 }
 UT_LOAD_OPTS=()
+
+# the same against the target's null LUN: the client's and the target's own floor
+run_ut-load-null() {
+	local URL_NULL=1
+	run_ut-load "$@"
+}
 
 # the same with HeaderDigest=CRC32C (libiscsi has no data digest)
 run_ut-load-hdigest() {
@@ -579,6 +595,9 @@ cmd_of() { # client mode pattern size qd
 	ut-load) printf 'ut-load -m %s -p %s -s %s -q %s -t %s URL' "$2" "$3" "$4" "$5" "$SECS" ;;
 	ut-load-hdigest)
 		printf 'ut-load -H -m %s -p %s -s %s -q %s -t %s URL' "$2" "$3" "$4" "$5" "$SECS"
+		;;
+	ut-load-null)
+		printf 'ut-load -m %s -p %s -s %s -q %s -t %s NULL-LUN-URL' "$2" "$3" "$4" "$5" "$SECS"
 		;;
 	iscsi-perf)
 		printf 'iscsi-perf -m %s -b %s%s -t %s URL' "$5" "$(($4 / BLOCK_SIZE))" \
