@@ -90,6 +90,7 @@ CASE_TABLE=(
 	"seqread-4k-qd32|qemu-img|4K QD32 sequential read|read|seq|4096|32"
 	"seqwrite-4k-qd32|qemu-img|4K QD32 sequential write|write|seq|4096|32"
 	"randread-4k-qd32-hdigest|ut-load-hdigest|4K QD32 random read, HeaderDigest CRC32C|read|rand|4096|32"
+	"randread-4k-2x16|ut-load-2s|4K random read, two sessions of QD16|read|rand|4096|16"
 	"read-4k-qd1|ut-load|4K QD1 random read (latency)|read|rand|4096|1"
 	"read-4k-qd1-null|ut-load-null|4K QD1 random read of a null LUN (floor)|read|rand|4096|1"
 	"seqread-1m-qd8|qemu-img|1 MiB QD8 sequential read|read|seq|1048576|8"
@@ -141,7 +142,7 @@ need iscsi-readcapacity16 "apt-get install libiscsi-bin"
 for row in "${SELECTED[@]}"; do
 	IFS='|' read -r _ client _ <<<"$row"
 	case $client in
-	ut-load | ut-load-hdigest | ut-load-null)
+	ut-load | ut-load-hdigest | ut-load-null | ut-load-2s)
 		[ -x "$UT_LOAD" ] || die "ut-load not built at $UT_LOAD (ninja -C $BUILD)"
 		;;
 	iscsi-perf) need iscsi-perf "apt-get install libiscsi-bin" ;;
@@ -513,6 +514,26 @@ run_ut-load() {
 }
 UT_LOAD_OPTS=()
 
+# two ut-load sessions at once (two initiator names), QD each: their IOs summed over the
+# longer of the two durations; no latency (two distributions)
+run_ut-load-2s() {
+	local k out ios=0 secs=0 pids=()
+	printf '\n== ut-load x2 %s\n' "$*" >>"$CLIENT_LOG"
+	for k in 1 2; do
+		"$UT_LOAD" -m "$2" -p "$3" -s "$4" -q "$5" -t "$6" -i "$INITIATOR-s$k" \
+			"$(url_of "$1")" >"$WORK/2s.$k" 2>>"$CLIENT_LOG" &
+		pids+=($!)
+	done
+	for k in 0 1; do wait "${pids[$k]}" || return 1; done
+	for k in 1 2; do
+		out=$(cat "$WORK/2s.$k")
+		printf '%s\n' "$out" >>"$CLIENT_LOG"
+		ios=$((ios + $(kv ios "$out")))
+		secs=$(awk -v a="$secs" -v b="$(kv seconds "$out")" 'BEGIN { print (b > a) ? b : a }')
+	done
+	printf 'ios=%s seconds=%s\n' "$ios" "$secs"
+}
+
 # the same against the target's null LUN: the client's and the target's own floor
 run_ut-load-null() {
 	local URL_NULL=1
@@ -598,6 +619,10 @@ cmd_of() { # client mode pattern size qd
 		;;
 	ut-load-null)
 		printf 'ut-load -m %s -p %s -s %s -q %s -t %s NULL-LUN-URL' "$2" "$3" "$4" "$5" "$SECS"
+		;;
+	ut-load-2s)
+		printf '2 x ut-load -m %s -p %s -s %s -q %s -t %s -i INITIATOR-sK URL (at once)' "$2" \
+			"$3" "$4" "$5" "$SECS"
 		;;
 	iscsi-perf)
 		printf 'iscsi-perf -m %s -b %s%s -t %s URL' "$5" "$(($4 / BLOCK_SIZE))" \
