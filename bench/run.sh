@@ -35,6 +35,8 @@
 #                            convert; the report then adds a 256 MiB image of which half
 #                            the 4 KiB blocks repeat the other half written into a second
 #                            store: its MB/s and the dedup ratio the store reports)
+#                            or ram (type ram, filled from the image by qemu-img convert; tgtd
+#                            keeps its file LUN in the page cache)
 #   BENCH_TGT_BSTYPE [rdwr]  tgtd back-store type (rdwr or aio)
 #   BENCH_TGT_THREADS []     tgtd -t (I/O threads); empty: tgtd's default
 #   BENCH_KEEP [0]           1: keep the temporary directory (logs, config) for inspection
@@ -65,7 +67,7 @@ TGT_CTL=${BENCH_TGT_CONTROL_PORT:-3519}
 TGT_BSTYPE=${BENCH_TGT_BSTYPE:-rdwr}
 UT_BACKSTORE=${BENCH_UT_BACKSTORE:-file}
 UT_LOOP=""
-case $UT_BACKSTORE in file | file-loop | block | plugin | rbd | dedup) ;; *) echo "BENCH_UT_BACKSTORE: file, file-loop, block, plugin, rbd or dedup" >&2; exit 2 ;; esac
+case $UT_BACKSTORE in file | file-loop | block | plugin | rbd | dedup | ram) ;; *) echo "BENCH_UT_BACKSTORE: file, file-loop, block, plugin, rbd, dedup or ram" >&2; exit 2 ;; esac
 UT_CEPH=""      # rbd: the cluster's directory
 RBD_DIRECT=""   # rbd: what `rbd bench` measured
 DEDUP_REPORT="" # dedup: the 50 % duplicate workload's figures
@@ -400,6 +402,9 @@ write_utargetd_config() { # file
 	elif [ "$UT_BACKSTORE" = dedup ]; then
 		type=dedup
 		log "utargetd LUN: dedup volume in $WORK/dedup-store"
+	elif [ "$UT_BACKSTORE" = ram ]; then
+		type=ram
+		log "utargetd LUN: ram, ${LUN_MB} MiB"
 	elif [ "$UT_BACKSTORE" != file ]; then
 		UT_LOOP=$(losetup -f --show --sector-size "$BLOCK_SIZE" "$path") ||
 			die "losetup of $path failed"
@@ -412,6 +417,7 @@ write_utargetd_config() { # file
 		medium="\"handler\": \"exfile\", \"options\": { \"path\": \"$path\", \"block\": \"$BLOCK_SIZE\" },"
 	[ "$type" = rbd ] && medium="\"path\": \"rbd/bench\", \"options\": { \"conf\": \"$UT_CEPH_CONF\" },"
 	[ "$type" = dedup ] && medium="\"path\": \"$WORK/dedup-store\", \"size\": \"${LUN_MB}M\","
+	[ "$type" = ram ] && medium="\"size\": \"${LUN_MB}M\","
 	local extra_bs="" extra_lun=""
 	if [ "$type" = dedup ]; then
 		# LUN 1: the 50 % duplicate workload's own store (after the cases)
@@ -460,12 +466,13 @@ start_utargetd() {
 	UT_PID=$!
 	wait_listen "$UT_PID" utargetd "$UT_PORT" "$(log_of utargetd)"
 	log "utargetd pid $UT_PID on 127.0.0.1:$UT_PORT"
-	if [ "$UT_BACKSTORE" = dedup ] && [ "$PREFILL" != sparse ] && [ -z "${DEDUP_FILLED:-}" ]; then
+	if { [ "$UT_BACKSTORE" = dedup ] || [ "$UT_BACKSTORE" = ram ]; } && [ "$PREFILL" != sparse ] &&
+		[ -z "${DEDUP_FILLED:-}" ]; then
 		DEDUP_FILLED=1
 		# the volume holds what the image file holds, as the file LUN would
 		qemu-img convert -n -f raw -O raw "$WORK/utargetd.img" "$(url_of utargetd)" ||
-			die "qemu-img could not fill the dedup volume"
-		log "dedup volume filled from the $PREFILL image"
+			die "qemu-img could not fill the $UT_BACKSTORE LUN"
+		log "$UT_BACKSTORE LUN filled from the $PREFILL image"
 	fi
 }
 
