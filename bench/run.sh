@@ -808,8 +808,19 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 	printf '|---|---|---|---:|---:|---:|---|---|\n'
 	for row in "${SELECTED[@]}"; do
 		IFS='|' read -r id client label mode pattern size qd <<<"$row"
+		# issue 15's goals: IOPS x tgtd, target CPU/IO (us), MB/s (empty: none)
+		gx="" gcpu="" gmb=""
+		case $id in
+		randread-4k-qd32) gx=5 gcpu=3 ;;
+		randwrite-4k-qd32) gx=4 gcpu=4 ;;
+		seqread-4k-qd32) gx=4 gcpu=3 ;;
+		seqwrite-4k-qd32) gx=4 gcpu=4 ;;
+		randread-4k-qd32-hdigest | randread-4k-2x16) gcpu=3 ;;
+		seqread-1m-qd8) gmb=3000 ;;
+		seqwrite-1m-qd8) gmb=2000 ;;
+		esac
 		awk -F '\t' -v id="$id" -v client="$client" -v label="$label" -v size="$size" \
-			-v qd="$qd" '
+			-v qd="$qd" -v gx="$gx" -v gcpu="$gcpu" -v gmb="$gmb" '
 		function median(key,   n, i, j, t, a) {
 			n = cnt[key]
 			if (n == 0) return ""
@@ -842,24 +853,46 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 			ui = median("utargetd" SUBSEP "iops"); gi = median("tgtd" SUBSEP "iops")
 			uc = median("utargetd" SUBSEP "cpu"); um = median("utargetd" SUBSEP "mbps")
 			ul = median("utargetd" SUBSEP "mean")
-			g4 = (size == 4096 && qd == 32)
-			goal = g4 ? ">= 4x tgtd" : ""
-			verdict = !g4 ? "" : (ui == "" || gi == "" || gi == 0) ? "n/a" : (ui >= 4 * gi ? "met" : "missed")
+			goal = gx != "" ? ">= " gx "x tgtd" : ""
+			verdict = gx == "" ? "" : (ui == "" || gi == "" || gi == 0) ? "n/a" : (ui >= gx * gi ? "met" : "missed")
 			row("iops", "IOPS", goal, verdict)
-			big = (size >= 1048576)
-			row("mbps", "MB/s", big ? ">= 2500" : "", !big ? "" : um == "" ? "n/a" : (um >= 2500 ? "met" : "missed"))
+			row("mbps", "MB/s", gmb != "" ? ">= " gmb : "", gmb == "" ? "" : um == "" ? "n/a" : (um >= gmb + 0 ? "met" : "missed"))
 			if (cnt["utargetd" SUBSEP "mean"] || cnt["tgtd" SUBSEP "mean"]) {
-				q1 = (qd == 1)
-				row("mean", "latency mean (us)", q1 ? "<= 25" : "", !q1 ? "" : ul == "" ? "n/a" : (ul <= 25 ? "met" : "missed"))
+				row("mean", "latency mean (us)", "", "")
 				row("p99", "latency p99 (us)", "", "")
 			}
-			k4 = (size == 4096)
-			row("cpu", "target CPU/IO (us)", k4 ? "<= 3" : "", !k4 ? "" : uc == "" ? "n/a" : (uc <= 3 ? "met" : "missed"))
+			row("cpu", "target CPU/IO (us)", gcpu != "" ? "<= " gcpu : "", gcpu == "" ? "" : uc == "" ? "n/a" : (uc <= gcpu + 0 ? "met" : "missed"))
 			for (t in failed)
 				printf "| | | %s: %d failed run(s) | | | | | FAIL |\n", t, failed[t]
 		}' "$RUNS"
 	done
 	printf '\nutargetd/tgtd: above 1 is better for IOPS and MB/s, below 1 is better for latency and CPU/IO.\n'
+	# issue 15's goals that compare two cases of utargetd's
+	awk -F '\t' '
+	function median(key,   n, i, j, t, a) {
+		n = cnt[key]
+		if (n == 0) return ""
+		for (i = 1; i <= n; i++) a[i] = val[key, i]
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	NR > 1 && $3 == "utargetd" && $14 == "ok" {
+		k = $1 "/" $2
+		cnt[k, "iops"]++; val[k, "iops", cnt[k, "iops"]] = $7
+		if ($9 != "-") { cnt[k, "mean"]++; val[k, "mean", cnt[k, "mean"]] = $9 }
+	}
+	END {
+		a = median("randread-4k-qd32/ut-load" SUBSEP "iops"); b = median("randread-4k-qd32-hdigest/ut-load-hdigest" SUBSEP "iops")
+		if (a != "" && b != "")
+			printf "\nHeaderDigest CRC32C: %.1f %% fewer IOPS than without (goal <= 10 %%): %s\n", 100 * (a - b) / a, (a - b) <= 0.1 * a ? "met" : "missed"
+		f = median("read-4k-qd1/ut-load" SUBSEP "mean"); z = median("read-4k-qd1-null/ut-load-null" SUBSEP "mean")
+		if (f != "" && z != "")
+			printf "QD1 4K read: %.1f us mean, %.1f us on the null LUN (goal: within 10 us): %s\n", f, z, f - z <= 10 ? "met" : "missed"
+		t = median("randread-4k-2x16/ut-load-2s" SUBSEP "iops")
+		if (a != "" && t != "")
+			printf "Two sessions of QD16: %.2fx the IOPS of one session of QD32\n", t / a
+	}' "$RUNS"
 	printf '\n## Cases\n\n'
 	printf 'URL: iscsi://127.0.0.1:%s/%s/%s (utargetd), iscsi://127.0.0.1:%s/%s/%s (tgtd).\n' \
 		"$UT_PORT" "$UT_IQN" "$UT_LUN" "$TGT_PORT" "$TGT_IQN" "$TGT_LUN"
