@@ -125,10 +125,23 @@ enum sense_reason cdb_check_usage(const struct cdb_desc *d, const uint8_t *cdb,
 struct scsi_lu;
 /* d is a command of lu (CDB_F_PI_TYPE2; lu may be NULL: no LU). */
 bool cdb_desc_on_lu(const struct cdb_desc *d, const struct scsi_lu *lu);
-/* The usage of CDB byte i of d (i < d->len): usage[i], or FFh past it. */
+/* The CONTROL byte (SAM-5 5.2): the last byte of a CDB, byte 1 of the
+ * variable length CDBs (opcode 7Fh, SPC-4 4.2.3). */
+static inline unsigned cdb_control_byte(const struct cdb_desc *d)
+{
+	return d->len == 32 ? 1u : (unsigned)d->len - 1u;
+}
+/* NACA (SAM-5 5.2, 5.9): every command accepts it, the logical unit
+ * reporting NormACA (aca.c); the tables leave it out of their masks. LINK
+ * (obsolete) and the vendor specific bits stay reserved. */
+#define CDB_CONTROL_NACA 0x04
+/* The usage of CDB byte i of d (i < d->len): usage[i] (with NACA in the
+ * CONTROL byte), or FFh past it. */
 static inline uint8_t cdb_usage_byte(const struct cdb_desc *d, unsigned i)
 {
-	return i < sizeof(d->usage) ? d->usage[i] : 0xff;
+	uint8_t u = i < sizeof(d->usage) ? d->usage[i] : 0xff;
+
+	return i == cdb_control_byte(d) ? (uint8_t)(u | CDB_CONTROL_NACA) : u;
 }
 /* Top-level descriptor of an opcode (NULL if unsupported); may have sa. */
 const struct cdb_desc *cdb_opcode(uint8_t opcode);

@@ -83,12 +83,15 @@ enum sense_reason cdb_check_usage(const struct cdb_desc *d, const uint8_t *cdb,
 	static_assert(sizeof(d->usage) == sizeof(w), "usage mask is two words");
 	memcpy(w, cdb, sizeof(w));
 	memcpy(u, d->usage, sizeof(u));
+	/* NACA is every command's (cdb_usage_byte()) */
+	if (cdb_control_byte(d) < sizeof(d->usage))
+		((uint8_t *)u)[cdb_control_byte(d)] |= CDB_CONTROL_NACA;
 	bad = (w[0] & ~u[0] & word_bytes(len) & ~word_bytes(1)) |
 	      (w[1] & ~u[1] & word_bytes(len > 8 ? len - 8 : 0));
 	if (likely(!bad))
 		return SENSE_OK;
 	for (unsigned i = 1; i < d->len && i < sizeof(d->usage); i++) {
-		uint8_t b = cdb[i] & (uint8_t)~d->usage[i];
+		uint8_t b = cdb[i] & (uint8_t)~cdb_usage_byte(d, i);
 
 		if (b) {
 			memset(sx, 0, sizeof(*sx));

@@ -256,17 +256,21 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 			return;
 		}
 	}
+	/* SAM-5 5.9: while an ACA is in effect the task manager decides
+	 * first whether a new command enters the task set at all (aca.c) */
+	if (lu) {
+		enum sense_reason ar = aca_admit(lu, cmd);
+
+		if (ar != SENSE_OK) {
+			setup_fail(cmd, ar, NULL);
+			return;
+		}
+	}
 	if (!desc) {
 		setup_fail(cmd, r, &sx);
 		return;
 	}
 	p->desc = desc;
-	/* SAM-5 8.6.5: the ACA attribute needs an ACA condition, and there is
-	 * none without NormACA: a field of the command IU is invalid */
-	if (cmd->attr == SCSI_ATTR_ACA) {
-		setup_fail(cmd, SENSE_ABORTED_INVALID_FIELD_IN_CIU, NULL);
-		return;
-	}
 	if (cmd->cdb_len < desc->len || !cdb_desc_on_lu(desc, lu)) {
 		setup_fail(cmd, SENSE_INVALID_OPCODE, NULL);
 		return;
@@ -361,8 +365,10 @@ void scsi_cmd_exec(struct scsi_cmd *cmd)
 			scsi_cmd_complete(cmd, SENSE_TASK_ABORTED);
 			return;
 		}
-		if (p->waiting) {
-			/* SAM-5 8.6: wait for older tasks; order.c starts it */
+		if (p->waiting || aca_holds_locked(lu, cmd)) {
+			/* SAM-5 8.6: wait for older tasks; order.c starts it.
+			 * SAM-5 5.9, QERR 00b: an ACA holds the task set;
+			 * aca.c starts it when the ACA is cleared */
 			p->state = SCSI_CMD_BLOCKED;
 			pthread_mutex_unlock(&lu->lock);
 			return;
@@ -469,34 +475,39 @@ static void cmd_deliver(struct scsi_cmd *cmd, struct scsi_tmf *tmf)
 		tmf_task_done(tmf);
 }
 
-static void cmd_start_ready(struct list_node *ready)
-{
-	while (!list_empty(ready)) {
-		struct scsi_cmd *c = list_first_entry(ready, struct scsi_cmd, priv.wait_node);
-
-		list_del(&c->priv.wait_node);
-		reactor_post(c->reactor, &c->priv.msg);
-	}
-}
-
 void scsi_cmd_complete_sx(struct scsi_cmd *cmd, enum sense_reason r, const struct sense_extra *sx)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
 	struct scsi_tmf *tmf = NULL;
 	struct list_node ready;
-	bool deferred = false, aborted;
+	bool deferred = false, aborted, cc;
 	uint64_t lat_ns;
 
 	list_init(&ready);
+	if ((unsigned)r >= SENSE_REASON_COUNT)
+		r = SENSE_INTERNAL_TARGET_FAILURE;
+	/* CHECK CONDITION goes out (an aborted task ends without status, or
+	 * with TASK ABORTED); the abort mark is read under the lock that sets
+	 * it, and a task outside the task set is never marked */
+	cc = sense_status(r) == SAM_STAT_CHECK_CONDITION;
 	if (p->order_kind != ORDER_KIND_OUTSIDE) {
 		pthread_mutex_lock(&lu->lock);
 		order_leave_locked(lu, cmd, &ready);
+		cc = cc && !atomic_load(&p->aborted);
+		aca_complete_locked(lu, cmd, cc, &ready);
 		tmf = p->abort_tmf;
 		deferred = p->msg_posted;
 		p->state = SCSI_CMD_DONE;
 		pthread_mutex_unlock(&lu->lock);
 	} else {
+		/* outside the task set (refused at setup): the lock only when
+		 * the ACA may change */
+		if (lu && (p->aca_admitted || (cc && aca_cdb_naca(cmd->cdb, cmd->cdb_len)))) {
+			pthread_mutex_lock(&lu->lock);
+			aca_complete_locked(lu, cmd, cc, &ready);
+			pthread_mutex_unlock(&lu->lock);
+		}
 		p->state = SCSI_CMD_DONE;
 	}
 	aborted = atomic_load(&p->aborted);
@@ -511,8 +522,6 @@ void scsi_cmd_complete_sx(struct scsi_cmd *cmd, enum sense_reason r, const struc
 		else
 			cmd->suppress_response = true;
 	} else {
-		if ((unsigned)r >= SENSE_REASON_COUNT)
-			r = SENSE_INTERNAL_TARGET_FAILURE;
 		cmd->status = sense_status(r);
 		if (cmd->status == SAM_STAT_CHECK_CONDITION) {
 			cmd->sense_len = (uint8_t)sense_build(cmd->sense, sizeof(cmd->sense), r,
@@ -530,7 +539,7 @@ void scsi_cmd_complete_sx(struct scsi_cmd *cmd, enum sense_reason r, const struc
 			lbp_threshold_note_write(lu, p->start_ns + lat_ns);
 	}
 	tport_count(cmd);
-	cmd_start_ready(&ready);
+	order_post_ready(&ready);
 	if (!deferred)
 		cmd_deliver(cmd, tmf);
 }
@@ -649,8 +658,16 @@ void cmd_kick(struct reactor_msg *m)
 	state = p->state;
 	aborted = atomic_load(&p->aborted);
 	tmf = p->abort_tmf;
-	if (state == SCSI_CMD_READY)
-		p->state = SCSI_CMD_RUNNING;
+	if (state == SCSI_CMD_READY) {
+		if (!aborted && aca_holds_locked(lu, cmd)) {
+			/* an ACA established since it was started holds it:
+			 * aca.c starts it again when the ACA is cleared */
+			p->state = SCSI_CMD_BLOCKED;
+			state = SCSI_CMD_BLOCKED;
+		} else {
+			p->state = SCSI_CMD_RUNNING;
+		}
+	}
 	pthread_mutex_unlock(&lu->lock);
 
 	switch (state) {
@@ -691,8 +708,10 @@ void scsi_cmd_release(struct scsi_cmd *cmd)
 	if (cmd->buf)
 		(p->buf_reserved ? buf_free_reserved : buf_free)(cmd->buf, p->buf_len);
 	cmd->buf = NULL;
-	if (p->lu)
+	if (p->lu) {
+		aca_release(p->lu, cmd);
 		scsi_lu_put(p->lu);
+	}
 	p->lu = NULL;
 	p->itn = NULL;
 	p->state = SCSI_CMD_FREE;

@@ -76,6 +76,7 @@ struct scsi_cmd_priv {
 	bool msg_posted;       /* msg queued on reactor (lu->lock) */
 	bool buf_wait;	       /* set up but no data buffer yet (scsi_cmd_buf_retry) */
 	bool buf_reserved;     /* buf comes from the nexus' reserve (outside the cap) */
+	bool aca_admitted;     /* aca.c: admitted as the ACA task (lu->lock) */
 
 	/* decoded once by the handler's parse step (block commands) */
 	uint64_t lba;

@@ -20,6 +20,7 @@
 
 #include "lib/list.h"
 #include "lib/stats.h"
+#include "scsi/aca.h"
 #include "scsi/lbp_threshold.h"
 #include "scsi/lu.h"
 #include "scsi/mode.h"
@@ -129,6 +130,7 @@ struct lu_core_state {
 
 	struct mode_state mode;	  /* mode.c */
 	struct order_state order; /* order.c: the task set */
+	struct aca_state aca;	  /* aca.c: its auto contingent allegiance */
 
 	/* SPC-2 RESERVE/RELEASE (reserve.c): the holder, or NULL */
 	_Atomic(struct lu_itn *) resv_holder;

@@ -193,7 +193,8 @@ static void itn_evict_locked(struct scsi_lu *lu)
 
 	list_for_each_entry(itn, &lu->core->itns, node)
 	{
-		if (itn->nexus || itn->prevent || atomic_load(&lu->core->resv_holder) == itn)
+		if (itn->nexus || itn->prevent || atomic_load(&lu->core->resv_holder) == itn ||
+		    lu->core->aca.faulted == itn)
 			continue;
 		if (!victim || itn->last_used < victim->last_used)
 			victim = itn;
@@ -249,10 +250,18 @@ void lu_itn_attach(struct scsi_lu *lu, struct lu_itn *itn, struct scsi_nexus *n)
 
 void lu_itn_detach(struct scsi_lu *lu, struct lu_itn *itn, struct scsi_nexus *n)
 {
+	struct list_node ready;
+
+	list_init(&ready);
 	pthread_mutex_lock(&lu->lock);
-	if (itn->nexus == n)
+	if (itn->nexus == n) {
 		itn->nexus = NULL;
+		/* the nexus no longer reaches the LU: its ACA (SAM-5 5.9)
+		 * would hold the task set with nobody to clear it */
+		aca_clear_itn_locked(lu, itn, &ready);
+	}
 	pthread_mutex_unlock(&lu->lock);
+	order_post_ready(&ready);
 }
 
 bool lu_wce(struct scsi_lu *lu)

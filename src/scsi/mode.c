@@ -69,8 +69,12 @@ static const struct mode_page_def pages[MODE_PG_COUNT] = {
 	{
 	    .code = 0x0a,
 	    .len = 12,
-	    /* TST 000b, GLTSD 1, QAM 1 (unrestricted reordering, order.c),
-	     * QERR 00b, TAS 0, BUSY TIMEOUT PERIOD unlimited */
+	    /* TST 000b (one task set: an ACA holds all of it, aca.c),
+	     * TMF_ONLY 0 (the faulted I_T nexus' commands with the ACA
+	     * attribute are processed during an ACA), GLTSD 1, QAM 1
+	     * (unrestricted reordering, order.c), QERR 00b (tasks held by
+	     * an ACA resume when it is cleared, SPC-4 7.5.8), TAS 0, BUSY
+	     * TIMEOUT PERIOD unlimited */
 	    .def = {0x0a, 0x0a, 0x02, 0x10, 0x00, 0x00, 0, 0, 0xff, 0xff, 0, 0},
 	    .changeable = {0x0a, 0x0a, 0x04 /* D_SENSE */, 0x00, 0x08 /* SWP */, 0x40 /* TAS */},
 	},

@@ -233,14 +233,17 @@ struct scsi_lu *scsi_nexus_lu_by_designator(struct scsi_nexus *n, const uint8_t 
 }
 
 /* SAM-5 6.3.4: I_T nexus loss. Tasks are aborted (their cmd_done arrive
- * with suppress_response), the nexus' SPC-2 reservations and PREVENT state
- * are released, its echo buffers returned to the buffer pool (their data
+ * with suppress_response), the nexus' SPC-2 reservations, PREVENT state and
+ * ACA (SAM-5 5.9) are released, its echo buffers returned to the buffer pool (their data
  * was for this nexus alone, SPC-4 6.17.9), and I_T NEXUS LOSS OCCURRED
  * waits for the initiator port's next nexus. */
 void scsi_nexus_loss(struct scsi_nexus *n)
 {
+	struct list_node ready;
+
 	if (atomic_exchange(&n->lost, true))
 		return;
+	list_init(&ready);
 	tmf_abort_nexus_tasks(n, NULL);
 	pthread_mutex_lock(&n->lock);
 	for (unsigned i = 0; i < n->cache_n; i++) {
@@ -254,9 +257,11 @@ void scsi_nexus_loss(struct scsi_nexus *n)
 		resv_release_itn_locked(lu, e->itn);
 		medium_prevent_clear_locked(lu, e->itn);
 		buffer_itn_free(e->itn);
+		aca_clear_itn_locked(lu, e->itn, &ready);
 		pthread_mutex_unlock(&lu->lock);
 	}
 	pthread_mutex_unlock(&n->lock);
+	order_post_ready(&ready);
 }
 
 void scsi_nexus_destroy(struct scsi_nexus *n)

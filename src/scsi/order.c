@@ -12,6 +12,12 @@
  * commands of class ORDER_NONE (INQUIRY, TEST UNIT READY, ...) as SIMPLE
  * tasks that nobody waits for.
  *
+ * SAM-5 8.6.5: a task with the ACA attribute (admitted only on the faulted
+ * I_T nexus while an ACA is in effect, aca.c) enters the enabled state at
+ * once, whatever older tasks there are: those are held by the ACA, and it
+ * must not wait behind them. Newer tasks treat it as a HEAD OF QUEUE task.
+ * While an ACA is in effect no other task starts (aca_holds_locked()).
+ *
  * Cost: entering counts the older tasks per kind (O(1)); ending walks the
  * task set only while some task waits. */
 #include "scsi/order.h"
@@ -23,23 +29,32 @@
 #define B ORDER_BLOCK
 
 const uint8_t order_matrix[ORDER_KIND_COUNT][ORDER_KIND_COUNT] = {
-    /* new task           older: FREE  SIMPLE  ORDERED  HOQ */
+    /* new task           older: FREE  SIMPLE  ORDERED  HOQ  ACA */
     [ORDER_KIND_FREE] = {[ORDER_KIND_FREE] = P,
 			 [ORDER_KIND_SIMPLE] = P,
 			 [ORDER_KIND_ORDERED] = P,
-			 [ORDER_KIND_HOQ] = P},
+			 [ORDER_KIND_HOQ] = P,
+			 [ORDER_KIND_ACA] = P},
     [ORDER_KIND_SIMPLE] = {[ORDER_KIND_FREE] = P,
 			   [ORDER_KIND_SIMPLE] = P,
 			   [ORDER_KIND_ORDERED] = B,
-			   [ORDER_KIND_HOQ] = B},
+			   [ORDER_KIND_HOQ] = B,
+			   [ORDER_KIND_ACA] = B},
     [ORDER_KIND_ORDERED] = {[ORDER_KIND_FREE] = B,
 			    [ORDER_KIND_SIMPLE] = B,
 			    [ORDER_KIND_ORDERED] = B,
-			    [ORDER_KIND_HOQ] = B},
+			    [ORDER_KIND_HOQ] = B,
+			    [ORDER_KIND_ACA] = B},
     [ORDER_KIND_HOQ] = {[ORDER_KIND_FREE] = P,
 			[ORDER_KIND_SIMPLE] = P,
 			[ORDER_KIND_ORDERED] = P,
-			[ORDER_KIND_HOQ] = P},
+			[ORDER_KIND_HOQ] = P,
+			[ORDER_KIND_ACA] = P},
+    [ORDER_KIND_ACA] = {[ORDER_KIND_FREE] = P,
+			[ORDER_KIND_SIMPLE] = P,
+			[ORDER_KIND_ORDERED] = P,
+			[ORDER_KIND_HOQ] = P,
+			[ORDER_KIND_ACA] = P},
 };
 
 #undef P
@@ -61,7 +76,9 @@ enum order_kind order_kind_of(uint8_t attr, uint8_t order_class)
 		return ORDER_KIND_HOQ;
 	case SCSI_ATTR_ORDERED:
 		return ORDER_KIND_ORDERED;
-	default: /* SIMPLE; ACA is not supported (NormACA = 0) and runs as SIMPLE */
+	case SCSI_ATTR_ACA:
+		return ORDER_KIND_ACA;
+	default: /* SIMPLE */
 		break;
 	}
 	switch (order_class) {
@@ -72,6 +89,12 @@ enum order_kind order_kind_of(uint8_t attr, uint8_t order_class)
 	default:
 		return ORDER_KIND_SIMPLE;
 	}
+}
+
+/* The command of a task set entry (the entry is its priv). */
+static struct scsi_cmd *task_cmd(struct scsi_cmd_priv *p)
+{
+	return container_of(p, struct scsi_cmd, priv);
 }
 
 /* Would a task of kind k wait for older tasks counted in older[]? */
@@ -125,7 +148,7 @@ void order_leave_locked(struct scsi_lu *lu, struct scsi_cmd *cmd, struct list_no
 			tp->waiting = false;
 			o->n_waiting--;
 			if (tp->state == SCSI_CMD_BLOCKED && !atomic_load(&tp->aborted) &&
-			    !tp->msg_posted) {
+			    !tp->msg_posted && !aca_holds_locked(lu, task_cmd(tp))) {
 				tp->state = SCSI_CMD_READY;
 				tp->msg_posted = true;
 				list_add_tail(ready, &tp->wait_node);
@@ -134,5 +157,15 @@ void order_leave_locked(struct scsi_lu *lu, struct scsi_cmd *cmd, struct list_no
 		older[tp->order_kind]++;
 		if (!o->n_waiting)
 			break;
+	}
+}
+
+void order_post_ready(struct list_node *ready)
+{
+	while (!list_empty(ready)) {
+		struct scsi_cmd *c = list_first_entry(ready, struct scsi_cmd, priv.wait_node);
+
+		list_del(&c->priv.wait_node);
+		reactor_post(c->reactor, &c->priv.msg);
 	}
 }

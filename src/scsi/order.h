@@ -19,6 +19,7 @@ enum order_kind {
 	ORDER_KIND_SIMPLE,   /* SIMPLE task that reads or writes the medium */
 	ORDER_KIND_ORDERED,  /* ORDERED task, or a SIMPLE task of class ORDER_BARRIER */
 	ORDER_KIND_HOQ,	     /* HEAD OF QUEUE task */
+	ORDER_KIND_ACA,	     /* ACA task (aca.c): runs at once, held by nothing */
 	ORDER_KIND_COUNT
 };
 /* priv.order_kind of a command that is not in a task set */
@@ -47,7 +48,10 @@ void order_enter_locked(struct scsi_lu *lu, struct scsi_cmd *cmd);
 /* Remove cmd from the task set (lu->lock held). Tasks that no longer wait and
  * are in state SCSI_CMD_BLOCKED move to SCSI_CMD_RUNNING and are appended to
  * `ready` (through priv.wait_node): the caller starts them on their reactor
- * after dropping the lock. */
+ * after dropping the lock. Tasks the ACA holds (aca_holds_locked()) stay
+ * blocked: clearing it starts them (aca_clear_locked()). */
 void order_leave_locked(struct scsi_lu *lu, struct scsi_cmd *cmd, struct list_node *ready);
+/* Start the tasks of a `ready` list on their reactors (no lock held). */
+void order_post_ready(struct list_node *ready);
 
 #endif

@@ -3,8 +3,8 @@
  * 4.2.3, SBC-4 5.16 READ(32), 5.36 VERIFY(32), 5.42 WRITE(32)), the
  * commands of type 2 protection information (SBC-4 4.22.2.4).
  *
- *   byte 0  7Fh            1  CONTROL (not the last byte: NACA and LINK
- *                             are refused here by the usage mask)
+ *   byte 0  7Fh            1  CONTROL (not the last byte: LINK is refused
+ *                             by the usage mask, NACA accepted, cdb.h)
  *        6  GROUP NUMBER   7  ADDITIONAL CDB LENGTH (18h)
  *      8-9  SERVICE ACTION 10 RD/WR/VRPROTECT, DPO, FUA (BYTCHK)
  *    12-19  LOGICAL BLOCK ADDRESS

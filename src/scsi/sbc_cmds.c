@@ -18,8 +18,8 @@
 #include "scsi/cdb.h"
 #include "scsi/sbc_internal.h"
 
-/* usage of the CONTROL byte (SAM-5 5.2): NACA (no ACA support), LINK and the
- * vendor bits are refused */
+/* usage of the CONTROL byte (SAM-5 5.2): LINK and the vendor bits are
+ * refused; NACA is added for every command by cdb_usage_byte() */
 #define CONTROL 0x00
 /* GROUP NUMBER (SBC-4 4.21): accepted, no grouping function */
 #define GRP 0x3f

@@ -119,6 +119,7 @@ const struct sense_entry sense_table[SENSE_REASON_COUNT] = {
     [SENSE_BUSY] = {.status = SAM_STAT_BUSY},
     [SENSE_TASK_SET_FULL] = {.status = SAM_STAT_TASK_SET_FULL},
     [SENSE_TASK_ABORTED] = {.status = SAM_STAT_TASK_ABORTED},
+    [SENSE_ACA_ACTIVE] = {.status = SAM_STAT_ACA_ACTIVE},
 };
 
 #define NAME(x) [x] = #x
@@ -215,6 +216,7 @@ static const char *const reason_names[SENSE_REASON_COUNT] = {
     NAME(SENSE_BUSY),
     NAME(SENSE_TASK_SET_FULL),
     NAME(SENSE_TASK_ABORTED),
+    NAME(SENSE_ACA_ACTIVE),
 };
 
 const char *sense_reason_name(enum sense_reason r)

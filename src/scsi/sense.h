@@ -158,6 +158,7 @@ enum sense_reason {
 	SENSE_BUSY,		    /* status BUSY */
 	SENSE_TASK_SET_FULL,	    /* status TASK SET FULL */
 	SENSE_TASK_ABORTED,	    /* status TASK ABORTED */
+	SENSE_ACA_ACTIVE,	    /* status ACA ACTIVE (SAM-5 5.3.1, 5.9: aca.c) */
 
 	SENSE_REASON_COUNT
 };

@@ -374,12 +374,13 @@ void spc_exec_rstmf(struct scsi_cmd *cmd)
 	uint8_t buf[16] = {0};
 	bool repd = cdb_rstmf_repd(cmd->cdb);
 
-	/* ATS ATSS CTSS LURS (CACAS 0: no ACA, WAKES 0); TRS for the I_T
+	/* ATS ATSS CACAS (CLEAR ACA, SAM-5 7.3: tmf.c) CTSS LURS (WAKES 0);
+	 * TRS for the I_T
 	 * nexuses that may use a target reset (scsi_nexus_info.target_reset):
 	 * the others are refused it; QTS and QAES QTSS ITNRS where the fabric
 	 * carries them for this nexus (scsi_nexus_info.query_tmfs: iSCSI
 	 * below protocol level 2 has no function code for them) */
-	buf[0] = 0x80 | 0x40 | 0x10 | 0x08 | (cmd->nexus->query_tmfs ? 0x04 : 0) |
+	buf[0] = 0x80 | 0x40 | 0x20 | 0x10 | 0x08 | (cmd->nexus->query_tmfs ? 0x04 : 0) |
 		 (cmd->nexus->target_reset ? 0x02 : 0);
 	if (cmd->nexus->query_tmfs)
 		buf[1] = 0x04 | 0x02 | 0x01; /* QAES QTSS ITNRS */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spc_cmds.c: the CDB table of the SPC-4 primary commands (cdb.h). Usage
  * masks list the bits each command uses (SPC-4 6.35.3 CDB USAGE DATA); the
- * CONTROL byte allows none (NACA needs NormACA, LINK is obsolete). */
+ * CONTROL byte lists none: NACA is every command's (cdb_usage_byte(), the
+ * LU reports NormACA), LINK is obsolete. */
 #include "scsi/alua.h"
 #include "scsi/cdb.h"
 #include "scsi/pr.h"

@@ -136,11 +136,37 @@ static bool query_tasks(struct scsi_lu *lu, struct scsi_nexus *n, bool by_tag, u
 	return found;
 }
 
+/* SAM-5 7.3 CLEAR ACA on itn at lu: when itn is the faulted I_T nexus, the
+ * command with the ACA attribute is aborted (the response waits for it,
+ * SAM-5 7.1) and the ACA cleared, the tasks it held resume (QERR 00b).
+ * FUNCTION COMPLETE also when there is no ACA, or it is another I_T
+ * nexus' (which keeps it: only the faulted I_T nexus clears it). */
+static void clear_aca(struct scsi_lu *lu, struct lu_itn *itn, struct scsi_tmf *tmf)
+{
+	struct aca_state *a = &lu->core->aca;
+	struct list_node ready;
+
+	list_init(&ready);
+	pthread_mutex_lock(&lu->lock);
+	if (itn && a->faulted == itn) {
+		if (a->task && a->task->priv.order_kind != ORDER_KIND_OUTSIDE)
+			abort_task_locked(a->task, tmf, false);
+		aca_clear_locked(lu, &ready);
+	}
+	pthread_mutex_unlock(&lu->lock);
+	order_post_ready(&ready);
+}
+
 void tmf_lu_reset_state(struct scsi_lu *lu)
 {
 	struct lu_itn *itn;
+	struct list_node ready;
 
+	list_init(&ready);
 	pthread_mutex_lock(&lu->lock);
+	/* SAM-5 5.9: a logical unit reset clears the ACA (its tasks are
+	 * aborted already) */
+	aca_clear_locked(lu, &ready);
 	/* SPC-2 5.5.1: a logical unit reset releases the reservation; the
 	 * holder learns of it through the reset unit attention */
 	resv_clear_locked(lu);
@@ -150,6 +176,7 @@ void tmf_lu_reset_state(struct scsi_lu *lu)
 	 * (mode parameters keep their current values) */
 	ua_set_all_locked(lu, UA_BUS_DEVICE_RESET, NULL);
 	pthread_mutex_unlock(&lu->lock);
+	order_post_ready(&ready);
 	/* SPC-4 5.6.3.3: a background self-test ends */
 	sbc_selftest_abort(lu);
 }
@@ -207,11 +234,13 @@ void tmf_abort_nexus_tasks(struct scsi_nexus *n, struct scsi_tmf *tmf)
 }
 
 /* SAM-5 7.x: I_T NEXUS RESET: abort the nexus' tasks; I_T NEXUS LOSS OCCURRED
- * for it; its reservations and PREVENT state released. */
+ * for it; its reservations, PREVENT state and ACA (SAM-5 5.9) released. */
 static void it_nexus_reset(struct scsi_tmf *tmf)
 {
 	struct scsi_nexus *n = tmf->nexus;
+	struct list_node ready;
 
+	list_init(&ready);
 	tmf_abort_nexus_tasks(n, tmf);
 	pthread_mutex_lock(&n->lock);
 	for (unsigned i = 0; i < n->cache_n; i++) {
@@ -223,9 +252,11 @@ static void it_nexus_reset(struct scsi_tmf *tmf)
 		ua_set(e->itn, UA_I_T_NEXUS_LOSS);
 		resv_release_itn_locked(e->lu, e->itn);
 		medium_prevent_clear_locked(e->lu, e->itn);
+		aca_clear_itn_locked(e->lu, e->itn, &ready);
 		pthread_mutex_unlock(&e->lu->lock);
 	}
 	pthread_mutex_unlock(&n->lock);
+	order_post_ready(&ready);
 }
 
 void scsi_tmf_exec(struct scsi_tmf *tmf)
@@ -271,10 +302,12 @@ void scsi_tmf_exec(struct scsi_tmf *tmf)
 			tmf->response = SCSI_TMF_RESP_TASK_NOT_FOUND;
 		break;
 	case SCSI_TMF_ABORT_TASK_SET:
+		/* SAM-5 7.2: an ACA stays (and its ACA task is aborted) */
 		abort_tasks(lu, n, ABORT_NEXUS, 0, tmf, false);
 		break;
 	case SCSI_TMF_CLEAR_TASK_SET:
-		/* SAM-5 7.4: every task in the task set, of every nexus */
+		/* SAM-5 7.4: every task in the task set, of every nexus; an
+		 * ACA stays */
 		abort_tasks(lu, n, ABORT_ALL, 0, tmf, true);
 		break;
 	case SCSI_TMF_LUN_RESET:
@@ -305,8 +338,7 @@ void scsi_tmf_exec(struct scsi_tmf *tmf)
 		break;
 	}
 	case SCSI_TMF_CLEAR_ACA:
-		/* NormACA = 0 in the standard INQUIRY data: no ACA */
-		tmf->response = SCSI_TMF_RESP_NOT_SUPPORTED;
+		clear_aca(lu, itn, tmf);
 		break;
 	case SCSI_TMF_TARGET_COLD_RESET:
 		tr.cold = true;

@@ -98,9 +98,11 @@ size_t spc_std_inquiry(struct scsi_cmd *cmd, uint8_t *buf)
 		buf[0] = 0x00;				    /* direct access block device */
 		buf[1] = lu->attrs.removable ? 0x80 : 0x00; /* RMB */
 	}
-	buf[2] = 0x06;	      /* VERSION: SPC-4 */
-	buf[3] = 0x10 | 0x02; /* NORMACA 0, HISUP 1, RESPONSE DATA FORMAT 2 */
-	buf[4] = 96 - 5;      /* ADDITIONAL LENGTH */
+	buf[2] = 0x06; /* VERSION: SPC-4 */
+	/* NORMACA 1 (SPC-4 6.6.2: NACA = 1 in the CONTROL byte is supported,
+	 * SAM-5 5.9, aca.c), HISUP 1, RESPONSE DATA FORMAT 2 */
+	buf[3] = 0x20 | 0x10 | 0x02;
+	buf[4] = 96 - 5; /* ADDITIONAL LENGTH */
 	/* byte 5: TPGS (bits 5-4, SPC-4 6.6.2: 01b implicit ALUA, 11b also
 	 * explicit); 3PC when EXTENDED COPY exists; PROTECT when the LU
 	 * supports protection information (SBC-4 4.22: its back-store keeps

@@ -141,13 +141,13 @@ static void test_lookup(void **state)
  * usage mask refuses it, pointing at byte 8); a service action without a
  * command (ORWRITE(32) 000Eh, WRITE SAME(32) 000Dh) is INVALID FIELD IN
  * CDB pointing at byte 9; a 16-byte CDB of 7Fh is too short. Golden usage
- * of READ(32): byte 1 CONTROL 00h, 6 GROUP NUMBER 3Fh, 7 ADDITIONAL CDB
+ * of READ(32): byte 1 CONTROL 04h (NACA), 6 GROUP NUMBER 3Fh, 7 ADDITIONAL CDB
  * LENGTH FFh, 8 00h, 9 FFh, 10 RDPROTECT/DPO/FUA/FUA_NV FAh, 11 00h,
  * 12-31 FFh. */
 static void test_cdb32_lookup(void **state)
 {
 	static const uint8_t usage[32] = {
-	    0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0xff, 0x00, 0xff, 0xfa,
+	    0xff, 0x04, 0x00, 0x00, 0x00, 0x00, 0x3f, 0xff, 0x00, 0xff, 0xfa,
 	    0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	};
@@ -170,11 +170,13 @@ static void test_cdb32_lookup(void **state)
 	c[8] = 0x01;
 	assert_int_equal(cdb_check_usage(d, c, &sx), SENSE_INVALID_FIELD_IN_CDB);
 	assert_true(sx.fp_valid && sx.fp_byte == 8 && sx.fp_bit == 0);
-	/* NACA in the CONTROL byte (byte 1) */
+	/* the CONTROL byte is byte 1: NACA accepted there, LINK not */
 	c[8] = 0x00;
 	c[1] = 0x04;
+	assert_int_equal(cdb_check_usage(d, c, &sx), SENSE_OK);
+	c[1] = 0x01;
 	assert_int_equal(cdb_check_usage(d, c, &sx), SENSE_INVALID_FIELD_IN_CDB);
-	assert_true(sx.fp_valid && sx.fp_byte == 1 && sx.fp_bit == 2);
+	assert_true(sx.fp_valid && sx.fp_byte == 1 && sx.fp_bit == 0);
 	c[1] = 0x00;
 	c[9] = 0x0b;
 	d = cdb_lookup(c, 32, &r, &sx);

@@ -18,7 +18,11 @@
 static int ref_bad_byte(const struct cdb_desc *d, const uint8_t *cdb, int *bit)
 {
 	for (unsigned i = 1; i < d->len && i < sizeof(d->usage); i++) {
-		uint8_t b = cdb[i] & (uint8_t)~d->usage[i];
+		/* NACA (SAM-5 5.2) in the CONTROL byte, the last or (32-byte
+		 * CDBs) byte 1, is allowed to every command */
+		unsigned ctl = d->len == 32 ? 1u : d->len - 1u;
+		uint8_t u = (uint8_t)(d->usage[i] | (i == ctl ? 0x04 : 0));
+		uint8_t b = cdb[i] & (uint8_t)~u;
 
 		if (b) {
 			*bit = 31 - __builtin_clz(b);

@@ -79,10 +79,16 @@ static void test_invalid_opcode_and_reserved_bits(void **state)
 	/* field pointer: SKSV, C/D, BPV, bit 5, byte 1 */
 	assert_int_equal(r.sense[15], 0x80 | 0x40 | 0x08 | 5);
 	assert_int_equal(get_be16(r.sense + 16), 1);
-	/* NACA in the control byte is not supported (NormACA 0) */
+	/* NACA in the control byte is supported (NormACA 1, aca.c) ... */
 	uint8_t tur2[6] = {0x00, 0, 0, 0, 0, 0x04};
 	h_cmd(h->p1, 0, tur2, 6, SCSI_DIR_NONE, NULL, 0, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	/* ... LINK (obsolete) is not: field pointer byte 5 bit 0 */
+	tur2[5] = 0x01;
+	h_cmd(h->p1, 0, tur2, 6, SCSI_DIR_NONE, NULL, 0, &r);
 	h_expect_sense(&r, 0x5, 0x24, 0x00);
+	assert_int_equal(r.sense[15], 0x80 | 0x40 | 0x08 | 0);
+	assert_int_equal(get_be16(r.sense + 16), 5);
 }
 
 static void test_read_residuals(void **state)

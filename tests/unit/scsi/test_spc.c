@@ -21,7 +21,7 @@ static void test_inquiry_standard(void **state)
 	assert_int_equal(r.data_in_len, 96);
 	assert_int_equal(buf[0], 0x00);
 	assert_int_equal(buf[2], 0x06);
-	assert_int_equal(buf[3], 0x12);
+	assert_int_equal(buf[3], 0x32); /* NORMACA HISUP, format 2 */
 	assert_int_equal(buf[4], 91);
 	assert_int_equal(buf[7] & 0x02, 0x02);
 	assert_memory_equal(buf + 8, "UTARGET TEST DISK       0001", 28);
@@ -169,7 +169,8 @@ static void test_rsoc_all_and_one(void **state)
 	assert_int_equal(r.status, SAM_STAT_GOOD);
 	assert_int_equal(buf[1] & 0x07, 0x03);
 	assert_int_equal(get_be16(buf + 2), 6);
-	assert_memory_equal(buf + 4, ((const uint8_t[]){0x12, 0x01, 0xff, 0xff, 0xff, 0x00}), 6);
+	/* CONTROL: NACA (SAM-5 5.2) */
+	assert_memory_equal(buf + 4, ((const uint8_t[]){0x12, 0x01, 0xff, 0xff, 0xff, 0x04}), 6);
 	/* option 1 on an opcode with service actions: INVALID FIELD IN CDB */
 	cdb[3] = 0xa3;
 	h_cmd(h->p1, 0, cdb, 12, SCSI_DIR_READ, buf, sizeof(buf), &r);
@@ -210,8 +211,8 @@ static void test_rstmf(void **state)
 	h_cmd(h->p1, 0, cdb, 12, SCSI_DIR_READ, buf, sizeof(buf), &r);
 	assert_int_equal(r.status, SAM_STAT_GOOD);
 	assert_int_equal(r.data_in_len, 4);
-	/* ATS ATSS CTSS LURS QTS; no TRS: p1 may not reset the target */
-	assert_int_equal(buf[0], 0xdc);
+	/* ATS ATSS CACAS CTSS LURS QTS; no TRS: p1 may not reset the target */
+	assert_int_equal(buf[0], 0xfc);
 	assert_int_equal(buf[1], 0x07);
 	/* TRS for an I_T nexus that may */
 	opts.target_reset = true;
@@ -220,7 +221,7 @@ static void test_rstmf(void **state)
 	h_clear_ua(p3, 0);
 	h_cmd(p3, 0, cdb, 12, SCSI_DIR_READ, buf, sizeof(buf), &r);
 	assert_int_equal(r.status, SAM_STAT_GOOD);
-	assert_int_equal(buf[0], 0xde);
+	assert_int_equal(buf[0], 0xfe);
 	loop_destroy(p3);
 	/* a transport without the query functions (iSCSI below protocol
 	 * level 2): neither QTS nor QAES QTSS ITNRS */
@@ -230,7 +231,7 @@ static void test_rstmf(void **state)
 	h_clear_ua(p3, 0);
 	h_cmd(p3, 0, cdb, 12, SCSI_DIR_READ, buf, sizeof(buf), &r);
 	assert_int_equal(r.status, SAM_STAT_GOOD);
-	assert_int_equal(buf[0], 0xd8);
+	assert_int_equal(buf[0], 0xf8);
 	assert_int_equal(buf[1], 0x00);
 	loop_destroy(p3);
 	cdb[2] = 0x80;

@@ -127,7 +127,8 @@ static void test_abort_unknown_and_queries(void **state)
 	fake_bs_release(h->bs);
 	loop_wait(t, &r);
 	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_QUERY_TASK_SET, 0, 0), SCSI_TMF_RESP_COMPLETE);
-	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_CLEAR_ACA, 0, 0), SCSI_TMF_RESP_NOT_SUPPORTED);
+	/* SAM-5 7.3: CLEAR ACA without an ACA: FUNCTION COMPLETE */
+	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_CLEAR_ACA, 0, 0), SCSI_TMF_RESP_COMPLETE);
 	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_LUN_RESET, lun_encode(9), 0),
 			 SCSI_TMF_RESP_LUN_NOT_FOUND);
 	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_QUERY_ASYNC_EVENT, 0, 0), SCSI_TMF_RESP_COMPLETE);
