@@ -8,7 +8,8 @@
 #
 # A READ past the end with NACA 1 establishes an ACA on A's I_T nexus: A's
 # SIMPLE commands get ACA ACTIVE (30h), its ACA-attribute commands (iSCSI
-# ATTR 4) run; B gets BUSY (NACA 0) or ACA ACTIVE (NACA 1, ACA attribute);
+# ATTR 4) run; B gets BUSY (NACA 0) or ACA ACTIVE (NACA 1, ACA attribute),
+# a WRITE too (its Data-Out discarded);
 # CLEAR ACA (function 3) from B leaves it, from A clears it; NACA 0 gives
 # no ACA; LOGICAL UNIT RESET and the end of the faulted session clear it;
 # INQUIRY reports NormACA and RSTMF CACAS (the checks are listed in aca.c;
@@ -29,7 +30,7 @@ ut_write_config aca.json <<JSON
     { "name": "$UT_TARGET",
       "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
       "luns": [ { "lun": 0, "backstore": "d0" } ],
-      "demo_mode": { "enabled": true, "read_only": true } }
+      "demo_mode": { "enabled": true, "read_only": false } }
   ]
 }
 JSON

@@ -12,7 +12,8 @@
  *   ACA; with NACA 1 it establishes an ACA on A: A's SIMPLE TEST UNIT READY
  *   gets ACA ACTIVE, its TEST UNIT READY and REQUEST SENSE with the ACA
  *   attribute (iSCSI ATTR 4) GOOD; B gets BUSY (NACA 0) or ACA ACTIVE (NACA
- *   1, ACA attribute), and its CLEAR ACA (function 3) leaves A's ACA; A's
+ *   1, ACA attribute), also for a WRITE whose Data-Out is then discarded
+ *   (the sessions go on), and its CLEAR ACA (function 3) leaves A's ACA; A's
  *   CLEAR ACA: Function complete, then GOOD for both; CLEAR ACA without an
  *   ACA: Function complete; LOGICAL UNIT RESET from B and the end of A's
  *   session clear an ACA.
@@ -120,6 +121,22 @@ static bool read_past_end(struct ir_conn *c, uint8_t ctl, uint8_t attr)
 	return key == 0x05 && asc == 0x21 && ascq == 0x00;
 }
 
+/* WRITE(10) of 64 KiB at LBA 0 (immediate, unsolicited and solicited
+ * Data-Out as negotiated); returns the status. */
+static uint8_t write64k(struct ir_conn *c)
+{
+	static uint8_t data[65536];
+	uint8_t cdb[10] = {0x2a};
+	struct ir_scsi_result r;
+
+	put_be16(cdb + 7, sizeof(data) / 512);
+	if (ir_scsi_cmd(c, 0, cdb, sizeof(cdb), IR_DIR_WRITE, data, sizeof(data), NULL, 0, &r)) {
+		fprintf(stderr, "aca: WRITE(10): %s\n", c->err);
+		exit(2);
+	}
+	return r.status;
+}
+
 static uint8_t tmf(struct ir_conn *c, int func)
 {
 	uint8_t rsp = 0xee;
@@ -178,6 +195,10 @@ int main(int argc, char **argv)
 	check(st == ST_ACA, "B: TEST UNIT READY, NACA 1: ACA ACTIVE (%02xh)", st);
 	st = tur(&b, 0, ATTR_ACA);
 	check(st == ST_ACA, "B: TEST UNIT READY with the ACA attribute: ACA ACTIVE (%02xh)", st);
+	st = write64k(&b);
+	check(st == ST_BUSY, "B: WRITE(10) of 64 KiB: BUSY, its Data-Out discarded (%02xh)", st);
+	st = write64k(&a);
+	check(st == ST_ACA, "A: SIMPLE WRITE(10) of 64 KiB: ACA ACTIVE (%02xh)", st);
 	check(tmf(&b, IR_TMF_CLEAR_ACA) == 0, "B: CLEAR ACA: Function complete");
 	st = tur(&a, 0, ATTR_SIMPLE);
 	check(st == ST_ACA, "A: the ACA stays after B's CLEAR ACA (%02xh)", st);
@@ -186,6 +207,8 @@ int main(int argc, char **argv)
 	check(st == ST_GOOD, "A: then SIMPLE TEST UNIT READY GOOD (%02xh)", st);
 	st = tur(&b, 0, ATTR_SIMPLE);
 	check(st == ST_GOOD, "B: then TEST UNIT READY GOOD (%02xh)", st);
+	st = write64k(&b);
+	check(st == ST_GOOD, "B: then WRITE(10) of 64 KiB GOOD (%02xh)", st);
 	check(tmf(&a, IR_TMF_CLEAR_ACA) == 0, "A: CLEAR ACA without an ACA: Function complete");
 
 	/* a logical unit reset clears it */
