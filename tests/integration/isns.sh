@@ -23,9 +23,12 @@
 #      deregistered, the new one registered; `isns show` and `--json` say so;
 #   5. a discovery domain made with `isnsadm --dd-register` (the target and
 #      INI_IN) is listed by isnsadm and by `utarget isns show`;
-#   6. with --access-control, SendTargets shows the target to INI_IN and not
-#      to INI_OUT, and INI_OUT's login is refused; --no-access-control
-#      admits both again (access control is opt-in);
+#   6. with --access-control, the DD query's answer in `isns show`; an SCN
+#      (the DD's initiator registers) answered; SendTargets shows the
+#      target to INI_IN and not to INI_OUT, and INI_OUT's login is refused;
+#      a member removed from the DD at the server loses the target (the
+#      10 s DD poll) and gets it back; --no-access-control admits both
+#      again (access control is opt-in);
 #   7. the settings are persisted: after a restart `isns show` has them and
 #      the targets are registered again;
 #   8. after SIGTERM isnsadm lists neither the targets nor the entity
@@ -212,6 +215,12 @@ dd_ok() {
 }
 waitfor 15 "the DD queried" dd_ok
 u isns show | grep -qx "discovery_domain: [0-9]* ut-dd (2 members)" || ut_fail "isns show: DD"
+# SCN: the initiator of the DD registers; isnsd notifies the target (open-isns
+# sends no SCN to a normal node for a DD changed by a control node)
+adm --register entity=ut-ini initiator="$INI_IN" | grep -q "Successfully registered" ||
+	ut_fail "isnsadm: initiator registration"
+scn_ok() { [ "$(jshow 'j["status"]["scn_received"] >= 1')" = True ]; }
+waitfor 10 "an SCN answered" scn_ok
 out=$(ls_as "$INI_IN")
 echo "$INI_IN: $out"
 echo "$out" | grep -qx "Target:$T1 Portal:127.0.0.1:$UT_PORT,1" || ut_fail "$INI_IN does not see $T1"
