@@ -133,16 +133,25 @@ static void cycle_start(enum cycle_kind k);
 static void conn_close(void);
 
 static void set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The error in the status; logged as a warning when it differs from the
+ * last one (a server down for hours: one line, not one per retry). */
 static void set_error(const char *fmt, ...)
 {
+	char msg[sizeof(isns.st.last_error)];
+	bool same;
 	va_list ap;
 
-	pthread_mutex_lock(&isns.lock);
 	va_start(ap, fmt);
-	vsnprintf(isns.st.last_error, sizeof(isns.st.last_error), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	pthread_mutex_lock(&isns.lock);
+	same = !strcmp(msg, isns.st.last_error);
+	memcpy(isns.st.last_error, msg, sizeof(msg));
 	pthread_mutex_unlock(&isns.lock);
-	log_warn("isns: %s", isns.st.last_error);
+	if (same)
+		log_debug("isns: %s", msg);
+	else
+		log_warn("isns: %s", msg);
 }
 
 static void status_update(void)
