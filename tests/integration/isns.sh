@@ -31,7 +31,9 @@
 #      again (access control is opt-in);
 #   7. the settings are persisted: after a restart `isns show` has them and
 #      the targets are registered again;
-#   8. after SIGTERM isnsadm lists neither the targets nor the entity
+#   8. isnsd restarted with an empty database: utargetd reconnects and
+#      registers again (the time is printed);
+#   9. after SIGTERM isnsadm lists neither the targets nor the entity
 #      (deregistration), isnsd still running.
 # Ports: utargetd's from UT_PORT_MIN..UT_PORT_MAX; isnsd's from
 # UT_ISNS_PORT_MIN..UT_ISNS_PORT_MAX (default: the same range).
@@ -88,15 +90,19 @@ isnsd_stop() {
 	ISNSD_PID=
 }
 trap 'isnsd_stop; ut_cleanup' EXIT
-isnsd -f -c "$UT_TMP/isnsd.conf" -d esi >"$UT_TMP/isnsd.log" 2>&1 &
-ISNSD_PID=$!
-for ((i = 0; i < 50; i++)); do
-	ut_can_connect "$IPORT" && [ -S "$UT_TMP/isnsd.ctl" ] && break
-	kill -0 "$ISNSD_PID" 2>/dev/null || ut_fail "isnsd exited: $(cat "$UT_TMP/isnsd.log")"
-	sleep 0.1
-done
-ut_can_connect "$IPORT" || ut_fail "isnsd does not listen on 127.0.0.1:$IPORT"
-echo "isnsd (pid $ISNSD_PID) on 127.0.0.1:$IPORT"
+isnsd_start() {
+	rm -f "$UT_TMP/isnsd.ctl"
+	isnsd -f -c "$UT_TMP/isnsd.conf" -d ${UT_ISNSD_DEBUG:-esi} >>"$UT_TMP/isnsd.log" 2>&1 &
+	ISNSD_PID=$!
+	for ((i = 0; i < 50; i++)); do
+		ut_can_connect "$IPORT" && [ -S "$UT_TMP/isnsd.ctl" ] && break
+		kill -0 "$ISNSD_PID" 2>/dev/null || ut_fail "isnsd exited: $(tail "$UT_TMP/isnsd.log")"
+		sleep 0.1
+	done
+	ut_can_connect "$IPORT" || ut_fail "isnsd does not listen on 127.0.0.1:$IPORT"
+	echo "isnsd (pid $ISNSD_PID) on 127.0.0.1:$IPORT"
+}
+isnsd_start
 
 adm() { isnsadm -c "$UT_TMP/isnsadm.conf" --local "$@" 2>&1; }
 # Queries see only what the source may see: isnsadm registers as a Control
@@ -215,12 +221,6 @@ dd_ok() {
 }
 waitfor 15 "the DD queried" dd_ok
 u isns show | grep -qx "discovery_domain: [0-9]* ut-dd (2 members)" || ut_fail "isns show: DD"
-# SCN: the initiator of the DD registers; isnsd notifies the target (open-isns
-# sends no SCN to a normal node for a DD changed by a control node)
-adm --register entity=ut-ini initiator="$INI_IN" | grep -q "Successfully registered" ||
-	ut_fail "isnsadm: initiator registration"
-scn_ok() { [ "$(jshow 'j["status"]["scn_received"] >= 1')" = True ]; }
-waitfor 10 "an SCN answered" scn_ok
 out=$(ls_as "$INI_IN")
 echo "$INI_IN: $out"
 echo "$out" | grep -qx "Target:$T1 Portal:127.0.0.1:$UT_PORT,1" || ut_fail "$INI_IN does not see $T1"
@@ -238,6 +238,12 @@ waitfor 15 "the DD change seen (10 s poll)" \
 adm --dd-register dd-id="$DD_ID" dd-member-name="$INI_IN" >/dev/null
 waitfor 15 "the member back" \
 	bash -c "timeout 30 iscsi-ls -i '$INI_IN' 'iscsi://127.0.0.1:$UT_PORT/' 2>&1 | grep -qF '$T1'"
+# SCN: the initiator of the DD registers; isnsd notifies the target (open-isns
+# sends no SCN to a normal node for a DD changed by a control node)
+adm --register entity=ut-ini initiator="$INI_IN" | grep -q "Successfully registered" ||
+	ut_fail "isnsadm: initiator registration"
+scn_ok() { [ "$(jshow 'j["status"]["scn_received"] >= 1')" = True ]; }
+waitfor 10 "an SCN answered" scn_ok
 u isns set "127.0.0.1:$IPORT" --no-access-control || ut_fail "isns set --no-access-control"
 ls_as "$INI_OUT" | grep -qF "Target:$T1 " || ut_fail "--no-access-control: $INI_OUT still refused"
 u isns set "127.0.0.1:$IPORT" --access-control || ut_fail "isns set --access-control"
@@ -257,7 +263,17 @@ waitfor 15 "the DD queried again" \
 	bash -c "timeout 30 iscsi-ls -i '$INI_IN' 'iscsi://127.0.0.1:$UT_PORT/' 2>&1 | grep -qF '$T1'"
 ls_as "$INI_OUT" | grep -qF "$T1" && ut_fail "after restart $INI_OUT sees $T1"
 
-echo "== 8. deregistration at stop"
+echo "== 8. the server restarts with an empty database"
+isnsd_stop
+rm -rf "$UT_TMP/isnsdb" && mkdir -p "$UT_TMP/isnsdb"
+isnsd_start
+adm --register control | grep -q "Successfully registered" || ut_fail "isnsadm control node"
+nolists entities 'Entity identifier = "utarget-it-b"' || ut_fail "the database is not empty"
+t0=$(date +%s%N)
+waitfor 20 "registered again with the new isnsd" lists nodes "iSCSI name = \"$T1\""
+echo "isnsd restarted -> registered again: $((($(date +%s%N) - t0) / 1000000)) ms"
+
+echo "== 9. deregistration at stop"
 lists portals "Portal TCP/UDP port = $UT_PORT2/tcp" || ut_fail "portal $UT_PORT2 not listed"
 ut_stop
 kill -0 "$ISNSD_PID" || ut_fail "isnsd died"
