@@ -51,7 +51,7 @@ static int is_set(struct cli *c, const struct cli_cmd *cmd, const struct cli_arg
 static int is_off(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
 {
 	return cmd_change(c, "isns.set", json_pack("{s:b}", "enabled", false),
-			  "iSNS off (the entity was deregistered)");
+			  "iSNS off (the entity, if registered, was deregistered)");
 }
 
 static int is_show(struct cli *c, const struct cli_cmd *cmd, const struct cli_args *a)
