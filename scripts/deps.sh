@@ -18,7 +18,10 @@
 #         AgentX master, walks it with snmpwalk/snmpget, and loads the
 #         shipped MIB modules with snmptranslate); ceph-mon, ceph-osd and
 #         ceph-common for the throw-away one-node Ceph cluster of the RBD
-#         tests (tests/ceph/: started in a temporary directory, on 127.0.0.1)
+#         tests (tests/ceph/: started in a temporary directory, on 127.0.0.1);
+#         open-isns-server and open-isns-utils: isnsd and isnsadm for the iSNS
+#         test (tests/integration/isns.sh runs a private isnsd on a port of its
+#         own; installing the package may start the system's isnsd on 3205)
 #   vm    the run list plus what the Linux-initiator test in a QEMU guest
 #         needs (`make vm-test`, tests/vm/): qemu-system-x86 (TCG), and the
 #         guest's tools, copied with their libraries from the host into the
@@ -75,6 +78,8 @@ snmp
 ceph-mon
 ceph-osd
 ceph-common
+open-isns-server
+open-isns-utils
 linux-perf
 strace
 "

@@ -19,7 +19,8 @@
 #     libclang-rt-14-dev, libcmocka-dev, libiscsi-dev, tgt, procps, python3,
 #     python3-prometheus-client and curl (tests/integration/metrics.sh),
 #     git, snmpd and snmp (tests/integration/snmp.sh), ceph-mon, ceph-osd
-#     and ceph-common (tests/ceph/, the RBD tests' cluster);
+#     and ceph-common (tests/ceph/, the RBD tests' cluster), open-isns-server
+#     and open-isns-utils (tests/integration/isns.sh);
 #   - the vm list holds what tests/vm/ needs: qemu-system-x86, busybox-static,
 #     open-iscsi, sg3-utils, smartmontools, cpio, procps; and no kernel
 #     package (the guest's kernel is downloaded, never installed);
@@ -120,7 +121,7 @@ else
 fi
 
 missing=""
-tools="clang libclang-rt-14-dev libcmocka-dev libiscsi-dev tgt procps python3 python3-prometheus-client curl git snmpd snmp ceph-mon ceph-osd ceph-common"
+tools="clang libclang-rt-14-dev libcmocka-dev libiscsi-dev tgt procps python3 python3-prometheus-client curl git snmpd snmp ceph-mon ceph-osd ceph-common open-isns-server open-isns-utils"
 for p in $tools; do
 	in_list "$test_list" "$p" || missing="$missing $p"
 done

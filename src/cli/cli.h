@@ -97,6 +97,7 @@ extern const struct cli_cmd cli_cmds_lun[];
 extern const struct cli_cmd cli_cmds_acl[];
 extern const struct cli_cmd cli_cmds_auth[];
 extern const struct cli_cmd cli_cmds_alua[];
+extern const struct cli_cmd cli_cmds_isns[];
 extern const struct cli_cmd cli_cmds_session[];
 extern const struct cli_cmd cli_cmds_reservation[];
 extern const struct cli_cmd cli_cmds_import[];

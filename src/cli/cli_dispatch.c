@@ -10,19 +10,13 @@
 #include "cli/cli.h"
 
 const struct cli_cmd *const cli_families[] = {
-    cli_cmds_daemon,
-    cli_cmds_backstore,
-    cli_cmds_target,
-    cli_cmds_lun,
-    cli_cmds_acl,
-    cli_cmds_auth,
-    cli_cmds_alua,
-    cli_cmds_session,
-    cli_cmds_reservation,
-    cli_cmds_import,
-    cli_cmds_stats,
-    cli_cmds_top,
-    NULL,
+    cli_cmds_daemon,  cli_cmds_backstore,
+    cli_cmds_target,  cli_cmds_lun,
+    cli_cmds_acl,     cli_cmds_auth,
+    cli_cmds_alua,    cli_cmds_isns,
+    cli_cmds_session, cli_cmds_reservation,
+    cli_cmds_import,  cli_cmds_stats,
+    cli_cmds_top,     NULL,
 };
 
 const struct cli_cmd *cli_find(const char *object, const char *verb)

@@ -109,6 +109,25 @@ int cfg_apply_iscsi_settings(const struct cfg *c)
 	return iscsi_init(&s);
 }
 
+int cfg_apply_isns(const struct cfg *c)
+{
+	struct iscsi_isns_config ic = {0};
+	const struct cfg_isns *i = c->isns;
+	int rc;
+
+	if (i && i->enabled && i->server &&
+	    !cfg_isns_server_parse(i->server, ic.host, sizeof(ic.host), &ic.port)) {
+		ic.enabled = true;
+		snprintf(ic.entity, sizeof(ic.entity), "%s", i->entity ? i->entity : "");
+		ic.esi_port = i->esi_port;
+		ic.access_control = i->access_control;
+	}
+	rc = iscsi_isns_configure(&ic);
+	if (rc)
+		log_err("config: isns: %s", strerror(-rc));
+	return rc;
+}
+
 static int cfg_make_state_dir(const struct cfg *c, struct cfg_err *err)
 {
 	char dir[CFG_FULL_PATH_MAX];
@@ -766,6 +785,9 @@ int cfg_apply(struct cfg *c, const struct cfg_overrides *ov, struct cfg_runtime 
 		rt->nluns += c->targets[i].luns.n;
 	}
 	free(ids);
+	/* registered once the targets are there; a server that cannot be
+	 * reached is retried, not an error of the config */
+	cfg_apply_isns(c);
 	*out = rt;
 	return 0;
 fail:

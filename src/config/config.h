@@ -86,6 +86,10 @@ int cfg_apply(struct cfg *c, const struct cfg_overrides *ov, struct cfg_runtime 
  * commits (live.c): new logins and connections take the new values. 0 or
  * -errno. */
 int cfg_apply_iscsi_settings(const struct cfg *c);
+/* Hand c's "isns" object to the fabric (iscsi_isns_configure()): at the
+ * end of cfg_apply() and when a settings change commits. 0 or -errno
+ * (logged; the fabric keeps retrying an unreachable server). */
+int cfg_apply_isns(const struct cfg *c);
 /* Tear down in reverse order (iSCSI targets first: no new I/O; logical
  * units last: their back-stores close on the last reference). NULL ok. */
 void cfg_runtime_destroy(struct cfg_runtime *rt);

@@ -84,7 +84,7 @@ static_assert(ARRAY_SIZE(cfg_iscsi_fields) <= 32, "iscsi_set is a 32-bit mask");
  * hands them to the control plane (its method schema and "set" methods). */
 static const char *const cfg_fields_root[] = {
     "version", "state_dir",   "log_level", "rpc_socket", "default_portals", "iscsi", "backstores",
-    "targets", "port_groups", "discovery", "metrics",	 "plugin_dir",	    NULL,
+    "targets", "port_groups", "discovery", "metrics",	 "plugin_dir",	    "isns",  NULL,
 };
 static const char *const cfg_fields_metrics[] = {"listen", NULL};
 static const char *const cfg_fields_backstore[] = {
@@ -637,6 +637,10 @@ static int cfg_parse_root(struct cfg_pctx *x, json_t *root, struct cfg *c)
 	rc = cfg_auth_parse_root(root, c, x->err);
 	if (rc)
 		return rc;
+	/* iSNS (isns.c) */
+	rc = cfg_isns_parse_root(root, c, x->err);
+	if (rc)
+		return rc;
 	/* ALUA target port groups (port_groups.c) */
 	o = json_object_get(root, "port_groups");
 	if (o && (rc = cfg_parse_port_groups(o, c, x->err)))
@@ -910,6 +914,7 @@ char *cfg_dump(const struct cfg *c)
 		if (c->npgs)
 			bad |= cfg_put(root, "port_groups", cfg_dump_port_groups(c));
 		bad |= cfg_auth_dump_root(root, c);
+		bad |= cfg_isns_dump_root(root, c);
 	}
 	json_decref(iscsi);
 	json_decref(bs);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* live_settings.c: the global settings changed while running (live.c's
  * settings row): the ALUA port groups at prepare (undone at abort), the
- * iSCSI settings, log level and discovery policy at commit, and the portal
+ * iSCSI settings, log level, discovery policy and iSNS at commit, and the portal
  * groups whose target port group changed moved there. */
 #include <errno.h>
 #include <jansson.h>
@@ -156,6 +156,7 @@ void live_settings_commit(struct cfg_runtime *rt, const struct cfg *c, const str
 		log_set_level(log_level_parse(c->log_level));
 	if (cfg_auth_apply_discovery(c, &err))
 		log_err("config: discovery settings: %s", err.msg);
+	cfg_apply_isns(c); /* iSNS: unchanged settings change nothing */
 	if (s->rebuild)
 		live_regroup(rt, c, ch->obj.settings);
 }

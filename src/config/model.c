@@ -157,6 +157,7 @@ void cfg_free(struct cfg *c)
 	free(c->targets);
 	cfg_port_groups_free(c);
 	cfg_auth_clear_root(c);
+	cfg_isns_free(c->isns);
 	free(c->state_dir);
 	free(c->log_level);
 	free(c->rpc_socket);

@@ -142,6 +142,18 @@ struct cfg_discovery {
 	uint8_t filter;	       /* enum cfg_discovery_filter */
 };
 
+/* "isns": registration with an iSNS server (RFC 4171; isns.c of the
+ * config, the fabric's isns.c). Absent: no iSNS. */
+#define CFG_ISNS_SERVER_MAX 263u /* "[host]:port" */
+struct cfg_isns {
+	bool enabled;	   /* default true */
+	char *server;	   /* "host[:port]" (port 3205 by default) */
+	char *entity;	   /* Entity Identifier; NULL: the host name */
+	bool has_esi_port; /* false: an ephemeral port */
+	uint16_t esi_port;
+	bool access_control; /* discovery domains decide visibility; default false */
+};
+
 /* A network of an ACL's "addresses". */
 struct cfg_net {
 	uint8_t family; /* AF_INET, AF_INET6 */
@@ -276,6 +288,7 @@ struct cfg {
 	struct cfg_port_group *pgs; /* "port_groups" */
 	size_t npgs;
 	struct cfg_discovery *discovery; /* NULL: defaults (no authentication) */
+	struct cfg_isns *isns;		 /* NULL: no iSNS */
 };
 
 /* A config error: where (file line, JSON path) and what. line 0 = unknown;
@@ -389,6 +402,15 @@ int cfg_redirect_parse(struct json_t *o, const struct cfg_portal_group *g,
 		       struct cfg_redirect **out, const char *path, struct cfg_err *err);
 /* Add "redirect" to the object being dumped (r NULL: nothing). 0 or -1. */
 int cfg_redirect_dump(struct json_t *o, const struct cfg_redirect *r);
+
+/* ---- isns.c: the "isns" object ---- */
+int cfg_isns_parse_root(struct json_t *root, struct cfg *c, struct cfg_err *err);
+/* 0 or -1 (out of memory); nothing when c->isns is NULL. */
+int cfg_isns_dump_root(struct json_t *root, const struct cfg *c);
+void cfg_isns_free(struct cfg_isns *i);
+/* "host", "host:port", "[v6]", "[v6]:port" (a bare IPv6 address has no
+ * port) into host and *port (0 when absent). 0 or -EINVAL. */
+int cfg_isns_server_parse(const char *s, char *host, size_t size, uint16_t *port);
 
 /* ---- auth.c: "auth", "limits", ACL "addresses", "discovery" ---- */
 /* Parse the fields of o that belong to auth.c into t / a / c; path is o's

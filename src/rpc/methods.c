@@ -11,8 +11,9 @@
 #include "rpc/rpc.h"
 
 const struct rpc_method *const rpc_methods[] = {
-    rpc_methods_config, rpc_methods_backstore,	 rpc_methods_target, rpc_methods_session,
-    rpc_methods_alua,	rpc_methods_reservation, rpc_methods_stats,  NULL,
+    rpc_methods_config,	 rpc_methods_backstore, rpc_methods_target,
+    rpc_methods_session, rpc_methods_alua,	rpc_methods_reservation,
+    rpc_methods_stats,	 rpc_methods_isns,	NULL,
 };
 
 const struct rpc_method *rpc_method_find(const char *name)

@@ -121,6 +121,7 @@ extern const struct rpc_method rpc_methods_session[];
 extern const struct rpc_method rpc_methods_alua[];
 extern const struct rpc_method rpc_methods_reservation[];
 extern const struct rpc_method rpc_methods_stats[];
+extern const struct rpc_method rpc_methods_isns[];
 /* Check params against m (unknown, missing, mistyped): 0 or -1 (error set). */
 int rpc_check_params(struct rpc_call *call);
 /* Run a method on params (the server and config.transaction). */

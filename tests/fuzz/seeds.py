@@ -416,6 +416,37 @@ def rpc_seeds():
         {"jsonrpc": "1.0", "id": 2, "method": "config.get"}, 7]).encode())
 
 
+def isns_seeds():
+    # fuzz_isns.c: byte 0 = the piece size, then what the server sends
+    def attr(tag, val):
+        return struct.pack(">II", tag, len(val)) + val
+
+    def pdu(func, payload, flags=0x4C00, xid=1, seq=0):
+        return struct.pack(">HHHHHH", 1, func, len(payload), flags, xid, seq) + payload
+
+    esi = (attr(4, b"\0" * 8) + attr(1, pad(b"utarget-1" + b"\0"))
+           + attr(16, b"\0" * 10 + b"\xff\xff\x7f\0\0\1") + attr(17, struct.pack(">I", 3260)))
+    write("isns", "esi", b"\0" + pdu(0x000D, esi))
+    scn = (attr(32, pad(TARGET + b"\0")) + attr(4, b"\0" * 8) + attr(35, struct.pack(">I", 0x0C))
+           + attr(32, pad(INITIATOR + b"\0")))
+    write("isns", "scn", b"\0" + pdu(0x0008, scn, xid=2))
+    dd = (b"\0\0\0\0" + attr(2065, b"") + attr(0, b"")
+          + attr(2065, struct.pack(">I", 1)) + attr(2066, pad(b"dd1\0"))
+          + attr(2078, b"\0\0\0\0") + attr(2067, struct.pack(">I", 3))
+          + attr(2068, pad(TARGET + b"\0")) + attr(2067, struct.pack(">I", 8))
+          + attr(2068, pad(INITIATOR + b"\0"))
+          + attr(2065, struct.pack(">I", 2)) + attr(2068, pad(TARGET + b"\0")))
+    write("isns", "ddquery-rsp", b"\0" + pdu(0x8002, dd, xid=3))
+    # the same answer over two PDUs, fed 3 bytes at a time
+    write("isns", "two-pdus", b"\3" + pdu(0x8002, dd[:48], flags=0x4400, xid=4)
+          + pdu(0x8002, dd[48:], flags=0x4800, xid=4, seq=1))
+    reg = b"\0\0\0\0" + attr(1, pad(b"utarget-1\0")) + attr(0, b"") + attr(6, struct.pack(">I", 900))
+    write("isns", "reg-rsp", b"\0" + pdu(0x8001, reg, xid=5) + pdu(0x8005, b"\0\0\0\0", xid=6))
+    write("isns", "bad-seq", b"\0" + pdu(0x8002, dd[:48], flags=0x4400, xid=7)
+          + pdu(0x8002, dd[48:], flags=0x4800, xid=7, seq=2))
+    write("isns", "auth", b"\0" + pdu(0x000D, esi, flags=0x6C00))
+
+
 if __name__ == "__main__":
     rpc_seeds()
     chap_seeds()
@@ -423,3 +454,4 @@ if __name__ == "__main__":
     keys_seeds()
     cdb_seeds()
     config_seeds()
+    isns_seeds()

@@ -18,6 +18,7 @@
 
 #include "fabric/iscsi/conn.h"
 #include "fabric/iscsi/iscsi.h"
+#include "fabric/iscsi/isns.h"
 #include "fabric/iscsi/session.h"
 #include "fabric/iscsi/target.h"
 #include "lib/endian.h"
@@ -113,6 +114,7 @@ void iscsi_tpg_del(struct iscsi_tpg *tpg)
 	pthread_mutex_lock(&iscsi_global.lock);
 	tpg->removed = true;
 	pthread_mutex_unlock(&iscsi_global.lock);
+	iscsi_isns_changed();
 	admin_drop(match_tpg, tpg);
 	/* the SCSI target port leaves its ALUA group; the structures stay
 	 * until the target goes (sessions still ending point at them) */
@@ -136,6 +138,7 @@ void iscsi_target_set_alias(struct iscsi_target *t, const char *alias)
 	pthread_mutex_lock(&iscsi_global.lock);
 	snprintf(t->alias, sizeof(t->alias), "%s", alias ? alias : "");
 	pthread_mutex_unlock(&iscsi_global.lock);
+	iscsi_isns_changed();
 }
 
 unsigned iscsi_target_drop_initiator(struct iscsi_target *t, const char *initiator)

@@ -21,7 +21,9 @@
  *                     address ACL, demo mode)
  *   portal-name-auth  also: the CHAP identity the discovery session used
  *                     is one the target accepts (targets without CHAP
- *                     pass) */
+ *                     pass)
+ * With iSNS access control (isns.c), a target is also left out unless the
+ * initiator shares a discovery domain with it. */
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,7 +154,8 @@ void iscsi_send_targets(struct iscsi_conn *c, const struct iscsi_neg *n, struct 
 	pthread_mutex_unlock(&iscsi_global.lock);
 	filter = iscsi_access_discovery_filter();
 	for (unsigned i = 0; i < nv; i++) {
-		if (filter_pass(c, s, v[i], filter))
+		if (filter_pass(c, s, v[i], filter) &&
+		    iscsi_isns_admits(v[i]->name, s->initiator_name))
 			add_target(c, v[i], filter == ISCSI_DF_NONE ? NULL : c->portal, out);
 		iscsi_target_put(v[i]);
 	}

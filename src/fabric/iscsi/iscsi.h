@@ -394,4 +394,49 @@ struct iscsi_target_limits {
 };
 void iscsi_target_set_limits(struct iscsi_target *t, const struct iscsi_target_limits *l);
 
+/* ---- iSNS (isns.c; RFC 4171): registration with an iSNS server ----
+ * The client runs on reactor 0: it registers the entity, its portals, every
+ * target and its portal groups (isns.h says how), again on every change of
+ * targets, portal groups, portals or aliases (debounced) and periodically,
+ * answers the server's ESI and SCN messages on its own port, and
+ * deregisters the entity at iscsi_isns_shutdown(). With access_control,
+ * SendTargets and logins see a target only when the initiator shares a
+ * discovery domain with it at the server (iscsi_isns_admits()). */
+#define ISCSI_ISNS_HOST_MAX 255u
+struct iscsi_isns_config {
+	bool enabled;
+	char host[ISCSI_ISNS_HOST_MAX + 1]; /* IP address or host name */
+	uint16_t port;			    /* 0: 3205 */
+	char entity[256];		    /* "": the host name */
+	uint16_t esi_port;		    /* our ESI/SCN listener; 0: ephemeral */
+	bool access_control;
+};
+/* Apply a configuration (reactor 0): a changed server, entity or port
+ * deregisters from the old server first (at most ~1 s, blocking);
+ * enabled false stops. 0, or -EINVAL (no host while enabled). */
+int iscsi_isns_configure(const struct iscsi_isns_config *c);
+/* Deregister (blocking, at most ~1 s) and stop: the daemon's stop. */
+void iscsi_isns_shutdown(void);
+/* May initiator see and log in to target? true unless access control is
+ * on and they share no discovery domain (as last queried); any thread. */
+bool iscsi_isns_admits(const char *target, const char *initiator);
+#define ISCSI_ISNS_DDS_MAX 32
+struct iscsi_isns_status {
+	bool enabled, connected, registered, access_control;
+	char server[ISCSI_ISNS_HOST_MAX + 16];
+	char entity[256];
+	uint16_t esi_port;			  /* bound */
+	unsigned targets, portals, portal_groups; /* as last registered */
+	int64_t last_registration;		  /* seconds since the Epoch; 0: never */
+	char last_error[256];			  /* "" */
+	uint64_t registrations, esi_received, scn_received;
+	unsigned ndds;
+	struct {
+		uint32_t id;
+		char name[256];
+		unsigned members;
+	} dds[ISCSI_ISNS_DDS_MAX];
+};
+void iscsi_isns_status(struct iscsi_isns_status *out);
+
 #endif

@@ -559,6 +559,12 @@ static int login_resolve(struct iscsi_conn *c)
 			iscsi_login_fail(c, ISCSI_LS_TARGET_REMOVED, NULL);
 			return -1;
 		}
+		/* iSNS discovery domains (isns.c): a target outside the
+		 * initiator's domains is not found, as in SendTargets */
+		if (!iscsi_isns_admits(t->name, n->initiator_name)) {
+			iscsi_login_fail(c, ISCSI_LS_NOT_FOUND, NULL);
+			return -1;
+		}
 		rc = iscsi_access_check(t, n->initiator_name, &c->peer_sa, &l->grant, &l->fail_why);
 		if (rc) {
 			iscsi_login_fail(

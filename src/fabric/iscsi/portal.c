@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/isns.h"
 #include "fabric/iscsi/target.h"
 #include "lib/compiler.h"
 #include "lib/log.h"
@@ -275,6 +276,7 @@ int iscsi_tpg_portal_add(struct iscsi_tpg *tpg, const char *addr)
 		/* another portal group on the same address: share the socket */
 		rc = portal_bind(p, tpg);
 		pthread_mutex_unlock(&iscsi_global.lock);
+		iscsi_isns_changed();
 		return rc;
 	}
 	pthread_mutex_unlock(&iscsi_global.lock);
@@ -298,6 +300,7 @@ int iscsi_tpg_portal_add(struct iscsi_tpg *tpg, const char *addr)
 	rc = portal_bind(p, tpg);
 	pthread_mutex_unlock(&iscsi_global.lock);
 	log_info("iscsi: listening on %s for %s tpgt %u", addr, tpg->target->name, tpg->tag);
+	iscsi_isns_changed();
 	return rc;
 }
 
@@ -446,6 +449,7 @@ int iscsi_tpg_portal_del(struct iscsi_tpg *tpg, const char *addr)
 	list_del(&found->tpg_node);
 	list_del(&found->portal_node);
 	free(found);
+	iscsi_isns_changed();
 	if (!list_empty(&p->binds) || !list_linked(&p->node)) {
 		pthread_mutex_unlock(&iscsi_global.lock);
 		return 0;

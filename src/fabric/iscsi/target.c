@@ -12,6 +12,7 @@
 #include "fabric/iscsi/cmdsn.h"
 #include "fabric/iscsi/conn.h"
 #include "fabric/iscsi/iscsi.h"
+#include "fabric/iscsi/isns.h"
 #include "fabric/iscsi/session.h"
 #include "fabric/iscsi/target.h"
 #include "lib/bufpool.h"
@@ -142,6 +143,7 @@ void iscsi_shutdown(void)
 {
 	if (!iscsi_global.initialized)
 		return;
+	iscsi_isns_shutdown(); /* the entity leaves the server first */
 	iscsi_portals_close_all();
 	drop_conns(NULL);
 	iscsi_adm_report(); /* the evictions not reported yet */
@@ -186,6 +188,7 @@ struct iscsi_target *iscsi_target_add(struct scsi_target *st, const char *alias)
 	pthread_mutex_lock(&iscsi_global.lock);
 	list_add_tail(&iscsi_global.targets, &t->node);
 	pthread_mutex_unlock(&iscsi_global.lock);
+	iscsi_isns_changed();
 	return t;
 }
 
@@ -200,6 +203,7 @@ void iscsi_target_del(struct iscsi_target *t)
 	list_for_each_entry(tpg, &t->tpgs, node) iscsi_tpg_unbind_all(tpg);
 	drop_conns(t);
 	iscsi_target_put(t);
+	iscsi_isns_changed();
 }
 
 struct iscsi_tpg *iscsi_tpg_add(struct iscsi_target *t, uint16_t tag, uint16_t rel_port_id,
@@ -227,6 +231,7 @@ struct iscsi_tpg *iscsi_tpg_add(struct iscsi_target *t, uint16_t tag, uint16_t r
 	pthread_mutex_lock(&iscsi_global.lock);
 	list_add_tail(&t->tpgs, &tpg->node);
 	pthread_mutex_unlock(&iscsi_global.lock);
+	iscsi_isns_changed();
 	return tpg;
 }
 

@@ -344,6 +344,33 @@ static void test_chap(void **state)
 }
 
 /* alua: state changes live; group edits rewrite the port_groups list. */
+static void test_isns(void **state)
+{
+	(void)state;
+	expect_request(W("isns", "set", "127.0.0.1:3550"),
+		       "{\"method\":\"isns.set\",\"params\":{\"enabled\":true,\"server\":"
+		       "\"127.0.0.1:3550\"}}",
+		       CLI_OK);
+	expect_request(W("isns", "set", "[2001:db8::1]", "--entity", "e1", "--esi-port", "3207",
+			 "--access-control"),
+		       "{\"method\":\"isns.set\",\"params\":{\"access_control\":true,\"enabled\":"
+		       "true,\"entity\":\"e1\",\"esi_port\":3207,\"server\":\"[2001:db8::1]\"}}",
+		       CLI_OK);
+	expect_request(W("isns", "set", "h", "--no-access-control"),
+		       "{\"method\":\"isns.set\",\"params\":{\"access_control\":false,"
+		       "\"enabled\":true,\"server\":\"h\"}}",
+		       CLI_OK);
+	expect_request(W("isns", "off"), "{\"method\":\"isns.set\",\"params\":{\"enabled\":false}}",
+		       CLI_OK);
+	/* refused before anything is sent */
+	expect_request(W("isns", "set", "h:0"), NULL, CLI_EUSAGE);
+	expect_request(W("isns", "set", "[::1"), NULL, CLI_EUSAGE);
+	expect_request(W("isns", "set", "h", "--access-control", "--no-access-control"), NULL,
+		       CLI_EUSAGE);
+	expect_request(W("isns", "set", "h", "--esi-port", "70000"), NULL, CLI_EUSAGE);
+	expect_request(W("isns", "set"), NULL, CLI_EUSAGE);
+}
+
 static void test_alua(void **state)
 {
 	fake_set(&fake, "alua.list",
@@ -771,6 +798,7 @@ int main(void)
 	    cmocka_unit_test(test_set_nested),
 	    cmocka_unit_test(test_chap),
 	    cmocka_unit_test(test_alua),
+	    cmocka_unit_test(test_isns),
 	    cmocka_unit_test(test_config_check),
 	    cmocka_unit_test(test_import_apply),
 	    cmocka_unit_test(test_errors),

@@ -458,6 +458,31 @@ static void test_settings(void **state)
 	free(before);
 }
 
+/* "isns" in a settings change: the object, parsed, goes to the fabric at
+ * commit; removed, the fabric gets "disabled" */
+extern struct iscsi_isns_config fake_isns_config;
+static void test_settings_isns(void **state)
+{
+	struct fx *f = *state;
+	struct cfg_chg *ch = settings_chg(f, "{'isns': {'server': '[2001:db8::5]:3206', 'entity': "
+					     "'e1', 'esi_port': 3207, 'access_control': true}}");
+
+	memset(&fake_isns_config, 0, sizeof(fake_isns_config));
+	prepare_ok(f, ch);
+	commit1(f, ch, NULL, 0);
+	assert_true(fake_isns_config.enabled);
+	assert_string_equal(fake_isns_config.host, "2001:db8::5");
+	assert_int_equal(fake_isns_config.port, 3206);
+	assert_string_equal(fake_isns_config.entity, "e1");
+	assert_int_equal(fake_isns_config.esi_port, 3207);
+	assert_true(fake_isns_config.access_control);
+	ch = settings_chg(f, "{'isns': {'server': 'h', 'enabled': false}}");
+	prepare_ok(f, ch);
+	commit1(f, ch, NULL, 0);
+	assert_false(fake_isns_config.enabled);
+	assert_false(fake_isns_config.access_control);
+}
+
 #define PG5                                                                                        \
 	"{'port_groups': [{'id': 5, 'state': 'standby', 'members': [{'target': '" T                \
 	"', 'tag': 2}]}]}"
@@ -1382,6 +1407,7 @@ int main(void)
 	    TC(test_table),
 	    TC(test_model_only),
 	    TC(test_settings),
+	    TC(test_settings_isns),
 	    TC(test_settings_port_groups),
 	    TC(test_settings_regroup_rebuild),
 	    TC(test_settings_fail),

@@ -384,6 +384,14 @@ int iscsi_init(const struct iscsi_settings *s)
 	return 0;
 }
 
+/* iSNS: the configuration handed over, kept for the tests */
+struct iscsi_isns_config fake_isns_config;
+int iscsi_isns_configure(const struct iscsi_isns_config *c)
+{
+	fake_isns_config = *c;
+	return 0;
+}
+
 struct iscsi_target *iscsi_target_add(struct scsi_target *st, const char *alias)
 {
 	struct iscsi_target *t;

@@ -35,6 +35,7 @@ const struct rpc_method rpc_methods_target[] = {{0}};
 const struct rpc_method rpc_methods_alua[] = {{0}};
 const struct rpc_method rpc_methods_reservation[] = {{0}};
 const struct rpc_method rpc_methods_stats[] = {{0}};
+const struct rpc_method rpc_methods_isns[] = {{0}};
 
 /* ---- the config's running side (config/ctl.h) and the core ---- */
 static struct cfg *tree;

@@ -66,6 +66,7 @@ const struct rpc_method rpc_methods_target[] = {{0}};
 const struct rpc_method rpc_methods_alua[] = {{0}};
 const struct rpc_method rpc_methods_reservation[] = {{0}};
 const struct rpc_method rpc_methods_stats[] = {{0}};
+const struct rpc_method rpc_methods_isns[] = {{0}};
 
 /* A call of method name with params (JSON, ' for "). */
 static struct rpc_call mk(const char *name, const char *params)

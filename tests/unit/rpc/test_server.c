@@ -120,6 +120,7 @@ const struct rpc_method rpc_methods_target[] = {{0}};
 const struct rpc_method rpc_methods_alua[] = {{0}};
 const struct rpc_method rpc_methods_reservation[] = {{0}};
 const struct rpc_method rpc_methods_stats[] = {{0}};
+const struct rpc_method rpc_methods_isns[] = {{0}};
 
 /* ---- fixture: the server and a client ---- */
 static char dir[32], sock[96];
