@@ -149,7 +149,24 @@ void iscsi_task_data_complete(struct iscsi_task *t)
 		return;
 	}
 	t->exec_pending = true;
-	list_add_tail(&s->held, &t->hold_node);
+	/* The held list is kept in CmdSN order: when ExpCmdSN passes several
+	 * of them at once (the command that filled a gap came last), they go
+	 * to the core in CmdSN order, not in the order they arrived -- on
+	 * several connections of the session (MC/S), or out of order on one. */
+	{
+		struct list_node *pos = &s->held;
+
+		for_each_task_node(n, &s->held)
+		{
+			struct iscsi_task *o = list_entry(n, struct iscsi_task, hold_node);
+
+			if (iscsi_sn_lt(t->cmdsn, o->cmdsn)) {
+				pos = n;
+				break;
+			}
+		}
+		list_add_tail(pos, &t->hold_node); /* before pos */
+	}
 }
 
 void iscsi_tasks_cmdsn_advanced(struct iscsi_session *s)
