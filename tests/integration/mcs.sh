@@ -19,6 +19,8 @@
 #   - 32 ORDERED COMPARE AND WRITEs spread over 4 connections, sent in
 #     reverse CmdSN order: every one GOOD and the last one's data on the
 #     medium (they ran in CmdSN order);
+#   - ABORT TASK on connection 0 of a WRITE waiting for Data-Out on
+#     connection 1: Function complete, connection 1 goes on;
 #   - a fifth connection gets 02/06 (too many connections), a join as
 #     another initiator name 02/0a (no session of that initiator), a join
 #     with a wrong CHAP secret 02/01 (authentication failure), each logged,
@@ -91,9 +93,12 @@ done
 [ "$(grep -c "connection cid [0-9]* added to session" "$UT_LOG")" -ge 4 ] ||
 	ut_fail "no log line for the added connections"
 
-run ord -n 4 -o 32 -L 4096
+run ord -n 4 -o 32 -A -L 4096
 has ord "^ordered commands 32 conns 4 good 32 check_condition 0 other 0 final last$"
 echo "ok: 32 ORDERED COMPARE AND WRITEs over 4 connections, sent in reverse, ran in CmdSN order"
+has ord "^abort_other cid 0 task of cid 1 response 0$"
+has ord "^after_abort_other ok$"
+echo "ok: ABORT TASK on one connection of a task of another (RTT session-wide)"
 
 run neg -n 4 -x -J iqn.2026-12.org.utarget.mcs:intruder -K mu:wrong-secret-1 -i 64 -L 8192
 has neg "^extra 02/06$"

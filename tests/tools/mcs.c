@@ -25,6 +25,9 @@
  *                   the TSIH, a new CID) and the oldest is removed (its I/O
  *                   stops, Logout reason 1 for its CID, the target closes
  *                   it); at the end every region is read back and compared
+ *   -A              ABORT TASK on the first connection of a WRITE that waits
+ *                   for its Data-Out on the second: "abort_other ... response
+ *                   0", then the second connection works on
  *   -O              the first connection logs out another one (Logout
  *                   reason 1 naming its CID); the session goes on
  *   -t SECONDS      throughput: every connection alternates WRITE and READ
@@ -596,6 +599,64 @@ out:
 	free(itts);
 }
 
+/* ---- ABORT TASK of a task of another connection ---- */
+
+/* A WRITE on the second connection, without data: the target asks for it
+ * with an R2T, which is not answered; the first connection aborts it
+ * (RTT: its ITT, RFC 7143 11.5.1); then the second connection still works. */
+static void run_abort_other(void)
+{
+	struct mconn *a = S.conns[0], *b = S.conns[1];
+	struct ir_pdu p = {0}, r;
+	struct ir_bhs_scsi_cmd *h = &p.bhs.cmd;
+	uint32_t itt, cmdsn;
+	uint8_t rsp = 0xff;
+	int rc;
+
+	pthread_mutex_lock(&S.mu);
+	cmdsn = S.cmdsn++;
+	pthread_mutex_unlock(&S.mu);
+	h->opcode = IR_OP_SCSI_CMD;
+	h->flags = IR_FLAG_FINAL | IR_CMD_WRITE | IR_CMD_ATTR_SIMPLE;
+	ir_lun_encode(0, h->lun);
+	itt = ir_next_itt(&b->c);
+	put_be32(h->itt, itt);
+	put_be32(h->exp_xfer_len, S.bs);
+	put_be32(h->cmdsn, cmdsn);
+	put_be32(h->exp_statsn, b->c.expstatsn);
+	h->cdb[0] = 0x8a; /* WRITE(16) */
+	put_be64(h->cdb + 2, S.lba0);
+	put_be32(h->cdb + 10, 1);
+	if (ir_send_pdu(&b->c, &p) || (rc = recv_rsp(b, &r))) {
+		fail("abort_other: WRITE on cid %u: %s", b->cid, b->c.err);
+		return;
+	}
+	if (ir_pdu_opcode(&r) != IR_OP_R2T) {
+		fail("abort_other: %s instead of an R2T", ir_opcode_name(ir_pdu_opcode(&r)));
+		ir_pdu_free(&r);
+		return;
+	}
+	ir_pdu_free(&r);
+	sn_peek(a);
+	rc = ir_tmf(&a->c, IR_TMF_ABORT_TASK, 0, itt, cmdsn, &rsp);
+	printf("abort_other cid %u task of cid %u response %u\n", a->cid, b->cid, rsp);
+	if (rc || rsp != 0)
+		fail("abort_other: rc %d response %u (want 0, function complete)", rc, rsp);
+	{
+		size_t len = (size_t)S.blocks * S.bs;
+		uint8_t *buf = malloc(len), *want = malloc(len);
+
+		if (!buf || !want)
+			abort();
+		pattern(buf, len, 0xab047);
+		if (!do_write(b, S.lba0, buf) && !verify_region(b, S.lba0, 0xab047, buf, want))
+			printf("after_abort_other ok\n");
+		free(buf);
+		free(want);
+	}
+	fflush(stdout);
+}
+
 /* ---- churn ---- */
 
 static void *churn_thread(void *p)
@@ -810,7 +871,7 @@ int main(int argc, char **argv)
 {
 	unsigned nconns = 1, ios = 0, ordered = 0, churn = 0;
 	double perf = 0;
-	bool extra = false, logout_other = false;
+	bool extra = false, logout_other = false, abort_other = false;
 	const char *join_name = NULL, *hold = NULL;
 	struct ir_chap_opts join_chap;
 	bool use_join_chap = false;
@@ -822,7 +883,7 @@ int main(int argc, char **argv)
 
 	S.max_conns_offered = 16;
 	S.blocks = 8;
-	while ((opt = getopt(argc, argv, "n:M:C:b:i:o:k:Ot:xJ:K:H:L:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:M:C:b:i:o:k:AOt:xJ:K:H:L:")) != -1) {
 		switch (opt) {
 		case 'n':
 			nconns = (unsigned)atoi(optarg);
@@ -846,6 +907,9 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			churn = (unsigned)atoi(optarg);
+			break;
+		case 'A':
+			abort_other = true;
 			break;
 		case 'O':
 			logout_other = true;
@@ -943,6 +1007,12 @@ int main(int argc, char **argv)
 		run_verify(ios);
 	if (ordered)
 		run_ordered(ordered);
+	if (abort_other) {
+		if (S.nconns < 2)
+			fail("abort_other: fewer than two connections");
+		else
+			run_abort_other();
+	}
 	if (churn)
 		run_churn(churn);
 	if (perf > 0)
@@ -1011,7 +1081,7 @@ end : {
 	return S.failed || S.nconns < nconns ? 1 : 0;
 usage:
 	fprintf(stderr, "usage: mcs HOST:PORT TARGET INITIATOR [-n N] [-M N] [-C USER:SECRET] "
-			"[-b BLOCKS] [-i IOS] [-o M] [-k K] [-O] [-t SECONDS] [-x] [-J NAME] "
+			"[-b BLOCKS] [-i IOS] [-o M] [-k K] [-A] [-O] [-t SECONDS] [-x] [-J NAME] "
 			"[-K USER:SECRET] [-H FILE] [-L LBA]\n");
 	return 2;
 }
