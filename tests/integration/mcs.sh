@@ -19,8 +19,9 @@
 #   - 32 ORDERED COMPARE AND WRITEs spread over 4 connections, sent in
 #     reverse CmdSN order: every one GOOD and the last one's data on the
 #     medium (they ran in CmdSN order);
-#   - ABORT TASK on connection 0 of a WRITE waiting for Data-Out on
-#     connection 1: Function complete, connection 1 goes on;
+#   - a WRITE on connection 1 waits for Data-Out: its Data-Out sent on
+#     connection 0 gets a Reject (04h, connection allegiance), ABORT TASK on
+#     connection 0 ends it (Function complete), connection 1 goes on;
 #   - a fifth connection gets 02/06 (too many connections), a join as
 #     another initiator name 02/0a (no session of that initiator), a join
 #     with a wrong CHAP secret 02/01 (authentication failure), each logged,
@@ -96,9 +97,10 @@ done
 run ord -n 4 -o 32 -A -L 4096
 has ord "^ordered commands 32 conns 4 good 32 check_condition 0 other 0 final last$"
 echo "ok: 32 ORDERED COMPARE AND WRITEs over 4 connections, sent in reverse, ran in CmdSN order"
+has ord "^misdirected_data_out Reject reason 0x04$"
 has ord "^abort_other cid 0 task of cid 1 response 0$"
 has ord "^after_abort_other ok$"
-echo "ok: ABORT TASK on one connection of a task of another (RTT session-wide)"
+echo "ok: Data-Out on another connection than its task's rejected (04h); ABORT TASK of a task of another connection"
 
 run neg -n 4 -x -J iqn.2026-12.org.utarget.mcs:intruder -K mu:wrong-secret-1 -i 64 -L 8192
 has neg "^extra 02/06$"

@@ -636,9 +636,38 @@ static void run_abort_other(void)
 		ir_pdu_free(&r);
 		return;
 	}
-	ir_pdu_free(&r);
+	/* its Data-Out on the wrong connection first: rejected (reason 04h,
+	 * protocol error: connection allegiance), the data not taken */
+	{
+		struct ir_pdu d = {0};
+		struct ir_bhs_data *o = &d.bhs.data;
+		uint8_t *blk = calloc(1, S.bs);
+
+		if (!blk)
+			abort();
+		o->opcode = IR_OP_DATA_OUT;
+		o->flags = IR_FLAG_FINAL;
+		ir_lun_encode(0, o->lun);
+		put_be32(o->itt, itt);
+		memcpy(o->ttt, r.bhs.r2t.ttt, 4);
+		put_be32(o->exp_statsn_or_cmdsn, a->c.expstatsn);
+		d.data = blk;
+		d.data_len = S.bs;
+		rc = ir_send_pdu(&a->c, &d);
+		free(blk);
+		if (!rc)
+			rc = recv_rsp(a, &d);
+		printf("misdirected_data_out %s reason 0x%02x\n",
+		       rc ? "no_answer" : ir_opcode_name(ir_pdu_opcode(&d)),
+		       rc ? 0 : d.bhs.reject.reason);
+		if (rc || ir_pdu_opcode(&d) != IR_OP_REJECT || d.bhs.reject.reason != 0x04)
+			fail("misdirected Data-Out: not rejected with reason 04h");
+		if (!rc)
+			ir_pdu_free(&d);
+	}
 	sn_peek(a);
 	rc = ir_tmf(&a->c, IR_TMF_ABORT_TASK, 0, itt, cmdsn, &rsp);
+	ir_pdu_free(&r);
 	printf("abort_other cid %u task of cid %u response %u\n", a->cid, b->cid, rsp);
 	if (rc || rsp != 0)
 		fail("abort_other: rc %d response %u (want 0, function complete)", rc, rsp);
