@@ -31,6 +31,9 @@
 #     back), and a Logout reason 1 naming another connection's CID closes
 #     that one only;
 #   - Logout reason 0 closes the session: the target closes the others;
+#   - a connection reset without a Logout fails the session (ERL 0), the
+#     target closes the others; a further login that brings leading-only
+#     keys gets 02/00;
 #   - session list --json shows the session's 4 connections with their CIDs;
 #   - the target with max_connections 1 (the default) refuses a second
 #     connection with 02/06.
@@ -120,6 +123,20 @@ has churn "^after_logout_other ok$"
 grep -q "logged out, [0-9]* left" "$UT_LOG" || ut_fail "no log line for a connection logged out"
 grep -q "fails with it" "$UT_LOG" && ut_fail "a clean removal failed the session"
 echo "ok: 6 connections added and 6 removed (Logout reason 1) during I/O, nothing lost; a Logout for another CID"
+
+run fail -n 3 -F -i 16 -L 24576
+has fail "^failure others_closed 2 of 2$"
+grep -q "connection cid 2 from .* failed: the session fails with it" "$UT_LOG" ||
+	ut_fail "no log line for the failed session"
+echo "ok: a connection reset without a Logout fails its session (ERL 0): the target closes the others"
+
+# a further login that brings the leading-only keys (MaxBurstLength, ...)
+run lo -n 2 -Y -i 16 -L 24576
+has lo "^join_lo 02/00$"
+has lo "^verify conns 2 writes 16 reads 16 bytes [0-9]+ mismatches 0$"
+grep -q "a leading-only key in the login of a further connection" "$UT_LOG" ||
+	ut_fail "no log line for the leading-only keys"
+echo "ok: a further connection that declares leading-only keys gets 02/00"
 
 # the session list: the 4 connections of a held session
 rm -f "$UT_TMP/stop"

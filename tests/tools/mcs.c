@@ -28,6 +28,10 @@
  *   -A              ABORT TASK on the first connection of a WRITE that waits
  *                   for its Data-Out on the second: "abort_other ... response
  *                   0", then the second connection works on
+ *   -F              connection failure: the last connection is reset (TCP
+ *                   RST) without a Logout; at ERL 0 the session fails with it,
+ *                   so the target closes the others: "failure others_closed
+ *                   K of K", and the run ends there
  *   -O              the first connection logs out another one (Logout
  *                   reason 1 naming its CID); the session goes on
  *   -t SECONDS      throughput: every connection alternates WRITE and READ
@@ -39,6 +43,8 @@
  *                   NAME: "join_name CC/DD"
  *   -K USER:SECRET  a login with the session's TSIH and these CHAP
  *                   credentials: "join_chap CC/DD"
+ *   -Y              a login with the session's TSIH that sends the
+ *                   leading-only keys (MaxBurstLength, ...): "join_lo CC/DD"
  *   -H FILE         after the logins print "ready" and wait for FILE
  *                   (60 s at most)
  *   -L LBA          first LBA used (default 0)
@@ -100,6 +106,7 @@ static struct {
 	uint64_t seeds[MAX_REGIONS];
 	unsigned per_slot;
 	atomic_uint next_slot;
+	bool join_lo_keys; /* -Y: a further login that brings the leading-only keys */
 	bool failed;
 } S = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -205,7 +212,7 @@ static int conn_login(struct mconn *m, uint16_t cid, uint16_t tsih, const char *
 	    .tsih = tsih,
 	    .cid = cid,
 	    .max_connections = S.max_conns_offered,
-	    .non_leading = tsih != 0,
+	    .non_leading = tsih != 0 && !S.join_lo_keys,
 	};
 	int rc;
 
@@ -900,7 +907,8 @@ int main(int argc, char **argv)
 {
 	unsigned nconns = 1, ios = 0, ordered = 0, churn = 0;
 	double perf = 0;
-	bool extra = false, logout_other = false, abort_other = false;
+	bool extra = false, logout_other = false, abort_other = false, failure = false;
+	bool join_lo = false;
 	const char *join_name = NULL, *hold = NULL;
 	struct ir_chap_opts join_chap;
 	bool use_join_chap = false;
@@ -912,7 +920,7 @@ int main(int argc, char **argv)
 
 	S.max_conns_offered = 16;
 	S.blocks = 8;
-	while ((opt = getopt(argc, argv, "n:M:C:b:i:o:k:AOt:xJ:K:H:L:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:M:C:b:i:o:k:AFOt:xJ:K:YH:L:")) != -1) {
 		switch (opt) {
 		case 'n':
 			nconns = (unsigned)atoi(optarg);
@@ -939,6 +947,12 @@ int main(int argc, char **argv)
 			break;
 		case 'A':
 			abort_other = true;
+			break;
+		case 'F':
+			failure = true;
+			break;
+		case 'Y':
+			join_lo = true;
 			break;
 		case 'O':
 			logout_other = true;
@@ -1024,6 +1038,11 @@ int main(int argc, char **argv)
 		try_join("join_name", S.next_cid++, join_name, S.use_chap ? &S.chap : NULL);
 	if (use_join_chap)
 		try_join("join_chap", S.next_cid++, S.iname, &join_chap);
+	if (join_lo) {
+		S.join_lo_keys = true;
+		try_join("join_lo", S.next_cid++, S.iname, S.use_chap ? &S.chap : NULL);
+		S.join_lo_keys = false;
+	}
 	if (hold) {
 		double end = now_s() + 60;
 
@@ -1079,6 +1098,28 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	if (failure) {
+		struct mconn *x = S.conns[S.nconns - 1];
+		unsigned others = 0, closed = 0;
+
+		ir_abort(&x->c, true);
+		x->live = false;
+		for (unsigned j = 0; j < S.nconns; j++) {
+			struct mconn *m = S.conns[j];
+
+			if (!m->live)
+				continue;
+			others++;
+			if (!ir_wait_closed(&m->c, 5000, NULL))
+				closed++;
+			m->live = false;
+		}
+		printf("failure others_closed %u of %u\n", closed, others);
+		if (closed != others)
+			fail("failure: %u of %u other connections closed", closed, others);
+		printf("%s\n", S.failed ? "FAILED" : "OK");
+		return S.failed ? 1 : 0;
+	}
 end : {
 	/* Logout reason 0 on the first connection left: the session closes,
 	 * the target closes the others */
@@ -1109,8 +1150,9 @@ end : {
 	printf("%s\n", S.failed || S.nconns < nconns ? "FAILED" : "OK");
 	return S.failed || S.nconns < nconns ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: mcs HOST:PORT TARGET INITIATOR [-n N] [-M N] [-C USER:SECRET] "
-			"[-b BLOCKS] [-i IOS] [-o M] [-k K] [-A] [-O] [-t SECONDS] [-x] [-J NAME] "
-			"[-K USER:SECRET] [-H FILE] [-L LBA]\n");
+	fprintf(stderr,
+		"usage: mcs HOST:PORT TARGET INITIATOR [-n N] [-M N] [-C USER:SECRET] "
+		"[-b BLOCKS] [-i IOS] [-o M] [-k K] [-A] [-F] [-O] [-t SECONDS] [-x] [-J NAME] "
+		"[-K USER:SECRET] [-Y] [-H FILE] [-L LBA]\n");
 	return 2;
 }
