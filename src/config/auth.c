@@ -56,7 +56,7 @@ struct cfg_limit_field {
 /* the ranges of the same fields of the "iscsi" section */
 static const struct cfg_limit_field cfg_limit_fields[] = {
     LIMF("max_sessions", max_sessions, 0, 1000000),
-    LIMF("max_connections", max_connections, 1, 1), /* MC/S is not offered */
+    LIMF("max_connections", max_connections, 1, 16), /* MC/S: 13.2 */
     LIMF("queue_depth", queue_depth, 1, 1024),
     LIMF("login_timeout", login_timeout, 1, 3600),
     LIMF("nop_in_interval", nop_in_interval, 0, 3600),

@@ -55,7 +55,7 @@ static const struct cfg_iscsi_field cfg_iscsi_fields[] = {
     ISF("initial_r2t", initial_r2t, CFG_F_BOOL, 0, 1),			     /* 13.10 */
     ISF("immediate_data", immediate_data, CFG_F_BOOL, 0, 1),		     /* 13.11 */
     ISF("max_outstanding_r2t", max_outstanding_r2t, CFG_F_U16, 1, 16),	     /* 13.17 */
-    ISF("max_connections", max_connections, CFG_F_U16, 1, 1),		     /* 13.2 */
+    ISF("max_connections", max_connections, CFG_F_U16, 1, 16),		     /* 13.2 */
     ISF("header_digest", header_digest, CFG_F_BOOL, 0, 1),		     /* 13.1 */
     ISF("data_digest", data_digest, CFG_F_BOOL, 0, 1),
     ISF("default_time2wait", default_time2wait, CFG_F_U32, 0, 3600),	 /* 13.15 */

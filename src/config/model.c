@@ -46,7 +46,7 @@ void cfg_iscsi_defaults(struct cfg_iscsi_settings *s)
 	    .initial_r2t = false, /* accept unsolicited data when asked */
 	    .immediate_data = true,
 	    .max_outstanding_r2t = 16, /* the R2Ts the fabric tracks per task */
-	    .max_connections = 1,      /* MC/S not offered yet */
+	    .max_connections = 1,      /* MC/S offered only when configured */
 	    .header_digest = true,     /* accepted when the initiator asks */
 	    .data_digest = true,
 	    .default_time2wait = 2,

@@ -573,6 +573,11 @@ struct ir_login_opts {
 	uint8_t isid[6]; /* all zero: a random one */
 	uint16_t tsih;	 /* 0: new session */
 	uint16_t cid;
+	uint16_t max_connections; /* MaxConnections offered; 0 = 1 */
+	/* A further connection of a session (MC/S): the leading-only keys
+	 * (RFC 7143 13: "LO", the session-wide ones) are not sent; the
+	 * caller copies the session's values into c->p after the login. */
+	bool non_leading;
 };
 
 /* Negotiated operational values (RFC 7143 13). */
@@ -700,6 +705,9 @@ int ir_test_unit_ready(struct ir_conn *c, uint64_t lun, struct ir_scsi_result *r
 int ir_nop_ping(struct ir_conn *c, const void *data, uint32_t len);
 /* Logout (reason 0 close session); *response gets the Logout response code. */
 int ir_logout(struct ir_conn *c, uint8_t *response);
+/* Logout with a reason (11.14.1) and the CID it names (reason 1: this or
+ * another connection of the session). */
+int ir_logout_ex(struct ir_conn *c, int reason, uint16_t cid, uint8_t *response);
 /* TMF; *response gets the TMF response code (11.6.1). */
 int ir_tmf(struct ir_conn *c, int function, uint64_t lun, uint32_t ref_itt, uint32_t ref_cmdsn,
 	   uint8_t *response);

@@ -356,7 +356,7 @@ static int add_op_keys(struct ir_text *t, const struct ir_login_opts *o, const s
 	rc |= ir_text_add(t, "DataDigest", dd);
 	fmt_u32(num, sizeof(num), p->our_mrdsl);
 	rc |= ir_text_add(t, "MaxRecvDataSegmentLength", num);
-	if (normal) {
+	if (normal && !o->non_leading) {
 		rc |= ir_text_add(t, "InitialR2T", o->initial_r2t == 0 ? "No" : "Yes");
 		rc |= ir_text_add(t, "ImmediateData", o->immediate_data == 0 ? "No" : "Yes");
 		fmt_u32(num, sizeof(num), o->max_burst ? o->max_burst : 262144);
@@ -365,14 +365,16 @@ static int add_op_keys(struct ir_text *t, const struct ir_login_opts *o, const s
 		rc |= ir_text_add(t, "FirstBurstLength", num);
 		fmt_u32(num, sizeof(num), o->max_outstanding_r2t ? o->max_outstanding_r2t : 1);
 		rc |= ir_text_add(t, "MaxOutstandingR2T", num);
-		rc |= ir_text_add(t, "MaxConnections", "1");
+		fmt_u32(num, sizeof(num), o->max_connections ? o->max_connections : 1);
+		rc |= ir_text_add(t, "MaxConnections", num);
 		rc |= ir_text_add(t, "DataPDUInOrder", "Yes");
 		rc |= ir_text_add(t, "DataSequenceInOrder", "Yes");
 		rc |= ir_text_add(t, "DefaultTime2Wait", "2");
 		rc |= ir_text_add(t, "DefaultTime2Retain", "0");
 	}
 	fmt_u32(num, sizeof(num), (uint32_t)(o->erl > 0 ? o->erl : 0));
-	rc |= ir_text_add(t, "ErrorRecoveryLevel", num);
+	if (!o->non_leading)
+		rc |= ir_text_add(t, "ErrorRecoveryLevel", num);
 	if (o->extra_keys_len)
 		rc |= ir_text_add_raw(t, o->extra_keys, o->extra_keys_len);
 	return rc ? -ENOMEM : 0;

@@ -441,15 +441,20 @@ int ir_nop_ping(struct ir_conn *c, const void *data, uint32_t len)
 
 int ir_logout(struct ir_conn *c, uint8_t *response)
 {
+	return ir_logout_ex(c, IR_LOGOUT_SESSION, c->cid, response);
+}
+
+int ir_logout_ex(struct ir_conn *c, int reason, uint16_t cid, uint8_t *response)
+{
 	struct ir_pdu p = {0};
 	struct ir_bhs_logout_req *l = &p.bhs.logout_req;
 	uint32_t itt = ir_next_itt(c);
 	int rc;
 
 	l->opcode = IR_OP_IMMEDIATE | IR_OP_LOGOUT_REQ;
-	l->reason = IR_FLAG_FINAL | IR_LOGOUT_SESSION;
+	l->reason = (uint8_t)(IR_FLAG_FINAL | (reason & 0x7f));
 	put_be32(l->itt, itt);
-	put_be16(l->cid, c->cid);
+	put_be16(l->cid, cid);
 	put_be32(l->cmdsn, c->cmdsn);
 	put_be32(l->exp_statsn, c->expstatsn);
 	rc = ir_send_pdu(c, &p);

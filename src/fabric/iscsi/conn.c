@@ -264,10 +264,12 @@ static struct iscsi_conn *conn_alloc(struct reactor *r, int fd, struct iscsi_por
 	list_init(&c->sess_node);
 	list_init(&c->all_node);
 	list_init(&c->reinstate_node);
+	list_init(&c->cmdsn_wait_node);
 	list_init(&c->adm.node);
 	for (unsigned i = 0; i < ISCSI_ITT_BUCKETS; i++)
 		list_init(&c->itt_hash[i]);
 	reactor_defer_init(&c->flush, conn_flush_cb);
+	reactor_defer_init(&c->cmdsn_defer, iscsi_scsi_cmd_cmdsn_resume);
 	reactor_timer_init(&c->login_timer, NULL);
 	reactor_timer_init(&c->nop_timer, NULL);
 	reactor_timer_init(&c->aen_timer, NULL);
@@ -388,6 +390,81 @@ void iscsi_conn_drop_async(struct iscsi_conn *c)
 	reactor_post(c->r, &c->drop_msg);
 }
 
+/* ---- MC/S: a joining connection goes to its session's reactor ----
+ * Every connection of a session lives on the session's reactor (s->r): the
+ * CmdSN window, the held list, the task and buffer accounting are the
+ * session's and are touched there without a lock. A login that joins a
+ * session accepted on another reactor (portal.c spreads new connections)
+ * is moved there, paused, between its last Login Request and the final
+ * response. On its own reactor, in a posted message (out of the receive
+ * path, whose tail still uses the socket's registration), the socket, the
+ * login timer and a pending flush leave it; on the session's reactor they
+ * are set up again and the login goes on. A drop posted to the old reactor
+ * before the move must find the connection there: then it stays. */
+static void conn_move_arrive(struct reactor_msg *m)
+{
+	struct iscsi_conn *c = container_of(m, struct iscsi_conn, move_msg);
+
+	if (!iscsi_conn_dead(c)) {
+		int rc = 0;
+
+		if (c->fd >= 0 && !c->io)
+			rc = reactor_fd_add(c->r, &c->rfd, c->fd, 0, conn_io_cb); /* paused */
+		if (rc) {
+			log_err("iscsi: %s: cannot watch the socket: %s", c->peer, strerror(-rc));
+			iscsi_conn_drop(c, NULL);
+		} else {
+			if (c->move_left_ns)
+				reactor_timer_arm(c->r, &c->login_timer, c->move_left_ns);
+			if (!list_empty(&c->txq))
+				reactor_defer(c->r, &c->flush);
+			c->move_done(c);
+		}
+	}
+	iscsi_conn_put(c);
+}
+
+static void conn_move_depart(struct reactor_msg *m)
+{
+	struct iscsi_conn *c = container_of(m, struct iscsi_conn, move_msg);
+	uint64_t now = reactor_now_ns();
+	bool go;
+
+	if (iscsi_conn_dead(c)) {
+		iscsi_conn_put(c);
+		return;
+	}
+	c->move_left_ns = 0;
+	if (reactor_timer_armed(&c->login_timer))
+		c->move_left_ns = c->login_timer.when_ns > now ? c->login_timer.when_ns - now : 1;
+	pthread_mutex_lock(&iscsi_global.lock);
+	go = !c->drop_posted;
+	if (go) {
+		reactor_timer_cancel(&c->login_timer);
+		reactor_defer_cancel(&c->flush);
+		if (c->fd >= 0 && !c->io)
+			reactor_fd_del(&c->rfd);
+		c->out_armed = false;
+		c->r = c->move_to; /* read under the lock by drop_async, admin.c */
+	}
+	pthread_mutex_unlock(&iscsi_global.lock);
+	if (!go) {
+		iscsi_conn_put(c); /* the drop posted here ends it */
+		return;
+	}
+	c->move_msg.fn = conn_move_arrive;
+	reactor_post(c->r, &c->move_msg); /* carries the reference */
+}
+
+void iscsi_conn_move(struct iscsi_conn *c, struct reactor *to, void (*done)(struct iscsi_conn *c))
+{
+	c->move_to = to;
+	c->move_done = done;
+	iscsi_conn_get(c);
+	c->move_msg.fn = conn_move_depart;
+	reactor_post(c->r, &c->move_msg);
+}
+
 void iscsi_conn_destroy(struct iscsi_conn *c)
 {
 	iscsi_conn_event(c, ISCSI_CEV_DROP);
@@ -415,6 +492,9 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 	reactor_timer_cancel(&c->dataout_timer);
 	iscsi_mem_conn_close(c);
 	reactor_defer_cancel(&c->flush);
+	reactor_defer_cancel(&c->cmdsn_defer);
+	list_del(&c->cmdsn_wait_node);
+	c->cmdsn_wait = false;
 	list_for_each_entry_safe(tx, tmp, &c->txq, node)
 	{
 		struct iscsi_task *t = (tx->flags & ISCSI_TX_F_TASK_DONE) ? tx->task : NULL;
@@ -435,7 +515,7 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 	if (s) {
 		c->sess = NULL;
 		iscsi_conn_get(c);
-		iscsi_session_remove_conn(s, c, clean);
+		iscsi_session_remove_conn(s, c, clean || c->leave_clean);
 		iscsi_tasks_terminate(c);
 		iscsi_conn_put(c);
 	}
@@ -468,7 +548,7 @@ static ssize_t conn_feed(struct iscsi_conn *c, const uint8_t *p, size_t len);
 
 void iscsi_conn_resume(struct iscsi_conn *c)
 {
-	if (!c->rx_paused || iscsi_conn_dead(c) || c->mem_wait)
+	if (!c->rx_paused || iscsi_conn_dead(c) || c->mem_wait || c->cmdsn_wait)
 		return;
 	c->rx_paused = false;
 	if (c->fd >= 0 && !c->io)

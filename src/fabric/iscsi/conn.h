@@ -197,6 +197,12 @@ struct iscsi_conn {
 	int rx_r2t;		    /* its R2T slot, -1: unsolicited */
 	bool rx_advanced;	    /* the command moved ExpCmdSN: held tasks follow it */
 	bool logout_pending;	    /* Logout waiting for tasks to drain */
+	/* MC/S: the SCSI Command being received is ahead of ExpCmdSN; its
+	 * set-up waits (reading stopped) until the session's other
+	 * connections have brought the CmdSNs before it (scsi_cmd.c) */
+	bool cmdsn_wait;
+	struct list_node cmdsn_wait_node; /* session->cmdsn_waiters */
+	struct reactor_defer cmdsn_defer;
 	uint32_t logout_itt;
 	uint8_t logout_rsp;
 
@@ -225,6 +231,15 @@ struct iscsi_conn {
 	struct reactor_msg drop_msg;
 	struct reactor_msg resume_msg;
 	struct list_node reinstate_node; /* session->waiters */
+	/* iscsi_conn_move(): to the reactor of the session it joins */
+	struct reactor_msg move_msg;
+	struct reactor *move_to;
+	void (*move_done)(struct iscsi_conn *c);
+	uint64_t move_left_ns; /* of its login timer */
+	/* it leaves its session cleanly although it did not send the Logout
+	 * itself: another connection's Logout named its CID, or closed the
+	 * session (logout.c) */
+	bool leave_clean;
 };
 
 /* ---- conn.c ---- */
@@ -257,6 +272,11 @@ void iscsi_conn_put(struct iscsi_conn *c);
 void iscsi_conn_event(struct iscsi_conn *c, enum iscsi_conn_event ev);
 /* Drop the connection now (ERL 0: the session goes with it). */
 void iscsi_conn_drop(struct iscsi_conn *c, const char *why);
+/* MC/S: move c, paused in its login, to reactor to (its session's), then
+ * call done(c) there; on the way the connection may be dropped (done is
+ * not called then). From c's reactor, outside its receive path is not
+ * needed: the move happens in a posted message. */
+void iscsi_conn_move(struct iscsi_conn *c, struct reactor *to, void (*done)(struct iscsi_conn *c));
 /* From any thread: ask c's reactor to drop it. */
 void iscsi_conn_drop_async(struct iscsi_conn *c);
 bool iscsi_conn_dead(const struct iscsi_conn *c);
@@ -299,7 +319,11 @@ void iscsi_task_data_complete(struct iscsi_task *t);
 /* After a Data-Out PDU, the command PDU or an abort: solicit more or
  * complete. */
 void iscsi_task_data_progress(struct iscsi_task *t);
-/* ExpCmdSN moved: exec the held tasks it reached. */
+/* The deferred set-up of a SCSI Command that waited for CmdSN order
+ * (conn->cmdsn_defer). */
+void iscsi_scsi_cmd_cmdsn_resume(struct reactor_defer *d);
+/* ExpCmdSN moved: exec the held tasks it reached, wake the connection whose
+ * waiting command is next. */
 void iscsi_tasks_cmdsn_advanced(struct iscsi_session *s);
 void iscsi_task_exec(struct iscsi_task *t);
 /* The connection is gone: end its tasks still waiting for Data-Out or for

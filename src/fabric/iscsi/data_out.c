@@ -189,6 +189,28 @@ static void fail_task(struct iscsi_task *t, enum sense_reason r)
 		t->fabric_error = (uint16_t)r;
 }
 
+/* MC/S, connection allegiance (RFC 7143: the PDUs related to a request go
+ * over the connection it was issued on; only ERL 2 reassigns a task, 7.2.2):
+ * a task's Data-Out belongs on the connection its command came on.
+ * Data-Out naming a task of another connection of the session is a protocol
+ * error: rejected (11.17.1, reason 04h) and its data discarded; the task
+ * waits on for its own. True when that is the case (answered). */
+static bool data_out_misdirected(struct iscsi_conn *c, const struct iscsi_rx *rx, uint32_t itt)
+{
+	struct iscsi_conn *oc;
+
+	list_for_each_entry(oc, &c->sess->conns, sess_node)
+	{
+		if (oc == c || !iscsi_task_by_itt(oc, itt))
+			continue;
+		iscsi_conn_proto_err(c, "Data-Out for ITT 0x%08x of connection cid %u", itt,
+				     oc->cid);
+		iscsi_reject(c, ISCSI_REJECT_PROTOCOL_ERROR, &rx->hdr);
+		return true;
+	}
+	return false;
+}
+
 int iscsi_data_out_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 {
 	const struct iscsi_bhs_data_out *h = &rx->hdr.data_out;
@@ -217,6 +239,10 @@ int iscsi_data_out_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 					r = &t->r2t[i];
 					c->rx_r2t = (int)i;
 				}
+		if ((!t || !r || t->itt != itt) && data_out_misdirected(c, rx, itt)) {
+			c->rx_discard = true;
+			return 0;
+		}
 		if (!t || !r || t->itt != itt) {
 			/* a burst of a task that ended (aborted, failed) or a
 			 * stray PDU: nothing to put it in */
@@ -253,6 +279,10 @@ int iscsi_data_out_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 
 	/* unsolicited Data-Out (InitialR2T=No) */
 	t = iscsi_task_by_itt(c, itt);
+	if (!t && data_out_misdirected(c, rx, itt)) {
+		c->rx_discard = true;
+		return 0;
+	}
 	if (!t || t->state != ISCSI_TASK_DATA_OUT || !t->uns_open) {
 		iscsi_conn_proto_err(c, "unsolicited Data-Out for ITT 0x%08x not expected", itt);
 		c->rx_discard = true;

@@ -11,6 +11,10 @@ struct scsi_target;
 struct iscsi_target;
 struct iscsi_tpg;
 
+/* RFC 7143 13.2: the most MaxConnections the target offers (config range
+ * 1..16; a session's connections all live on its reactor). */
+#define ISCSI_MAX_CONNECTIONS 16u
+
 /* Global settings (config "iscsi" section); iscsi_settings_default() fills
  * the defaults. Negotiation values are what the target offers/accepts. */
 struct iscsi_settings {
@@ -134,7 +138,7 @@ size_t iscsi_tpg_portal_load(struct iscsi_tpg *tpg, struct iscsi_portal_load *ou
 unsigned iscsi_target_drop_initiator(struct iscsi_target *t, const char *initiator);
 
 /* A snapshot of the sessions (normal and discovery) for the control API. */
-#define ISCSI_INFO_CONNS_MAX 8
+#define ISCSI_INFO_CONNS_MAX ISCSI_MAX_CONNECTIONS
 struct iscsi_conn_info {
 	uint16_t cid;
 	char peer[80];
@@ -385,7 +389,7 @@ int iscsi_discovery_set(const struct iscsi_auth *auth, enum iscsi_discovery_filt
  * refused beyond with 03/02 like the global one. */
 struct iscsi_target_limits {
 	uint32_t max_sessions;
-	uint16_t max_connections; /* per session; MC/S is not offered: 1 */
+	uint16_t max_connections; /* per session, 1..ISCSI_MAX_CONNECTIONS */
 	uint32_t queue_depth;
 	uint32_t login_timeout_s;
 	bool nop_in_interval_set;

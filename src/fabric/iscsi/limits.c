@@ -28,7 +28,8 @@ void iscsi_limits_effective(const struct iscsi_target *t, struct iscsi_target_li
 		l = t->limits;
 	pthread_mutex_unlock(&iscsi_global.lock);
 	out->max_sessions = l.max_sessions;
-	out->max_connections = l.max_connections ? l.max_connections : g->max_connections;
+	out->max_connections = UT_MIN(l.max_connections ? l.max_connections : g->max_connections,
+				      (uint16_t)ISCSI_MAX_CONNECTIONS);
 	out->queue_depth =
 	    UT_MIN(l.queue_depth ? l.queue_depth : g->queue_depth, (uint32_t)ISCSI_CMDSN_DEPTH_MAX);
 	out->login_timeout_s = l.login_timeout_s ? l.login_timeout_s : g->login_timeout_s;

@@ -382,24 +382,65 @@ static bool login_same_initiator(const struct iscsi_login *l, const struct iscsi
 			  !CRYPTO_memcmp(sha, s->chap_secret_sha256, sizeof(sha))));
 }
 
+/* Did the login negotiate a leading-only key (RFC 7143 13: "LO", e.g.
+ * MaxBurstLength, MaxConnections)? Those are the session's, settled by its
+ * leading login; a connection joining it may not bring its own values.
+ * SessionType is LO too, but login_freeze_identity() marks it seen on
+ * every login. */
+static bool login_lo_keys(const struct iscsi_neg *n)
+{
+	for (unsigned k = 0; k < ISCSI_KEY_COUNT; k++)
+		if ((n->seen & (1u << k)) && (iscsi_key_table[k].use & ISCSI_KU_LO) &&
+		    k != ISCSI_KEY_SESSION_TYPE)
+			return true;
+	return false;
+}
+
+static int login_join(struct iscsi_conn *c);
+
+/* On the session's reactor after iscsi_conn_move(): try again (the session
+ * may have ended or filled up meanwhile), then the final response. */
+static void login_join_moved(struct iscsi_conn *c)
+{
+	struct iscsi_login *l = c->login;
+
+	if (!l || !l->waiting)
+		return;
+	l->waiting = false;
+	if (login_join(c))
+		return; /* failed (the response is queued), or moving again */
+	send_rsp_piece(c);
+	if (!iscsi_conn_dead(c))
+		iscsi_conn_resume(c);
+}
+
 /* A login with TSIH != 0 (RFC 7143 6.3.4) asks to add a connection to an
  * existing session or to reinstate one of its connections. It is looked at
  * only here, once the security stage is done and the identity keys are
  * frozen: nothing that exists is touched on behalf of a connection that has
  * not authenticated as the session's initiator (names, ISIDs and TSIHs are
  * easy to guess), and until then every such login looks the same from the
- * outside. MC/S is not offered (MaxConnections=1), so the login always
- * fails: a connection with the session's CID reinstates it, which at ERL 0
- * means the old connection goes and the session with it (6.3.4: its tasks
- * are terminated; DefaultTime2Retain=0), then 02/0a makes the initiator log
- * in anew with TSIH 0; another CID gets 02/06 or 02/08. A TSIH that names
- * no session of this initiator gets 02/0a too. */
-static void login_join(struct iscsi_conn *c)
+ * outside.
+ *  - A CID the session already has reinstates that connection: at ERL 0
+ *    the old connection goes with its tasks (6.3.4; DefaultTime2Retain=0),
+ *    and a connection that fails takes its session with it (session.c), so
+ *    02/0a makes the initiator log in anew with TSIH 0.
+ *  - Another CID adds a connection (MC/S) while the session has fewer than
+ *    its negotiated MaxConnections (13.2), else 02/06. The connection moves
+ *    to the session's reactor first (iscsi_conn_move): 1 is returned and the
+ *    check is made again there.
+ *  - A TSIH that names no session of this initiator gets 02/0a.
+ * 0: joined (the caller sends the final response), 1: moving, -1: failed
+ * (the response is queued). */
+static int login_join(struct iscsi_conn *c)
 {
 	struct iscsi_login *l = c->login;
 	enum iscsi_login_status st = ISCSI_LS_SESSION_NOT_FOUND;
+	struct reactor *move_to = NULL;
 	struct iscsi_session *s;
 	struct iscsi_conn *oc;
+	bool joined = false;
+	char iname[96];
 
 	pthread_mutex_lock(&iscsi_global.lock);
 	s = iscsi_session_find_tsih_locked(l->tsih);
@@ -417,15 +458,44 @@ static void login_join(struct iscsi_conn *c)
 		}
 		if (same_cid) {
 			l->fail_why = "connection reinstated at ERL 0: the session ends";
+		} else if (s->state != ISCSI_SESS_Q3_LOGGED_IN) {
+			st = ISCSI_LS_CANT_INCLUDE;
+			l->fail_why = "the session is not in full feature phase";
 		} else if (s->nconns >= s->params.max_connections) {
 			st = ISCSI_LS_TOO_MANY_CONNECTIONS;
 			l->fail_why = "max_connections of the session reached";
+		} else if (login_lo_keys(&l->neg)) {
+			st = ISCSI_LS_INITIATOR_ERROR;
+			l->fail_why = "a leading-only key in the login of a further connection";
+		} else if (s->r && c->r && s->r != c->r) {
+			move_to = s->r;
 		} else {
-			st = ISCSI_LS_CANT_INCLUDE; /* MC/S not offered */
+			list_add_tail(&s->conns, &c->sess_node);
+			s->nconns++;
+			c->sess = s;
+			joined = true;
 		}
 	}
 	pthread_mutex_unlock(&iscsi_global.lock);
-	iscsi_login_fail(c, st, NULL);
+	if (move_to) {
+		l->waiting = true;
+		iscsi_conn_pause(c);
+		iscsi_conn_move(c, move_to, login_join_moved);
+		return 1;
+	}
+	if (!joined) {
+		iscsi_login_fail(c, st, NULL);
+		return -1;
+	}
+	/* on s->r now, a member: s stays while c is in it */
+	c->max_tasks = 2 * s->cmdsn.depth + 8;
+	log_escape(iname, sizeof(iname), s->initiator_name, strlen(s->initiator_name));
+	log_notice("iscsi: login: initiator %s isid 0x%02x%02x%02x%02x%02x%02x -> %s tpgt %u: "
+		   "connection cid %u added to session tsih %u (%u of %u), from %s to %s",
+		   iname, s->isid[0], s->isid[1], s->isid[2], s->isid[3], s->isid[4], s->isid[5],
+		   s->target ? s->target->name : "-", s->tpg ? s->tpg->tag : 0, c->cid, s->tsih,
+		   s->nconns, s->params.max_connections, c->peer, c->local);
+	return 0;
 }
 
 /* The login asks for full feature phase: a connection for an existing
@@ -447,8 +517,9 @@ static int login_finish(struct iscsi_conn *c)
 		return -1;
 	}
 	if (l->tsih) {
-		login_join(c);
-		return -1;
+		int rc = login_join(c);
+
+		return rc ? rc : 0;
 	}
 	if (l->neg.active.session_type == ISCSI_SESSION_NORMAL) {
 		int rc = iscsi_session_reinstate(c, l->isid, l->neg.initiator_name, c->target);
@@ -578,6 +649,8 @@ static int login_resolve(struct iscsi_conn *c)
 			return -1;
 		iscsi_limits_effective(t, &lim);
 		login_timeout_retarget(c, lim.login_timeout_s);
+		/* 13.2: what this target offers (the global value or its own) */
+		n->mine.max_connections = lim.max_connections;
 		/* 13.9: the portal group tag in the first response */
 		iscsi_kbuf_add_num(&l->rsp, "TargetPortalGroupTag", tpg->tag);
 		if (t->alias[0])

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* logout.c: Logout Request/Response (RFC 7143 11.14, 11.15). */
+#include <pthread.h>
 #include <string.h>
 
 #include "fabric/iscsi/conn.h"
 #include "fabric/iscsi/counters.h"
 #include "fabric/iscsi/session.h"
+#include "fabric/iscsi/target.h"
 #include "lib/endian.h"
 #include "lib/log.h"
 #include "scsi/scsi.h"
 
-static void send_logout_rsp(struct iscsi_conn *c, uint32_t itt, uint8_t response)
+/* close: the Logout closes c (T13 once the response is out); a Logout
+ * that closed another connection of the session leaves c open. */
+static void send_logout_rsp_on(struct iscsi_conn *c, uint32_t itt, uint8_t response, bool close)
 {
 	struct iscsi_tx *tx = iscsi_tx_get(c);
 	struct iscsi_bhs_logout_rsp *r;
@@ -30,12 +34,44 @@ static void send_logout_rsp(struct iscsi_conn *c, uint32_t itt, uint8_t response
 		put_be16(r->time2wait, c->sess->params.default_time2wait);
 		put_be16(r->time2retain, c->sess->params.default_time2retain);
 	}
-	if (response == ISCSI_LOGOUT_RSP_CLOSED) {
+	if (response == ISCSI_LOGOUT_RSP_CLOSED && close) {
 		/* T13: closed once the response is out */
 		tx->flags |= ISCSI_TX_F_CLOSE;
 		c->close_ev = ISCSI_CEV_LOGOUT_SENT;
 	}
 	iscsi_tx_queue(c, tx);
+}
+
+static void send_logout_rsp(struct iscsi_conn *c, uint32_t itt, uint8_t response)
+{
+	send_logout_rsp_on(c, itt, response, true);
+}
+
+/* MC/S, reason 1 naming another connection of the session (RFC 7143
+ * 11.14.1: "close the connection" with that CID): it is closed -- at ERL 0
+ * its tasks are terminated (conn.c: iscsi_tasks_terminate) -- and the
+ * session stays with the others; c answers and stays. Reason 0 ("close the
+ * session"): every other connection is closed now, c once its response is
+ * out. Under iscsi_global.lock. The connections closed this way leave
+ * cleanly (session.c: not a connection failure). Returns false when no
+ * connection of the session has that CID. */
+static bool logout_close_others_locked(struct iscsi_session *s, struct iscsi_conn *c, bool all,
+				       uint16_t cid)
+{
+	struct iscsi_conn *oc;
+	bool found = false;
+
+	if (all)
+		s->ending = true; /* no connection joins a session being closed */
+	list_for_each_entry(oc, &s->conns, sess_node)
+	{
+		if (oc == c || (!all && oc->cid != cid))
+			continue;
+		found = true;
+		oc->leave_clean = true;
+		iscsi_conn_drop_async(oc);
+	}
+	return found;
 }
 
 void iscsi_logout_tasks_drained(struct iscsi_conn *c)
@@ -70,11 +106,25 @@ int iscsi_logout_rx(struct iscsi_conn *c, const union iscsi_hdr *hu)
 	}
 	switch (reason) {
 	case ISCSI_LOGOUT_CLOSE_SESSION:
+		if (s) {
+			pthread_mutex_lock(&iscsi_global.lock);
+			logout_close_others_locked(s, c, true, 0);
+			pthread_mutex_unlock(&iscsi_global.lock);
+		}
 		break;
 	case ISCSI_LOGOUT_CLOSE_CONNECTION:
 		if (get_be16(h->cid) != c->cid) {
-			/* one connection per session: no other CID exists */
-			send_logout_rsp(c, itt, ISCSI_LOGOUT_RSP_CID_NOT_FOUND);
+			bool found = false;
+
+			if (s) {
+				pthread_mutex_lock(&iscsi_global.lock);
+				found = logout_close_others_locked(s, c, false, get_be16(h->cid));
+				pthread_mutex_unlock(&iscsi_global.lock);
+			}
+			send_logout_rsp_on(c, itt,
+					   found ? ISCSI_LOGOUT_RSP_CLOSED
+						 : ISCSI_LOGOUT_RSP_CID_NOT_FOUND,
+					   false);
 			return 0;
 		}
 		break;
@@ -96,6 +146,15 @@ int iscsi_logout_rx(struct iscsi_conn *c, const union iscsi_hdr *hu)
 	c->logout_pending = true;
 	c->logout_itt = itt;
 	c->logout_rsp = ISCSI_LOGOUT_RSP_CLOSED;
+	if (reason == ISCSI_LOGOUT_CLOSE_CONNECTION && s && s->nconns > 1) {
+		/* MC/S: only this connection's tasks end. Those not in the
+		 * core yet (waiting for Data-Out or CmdSN order) are ended as
+		 * aborted; those the core runs end on their own (aborting them
+		 * one by one would be a TMF; the others' tasks must not be
+		 * touched), and the response follows them. */
+		iscsi_tasks_terminate(c);
+		return 0;
+	}
 	if (s && s->nexus && !s->nexus_lost) {
 		s->nexus_lost = true;
 		scsi_nexus_loss(s->nexus);

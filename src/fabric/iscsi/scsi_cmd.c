@@ -149,11 +149,29 @@ void iscsi_task_data_complete(struct iscsi_task *t)
 		return;
 	}
 	t->exec_pending = true;
-	list_add_tail(&s->held, &t->hold_node);
+	/* The held list is kept in CmdSN order: when ExpCmdSN passes several
+	 * of them at once (the command that filled a gap came last), they go
+	 * to the core in CmdSN order, not in the order they arrived -- on
+	 * several connections of the session (MC/S), or out of order on one. */
+	{
+		struct list_node *pos = &s->held;
+
+		for_each_task_node(n, &s->held)
+		{
+			struct iscsi_task *o = list_entry(n, struct iscsi_task, hold_node);
+
+			if (iscsi_sn_lt(t->cmdsn, o->cmdsn)) {
+				pos = n;
+				break;
+			}
+		}
+		list_add_tail(pos, &t->hold_node); /* before pos */
+	}
 }
 
 void iscsi_tasks_cmdsn_advanced(struct iscsi_session *s)
 {
+	struct iscsi_conn *w, *wtmp;
 	bool again = true;
 
 	while (again) {
@@ -169,6 +187,35 @@ void iscsi_tasks_cmdsn_advanced(struct iscsi_session *s)
 			}
 		}
 	}
+	/* a connection whose command is now the next in CmdSN order sets
+	 * it up (after this PDU's processing: its receive path is not ours) */
+	list_for_each_entry_safe(w, wtmp, &s->cmdsn_waiters, cmdsn_wait_node)
+	{
+		if (iscsi_cmdsn_check(&s->cmdsn, get_be32(w->rx.hdr.cmd.cmdsn)) !=
+		    ISCSI_CMDSN_AHEAD) {
+			list_del(&w->cmdsn_wait_node);
+			reactor_defer(w->r, &w->cmdsn_defer);
+		}
+	}
+}
+
+void iscsi_scsi_cmd_cmdsn_resume(struct reactor_defer *d)
+{
+	struct iscsi_conn *c = container_of(d, struct iscsi_conn, cmdsn_defer);
+	int rc;
+
+	if (!c->cmdsn_wait || iscsi_conn_dead(c))
+		return;
+	iscsi_conn_get(c);
+	c->cmdsn_wait = false;
+	rc = iscsi_scsi_cmd_rx_header(c, &c->rx);
+	if (rc < 0)
+		iscsi_conn_drop(c, NULL);
+	else if (rc == 0)
+		iscsi_conn_resume(c); /* its data segment, then what follows */
+	if (!iscsi_conn_dead(c))
+		iscsi_conn_flush(c);
+	iscsi_conn_put(c);
 }
 
 void iscsi_tasks_terminate(struct iscsi_conn *c)
@@ -340,6 +387,20 @@ int iscsi_scsi_cmd_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 		return 0;
 	}
 	c->exp_stat_sn = get_be32(h->exp_statsn);
+	if (!immediate && s->nconns > 1 &&
+	    iscsi_cmdsn_check(&s->cmdsn, cmdsn) == ISCSI_CMDSN_AHEAD) {
+		/* MC/S: commands reach the core in CmdSN order (RFC 7143
+		 * 4.2.2.1), and the core places a task in its LU's task set
+		 * when it is set up, here: a command ahead of ExpCmdSN waits
+		 * for the others before it, which come on other connections
+		 * (on one connection CmdSNs only increase, 4.2.2.1), with this
+		 * connection's reading stopped. Its task attribute (ORDERED)
+		 * then holds across the connections. */
+		c->cmdsn_wait = true;
+		list_add_tail(&s->cmdsn_waiters, &c->cmdsn_wait_node);
+		iscsi_conn_pause(c);
+		return 1;
+	}
 	if (!immediate) {
 		if (iscsi_cmdsn_check(&s->cmdsn, cmdsn) == ISCSI_CMDSN_OUTSIDE) {
 			/* RFC 7143 3.2.2.1: silently ignored, the connection kept */

@@ -76,6 +76,7 @@ struct iscsi_session *iscsi_session_new(struct iscsi_conn *c)
 	list_init(&s->reg_node);
 	list_init(&s->conns);
 	list_init(&s->held);
+	list_init(&s->cmdsn_waiters);
 	list_init(&s->waiters);
 	s->rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(10ull * 1000000000ull, 5);
 	iscsi_session_event(s, ISCSI_SEV_LEADING_LOGIN);
@@ -237,6 +238,36 @@ static void session_maybe_free(struct iscsi_session *s)
 	free(s);
 }
 
+/* A connection of a session that keeps others fails (MC/S). RFC 7143
+ * 7.1.5 (error recovery hierarchy): at ErrorRecoveryLevel 0 the only
+ * recovery class is session recovery (7.1.4.4); within-connection recovery
+ * needs ERL 1, connection recovery (7.1.4.3: task reassignment to another
+ * connection, 7.2.2, Logout reason 2) ERL 2. A failed connection's tasks
+ * are terminated (7.14), and with them the CmdSNs it carried that never
+ * arrived: the session's ExpCmdSN would stop
+ * at the first of them for good, and every command of the other
+ * connections after it would wait in the held list forever (4.2.2.1: the
+ * target delivers in CmdSN order). The initiator cannot fill the hole
+ * either: retrying a command on another connection is task reassignment.
+ * So the session fails with the connection: its other connections are
+ * closed and the initiator recovers the session (a new leading login or
+ * a reinstatement), as it would after the failure of a single-connection
+ * session. A connection removed by a Logout (reason 1) is no failure:
+ * the session stays with the others. */
+static void session_conn_failed_locked(struct iscsi_session *s, struct iscsi_conn *c)
+{
+	struct iscsi_conn *oc;
+
+	if (s->ending)
+		return; /* already failing, or closing */
+	s->ending = true;
+	list_for_each_entry(oc, &s->conns, sess_node) iscsi_conn_drop_async(oc);
+	log_notice("iscsi: session %s tsih %u: connection cid %u from %s failed: the session "
+		   "fails with it (ErrorRecoveryLevel 0), %u connection%s closed",
+		   s->initiator_port, s->tsih, c->cid, c->peer, s->nconns,
+		   s->nconns == 1 ? "" : "s");
+}
+
 void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bool clean)
 {
 	bool last;
@@ -247,9 +278,15 @@ void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bo
 	last = s->nconns == 0;
 	if (last)
 		s->ending = true; /* read by other reactors' logins under the lock */
+	else if (!clean)
+		session_conn_failed_locked(s, c);
 	pthread_mutex_unlock(&iscsi_global.lock);
-	if (!last)
+	if (!last) {
+		log_info("iscsi: session %s tsih %u: connection cid %u from %s %s, %u left",
+			 s->initiator_port, s->tsih, c->cid, c->peer,
+			 clean ? "logged out" : "closed", s->nconns);
 		return;
+	}
 	if (s->state == ISCSI_SESS_Q3_LOGGED_IN && !clean)
 		iscsi_count_session_failed(s, c);
 	if (s->state == ISCSI_SESS_Q3_LOGGED_IN) {

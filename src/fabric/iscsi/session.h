@@ -2,17 +2,23 @@
 /* session.h: iSCSI sessions (RFC 7143 4.4, 6.3.5, 8.3).
  *
  * A session is identified by (InitiatorName, ISID, target) and carries a
- * target-assigned TSIH. It owns the CmdSN window (one CmdSN owner, so that
- * several connections can share it later: MC/S), the negotiated session-wide
- * parameters, and the I_T nexus of the SCSI core. It lives on the reactor of
- * its leading connection.
+ * target-assigned TSIH. It owns the CmdSN window (one CmdSN owner, shared
+ * by its connections: MC/S), the negotiated session-wide parameters, and the
+ * I_T nexus of the SCSI core. It lives on the reactor of its leading
+ * connection; a connection that joins it (a login with its TSIH, login.c)
+ * is moved there (iscsi_conn_move), so the window, the held list and the
+ * tasks are only ever touched on that one thread. Each connection keeps its
+ * own StatSN and its tasks: connection allegiance, a task's Data-In, R2Ts
+ * and response go out on the connection its command came on, and its
+ * Data-Out is looked for there only.
  *
  * Registry (iscsi_global.sessions, under iscsi_global.lock): TSIH
  * allocation, max_sessions, lookup for reinstatement and for TSIH != 0
  * logins, and target-wide drops (TARGET COLD RESET, target removal).
  *
  * End of a session: its last connection goes (logout or failure; ERL 0 has
- * no continuation), the nexus is lost (scsi_nexus_loss: the core aborts the
+ * no continuation; a failed connection takes the others with it:
+ * session.c), the nexus is lost (scsi_nexus_loss: the core aborts the
  * tasks) unless it ended cleanly with no task, and once the last task is
  * released the nexus is destroyed and the session freed. Logins waiting for
  * its reinstatement are resumed then. */
@@ -81,12 +87,13 @@ struct iscsi_session {
 	struct scsi_nexus *nexus;
 	struct list_node conns; /* struct iscsi_conn.sess_node */
 	unsigned nconns;
-	unsigned tasks;		  /* tasks of the session not yet released */
-	uint64_t data_bytes;	  /* buffer bytes its tasks pin (mempress.c) */
-	uint64_t reserve_bytes;	  /* of those, taken from its reserve */
-	uint64_t txq_bytes;	  /* bytes queued for sending on its connections */
-	struct list_node held;	  /* tasks waiting for CmdSN order */
-	struct list_node waiters; /* logins waiting for this session to end (reinstatement) */
+	unsigned tasks;			/* tasks of the session not yet released */
+	uint64_t data_bytes;		/* buffer bytes its tasks pin (mempress.c) */
+	uint64_t reserve_bytes;		/* of those, taken from its reserve */
+	uint64_t txq_bytes;		/* bytes queued for sending on its connections */
+	struct list_node held;		/* tasks waiting for CmdSN order */
+	struct list_node cmdsn_waiters; /* connections whose next command is ahead (MC/S) */
+	struct list_node waiters;	/* logins waiting for this session to end (reinstatement) */
 	struct log_ratelimit rl;
 	/* when the leading login completed: CLOCK_REALTIME seconds */
 	int64_t login_time;

@@ -39,7 +39,7 @@ void iscsi_settings_default(struct iscsi_settings *s)
 	    .initial_r2t = false, /* accept unsolicited data when asked */
 	    .immediate_data = true,
 	    .max_outstanding_r2t = ISCSI_R2T_MAX,
-	    .max_connections = 1,  /* MC/S not offered yet */
+	    .max_connections = 1,  /* MC/S offered only when configured */
 	    .header_digest = true, /* accepted when the initiator asks */
 	    .data_digest = true,
 	    .default_time2wait = 2,
@@ -71,8 +71,8 @@ int iscsi_init(const struct iscsi_settings *s)
 		v.queue_depth = v.queue_depth ? ISCSI_CMDSN_DEPTH_MAX : 1;
 	if (v.max_outstanding_r2t > ISCSI_R2T_MAX)
 		v.max_outstanding_r2t = ISCSI_R2T_MAX; /* what a task can track */
-	if (v.max_connections == 0 || v.max_connections > 1)
-		v.max_connections = 1; /* one connection per session for now */
+	if (v.max_connections == 0 || v.max_connections > ISCSI_MAX_CONNECTIONS)
+		v.max_connections = v.max_connections ? ISCSI_MAX_CONNECTIONS : 1;
 	if (v.nop_in_interval_s && !v.nop_in_timeout_s)
 		v.nop_in_timeout_s = v.nop_in_interval_s;
 	buf_set_cap((uint64_t)v.max_buffer_memory_mib << 20);

@@ -128,6 +128,19 @@ static uint8_t abort_unknown_task(struct iscsi_session *s, uint32_t ref_cmdsn, u
 	return ISCSI_TMF_RSP_NO_TASK;
 }
 
+/* Does a connection of s hold a task with this ITT? ITTs name tasks
+ * session-wide (RFC 7143 11.2.1.8): with MC/S an ABORT TASK may come on
+ * another connection than its task's (the task's own connection ends it:
+ * cmd_abort_pending / cmd_done there). The connections are all on s's
+ * reactor, which only changes the list. */
+static bool session_has_task(struct iscsi_session *s, uint32_t itt)
+{
+	struct iscsi_conn *oc;
+
+	list_for_each_entry(oc, &s->conns, sess_node) if (iscsi_task_by_itt(oc, itt)) return true;
+	return false;
+}
+
 int iscsi_tmf_rx(struct iscsi_conn *c, const union iscsi_hdr *hu)
 {
 	const struct iscsi_bhs_tmf_req *h = &hu->tmf_req;
@@ -164,7 +177,7 @@ int iscsi_tmf_rx(struct iscsi_conn *c, const union iscsi_hdr *hu)
 	if (func == ISCSI_TMF_ABORT_TASK) {
 		uint32_t rtt = get_be32(h->ref_task_tag);
 
-		if (!iscsi_task_by_itt(c, rtt)) {
+		if (!session_has_task(s, rtt)) {
 			send_tmf_rsp(c, itt, abort_unknown_task(s, get_be32(h->ref_cmdsn), cmdsn),
 				     false, NULL);
 			return 0;

@@ -191,8 +191,8 @@ static void test_parse_errors(void **state)
 	    HEAD TGT(", \"auth\": {\"chap\": [{\"user\": \"u\", \"secret\": \"s\"}], \"none\": "
 		     "true}") "}",
 	    false, "targets[0].auth.none", "unknown field");
-	load_err(HEAD TGT(", \"limits\": {\"max_connections\": 2}") "}", false,
-		 "targets[0].limits.max_connections", "out of range 1..1");
+	load_err(HEAD TGT(", \"limits\": {\"max_connections\": 17}") "}", false,
+		 "targets[0].limits.max_connections", "out of range 1..16");
 	load_err(HEAD TGT(", \"limits\": {\"queue_depth\": 0}") "}", false,
 		 "targets[0].limits.queue_depth", "out of range 1..1024");
 	load_err(HEAD TGT(", \"limits\": {\"login_timeout\": \"5\"}") "}", false,

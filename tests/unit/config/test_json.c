@@ -473,8 +473,8 @@ static void test_iscsi_errors(void **state)
 		  "iscsi.max_outstanding_r2t", "out of range 1..16");
 	parse_err("{\"version\": 1, \"iscsi\": {\n\"max_outstanding_r2t\": 17}}", 2,
 		  "iscsi.max_outstanding_r2t", "17 out of range 1..16");
-	parse_err("{\"version\": 1, \"iscsi\": {\n\"max_connections\": 2}}", 2,
-		  "iscsi.max_connections", "2 out of range 1..1");
+	parse_err("{\"version\": 1, \"iscsi\": {\n\"max_connections\": 17}}", 2,
+		  "iscsi.max_connections", "17 out of range 1..16");
 	parse_err("{\"version\": 1, \"iscsi\": {\n\"header_digest\": 1}}", 2, "iscsi.header_digest",
 		  "expected true or false, found an integer");
 	parse_err("{\"version\": 1, \"iscsi\": {\n\"queue_depth\": 1025}}", 2, "iscsi.queue_depth",

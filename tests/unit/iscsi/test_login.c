@@ -256,6 +256,76 @@ static void test_version_and_tsih(void **state)
 	h_conn_free(hc);
 }
 
+/* A further login of the session (TSIH != 0) with CID cid and keys. */
+static int join_req(struct h_conn *hc, uint16_t tsih, uint16_t cid, const char *const *keys)
+{
+	uint8_t buf[4096];
+	union iscsi_hdr h;
+	uint32_t n = h_keys(buf, sizeof(buf), keys);
+
+	h_login_hdr(&h, OPNEG_TO_FFP, tsih, hc->itt, hc->cmdsn);
+	put_be16(h.login_req.cid, cid);
+	h_send(hc, &h, buf, n);
+	if (!h_recv(hc, &h, rsp, sizeof(rsp), &rsp_len))
+		return -1;
+	return h.login_rsp.status_class << 8 | h.login_rsp.status_detail;
+}
+
+/* MC/S (RFC 7143 6.3.4, 13.2): connections join a session up to its
+ * negotiated MaxConnections, as the same initiator, without the leading-only
+ * keys; a joined connection shares the session, its CID is its own. */
+static void test_mcs_join(void **state)
+{
+	struct iscsi_settings s = h_settings();
+	struct h_conn *lead, *c2, *c3, *c4;
+	uint16_t tsih;
+
+	(void)state;
+	h_teardown();
+	s.max_connections = 3;
+	h_setup(&s);
+	lead = h_conn_new();
+	assert_int_equal(h_login(lead, KEYS("MaxConnections=8")), 0);
+	tsih = lead->tsih;
+	assert_int_equal(lead->c->sess->params.max_connections, 3); /* the minimum */
+
+	/* a leading-only key on the further login: 02/00, the session goes on */
+	c2 = h_conn_new();
+	assert_int_equal(join_req(c2, tsih, 1,
+				  KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
+				       "MaxBurstLength=4096")),
+			 0x0200);
+	h_conn_free(c2);
+	/* another initiator's name: no session of its own, 02/0a */
+	c2 = h_conn_new();
+	assert_int_equal(
+	    join_req(c2, tsih, 1,
+		     KEYS("InitiatorName=iqn.2026-12.org.utarget:other", "TargetName=" H_TARGET)),
+	    0x020a);
+	h_conn_free(c2);
+	assert_int_equal(lead->c->sess->nconns, 1);
+
+	c2 = h_conn_new();
+	assert_int_equal(
+	    join_req(c2, tsih, 1, KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET)), 0);
+	assert_ptr_equal(c2->c->sess, lead->c->sess);
+	assert_int_equal(c2->c->cid, 1);
+	c3 = h_conn_new();
+	assert_int_equal(
+	    join_req(c3, tsih, 2, KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET)), 0);
+	assert_int_equal(lead->c->sess->nconns, 3);
+	/* a fourth: over MaxConnections 3 */
+	c4 = h_conn_new();
+	assert_int_equal(
+	    join_req(c4, tsih, 3, KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET)),
+	    0x0206);
+	h_conn_free(c4);
+	assert_int_equal(lead->c->sess->nconns, 3);
+	h_conn_free(c3);
+	h_conn_free(c2);
+	h_conn_free(lead);
+}
+
 static void test_discovery(void **state)
 {
 	struct h_conn *hc = h_conn_new();
@@ -636,6 +706,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_security_stage, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_version_and_tsih, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_mcs_join, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_discovery, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_continuation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_wrong_pdus, setup, teardown),

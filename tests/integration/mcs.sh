@@ -1,0 +1,170 @@
+#!/bin/bash
+# mcs.sh UTARGETD UTARGET MCS: multiple connections per session (MC/S, RFC
+# 7143), driven with the project's raw initiator (tests/tools/mcs.c), which
+# checks every byte it reads back.
+#
+#   mcs (1, 2, 4 connections, one session) --> target M (max_connections 4,
+#        |                                      CHAP user "mu")
+#        |  CID 0 leading login, CID 1..3 logins with its TSIH     --> LUN 0 d (ram 64M)
+#        +- a fifth connection, a join as another initiator, a join with a wrong CHAP secret
+#   mcs (1 connection) --> target S (max_connections 1 by default) --> LUN 0 d
+#   utarget session list --json: the connections of the session
+#
+# utargetd runs 4 reactor threads: new connections land on any of them, and
+# a connection joining a session is moved to the session's reactor.
+# Checked:
+#   - 1, 2 and 4 connections: WRITEs of distinct patterns round-robin over
+#     the connections, every region READ back on another connection, no
+#     byte differs; MaxConnections negotiated 4 (offered 16 by mcs);
+#   - 32 ORDERED COMPARE AND WRITEs spread over 4 connections, sent in
+#     reverse CmdSN order: every one GOOD and the last one's data on the
+#     medium (they ran in CmdSN order);
+#   - a WRITE on connection 1 waits for Data-Out: its Data-Out sent on
+#     connection 0 gets a Reject (04h, connection allegiance), ABORT TASK on
+#     connection 0 ends it (Function complete), connection 1 goes on;
+#   - a fifth connection gets 02/06 (too many connections), a join as
+#     another initiator name 02/0a (no session of that initiator), a join
+#     with a wrong CHAP secret 02/01 (authentication failure), each logged,
+#     and the session's I/O afterwards is unaffected;
+#   - connections added and removed (Logout reason 1) while every
+#     connection writes and verifies: nothing is lost (every region read
+#     back), and a Logout reason 1 naming another connection's CID closes
+#     that one only;
+#   - Logout reason 0 closes the session: the target closes the others;
+#   - a connection reset without a Logout fails the session (ERL 0), the
+#     target closes the others; a further login that brings leading-only
+#     keys gets 02/00;
+#   - session list --json shows the session's 4 connections with their CIDs;
+#   - the target with max_connections 1 (the default) refuses a second
+#     connection with 02/06.
+. "$(dirname "$0")/lib.sh"
+ut_init "$1"
+USAGE="usage: mcs.sh UTARGETD UTARGET MCS"
+UTARGET=${2:?$USAGE}
+MCS=${3:?$USAGE}
+M=iqn.2026-12.org.utarget.mcs:m
+S=iqn.2026-12.org.utarget.mcs:s
+I=iqn.2026-12.org.utarget.mcs:init
+SOCK=$UT_TMP/utargetd.sock
+u() { "$UTARGET" -s "$SOCK" "$@"; }
+
+ut_write_config mcs.json <<JSON
+{
+  "version": 1,
+  "state_dir": "@TMP@",
+  "rpc_socket": "$SOCK",
+  "iscsi": { "nop_in_interval": 0 },
+  "backstores": [ { "name": "d", "type": "ram", "size": "64M" } ],
+  "targets": [
+    { "name": "$M",
+      "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
+      "luns": [ { "lun": 0, "backstore": "d" } ],
+      "demo_mode": { "enabled": true, "read_only": false },
+      "auth": { "chap": [ { "user": "mu", "secret": "mcs-secret-12" } ] },
+      "limits": { "max_connections": 4 } },
+    { "name": "$S",
+      "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
+      "luns": [ { "lun": 0, "backstore": "d" } ],
+      "demo_mode": { "enabled": true, "read_only": false } }
+  ]
+}
+JSON
+chmod 600 "$UT_TMP/mcs.json"
+ut_start "$UT_TMP/mcs.json" --threads 4
+P=127.0.0.1:$UT_PORT
+CHAP=mu:mcs-secret-12
+
+# run NAME ARGS...: mcs against target M (CHAP), output in NAME.out; it must
+# end with "OK"
+run() {
+	local name=$1
+	shift
+	ut_run_client "$UT_TMP/$name.out" "$MCS" "$P" "$M" "$I" -C "$CHAP" "$@"
+	tail -n 1 "$UT_TMP/$name.out" | grep -qx OK || ut_fail "mcs $*: $(cat "$UT_TMP/$name.out")"
+}
+# has NAME RE: a line of NAME.out matches RE
+has() {
+	grep -qE -- "$2" "$UT_TMP/$1.out" || ut_fail "$1: no line /$2/: $(cat "$UT_TMP/$1.out")"
+}
+
+for n in 1 2 4; do
+	run v$n -n $n -i 256 -b 16
+	has v$n "^session tsih [0-9]+ conns $n max_connections 4 "
+	has v$n "^verify conns $n writes 256 reads 256 bytes [0-9]+ mismatches 0$"
+	has v$n "^logout response 0 others_closed $((n - 1)) of $((n - 1))$"
+	echo "ok: $n connection(s): 256 WRITEs and READs over them, every byte verified; Logout closes all"
+done
+[ "$(grep -c "connection cid [0-9]* added to session" "$UT_LOG")" -ge 4 ] ||
+	ut_fail "no log line for the added connections"
+
+run ord -n 4 -o 32 -A -L 4096
+has ord "^ordered commands 32 conns 4 good 32 check_condition 0 other 0 final last$"
+echo "ok: 32 ORDERED COMPARE AND WRITEs over 4 connections, sent in reverse, ran in CmdSN order"
+has ord "^misdirected_data_out Reject reason 0x04$"
+has ord "^abort_other cid 0 task of cid 1 response 0$"
+has ord "^after_abort_other ok$"
+echo "ok: Data-Out on another connection than its task's rejected (04h); ABORT TASK of a task of another connection"
+
+run neg -n 4 -x -J iqn.2026-12.org.utarget.mcs:intruder -K mu:wrong-secret-1 -i 64 -L 8192
+has neg "^extra 02/06$"
+has neg "^join_name 02/0a$"
+has neg "^join_chap 02/01$"
+has neg "^verify conns 4 writes 64 reads 64 bytes [0-9]+ mismatches 0$"
+grep -q "login failed (02/06 too many connections).*max_connections of the session reached" "$UT_LOG" ||
+	ut_fail "no log line for the fifth connection"
+grep -q "login failed (02/0a session does not exist).*intruder.*the session is another initiator's" \
+	"$UT_LOG" || ut_fail "no log line for the join as another initiator"
+echo "ok: a fifth connection 02/06, another initiator 02/0a, a wrong CHAP secret 02/01; the session goes on"
+
+run churn -n 2 -k 6 -O -b 8 -L 16384
+has churn "^churn added 6 removed 6 ios [0-9]+ regions_verified [1-9][0-9]* mismatches 0$"
+has churn "^logout_other cid [0-9]+ by cid [0-9]+ response 0 closed yes$"
+has churn "^after_logout_other ok$"
+grep -q "logged out, [0-9]* left" "$UT_LOG" || ut_fail "no log line for a connection logged out"
+grep -q "fails with it" "$UT_LOG" && ut_fail "a clean removal failed the session"
+echo "ok: 6 connections added and 6 removed (Logout reason 1) during I/O, nothing lost; a Logout for another CID"
+
+run fail -n 3 -F -i 16 -L 24576
+has fail "^failure others_closed 2 of 2$"
+grep -q "connection cid 2 from .* failed: the session fails with it" "$UT_LOG" ||
+	ut_fail "no log line for the failed session"
+echo "ok: a connection reset without a Logout fails its session (ERL 0): the target closes the others"
+
+# a further login that brings the leading-only keys (MaxBurstLength, ...)
+run lo -n 2 -Y -i 16 -L 24576
+has lo "^join_lo 02/00$"
+has lo "^verify conns 2 writes 16 reads 16 bytes [0-9]+ mismatches 0$"
+grep -q "a leading-only key in the login of a further connection" "$UT_LOG" ||
+	ut_fail "no log line for the leading-only keys"
+echo "ok: a further connection that declares leading-only keys gets 02/00"
+
+# the session list: the 4 connections of a held session
+rm -f "$UT_TMP/stop"
+"$MCS" "$P" "$M" "$I" -C "$CHAP" -n 4 -H "$UT_TMP/stop" >"$UT_TMP/hold.out" 2>&1 &
+HOLD=$!
+for ((k = 0; k < 100; k++)); do
+	grep -q "^ready$" "$UT_TMP/hold.out" && break
+	sleep 0.1
+done
+grep -q "^ready$" "$UT_TMP/hold.out" || ut_fail "mcs -H: $(cat "$UT_TMP/hold.out")"
+u --json session list >"$UT_TMP/sl.json" || ut_fail "session list: $(cat "$UT_TMP/sl.json")"
+touch "$UT_TMP/stop"
+wait $HOLD || ut_fail "mcs -H: $(cat "$UT_TMP/hold.out")"
+(
+	cd "$UT_TMP" &&
+		python3 - <<'PY'
+import json
+s = [x for x in json.load(open("sl.json")) if x["type"] == "normal"]
+assert len(s) == 1, s
+c = s[0]["connections"]
+assert sorted(x["cid"] for x in c) == [0, 1, 2, 3], c
+assert s[0]["negotiated"]["max_connections"] == 4, s[0]["negotiated"]
+PY
+) || ut_fail "session list --json does not show the 4 connections: $(cat "$UT_TMP/sl.json")"
+echo "ok: session list --json shows the session's 4 connections"
+
+ut_run_client "$UT_TMP/s.out" "$MCS" "$P" "$S" "$I" -n 2
+has s "^FAIL join cid 1: .*status 02/06"
+echo "ok: a target with max_connections 1 refuses a second connection (02/06)"
+
+ut_stop
