@@ -19,7 +19,8 @@
 #
 # UT_MODE=target (run-guest.sh -m target) flips the roles: the guest is the
 # target. Steps: modules, modules-target (scsi_debug with UT_SCSI_DEBUG's
-# parameters), net, disk (scsi_debug's /dev/sgN and /dev/sdX: SG and DISK),
+# parameters), net, disk (scsi_debug's /dev/sgN and /dev/sdX: SG and DISK,
+# and SG2, DISK2 of its second LUN when it has one),
 # utargetd (/ut/bin/utargetd with /ut/utarget.json, @SG@ replaced by SG,
 # listening on 0.0.0.0:3260; the host reaches it through QEMU's hostfwd),
 # then "@@UT@@ READY" and the step host, which waits until the host writes a
@@ -109,22 +110,33 @@ step net "
 	ip -4 addr show eth0 | grep inet" || finish fail:net
 
 if [ "$UT_MODE" = target ]; then
-	# scsi_debug's disk: its sg and sd nodes
+	# scsi_debug's LUNs: "sgN sdX" each, once every one has both nodes
 	step disk '
 		i=0
 		while :; do
+			: >/tmp/disks
+			n=0 ok=1
 			for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*:*:*:*; do
-				[ -d "$d/scsi_generic" ] && [ -d "$d/block" ] || continue
-				g=$(ls "$d/scsi_generic" | head -n 1)
-				b=$(ls "$d/block" | head -n 1)
-				[ -c "/dev/$g" ] && [ -b "/dev/$b" ] && { echo "/dev/$g /dev/$b" >/tmp/disk; break 2; }
+				[ -d "$d" ] || continue
+				n=$((n + 1))
+				g=$(ls "$d/scsi_generic" 2>/dev/null | head -n 1)
+				b=$(ls "$d/block" 2>/dev/null | head -n 1)
+				if [ -n "$g" ] && [ -n "$b" ] && [ -c "/dev/$g" ] && [ -b "/dev/$b" ]; then
+					echo "/dev/$g /dev/$b" >>/tmp/disks
+				else
+					ok=
+				fi
 			done
+			[ $n -gt 0 ] && [ -n "$ok" ] && break
 			i=$((i + 1)); [ $i -lt $((UT_DISK_WAIT * 5)) ] || { echo "no scsi_debug disk"; exit 1; }
 			sleep 0.2
 		done
-		cat /tmp/disk; sg_inq "$(cut -d" " -f1 /tmp/disk)"' || finish fail:disk
-	read -r SG DISK </tmp/disk
-	export SG DISK
+		cat /tmp/disks; sg_inq "$(head -n 1 /tmp/disks | cut -d" " -f1)"' || finish fail:disk
+	read -r SG DISK </tmp/disks
+	set -- $(sed -n 2p /tmp/disks)
+	SG2=${1:-} DISK2=${2:-}
+	export SG DISK SG2 DISK2
+	export PATH=$PATH:/ut/bin
 	mkdir -p /tmp/ut
 	sed "s|@SG@|$SG|g" /ut/utarget.json >/tmp/utarget.json
 	/ut/bin/utargetd -f -c /tmp/utarget.json --listen 0.0.0.0:3260 --log-level info \

@@ -16,12 +16,13 @@
 #   -v         print the guest's console once it has stopped
 # Target mode (-m target): the roles flip. The guest loads scsi_debug
 # (parameters -D 'ARGS'), runs BUILD's utargetd (copied with its shared
-# libraries into the per-run archive) with the config -C FILE, whose @SG@
-# stands for scsi_debug's /dev/sgN, listening on the guest's 0.0.0.0:3260,
+# libraries into the per-run archive, and the utarget CLI) with the config
+# -C FILE, whose @SG@ stands for scsi_debug's first /dev/sgN, listening on the guest's 0.0.0.0:3260,
 # which QEMU forwards from the host's 127.0.0.1:PORT (-f PORT). Once it
 # listens, the host command -H 'SCRIPT' runs here (bash -c, with
 # UT_FWD_PORT=PORT; its output in DIR/host.out, its status in DIR/host.rc);
-# then the guest runs each CMD (with SG and DISK: scsi_debug's nodes) and
+# then the guest runs each CMD (with SG and DISK: scsi_debug's first LUN's
+# nodes, SG2 and DISK2 its second's when it has one; utarget in PATH) and
 # stops utargetd. -p and -t are not used; -T covers the whole run, host
 # command included.
 # Each CMD is a shell script run by the guest's busybox sh, with DISK<lun>
@@ -111,13 +112,13 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 	echo "UT_HOST_WAIT=$limit"
 } >"$dir/run/ut/config"
 if [ "$mode" = target ]; then
-	# utargetd and its libraries, each at its path (the guest's own copies
-	# of the same files are the same bytes)
+	# utargetd, the utarget CLI and their libraries, each at its path (the
+	# guest's own copies of the same files are the same bytes)
 	mkdir -p "$dir/run/ut/bin"
-	cp "$build/src/daemon/utargetd" "$dir/run/ut/bin/utargetd"
+	cp "$build/src/daemon/utargetd" "$build/src/cli/utarget" "$dir/run/ut/bin/"
 	cp "$ut_config" "$dir/run/ut/utarget.json"
-	for lib in $(ldd "$build/src/daemon/utargetd" |
-		awk '/=> \// { print $3 } /^\t\/[^ ]+ \(/ { print $1 }'); do
+	for lib in $(ldd "$build/src/daemon/utargetd" "$build/src/cli/utarget" |
+		awk '/=> \// { print $3 } /^\t\/[^ ]+ \(/ { print $1 }' | sort -u); do
 		mkdir -p "$dir/run$(dirname "$lib")"
 		cp -L "$lib" "$dir/run$lib"
 	done

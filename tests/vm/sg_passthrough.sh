@@ -29,6 +29,9 @@
 #     log of the CDBs it received has WRITE(10)s and no PERSISTENT RESERVE
 #     IN/OUT, RESERVE or RELEASE; then the guest asks scsi_debug for its
 #     registrations itself (sg_persist -k), which it has none of;
+#   - the CLI in the guest creates an sg back-store over scsi_debug's second
+#     LUN live, lists it (--json: type sg, 64 MiB, scsi_debug's INQUIRY in
+#     its medium facts) and deletes it;
 #   - utargetd stops cleanly in the guest.
 # Prints the wall time of the run.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -112,11 +115,16 @@ guest readback 'dd if=$DISK bs=512 skip=2048 count=8 iflag=direct 2>/dev/null | 
 guest cdb_log 'echo "write10: $(dmesg | grep -c "cmd 2a ")";
 	echo "reservation: $(dmesg | grep -cE "cmd (5e|5f|16|17|56|57) ")"'
 guest device_keys 'sg_persist -n -k $SG; echo "sg_persist exit $?"'
+# the CLI, live: an sg back-store over scsi_debug's second LUN created,
+# listed (--json) and removed while utargetd runs
+guest live_create 'utarget backstore create sg live1 $SG2 && echo "device $SG2"'
+guest live_list 'utarget --json backstore list'
+guest live_delete 'utarget backstore delete live1 && utarget --json backstore list'
 
 t0=$(date +%s)
 rc=0
 ut_run_client "$UT_TMP/run-guest.log" "$here/run-guest.sh" -b "$build" -m target -f "$UT_PORT" \
-	-C "$UT_TMP/utarget.json" -D "dev_size_mb=64 sector_size=512 num_tgts=1 max_luns=1 delay=0 opts=1 scsi_level=6" \
+	-C "$UT_TMP/utarget.json" -D "dev_size_mb=64 sector_size=512 num_tgts=1 max_luns=2 delay=0 opts=1 scsi_level=6" \
 	-H "$here/sg_passthrough.sh host '$build' '$gdir'" -o "$gdir" -T "${UT_VM_TIMEOUT:-900}" \
 	-- "${cmds[@]}" || rc=$?
 t1=$(date +%s)
@@ -214,6 +222,21 @@ grep -qiE "no keys|there are NO registered reservation keys|not supported|invali
 	"$(out device_keys)" || ut_fail "sg_persist -k on scsi_debug: $(cat "$(out device_keys)")"
 ! grep -qE "^ +0x[0-9a-f]+$" "$(out device_keys)" || ut_fail "scsi_debug holds registrations"
 echo "ok: scsi_debug itself holds no registration: $(head -n 2 "$(out device_keys)" | tr -s ' \n' ' ')"
+rc() { cat "$gdir/steps/cmd$(($(idx "$1") + 1)).rc"; }
+[ "$(rc live_create)" = 0 ] || ut_fail "utarget backstore create sg live1: $(cat "$(out live_create)")"
+dev2=$(sed -n 's/^device //p' "$(out live_create)")
+python3 - "$(out live_list)" "$dev2" <<'PY' || ut_fail "backstore list --json does not show live1 over $dev2"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+bs = [b for b in (doc["backstores"] if isinstance(doc, dict) else doc) if b["name"] == "live1"]
+assert bs and bs[0]["type"] == "sg" and bs[0]["path"] == sys.argv[2], bs
+assert bs[0]["current_size"] == 64 << 20, bs
+assert "scsi_debug" in bs[0]["medium"]["inquiry"], bs
+print("live1:", bs[0]["type"], bs[0]["path"], bs[0]["current_size"], bs[0]["medium"])
+PY
+[ "$(rc live_delete)" = 0 ] && ! grep -q '"live1"' "$(out live_delete)" ||
+	ut_fail "utarget backstore delete live1: $(cat "$(out live_delete)")"
+echo "ok: utarget backstore create sg live1 $dev2, listed with --json (type sg, 64 MiB, scsi_debug), deleted"
 [ "$(cat "$gdir/steps/utargetd-stop.rc" 2>/dev/null)" = 0 ] || ut_fail "utargetd did not stop in the guest"
 grep -qE "ERROR: AddressSanitizer|runtime error:" "$gdir/steps/utargetd-log.out" &&
 	ut_fail "sanitizer report in the guest's utargetd log"
