@@ -84,11 +84,15 @@ soak: asan
 # The Linux kernel's iSCSI initiator against utargetd, in a QEMU guest under
 # TCG (tests/vm/: the guest's kernel is downloaded as a Debian package into
 # $(BUILD)/vm/cache, not installed). Installs the vm list only; a build dir
-# set up here has no unit tests, as with `make run`.
+# set up here has no unit tests, as with `make run`. Then the sg back-store
+# over scsi_debug with the guest as the target, driven from the host by
+# libiscsi and the raw initiator of tests/tools (which needs a build with
+# the test clients, as `make test` leaves it).
 vm-test: deps-vm
 	@[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) $(RELEASE_OPTS) -Dtests=false $(MESON_OPTS)
 	ninja -C $(BUILD)
 	./tests/vm/linux_initiator.sh $(BUILD)
+	./tests/vm/sg_passthrough.sh $(BUILD)
 
 # libFuzzer harnesses for FUZZ_SECONDS each (default 600), FUZZ_JOBS at a time.
 fuzz: deps-test

@@ -85,6 +85,7 @@ strace
 "
 
 VM_PKGS="$RUN_PKGS
+python3
 qemu-system-x86
 busybox-static
 open-iscsi

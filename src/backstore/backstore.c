@@ -28,6 +28,7 @@ enum bs_type_id {
 	BS_TYPE_PLUGIN,
 	BS_TYPE_RBD,
 	BS_TYPE_DEDUP,
+	BS_TYPE_SG,
 	BS_TYPE_COUNT,
 };
 
@@ -36,13 +37,15 @@ static const struct bs_type *const bs_type_table[BS_TYPE_COUNT] = {
     [BS_TYPE_RAM] = &bs_ram_type,     [BS_TYPE_NULL] = &bs_null_type,
     [BS_TYPE_ISCSI] = &bs_iscsi_type, [BS_TYPE_PLUGIN] = &bs_plugin_type,
     [BS_TYPE_RBD] = &bs_rbd_type,     [BS_TYPE_DEDUP] = &bs_dedup_type,
+    [BS_TYPE_SG] = &bs_sg_type,
 };
 
 /* Same order as bs_type_table (a unit test checks that they agree). */
 static const char *const bs_type_names[BS_TYPE_COUNT + 1] = {
     [BS_TYPE_FILE] = "file", [BS_TYPE_BLOCK] = "block", [BS_TYPE_RAM] = "ram",
     [BS_TYPE_NULL] = "null", [BS_TYPE_ISCSI] = "iscsi", [BS_TYPE_PLUGIN] = "plugin",
-    [BS_TYPE_RBD] = "rbd",   [BS_TYPE_DEDUP] = "dedup", [BS_TYPE_COUNT] = NULL,
+    [BS_TYPE_RBD] = "rbd",   [BS_TYPE_DEDUP] = "dedup", [BS_TYPE_SG] = "sg",
+    [BS_TYPE_COUNT] = NULL,
 };
 
 const char *const *bs_types(void)
@@ -169,4 +172,83 @@ bool bs_iov_in(struct bs_iov_cursor *c, void *dst, size_t n)
 		}
 	}
 	return true;
+}
+
+static uint32_t bs_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t bs_be64(const uint8_t *p)
+{
+	return (uint64_t)bs_be32(p) << 32 | bs_be32(p + 4);
+}
+
+int bs_sense_errno(const uint8_t *s, size_t len, uint64_t *info)
+{
+	uint8_t key = 0, asc = 0, ascq = 0;
+	uint64_t inf = UINT64_MAX;
+
+	if (!s || len < 1) {
+		*info = UINT64_MAX;
+		return -EIO;
+	}
+	switch (s[0] & 0x7f) {
+	case 0x70:
+	case 0x71:
+		if (len >= 3)
+			key = s[2] & 0x0f;
+		if (len >= 14) {
+			asc = s[12];
+			ascq = s[13];
+		}
+		if ((s[0] & 0x80) && len >= 7)
+			inf = bs_be32(s + 3);
+		break;
+	case 0x72:
+	case 0x73:
+		if (len >= 4) {
+			key = s[1] & 0x0f;
+			asc = s[2];
+			ascq = s[3];
+		}
+		if (len >= 8) {
+			size_t end = 8 + (size_t)s[7];
+			size_t p = 8;
+
+			if (end > len)
+				end = len;
+			while (p + 2 <= end) {
+				size_t dl = (size_t)s[p + 1] + 2;
+
+				if (p + dl > end)
+					break;
+				if (s[p] == 0x00 && dl >= 12 && (s[p + 2] & 0x80))
+					inf = bs_be64(s + p + 4);
+				p += dl;
+			}
+		}
+		break;
+	default:
+		*info = UINT64_MAX;
+		return -EIO;
+	}
+	*info = UINT64_MAX;
+	switch (key) {
+	case 0x3: /* MEDIUM ERROR */
+		*info = inf;
+		return -EIO;
+	case 0x7: /* DATA PROTECT */
+		if (asc == 0x27 && ascq == 0x07)
+			return -ENOSPC;
+		return -EROFS;
+	case 0x6: /* UNIT ATTENTION */
+		return -EAGAIN;
+	case 0x2: /* NOT READY */
+		if (asc == 0x04 && ascq == 0x01)
+			return -EAGAIN;
+		return -EIO;
+	default:
+		return -EIO;
+	}
 }

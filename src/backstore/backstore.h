@@ -25,6 +25,9 @@
  *  dedup a volume called `name` of `size` bytes in the deduplicating chunk
  *        store at the directory `path` (created when missing), shared with
  *        every dedup back-store of the same path (dedup.c, dedup_store.c).
+ *  sg    a local SCSI disk (`path` /dev/sgN or /dev/sdX) whose commands pass
+ *        through (BS_CAP_PASSTHROUGH, scsi/passthrough.c decides which);
+ *        size and block size are the device's (sg.c).
  */
 #ifndef UT_BACKSTORE_H
 #define UT_BACKSTORE_H
@@ -41,9 +44,10 @@ struct bs_option {
 };
 
 struct bs_params {
-	const char *type;    /* "file", "block", "ram", "null", "iscsi", "plugin", "rbd", "dedup" */
+	const char *type;    /* "file", "block", "ram", "null", "iscsi", "plugin", "rbd", "dedup",
+			      * "sg" */
 	const char *name;    /* 1..63 bytes, kept in bs_dev.name for logs */
-	const char *path;    /* file, block: the file or device; rbd: POOL[/NAMESPACE]/IMAGE;
+	const char *path;    /* file, block, sg: the file or device; rbd: POOL[/NAMESPACE]/IMAGE;
 			      * dedup: the store's directory */
 	uint64_t size;	     /* bytes; required for ram/null; file: size of a created
 			      * file (and the minimum size of an existing one) */
@@ -89,6 +93,7 @@ extern const struct bs_type bs_iscsi_type;
 extern const struct bs_type bs_plugin_type;
 extern const struct bs_type bs_rbd_type;
 extern const struct bs_type bs_dedup_type;
+extern const struct bs_type bs_sg_type;
 
 /* Helpers shared by the types. */
 /* Fill iov[0..iovcnt) with zeroes (len bytes in total). */
@@ -107,5 +112,13 @@ bool bs_iov_out(struct bs_iov_cursor *c, const void *src, size_t n);
 /* Copy n bytes from the buffers at the cursor into dst, and advance it;
  * false when the iovecs end first. */
 bool bs_iov_in(struct bs_iov_cursor *c, void *dst, size_t n);
+
+/* The sense data (fixed or descriptor format) of a device's CHECK
+ * CONDITION as the errno of a failed primitive (iscsi gateway, sg):
+ * MEDIUM ERROR -EIO (*info the INFORMATION field when valid, else
+ * UINT64_MAX), DATA PROTECT -EROFS, or -ENOSPC for SPACE ALLOCATION FAILED
+ * WRITE PROTECT (27h/07h), UNIT ATTENTION -EAGAIN (retry), NOT READY with
+ * LOGICAL UNIT IS IN PROCESS OF BECOMING READY -EAGAIN, anything else -EIO. */
+int bs_sense_errno(const uint8_t *s, size_t len, uint64_t *info);
 
 #endif

@@ -165,71 +165,7 @@ static uint64_t gw_be64(const uint8_t *p)
 int iscsi_gw_sense_errno(const uint8_t *s, size_t len, uint64_t *info);
 int iscsi_gw_sense_errno(const uint8_t *s, size_t len, uint64_t *info)
 {
-	uint8_t key = 0, asc = 0, ascq = 0;
-	uint64_t inf = UINT64_MAX;
-
-	if (!s || len < 1) {
-		*info = UINT64_MAX;
-		return -EIO;
-	}
-	switch (s[0] & 0x7f) {
-	case 0x70:
-	case 0x71:
-		if (len >= 3)
-			key = s[2] & 0x0f;
-		if (len >= 14) {
-			asc = s[12];
-			ascq = s[13];
-		}
-		if ((s[0] & 0x80) && len >= 7)
-			inf = gw_be32(s + 3);
-		break;
-	case 0x72:
-	case 0x73:
-		if (len >= 4) {
-			key = s[1] & 0x0f;
-			asc = s[2];
-			ascq = s[3];
-		}
-		if (len >= 8) {
-			size_t end = 8 + (size_t)s[7];
-			size_t p = 8;
-
-			if (end > len)
-				end = len;
-			while (p + 2 <= end) {
-				size_t dl = (size_t)s[p + 1] + 2;
-
-				if (p + dl > end)
-					break;
-				if (s[p] == 0x00 && dl >= 12 && (s[p + 2] & 0x80))
-					inf = gw_be64(s + p + 4);
-				p += dl;
-			}
-		}
-		break;
-	default:
-		*info = UINT64_MAX;
-		return -EIO;
-	}
-	*info = UINT64_MAX;
-	switch (key) {
-	case 0x3: /* MEDIUM ERROR */
-		*info = inf;
-		return -EIO;
-	case 0x7: /* DATA PROTECT */
-		if (asc == 0x27 && ascq == 0x07)
-			return -ENOSPC;
-		return -EROFS;
-	case 0x6: /* UNIT ATTENTION */
-		return -EAGAIN;
-	case 0x2: /* NOT READY */
-		if (asc == 0x04 && ascq == 0x01)
-			return -EAGAIN;
-		return -EIO;
-	default:
-		return -EIO;
-	}
+	return bs_sense_errno(s, len, info);
 }
 
 /* GET LBA STATUS parameter data (SBC-4 5.21.2) for the request at lba:

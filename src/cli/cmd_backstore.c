@@ -116,7 +116,7 @@ static int bs_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_
 	p = json_pack("{s:s, s:s}", "name", name, "type", type);
 	if (!p)
 		return CLI_EINTERNAL;
-	/* file: PATH [SIZE]; block: DEVICE; iscsi: URL; plugin: HANDLER;
+	/* file: PATH [SIZE]; block, sg: DEVICE; iscsi: URL; plugin: HANDLER;
 	 * ram, null: SIZE; dedup: STORE SIZE. A file with a size is created when missing (an
 	 * existing one is used as it is, grown to SIZE). */
 	if (strcmp(type, "dedup") == 0 && next < a->npos && !cli_is_field(a->pos[next])) {
@@ -129,8 +129,8 @@ static int bs_create(struct cli *c, const struct cli_cmd *cmd, const struct cli_
 				return rc;
 			}
 		}
-	} else if ((file || strcmp(type, "block") == 0) && next < a->npos &&
-		   !cli_is_field(a->pos[next])) {
+	} else if ((file || strcmp(type, "block") == 0 || strcmp(type, "sg") == 0) &&
+		   next < a->npos && !cli_is_field(a->pos[next])) {
 		json_object_set_new(p, "path", json_string(a->pos[next++]));
 		if (file && next < a->npos && !cli_is_field(a->pos[next])) {
 			rc = cmd_size(c, p, "size", a->pos[next++]);
@@ -268,7 +268,7 @@ const struct cli_cmd cli_cmds_backstore[] = {
 	.verb = "create",
 	.alias = "add",
 	.usage = "TYPE NAME [PATH|DEVICE|URL|HANDLER|POOL/IMAGE|STORE] [SIZE] [FIELD=VALUE...]",
-	.summary = "create a back-store (file, block, ram, null, iscsi, plugin, rbd, dedup) "
+	.summary = "create a back-store (file, block, ram, null, iscsi, plugin, rbd, dedup, sg) "
 		   "and its logical unit",
 	.help = "  file NAME PATH [SIZE]  a regular file or block device; with SIZE the file\n"
 		"                         is created (sparse) when missing\n"
@@ -284,6 +284,9 @@ const struct cli_cmd cli_cmds_backstore[] = {
 		"  dedup NAME STORE SIZE  a volume of the deduplicating chunk store in the\n"
 		"                         directory STORE (made when missing), which every\n"
 		"                         dedup back-store of that STORE shares\n"
+		"  sg NAME DEVICE         a SCSI disk (/dev/sgN, /dev/sdX) whose commands\n"
+		"                         pass through; reservations, REPORT LUNS and the\n"
+		"                         identifiers stay utarget's\n"
 		"SIZE: bytes or a number with K, M, G or T (powers of 1024).\n"
 		"FIELDs: block_size, physical_block_size, thin, read_only, removable,\n"
 		"write_cache, vendor, product, revision, serial, naa (utarget.json(5)).\n"

@@ -17,7 +17,10 @@
  *                       back-store with the options timeout, conf, id; the
  *                       image's size applies. Other TCMU handlers are
  *                       reported, not imported
- *     plugin pscsi      reported, not imported (with the LUNs over it)
+ *     plugin pscsi      "sg" back-store over dev when it is a /dev path (the
+ *                       device's commands pass through; INQUIRY's vendor and
+ *                       product are the device's); an H:C:T:L address is
+ *                       reported, not imported (with the LUNs over it)
  *     wwn               LIO's unit serial: serial (VPD 80h) when it fits
  *                       utarget's 32 characters, and the NAA designator LIO
  *                       derives from it ("6" + company id 001405 + the first
@@ -338,11 +341,13 @@ static int lio_identity(struct lio_ctx *x, json_t *bs, const char *plugin, const
 							: "RAMDISK-MCP");
 	if (!lio_printable(product))
 		snprintf(product, sizeof(product), "%s", "FILEIO");
-	if (json_object_set_new(bs, "vendor", json_string("LIO-ORG")) ||
-	    json_object_set_new(bs, "product", json_string(product)) ||
-	    /* target_core_user.c: TCMU_VERSION */
-	    json_object_set_new(bs, "revision",
-				json_string(strcmp(plugin, "user") == 0 ? "2.0" : "4.0")))
+	/* pscsi passes the device's standard INQUIRY data through, as sg does */
+	if (strcmp(plugin, "pscsi") != 0 &&
+	    (json_object_set_new(bs, "vendor", json_string("LIO-ORG")) ||
+	     json_object_set_new(bs, "product", json_string(product)) ||
+	     /* target_core_user.c: TCMU_VERSION */
+	     json_object_set_new(bs, "revision",
+				 json_string(strcmp(plugin, "user") == 0 ? "2.0" : "4.0"))))
 		return -ENOMEM;
 	if (!wwn || !wwn[0]) {
 		imp_report(x->r, IMP_NOTE, where,
@@ -444,14 +449,15 @@ static int lio_storage_object(struct lio_ctx *x, json_t *so, size_t idx)
 	}
 	/* until it is imported, LUNs over it are dropped */
 	json_object_set_new(x->so_names, key, json_null());
-	if (strcmp(plugin, "pscsi") == 0 ||
+	if ((strcmp(plugin, "pscsi") == 0 && (!dev || strncmp(dev, "/dev/", 5) != 0)) ||
 	    (strcmp(plugin, "user") == 0 &&
 	     strncmp(lio_str(so, "config") ? lio_str(so, "config") : "", "rbd/", 4) != 0)) {
 		imp_report(x->r, IMP_DROPPED, where,
 			   "plugin %s: %s is not supported by utarget; not imported (nor the LUNs "
 			   "over it)",
 			   plugin,
-			   plugin[0] == 'p' ? "SCSI pass-through"
+			   plugin[0] == 'p' ? "SCSI pass-through by H:C:T:L (utarget's sg "
+					      "back-store takes a /dev/sgN or /dev/sdX path)"
 					    : "a TCMU user back-store other than rbd");
 		return 0;
 	}
@@ -466,6 +472,9 @@ static int lio_storage_object(struct lio_ctx *x, json_t *so, size_t idx)
 		}
 		bs = json_pack("{s:s, s:s, s:s}", "name", bsname, "type",
 			       strcmp(plugin, "block") == 0 ? "block" : "file", "path", dev);
+	} else if (strcmp(plugin, "pscsi") == 0) {
+		/* the device's commands pass through, as in LIO */
+		bs = json_pack("{s:s, s:s, s:s}", "name", bsname, "type", "sg", "path", dev);
 	} else if (strcmp(plugin, "user") == 0) {
 		bs = lio_user_rbd(x, lio_str(so, "config") + 4, bsname, where);
 		if (!bs)
@@ -490,7 +499,7 @@ static int lio_storage_object(struct lio_ctx *x, json_t *so, size_t idx)
 	}
 	if (v && strcmp(plugin, "user") == 0) {
 		imp_report(x->r, IMP_NOTE, where, "size: an rbd back-store has the image's size");
-	} else if (v && strcmp(plugin, "block") != 0) {
+	} else if (v && strcmp(plugin, "block") != 0 && strcmp(plugin, "pscsi") != 0) {
 		json_object_set_new(bs, "size", json_integer(n));
 		/* LIO creates a missing fileio file of that size; a device
 		 * under /dev is never created */

@@ -22,6 +22,10 @@
  *   block-size, lbppbe       block_size, physical_block_size
  *   bs-type rdwr|aio|mmap    a file back-store (I/O method is utarget's own);
  *   bs-type null             a "null" back-store of 1T (tgt's null size)
+ *   bs-type sg               an "sg" back-store over the backing-store device
+ *                            (/dev/sgN or /dev/sdX; with device-type pt, tgt's
+ *                            pass-through, the only device-type besides disk
+ *                            that is imported)
  *   bs-type rbd              an "rbd" back-store over [POOL/]IMAGE (tgt's
  *                            default pool: rbd); a snapshot (@SNAP) is not
  *                            imported. Its bsopts conf=PATH;id=CLIENT
@@ -112,6 +116,7 @@ struct tgt_lu {
 	unsigned long block_size;
 	long lbppbe;  /* -1: not given */
 	bool dropped; /* the whole LUN does not carry over */
+	bool pt;      /* device-type pt: tgt's pass-through (with bs-type sg) */
 };
 
 enum tgt_lkey {
@@ -180,6 +185,13 @@ static bool tgt_lu_is_rbd(const struct tgt_lu *lu)
 	const char *t = json_string_value(json_object_get(lu->bs, "type"));
 
 	return t && strcmp(t, "rbd") == 0;
+}
+
+static bool tgt_lu_is_sg(const struct tgt_lu *lu)
+{
+	const char *t = json_string_value(json_object_get(lu->bs, "type"));
+
+	return t && strcmp(t, "sg") == 0;
 }
 
 /* bs-type rbd: the backing-store is tgt's [POOL/]IMAGE[@SNAP] (bs_rbd.c) */
@@ -361,6 +373,10 @@ static int tgt_lu_opt(struct tgt_ctx *x, struct tgt_lu *lu, enum tgt_lkey id, co
 	case TGT_L_DEVICE_TYPE:
 		if (strcasecmp(v, "disk") == 0)
 			return 0;
+		if (strcasecmp(v, "pt") == 0) {
+			lu->pt = true; /* checked with bs-type in tgt_lu_collect() */
+			return 0;
+		}
 		imp_report(x->r, IMP_DROPPED, where,
 			   "device-type %s: utarget emulates direct-access block devices only; "
 			   "LUN not imported",
@@ -380,6 +396,10 @@ static int tgt_lu_opt(struct tgt_ctx *x, struct tgt_lu *lu, enum tgt_lkey id, co
 		}
 		if (strcasecmp(v, "rbd") == 0)
 			return tgt_lu_rbd(x, lu, where);
+		if (strcasecmp(v, "sg") == 0) {
+			/* tgt's bs_sg: the device's commands pass through */
+			return json_object_set_new(lu->bs, "type", json_string("sg"));
+		}
 		imp_report(x->r, IMP_DROPPED, where,
 			   "bs-type %s: no such back-store in utarget; LUN not imported", v);
 		lu->dropped = true;
@@ -473,6 +493,14 @@ static int tgt_lu_collect(struct tgt_ctx *x, struct tgt_lu *lu, const struct tgt
 			tgt_where(n, target, where, sizeof(where));
 			rc = tgt_lu_opt(x, lu, lo->id, lo->key, tgt_val(n), where);
 		}
+	}
+	/* device-type pt is tgt's pass-through, which needs bs-type sg */
+	if (rc == 0 && lu->pt && !lu->dropped && !tgt_lu_is_sg(lu)) {
+		tgt_where(s->node, target, where, sizeof(where));
+		imp_report(x->r, IMP_DROPPED, where,
+			   "device-type pt without bs-type sg: utarget passes commands through "
+			   "only to an sg back-store; LUN not imported");
+		lu->dropped = true;
 	}
 	/* unknown directives inside the block */
 	for (size_t i = 0; s->node->is_block && i < s->node->nkids; i++) {

@@ -477,6 +477,7 @@ static void sh_help(struct cli *c, const struct sh_path *p)
 		fprintf(c->out, "  create NAME %s [FIELD=VALUE...]\n  delete NAME\n",
 			strcmp(p->type, "file") == 0	 ? "PATH [SIZE]"
 			: strcmp(p->type, "block") == 0	 ? "DEVICE"
+			: strcmp(p->type, "sg") == 0	 ? "DEVICE"
 			: strcmp(p->type, "iscsi") == 0	 ? "URL"
 			: strcmp(p->type, "plugin") == 0 ? "HANDLER [KEY=VALUE...]"
 							 : "SIZE");

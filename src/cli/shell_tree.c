@@ -10,8 +10,8 @@
 
 #include "cli/shell.h"
 
-static const char *const sh_bs_types[] = {"file",  "block",  "ram", "null",
-					  "iscsi", "plugin", "rbd", "dedup"};
+static const char *const sh_bs_types[] = {"file",   "block", "ram",   "null", "iscsi",
+					  "plugin", "rbd",   "dedup", "sg"};
 
 static bool sh_number(const char *s, const char *prefix, unsigned max, unsigned *out)
 {

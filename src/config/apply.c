@@ -240,6 +240,12 @@ static int cfg_lu_block_size(const struct cfg_backstore *b, const struct bs_dev 
 {
 	uint32_t bsz = b->block_size ? b->block_size : (dev->lbs ? dev->lbs : 512);
 
+	/* the CDBs that pass through count in the device's blocks */
+	if ((dev->caps & BS_CAP_PASSTHROUGH) && bsz != dev->lbs)
+		return cfg_rt_err(err, -EINVAL,
+				  "block_size %u of \"%s\" is not the %u-byte logical blocks of "
+				  "its SCSI device (commands pass through)",
+				  bsz, b->name, dev->lbs);
 	if (dev->lbs && bsz % dev->lbs)
 		return cfg_rt_err(err, -EINVAL,
 				  "block_size %u of \"%s\" is not a multiple of the %u-byte "

@@ -337,7 +337,7 @@ static int cfg_parse_bs_options(struct cfg_pctx *x, json_t *o, struct cfg_backst
 static bool cfg_bs_has_geometry(const char *type)
 {
 	return strcmp(type, "block") == 0 || strcmp(type, "iscsi") == 0 ||
-	       strcmp(type, "plugin") == 0 || strcmp(type, "rbd") == 0;
+	       strcmp(type, "plugin") == 0 || strcmp(type, "rbd") == 0 || strcmp(type, "sg") == 0;
 }
 
 /* The element readers (cfg_elem_fn): o is an object. */

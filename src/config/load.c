@@ -194,7 +194,14 @@ int cfg_check_file(const struct cfg *c, const struct cfg_backstore *b, size_t i,
 		return 0;
 	}
 	if (stat(path, &st) == 0) {
-		if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		/* sg: the SCSI generic node (a character device) or the disk */
+		if (b->type && strcmp(b->type, "sg") == 0 && !S_ISCHR(st.st_mode) &&
+		    !S_ISBLK(st.st_mode)) {
+			cfg_lmsg(err, "%s: not a SCSI generic or block device", path);
+			return -EINVAL;
+		}
+		if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode) &&
+		    !(b->type && strcmp(b->type, "sg") == 0)) {
 			cfg_lmsg(err, "%s: not a regular file or block device", path);
 			return -EINVAL;
 		}

@@ -56,6 +56,8 @@ static const struct cfg_bs_rule cfg_bs_rules[] = {
     {.type = "rbd", .path = true, .no_size = true, .medium = "image", .options = true},
     /* path: the store's directory, shared by every dedup back-store in it */
     {.type = "dedup", .path = true, .size = true},
+    /* path: a SCSI disk whose commands pass through (/dev/sgN, /dev/sdX) */
+    {.type = "sg", .path = true, .no_size = true, .medium = "device"},
 };
 
 #define cfg_verr(err, path, ...) cfg_err_set(err, -EINVAL, path, __VA_ARGS__)

@@ -48,6 +48,22 @@ enum bs_op {
 	 * reference copy); -EXDEV: not between these two devs, the core
 	 * then reads and writes. */
 	BS_OP_COPY,
+	/* With BS_CAP_PASSTHROUGH: send the CDB io->cdb (cdb_len bytes) to
+	 * the device as it is, moving io->len bytes through iov in the
+	 * direction io->dir (enum scsi_dir; off unused). The device's answer
+	 * is a result, not an error: done(io, 0) with io->scsi_status, the
+	 * sense it returned in io->sense[0..sense_len) and the bytes it did
+	 * not move in io->resid. -errno only when the command could not be
+	 * delivered (the device gone, a transport failure). The core decides
+	 * which commands go this way (scsi/passthrough.c). */
+	BS_OP_SCSI,
+};
+
+/* BS_OP_SCSI: the direction of the data (the values of enum scsi_dir). */
+enum bs_dir {
+	BS_DIR_NONE = 0,
+	BS_DIR_READ = 1,  /* device -> buffers */
+	BS_DIR_WRITE = 2, /* buffers -> device */
 };
 
 enum {
@@ -66,6 +82,7 @@ enum {
 	BS_CAP_COMPARE_WRITE = 1u << 8, /* BS_OP_COMPARE_WRITE */
 	BS_CAP_WRITE_SAME = 1u << 9,	/* BS_OP_WRITE_SAME */
 	BS_CAP_COPY = 1u << 10,		/* BS_OP_COPY */
+	BS_CAP_PASSTHROUGH = 1u << 11,	/* BS_OP_SCSI: a SCSI device behind (sg.c) */
 };
 
 struct bs_dev;
@@ -100,6 +117,15 @@ struct bs_io {
 	uint8_t *pi;
 	struct bs_dev *src; /* BS_OP_COPY: the source dev and offset */
 	uint64_t src_off;
+	/* BS_OP_SCSI: in cdb, cdb_len, dir, sense (a buffer of sense_len
+	 * bytes); out scsi_status, sense_len (bytes of sense returned), resid */
+	const uint8_t *cdb;
+	uint8_t cdb_len;
+	uint8_t dir;
+	uint8_t scsi_status;
+	uint8_t sense_len;
+	uint8_t *sense;
+	uint32_t resid;
 	void (*done)(struct bs_io *io, int err);
 	_Alignas(16) unsigned char priv[BS_IO_PRIV_SIZE];
 };

@@ -16,6 +16,7 @@
 #include "scsi/cmd.h"
 #include "scsi/core.h"
 #include "scsi/limits.h"
+#include "scsi/passthrough.h"
 #include "scsi/pr.h"
 #include "scsi/sbc.h"
 #include "scsi/ua.h"
@@ -228,6 +229,7 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 	struct scsi_lu *lu = NULL;
 	struct lu_itn *itn = NULL;
 	bool ro = false;
+	uint32_t xfer;
 	int rc;
 
 	p->state = SCSI_CMD_SETUP;
@@ -266,6 +268,14 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 			return;
 		}
 	}
+	/* an LU over a SCSI device: the device answers what the core does
+	 * not keep (passthrough.c); its own rules for the CDB's fields */
+	if (lu && (lu->bs->caps & BS_CAP_PASSTHROUGH) && pt_forwarded(cmd->cdb, cmd->cdb_len)) {
+		p->forward = true;
+		if (!desc || cmd->cdb_len < desc->len || !cdb_desc_on_lu(desc, lu))
+			desc = &pt_generic_desc;
+		memset(&sx, 0, sizeof(sx));
+	}
 	if (!desc) {
 		setup_fail(cmd, r, &sx);
 		return;
@@ -275,13 +285,19 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 		setup_fail(cmd, SENSE_INVALID_OPCODE, NULL);
 		return;
 	}
-	r = cdb_check_usage(desc, cmd->cdb, &sx);
+	r = p->forward ? SENSE_OK : cdb_check_usage(desc, cmd->cdb, &sx);
 	if (r == SENSE_OK)
 		r = setup_checks(cmd, &sx);
 	if (r == SENSE_OK)
 		r = desc->parse(cmd);
+	xfer = p->data_len;
 	if (r == SENSE_OK)
 		r = setup_transfer(cmd);
+	/* a transfer cut to the Expected Data Transfer Length would no longer
+	 * match the CDB the device gets: the core runs it on the primitives */
+	if (p->forward && desc != &pt_generic_desc &&
+	    (p->data_len != xfer || p->buf_len != xfer || p->data_dir != cmd->fabric_dir))
+		p->forward = false;
 	if (r != SENSE_OK) {
 		/* parse-time field pointers were recorded in p->sx already */
 		if (sx.fp_valid || sx.progress_valid || sx.info_valid)
@@ -378,7 +394,10 @@ void scsi_cmd_exec(struct scsi_cmd *cmd)
 	} else {
 		p->state = SCSI_CMD_RUNNING;
 	}
-	p->desc->exec(cmd);
+	if (p->forward)
+		pt_exec(cmd);
+	else
+		p->desc->exec(cmd);
 }
 
 /* RFC 7143 11.4.5.2: residuals. Data-In commands compare what was produced
@@ -475,7 +494,15 @@ static void cmd_deliver(struct scsi_cmd *cmd, struct scsi_tmf *tmf)
 		tmf_task_done(tmf);
 }
 
-void scsi_cmd_complete_sx(struct scsi_cmd *cmd, enum sense_reason r, const struct sense_extra *sx)
+/* What a device behind a pass-through LU answered (scsi_cmd_complete_raw). */
+struct cmd_raw_status {
+	uint8_t status;
+	const uint8_t *sense;
+	size_t sense_len;
+};
+
+static void cmd_finish(struct scsi_cmd *cmd, enum sense_reason r, const struct sense_extra *sx,
+		       const struct cmd_raw_status *raw)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
 	struct scsi_lu *lu = p->lu;
@@ -490,7 +517,7 @@ void scsi_cmd_complete_sx(struct scsi_cmd *cmd, enum sense_reason r, const struc
 	/* CHECK CONDITION goes out (an aborted task ends without status, or
 	 * with TASK ABORTED); the abort mark is read under the lock that sets
 	 * it, and a task outside the task set is never marked */
-	cc = sense_status(r) == SAM_STAT_CHECK_CONDITION;
+	cc = (raw ? raw->status : sense_status(r)) == SAM_STAT_CHECK_CONDITION;
 	if (p->order_kind != ORDER_KIND_OUTSIDE) {
 		pthread_mutex_lock(&lu->lock);
 		order_leave_locked(lu, cmd, &ready);
@@ -521,6 +548,19 @@ void scsi_cmd_complete_sx(struct scsi_cmd *cmd, enum sense_reason r, const struc
 			cmd->status = SAM_STAT_TASK_ABORTED;
 		else
 			cmd->suppress_response = true;
+	} else if (raw) {
+		/* the device's status and sense, intact */
+		cmd->status = raw->status;
+		if (raw->sense_len) {
+			size_t n = raw->sense_len < sizeof(cmd->sense) ? raw->sense_len
+								       : sizeof(cmd->sense);
+
+			if (raw->sense != cmd->sense)
+				memmove(cmd->sense, raw->sense, n);
+			cmd->sense_len = (uint8_t)n;
+		}
+		if (cmd->status != SAM_STAT_GOOD && cmd->status != SAM_STAT_CONDITION_MET)
+			cmd->data_in_len = 0;
 	} else {
 		cmd->status = sense_status(r);
 		if (cmd->status == SAM_STAT_CHECK_CONDITION) {
@@ -542,6 +582,19 @@ void scsi_cmd_complete_sx(struct scsi_cmd *cmd, enum sense_reason r, const struc
 	order_post_ready(&ready);
 	if (!deferred)
 		cmd_deliver(cmd, tmf);
+}
+
+void scsi_cmd_complete_sx(struct scsi_cmd *cmd, enum sense_reason r, const struct sense_extra *sx)
+{
+	cmd_finish(cmd, r, sx, NULL);
+}
+
+void scsi_cmd_complete_raw(struct scsi_cmd *cmd, uint8_t status, const uint8_t *sense,
+			   size_t sense_len)
+{
+	struct cmd_raw_status raw = {.status = status, .sense = sense, .sense_len = sense_len};
+
+	cmd_finish(cmd, SENSE_OK, NULL, &raw);
 }
 
 void scsi_cmd_complete(struct scsi_cmd *cmd, enum sense_reason r)

@@ -18,6 +18,10 @@ enum {
  * Data-In command set cmd->data_in_len first (bytes valid at cmd->buf). */
 void scsi_cmd_complete(struct scsi_cmd *cmd, enum sense_reason r);
 void scsi_cmd_complete_sx(struct scsi_cmd *cmd, enum sense_reason r, const struct sense_extra *sx);
+/* With the status and sense data a device behind the LU returned, as they
+ * are (passthrough.c). */
+void scsi_cmd_complete_raw(struct scsi_cmd *cmd, uint8_t status, const uint8_t *sense,
+			   size_t sense_len);
 /* With the sense INFORMATION field set (failing LBA, miscompare offset). */
 void scsi_cmd_complete_info(struct scsi_cmd *cmd, enum sense_reason r, uint64_t info);
 

@@ -77,6 +77,7 @@ struct scsi_cmd_priv {
 	bool buf_wait;	       /* set up but no data buffer yet (scsi_cmd_buf_retry) */
 	bool buf_reserved;     /* buf comes from the nexus' reserve (outside the cap) */
 	bool aca_admitted;     /* aca.c: admitted as the ACA task (lu->lock) */
+	bool forward;	       /* passthrough.c: the device behind the LU runs it */
 
 	/* decoded once by the handler's parse step (block commands) */
 	uint64_t lba;

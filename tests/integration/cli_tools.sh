@@ -108,7 +108,7 @@ cat >"$UT_TMP/saveconfig.json" <<LIO
 { "storage_objects": [
     { "name": "lio-ram", "plugin": "ramdisk", "size": 8388608,
       "wwn": "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9" },
-    { "name": "tape", "plugin": "pscsi", "dev": "/dev/sg9" } ],
+    { "name": "tape", "plugin": "pscsi", "dev": "2:0:9:0" } ],
   "targets": [ { "fabric": "iscsi", "wwn": "iqn.2026-12.org.utarget.cli:from-lio",
     "tpgs": [ { "tag": 1, "enable": true,
       "attributes": { "generate_node_acls": 1, "demo_mode_write_protect": 0 },

@@ -10,7 +10,9 @@
 #                      busybox-static, the kernel modules of the iSCSI
 #                      initiator, the SCSI disk and generic drivers, the
 #                      ALUA device handler and virtio-net with their dependencies (from modules.dep,
-#                      loaded in that order by the guest's init), and the
+#                      loaded in that order by the guest's init), scsi_debug
+#                      and what it needs besides (loaded in target mode
+#                      only: /ut/modules-target), and the
 #                      host's open-iscsi (iscsiadm, iscsid), sg3-utils,
 #                      smartctl and util-linux's blkdiscard and fallocate with
 #                      their shared libraries (ldd)
@@ -30,6 +32,9 @@ cache=$out/cache
 # scsi_dh_alua attaches to a TPGS device as it appears when it is loaded
 # already (the guest has no modprobe for the kernel to call).
 MODULES="virtio_pci virtio_net iscsi_tcp sd_mod sg scsi_dh_alua crc32c_generic"
+# The modules of the target mode (run-guest.sh -m target), loaded after
+# MODULES: scsi_debug, the SCSI disk that utargetd's sg back-store exports.
+MODULES_TARGET="scsi_debug"
 # The guest's tools: packages whose programs are copied, and the programs.
 # (util-linux's blkdiscard -z, BLKZEROOUT, and fallocate -p on a block
 # device, which busybox's lack)
@@ -132,32 +137,38 @@ cp "$kroot/boot/vmlinuz-$krel" "$out/vmlinuz.new"
 # Modules: every wanted one with its dependencies, in load order. modules.dep
 # lists all of a module's dependencies (transitively), so a dependency has
 # strictly fewer of them than the module: fewest first is a valid order.
+# stage_modules LIST FILE: the modules of LIST and their dependencies that an
+# earlier list did not take, into the tree and, in load order, into FILE.
 declare -A seen=()
-mods=()
-for m in $MODULES; do
-	line=$(grep -E "(^|/)${m}\.ko(\.[a-z]+)?:" "$moddir/modules.dep") ||
-		die "module $m is not in $krel's modules.dep"
-	for f in ${line/:/}; do
-		if [ -z "${seen[$f]:-}" ]; then
-			seen[$f]=1
-			mods+=("$f")
-		fi
+stage_modules() {
+	local m f line deps mods=()
+	for m in $1; do
+		line=$(grep -E "(^|/)${m}\.ko(\.[a-z]+)?:" "$moddir/modules.dep") ||
+			die "module $m is not in $krel's modules.dep"
+		for f in ${line/:/}; do
+			if [ -z "${seen[$f]:-}" ]; then
+				seen[$f]=1
+				mods+=("$f")
+			fi
+		done
 	done
-done
-: >"$stage/ut/modules"
-for f in "${mods[@]}"; do
-	deps=$(grep -E "^$f:" "$moddir/modules.dep" | sed 's/^[^:]*://' | wc -w)
-	echo "$deps $f"
-done | sort -n -k1,1 | while read -r _ f; do
-	case $f in
-	*.ko) ;;
-	*) die "compressed module $f: the guest's busybox insmod takes plain .ko files" ;;
-	esac
-	mkdir -p "$stage/lib/modules/$krel/$(dirname "$f")"
-	cp "$moddir/$f" "$stage/lib/modules/$krel/$f"
-	echo "/lib/modules/$krel/$f" >>"$stage/ut/modules"
-done
-echo "build-guest: $(wc -l <"$stage/ut/modules") modules: $(sed 's,.*/,,; s,\.ko$,,' "$stage/ut/modules" | tr '\n' ' ')"
+	: >"$2"
+	for f in "${mods[@]}"; do
+		deps=$(grep -E "^$f:" "$moddir/modules.dep" | sed 's/^[^:]*://' | wc -w)
+		echo "$deps $f"
+	done | sort -n -k1,1 | while read -r _ f; do
+		case $f in
+		*.ko) ;;
+		*) die "compressed module $f: the guest's busybox insmod takes plain .ko files" ;;
+		esac
+		mkdir -p "$stage/lib/modules/$krel/$(dirname "$f")"
+		cp "$moddir/$f" "$stage/lib/modules/$krel/$f"
+		echo "/lib/modules/$krel/$f" >>"$2"
+	done
+	echo "build-guest: $(wc -l <"$2") modules: $(sed 's,.*/,,; s,\.ko$,,' "$2" | tr '\n' ' ')"
+}
+stage_modules "$MODULES" "$stage/ut/modules"
+stage_modules "$MODULES_TARGET" "$stage/ut/modules-target"
 
 # busybox and its applets
 cp "$(command -v busybox)" "$stage/bin/busybox"

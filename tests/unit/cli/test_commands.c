@@ -107,6 +107,11 @@ static void test_backstore(void **state)
 		       "{\"method\":\"backstore.create\",\"params\":{\"block_size\":4096,\"name\":"
 		       "\"r\",\"size\":\"64M\",\"thin\":true,\"type\":\"ram\"}}",
 		       CLI_OK);
+	/* sg: DEVICE, a SCSI disk whose commands pass through */
+	expect_request(W("backstore", "create", "sg", "pt0", "/dev/sg1", "serial=PT0"),
+		       "{\"method\":\"backstore.create\",\"params\":{\"name\":\"pt0\",\"path\":"
+		       "\"/dev/sg1\",\"serial\":\"PT0\",\"type\":\"sg\"}}",
+		       CLI_OK);
 	expect_request(W("backstore", "resize", "r", "128M", "--force"),
 		       "{\"method\":\"backstore.resize\",\"params\":{\"force\":true,\"name\":\"r\","
 		       "\"size\":\"128M\"}}",

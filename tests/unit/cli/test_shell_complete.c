@@ -85,7 +85,8 @@ static void test_complete(void **state)
 	assert_string_equal(
 	    complete("/", "ls /backstores/"),
 	    "/backstores/block/ /backstores/dedup/ /backstores/file/ /backstores/iscsi/ "
-	    "/backstores/null/ /backstores/plugin/ /backstores/ram/ /backstores/rbd/");
+	    "/backstores/null/ /backstores/plugin/ /backstores/ram/ /backstores/rbd/ "
+	    "/backstores/sg/");
 	assert_string_equal(
 	    complete("/", "cd /iscsi/iqn.2026-12.org.example:t"),
 	    "/iscsi/iqn.2026-12.org.example:t1/ /iscsi/iqn.2026-12.org.example:t2/");

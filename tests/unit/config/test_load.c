@@ -206,6 +206,20 @@ static void test_check_files(void **state)
 	assert_non_null(strstr(e.msg, "not a regular file or block device"));
 	cfg_free(c);
 
+	/* sg: a SCSI generic node (a character device) or a disk, not a file */
+	c = load_text("f3.json", "{\"version\": 1, \"backstores\": [{\"name\": \"s\", \"type\": "
+				 "\"sg\", \"path\": \"/dev/null\"}]}");
+	assert_int_equal(cfg_check_files(c, &e), 0);
+	cfg_free(c);
+	snprintf(text, sizeof(text),
+		 "{\"version\": 1, \"state_dir\": \"%s\", \"backstores\": [{\"name\": \"s\","
+		 " \"type\": \"sg\", \"path\": \"a.img\"}]}",
+		 dir);
+	c = load_text("f4.json", text);
+	assert_int_equal(cfg_check_files(c, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "not a SCSI generic or block device"));
+	cfg_free(c);
+
 	/* create: the directory must exist, or be the state directory */
 	snprintf(text, sizeof(text),
 		 "{\"version\": 1, \"state_dir\": \"%s/state\", \"backstores\": [\n"

@@ -149,6 +149,11 @@ static void test_backstore_rules(void **state)
 		     "", "backstores[2].size", "not used by type rbd (the size is the image's)");
 	validate_err(",{\"name\": \"x\", \"type\": \"rbd\"}", "", "backstores[2].path",
 		     "required field missing (type rbd)");
+	/* sg: a device path; its size and block size are the device's */
+	validate_err(",{\"name\": \"x\", \"type\": \"sg\"}", "", "backstores[2].path",
+		     "required field missing (type sg)");
+	validate_err(",{\"name\": \"x\", \"type\": \"sg\", \"path\": \"/dev/sg1\", \"size\": 4096}",
+		     "", "backstores[2].size", "not used by type sg (the size is the device's)");
 	validate_err(",{\"name\": \"x\", \"type\": \"file\"}", "", "backstores[2].path",
 		     "required field missing (type file)");
 	validate_err(",{\"name\": \"x\", \"type\": \"ram\", \"path\": \"p\", \"size\": 4096}", "",
