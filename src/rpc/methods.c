@@ -252,6 +252,31 @@ int rpc_chg_object(struct rpc_call *call, struct cfg_chg *ch, enum cfg_obj_kind 
 	return 0;
 }
 
+/* Replace the settings with s (reference stolen): one settings.set change
+ * into call->txn, answered by finish. */
+int rpc_settings_change(struct rpc_call *call, json_t *s, rpc_finish finish)
+{
+	json_t *j = s ? json_pack("{s:s,s:o}", "op", "settings.set", "object", s) : NULL;
+	struct cfg_chg *ch = NULL;
+	struct cfg_err err;
+	int rc;
+
+	rc = j ? cfg_chg_from_json(j, &ch, &err) : -ENOMEM;
+	json_decref(j);
+	if (rc == -ENOMEM)
+		return rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
+	if (rc)
+		return rpc_fail(call, RPC_INVALID_PARAMS,
+				json_pack("{s:s,s:s}", "path", err.path, "message", err.msg),
+				"%s%s%s", err.path, err.path[0] ? ": " : "", err.msg);
+	json_decref(ch->json); /* made again from the object */
+	ch->json = NULL;
+	if (cfg_txn_add(&call->txn, ch))
+		return rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
+	call->finish = finish;
+	return 0;
+}
+
 json_t *rpc_params_without(const struct rpc_call *call, const char *const *drop)
 {
 	json_t *o = json_deep_copy(call->params);

@@ -66,11 +66,8 @@ static int m_set_state(struct rpc_call *call)
 	json_int_t id = json_integer_value(json_object_get(call->params, "group"));
 	const char *state = rpc_str(call, "state");
 	const char *bs = rpc_str(call, "backstore");
-	json_t *s, *pgs, *g = NULL, *pg, *j;
-	struct cfg_chg *ch = NULL;
-	struct cfg_err err;
+	json_t *s, *pgs, *g = NULL, *pg;
 	size_t i;
-	int rc;
 
 	s = settings_now(call);
 	if (!s)
@@ -113,19 +110,7 @@ static int m_set_state(struct rpc_call *call)
 			json_array_append_new(
 			    lus, json_pack("{s:s,s:s}", "backstore", bs, "state", state));
 	}
-	j = json_pack("{s:s,s:o}", "op", "settings.set", "object", s);
-	rc = j ? cfg_chg_from_json(j, &ch, &err) : -1;
-	json_decref(j);
-	if (rc)
-		return rpc_fail(call, RPC_INVALID_PARAMS,
-				json_pack("{s:s,s:s}", "path", err.path, "message", err.msg),
-				"%s%s%s", err.path, err.path[0] ? ": " : "", err.msg);
-	json_decref(ch->json);
-	ch->json = NULL;
-	if (cfg_txn_add(&call->txn, ch))
-		return rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
-	call->finish = finish_list;
-	return 0;
+	return rpc_settings_change(call, s, finish_list);
 }
 
 static const struct rpc_param p_none[] = {{0}};

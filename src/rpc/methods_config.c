@@ -366,30 +366,13 @@ static const char *const settings_except[] = {"version",    "backstores", "targe
 
 static int m_settings_set(struct rpc_call *call)
 {
-	json_t *cur = settings_json(false), *j;
-	struct cfg_chg *ch = NULL;
-	struct cfg_err err;
-	int rc;
+	json_t *cur = settings_json(false);
 
 	if (!rpc_merge(cur, call, settings_except)) {
 		json_decref(cur);
 		return rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
 	}
-	j = json_pack("{s:s,s:o}", "op", "settings.set", "object", cur);
-	rc = j ? cfg_chg_from_json(j, &ch, &err) : -ENOMEM;
-	json_decref(j);
-	if (rc == -ENOMEM)
-		return rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
-	if (rc)
-		return rpc_fail(call, RPC_INVALID_PARAMS,
-				json_pack("{s:s,s:s}", "path", err.path, "message", err.msg),
-				"%s%s%s", err.path, err.path[0] ? ": " : "", err.msg);
-	json_decref(ch->json); /* made again from the object */
-	ch->json = NULL;
-	if (cfg_txn_add(&call->txn, ch))
-		return rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
-	call->finish = finish_settings;
-	return 0;
+	return rpc_settings_change(call, cur, finish_settings);
 }
 
 static const struct rpc_param p_none[] = {{0}};

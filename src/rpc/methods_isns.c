@@ -53,10 +53,7 @@ static int m_set(struct rpc_call *call)
 {
 	static const char *const keys[] = {"server", "entity", "esi_port", "access_control",
 					   "enabled"};
-	json_t *s = cfg_settings_to_json(cfg_ctl_tree()), *o, *j;
-	struct cfg_chg *ch = NULL;
-	struct cfg_err err;
-	int rc;
+	json_t *s = cfg_settings_to_json(cfg_ctl_tree()), *o;
 
 	if (!s)
 		return rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
@@ -76,19 +73,7 @@ static int m_set(struct rpc_call *call)
 	if (json_is_string(json_object_get(o, "entity")) &&
 	    !json_string_length(json_object_get(o, "entity")))
 		json_object_del(o, "entity");
-	j = json_pack("{s:s,s:o}", "op", "settings.set", "object", s);
-	rc = j ? cfg_chg_from_json(j, &ch, &err) : -1;
-	json_decref(j);
-	if (rc)
-		return rpc_fail(call, RPC_INVALID_PARAMS,
-				json_pack("{s:s,s:s}", "path", err.path, "message", err.msg),
-				"%s%s%s", err.path, err.path[0] ? ": " : "", err.msg);
-	json_decref(ch->json);
-	ch->json = NULL;
-	if (cfg_txn_add(&call->txn, ch))
-		return rpc_fail(call, RPC_INTERNAL_ERROR, NULL, "out of memory");
-	call->finish = finish_set;
-	return 0;
+	return rpc_settings_change(call, s, finish_set);
 }
 
 static const struct rpc_param p_none[] = {{0}};

@@ -138,6 +138,9 @@ struct cfg_chg *rpc_chg(struct rpc_call *call, enum cfg_chg_kind kind, const cha
 			const char *initiator, const char *name);
 /* Parse a config object from JSON into ch->obj (error set on failure). */
 int rpc_chg_object(struct rpc_call *call, struct cfg_chg *ch, enum cfg_obj_kind kind, json_t *o);
+/* Replace the settings with s (a reference stolen): one settings.set
+ * change into call->txn, answered by finish (error set on failure). */
+int rpc_settings_change(struct rpc_call *call, json_t *s, rpc_finish finish);
 /* params without the keys in drop[] (NULL-terminated); a new reference. */
 json_t *rpc_params_without(const struct rpc_call *call, const char *const *drop);
 /* cur (a new reference of the object's JSON) with params merged in: keys
