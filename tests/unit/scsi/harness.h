@@ -50,13 +50,15 @@ static inline struct scsi_lu_attrs h_attrs(void)
 	return a;
 }
 
-static inline void h_setup_attrs(struct harness *h, const struct scsi_lu_attrs *a)
+/* The topology above on a back-store of the caller's (tests of a back-store
+ * contract, e.g. pass-through); the harness owns bs from here on. */
+static inline void h_setup_bs(struct harness *h, struct bs_dev *bs, const struct scsi_lu_attrs *a)
 {
 	memset(h, 0, sizeof(*h));
 	h->t = scsi_target_create("iqn.test:t");
 	assert_non_null(h->t);
-	h->bs = fake_bs_create((uint64_t)H_BLOCKS * a->block_size, BS_CAP_FLUSH);
-	assert_non_null(h->bs);
+	assert_non_null(bs);
+	h->bs = bs;
 	assert_int_equal(scsi_lu_create("lu0", h->bs, a, &h->lu), 0);
 	h->map = scsi_lun_map_create();
 	assert_int_equal(scsi_lun_map_add(h->map, 0, h->lu, false), 0);
@@ -65,6 +67,11 @@ static inline void h_setup_attrs(struct harness *h, const struct scsi_lu_attrs *
 	h->p2 = loop_create(h->t, 1, "iqn.test:b");
 	assert_non_null(h->p1);
 	assert_non_null(h->p2);
+}
+
+static inline void h_setup_attrs(struct harness *h, const struct scsi_lu_attrs *a)
+{
+	h_setup_bs(h, fake_bs_create((uint64_t)H_BLOCKS * a->block_size, BS_CAP_FLUSH), a);
 }
 
 static inline void h_setup(struct harness *h)

@@ -173,17 +173,7 @@ static int setup(void **state)
 	ph->d->dev.size = (uint64_t)D_BLOCKS * H_BS;
 	ph->d->dev.lbs = H_BS;
 	ph->d->dev.caps = BS_CAP_PASSTHROUGH | BS_CAP_FLUSH | BS_CAP_FUA;
-	h->bs = &ph->d->dev;
-	h->t = scsi_target_create("iqn.test:t");
-	assert_non_null(h->t);
-	assert_int_equal(scsi_lu_create("lu0", h->bs, &a, &h->lu), 0);
-	h->map = scsi_lun_map_create();
-	assert_int_equal(scsi_lun_map_add(h->map, 0, h->lu, false), 0);
-	scsi_target_set_default_map(h->t, h->map, true);
-	h->p1 = loop_create(h->t, 1, "iqn.test:a");
-	h->p2 = loop_create(h->t, 1, "iqn.test:b");
-	assert_non_null(h->p1);
-	assert_non_null(h->p2);
+	h_setup_bs(h, &ph->d->dev, &a);
 	/* the core's own POWER ON per nexus (TEST UNIT READY, refused before
 	 * it reaches the device) */
 	assert_int_equal(h_clear_ua(h->p1, 0), 1);
