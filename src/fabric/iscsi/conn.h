@@ -356,6 +356,9 @@ int iscsi_data_out_rx_end(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddiges
 void iscsi_r2t_stop(struct iscsi_task *t);
 /* tmf.c */
 void iscsi_tmf_done(struct scsi_tmf *tmf);
+/* task_reporting.c: does the abort of t (in cmd_abort_pending) keep its open
+ * Data-Out bursts until their F bit (RFC 7143 4.2.3.3 a)? */
+bool iscsi_abort_drains_data_out(const struct iscsi_task *t);
 /* nop.c: keepalive */
 void iscsi_nop_start(struct iscsi_conn *c);
 /* async.c: SCSI asynchronous events of a normal session whose target has
