@@ -29,7 +29,11 @@
  *                the second bursts and no SCSI Response for the aborted
  *                WRITEs come; the next command gets the reset's unit
  *                attention (06/29/03); then ABORT TASK SET on one
- *                connection the same way.
+ *                connection the same way;
+ *   statsn_ack   (4.2.3.3 d) ABORT TASK SET on cid 0 while the status of a
+ *                TEST UNIT READY on cid 1 is not acknowledged: a NOP-In
+ *                ping on cid 1, no TMF response until its NOP-Out answer
+ *                (carrying ExpStatSN) is sent, then Function complete.
  * Prints "ok: ..." per check; exit 0 when all passed, 1 on the first
  * failure, 2 on usage or connection errors. */
 #include <errno.h>
@@ -488,7 +492,9 @@ static void drain_lun_reset(void)
 	ir_pdu_free(&p);
 	CHECK(quiet(&s, 0, what, sizeof(what)) && quiet(&s, 1, what, sizeof(what)),
 	      "no R2T, no SCSI Response for the aborted WRITEs %s", what);
-	tur_sense(&s, 1, &key, &asc, &ascq);
+	/* on cid 0: a status on cid 1 would stay unacknowledged (no PDU
+	 * follows there), and the ABORT TASK SET below would wait for it */
+	tur_sense(&s, 0, &key, &asc, &ascq);
 	CHECK(key == 6 && asc == 0x29 && ascq == 0x03,
 	      "the next command gets BUS DEVICE RESET FUNCTION OCCURRED (%x/%02x/%02x)", key, asc,
 	      ascq);
@@ -510,6 +516,46 @@ static void drain_lun_reset(void)
 	sess_close(&s);
 }
 
+/* RFC 7143 4.2.3.3 d): a response on cid 1 the initiator has not
+ * acknowledged yet (no PDU on cid 1 since its TEST UNIT READY's status):
+ * the target solicits the acknowledgment with a NOP-In on cid 1 and sends
+ * the ABORT TASK SET response on cid 0 only once the NOP-Out answer (its
+ * ExpStatSN) came. */
+static void statsn_ack(void)
+{
+	struct ir_pdu p, o = {0};
+	char what[96] = "";
+	uint8_t key, asc, ascq;
+	uint32_t titt, ttt;
+	struct sess s;
+
+	sess_open(&s, "iqn.2026-12.org.utarget:tr-ack", 2, NULL, 0);
+	clear_ua(&s);
+	tur_sense(&s, 1, &key, &asc, &ascq); /* its StatSN stays unacknowledged */
+	titt = tmf_send(&s, 0, IR_TMF_ABORT_TASK_SET);
+	CHECK(ir_recv_pdu(&s.c[1], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_NOP_IN &&
+		  ir_pdu_itt(&p) == IR_RSVD_TAG && get_be32(p.bhs.rsp.ttt) != IR_RSVD_TAG,
+	      "ABORT TASK SET on cid 0: a NOP-In ping on cid 1, whose last StatSN is not "
+	      "acknowledged");
+	ttt = get_be32(p.bhs.rsp.ttt);
+	ir_pdu_free(&p);
+	CHECK(quiet(&s, 0, what, sizeof(what)),
+	      "no TMF response on cid 0 while it is not answered %s", what);
+	o.bhs.req.opcode = IR_OP_NOP_OUT | IR_OP_IMMEDIATE;
+	o.bhs.req.flags = IR_FLAG_FINAL;
+	put_be32(o.bhs.req.itt, IR_RSVD_TAG);
+	put_be32(o.bhs.req.ttt, ttt);
+	put_be32(o.bhs.req.cmdsn, s.cmdsn);
+	put_be32(o.bhs.req.exp_statsn, s.c[1].expstatsn);
+	if (ir_send_pdu(&s.c[1], &o))
+		die("NOP-Out", &s.c[1]);
+	CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
+		  ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
+	      "the TMF response (Function complete) once the NOP-Out acknowledged it");
+	ir_pdu_free(&p);
+	sess_close(&s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3 || ir_parse_addr(argv[1], host, sizeof(host), port, sizeof(port))) {
@@ -519,6 +565,7 @@ int main(int argc, char **argv)
 	target = argv[2];
 	negotiation();
 	drain_lun_reset();
+	statsn_ack();
 	for (int level = 1; level <= 2; level++) {
 		rstmf_vs_fabric(level, 0);
 		rstmf_vs_fabric(level, 2);

@@ -469,6 +469,7 @@ static void test_multi_task_abort_drains(void **state)
 		put_be32(h.tmf_req.itt, 0x9990 + i);
 		put_be32(h.tmf_req.ref_task_tag, ISCSI_RSVD_TAG);
 		put_be32(h.tmf_req.cmdsn, hc->cmdsn);
+		put_be32(h.tmf_req.exp_statsn, hc->statsn + 1);
 		h_send(hc, &h, NULL, 0);
 		h_pump();
 		/* the task still waits for its burst: not ended, no R2T */
