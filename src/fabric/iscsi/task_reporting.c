@@ -14,7 +14,8 @@
  * every affected task has ended (SAM-5 7.1), follows it. A task of a third
  * party ends at once (its later Data-Out is discarded as for any ended
  * task). A Data-Out that never comes is ended by data_out_timeout_s
- * (data_out.c) as for any task. */
+ * (data_out.c) as for any task. Step d), the StatSN acknowledgments before
+ * the TMF response, is below. */
 #include <assert.h>
 
 #include "fabric/iscsi/conn.h"
