@@ -72,8 +72,11 @@ bool iscsi_ack_wait_start(struct iscsi_session *s, uint8_t scsi_tmf_func, struct
 	w->n = 0;
 	list_for_each_entry(oc, &s->conns, sess_node)
 	{
-		/* StatSN stat_sn - 1 is the last one sent (queued) */
-		if (iscsi_conn_dead(oc) || acked(oc, oc->stat_sn) || w->n >= ARRAY_SIZE(w->need))
+		/* StatSN stat_sn - 1 is the last one sent (queued); a
+		 * connection not (or no longer) in full feature phase gets no
+		 * NOP-In (11.19) and carries no task response to wait for */
+		if (iscsi_conn_dead(oc) || iscsi_conn_state(oc) != ISCSI_CONN_S5_LOGGED_IN ||
+		    acked(oc, oc->stat_sn) || w->n >= ARRAY_SIZE(w->need))
 			continue;
 		w->need[w->n].c = oc;
 		w->need[w->n].statsn = oc->stat_sn;
