@@ -353,6 +353,13 @@ bool scsi_cmd_buf_reserved(const struct scsi_cmd *cmd)
 	return cmd->buf && cmd->priv.buf_reserved;
 }
 
+const struct scsi_tmf *scsi_cmd_abort_tmf(const struct scsi_cmd *cmd)
+{
+	/* set under lu->lock before the kick that runs cmd_abort_pending was
+	 * posted to this reactor */
+	return cmd->priv.abort_tmf;
+}
+
 void scsi_cmd_set_fabric_error(struct scsi_cmd *cmd, enum sense_reason r)
 {
 	if (cmd->priv.reason == SENSE_OK)

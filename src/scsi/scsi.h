@@ -155,6 +155,11 @@ int scsi_cmd_buf_retry(struct scsi_cmd *cmd);
 uint32_t scsi_cmd_buf_bytes(const struct scsi_cmd *cmd);
 /* Did the buffer come from the nexus' reserve (buf_reserve)? */
 bool scsi_cmd_buf_reserved(const struct scsi_cmd *cmd);
+/* In cmd_abort_pending: the TMF the command is aborted for (its func and
+ * nexus may be read), or NULL when something else aborted it (I_T nexus
+ * loss). The fabric decides from it how the transfer of the command's data
+ * ends (iSCSI: RFC 7143 4.2.3.3). */
+const struct scsi_tmf *scsi_cmd_abort_tmf(const struct scsi_cmd *cmd);
 
 /* ---- task management ---- */
 enum scsi_tmf_func {

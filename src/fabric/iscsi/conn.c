@@ -686,6 +686,8 @@ static int rx_pdu(struct iscsi_rx *rx, bool ddigest_ok)
 	if (iscsi_conn_dead(c))
 		return -ECONNRESET;
 	rx_count(c, rx, op);
+	if (c->sess && !list_empty(&c->sess->ack_waits))
+		iscsi_ack_waits_rx(c, h);
 	if (c->rx_discard) {
 		c->rx_discard = false;
 		return c->rx_paused ? 1 : 0;

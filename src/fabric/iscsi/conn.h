@@ -356,6 +356,30 @@ int iscsi_data_out_rx_end(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddiges
 void iscsi_r2t_stop(struct iscsi_task *t);
 /* tmf.c */
 void iscsi_tmf_done(struct scsi_tmf *tmf);
+/* task_reporting.c: does the abort of t (in cmd_abort_pending) keep its open
+ * Data-Out bursts until their F bit (RFC 7143 4.2.3.3 a)? */
+bool iscsi_abort_drains_data_out(const struct iscsi_task *t);
+/* task_reporting.c: RFC 7143 4.2.3.3 d): before the response of a
+ * multi-task abort, the StatSNs sent on each connection of the session are
+ * acknowledged (ExpStatSN), solicited with a NOP-In where they are not.
+ * w->done runs once they are (at once: false is returned, done not
+ * called). */
+struct iscsi_ack_wait {
+	struct list_node node; /* session->ack_waits */
+	unsigned n;
+	struct {
+		struct iscsi_conn *c;
+		uint32_t statsn; /* acknowledged once ExpStatSN reaches it */
+	} need[16];		 /* ISCSI_MAX_CONNECTIONS (task_reporting.c) */
+	void (*done)(struct iscsi_ack_wait *w);
+};
+bool iscsi_ack_wait_start(struct iscsi_session *s, uint8_t scsi_tmf_func, struct iscsi_ack_wait *w);
+/* A PDU with this header came on c (conn.c, before its handler). */
+void iscsi_ack_waits_rx(struct iscsi_conn *c, const union iscsi_hdr *h);
+/* c left s. */
+void iscsi_ack_waits_conn_gone(struct iscsi_session *s, struct iscsi_conn *c);
+/* nop.c: a NOP-In that asks for a NOP-Out (11.19: TTT not 0xffffffff) */
+void iscsi_nop_ping(struct iscsi_conn *c);
 /* nop.c: keepalive */
 void iscsi_nop_start(struct iscsi_conn *c);
 /* async.c: SCSI asynchronous events of a normal session whose target has

@@ -105,7 +105,7 @@ void iscsi_r2t_stop(struct iscsi_task *t)
  * timer per connection, armed while any of its tasks waits. */
 static bool waits_for_data(const struct iscsi_task *t)
 {
-	return t->state == ISCSI_TASK_DATA_OUT && !t->aborted && (t->uns_open || t->r2t_open) &&
+	return t->state == ISCSI_TASK_DATA_OUT && (t->uns_open || t->r2t_open) &&
 	       t != t->conn->rx_task;
 }
 
@@ -164,7 +164,12 @@ void iscsi_task_data_progress(struct iscsi_task *t)
 	if (t->state != ISCSI_TASK_DATA_OUT)
 		return;
 	if (t->aborted) {
-		/* cmd_abort_pending came while data was arriving */
+		/* cmd_abort_pending came: the bursts it kept open end with
+		 * their F bit (task_reporting.c), no R2T follows */
+		if (t->uns_open || t->r2t_open) {
+			iscsi_dataout_watch(t);
+			return;
+		}
 		iscsi_task_exec(t);
 		return;
 	}

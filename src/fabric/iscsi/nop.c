@@ -69,7 +69,7 @@ int iscsi_nop_out_rx(struct iscsi_conn *c, const union iscsi_hdr *hu, const uint
 	return 0;
 }
 
-static void send_ping(struct iscsi_conn *c)
+void iscsi_nop_ping(struct iscsi_conn *c)
 {
 	struct iscsi_tx *tx = iscsi_tx_get(c);
 	struct iscsi_bhs_nop_in *r;
@@ -109,7 +109,7 @@ static void nop_timer_cb(struct reactor_timer *tm)
 		/* PDUs keep coming: the initiator is alive, ping again */
 	}
 	c->nop_outstanding = true;
-	send_ping(c);
+	iscsi_nop_ping(c);
 	reactor_timer_arm(c->r, &c->nop_timer, (uint64_t)st->nop_in_timeout_s * NS_PER_S);
 }
 

@@ -650,19 +650,22 @@ static void iscsi_core_cmd_done(struct scsi_cmd *cmd)
 }
 
 /* The core's scsi_fabric_ops.cmd_abort_pending: a TMF aborted a task still
- * collecting Data-Out; stop soliciting and hand it to the core now. */
+ * collecting Data-Out; stop soliciting and hand it to the core now, or,
+ * for a multi-task abort of its own session, once the bursts still open
+ * have ended (RFC 7143 4.2.3.3 a): task_reporting.c). */
 static void iscsi_core_cmd_abort_pending(struct scsi_cmd *cmd)
 {
 	struct iscsi_task *t = container_of(cmd, struct iscsi_task, cmd);
 	struct iscsi_conn *c = t->conn;
 
 	t->aborted = true;
-	t->uns_open = false;
-	iscsi_r2t_stop(t);
+	if (!iscsi_abort_drains_data_out(t)) {
+		t->uns_open = false;
+		iscsi_r2t_stop(t);
+	}
 	if (c->rx_task == t)
 		return; /* its data segment is being received: done then */
-	if (t->state == ISCSI_TASK_DATA_OUT)
-		iscsi_task_exec(t);
+	iscsi_task_data_progress(t);
 }
 
 const struct scsi_fabric_ops iscsi_fabric_ops = {

@@ -78,6 +78,7 @@ struct iscsi_session *iscsi_session_new(struct iscsi_conn *c)
 	list_init(&s->held);
 	list_init(&s->cmdsn_waiters);
 	list_init(&s->waiters);
+	list_init(&s->ack_waits);
 	s->rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(10ull * 1000000000ull, 5);
 	iscsi_session_event(s, ISCSI_SEV_LEADING_LOGIN);
 	return s;
@@ -272,6 +273,9 @@ void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bo
 {
 	bool last;
 
+	/* no acknowledgment comes from it (task_reporting.c); while c still
+	 * counts, so that a TMF ended here does not free s */
+	iscsi_ack_waits_conn_gone(s, c);
 	pthread_mutex_lock(&iscsi_global.lock);
 	list_del(&c->sess_node);
 	s->nconns--;

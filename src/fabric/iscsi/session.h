@@ -94,6 +94,9 @@ struct iscsi_session {
 	struct list_node held;		/* tasks waiting for CmdSN order */
 	struct list_node cmdsn_waiters; /* connections whose next command is ahead (MC/S) */
 	struct list_node waiters;	/* logins waiting for this session to end (reinstatement) */
+	/* task_reporting.c: TMF responses waiting for the acknowledgment of the
+	 * StatSNs sent before them (struct iscsi_ack_wait.node) */
+	struct list_node ack_waits;
 	struct log_ratelimit rl;
 	/* when the leading login completed: CLOCK_REALTIME seconds */
 	int64_t login_time;

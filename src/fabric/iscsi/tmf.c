@@ -11,7 +11,8 @@
 #include "lib/log.h"
 
 struct iscsi_tmf {
-	struct scsi_tmf tmf; /* container_of in tmf_done */
+	struct scsi_tmf tmf;	   /* container_of in tmf_done */
+	struct iscsi_ack_wait ack; /* task_reporting.c: StatSNs before the response */
 	struct iscsi_conn *conn;
 	struct iscsi_session *sess;
 	uint32_t itt;
@@ -77,9 +78,28 @@ static void send_tmf_rsp(struct iscsi_conn *c, uint32_t itt, uint8_t response, b
 	iscsi_tx_queue(c, tx);
 }
 
+static void tmf_respond(struct iscsi_tmf *it);
+
+static void tmf_acked(struct iscsi_ack_wait *w)
+{
+	tmf_respond(container_of(w, struct iscsi_tmf, ack));
+}
+
 void iscsi_tmf_done(struct scsi_tmf *tmf)
 {
 	struct iscsi_tmf *it = container_of(tmf, struct iscsi_tmf, tmf);
+
+	/* RFC 7143 4.2.3.3 d), e): a multi-task abort is answered once the
+	 * StatSNs sent before it are acknowledged (task_reporting.c) */
+	it->ack.done = tmf_acked;
+	if (!iscsi_conn_dead(it->conn) && iscsi_ack_wait_start(it->sess, tmf->func, &it->ack))
+		return;
+	tmf_respond(it);
+}
+
+static void tmf_respond(struct iscsi_tmf *it)
+{
+	struct scsi_tmf *tmf = &it->tmf;
 	struct iscsi_conn *c = it->conn;
 	uint8_t rsp = tmf->response < ARRAY_SIZE(tmf_rsp_map) ? tmf_rsp_map[tmf->response]
 							      : ISCSI_TMF_RSP_REJECTED;

@@ -159,6 +159,17 @@ struct scsi_tport *scsi_nexus_tport(const struct scsi_nexus *n)
 	return n->tp;
 }
 
+/* the TMF abort_all runs for (scsi_cmd_abort_tmf), NULL for nexus loss */
+static const struct scsi_tmf *abort_for;
+
+const struct scsi_tmf *scsi_cmd_abort_tmf(const struct scsi_cmd *cmd)
+{
+	(void)cmd;
+	return abort_for;
+}
+
+static void fake_tmf_exec(struct scsi_tmf *tmf);
+
 static void complete(struct scsi_cmd *cmd, bool aborted)
 {
 	list_del(&cmd->priv.wait_node);
@@ -376,6 +387,13 @@ void scsi_cmd_release(struct scsi_cmd *cmd)
 }
 
 void scsi_tmf_exec(struct scsi_tmf *tmf)
+{
+	abort_for = tmf;
+	fake_tmf_exec(tmf);
+	abort_for = NULL;
+}
+
+static void fake_tmf_exec(struct scsi_tmf *tmf)
 {
 	fake.tmfs++;
 	fake.last_tmf_func = tmf->func;

@@ -441,6 +441,49 @@ static void test_abort_while_collecting(void **state)
 	assert_int_equal(iscsi_conn_state(hc->c), ISCSI_CONN_S5_LOGGED_IN);
 }
 
+/* RFC 7143 4.2.3.3 a) (TaskReporting=RFC3720): a multi-task abort (ABORT
+ * TASK SET, LOGICAL UNIT RESET) of the issuing session waits for the
+ * Data-Out of the R2Ts still open (their F bit); no further R2T is sent and
+ * the task ends without a response (the core sends the TMF response once
+ * it has ended, SAM-5 7.1; this fake core answers at once). */
+static void test_multi_task_abort_drains(void **state)
+{
+	static const uint8_t funcs[] = {ISCSI_TMF_ABORT_TASK_SET, ISCSI_TMF_LUN_RESET};
+	union iscsi_hdr h;
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("InitialR2T=Yes", "ImmediateData=No",
+					  "MaxBurstLength=2048", "MaxOutstandingR2T=1")),
+			 0);
+	for (unsigned i = 0; i < ARRAY_SIZE(funcs); i++) {
+		struct r2t r;
+		uint32_t itt;
+
+		h_write10(cdb, 0, 8); /* 4096 bytes: two bursts */
+		itt = h_cmd(hc, F_W, 4096, cdb, NULL, 0);
+		r = get_r2t(itt);
+		h_data_out(hc, itt, r.ttt, 0, r.off, pattern, 1024, false);
+		memset(&h, 0, sizeof(h));
+		h.tmf_req.opcode = ISCSI_OP_TMF_REQ | ISCSI_OP_IMMEDIATE;
+		h.tmf_req.func = 0x80 | funcs[i];
+		put_be32(h.tmf_req.itt, 0x9990 + i);
+		put_be32(h.tmf_req.ref_task_tag, ISCSI_RSVD_TAG);
+		put_be32(h.tmf_req.cmdsn, hc->cmdsn);
+		put_be32(h.tmf_req.exp_statsn, hc->statsn + 1);
+		h_send(hc, &h, NULL, 0);
+		h_pump();
+		/* the task still waits for its burst: not ended, no R2T */
+		assert_int_equal(fake.live_cmds, 1);
+		h_data_out(hc, itt, r.ttt, 1, r.off + 1024, pattern + 1024, 1024, true);
+		assert_int_equal(fake.live_cmds, 0);
+		/* the second burst is never solicited, the aborted task gets
+		 * no response: the TMF response is all that comes */
+		h_expect(hc, ISCSI_OP_TMF_RSP, &h, NULL, 0, NULL);
+		assert_int_equal(get_be32(h.tmf_rsp.itt), 0x9990 + i);
+		assert_true(h_idle(hc));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -454,6 +497,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_lengths, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_data_digest, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_abort_while_collecting, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_multi_task_abort_drains, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,6 +82,9 @@ static int tmf(uint8_t func, uint32_t rtt, uint32_t cmdsn, uint32_t ref_cmdsn, b
 	put_be32(h.tmf_req.ref_task_tag, rtt);
 	put_be32(h.tmf_req.cmdsn, cmdsn);
 	put_be32(h.tmf_req.ref_cmdsn, ref_cmdsn);
+	/* what it has received is acknowledged: a multi-task abort waits
+	 * for that (RFC 7143 4.2.3.3 d), task_reporting.c) */
+	put_be32(h.tmf_req.exp_statsn, hc->statsn + 1);
 	h_send(hc, &h, NULL, 0);
 	h_pump();
 	if (!h_recv(hc, &h, NULL, 0, NULL))
@@ -233,6 +236,73 @@ static void test_cold_reset(void **state)
 	h_conn_free(other);
 }
 
+/* RFC 7143 4.2.3.3 d), e): before the response of a multi-task abort the
+ * StatSNs sent are acknowledged; a TMF whose ExpStatSN does not cover the
+ * last status gets a NOP-In ping first (ITT 0xffffffff, a TTT, StatSN not
+ * advanced: 11.19), its response only once the NOP-Out answer brings
+ * ExpStatSN. ABORT TASK is answered at once. */
+static void test_statsn_ack_wait(void **state)
+{
+	union iscsi_hdr h;
+	uint32_t statsn, ttt;
+
+	(void)state;
+	tur(1, 0x10);
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	statsn = get_be32(h.rsp.statsn);
+	/* ABORT TASK, ExpStatSN not covering the status: answered at once */
+	memset(&h, 0, sizeof(h));
+	h.tmf_req.opcode = ISCSI_OP_TMF_REQ | ISCSI_OP_IMMEDIATE;
+	h.tmf_req.func = 0x80 | ISCSI_TMF_ABORT_TASK;
+	put_be32(h.tmf_req.itt, 0xb001);
+	put_be32(h.tmf_req.ref_task_tag, 0x77);
+	put_be32(h.tmf_req.cmdsn, 2);
+	put_be32(h.tmf_req.exp_statsn, statsn);
+	h_send(hc, &h, NULL, 0);
+	h_pump();
+	h_expect(hc, ISCSI_OP_TMF_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.tmf_rsp.itt), 0xb001);
+	/* the TMF response took a StatSN the initiator has not acknowledged
+	 * either: LOGICAL UNIT RESET waits for both */
+	memset(&h, 0, sizeof(h));
+	h.tmf_req.opcode = ISCSI_OP_TMF_REQ | ISCSI_OP_IMMEDIATE;
+	h.tmf_req.func = 0x80 | ISCSI_TMF_LUN_RESET;
+	put_be32(h.tmf_req.itt, 0xb002);
+	put_be32(h.tmf_req.ref_task_tag, ISCSI_RSVD_TAG);
+	put_be32(h.tmf_req.cmdsn, 2);
+	put_be32(h.tmf_req.exp_statsn, statsn);
+	h_send(hc, &h, NULL, 0);
+	h_pump();
+	h_expect(hc, ISCSI_OP_NOP_IN, &h, NULL, 0, NULL);
+	assert_int_equal(h.bhs.flags, ISCSI_FLAG_FINAL);
+	assert_int_equal(get_be32(h.nop_in.itt), ISCSI_RSVD_TAG);
+	ttt = get_be32(h.nop_in.ttt);
+	assert_int_not_equal(ttt, ISCSI_RSVD_TAG);
+	assert_int_equal(get_be32(h.nop_in.statsn), statsn + 2);
+	assert_true(h_idle(hc)); /* no TMF response yet */
+	/* a NOP-Out acknowledging only the SCSI Response: still waiting */
+	memset(&h, 0, sizeof(h));
+	h.nop_out.opcode = ISCSI_OP_NOP_OUT | ISCSI_OP_IMMEDIATE;
+	h.nop_out.flags = ISCSI_FLAG_FINAL;
+	put_be32(h.nop_out.itt, ISCSI_RSVD_TAG);
+	put_be32(h.nop_out.ttt, ISCSI_RSVD_TAG);
+	put_be32(h.nop_out.cmdsn, 2);
+	put_be32(h.nop_out.exp_statsn, statsn + 1);
+	h_send(hc, &h, NULL, 0);
+	h_pump();
+	assert_true(h_idle(hc));
+	/* the answer to the ping, acknowledging both */
+	put_be32(h.nop_out.ttt, ttt);
+	put_be32(h.nop_out.exp_statsn, statsn + 2);
+	h_send(hc, &h, NULL, 0);
+	h_pump();
+	h_expect(hc, ISCSI_OP_TMF_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.tmf_rsp.itt), 0xb002);
+	assert_int_equal(h.tmf_rsp.response, ISCSI_TMF_RSP_COMPLETE);
+	assert_int_equal(get_be32(h.tmf_rsp.statsn), statsn + 2);
+	assert_true(h_idle(hc));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +311,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_cold_reset, setup_reset_ok, teardown),
 	    cmocka_unit_test_setup_teardown(test_target_reset_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_target_reset_by_acl, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_statsn_ack_wait, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

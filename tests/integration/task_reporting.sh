@@ -1,0 +1,46 @@
+#!/bin/bash
+# task_reporting.sh UTARGETD TASK_REPORTING: how the target reports the end
+# of the tasks a task management function aborts (RFC 7143 4.2.3,
+# TaskReporting 13.23) and REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS
+# against the functions the fabric executes, driven by the project's raw
+# initiator (tests/tools/task_reporting.c) over TCP:
+#
+#   task_reporting --(session "tr-mcs", cid 0)--+
+#                  --(session "tr-mcs", cid 1)--+--> utargetd --> LUN 0: ram 16M
+#                  --(session "tr-third")-------+     (max_connections 2,
+#                  --(sessions tr-neg*, tr-level1/2)   demo: write, target_reset)
+#
+# TaskReporting is answered RFC3720 (the only semantics implemented); a
+# LOGICAL UNIT RESET / ABORT TASK SET is answered only after the F bit of
+# every open Data-Out burst of the issuing MC/S session, on both
+# connections, while the third party's WRITE ends at once with TASK
+# ABORTED (TAS=1); at protocol levels 1 and 2 each function is "not
+# supported" exactly when RSTMF does not report it (the checks are listed
+# in task_reporting.c).
+. "$(dirname "$0")/lib.sh"
+ut_init "$1"
+CLIENT=${2:?task_reporting}
+[ -x "$CLIENT" ] || ut_fail "$CLIENT is not an executable"
+ut_pick_port
+ut_write_config tr.json <<JSON
+{
+  "version": 1,
+  "state_dir": "@TMP@",
+  "iscsi": { "nop_in_interval": 0 },
+  "backstores": [ { "name": "d0", "type": "ram", "size": "16M" } ],
+  "targets": [
+    { "name": "$UT_TARGET",
+      "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
+      "luns": [ { "lun": 0, "backstore": "d0" } ],
+      "demo_mode": { "enabled": true, "read_only": false, "target_reset": true },
+      "limits": { "max_connections": 2 } }
+  ]
+}
+JSON
+ut_start "$UT_TMP/tr.json"
+ut_run_client "$UT_TMP/client.out" "$CLIENT" "127.0.0.1:$UT_PORT" "$UT_TARGET"
+rc=$?
+cat "$UT_TMP/client.out"
+[ "$rc" = 0 ] || ut_fail "task_reporting failed (status $rc)"
+ut_stop
+echo "PASS task reporting"

@@ -1,0 +1,575 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* task_reporting: how the target reports the end of the tasks a task
+ * management function aborts (RFC 7143 4.2.3, TaskReporting 13.23), and
+ * whether REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS matches the functions
+ * the iSCSI fabric executes, through the project's raw initiator.
+ *
+ *   task_reporting HOST:PORT TARGET
+ *
+ * The target must let demo initiators write and reset it (demo_mode
+ * read_only false, target_reset true), allow 2 connections per session
+ * (limits.max_connections) and send no NOP-In keepalives. Checks:
+ *   negotiation  TaskReporting=FastAbort,ResponseFence,RFC3720 is answered
+ *                RFC3720 (the only semantics the target implements; see
+ *                src/fabric/iscsi/task_reporting.c), ResponseFence alone
+ *                Reject;
+ *   rstmf        at iSCSIProtocolLevel 1 and 2: each function of tmf_table
+ *                is answered "Function not supported" (5) exactly when
+ *                REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS does not report
+ *                it (functions without an RSTMF bit: their own expected
+ *                answer in the table);
+ *   drain        TaskReporting=RFC3720 semantics (4.2.3.3 a): a WRITE
+ *                waiting for the rest of its R2T's burst on each of the two
+ *                connections of an MC/S session, and one of a second
+ *                session; LOGICAL UNIT RESET on the first connection: the
+ *                third party's WRITE ends (TASK ABORTED, TAS=1) without
+ *                waiting, the TMF response does not come while either
+ *                burst of the issuing session is open; it comes (Function
+ *                complete) once the second one's F bit is sent, no R2T for
+ *                the second bursts and no SCSI Response for the aborted
+ *                WRITEs come; the next command gets the reset's unit
+ *                attention (06/29/03); then ABORT TASK SET on one
+ *                connection the same way;
+ *   statsn_ack   (4.2.3.3 d) ABORT TASK SET on cid 0 while the status of a
+ *                TEST UNIT READY on cid 1 is not acknowledged: a NOP-In
+ *                ping on cid 1, no TMF response until its NOP-Out answer
+ *                (carrying ExpStatSN) is sent, then Function complete.
+ * Prints "ok: ..." per check; exit 0 when all passed, 1 on the first
+ * failure, 2 on usage or connection errors. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iscsi_raw.h"
+#include "lib/compiler.h"
+#include "lib/endian.h"
+
+#define BS	    512u
+#define BURST	    4096u /* MaxBurstLength offered */
+#define WRITE_LEN   (2 * BURST)
+#define QUIET_MS    1200 /* how long "nothing comes" is watched */
+#define TMF_NOT_SUP 5
+
+static const char *target;
+static int erl_offer; /* ErrorRecoveryLevel the next login offers */
+static char host[256], port[16];
+
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			printf("FAIL: ");                                                          \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+			exit(1);                                                                   \
+		}                                                                                  \
+		printf("ok: ");                                                                    \
+		printf(__VA_ARGS__);                                                               \
+		printf("\n");                                                                      \
+	} while (0)
+
+static void die(const char *what, const struct ir_conn *c)
+{
+	fprintf(stderr, "task_reporting: %s: %s\n", what, c->err);
+	exit(2);
+}
+
+/* ---- sessions ---- */
+
+struct sess {
+	struct ir_conn c[2];
+	unsigned n;
+	uint32_t cmdsn; /* the session's next CmdSN, over its connections */
+};
+
+static int login(struct ir_conn *c, const char *iname, const char *keys, size_t keys_len,
+		 uint16_t tsih, const uint8_t *isid, uint16_t cid, uint32_t cmdsn)
+{
+	struct ir_login_opts o = {
+	    .initiator_name = iname,
+	    .target_name = target,
+	    .initial_r2t = 1,
+	    .immediate_data = 0,
+	    .max_burst = BURST,
+	    .first_burst = BURST,
+	    .extra_keys = (const uint8_t *)keys,
+	    .extra_keys_len = keys_len,
+	    .tsih = tsih,
+	    .cid = cid,
+	    .max_connections = 2,
+	    .non_leading = tsih != 0,
+	    .erl = erl_offer,
+	};
+
+	if (isid)
+		memcpy(o.isid, isid, 6);
+	ir_conn_init(c);
+	/* ITTs unique in the session (11.2.1.8): the CID in the high bits */
+	c->itt_next = ((uint32_t)cid << 20) | 1u;
+	c->cmdsn = cmdsn; /* a further connection's Login carries the session's (11.12.8) */
+	if (ir_connect(c, host, port, 5000))
+		return -1;
+	return ir_login(c, &o);
+}
+
+static void sess_open(struct sess *s, const char *iname, unsigned nconns, const char *keys,
+		      size_t keys_len)
+{
+	memset(s, 0, sizeof(*s));
+	if (login(&s->c[0], iname, keys, keys_len, 0, NULL, 0, 0))
+		die("login", &s->c[0]);
+	s->cmdsn = s->c[0].cmdsn;
+	for (unsigned i = 1; i < nconns; i++) {
+		struct ir_conn *c = &s->c[i];
+
+		if (login(c, iname, NULL, 0, s->c[0].tsih, s->c[0].isid, (uint16_t)i, s->cmdsn))
+			die("login of a second connection", c);
+		c->p = s->c[0].p;
+		c->p.target_mrdsl = UT_MIN(c->p.target_mrdsl, s->c[0].p.target_mrdsl);
+	}
+	s->n = nconns;
+}
+
+static void sess_close(struct sess *s)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		ir_close(&s->c[i]);
+}
+
+/* The connection takes the session's CmdSN (and gives it back). */
+static struct ir_conn *use(struct sess *s, unsigned i)
+{
+	struct ir_conn *c = &s->c[i];
+
+	c->cmdsn = s->cmdsn;
+	for (unsigned j = 0; j < s->n; j++)
+		if (ir_sn_lt(c->max_cmdsn, s->c[j].max_cmdsn))
+			c->max_cmdsn = s->c[j].max_cmdsn;
+	return c;
+}
+
+static void used(struct sess *s, unsigned i)
+{
+	s->cmdsn = s->c[i].cmdsn;
+}
+
+/* The next PDU on c that is not a NOP-In (answered when it asks), or
+ * -ETIMEDOUT. */
+static int recv_pdu(struct ir_conn *c, struct ir_pdu *p, int timeout_ms)
+{
+	for (;;) {
+		int rc = ir_recv_pdu(c, p, timeout_ms);
+
+		if (rc)
+			return rc;
+		if (ir_pdu_opcode(p) != IR_OP_NOP_IN)
+			return 0;
+		if (get_be32(p->bhs.rsp.ttt) != IR_RSVD_TAG) {
+			struct ir_pdu o = {0};
+
+			o.bhs.req.opcode = IR_OP_NOP_OUT | IR_OP_IMMEDIATE;
+			o.bhs.req.flags = IR_FLAG_FINAL;
+			memcpy(o.bhs.req.lun, p->bhs.rsp.lun, 8);
+			put_be32(o.bhs.req.itt, IR_RSVD_TAG);
+			memcpy(o.bhs.req.ttt, p->bhs.rsp.ttt, 4);
+			put_be32(o.bhs.req.cmdsn, c->cmdsn);
+			put_be32(o.bhs.req.exp_statsn, c->expstatsn);
+			ir_send_pdu(c, &o);
+		}
+		ir_pdu_free(p);
+	}
+}
+
+/* ---- commands ---- */
+
+struct wr {
+	uint32_t itt, ttt, off, len; /* the first R2T */
+	uint32_t sent;		     /* bytes of its burst sent */
+	uint32_t datasn;
+};
+
+/* WRITE(16) of WRITE_LEN bytes at lba on connection i; waits for its
+ * first R2T. */
+static void write_start(struct sess *s, unsigned i, uint64_t lba, struct wr *w)
+{
+	struct ir_conn *c = use(s, i);
+	struct ir_pdu p = {0}, r;
+	struct ir_bhs_scsi_cmd *h = &p.bhs.cmd;
+
+	memset(w, 0, sizeof(*w));
+	w->itt = ir_next_itt(c);
+	h->opcode = IR_OP_SCSI_CMD;
+	h->flags = IR_FLAG_FINAL | IR_CMD_WRITE | IR_CMD_ATTR_SIMPLE;
+	ir_lun_encode(0, h->lun);
+	put_be32(h->itt, w->itt);
+	put_be32(h->exp_xfer_len, WRITE_LEN);
+	put_be32(h->cmdsn, c->cmdsn++);
+	put_be32(h->exp_statsn, c->expstatsn);
+	h->cdb[0] = 0x8a;
+	put_be64(h->cdb + 2, lba);
+	put_be32(h->cdb + 10, WRITE_LEN / BS);
+	if (ir_send_pdu(c, &p))
+		die("WRITE", c);
+	used(s, i);
+	if (recv_pdu(c, &r, 5000))
+		die("R2T", c);
+	CHECK(ir_pdu_opcode(&r) == IR_OP_R2T && get_be32(r.bhs.r2t.itt) == w->itt,
+	      "WRITE ITT 0x%08x on cid %u: %s", w->itt, c->cid, ir_opcode_name(ir_pdu_opcode(&r)));
+	w->ttt = get_be32(r.bhs.r2t.ttt);
+	w->off = get_be32(r.bhs.r2t.buffer_offset);
+	w->len = get_be32(r.bhs.r2t.desired_len);
+	ir_pdu_free(&r);
+}
+
+/* Sends len bytes of the R2T's burst (the F bit on its last byte). */
+static void write_data(struct sess *s, unsigned i, struct wr *w, uint32_t len)
+{
+	static uint8_t buf[BURST];
+	struct ir_conn *c = &s->c[i];
+	struct ir_pdu d = {0};
+	struct ir_bhs_data *o = &d.bhs.data;
+
+	memset(buf, 0xa5, sizeof(buf));
+	o->opcode = IR_OP_DATA_OUT;
+	o->flags = w->sent + len == w->len ? IR_FLAG_FINAL : 0;
+	ir_lun_encode(0, o->lun);
+	put_be32(o->itt, w->itt);
+	put_be32(o->ttt, w->ttt);
+	put_be32(o->exp_statsn_or_cmdsn, c->expstatsn);
+	put_be32(o->datasn, w->datasn++);
+	put_be32(o->buffer_offset, w->off + w->sent);
+	d.data = buf;
+	d.data_len = len;
+	if (ir_send_pdu(c, &d))
+		die("Data-Out", c);
+	w->sent += len;
+}
+
+/* A TMF sent without waiting for its response (immediate). */
+static uint32_t tmf_send(struct sess *s, unsigned i, int func)
+{
+	struct ir_conn *c = use(s, i);
+	struct ir_pdu p = {0};
+	struct ir_bhs_tmf_req *t = &p.bhs.tmf_req;
+	uint32_t itt = ir_next_itt(c);
+
+	t->opcode = IR_OP_IMMEDIATE | IR_OP_TMF_REQ;
+	t->function = (uint8_t)(IR_FLAG_FINAL | func);
+	ir_lun_encode(0, t->lun);
+	put_be32(t->itt, itt);
+	put_be32(t->ref_task_tag, IR_RSVD_TAG);
+	put_be32(t->cmdsn, c->cmdsn);
+	put_be32(t->exp_statsn, c->expstatsn);
+	if (ir_send_pdu(c, &p))
+		die("TMF", c);
+	return itt;
+}
+
+/* TMF with its response (function number as given: any 0..127). */
+static uint8_t tmf(struct sess *s, unsigned i, int func)
+{
+	uint8_t rsp = 0xee;
+
+	if (ir_tmf(use(s, i), func, 0, IR_RSVD_TAG, 0, &rsp))
+		die("TMF", &s->c[i]);
+	return rsp;
+}
+
+/* Nothing but NOP-Ins for QUIET_MS on connection i: true. */
+static bool quiet(struct sess *s, unsigned i, char *what, size_t what_size)
+{
+	struct ir_pdu p;
+	int rc = recv_pdu(&s->c[i], &p, QUIET_MS);
+
+	if (rc == -ETIMEDOUT)
+		return true;
+	if (rc)
+		snprintf(what, what_size, "error %d", rc);
+	else
+		snprintf(what, what_size, "%s ITT 0x%08x", ir_opcode_name(ir_pdu_opcode(&p)),
+			 ir_pdu_itt(&p));
+	if (!rc)
+		ir_pdu_free(&p);
+	return false;
+}
+
+static void tur_sense(struct sess *s, unsigned i, uint8_t *key, uint8_t *asc, uint8_t *ascq)
+{
+	struct ir_scsi_result r;
+
+	if (ir_test_unit_ready(use(s, i), 0, &r))
+		die("TEST UNIT READY", &s->c[i]);
+	used(s, i);
+	*key = *asc = *ascq = 0;
+	if (r.status == 0x02)
+		ir_sense_parse(&r, key, asc, ascq);
+}
+
+/* TEST UNIT READY until GOOD: the unit attentions pending are taken. */
+static void clear_ua(struct sess *s)
+{
+	uint8_t key = 6, asc, ascq;
+
+	for (int i = 0; i < 4 && key; i++)
+		tur_sense(s, 0, &key, &asc, &ascq);
+	CHECK(key == 0, "TEST UNIT READY GOOD once the unit attentions are taken");
+}
+
+/* MODE SELECT(6) of the Control mode page with TAS set (SPC-4 7.5.8: the
+ * tasks of other I_T nexuses an abort ends get TASK ABORTED status); the
+ * other fields as the target's defaults (src/scsi/mode.c). */
+static void set_tas(struct sess *s)
+{
+	static const uint8_t page[16] = {0,    0,    0,	   0,	 0x0a, 0x0a, 0x02, 0x10,
+					 0x00, 0x40, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00};
+	uint8_t cdb[6] = {0x15, 0x10, 0, 0, sizeof(page), 0};
+	struct ir_scsi_result r;
+
+	if (ir_scsi_cmd(use(s, 0), 0, cdb, sizeof(cdb), IR_DIR_WRITE, page, sizeof(page), NULL, 0,
+			&r))
+		die("MODE SELECT", &s->c[0]);
+	used(s, 0);
+	CHECK(r.status == 0, "MODE SELECT: the Control mode page's TAS set (status 0x%02x)",
+	      r.status);
+}
+
+/* ---- negotiation ---- */
+
+static void negotiation(void)
+{
+	static const char all[] = "TaskReporting=FastAbort,ResponseFence,RFC3720";
+	static const char fence[] = "TaskReporting=ResponseFence";
+	char val[64] = "";
+	struct sess s;
+
+	sess_open(&s, "iqn.2026-12.org.utarget:tr-neg1", 1, all, sizeof(all));
+	CHECK(ir_login_answer(&s.c[0], "TaskReporting", val, sizeof(val)) > 0 &&
+		  !strcmp(val, "RFC3720"),
+	      "TaskReporting=FastAbort,ResponseFence,RFC3720 answered %s", val);
+	sess_close(&s);
+	sess_open(&s, "iqn.2026-12.org.utarget:tr-neg2", 1, fence, sizeof(fence));
+	CHECK(ir_login_answer(&s.c[0], "TaskReporting", val, sizeof(val)) > 0 &&
+		  !strcmp(val, "Reject"),
+	      "TaskReporting=ResponseFence answered %s", val);
+	sess_close(&s);
+}
+
+/* ---- REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS against the fabric ---- */
+
+/* One iSCSI function code (RFC 7143 11.5.1, RFC 7144 4.2): where RSTMF
+ * (SPC-4 6.36) reports it (byte, bit; byte < 0: it has no bit), and for a
+ * function without a bit the answer expected at each negotiated
+ * ErrorRecoveryLevel. TASK REASSIGN (8) is iSCSI's own (no SAM function,
+ * no bit): below ERL 2 it is "Task allegiance reassignment not supported"
+ * (4, 11.6.1); the target negotiates ERL 0 only today, so its ERL 2 entry
+ * is what the target answers until it supports reassignment. Functions
+ * that change state (resets) come after the others; TARGET COLD RESET,
+ * which closes the connection, last. */
+static const struct tmf_row {
+	uint8_t func;
+	const char *name;
+	int byte, bit;
+	uint8_t rsp_by_erl[3]; /* for byte < 0 */
+} tmf_table[] = {
+    {1, "ABORT TASK", 0, 7, {0}},
+    {2, "ABORT TASK SET", 0, 6, {0}},
+    {3, "CLEAR ACA", 0, 5, {0}},
+    {4, "CLEAR TASK SET", 0, 4, {0}},
+    {9, "QUERY TASK", 0, 2, {0}},
+    {10, "QUERY TASK SET", 1, 1, {0}},
+    {12, "QUERY ASYNCHRONOUS EVENT", 1, 2, {0}},
+    {8, "TASK REASSIGN", -1, 0, {4, 4, 4}},
+    {13, "function 13 (unassigned)", -1, 0, {TMF_NOT_SUP, TMF_NOT_SUP, TMF_NOT_SUP}},
+    {127, "function 127 (unassigned)", -1, 0, {TMF_NOT_SUP, TMF_NOT_SUP, TMF_NOT_SUP}},
+    {5, "LOGICAL UNIT RESET", 0, 3, {0}},
+    {11, "I_T NEXUS RESET", 1, 0, {0}},
+    {6, "TARGET WARM RESET", 0, 1, {0}},
+    {7, "TARGET COLD RESET", 0, 1, {0}},
+};
+
+static void rstmf(struct sess *s, uint8_t out[4])
+{
+	uint8_t cdb[12] = {0xa3, 0x0d};
+	struct ir_scsi_result r;
+
+	put_be32(cdb + 6, 4);
+	for (int i = 0; i < 4; i++) {
+		if (ir_scsi_cmd(use(s, 0), 0, cdb, sizeof(cdb), IR_DIR_READ, NULL, 0, out, 4, &r))
+			die("REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS", &s->c[0]);
+		used(s, 0);
+		if (r.status == 0)
+			return;
+	}
+	CHECK(false, "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS answered status 0x%02x", r.status);
+}
+
+/* One session at iSCSIProtocolLevel level offering ErrorRecoveryLevel
+ * erl (the target answers the lower of it and its own). */
+static void rstmf_vs_fabric(int level, int offered_erl)
+{
+	static const char l2[] = "iSCSIProtocolLevel=2";
+	char iname[64];
+	uint8_t sup[4];
+	struct sess s;
+	unsigned erl;
+
+	snprintf(iname, sizeof(iname), "iqn.2026-12.org.utarget:tr-level%d-erl%d", level,
+		 offered_erl);
+	erl_offer = offered_erl;
+	sess_open(&s, iname, 1, level == 2 ? l2 : NULL, level == 2 ? sizeof(l2) : 0);
+	erl_offer = 0;
+	erl = s.c[0].p.erl;
+	CHECK(erl <= (unsigned)offered_erl, "level %d: ErrorRecoveryLevel %d offered, %u answered",
+	      level, offered_erl, erl);
+	rstmf(&s, sup);
+	printf("level %d ERL %u: RSTMF %02x %02x\n", level, erl, sup[0], sup[1]);
+	for (size_t i = 0; i < ARRAY_SIZE(tmf_table); i++) {
+		const struct tmf_row *t = &tmf_table[i];
+		bool reported = t->byte >= 0 && (sup[t->byte] >> t->bit) & 1;
+		uint8_t rsp = tmf(&s, 0, t->func);
+
+		if (t->byte < 0)
+			CHECK(rsp == t->rsp_by_erl[erl],
+			      "level %d ERL %u: %s (no RSTMF bit) answered %u, want %u", level, erl,
+			      t->name, rsp, t->rsp_by_erl[erl]);
+		else if (reported)
+			CHECK(rsp != TMF_NOT_SUP,
+			      "level %d ERL %u: %s reported and executed (response %u)", level, erl,
+			      t->name, rsp);
+		else
+			CHECK(rsp == TMF_NOT_SUP,
+			      "level %d ERL %u: %s not reported and not supported (response %u)",
+			      level, erl, t->name, rsp);
+	}
+	sess_close(&s);
+}
+
+/* ---- RFC 7143 4.2.3.3 a): open bursts of the issuing session ---- */
+
+static void drain_lun_reset(void)
+{
+	struct sess s, third;
+	struct wr wa, wb, wt;
+	struct ir_pdu p;
+	char what[96] = "";
+	uint8_t key, asc, ascq;
+	uint32_t titt;
+
+	sess_open(&s, "iqn.2026-12.org.utarget:tr-mcs", 2, NULL, 0);
+	CHECK(s.c[1].full_feature, "MC/S: a second connection (cid 1) joined the session");
+	sess_open(&third, "iqn.2026-12.org.utarget:tr-third", 1, NULL, 0);
+	/* TAS, then the POWER ON / MODE PARAMETERS CHANGED unit attentions */
+	clear_ua(&third);
+	set_tas(&third);
+	clear_ua(&s);
+
+	write_start(&s, 0, 0, &wa);
+	write_start(&s, 1, 64, &wb);
+	write_start(&third, 0, 128, &wt);
+	CHECK(wa.len == BURST && wb.len == BURST && wt.len == BURST,
+	      "each WRITE of %u bytes got an R2T for its first burst of %u", WRITE_LEN, BURST);
+	write_data(&s, 0, &wa, 1024);
+	write_data(&s, 1, &wb, 1024);
+	write_data(&third, 0, &wt, 1024);
+
+	titt = tmf_send(&s, 0, IR_TMF_LUN_RESET);
+	/* the third party's task ends at once: TASK ABORTED (TAS=1) */
+	CHECK(recv_pdu(&third.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_SCSI_RSP &&
+		  ir_pdu_itt(&p) == wt.itt && p.bhs.scsi_rsp.status == 0x40,
+	      "the third party's WRITE ended with TASK ABORTED without waiting for its burst");
+	ir_pdu_free(&p);
+	CHECK(quiet(&s, 0, what, sizeof(what)),
+	      "LUN RESET: no response on cid 0 while both bursts are open %s", what);
+	write_data(&s, 1, &wb, wb.len - wb.sent); /* F on cid 1 */
+	CHECK(quiet(&s, 0, what, sizeof(what)),
+	      "no response on cid 0 while the burst of cid 0 is open %s", what);
+	CHECK(quiet(&s, 1, what, sizeof(what)),
+	      "nothing on cid 1 (no R2T for the second burst, no SCSI Response) %s", what);
+	write_data(&s, 0, &wa, wa.len - wa.sent); /* F on cid 0 */
+	CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
+		  ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
+	      "the TMF response (Function complete) follows the last F bit");
+	ir_pdu_free(&p);
+	CHECK(quiet(&s, 0, what, sizeof(what)) && quiet(&s, 1, what, sizeof(what)),
+	      "no R2T, no SCSI Response for the aborted WRITEs %s", what);
+	/* on cid 0: a status on cid 1 would stay unacknowledged (no PDU
+	 * follows there), and the ABORT TASK SET below would wait for it */
+	tur_sense(&s, 0, &key, &asc, &ascq);
+	CHECK(key == 6 && asc == 0x29 && ascq == 0x03,
+	      "the next command gets BUS DEVICE RESET FUNCTION OCCURRED (%x/%02x/%02x)", key, asc,
+	      ascq);
+
+	/* ABORT TASK SET: the issuing nexus' tasks only */
+	write_start(&s, 0, 0, &wa);
+	write_data(&s, 0, &wa, 512);
+	titt = tmf_send(&s, 0, IR_TMF_ABORT_TASK_SET);
+	CHECK(quiet(&s, 0, what, sizeof(what)),
+	      "ABORT TASK SET: no response while the burst is open %s", what);
+	write_data(&s, 0, &wa, wa.len - wa.sent);
+	CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
+		  ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
+	      "ABORT TASK SET: the TMF response (Function complete) follows the F bit");
+	ir_pdu_free(&p);
+	tur_sense(&s, 0, &key, &asc, &ascq);
+	CHECK(key == 0, "the session goes on (TEST UNIT READY GOOD)");
+	sess_close(&third);
+	sess_close(&s);
+}
+
+/* RFC 7143 4.2.3.3 d): a response on cid 1 the initiator has not
+ * acknowledged yet (no PDU on cid 1 since its TEST UNIT READY's status):
+ * the target solicits the acknowledgment with a NOP-In on cid 1 and sends
+ * the ABORT TASK SET response on cid 0 only once the NOP-Out answer (its
+ * ExpStatSN) came. */
+static void statsn_ack(void)
+{
+	struct ir_pdu p, o = {0};
+	char what[96] = "";
+	uint8_t key, asc, ascq;
+	uint32_t titt, ttt;
+	struct sess s;
+
+	sess_open(&s, "iqn.2026-12.org.utarget:tr-ack", 2, NULL, 0);
+	clear_ua(&s);
+	tur_sense(&s, 1, &key, &asc, &ascq); /* its StatSN stays unacknowledged */
+	titt = tmf_send(&s, 0, IR_TMF_ABORT_TASK_SET);
+	CHECK(ir_recv_pdu(&s.c[1], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_NOP_IN &&
+		  ir_pdu_itt(&p) == IR_RSVD_TAG && get_be32(p.bhs.rsp.ttt) != IR_RSVD_TAG,
+	      "ABORT TASK SET on cid 0: a NOP-In ping on cid 1, whose last StatSN is not "
+	      "acknowledged");
+	ttt = get_be32(p.bhs.rsp.ttt);
+	ir_pdu_free(&p);
+	CHECK(quiet(&s, 0, what, sizeof(what)),
+	      "no TMF response on cid 0 while it is not answered %s", what);
+	o.bhs.req.opcode = IR_OP_NOP_OUT | IR_OP_IMMEDIATE;
+	o.bhs.req.flags = IR_FLAG_FINAL;
+	put_be32(o.bhs.req.itt, IR_RSVD_TAG);
+	put_be32(o.bhs.req.ttt, ttt);
+	put_be32(o.bhs.req.cmdsn, s.cmdsn);
+	put_be32(o.bhs.req.exp_statsn, s.c[1].expstatsn);
+	if (ir_send_pdu(&s.c[1], &o))
+		die("NOP-Out", &s.c[1]);
+	CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
+		  ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
+	      "the TMF response (Function complete) once the NOP-Out acknowledged it");
+	ir_pdu_free(&p);
+	sess_close(&s);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3 || ir_parse_addr(argv[1], host, sizeof(host), port, sizeof(port))) {
+		fprintf(stderr, "usage: task_reporting HOST:PORT TARGET\n");
+		return 2;
+	}
+	target = argv[2];
+	negotiation();
+	drain_lun_reset();
+	statsn_ack();
+	for (int level = 1; level <= 2; level++) {
+		rstmf_vs_fabric(level, 0);
+		rstmf_vs_fabric(level, 2);
+	}
+	printf("PASS task_reporting\n");
+	return 0;
+}
