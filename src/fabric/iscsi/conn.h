@@ -375,6 +375,8 @@ void iscsi_r2t_recovery(struct iscsi_task *t, struct iscsi_r2t *r);
 /* erl.c: ERL 1 recovery of lost write data (RFC 7143 7.2.1): the burst of r
  * (NULL: the unsolicited one) asked again from where its data stopped */
 void iscsi_erl_burst_recover(struct iscsi_task *t, struct iscsi_r2t *r);
+/* An R2T sent again (R2T SNACK) or a recovery R2T: counted as retransmitted */
+void iscsi_erl_count_r2t(struct iscsi_task *t);
 /* snack.c */
 int iscsi_snack_rx(struct iscsi_conn *c, const union iscsi_hdr *h);
 /* tmf.c */

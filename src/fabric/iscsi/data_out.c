@@ -98,7 +98,7 @@ void iscsi_r2t_resend(struct iscsi_task *t, struct iscsi_r2t *r)
 	r->got = 0;
 	r->datasn = 0;
 	r->lost = false;
-	iscsi_session_count(&t->sess->stat_retx_pdus, 1);
+	iscsi_erl_count_r2t(t);
 	send_r2t(t, r, r->r2tsn);
 }
 
@@ -106,6 +106,7 @@ void iscsi_r2t_recovery(struct iscsi_task *t, struct iscsi_r2t *r)
 {
 	r->ttt = new_ttt(t->conn, t);
 	r->datasn = 0;
+	iscsi_erl_count_r2t(t);
 	send_r2t(t, r, r->r2tsn);
 }
 

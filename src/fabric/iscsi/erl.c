@@ -19,9 +19,16 @@
 #include "fabric/iscsi/conn.h"
 #include "fabric/iscsi/session.h"
 
+void iscsi_erl_count_r2t(struct iscsi_task *t)
+{
+	/* an R2T is a header alone: its wire bytes are the BHS and digest */
+	iscsi_session_count(&t->sess->stat_retx_pdus, 1);
+	iscsi_session_count(&t->sess->stat_retx_bytes,
+			    ISCSI_BHS_LEN + (t->conn->hdigest ? ISCSI_DIGEST_LEN : 0));
+}
+
 void iscsi_erl_burst_recover(struct iscsi_task *t, struct iscsi_r2t *r)
 {
-	iscsi_session_count(&t->sess->stat_retx_pdus, r ? 1 : 0);
 	if (!r) {
 		/* the rest of the unsolicited burst is solicited by R2Ts
 		 * (iscsi_task_data_progress: from uns_got on) */
