@@ -193,6 +193,11 @@ static void admin_fill(struct iscsi_session_info *si, const struct iscsi_session
 	si->digest_errors = atomic_load_explicit(&s->stat_digest_errors, memory_order_relaxed);
 	si->connection_timeouts = atomic_load_explicit(&s->stat_cxn_timeouts, memory_order_relaxed);
 	si->format_errors = atomic_load_explicit(&s->stat_format_errors, memory_order_relaxed);
+	si->snacks = atomic_load_explicit(&s->stat_snacks, memory_order_relaxed);
+	si->retransmitted_pdus = atomic_load_explicit(&s->stat_retx_pdus, memory_order_relaxed);
+	si->retransmitted_bytes = atomic_load_explicit(&s->stat_retx_bytes, memory_order_relaxed);
+	si->retried_commands = atomic_load_explicit(&s->stat_retried_cmds, memory_order_relaxed);
+	si->retain_evicted = atomic_load_explicit(&s->stat_retain_evicted, memory_order_relaxed);
 	list_for_each_entry(c, &s->conns, sess_node)
 	{
 		struct iscsi_conn_info *ci;

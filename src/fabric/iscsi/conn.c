@@ -14,6 +14,7 @@
 #include "fabric/iscsi/conn.h"
 #include "fabric/iscsi/counters.h"
 #include "fabric/iscsi/login.h"
+#include "fabric/iscsi/retain.h"
 #include "fabric/iscsi/session.h"
 #include "fabric/iscsi/target.h"
 #include "lib/compiler.h"
@@ -258,6 +259,7 @@ static struct iscsi_conn *conn_alloc(struct reactor *r, int fd, struct iscsi_por
 	c->state = ISCSI_CONN_S3_XPT_UP; /* T3: the transport connection is up */
 	iscsi_rx_init(&c->rx, &conn_rx_ops);
 	list_init(&c->txq);
+	list_init(&c->retained);
 	list_init(&c->tx_free);
 	list_init(&c->tasks);
 	list_init(&c->task_free);
@@ -491,6 +493,7 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 	reactor_timer_cancel(&c->aen_timer);
 	reactor_timer_cancel(&c->dataout_timer);
 	iscsi_mem_conn_close(c);
+	iscsi_retain_free(c);
 	reactor_defer_cancel(&c->flush);
 	reactor_defer_cancel(&c->cmdsn_defer);
 	list_del(&c->cmdsn_wait_node);
@@ -686,6 +689,13 @@ static int rx_pdu(struct iscsi_rx *rx, bool ddigest_ok)
 	if (iscsi_conn_dead(c))
 		return -ECONNRESET;
 	rx_count(c, rx, op);
+	c->hdig_skips = 0;
+	if (iscsi_erl1(c)) {
+		/* RFC 7143 7.1: every request's ExpStatSN (offset 28)
+		 * acknowledges the status before it, and the data of its task */
+		c->exp_stat_sn = get_be32(h->raw + 28);
+		iscsi_retain_ack(c, c->exp_stat_sn);
+	}
 	if (c->sess && !list_empty(&c->sess->ack_waits))
 		iscsi_ack_waits_rx(c, h);
 	if (c->rx_discard) {
@@ -720,10 +730,7 @@ static int rx_pdu(struct iscsi_rx *rx, bool ddigest_ok)
 		rc = iscsi_tmf_rx(c, h);
 		break;
 	case ISCSI_OP_SNACK_REQ:
-		/* RFC 7143 11.16: SNACK needs ErrorRecoveryLevel > 0 */
-		iscsi_conn_proto_err(c, "SNACK at ErrorRecoveryLevel 0");
-		iscsi_reject(c, ISCSI_REJECT_PROTOCOL_ERROR, h);
-		rc = 0;
+		rc = iscsi_snack_rx(c, h); /* ERL 0: rejected */
 		break;
 	default:
 		iscsi_conn_proto_err(c, "unsupported opcode 0x%02x", op);
@@ -745,7 +752,17 @@ static int rx_header_digest_error(struct iscsi_rx *rx)
 	struct iscsi_conn *c = container_of(rx, struct iscsi_conn, rx);
 
 	/* RFC 7143 7.8: the header cannot be trusted (not even its length);
-	 * at ERL 0 the connection is dropped. */
+	 * at ERL 0 the connection is dropped. At ERL >= 1 the PDU is
+	 * discarded when its length is plausible (within our
+	 * MaxRecvDataSegmentLength) and the initiator recovers it (7.2.1:
+	 * retry, SNACK, recovery R2T); a second error in a row means the
+	 * framing was lost: the connection goes then. */
+	if (iscsi_erl1(c) && c->hdig_skips == 0 && rx->dsl <= iscsi_conn_rx_limit(c) &&
+	    !c->rx_paused) {
+		c->hdig_skips++;
+		iscsi_conn_digest_err(c, "header digest error: PDU discarded (%u bytes)", rx->dsl);
+		return ISCSI_RX_SKIP;
+	}
 	iscsi_conn_digest_err(c, "header digest error");
 	iscsi_conn_drop(c, NULL);
 	return -EBADMSG;
@@ -1000,6 +1017,8 @@ void iscsi_tx_queue(struct iscsi_conn *c, struct iscsi_tx *tx)
 	if (c->ddigest)
 		tx->flags |= ISCSI_TX_F_DDIGEST;
 	iscsi_tx_seal(tx);
+	if (!(tx->flags & ISCSI_TX_F_RETX) && c->sess && iscsi_erl1(c))
+		iscsi_retain_tx(c, tx); /* a copy for SNACK (retain.h) */
 	list_add_tail(&c->txq, &tx->node);
 	c->txq_bytes += iscsi_tx_wire_len(tx);
 	if (c->sess) {

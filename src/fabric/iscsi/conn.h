@@ -78,7 +78,10 @@ struct iscsi_r2t {
 	uint32_t len;	 /* Desired Data Transfer Length */
 	uint32_t got;	 /* bytes received in order */
 	uint32_t datasn; /* next expected DataSN */
+	uint32_t r2tsn;	 /* R2TSN it went out with (R2T SNACK, snack.c) */
 	bool active;
+	bool lost; /* ERL 1: a PDU of the burst was lost; the rest is
+		    * discarded and asked again at its end (erl.c) */
 };
 
 enum iscsi_task_state {
@@ -104,6 +107,11 @@ struct iscsi_task {
 	bool exec_pending; /* data complete, waiting for CmdSN order */
 	bool aborted;	   /* cmd_abort_pending: drain, do not solicit */
 	bool setup;	   /* scsi_cmd_setup() called: release through the core */
+	/* ERL 1 (erl.c): the command's immediate data had a digest error: the
+	 * PDU was rejected and the task waits for the command again (same ITT
+	 * and CmdSN, RFC 7143 6.2.1) */
+	bool retry_wait;
+	bool uns_lost; /* ERL 1: unsolicited data lost; solicited again after F */
 	uint32_t itt;
 	uint32_t cmdsn;
 	uint32_t edtl;	/* Expected Data Transfer Length */
@@ -140,6 +148,8 @@ struct iscsi_conn {
 	bool close_after_flush; /* a unit with ISCSI_TX_F_CLOSE was sent */
 	uint8_t close_ev;	/* enum iscsi_conn_event raised then */
 	bool rx_discard;	/* swallow the PDU being received */
+	bool rx_drop_data;	/* ERL 1: this Data-Out's data is not counted (erl.c) */
+	uint8_t hdig_skips;	/* ERL 1: header digest errors in a row (conn.c) */
 	uint8_t fail_kind;	/* enum iscsi_fail_kind: what its end is blamed on */
 	char peer[80];		/* "addr:port", for logs */
 	char local[80];
@@ -205,6 +215,10 @@ struct iscsi_conn {
 	struct reactor_defer cmdsn_defer;
 	uint32_t logout_itt;
 	uint8_t logout_rsp;
+
+	/* ERL >= 1: copies for retransmission (retain.h), capped */
+	struct list_node retained;
+	uint64_t retained_bytes;
 
 	/* back-pressure on buffer memory (mempress.c) */
 	uint64_t data_bytes; /* buffer bytes its tasks pin */
@@ -354,6 +368,17 @@ int iscsi_data_out_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx);
 int iscsi_data_out_rx_end(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddigest_ok);
 /* data_out.c */
 void iscsi_r2t_stop(struct iscsi_task *t);
+/* R2T r of t again, same TTT and R2TSN; its burst starts over (snack.c) */
+void iscsi_r2t_resend(struct iscsi_task *t, struct iscsi_r2t *r);
+/* Send r again under a new TTT (a recovery R2T, erl.c; r2tsn set) */
+void iscsi_r2t_recovery(struct iscsi_task *t, struct iscsi_r2t *r);
+/* erl.c: ERL 1 recovery of lost write data (RFC 7143 7.2.1): the burst of r
+ * (NULL: the unsolicited one) asked again from where its data stopped */
+void iscsi_erl_burst_recover(struct iscsi_task *t, struct iscsi_r2t *r);
+/* An R2T sent again (R2T SNACK) or a recovery R2T: counted as retransmitted */
+void iscsi_erl_count_r2t(struct iscsi_task *t);
+/* snack.c */
+int iscsi_snack_rx(struct iscsi_conn *c, const union iscsi_hdr *h);
 /* tmf.c */
 void iscsi_tmf_done(struct scsi_tmf *tmf);
 /* task_reporting.c: does the abort of t (in cmd_abort_pending) keep its open

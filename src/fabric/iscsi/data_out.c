@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/retain.h"
 #include "fabric/iscsi/session.h"
 #include "fabric/iscsi/target.h"
 #include "lib/compiler.h"
@@ -80,12 +81,33 @@ static void r2t_send_more(struct iscsi_task *t)
 		r->len = UT_MIN(t->want - t->sol_next, p->max_burst_length);
 		r->got = 0;
 		r->datasn = 0;
+		r->lost = false;
 		t->sol_next += r->len;
 		t->r2t_open++;
 		/* ExpDataSN of the response counts R2Ts (11.4.8) */
 		t->datasn++;
-		send_r2t(t, r, t->r2tsn++);
+		r->r2tsn = t->r2tsn++;
+		send_r2t(t, r, r->r2tsn);
 	}
+}
+
+void iscsi_r2t_resend(struct iscsi_task *t, struct iscsi_r2t *r)
+{
+	/* 11.16 R2T SNACK: the same R2T; the initiator sends its burst from
+	 * the start again */
+	r->got = 0;
+	r->datasn = 0;
+	r->lost = false;
+	iscsi_erl_count_r2t(t);
+	send_r2t(t, r, r->r2tsn);
+}
+
+void iscsi_r2t_recovery(struct iscsi_task *t, struct iscsi_r2t *r)
+{
+	r->ttt = new_ttt(t->conn, t);
+	r->datasn = 0;
+	iscsi_erl_count_r2t(t);
+	send_r2t(t, r, r->r2tsn);
 }
 
 void iscsi_r2t_stop(struct iscsi_task *t)
@@ -105,7 +127,7 @@ void iscsi_r2t_stop(struct iscsi_task *t)
  * timer per connection, armed while any of its tasks waits. */
 static bool waits_for_data(const struct iscsi_task *t)
 {
-	return t->state == ISCSI_TASK_DATA_OUT && (t->uns_open || t->r2t_open) &&
+	return t->state == ISCSI_TASK_DATA_OUT && (t->uns_open || t->r2t_open || t->retry_wait) &&
 	       t != t->conn->rx_task;
 }
 
@@ -135,6 +157,7 @@ static void dataout_timer_cb(struct reactor_timer *tm)
 			if (!t->fabric_error)
 				t->fabric_error = SENSE_ABORTED_INITIATOR_RESPONSE_TIMEOUT;
 			t->uns_open = false;
+			t->retry_wait = false;
 			iscsi_r2t_stop(t);
 			iscsi_task_data_progress(t); /* may release t: rescan */
 			again = true;
@@ -173,8 +196,9 @@ void iscsi_task_data_progress(struct iscsi_task *t)
 		iscsi_task_exec(t);
 		return;
 	}
-	if (t->uns_open) {
-		/* the unsolicited burst goes on until its F bit */
+	if (t->uns_open || t->retry_wait) {
+		/* the unsolicited burst goes on until its F bit; a command
+		 * whose immediate data was lost waits for its retry (erl.c) */
 		iscsi_dataout_watch(t);
 		return;
 	}
@@ -228,6 +252,7 @@ int iscsi_data_out_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 
 	c->rx_task = NULL;
 	c->rx_r2t = -1;
+	c->rx_drop_data = false;
 	if (!c->sess || c->sess->type != ISCSI_SESSION_NORMAL) {
 		iscsi_reject(c, ISCSI_REJECT_PROTOCOL_ERROR, &rx->hdr);
 		c->rx_discard = true;
@@ -259,6 +284,15 @@ int iscsi_data_out_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 		c->rx_task = t;
 		if (t->fabric_error)
 			return 0; /* draining a failed task */
+		if (iscsi_erl1(c) &&
+		    (r->lost || datasn != r->datasn || off != r->offset + r->got)) {
+			/* ERL 1 (erl.c): a PDU before it was lost, or it
+			 * repeats placed bytes: not placed */
+			if ((uint64_t)off + len > r->offset + r->got)
+				r->lost = true;
+			c->rx_drop_data = true;
+			return 0;
+		}
 		if (datasn != r->datasn) {
 			iscsi_conn_proto_err(c, "DataSN %u, expected %u (ITT 0x%08x)", datasn,
 					     r->datasn, itt);
@@ -288,6 +322,12 @@ int iscsi_data_out_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 		c->rx_discard = true;
 		return 0;
 	}
+	if (t && t->state == ISCSI_TASK_DATA_OUT && t->retry_wait) {
+		/* ERL 1: its command was rejected (erl.c): so is its data */
+		c->rx_task = t;
+		c->rx_drop_data = true;
+		return 0;
+	}
 	if (!t || t->state != ISCSI_TASK_DATA_OUT || !t->uns_open) {
 		iscsi_conn_proto_err(c, "unsolicited Data-Out for ITT 0x%08x not expected", itt);
 		c->rx_discard = true;
@@ -296,6 +336,14 @@ int iscsi_data_out_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 	c->rx_task = t;
 	if (t->fabric_error)
 		return 0;
+	if (iscsi_erl1(c) &&
+	    (t->retry_wait || t->uns_lost || datasn != t->uns_datasn || off != t->uns_got)) {
+		/* ERL 1 (erl.c): lost before, or a repeat: not placed */
+		if (!t->retry_wait && (uint64_t)off + len > t->uns_got)
+			t->uns_lost = true;
+		c->rx_drop_data = true;
+		return 0;
+	}
 	if (datasn != t->uns_datasn || off != t->uns_got) {
 		iscsi_conn_proto_err(c, "unsolicited DataSN %u / offset %u, expected %u / %u",
 				     datasn, off, t->uns_datasn, t->uns_got);
@@ -325,6 +373,33 @@ int iscsi_data_out_rx_end(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddiges
 	c->rx_task = NULL;
 	if (!t)
 		return 0;
+	if (iscsi_erl1(c) && (!ddigest_ok || c->rx_drop_data) && !t->fabric_error) {
+		/* RFC 7143 7.8, 7.2.1: rejected and discarded; the rest of
+		 * its burst is asked again at its end (erl.c) */
+		if (!ddigest_ok) {
+			iscsi_conn_digest_err(c, "data digest error in Data-Out (ITT 0x%08x)",
+					      t->itt);
+			iscsi_reject(c, ISCSI_REJECT_DATA_DIGEST, &rx->hdr);
+		}
+		c->rx_drop_data = false;
+		if (c->rx_r2t >= 0) {
+			struct iscsi_r2t *r = &t->r2t[c->rx_r2t];
+
+			if (r->active && !ddigest_ok)
+				r->lost = true;
+			if (r->active && final && r->lost)
+				iscsi_erl_burst_recover(t, r);
+		} else if (t->retry_wait) {
+			if (final)
+				t->uns_open = false;
+		} else if (t->uns_open) {
+			if (!ddigest_ok)
+				t->uns_lost = true;
+			if (final)
+				iscsi_erl_burst_recover(t, NULL);
+		}
+		goto progress;
+	}
 	if (!ddigest_ok) {
 		/* RFC 7143 7.8 at ERL 0: reject, fail the task */
 		iscsi_conn_digest_err(c, "data digest error in Data-Out (ITT 0x%08x)", t->itt);

@@ -64,6 +64,9 @@ struct iscsi_settings {
 	 * unsolicited data) before it ends with INITIATOR RESPONSE TIMEOUT and
 	 * its buffer is freed; 0 = no limit. */
 	uint32_t data_out_timeout_s;
+	/* ErrorRecoveryLevel offered (13.20): 0, or 1 (digest recovery, SNACK:
+	 * erl.c, snack.c, retain.c); ERL 2 is not implemented */
+	uint32_t error_recovery_level;
 };
 void iscsi_settings_default(struct iscsi_settings *s);
 
@@ -185,6 +188,10 @@ struct iscsi_session_info {
 	uint64_t command_pdus, response_pdus;
 	uint64_t tx_data_bytes, rx_data_bytes;
 	uint64_t digest_errors, connection_timeouts, format_errors;
+	/* ErrorRecoveryLevel >= 1 (retain.h, snack.c): SNACKs received, PDUs
+	 * and wire bytes sent again, commands received again (retry),
+	 * retained copies evicted at the cap */
+	uint64_t snacks, retransmitted_pdus, retransmitted_bytes, retried_commands, retain_evicted;
 	struct iscsi_conn_info conns[ISCSI_INFO_CONNS_MAX];
 	size_t nconns;
 };

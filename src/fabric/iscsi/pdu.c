@@ -23,6 +23,7 @@ void iscsi_rx_reset(struct iscsi_rx *rx)
 	rx->dst = NULL;
 	rx->keep = 0;
 	rx->held = false;
+	rx->skip = false;
 }
 
 uint32_t iscsi_header_digest(const union iscsi_hdr *h, const uint8_t *ahs, uint32_t ahs_len)
@@ -97,6 +98,10 @@ static int rx_settle(struct iscsi_rx *rx, bool *completed)
 			rx->state = ISCSI_RX_BHS;
 			rx->got = 0;
 			*completed = true;
+			if (rx->skip) {
+				rx->skip = false;
+				return 0;
+			}
 			return rx->ops->pdu(rx, ok);
 		}
 		default:
@@ -171,7 +176,20 @@ ssize_t iscsi_rx_feed(struct iscsi_rx *rx, const uint8_t *buf, size_t len)
 				if (get_le32(rx->dig) !=
 				    iscsi_header_digest(&rx->hdr, rx->ahs, rx->ahs_len)) {
 					rc = rx->ops->header_digest_error(rx);
-					return rc < 0 ? rc : -EPROTO;
+					if (rc != ISCSI_RX_SKIP)
+						return rc < 0 ? rc : -EPROTO;
+					/* skipped whole by its (trusted) length */
+					rx->dst = NULL;
+					rx->keep = 0;
+					rx->pad = ISCSI_PAD(rx->dsl);
+					rx->crc = CRC32C_INIT;
+					rx->got = 0;
+					rx->state = ISCSI_RX_DATA;
+					rx->skip = true;
+					rc = rx_settle(rx, &completed);
+					if (rc)
+						return rc < 0 ? rc : (ssize_t)off;
+					break;
 				}
 			}
 			rc = rx_header_done(rx);

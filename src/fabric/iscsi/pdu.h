@@ -52,8 +52,12 @@ struct iscsi_rx;
 struct iscsi_rx_ops {
 	int (*header)(struct iscsi_rx *rx);
 	int (*pdu)(struct iscsi_rx *rx, bool ddigest_ok);
+	/* < 0: the stream is lost (the connection goes); ISCSI_RX_SKIP: the
+	 * length is trusted, the PDU is skipped whole (ERL >= 1, RFC 7143
+	 * 7.8) and the machine goes on with the next one */
 	int (*header_digest_error)(struct iscsi_rx *rx);
 };
+#define ISCSI_RX_SKIP 1
 
 struct iscsi_rx {
 	const struct iscsi_rx_ops *ops;
@@ -61,6 +65,7 @@ struct iscsi_rx {
 	bool ddigest;  /* CRC32C data digest expected on non-empty segments */
 	uint8_t state; /* enum iscsi_rx_state */
 	bool held;     /* ops->header paused before the data segment */
+	bool skip;     /* the PDU is being skipped: no callback at its end */
 	uint32_t got;  /* bytes of the current part received */
 	union iscsi_hdr hdr;
 	uint8_t ahs[ISCSI_AHS_MAX];
@@ -101,6 +106,7 @@ enum {
 	ISCSI_TX_F_TASK_DONE = 1u << 3, /* last PDU of task: release it once sent */
 	ISCSI_TX_F_FFP = 1u << 4,	/* final login response: enter full feature phase */
 	ISCSI_TX_F_SESSQ = 1u << 5,	/* counted in the session's txq_bytes (conn.c) */
+	ISCSI_TX_F_RETX = 1u << 6,	/* a retransmission (retain.c): not kept again */
 };
 
 #define ISCSI_TX_SMALL 112u /* inline data: sense (2 + 96), a rejected header (48) */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/retain.h"
 #include "fabric/iscsi/session.h"
 #include "fabric/iscsi/target.h"
 #include "lib/compiler.h"
@@ -356,6 +357,46 @@ void iscsi_scsi_cmd_place(struct iscsi_conn *c, struct iscsi_task *t, struct isc
 	t->uns_open = (h->flags & ISCSI_CMD_F_WRITE) && !(h->flags & ISCSI_FLAG_FINAL);
 }
 
+/* ERL >= 1: a command that arrives again with the ITT and CmdSN of one the
+ * target has (RFC 7143 6.2.1 retry; 7.2.1): it is not executed twice.
+ * Its task waits for it (its immediate data was lost, erl.c): the data is
+ * placed again; its task is still running: the PDU is discarded, the
+ * status comes when it is done; it is done and its status not yet
+ * acknowledged: the retained Data-In and status are sent again. True when
+ * the PDU was one of those (answered). */
+static bool cmd_retry(struct iscsi_conn *c, struct iscsi_rx *rx, uint32_t itt, uint32_t cmdsn)
+{
+	const struct iscsi_bhs_scsi_cmd *h = &rx->hdr.cmd;
+	struct iscsi_task *t = iscsi_task_by_itt(c, itt);
+
+	if (t && t->cmdsn == cmdsn) {
+		if (!t->retry_wait || t->state != ISCSI_TASK_DATA_OUT) {
+			c->rx_discard = true;
+			return true;
+		}
+		t->retry_wait = false;
+		iscsi_session_count(&c->sess->stat_retried_cmds, 1);
+		c->rx_task = t;
+		c->rx_advanced = false;
+		if (rx->dsl) {
+			rx->dst = t->cmd.buf;
+			rx->keep = UT_MIN(rx->dsl, t->want);
+		}
+		t->uns_got = rx->dsl;
+		t->uns_datasn = 0;
+		t->uns_lost = false;
+		t->uns_open = (h->flags & ISCSI_CMD_F_WRITE) && !(h->flags & ISCSI_FLAG_FINAL);
+		return true;
+	}
+	if (!t && iscsi_retain_has_status(c, itt)) {
+		iscsi_session_count(&c->sess->stat_retried_cmds, 1);
+		iscsi_retain_resend_task(c, itt, 0);
+		c->rx_discard = true;
+		return true;
+	}
+	return false;
+}
+
 /* The header of a SCSI Command PDU is in (its immediate data is not yet):
  * the CmdSN window (RFC 7143 3.2.2.1), a task for the ITT, the CDB, the
  * core's set-up (scsi_cmd_setup(): LUN, CDB table, checks, the handler's
@@ -387,6 +428,8 @@ int iscsi_scsi_cmd_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 		return 0;
 	}
 	c->exp_stat_sn = get_be32(h->exp_statsn);
+	if (iscsi_erl1(c) && cmd_retry(c, rx, itt, cmdsn))
+		return 0;
 	if (!immediate && s->nconns > 1 &&
 	    iscsi_cmdsn_check(&s->cmdsn, cmdsn) == ISCSI_CMDSN_AHEAD) {
 		/* MC/S: commands reach the core in CmdSN order (RFC 7143
@@ -498,7 +541,16 @@ int iscsi_scsi_cmd_rx_end(struct iscsi_conn *c, struct iscsi_rx *rx, bool ddiges
 	c->rx_advanced = false;
 	if (!t)
 		return 0;
-	if (!ddigest_ok) {
+	if (!ddigest_ok && iscsi_erl1(c) && !t->fabric_error && !t->aborted) {
+		/* RFC 7143 7.8 at ERL >= 1: the command PDU is rejected and
+		 * discarded; its task waits for the retry (cmd_retry) */
+		iscsi_conn_digest_err(c, "data digest error in immediate data (ITT 0x%08x)",
+				      t->itt);
+		iscsi_reject(c, ISCSI_REJECT_DATA_DIGEST, &rx->hdr);
+		t->retry_wait = true;
+		t->uns_got = 0;
+		t->uns_open = false;
+	} else if (!ddigest_ok) {
 		/* RFC 7143 7.8 at ERL 0: reject the PDU, end the task with
 		 * PROTOCOL SERVICE CRC ERROR */
 		iscsi_conn_digest_err(c, "data digest error in immediate data (ITT 0x%08x)",

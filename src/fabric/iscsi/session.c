@@ -242,8 +242,8 @@ static void session_maybe_free(struct iscsi_session *s)
 /* A connection of a session that keeps others fails (MC/S). RFC 7143
  * 7.1.5 (error recovery hierarchy): at ErrorRecoveryLevel 0 the only
  * recovery class is session recovery (7.1.4.4); within-connection recovery
- * needs ERL 1, connection recovery (7.1.4.3: task reassignment to another
- * connection, 7.2.2, Logout reason 2) ERL 2. A failed connection's tasks
+ * needs ERL 1 (erl.c, snack.c: it does not help here), connection recovery (7.1.4.3: task
+ * reassignment to another connection, 7.2.2, Logout reason 2) ERL 2. A failed connection's tasks
  * are terminated (7.14), and with them the CmdSNs it carried that never
  * arrived: the session's ExpCmdSN would stop
  * at the first of them for good, and every command of the other
@@ -264,9 +264,9 @@ static void session_conn_failed_locked(struct iscsi_session *s, struct iscsi_con
 	s->ending = true;
 	list_for_each_entry(oc, &s->conns, sess_node) iscsi_conn_drop_async(oc);
 	log_notice("iscsi: session %s tsih %u: connection cid %u from %s failed: the session "
-		   "fails with it (ErrorRecoveryLevel 0), %u connection%s closed",
-		   s->initiator_port, s->tsih, c->cid, c->peer, s->nconns,
-		   s->nconns == 1 ? "" : "s");
+		   "fails with it (ErrorRecoveryLevel %u, below 2), %u connection%s closed",
+		   s->initiator_port, s->tsih, c->cid, c->peer,
+		   (unsigned)s->params.error_recovery_level, s->nconns, s->nconns == 1 ? "" : "s");
 }
 
 void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bool clean)

@@ -110,6 +110,11 @@ struct iscsi_session {
 	_Atomic uint64_t stat_cmd_pdus, stat_rsp_pdus;
 	_Atomic uint64_t stat_tx_data, stat_rx_data;
 	_Atomic uint64_t stat_digest_errors, stat_cxn_timeouts, stat_format_errors;
+	/* ERL 1 (retain.h, snack.c): SNACKs received, PDUs and wire bytes sent
+	 * again (SNACK, retried command, recovery R2T), copies evicted at the
+	 * cap */
+	_Atomic uint64_t stat_snacks, stat_retx_pdus, stat_retx_bytes, stat_retain_evicted;
+	_Atomic uint64_t stat_retried_cmds; /* commands received again (6.2.1) */
 };
 
 /* Add v to a counter of the session. Only the session's reactor writes

@@ -60,6 +60,7 @@ void iscsi_settings_default(struct iscsi_settings *s)
 	    .max_session_send_queue_mib = 8,
 	    .max_connection_send_queue_mib = 8,
 	    .data_out_timeout_s = 15,
+	    .error_recovery_level = 0,
 	};
 }
 
@@ -73,6 +74,8 @@ int iscsi_init(const struct iscsi_settings *s)
 		v.max_outstanding_r2t = ISCSI_R2T_MAX; /* what a task can track */
 	if (v.max_connections == 0 || v.max_connections > ISCSI_MAX_CONNECTIONS)
 		v.max_connections = v.max_connections ? ISCSI_MAX_CONNECTIONS : 1;
+	if (v.error_recovery_level > 1)
+		v.error_recovery_level = 1; /* ERL 2 is not implemented */
 	if (v.nop_in_interval_s && !v.nop_in_timeout_s)
 		v.nop_in_timeout_s = v.nop_in_interval_s;
 	buf_set_cap((uint64_t)v.max_buffer_memory_mib << 20);

@@ -473,6 +473,9 @@ static void test_iscsi_errors(void **state)
 		  "iscsi.max_outstanding_r2t", "out of range 1..16");
 	parse_err("{\"version\": 1, \"iscsi\": {\n\"max_outstanding_r2t\": 17}}", 2,
 		  "iscsi.max_outstanding_r2t", "17 out of range 1..16");
+	/* ERL 2 (connection recovery) is not implemented: refused */
+	parse_err("{\"version\": 1, \"iscsi\": {\n\"error_recovery_level\": 2}}", 2,
+		  "iscsi.error_recovery_level", "out of range 0..1");
 	parse_err("{\"version\": 1, \"iscsi\": {\n\"max_connections\": 17}}", 2,
 		  "iscsi.max_connections", "17 out of range 1..16");
 	parse_err("{\"version\": 1, \"iscsi\": {\n\"header_digest\": 1}}", 2, "iscsi.header_digest",
@@ -501,9 +504,11 @@ static void test_iscsi_errors(void **state)
 	    "\"queue_depth\": 1, \"max_buffer_memory_mib\": 64, \"max_session_data_mib\": 16,"
 	    "\"max_connection_data_mib\": 8, \"session_reserve_kib\": 128, "
 	    "\"max_session_send_queue_mib\": 4,"
-	    "\"max_connection_send_queue_mib\": 2, \"data_out_timeout\": 0}}");
+	    "\"max_connection_send_queue_mib\": 2, \"data_out_timeout\": 0,"
+	    "\"error_recovery_level\": 1}}");
 	assert_int_equal(c->iscsi_set, (1u << ARRAY_SIZE(cfg_iscsi_fields)) - 1);
 	assert_int_equal(c->iscsi.max_buffer_memory_mib, 64);
+	assert_int_equal(c->iscsi.error_recovery_level, 1);
 	assert_int_equal(c->iscsi.max_session_data_mib, 16);
 	assert_int_equal(c->iscsi.max_connection_data_mib, 8);
 	assert_int_equal(c->iscsi.session_reserve_kib, 128);

@@ -1,0 +1,133 @@
+#!/bin/bash
+# erl.sh UTARGETD UTARGET ERL: ErrorRecoveryLevel 1 (RFC 7143 7.1-7.2,
+# 11.16) driven with the project's raw initiator (tests/tools/erl.c), which
+# damages and loses PDUs on purpose and checks every byte it reads back.
+#
+#   erl (4 connections, one session, ERL 1, CRC32C digests)
+#     |  sends: 1 % bad header digests (discarded, sent again), bad data
+#     |         digests on commands (Reject 02h, retried: same ITT/CmdSN)
+#     |         and Data-Out (Reject 02h, recovery R2T)
+#     |  receives: 1 % of Data-In / R2T / SCSI Response dropped, SNACKed
+#     v
+#   target E (error_recovery_level 1, max_connections 4) --> LUN 0 d (ram 64M)
+#   erl (1 connection) --> target Z (ERL 0, the default) --> LUN 0 d
+#   utarget session list --json: the session's recovery counters
+#
+# Checked:
+#   - every command of a mixed WRITE/READ workload completes GOOD with the
+#     right bytes (0 mismatches) while faults are injected, and faults of
+#     every kind were injected and recovered;
+#   - invalid SNACKs get the RFC's Rejects: a Status SNACK for a StatSN not
+#     sent 04h, an R-Data SNACK 03h (not implemented), a DataACK 08h (no A
+#     bit sent);
+#   - the target's counters moved: digest_errors, snacks, retransmitted
+#     PDUs and bytes, retried commands;
+#   - at ERL 0 (the default offer) a SNACK is a protocol error (Reject 04h)
+#     and the session negotiates ERL 0 although the initiator asks for 1.
+. "$(dirname "$0")/lib.sh"
+ut_init "$1"
+USAGE="usage: erl.sh UTARGETD UTARGET ERL"
+UTARGET=${2:?$USAGE}
+ERL=${3:?$USAGE}
+E=iqn.2026-12.org.utarget.erl:e
+Z=iqn.2026-12.org.utarget.erl:z
+I=iqn.2026-12.org.utarget.erl:init
+SOCK=$UT_TMP/utargetd.sock
+u() { "$UTARGET" -s "$SOCK" "$@"; }
+
+ut_write_config erl.json <<JSON
+{
+  "version": 1,
+  "state_dir": "@TMP@",
+  "rpc_socket": "$SOCK",
+  "iscsi": { "nop_in_interval": 0, "error_recovery_level": 1, "max_connections": 4 },
+  "backstores": [ { "name": "d", "type": "ram", "size": "64M" } ],
+  "targets": [
+    { "name": "$E",
+      "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
+      "luns": [ { "lun": 0, "backstore": "d" } ],
+      "demo_mode": { "enabled": true, "read_only": false } }
+  ]
+}
+JSON
+ut_start "$UT_TMP/erl.json" --threads 2
+P=127.0.0.1:$UT_PORT
+
+# has NAME RE: a line of NAME.out matches RE
+has() {
+	grep -qE -- "$2" "$UT_TMP/$1.out" || ut_fail "$1: no line /$2/: $(cat "$UT_TMP/$1.out")"
+}
+# num NAME KEY: the number after KEY in NAME.out
+num() {
+	grep -oE -- "$2 [0-9]+" "$UT_TMP/$1.out" | head -n 1 | awk '{print $NF}'
+}
+
+rm -f "$UT_TMP/stop"
+"$ERL" "$P" "$E" "$I" -n 4 -i 400 -r 20 -S -H "$UT_TMP/stop" >"$UT_TMP/w.out" 2>&1 &
+RUN=$!
+for ((k = 0; k < 400; k++)); do
+	grep -qE "^(ready|FAIL)" "$UT_TMP/w.out" && break
+	sleep 0.1
+done
+grep -q "^ready$" "$UT_TMP/w.out" || { touch "$UT_TMP/stop"; ut_fail "erl: $(cat "$UT_TMP/w.out")"; }
+u --json session list >"$UT_TMP/sl.json" || ut_fail "session list: $(cat "$UT_TMP/sl.json")"
+touch "$UT_TMP/stop"
+wait $RUN || ut_fail "erl: $(cat "$UT_TMP/w.out")"
+has w "^session tsih [0-9]+ erl 1 conns 4 hdigest 1 ddigest 1$"
+has w "^io commands 1600 reads [0-9]+ writes [0-9]+ bytes [0-9]+ mismatches 0 failed 0$"
+has w "^snack_invalid status 0x04 rdata 0x03 dataack 0x08$"
+for k in hdigest ddigest_cmd ddigest_data lost_datain lost_r2t lost_status; do
+	[ "$(num w "$k")" -gt 0 ] || ut_fail "no $k fault injected: $(cat "$UT_TMP/w.out")"
+done
+has w "^OK$"
+echo "ok: 1600 commands over 4 connections at ERL 1 with 2 % of PDUs damaged or lost each way: all GOOD, 0 wrong bytes"
+echo "ok: invalid SNACKs: Status beyond StatSN 04h, R-Data 03h, DataACK 08h"
+SN=$(num w "recovery snacks")
+RT=$(num w "retried_cmds")
+(
+	cd "$UT_TMP" &&
+		SN=$SN RT=$RT python3 - <<'PY'
+import json, os
+s = [x for x in json.load(open("sl.json")) if x["type"] == "normal"]
+assert len(s) == 1, s
+st = s[0]["stats"]
+assert s[0]["negotiated"]["error_recovery_level"] == 1, s[0]["negotiated"]
+# the tool's SNACKs plus the 3 invalid ones
+assert st["snacks"] == int(os.environ["SN"]) + 3, (st, os.environ["SN"])
+assert st["retried_commands"] >= int(os.environ["RT"]) > 0, st
+assert st["retransmitted_pdus"] >= int(os.environ["SN"]) and st["retransmitted_bytes"] > 0, st
+assert st["digest_errors"] > 0, st
+print("counters", st["digest_errors"], st["snacks"], st["retransmitted_pdus"],
+      st["retransmitted_bytes"], st["retried_commands"])
+PY
+) >"$UT_TMP/ctr.out" 2>&1 || ut_fail "session counters: $(cat "$UT_TMP/ctr.out") $(cat "$UT_TMP/sl.json")"
+echo "ok: target counters (digest_errors snacks retransmitted_pdus retransmitted_bytes retried): $(cat "$UT_TMP/ctr.out")"
+grep -q "header digest error: PDU discarded" "$UT_LOG" || ut_fail "no log line for a discarded PDU"
+ut_stop
+
+# ERL 0, the default offer: no SNACK
+ut_write_config erl0.json <<JSON
+{
+  "version": 1,
+  "state_dir": "@TMP@",
+  "rpc_socket": "$SOCK",
+  "iscsi": { "nop_in_interval": 0 },
+  "backstores": [ { "name": "d", "type": "ram", "size": "64M" } ],
+  "targets": [
+    { "name": "$Z",
+      "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
+      "luns": [ { "lun": 0, "backstore": "d" } ],
+      "demo_mode": { "enabled": true, "read_only": false } }
+  ]
+}
+JSON
+ut_start "$UT_TMP/erl0.json"
+P=127.0.0.1:$UT_PORT
+ut_run_client "$UT_TMP/z.out" "$ERL" "$P" "$Z" "$I" -n 1 -i 50 -r 0 -S
+has z "^session tsih [0-9]+ erl 0 conns 1 "
+has z "^snack_invalid status 0x04 rdata 0x04 dataack 0x04$"
+has z "^io commands 50 reads [0-9]+ writes [0-9]+ bytes [0-9]+ mismatches 0 failed 0$"
+has z "^OK$"
+grep -q "SNACK at ErrorRecoveryLevel 0" "$UT_LOG" || ut_fail "no log line for a SNACK at ERL 0"
+echo "ok: ERL 0 by default: ERL 1 asked, 0 negotiated; every SNACK rejected 04h"
+ut_stop

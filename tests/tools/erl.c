@@ -1,0 +1,711 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* erl: ErrorRecoveryLevel 1 (RFC 7143 7.1-7.2, 11.16) driven with the
+ * project's raw initiator: a mixed WRITE/READ workload, every byte read
+ * back checked, while PDUs are damaged on the way out and lost on the way
+ * in, and recovered the way ERL 1 does.
+ *
+ *   erl HOST:PORT TARGET INITIATOR [options]
+ *
+ *   -n N        connections of the session (MC/S: a leading login, N-1
+ *               with its TSIH; MaxConnections 4 offered; default 1), one
+ *               thread each, one command outstanding per connection, each
+ *               on its own LBA region
+ *   -E L        ErrorRecoveryLevel offered (default 1)
+ *   -t SECONDS  run for SECONDS (default: -i)
+ *   -i IOS      commands per connection (default 200)
+ *   -r PERMILLE faults per 1000 PDUs, each way (default 10 = 1 %):
+ *               sent: a SCSI Command with immediate data gets a bad data
+ *               digest (the target rejects it, 02h; the command is sent
+ *               again, same ITT and CmdSN), another PDU a bad header digest
+ *               (the target discards it; it is sent again at once, as the
+ *               initiator's retransmission), a Data-Out a bad data digest
+ *               (rejected, 02h; the target asks for the data again with a
+ *               recovery R2T); received: a Data-In, R2T or SCSI Response is
+ *               dropped as if lost, and a SNACK asks for it again (Data/R2T
+ *               SNACK by DataSN/R2TSN, Status SNACK by StatSN)
+ *   -b BLOCKS   largest I/O in blocks (default 128); sizes vary 1..BLOCKS
+ *   -L LBA      first LBA (default 0)
+ *   -H FILE     after the workload print "ready" and wait for FILE (60 s at
+ *               most) before the Logout: the session's counters can be read
+ *   -S          invalid SNACKs first: a Status SNACK for a StatSN not sent
+ *               yet, an R-Data SNACK, a DataACK: "snack_invalid status R
+ *               rdata R dataack R" (Reject reasons)
+ *
+ * Lines: "session ... erl L conns N", "io commands C reads R writes W
+ * bytes B mismatches M failed F", "faults hdigest .. ddigest_cmd ..
+ * ddigest_data .. lost_datain .. lost_r2t .. lost_status ..", "recovery
+ * snacks S retried_cmds R resent_pdus P resent_bytes B retx_received_pdus
+ * Q retx_received_bytes Y rejects_digest D", "latency
+ * p50_us .. p99_us .. max_us ..", then "OK" when every command completed
+ * GOOD with the right data, else "FAIL ...". Exit 0 / 1 / 2 (usage,
+ * login). */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "iscsi_raw.h"
+#include "lib/compiler.h"
+#include "lib/endian.h"
+
+#define MAX_CONNS 4
+#define SEG	  8192u /* our MaxRecvDataSegmentLength and Data-Out size */
+#define LAT_MAX	  (1u << 20)
+
+enum { SNACK_DATA = 0, SNACK_STATUS = 1, SNACK_DATAACK = 2, SNACK_RDATA = 3 };
+
+struct econn {
+	struct ir_conn c;
+	uint16_t cid;
+	pthread_t th;
+	uint64_t lba0; /* its region */
+	uint8_t *shadow;
+	uint8_t *wbuf, *rbuf;
+	uint64_t seed;
+	bool *written; /* per block: the shadow holds data */
+	/* results */
+	uint64_t cmds, reads, writes, bytes, mismatches, failed;
+	char why[256];
+};
+
+static struct {
+	const char *host, *port, *target, *iname;
+	unsigned nconns, erl, ios, rate, maxblk, secs;
+	uint64_t lba;
+	bool snack_invalid;
+	const char *hold;
+	uint32_t bs;
+	uint8_t isid[6];
+	uint16_t tsih;
+	struct ir_params p;
+	pthread_mutex_t mu;
+	uint32_t cmdsn;
+	int64_t end_ms;
+	struct econn conns[MAX_CONNS];
+	/* counters, all threads */
+	atomic_ullong f_hdig, f_ddig_cmd, f_ddig_data, f_lost_din, f_lost_r2t, f_lost_st;
+	atomic_ullong snacks, retried, resent_pdus, resent_bytes, retx_pdus, retx_bytes;
+	atomic_ullong rej_digest;
+	uint32_t *lat;
+	atomic_uint nlat;
+} S = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	uint64_t x = *s += 0x9e3779b97f4a7c15ull;
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static bool fault(struct econn *e)
+{
+	return S.rate && rnd(&e->seed) % 1000 < S.rate;
+}
+
+static int fail(struct econn *e, const char *fmt, ...) UT_PRINTF(2, 3);
+static int fail(struct econn *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e->why, sizeof(e->why), fmt, ap);
+	va_end(ap);
+	return -EPROTO;
+}
+
+/* Send p; with a fault, a damaged copy first (the target discards it or
+ * rejects it) then, for a header digest, the good one at once. *ddig_out:
+ * the data digest was damaged (the caller waits for the Reject). */
+static int send_maybe_bad(struct econn *e, struct ir_pdu *p, bool allow_ddigest, bool *ddig)
+{
+	int rc;
+
+	*ddig = false;
+	if (fault(e)) {
+		if (allow_ddigest && p->data_len && (rnd(&e->seed) & 1)) {
+			*ddig = true;
+			return ir_send_pdu_ex(&e->c, p, IR_ENC_BAD_DDIGEST);
+		}
+		atomic_fetch_add(&S.f_hdig, 1);
+		rc = ir_send_pdu_ex(&e->c, p, IR_ENC_BAD_HDIGEST);
+		if (rc)
+			return rc;
+		/* the target discarded it (7.8): the initiator sends it again */
+		atomic_fetch_add(&S.resent_pdus, 1);
+		atomic_fetch_add(&S.resent_bytes, ir_pdu_wire_len(p, true, true));
+	}
+	return ir_send_pdu(&e->c, p);
+}
+
+static int send_data_out(struct econn *e, const uint8_t *lun, uint32_t itt, uint32_t ttt,
+			 uint32_t off, uint32_t len)
+{
+	uint32_t datasn = 0, done = 0;
+	uint32_t max = UT_MIN(SEG, e->c.p.target_mrdsl ? e->c.p.target_mrdsl : SEG);
+
+	while (done < len) {
+		struct ir_pdu p = {0};
+		struct ir_bhs_data *d = &p.bhs.data;
+		uint32_t n = UT_MIN(len - done, max);
+		bool ddig;
+		int rc;
+
+		d->opcode = IR_OP_DATA_OUT;
+		d->flags = done + n == len ? IR_FLAG_FINAL : 0;
+		memcpy(d->lun, lun, 8);
+		put_be32(d->itt, itt);
+		put_be32(d->ttt, ttt);
+		put_be32(d->exp_statsn_or_cmdsn, e->c.expstatsn);
+		put_be32(d->datasn, datasn++);
+		put_be32(d->buffer_offset, off + done);
+		p.data = e->wbuf + off + done;
+		p.data_len = n;
+		rc = send_maybe_bad(e, &p, true, &ddig);
+		if (rc)
+			return rc;
+		if (ddig)
+			atomic_fetch_add(&S.f_ddig_data, 1);
+		done += n;
+	}
+	return 0;
+}
+
+static int send_snack(struct econn *e, unsigned type, uint32_t itt, uint32_t ttt, uint32_t beg,
+		      uint32_t run)
+{
+	struct ir_pdu p = {0};
+	struct ir_bhs_snack *s = &p.bhs.snack;
+
+	s->opcode = IR_OP_SNACK_REQ;
+	s->type = (uint8_t)(IR_FLAG_FINAL | type);
+	put_be32(s->itt, itt);
+	put_be32(s->ttt, ttt);
+	put_be32(s->exp_statsn, e->c.expstatsn);
+	put_be32(s->begrun, beg);
+	put_be32(s->run_length, run);
+	atomic_fetch_add(&S.snacks, 1);
+	return ir_send_pdu(&e->c, &p);
+}
+
+/* What identifies a Data-In, R2T or SCSI Response of a task when it comes
+ * again: its DataSN, R2TSN or StatSN, tagged by kind. */
+static uint32_t key_of(const struct ir_pdu *r)
+{
+	switch (ir_pdu_opcode(r)) {
+	case IR_OP_DATA_IN:
+		return get_be32(r->bhs.data.datasn);
+	case IR_OP_R2T:
+		return 0x40000000u | get_be32(r->bhs.r2t.r2tsn);
+	default:
+		return 0x80000000u | (get_be32(r->bhs.scsi_rsp.statsn) & 0x3fffffffu);
+	}
+}
+
+/* One command: WRITE or READ of blocks at lba through e->wbuf/e->rbuf. */
+static int one_cmd(struct econn *e, bool write, uint64_t lba, uint32_t blocks)
+{
+	struct ir_pdu cmdp = {0};
+	struct ir_bhs_scsi_cmd *h = &cmdp.bhs.cmd;
+	uint32_t len = blocks * S.bs;
+	uint32_t itt = ir_next_itt(&e->c);
+	uint32_t imm = 0, unsol = 0, got_bytes = 0;
+	bool ddig, done = false;
+	uint32_t lost[64], nlost = 0; /* DataSNs / R2TSNs / StatSNs asked again */
+	/* the status came before the PDUs asked again: not acknowledged
+	 * (ExpStatSN, 7.1) until they are in, or the target frees them */
+	bool holding = false;
+	uint32_t hold_exp = 0, held_exp = 0;
+	uint8_t status = 0xff;
+	int rc;
+
+	h->opcode = IR_OP_SCSI_CMD;
+	h->flags = IR_CMD_ATTR_SIMPLE | (write ? IR_CMD_WRITE : IR_CMD_READ);
+	ir_lun_encode(0, h->lun);
+	put_be32(h->itt, itt);
+	put_be32(h->exp_xfer_len, len);
+	pthread_mutex_lock(&S.mu);
+	put_be32(h->cmdsn, S.cmdsn++);
+	pthread_mutex_unlock(&S.mu);
+	h->cdb[0] = write ? 0x8a : 0x88;
+	put_be64(h->cdb + 2, lba);
+	put_be32(h->cdb + 10, blocks);
+	if (write) {
+		if (e->c.p.immediate_data)
+			imm = UT_MIN(UT_MIN(len, e->c.p.first_burst), SEG);
+		if (!e->c.p.initial_r2t)
+			unsol = UT_MIN(len, e->c.p.first_burst);
+		if (unsol < imm)
+			unsol = imm;
+	}
+	if (unsol <= imm)
+		h->flags |= IR_FLAG_FINAL;
+	cmdp.data = e->wbuf;
+	cmdp.data_len = imm;
+	put_be32(h->exp_statsn, e->c.expstatsn);
+	rc = send_maybe_bad(e, &cmdp, true, &ddig);
+	if (rc)
+		return fail(e, "send command: %d", rc);
+	if (ddig)
+		atomic_fetch_add(&S.f_ddig_cmd, 1);
+	if (unsol > imm && (rc = send_data_out(e, h->lun, itt, IR_RSVD_TAG, imm, unsol - imm)))
+		return fail(e, "send Data-Out: %d", rc);
+	while (!done || nlost) {
+		struct ir_pdu r;
+		uint32_t prev_exp = e->c.expstatsn;
+		uint8_t op;
+
+		rc = ir_recv_pdu(&e->c, &r, 10000);
+		if (rc)
+			return fail(e, "recv (ITT 0x%x): %d %s", itt, rc, e->c.err);
+		if (holding) {
+			if (ir_sn_lt(held_exp, e->c.expstatsn))
+				held_exp = e->c.expstatsn;
+			e->c.expstatsn = prev_exp = hold_exp;
+		}
+		op = ir_pdu_opcode(&r);
+		if (op == IR_OP_NOP_IN) {
+			ir_pdu_free(&r);
+			continue;
+		}
+		if (op == IR_OP_REJECT) {
+			const union ir_bhs *rh = (const union ir_bhs *)r.data;
+			uint8_t reason = r.bhs.reject.reason;
+
+			if (r.data_len < IR_BHS_LEN || reason != 0x02) {
+				ir_pdu_free(&r);
+				return fail(e, "Reject reason 0x%02x", reason);
+			}
+			atomic_fetch_add(&S.rej_digest, 1);
+			if ((rh->common.opcode & IR_OP_MASK) == IR_OP_SCSI_CMD &&
+			    get_be32(rh->cmd.itt) == itt) {
+				/* 7.8: the command was discarded: retried, same
+				 * ITT and CmdSN (6.2.1) */
+				atomic_fetch_add(&S.retried, 1);
+				atomic_fetch_add(&S.resent_pdus, 1);
+				atomic_fetch_add(&S.resent_bytes,
+						 ir_pdu_wire_len(&cmdp, true, true));
+				put_be32(h->exp_statsn, e->c.expstatsn);
+				rc = send_maybe_bad(e, &cmdp, true, &ddig);
+				if (!rc && ddig)
+					atomic_fetch_add(&S.f_ddig_cmd, 1);
+				if (!rc && unsol > imm)
+					rc = send_data_out(e, h->lun, itt, IR_RSVD_TAG, imm,
+							   unsol - imm);
+				if (rc) {
+					ir_pdu_free(&r);
+					return fail(e, "resend command: %d", rc);
+				}
+			}
+			/* a Data-Out's: the target asks again with an R2T */
+			ir_pdu_free(&r);
+			continue;
+		}
+		if (ir_pdu_itt(&r) != itt) {
+			ir_pdu_free(&r);
+			return fail(e, "%s for ITT 0x%x, want 0x%x", ir_opcode_name(op),
+				    ir_pdu_itt(&r), itt);
+		}
+		if (op == IR_OP_DATA_IN || op == IR_OP_R2T || op == IR_OP_SCSI_RSP) {
+			uint32_t k = key_of(&r);
+
+			for (uint32_t i = 0; i < nlost; i++) {
+				if (lost[i] != k)
+					continue;
+				/* the retransmission of a PDU dropped before */
+				lost[i] = lost[--nlost];
+				atomic_fetch_add(&S.retx_pdus, 1);
+				atomic_fetch_add(&S.retx_bytes, ir_pdu_wire_len(&r, true, true));
+				break;
+			}
+		}
+		if ((op == IR_OP_DATA_IN || op == IR_OP_R2T || op == IR_OP_SCSI_RSP) && fault(e) &&
+		    nlost < ARRAY_SIZE(lost)) {
+			/* lost on the way: not seen, not acknowledged; asked
+			 * again (11.16) */
+			e->c.expstatsn = prev_exp;
+			if (op == IR_OP_SCSI_RSP) {
+				atomic_fetch_add(&S.f_lost_st, 1);
+				rc = send_snack(e, SNACK_STATUS, IR_RSVD_TAG, IR_RSVD_TAG,
+						get_be32(r.bhs.scsi_rsp.statsn), 1);
+			} else if (op == IR_OP_R2T) {
+				atomic_fetch_add(&S.f_lost_r2t, 1);
+				rc = send_snack(e, SNACK_DATA, itt, IR_RSVD_TAG,
+						get_be32(r.bhs.r2t.r2tsn), 1);
+			} else {
+				atomic_fetch_add(&S.f_lost_din, 1);
+				rc = send_snack(e, SNACK_DATA, itt, IR_RSVD_TAG,
+						get_be32(r.bhs.data.datasn), 1);
+			}
+			if (nlost < ARRAY_SIZE(lost))
+				lost[nlost++] = key_of(&r);
+			ir_pdu_free(&r);
+			if (rc)
+				return fail(e, "send SNACK: %d", rc);
+			continue;
+		}
+		if (op == IR_OP_R2T) {
+			uint32_t off = get_be32(r.bhs.r2t.buffer_offset);
+			uint32_t dl = get_be32(r.bhs.r2t.desired_len);
+			uint32_t ttt = get_be32(r.bhs.r2t.ttt);
+
+			ir_pdu_free(&r);
+			if (!write || off > len || dl > len - off || !dl)
+				return fail(e, "R2T outside the buffer: %u+%u of %u", off, dl, len);
+			rc = send_data_out(e, h->lun, itt, ttt, off, dl);
+			if (rc)
+				return fail(e, "send Data-Out: %d", rc);
+			continue;
+		}
+		if (op == IR_OP_DATA_IN) {
+			uint32_t off = get_be32(r.bhs.data.buffer_offset);
+
+			if (write || off > len || r.data_len > len - off) {
+				ir_pdu_free(&r);
+				return fail(e, "bad Data-In %u+%u of %u", off, r.data_len, len);
+			}
+			memcpy(e->rbuf + off, r.data, r.data_len);
+			got_bytes += r.data_len;
+			if (r.bhs.data.flags & IR_DATAIN_STATUS) {
+				status = r.bhs.data.status;
+				done = true;
+			}
+		} else if (op == IR_OP_SCSI_RSP) {
+			status = r.bhs.scsi_rsp.response ? 0xfe : r.bhs.scsi_rsp.status;
+			done = true;
+		} else {
+			ir_pdu_free(&r);
+			return fail(e, "unexpected %s", ir_opcode_name(op));
+		}
+		ir_pdu_free(&r);
+		if (done && nlost && !holding) {
+			holding = true;
+			held_exp = e->c.expstatsn;
+			e->c.expstatsn = hold_exp = prev_exp;
+		}
+	}
+	if (holding)
+		e->c.expstatsn = held_exp;
+	if (status != 0)
+		return fail(e, "%s LBA %" PRIu64 " status 0x%02x", write ? "WRITE" : "READ", lba,
+			    status);
+	if (!write && got_bytes < len)
+		return fail(e, "READ LBA %" PRIu64 ": %u of %u bytes", lba, got_bytes, len);
+	return 0;
+}
+
+/* Region of a connection: 4096 blocks. */
+#define REGION_BLOCKS 4096u
+
+static void *conn_main(void *arg)
+{
+	struct econn *e = arg;
+	unsigned n = 0;
+
+	for (;;) {
+		uint32_t blocks = 1 + (uint32_t)(rnd(&e->seed) % S.maxblk);
+		uint64_t first = rnd(&e->seed) % (REGION_BLOCKS - blocks + 1);
+		bool write = (rnd(&e->seed) & 1) || !e->written[first];
+		int64_t t0;
+		int rc;
+
+		if (S.secs ? now_us() / 1000 >= S.end_ms : n >= S.ios)
+			break;
+		n++;
+		if (write)
+			for (uint32_t i = 0; i < blocks * S.bs; i++)
+				e->wbuf[i] = (uint8_t)rnd(&e->seed);
+		else
+			memset(e->rbuf, 0xa5, blocks * S.bs);
+		t0 = now_us();
+		rc = one_cmd(e, write, e->lba0 + first, blocks);
+		{
+			unsigned k = atomic_fetch_add(&S.nlat, 1);
+
+			if (k < LAT_MAX)
+				S.lat[k] = (uint32_t)UT_MIN(now_us() - t0, (int64_t)UINT32_MAX);
+		}
+		e->cmds++;
+		if (rc) {
+			e->failed++;
+			break; /* the connection's state is unknown now */
+		}
+		e->bytes += blocks * S.bs;
+		if (write) {
+			e->writes++;
+			memcpy(e->shadow + first * S.bs, e->wbuf, blocks * S.bs);
+			for (uint32_t i = 0; i < blocks; i++)
+				e->written[first + i] = true;
+		} else {
+			e->reads++;
+			for (uint32_t i = 0; i < blocks; i++) {
+				if (!e->written[first + i])
+					continue;
+				if (memcmp(e->shadow + (first + i) * S.bs, e->rbuf + i * S.bs,
+					   S.bs))
+					e->mismatches++;
+			}
+		}
+	}
+	return NULL;
+}
+
+static int login(struct econn *e, uint16_t cid)
+{
+	struct ir_login_opts o = {
+	    .initiator_name = S.iname,
+	    .target_name = S.target,
+	    .header_digest = true,
+	    .data_digest = true,
+	    .digest_only = true,
+	    .max_recv_dsl = SEG,
+	    .max_burst = 65536,
+	    .first_burst = 16384,
+	    .initial_r2t = 0,
+	    .immediate_data = 1,
+	    .max_outstanding_r2t = 4,
+	    .erl = (int)S.erl,
+	    .tsih = S.tsih,
+	    .cid = cid,
+	    .max_connections = 4,
+	    .non_leading = S.tsih != 0,
+	};
+	int rc;
+
+	if (S.tsih)
+		memcpy(o.isid, S.isid, 6);
+	ir_conn_init(&e->c);
+	e->cid = cid;
+	rc = ir_connect(&e->c, S.host, S.port, 5000);
+	if (rc)
+		return rc;
+	e->c.itt_next = ((uint32_t)cid << 20) | 1u;
+	e->c.cmdsn = S.cmdsn;
+	rc = ir_login(&e->c, &o);
+	if (rc)
+		return rc;
+	if (!S.tsih) {
+		S.tsih = e->c.tsih;
+		memcpy(S.isid, e->c.isid, 6);
+		S.p = e->c.p;
+		S.cmdsn = e->c.cmdsn;
+	} else {
+		uint32_t mrdsl = e->c.p.target_mrdsl;
+
+		e->c.p = S.p;
+		e->c.p.target_mrdsl = mrdsl;
+	}
+	return 0;
+}
+
+/* Invalid SNACKs (11.16): the Reject reason each gets. */
+static void snack_invalid(struct econn *e)
+{
+	static const struct {
+		const char *name;
+		unsigned type;
+		uint32_t beg;
+	} probes[] = {
+	    {"status", SNACK_STATUS, 100000},
+	    {"rdata", SNACK_RDATA, 0},
+	    {"dataack", SNACK_DATAACK, 0},
+	};
+
+	printf("snack_invalid");
+	for (size_t i = 0; i < ARRAY_SIZE(probes); i++) {
+		struct ir_pdu r;
+		int rc;
+
+		rc = send_snack(e, probes[i].type,
+				probes[i].type == SNACK_STATUS ? IR_RSVD_TAG : 0x77, 0x1234,
+				e->c.expstatsn + probes[i].beg, 0);
+		rc = rc ? rc : ir_recv_pdu(&e->c, &r, 5000);
+		if (rc) {
+			printf(" %s none", probes[i].name);
+			continue;
+		}
+		if (ir_pdu_opcode(&r) == IR_OP_REJECT)
+			printf(" %s 0x%02x", probes[i].name, r.bhs.reject.reason);
+		else
+			printf(" %s %s", probes[i].name, ir_opcode_name(ir_pdu_opcode(&r)));
+		ir_pdu_free(&r);
+	}
+	printf("\n");
+	atomic_store(&S.snacks, 0);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	char host[256], port[16];
+	uint64_t cmds = 0, reads = 0, writes = 0, bytes = 0, mism = 0, failed = 0;
+	struct ir_scsi_result res;
+	uint64_t nblocks;
+	int opt, rc;
+
+	S.nconns = 1;
+	S.erl = 1;
+	S.ios = 200;
+	S.rate = 10;
+	S.maxblk = 128;
+	while ((opt = getopt(argc, argv, "n:E:t:i:r:b:L:SH:")) != -1) {
+		switch (opt) {
+		case 'n':
+			S.nconns = (unsigned)atoi(optarg);
+			break;
+		case 'E':
+			S.erl = (unsigned)atoi(optarg);
+			break;
+		case 't':
+			S.secs = (unsigned)atoi(optarg);
+			break;
+		case 'i':
+			S.ios = (unsigned)atoi(optarg);
+			break;
+		case 'r':
+			S.rate = (unsigned)atoi(optarg);
+			break;
+		case 'b':
+			S.maxblk = (unsigned)atoi(optarg);
+			break;
+		case 'L':
+			S.lba = strtoull(optarg, NULL, 0);
+			break;
+		case 'S':
+			S.snack_invalid = true;
+			break;
+		case 'H':
+			S.hold = optarg;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (argc - optind != 3 || !S.nconns || S.nconns > MAX_CONNS || !S.maxblk || S.maxblk > 256)
+		goto usage;
+	if (ir_parse_addr(argv[optind], host, sizeof(host), port, sizeof(port)))
+		goto usage;
+	S.host = host;
+	S.port = port;
+	S.target = argv[optind + 1];
+	S.iname = argv[optind + 2];
+	S.lat = calloc(LAT_MAX, sizeof(*S.lat));
+	for (unsigned i = 0; i < S.nconns; i++) {
+		rc = login(&S.conns[i], (uint16_t)i);
+		if (rc) {
+			printf("FAIL login cid %u: %d %02x/%02x %s\n", i, rc,
+			       S.conns[i].c.login_class, S.conns[i].c.login_detail,
+			       S.conns[i].c.err);
+			return 2;
+		}
+	}
+	printf("session tsih %u erl %u conns %u hdigest %d ddigest %d\n", S.tsih, S.p.erl, S.nconns,
+	       S.p.hdigest, S.p.ddigest);
+	if (S.snack_invalid)
+		snack_invalid(&S.conns[0]);
+	S.conns[0].c.cmdsn = S.cmdsn;
+	/* the first command may get the power-on UNIT ATTENTION */
+	for (int k = 0; k < 3; k++) {
+		rc = ir_read_capacity16(&S.conns[0].c, 0, &nblocks, &S.bs, &res);
+		if (rc || !res.status)
+			break;
+	}
+	S.cmdsn = S.conns[0].c.cmdsn;
+	if (rc || res.status || !S.bs || S.bs > 4096) {
+		printf("FAIL READ CAPACITY: %d status %u\n", rc, res.status);
+		return 2;
+	}
+	if (S.lba + (uint64_t)S.nconns * REGION_BLOCKS > nblocks) {
+		printf("FAIL the LUN has %" PRIu64 " blocks, %u wanted\n", nblocks,
+		       S.nconns * REGION_BLOCKS);
+		return 2;
+	}
+	S.end_ms = now_us() / 1000 + (int64_t)S.secs * 1000;
+	for (unsigned i = 0; i < S.nconns; i++) {
+		struct econn *e = &S.conns[i];
+
+		e->lba0 = S.lba + (uint64_t)i * REGION_BLOCKS;
+		e->seed = 0x5eed0000u + i * 7919u + (uint64_t)time(NULL);
+		e->shadow = calloc(REGION_BLOCKS, S.bs);
+		e->written = calloc(REGION_BLOCKS, sizeof(bool));
+		e->wbuf = malloc((size_t)S.maxblk * S.bs);
+		e->rbuf = malloc((size_t)S.maxblk * S.bs);
+		e->c.timeout_ms = 10000;
+		pthread_create(&e->th, NULL, conn_main, e);
+	}
+	for (unsigned i = 0; i < S.nconns; i++) {
+		struct econn *e = &S.conns[i];
+
+		pthread_join(e->th, NULL);
+		cmds += e->cmds;
+		reads += e->reads;
+		writes += e->writes;
+		bytes += e->bytes;
+		mism += e->mismatches;
+		failed += e->failed;
+		if (e->failed)
+			printf("conn cid %u failed: %s\n", e->cid, e->why);
+	}
+	printf("io commands %" PRIu64 " reads %" PRIu64 " writes %" PRIu64 " bytes %" PRIu64
+	       " mismatches %" PRIu64 " failed %" PRIu64 "\n",
+	       cmds, reads, writes, bytes, mism, failed);
+	printf("faults hdigest %llu ddigest_cmd %llu ddigest_data %llu lost_datain %llu lost_r2t "
+	       "%llu lost_status %llu\n",
+	       atomic_load(&S.f_hdig), atomic_load(&S.f_ddig_cmd), atomic_load(&S.f_ddig_data),
+	       atomic_load(&S.f_lost_din), atomic_load(&S.f_lost_r2t), atomic_load(&S.f_lost_st));
+	printf("recovery snacks %llu retried_cmds %llu resent_pdus %llu resent_bytes %llu "
+	       "retx_received_pdus %llu retx_received_bytes %llu rejects_digest %llu\n",
+	       atomic_load(&S.snacks), atomic_load(&S.retried), atomic_load(&S.resent_pdus),
+	       atomic_load(&S.resent_bytes), atomic_load(&S.retx_pdus), atomic_load(&S.retx_bytes),
+	       atomic_load(&S.rej_digest));
+	{
+		unsigned n = UT_MIN(atomic_load(&S.nlat), LAT_MAX);
+
+		qsort(S.lat, n, sizeof(*S.lat), cmp_u32);
+		if (n)
+			printf("latency p50_us %u p99_us %u max_us %u\n", S.lat[n / 2],
+			       S.lat[(size_t)n * 99 / 100], S.lat[n - 1]);
+	}
+	if (!failed && !mism && cmds) {
+		uint8_t resp = 0xff;
+
+		if (S.hold) {
+			printf("ready\n");
+			fflush(stdout);
+			for (int k = 0; k < 600 && access(S.hold, F_OK); k++)
+				usleep(100000);
+		}
+		S.conns[0].c.cmdsn = S.cmdsn;
+		if (ir_logout(&S.conns[0].c, &resp) == 0)
+			printf("logout response %u\n", resp);
+		printf("OK\n");
+		return 0;
+	}
+	printf("FAIL\n");
+	return 1;
+usage:
+	fprintf(stderr, "usage: erl HOST:PORT TARGET INITIATOR [-n N] [-E L] [-t S] [-i IOS] "
+			"[-r PERMILLE] [-b BLOCKS] [-L LBA] [-S] [-H FILE]\n");
+	return 2;
+}

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_snack.c: ErrorRecoveryLevel 1 (RFC 7143 7.1-7.2, 11.16): SNACKs
+ * answered from the retained copies (retain.c, snack.c), a retried command
+ * after a data digest error on its immediate data (erl.c, scsi_cmd.c), a
+ * header digest error that discards the PDU, and ERL 0 unchanged. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "harness.h"
+#include "fabric/iscsi/session.h"
+#include "lib/endian.h"
+
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define F_R	  (ISCSI_FLAG_FINAL | ISCSI_CMD_F_READ | ISCSI_ATTR_SIMPLE)
+#define F_W	  (ISCSI_FLAG_FINAL | ISCSI_CMD_F_WRITE | ISCSI_ATTR_SIMPLE)
+
+static uint8_t data[1 << 16];
+static uint8_t cdb[16];
+static struct h_conn *hc;
+
+static int setup_erl(unsigned erl)
+{
+	struct iscsi_settings s = h_settings();
+
+	s.error_recovery_level = erl;
+	h_setup(&s);
+	for (unsigned i = 0; i < sizeof(fake.disk); i++)
+		fake.disk[i] = (uint8_t)(i * 7 + i / 512);
+	hc = h_conn_new();
+	return 0;
+}
+
+static int setup1(void **state)
+{
+	(void)state;
+	return setup_erl(1);
+}
+
+static int setup0(void **state)
+{
+	(void)state;
+	return setup_erl(0);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	h_conn_free(hc);
+	h_teardown();
+	return 0;
+}
+
+static void snack(uint8_t type, uint32_t itt, uint32_t beg, uint32_t run, uint32_t exp_statsn)
+{
+	union iscsi_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.snack.opcode = ISCSI_OP_SNACK_REQ;
+	h.snack.flags = (uint8_t)(ISCSI_FLAG_FINAL | type);
+	put_be32(h.snack.itt, itt);
+	put_be32(h.snack.ttt, ISCSI_RSVD_TAG);
+	put_be32(h.snack.exp_statsn, exp_statsn);
+	put_be32(h.snack.begrun, beg);
+	put_be32(h.snack.runlength, run);
+	assert_int_equal(h_send(hc, &h, NULL, 0), 0);
+}
+
+static void expect_reject(uint8_t reason)
+{
+	union iscsi_hdr h;
+
+	h_expect(hc, ISCSI_OP_REJECT, &h, NULL, 0, NULL);
+	assert_int_equal(h.reject.reason, reason);
+}
+
+static void test_snacks(void **state)
+{
+	union iscsi_hdr h;
+	uint32_t len, itt, statsn;
+	struct iscsi_session *s;
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("ErrorRecoveryLevel=1", "MaxRecvDataSegmentLength=1024")),
+			 0);
+	s = hc->c->sess;
+	assert_int_equal(s->params.error_recovery_level, 1);
+	h_read10(cdb, 1, 4);
+	itt = h_cmd(hc, F_R, 2048, cdb, NULL, 0);
+	for (unsigned i = 0; i < 2; i++)
+		h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+	assert_true(h.data_in.flags & ISCSI_DATAIN_F_STATUS);
+	statsn = get_be32(h.data_in.statsn);
+	/* Data SNACK for DataSN 0: the same PDU again */
+	snack(0, itt, 0, 1, statsn);
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+	assert_int_equal(get_be32(h.data_in.datasn), 0);
+	assert_int_equal(len, 1024);
+	assert_memory_equal(data, fake.disk + 512, 1024);
+	assert_false(h.data_in.flags & ISCSI_DATAIN_F_STATUS);
+	/* Status SNACK for its StatSN: the Data-In that carried it */
+	snack(1, ISCSI_RSVD_TAG, statsn, 1, statsn);
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+	assert_int_equal(get_be32(h.data_in.datasn), 1);
+	assert_int_equal(get_be32(h.data_in.statsn), statsn);
+	assert_memory_equal(data, fake.disk + 1536, 1024);
+	/* a StatSN not sent yet: protocol error */
+	snack(1, ISCSI_RSVD_TAG, statsn + 5, 0, statsn);
+	expect_reject(ISCSI_REJECT_PROTOCOL_ERROR);
+	/* DataACK (no A bit sent), R-Data (not implemented) */
+	snack(2, ISCSI_RSVD_TAG, 0, 0, statsn);
+	expect_reject(ISCSI_REJECT_INVALID_DATA_ACK);
+	snack(3, itt, 0, 0, statsn);
+	expect_reject(ISCSI_REJECT_SNACK);
+	assert_true(hc->c->retained_bytes > 0);
+	/* ExpStatSN past everything: the copies are freed; a SNACK for them
+	 * is a protocol error now */
+	snack(1, ISCSI_RSVD_TAG, statsn, 1, hc->c->stat_sn);
+	expect_reject(ISCSI_REJECT_PROTOCOL_ERROR);
+	/* only the copy of that Reject (status-bearing) is left */
+	assert_true(hc->c->retained_bytes > 0 && hc->c->retained_bytes < 1024);
+	assert_int_equal(s->stat_snacks, 6);
+	assert_int_equal(s->stat_retx_pdus, 2);
+	assert_true(h_idle(hc));
+}
+
+static void test_retry_and_header_digest(void **state)
+{
+	union iscsi_hdr h, cmd;
+	uint8_t wire[4096];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(
+	    h_login(hc, KEYS("ErrorRecoveryLevel=1", "HeaderDigest=CRC32C", "DataDigest=CRC32C")),
+	    0);
+	assert_true(hc->hdigest && hc->ddigest);
+	/* immediate data with a data digest error: Reject 02h, the task
+	 * waits; the retry (same ITT, CmdSN) completes it once */
+	h_write10(cdb, 3, 1);
+	h_scsi_cmd(&cmd, hc, F_W, 512, cdb);
+	memset(data, 0xab, 512);
+	n = h_build(hc, wire, sizeof(wire), &cmd, NULL, 0, data, 512, true);
+	wire[n - 1] ^= 0xff;
+	assert_int_equal(iscsi_conn_feed(hc->c, wire, n), 0);
+	expect_reject(ISCSI_REJECT_DATA_DIGEST);
+	assert_true(h_idle(hc));
+	n = h_build(hc, wire, sizeof(wire), &cmd, NULL, 0, data, 512, true);
+	assert_int_equal(iscsi_conn_feed(hc->c, wire, n), 0);
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(h.rsp.status, SAM_STAT_GOOD);
+	assert_memory_equal(fake.disk + 3 * 512, data, 512);
+	assert_int_equal(hc->c->sess->stat_retried_cmds, 1);
+	/* the same command once more: not executed again, its retained
+	 * status is sent again */
+	memset(fake.disk + 3 * 512, 0, 512);
+	n = h_build(hc, wire, sizeof(wire), &cmd, NULL, 0, data, 512, true);
+	assert_int_equal(iscsi_conn_feed(hc->c, wire, n), 0);
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(h.rsp.status, SAM_STAT_GOOD);
+	assert_int_equal(fake.disk[3 * 512], 0);
+	/* a header digest error: the PDU is skipped by its length, the
+	 * connection goes on */
+	h_read10(cdb, 0, 1);
+	h_scsi_cmd(&h, hc, F_R, 512, cdb);
+	n = h_build(hc, wire, sizeof(wire), &h, NULL, 0, NULL, 0, true);
+	wire[50] ^= 1;
+	assert_int_equal(iscsi_conn_feed(hc->c, wire, n), 0);
+	assert_int_equal(iscsi_conn_state(hc->c), ISCSI_CONN_S5_LOGGED_IN);
+	assert_true(h_idle(hc));
+	/* sent again: served */
+	wire[50] ^= 1;
+	assert_int_equal(iscsi_conn_feed(hc->c, wire, n), 0);
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), NULL);
+	assert_memory_equal(data, fake.disk, 512);
+	/* two header digest errors in a row: the framing is lost */
+	wire[50] ^= 1;
+	memcpy(wire + n, wire, n);
+	assert_true(iscsi_conn_feed(hc->c, wire, 2 * n) < 0);
+	assert_int_equal(iscsi_conn_state(hc->c), ISCSI_CONN_S1_FREE);
+}
+
+static void test_erl0(void **state)
+{
+	(void)state;
+	/* the target offers 0: the session gets 0, a SNACK is a protocol
+	 * error and nothing is retained */
+	assert_int_equal(h_login(hc, KEYS("ErrorRecoveryLevel=1")), 0);
+	assert_int_equal(hc->c->sess->params.error_recovery_level, 0);
+	h_read10(cdb, 0, 1);
+	h_cmd(hc, F_R, 512, cdb, NULL, 0);
+	h_expect(hc, ISCSI_OP_DATA_IN, NULL, NULL, 0, NULL);
+	assert_int_equal(hc->c->retained_bytes, 0);
+	snack(1, ISCSI_RSVD_TAG, 0, 0, 0);
+	expect_reject(ISCSI_REJECT_PROTOCOL_ERROR);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_snacks, setup1, teardown),
+	    cmocka_unit_test_setup_teardown(test_retry_and_header_digest, setup1, teardown),
+	    cmocka_unit_test_setup_teardown(test_erl0, setup0, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
