@@ -98,6 +98,7 @@ static void cfg_iscsi_to_fabric(const struct cfg_iscsi_settings *in, struct iscs
 	    .max_session_send_queue_mib = in->max_session_send_queue_mib,
 	    .max_connection_send_queue_mib = in->max_connection_send_queue_mib,
 	    .data_out_timeout_s = in->data_out_timeout_s,
+	    .busy_poll_us = in->busy_poll_us,
 	};
 }
 

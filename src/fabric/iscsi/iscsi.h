@@ -64,6 +64,11 @@ struct iscsi_settings {
 	 * unsolicited data) before it ends with INITIATOR RESPONSE TIMEOUT and
 	 * its buffer is freed; 0 = no limit. */
 	uint32_t data_out_timeout_s;
+	/* Microseconds a reactor polls for the next event, after one that
+	 * did work, before it sleeps (reactor_set_busy_poll_ns; 0 = off):
+	 * a busy connection is served without wake-ups. All reactors, the
+	 * iSCSI connections' included. */
+	uint32_t busy_poll_us;
 };
 void iscsi_settings_default(struct iscsi_settings *s);
 
