@@ -67,7 +67,7 @@ void cfg_iscsi_defaults(struct cfg_iscsi_settings *s)
 	    .max_session_send_queue_mib = 8,
 	    .max_connection_send_queue_mib = 8,
 	    .data_out_timeout_s = 15,
-	    .busy_poll_us = 0,
+	    .busy_poll_us = 50,
 	};
 }
 

@@ -61,7 +61,7 @@ void iscsi_settings_default(struct iscsi_settings *s)
 	    .max_session_send_queue_mib = 8,
 	    .max_connection_send_queue_mib = 8,
 	    .data_out_timeout_s = 15,
-	    .busy_poll_us = 0,
+	    .busy_poll_us = 50,
 	};
 }
 
