@@ -68,6 +68,7 @@ void cfg_iscsi_defaults(struct cfg_iscsi_settings *s)
 	    .max_connection_send_queue_mib = 8,
 	    .data_out_timeout_s = 15,
 	    .error_recovery_level = 0, /* ERL 1 offered only when configured */
+	    .busy_poll_us = 50,
 	};
 }
 

@@ -110,6 +110,13 @@ bool reactor_has_uring(const struct reactor *r);
  * iteration. */
 struct io_uring_sqe *reactor_uring_sqe(struct reactor *r, struct reactor_uring_req *req);
 
+/* Adaptive busy polling of every reactor: after a loop iteration that
+ * handled an event, poll without sleeping for up to ns nanoseconds before
+ * sleeping (0 = off, the default). Costs CPU only while events keep coming;
+ * an idle reactor sleeps. Any thread; taken at each reactor's next wait. */
+void reactor_set_busy_poll_ns(uint64_t ns);
+uint64_t reactor_busy_poll_ns(void);
+
 /* The daemon's reactor threads. reactor_pool_start creates n reactors and runs
  * reactors 1..n-1 on new threads; reactor 0 runs on the caller by
  * reactor_pool_run(). */

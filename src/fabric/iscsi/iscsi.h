@@ -67,6 +67,11 @@ struct iscsi_settings {
 	/* ErrorRecoveryLevel offered (13.20): 0, or 1 (digest recovery, SNACK:
 	 * erl.c, snack.c, retain.c); ERL 2 is not implemented */
 	uint32_t error_recovery_level;
+	/* Microseconds a reactor polls for the next event, after one that
+	 * did work, before it sleeps (reactor_set_busy_poll_ns; 0 = off):
+	 * a busy connection is served without wake-ups. All reactors, the
+	 * iSCSI connections' included. */
+	uint32_t busy_poll_us;
 };
 void iscsi_settings_default(struct iscsi_settings *s);
 

@@ -207,6 +207,7 @@ ssize_t iscsi_rx_feed(struct iscsi_rx *rx, const uint8_t *buf, size_t len)
 			if (rx->got < rx->keep) {
 				n = (uint32_t)UT_MIN(avail, (size_t)(rx->keep - rx->got));
 				memcpy(rx->dst + rx->got, buf + off, n);
+				rx->copied_bytes += n;
 			} else {
 				n = (uint32_t)UT_MIN(avail, (size_t)(rx->dsl - rx->got));
 			}
@@ -268,6 +269,7 @@ ssize_t iscsi_rx_direct_done(struct iscsi_rx *rx, size_t n)
 	if (rx->ddigest)
 		rx->crc = crc32c_update(rx->crc, rx->dst + rx->got, n);
 	rx->got += (uint32_t)n;
+	rx->direct_bytes += n;
 	rc = rx_settle(rx, &completed);
 	return rc;
 }

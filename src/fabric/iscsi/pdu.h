@@ -77,6 +77,11 @@ struct iscsi_rx {
 	uint32_t crc; /* running CRC32C state over the data segment + padding */
 	uint8_t dig[ISCSI_DIGEST_LEN];
 	uint8_t padbuf[4];
+	/* Data-segment bytes placed at dst since init: copied by the target
+	 * from the bytes it was fed (the connection's receive buffer), or read
+	 * there straight from the socket (iscsi_rx_direct_done). The copies
+	 * per command of the write path (tests/unit/iscsi/test_copies.c). */
+	uint64_t copied_bytes, direct_bytes;
 };
 
 void iscsi_rx_init(struct iscsi_rx *rx, const struct iscsi_rx_ops *ops);

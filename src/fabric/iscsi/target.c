@@ -17,6 +17,7 @@
 #include "fabric/iscsi/target.h"
 #include "lib/bufpool.h"
 #include "lib/log.h"
+#include "lib/reactor.h"
 #include "scsi/scsi.h"
 
 #define DRAIN_WAIT_NS (3ull * 1000000000ull)
@@ -61,6 +62,7 @@ void iscsi_settings_default(struct iscsi_settings *s)
 	    .max_connection_send_queue_mib = 8,
 	    .data_out_timeout_s = 15,
 	    .error_recovery_level = 0,
+	    .busy_poll_us = 50,
 	};
 }
 
@@ -79,6 +81,7 @@ int iscsi_init(const struct iscsi_settings *s)
 	if (v.nop_in_interval_s && !v.nop_in_timeout_s)
 		v.nop_in_timeout_s = v.nop_in_interval_s;
 	buf_set_cap((uint64_t)v.max_buffer_memory_mib << 20);
+	reactor_set_busy_poll_ns((uint64_t)v.busy_poll_us * 1000u);
 	pthread_mutex_lock(&iscsi_global.lock);
 	iscsi_global.settings = v;
 	iscsi_global.initialized = true;

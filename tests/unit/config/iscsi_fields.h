@@ -32,6 +32,7 @@
 	X(max_connection_data_mib)                                                                 \
 	X(max_session_send_queue_mib)                                                              \
 	X(max_connection_send_queue_mib)                                                           \
-	X(data_out_timeout_s)
+	X(data_out_timeout_s)                                                                      \
+	X(busy_poll_us)
 
 #endif

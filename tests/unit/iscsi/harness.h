@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* harness.h: drive iSCSI connections without sockets (iscsi_conn_feed with a
  * capturing writer) against the fake core; build requests and parse the
- * target's replies. */
+ * target's replies. A connection of h_conn_new_socket() is the real one of a
+ * daemon instead: its socket (one end of a socketpair) is read and written
+ * by the connection's own code on the reactor, the harness holding the
+ * initiator's end. */
 #ifndef UT_TESTS_ISCSI_HARNESS_H
 #define UT_TESTS_ISCSI_HARNESS_H
 
@@ -42,6 +45,7 @@ struct h_conn {
 	uint32_t itt;
 	uint32_t statsn; /* last StatSN seen */
 	uint16_t tsih;
+	int sock; /* h_conn_new_socket(): the initiator's end; else -1 */
 };
 
 struct iscsi_settings h_settings(void);
@@ -52,6 +56,14 @@ void h_pump(void);
 
 struct h_conn *h_conn_new(void);
 void h_conn_free(struct h_conn *hc);
+/* A connection over a socketpair, read and written by conn.c as a daemon's
+ * (the capturing writer and its knobs do not apply). h_send writes the wire
+ * bytes to the socket and runs the reactor until they are read; h_recv
+ * first collects what the target sent. */
+struct h_conn *h_conn_new_socket(void);
+/* Write raw wire bytes to a socket connection and run the reactor until the
+ * target has read them all. */
+void h_sock_write(struct h_conn *hc, const void *p, size_t n);
 /* Wire bytes of a PDU (header digest/data digest per hc once logged in). */
 size_t h_build(struct h_conn *hc, uint8_t *wire, size_t cap, const union iscsi_hdr *h,
 	       const void *ahs, uint32_t ahs_len, const void *data, uint32_t len, bool digests);

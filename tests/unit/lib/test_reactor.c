@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -219,6 +220,102 @@ static void test_stop_from_thread(void **state)
 	assert_true(reactor_now_ns() - t0 >= 20000000ull);
 	pthread_join(t, NULL);
 	assert_null(reactor_self());
+	reactor_destroy(r);
+}
+
+/* ---- adaptive busy polling ---- */
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct bp {
+	struct reactor_fd h;
+	struct reactor_timer t;
+	int wfd;
+	int calls;
+	uint64_t t_event, t_timer;
+};
+
+static void bp_timer(struct reactor_timer *t)
+{
+	struct bp *b = container_of(t, struct bp, t);
+
+	b->t_timer = reactor_now_ns();
+	reactor_stop(t->r);
+}
+
+static void bp_cb(struct reactor_fd *h, uint32_t revents)
+{
+	struct bp *b = container_of(h, struct bp, h);
+	char buf[8];
+
+	assert_int_equal(read(h->fd, buf, sizeof(buf)), 1);
+	if (b->calls++ == 0) {
+		b->t_event = reactor_now_ns();
+		reactor_timer_arm(h->r, &b->t, 60000000ull); /* 60 ms */
+	}
+}
+
+static void *bp_write_later(void *arg)
+{
+	struct bp *b = arg;
+
+	usleep(20000); /* while the reactor spins after the first event */
+	assert_int_equal(write(b->wfd, "y", 1), 1);
+	return NULL;
+}
+
+/* A spinning reactor still serves an event that comes during the spin,
+ * and a timer due before the end of the budget fires on time: the spin
+ * ends at the timer's deadline. The budget (2 s) is far longer than the
+ * test's 60 ms timer. */
+static void test_busy_poll_events_and_timers(void **state)
+{
+	struct reactor *r = new_reactor();
+	struct bp b = {0};
+	pthread_t t;
+	int fds[2];
+
+	reactor_set_busy_poll_ns(2000000000ull);
+	assert_int_equal(reactor_busy_poll_ns(), 2000000000ull);
+	assert_int_equal(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
+	b.wfd = fds[1];
+	reactor_timer_init(&b.t, bp_timer);
+	assert_int_equal(reactor_fd_add(r, &b.h, fds[0], REACTOR_IN, bp_cb), 0);
+	assert_int_equal(write(fds[1], "x", 1), 1);
+	assert_int_equal(pthread_create(&t, NULL, bp_write_later, &b), 0);
+	assert_int_equal(reactor_run(r), 0);
+	pthread_join(t, NULL);
+	reactor_set_busy_poll_ns(0);
+	assert_int_equal(b.calls, 2);
+	assert_true(b.t_timer - b.t_event >= 60000000ull);
+	assert_true(b.t_timer - b.t_event < 1000000000ull); /* not at the end of the budget */
+	reactor_fd_del(&b.h);
+	close(fds[0]);
+	close(fds[1]);
+	reactor_destroy(r);
+}
+
+/* With a budget but no event, the reactor sleeps: its thread uses next to
+ * no CPU over 100 ms of waiting (a spin would use all of it). */
+static void test_busy_poll_idle_sleeps(void **state)
+{
+	struct reactor *r = new_reactor();
+	pthread_t t;
+	uint64_t cpu0;
+
+	reactor_set_busy_poll_ns(2000000000ull);
+	cpu0 = thread_cpu_ns();
+	assert_int_equal(pthread_create(&t, NULL, stop_later, r), 0);
+	assert_int_equal(reactor_run(r), 0);
+	pthread_join(t, NULL);
+	reactor_set_busy_poll_ns(0);
+	assert_true(thread_cpu_ns() - cpu0 < 10000000ull);
 	reactor_destroy(r);
 }
 
@@ -749,6 +846,8 @@ int main(void)
 	    cmocka_unit_test(test_fd_del_in_batch),
 	    cmocka_unit_test(test_post_many_threads),
 	    cmocka_unit_test(test_stop_from_thread),
+	    cmocka_unit_test(test_busy_poll_events_and_timers),
+	    cmocka_unit_test(test_busy_poll_idle_sleeps),
 	    cmocka_unit_test(test_defer),
 	    cmocka_unit_test(test_timers),
 	    cmocka_unit_test(test_timer_heap),

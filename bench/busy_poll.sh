@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench/busy_poll.sh [BUILD_DIR]: what the reactors' adaptive busy polling (iscsi.busy_poll_us,
+# docs/config.md) buys and costs (docs/performance.md). Starts utargetd alone on 127.0.0.1 with a
+# 256 MiB file LUN (written, in the page cache) as LUN 0 and a null LUN as LUN 1, then:
+#   - for POLL_ROUNDS rounds, for each budget of POLL_BUDGETS in turn (set live with
+#     `utarget settings set iscsi.busy_poll_us=N`, so the budgets alternate within a round):
+#     the cases of POLL_CASES, bench/ut-load 4K random I/O for POLL_SECONDS each: qd1-null (read
+#     at QD1 from the null LUN), qd1-file (the same from the file LUN), qd32-file (read at
+#     QD32 from the file LUN), qd32-write-file (write at QD32 to the file LUN); one line per
+#     run: IOPS, latency mean / p99 (µs), utargetd CPU per IO (/proc/PID/stat utime+stime,
+#     all threads);
+#   - idle CPU: utargetd's CPU over POLL_IDLE_S seconds with no session, then with
+#     POLL_SESSIONS idle sessions (tests/tools/rawlogin --hold), at each budget of
+#     POLL_IDLE_BUDGETS.
+# Then a summary: the median of the rounds per budget and case.
+#
+# Environment: POLL_BUDGETS ["0 10 25 50 100 200"], POLL_CASES ["qd1-null qd1-file qd32-file"],
+# POLL_ROUNDS [3], POLL_SECONDS [4],
+# POLL_IDLE_S [30] (0 skips the idle part), POLL_IDLE_BUDGETS [0 and the last of POLL_BUDGETS],
+# POLL_SESSIONS [100], POLL_PORT [3562],
+# BENCH_TMPDIR [/var/tmp].
+set -euo pipefail
+export LC_ALL=C
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+BUDGETS=${POLL_BUDGETS:-0 10 25 50 100 200}
+CASES=${POLL_CASES:-qd1-null qd1-file qd32-file}
+ROUNDS=${POLL_ROUNDS:-3}
+SECS=${POLL_SECONDS:-4}
+IDLE_S=${POLL_IDLE_S:-30}
+NSESS=${POLL_SESSIONS:-100}
+IDLE_BUDGETS=${POLL_IDLE_BUDGETS:-0 ${BUDGETS##* }}
+PORT=${POLL_PORT:-3562}
+UTARGETD=$BUILD/src/daemon/utargetd
+UTARGET=$BUILD/src/cli/utarget
+UT_LOAD=$BUILD/bench/ut-load
+RAW=$BUILD/tests/tools/rawlogin
+IQN=iqn.2026-12.org.utarget:busypoll
+for b in "$UTARGETD" "$UTARGET" "$UT_LOAD" "$RAW"; do
+	[ -x "$b" ] || { echo "busy_poll: build first: $b" >&2; exit 2; }
+done
+ulimit -n $((NSESS * 2 + 256))
+WORK=$(mktemp -d "${BENCH_TMPDIR:-/var/tmp}/utarget-poll.XXXXXX")
+PID=""
+cleanup() {
+	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+head -c 256M /dev/urandom >"$WORK/lun.img"
+cat >"$WORK/utargetd.json" <<EOF
+{
+  "version": 1,
+  "state_dir": "$WORK/state",
+  "log_level": "notice",
+  "rpc_socket": "$WORK/utargetd.sock",
+  "iscsi": { "nop_in_interval": 30 },
+  "backstores": [
+    { "name": "f0", "type": "file", "path": "$WORK/lun.img", "write_cache": true },
+    { "name": "n0", "type": "null", "size": "256M" }
+  ],
+  "targets": [
+    { "name": "$IQN",
+      "portal_groups": [ { "tag": 1, "portals": [ "127.0.0.1:$PORT" ] } ],
+      "luns": [ { "lun": 0, "backstore": "f0" }, { "lun": 1, "backstore": "n0" } ],
+      "demo_mode": { "enabled": true, "read_only": false } }
+  ]
+}
+EOF
+mkdir -p "$WORK/state"
+"$UTARGETD" -f -c "$WORK/utargetd.json" >"$WORK/utargetd.log" 2>&1 &
+PID=$!
+for _ in $(seq 100); do
+	[ -S "$WORK/utargetd.sock" ] && timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT" \
+		2>/dev/null && break
+	sleep 0.1
+done
+ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$PID/stat"; }
+hz=$(getconf CLK_TCK)
+budget() { "$UTARGET" -s "$WORK/utargetd.sock" settings set "iscsi.busy_poll_us=$1" >/dev/null; }
+
+# run LABEL LUN QD MODE: one ut-load run; prints "LABEL budget iops mean p99 cpu_per_io"
+run() {
+	local label=$1 lun=$2 qd=$3 mode=$4 out c0 c1 ios
+	c0=$(ticks)
+	out=$("$UT_LOAD" -m "$mode" -p rand -s 4096 -q "$qd" -t "$SECS" \
+		"iscsi://127.0.0.1:$PORT/$IQN/$lun" 2>/dev/null)
+	c1=$(ticks)
+	ios=$(echo "$out" | sed -n 's/.*ios=\([0-9]*\).*/\1/p')
+	echo "$out" | awk -v l="$label" -v b="$B" -v ios="$ios" -v dt=$((c1 - c0)) -v hz="$hz" '{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "%s %s %d %s %s %.2f\n", l, b, v["iops"], v["lat_mean_us"], v["lat_p99_us"],
+			dt / hz * 1e6 / ios }'
+}
+
+echo "# busy polling, $(date '+%Y-%m-%d %H:%M:%S %Z'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) CPUs, ${SECS} s runs, $ROUNDS rounds"
+for B in $BUDGETS; do # warm-up: the page cache, the first login
+	budget "$B"
+	"$UT_LOAD" -m read -p rand -s 4096 -q 32 -t 1 "iscsi://127.0.0.1:$PORT/$IQN/0" >/dev/null 2>&1
+	break
+done
+for r in $(seq "$ROUNDS"); do
+	for B in $BUDGETS; do
+		budget "$B"
+		for c in $CASES; do
+			case $c in
+			qd1-null) run "$c" 1 1 read ;;
+			qd1-file) run "$c" 0 1 read ;;
+			qd32-file) run "$c" 0 32 read ;;
+			qd32-write-file) run "$c" 0 32 write ;;
+			*) echo "busy_poll: unknown case $c" >&2; exit 2 ;;
+			esac
+		done
+	done
+done | tee "$WORK/runs.txt"
+echo
+echo "| budget (µs) | case | IOPS | latency mean (µs) | p99 (µs) | utargetd CPU/IO (µs) |"
+echo "|---:|---|---:|---:|---:|---:|"
+for B in $BUDGETS; do
+	for c in $CASES; do
+		awk -v b="$B" -v c="$c" '$1 == c && $2 == b' "$WORK/runs.txt" | sort -k1,1 |
+			awk -v b="$B" -v c="$c" '
+			{ n++; iops[n] = $3; mean[n] = $4; p99[n] = $5; cpu[n] = $6 }
+			function med(a,   i, j, t, m) { m = n
+				for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
+					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+				return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+			END { if (n) printf "| %s | %s | %d | %.1f | %.1f | %.2f |\n", b, c, med(iops),
+				med(mean), med(p99), med(cpu) }'
+	done
+done
+[ "$IDLE_S" -gt 0 ] || exit 0
+echo
+echo "| budget (µs) | sessions | utargetd CPU over ${IDLE_S} s (% of one core) |"
+echo "|---:|---:|---:|"
+for B in $IDLE_BUDGETS; do
+	budget "$B"
+	for s in 0 "$NSESS"; do
+		hp=""
+		if [ "$s" -gt 0 ]; then
+			"$RAW" --addr "127.0.0.1:$PORT" --target "$IQN" --sessions "$s" \
+				--hold $((IDLE_S + 10)) >"$WORK/hold.out" 2>&1 &
+			hp=$!
+			for _ in $(seq 600); do grep -q '^holding' "$WORK/hold.out" && break; sleep 0.1; done
+			sleep 1
+		fi
+		c0=$(ticks)
+		sleep "$IDLE_S"
+		c1=$(ticks)
+		[ -n "$hp" ] && { kill "$hp" 2>/dev/null; wait "$hp" 2>/dev/null || true; sleep 1; }
+		awk -v b="$B" -v s="$s" -v dt=$((c1 - c0)) -v hz="$hz" -v t="$IDLE_S" \
+			'BEGIN { printf "| %s | %s | %.2f |\n", b, s, dt / hz / t * 100 }'
+	done
+done

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_copies.c: the copies of payload bytes the target makes on the 4 KiB
+ * read and write paths (issue 15, docs/performance.md), counted on a real
+ * connection: a socketpair read and written by conn.c as in the daemon
+ * (harness.h, h_conn_new_socket), against the fake core.
+ *
+ * Where payload bytes are copied by the target (besides the kernel's copies
+ * into and out of the socket, and the back-store's own medium copy: the
+ * page cache's for a file, ram.c's memcpy, the fake core's here):
+ *  - READ: none. Data-In PDUs point into the command's buffer (scsi_cmd.c)
+ *    and are handed to sendmsg as they are; a read command carries no data
+ *    segment, so the receive side copies nothing either.
+ *  - WRITE: the data segment is placed in the command's buffer by the
+ *    receive path (pdu.c, iscsi_rx.copied_bytes / direct_bytes). When the
+ *    header and its immediate data arrive in one read (the usual case: one
+ *    readv into the connection's buffer takes all that is there), the
+ *    parser copies the data from that buffer: one copy. When the data
+ *    segment is not yet there as the header is parsed, the next read goes
+ *    straight into the command's buffer (conn.c, CONN_DIRECT_MIN): none. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "harness.h"
+#include "lib/endian.h"
+
+#define F_R (ISCSI_FLAG_FINAL | ISCSI_CMD_F_READ | ISCSI_ATTR_SIMPLE)
+#define F_W (ISCSI_FLAG_FINAL | ISCSI_CMD_F_WRITE | ISCSI_ATTR_SIMPLE)
+#define IO  4096u
+
+static struct h_conn *hc;
+static uint8_t cdb[16], buf[IO], got[IO];
+
+static int setup(void **state)
+{
+	const char *const keys[] = {"HeaderDigest=None", "DataDigest=None", NULL};
+
+	(void)state;
+	h_setup(NULL);
+	for (unsigned i = 0; i < sizeof(fake.disk); i++)
+		fake.disk[i] = (uint8_t)(i * 7 + i / 512);
+	for (unsigned i = 0; i < IO; i++)
+		buf[i] = (uint8_t)(i * 31 + 5);
+	hc = h_conn_new_socket();
+	assert_int_equal(h_login(hc, keys), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	h_conn_free(hc);
+	h_teardown();
+	return 0;
+}
+
+static void expect_good(void)
+{
+	union iscsi_hdr h;
+
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(h.rsp.status, SAM_STAT_GOOD);
+}
+
+/* A 4 KiB READ: the Data-In carries the medium's bytes; the target copied
+ * none on the receive side (and none on the send side by construction). */
+static void test_read_4k(void **state)
+{
+	struct iscsi_rx *rx = &hc->c->rx;
+	uint64_t copied = rx->copied_bytes, direct = rx->direct_bytes;
+	union iscsi_hdr h;
+	uint32_t len;
+
+	(void)state;
+	h_read10(cdb, 8, IO / 512);
+	h_cmd(hc, F_R, IO, cdb, NULL, 0);
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, got, sizeof(got), &len);
+	assert_int_equal(len, IO);
+	assert_true(h.data_in.flags & ISCSI_DATAIN_F_STATUS);
+	assert_memory_equal(got, fake.disk + 8 * 512, IO);
+	assert_int_equal(rx->copied_bytes - copied, 0);
+	assert_int_equal(rx->direct_bytes - direct, 0);
+}
+
+/* A 4 KiB WRITE with its data as immediate data, header and data written
+ * to the socket at once: the connection reads both in one readv into its
+ * buffer, and the data is copied once from there into the command's
+ * buffer. */
+static void test_write_4k_one_read(void **state)
+{
+	struct iscsi_rx *rx = &hc->c->rx;
+	uint64_t copied = rx->copied_bytes, direct = rx->direct_bytes;
+
+	(void)state;
+	h_write10(cdb, 16, IO / 512);
+	h_cmd(hc, F_W, IO, cdb, buf, IO);
+	expect_good();
+	assert_memory_equal(fake.disk + 16 * 512, buf, IO);
+	assert_int_equal(rx->copied_bytes - copied, IO);
+	assert_int_equal(rx->direct_bytes - direct, 0);
+}
+
+/* The same WRITE with the data segment arriving after the header was read:
+ * the connection reads it straight into the command's buffer, no copy. */
+static void test_write_4k_direct(void **state)
+{
+	struct iscsi_rx *rx = &hc->c->rx;
+	uint64_t copied = rx->copied_bytes, direct = rx->direct_bytes;
+	union iscsi_hdr h;
+
+	(void)state;
+	h_write10(cdb, 24, IO / 512);
+	h_scsi_cmd(&h, hc, F_W, IO, cdb);
+	put_be24(h.bhs.dsl, IO);
+	h_sock_write(hc, h.raw, ISCSI_BHS_LEN);
+	h_sock_write(hc, buf, IO);
+	expect_good();
+	assert_memory_equal(fake.disk + 24 * 512, buf, IO);
+	assert_int_equal(rx->copied_bytes - copied, 0);
+	assert_int_equal(rx->direct_bytes - direct, IO);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_read_4k, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_write_4k_one_read, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_write_4k_direct, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
