@@ -114,6 +114,7 @@ static const struct cli_field cli_f_settings[] = {
     {.name = "iscsi.max_session_send_queue_mib", .type = CLI_F_INT},
     {.name = "iscsi.max_connection_send_queue_mib", .type = CLI_F_INT},
     {.name = "iscsi.data_out_timeout", .type = CLI_F_INT},
+    {.name = "iscsi.error_recovery_level", .type = CLI_F_INT},
     {.name = "iscsi.busy_poll_us", .type = CLI_F_INT},
     {.name = "discovery.filter", .type = CLI_F_STR},
     {0},

@@ -269,7 +269,7 @@ struct cfg_iscsi_settings {
 	uint32_t max_connection_send_queue_mib;
 	uint32_t data_out_timeout_s;
 	uint32_t error_recovery_level; /* offered: 0 or 1 (RFC 7143 13.20) */
-	uint32_t busy_poll_us; /* reactors' adaptive busy polling; 0 = off */
+	uint32_t busy_poll_us;	       /* reactors' adaptive busy polling; 0 = off */
 };
 
 struct cfg {

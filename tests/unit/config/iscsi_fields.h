@@ -32,7 +32,9 @@
 	X(max_connection_data_mib)                                                                 \
 	X(max_session_send_queue_mib)                                                              \
 	X(max_connection_send_queue_mib)                                                           \
+	X(session_reserve_kib)                                                                     \
 	X(data_out_timeout_s)                                                                      \
+	X(error_recovery_level)                                                                    \
 	X(busy_poll_us)
 
 #endif
