@@ -32,7 +32,11 @@
  *    busy (the initiator's next command comes within the budget) is then
  *    served without the wake-up of a sleeping thread (docs/performance.md:
  *    at QD1 the wake-ups are most of the round trip on a VM); an idle
- *    reactor sleeps as before, since only an event starts a spin.
+ *    reactor sleeps as before, since only an event starts a spin. The spin
+ *    window adapts per reactor (reactor_poll_window): it widens while the
+ *    waits it would cover are within the budget and closes when they are
+ *    longer, so a reactor whose events come further apart than the budget
+ *    (or that would only delay an initiator sharing its CPU) sleeps at once.
  *
  * Destroying a reactor does not run posted messages, deferred work or timers
  * still pending, nor the callbacks of io_uring requests still in flight (the
@@ -90,6 +94,10 @@ struct reactor {
 	int uring_fd;  /* eventfd registered with the ring */
 	struct reactor_fd uring_h;
 	struct io_uring ring;
+
+	/* the current spin window, between 0 and the busy-poll budget: it
+	 * follows how long this reactor's waits actually are (reactor_run) */
+	uint64_t poll_ns;
 };
 
 static __thread struct reactor *reactor_tls;
@@ -551,6 +559,24 @@ static int reactor_spin(struct reactor *r, struct epoll_event *evs, uint64_t unt
 	return 0;
 }
 
+/* The spin window follows the waits it would have covered, as KVM's
+ * halt polling does: a wait (spin and sleep) that ended within the window
+ * leaves it; one that ended later but within the budget widens it (a spin
+ * that long would have saved the wake-up); one longer than the budget
+ * halves it, down to 0, since spinning for it would have been waste. So a
+ * connection whose next command comes within the budget is polled, and a
+ * reactor whose events come further apart (or that shares its CPU with
+ * the initiator, whose next command then waits for the spin to end)
+ * sleeps at once. Measured: docs/performance.md. */
+uint64_t reactor_poll_window(uint64_t cur, uint64_t waited, uint64_t max)
+{
+	if (waited <= cur)
+		return cur;
+	if (waited > max)
+		return cur / 2 < REACTOR_POLL_MIN_NS ? 0 : cur / 2;
+	return UT_MIN(max, UT_MAX(cur * 2, (uint64_t)REACTOR_POLL_MIN_NS));
+}
+
 /* ---- life cycle ---- */
 
 int reactor_create(struct reactor **out, unsigned id)
@@ -694,22 +720,29 @@ int reactor_run(struct reactor *r)
 	while (!atomic_load_explicit(&r->stop, memory_order_acquire)) {
 		struct timespec ts;
 		const struct timespec *tmo = reactor_timeout(r, &ts);
-		uint64_t budget = worked ? reactor_busy_poll_ns() : 0;
+		uint64_t max = reactor_busy_poll_ns(), t0 = 0;
+		bool sleeps = !tmo || tmo->tv_sec || tmo->tv_nsec;
 		int n = 0;
 
-		/* Spin only when the wait would sleep: up to the budget, or to
-		 * the next timer when that is sooner. */
-		if (budget && (!tmo || tmo->tv_sec || tmo->tv_nsec)) {
+		if (!max)
+			r->poll_ns = 0;
+		if (max && worked && sleeps)
+			t0 = reactor_now_ns();
+		/* Spin only when the wait would sleep: up to the current window,
+		 * or to the next timer when that is sooner. */
+		if (t0 && r->poll_ns) {
 			uint64_t d =
 			    tmo ? (uint64_t)tmo->tv_sec * 1000000000ull + (uint64_t)tmo->tv_nsec
 				: UINT64_MAX;
 
-			n = reactor_spin(r, evs, reactor_now_ns() + UT_MIN(budget, d));
+			n = reactor_spin(r, evs, t0 + UT_MIN(r->poll_ns, d));
 			if (n == 0)
 				tmo = reactor_timeout(r, &ts);
 		}
 		if (n == 0)
 			n = reactor_wait(r, evs, tmo);
+		if (t0 && n > 0)
+			r->poll_ns = reactor_poll_window(r->poll_ns, reactor_now_ns() - t0, max);
 		worked = n > 0;
 
 		if (n < 0) {

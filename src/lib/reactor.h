@@ -112,10 +112,18 @@ struct io_uring_sqe *reactor_uring_sqe(struct reactor *r, struct reactor_uring_r
 
 /* Adaptive busy polling of every reactor: after a loop iteration that
  * handled an event, poll without sleeping for up to ns nanoseconds before
- * sleeping (0 = off, the default). Costs CPU only while events keep coming;
- * an idle reactor sleeps. Any thread; taken at each reactor's next wait. */
+ * sleeping (0 = off, the default of the library; the daemon sets its
+ * iscsi.busy_poll_us), within each reactor's adaptive window. Costs CPU only while events keep
+ * coming; an idle reactor sleeps. Any thread; taken at each reactor's next wait. */
 void reactor_set_busy_poll_ns(uint64_t ns);
 uint64_t reactor_busy_poll_ns(void);
+/* The next spin window of a reactor whose window was `cur` and whose last
+ * wait (spin and sleep) took `waited`, for a budget `max` (all ns): kept
+ * when the wait ended within it, doubled (from REACTOR_POLL_MIN_NS, up to
+ * max) when it ended later but within max, halved (below the minimum: 0)
+ * when it took longer than max. Pure; reactor_run() applies it. */
+#define REACTOR_POLL_MIN_NS 2000u
+uint64_t reactor_poll_window(uint64_t cur, uint64_t waited, uint64_t max);
 
 /* The daemon's reactor threads. reactor_pool_start creates n reactors and runs
  * reactors 1..n-1 on new threads; reactor 0 runs on the caller by

@@ -225,6 +225,37 @@ static void test_stop_from_thread(void **state)
 
 /* ---- adaptive busy polling ---- */
 
+/* The window follows the waits: a reactor whose events come within the
+ * budget polls for them, one whose events come further apart stops. */
+static void test_poll_window(void **state)
+{
+	const uint64_t max = 50000;
+	uint64_t w = 0;
+
+	(void)state;
+	/* from 0: a wait within the budget opens it at the minimum, then doubles */
+	w = reactor_poll_window(w, 30000, max);
+	assert_int_equal(w, REACTOR_POLL_MIN_NS);
+	/* 30 us waits stop widening it once it covers them */
+	for (int i = 0; i < 6; i++)
+		w = reactor_poll_window(w, 30000, max);
+	assert_int_equal(w, 32000); /* 4, 8, 16, 32 us, then kept */
+	w = reactor_poll_window(w, 45000, max);
+	assert_int_equal(w, 50000); /* 64 us, capped at the budget */
+	/* a wait the window covered leaves it */
+	assert_int_equal(reactor_poll_window(w, 12000, max), 50000);
+	/* waits longer than the budget halve it down to 0 */
+	w = reactor_poll_window(w, 80000, max);
+	assert_int_equal(w, 25000);
+	for (int i = 0; i < 4; i++)
+		w = reactor_poll_window(w, 1000000, max);
+	assert_int_equal(w, 0); /* 12.5, 6.25, 3.125, then below 2: 0 */
+	/* at 0 a long wait leaves it 0 */
+	assert_int_equal(reactor_poll_window(0, 1000000, max), 0);
+	/* a smaller budget caps a wider window at the next wait */
+	assert_int_equal(reactor_poll_window(40000, 45000, 20000), 20000);
+}
+
 static uint64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
@@ -846,6 +877,7 @@ int main(void)
 	    cmocka_unit_test(test_fd_del_in_batch),
 	    cmocka_unit_test(test_post_many_threads),
 	    cmocka_unit_test(test_stop_from_thread),
+	    cmocka_unit_test(test_poll_window),
 	    cmocka_unit_test(test_busy_poll_events_and_timers),
 	    cmocka_unit_test(test_busy_poll_idle_sleeps),
 	    cmocka_unit_test(test_defer),
