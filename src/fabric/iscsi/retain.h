@@ -7,7 +7,8 @@
  * connection, in send order, each with the StatSN that acknowledges it: its
  * own for a status PDU, that of its task's status for a Data-In (sent in
  * the same completion, scsi_cmd.c). An ExpStatSN past it frees it (7.1: the
- * initiator acknowledges status, and with it the task's data). The copies
+ * initiator acknowledges status, and with it the task's data); a DataACK
+ * frees a task's Data-In before that (dataack.c). The copies
  * are a connection's memory the peer decides the life of, so they are
  * capped (ISCSI_RETAIN_MAX_BYTES): at the cap the oldest go first (counted
  * in retain_evicted); a SNACK for one of them is then refused with Reject
