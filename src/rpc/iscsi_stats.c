@@ -128,7 +128,7 @@ json_t *rpc_iscsi_targets_json(const char *only, int *rc)
 json_t *rpc_session_counters_json(const struct iscsi_session_info *s)
 {
 	return json_pack(
-	    "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "commands",
+	    "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "commands",
 	    (json_int_t)s->commands, "read_bytes", (json_int_t)s->read_bytes, "write_bytes",
 	    (json_int_t)s->write_bytes, "command_pdus", (json_int_t)s->command_pdus,
 	    "response_pdus", (json_int_t)s->response_pdus, "tx_data_bytes",
@@ -138,7 +138,7 @@ json_t *rpc_session_counters_json(const struct iscsi_session_info *s)
 	    "snacks", (json_int_t)s->snacks, "retransmitted_pdus",
 	    (json_int_t)s->retransmitted_pdus, "retransmitted_bytes",
 	    (json_int_t)s->retransmitted_bytes, "retried_commands", (json_int_t)s->retried_commands,
-	    "retain_evicted", (json_int_t)s->retain_evicted);
+	    "retain_evicted", (json_int_t)s->retain_evicted, "data_acks", (json_int_t)s->data_acks);
 }
 
 static json_t *conn_json(const struct iscsi_conn_info *c)

@@ -7,7 +7,9 @@
 #     |  sends: 1 % bad header digests (discarded, sent again), bad data
 #     |         digests on commands (Reject 02h, retried: same ITT/CmdSN)
 #     |         and Data-Out (Reject 02h, recovery R2T)
-#     |  receives: 1 % of Data-In / R2T / SCSI Response dropped, SNACKed
+#     |  receives: 1 % of Data-In / R2T / SCSI Response dropped, SNACKed;
+#     |            MaxBurstLength 16 KiB: the A bit ends each sequence of a
+#     |            longer read but the last, answered with DataACK
 #     v
 #   target E (error_recovery_level 1, max_connections 4) --> LUN 0 d (ram 64M)
 #   erl (1 connection) --> target Z (ERL 0, the default) --> LUN 0 d
@@ -18,12 +20,17 @@
 #     right bytes (0 mismatches) while faults are injected, and faults of
 #     every kind were injected and recovered;
 #   - invalid SNACKs get the RFC's Rejects: a Status SNACK for a StatSN not
-#     sent 04h, an R-Data SNACK 03h (not implemented), a DataACK 08h (no A
-#     bit sent);
+#     sent 04h, an R-Data SNACK 03h (not implemented), a DataACK naming no
+#     Data-In with the A bit 08h;
+#   - A bits came (F, a TTT, the LUN, every 16 KiB, never the last
+#     sequence: the tool checks each) and the tool's DataACKs were all
+#     accepted (none rejected: the tool fails on any Reject but 02h; the
+#     target's data_acks equals the tool's count);
 #   - the target's counters moved: digest_errors, snacks, retransmitted
 #     PDUs and bytes, retried commands;
 #   - at ERL 0 (the default offer) a SNACK is a protocol error (Reject 04h)
-#     and the session negotiates ERL 0 although the initiator asks for 1.
+#     and the session negotiates ERL 0 although the initiator asks for 1;
+#     no A bit is ever set (11.7.2: MUST NOT at ERL 0).
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 USAGE="usage: erl.sh UTARGETD UTARGET ERL"
@@ -63,7 +70,7 @@ num() {
 }
 
 rm -f "$UT_TMP/stop"
-"$ERL" "$P" "$E" "$I" -n 4 -i 400 -r 20 -S -H "$UT_TMP/stop" >"$UT_TMP/w.out" 2>&1 &
+"$ERL" "$P" "$E" "$I" -n 4 -i 400 -r 20 -B 16384 -S -H "$UT_TMP/stop" >"$UT_TMP/w.out" 2>&1 &
 RUN=$!
 for ((k = 0; k < 400; k++)); do
 	grep -qE "^(ready|FAIL)" "$UT_TMP/w.out" && break
@@ -82,26 +89,33 @@ done
 has w "^OK$"
 echo "ok: 1600 commands over 4 connections at ERL 1 with 2 % of PDUs damaged or lost each way: all GOOD, 0 wrong bytes"
 echo "ok: invalid SNACKs: Status beyond StatSN 04h, R-Data 03h, DataACK 08h"
+AB=$(num w "dataack abits")
+DA=$(num w " sent")
+[ "$AB" -gt 0 ] && [ "$DA" -gt 0 ] || ut_fail "no A bit or no DataACK: $(cat "$UT_TMP/w.out")"
+echo "ok: A bits $AB (checked), DataACKs sent $DA, none rejected"
 SN=$(num w "recovery snacks")
 RT=$(num w "retried_cmds")
 (
 	cd "$UT_TMP" &&
-		SN=$SN RT=$RT python3 - <<'PY'
+		SN=$SN RT=$RT DA=$DA python3 - <<'PY'
 import json, os
 s = [x for x in json.load(open("sl.json")) if x["type"] == "normal"]
 assert len(s) == 1, s
 st = s[0]["stats"]
 assert s[0]["negotiated"]["error_recovery_level"] == 1, s[0]["negotiated"]
-# the tool's SNACKs plus the 3 invalid ones
+# the tool's SNACKs (DataACKs included) plus the 3 invalid ones
 assert st["snacks"] == int(os.environ["SN"]) + 3, (st, os.environ["SN"])
 assert st["retried_commands"] >= int(os.environ["RT"]) > 0, st
-assert st["retransmitted_pdus"] >= int(os.environ["SN"]) and st["retransmitted_bytes"] > 0, st
+# each SNACK but a DataACK asks for at least one PDU
+asked = int(os.environ["SN"]) - int(os.environ["DA"])
+assert st["retransmitted_pdus"] >= asked and st["retransmitted_bytes"] > 0, st
 assert st["digest_errors"] > 0, st
+assert st["data_acks"] == int(os.environ["DA"]) > 0, (st, os.environ["DA"])
 print("counters", st["digest_errors"], st["snacks"], st["retransmitted_pdus"],
-      st["retransmitted_bytes"], st["retried_commands"])
+      st["retransmitted_bytes"], st["retried_commands"], st["data_acks"])
 PY
 ) >"$UT_TMP/ctr.out" 2>&1 || ut_fail "session counters: $(cat "$UT_TMP/ctr.out") $(cat "$UT_TMP/sl.json")"
-echo "ok: target counters (digest_errors snacks retransmitted_pdus retransmitted_bytes retried): $(cat "$UT_TMP/ctr.out")"
+echo "ok: target counters (digest_errors snacks retransmitted_pdus retransmitted_bytes retried data_acks): $(cat "$UT_TMP/ctr.out")"
 grep -q "header digest error: PDU discarded" "$UT_LOG" || ut_fail "no log line for a discarded PDU"
 ut_stop
 
@@ -123,11 +137,12 @@ ut_write_config erl0.json <<JSON
 JSON
 ut_start "$UT_TMP/erl0.json"
 P=127.0.0.1:$UT_PORT
-ut_run_client "$UT_TMP/z.out" "$ERL" "$P" "$Z" "$I" -n 1 -i 50 -r 0 -S
+ut_run_client "$UT_TMP/z.out" "$ERL" "$P" "$Z" "$I" -n 1 -i 50 -r 0 -B 16384 -S
 has z "^session tsih [0-9]+ erl 0 conns 1 "
 has z "^snack_invalid status 0x04 rdata 0x04 dataack 0x04$"
 has z "^io commands 50 reads [0-9]+ writes [0-9]+ bytes [0-9]+ mismatches 0 failed 0$"
+has z "^dataack abits 0 sent 0$"
 has z "^OK$"
 grep -q "SNACK at ErrorRecoveryLevel 0" "$UT_LOG" || ut_fail "no log line for a SNACK at ERL 0"
-echo "ok: ERL 0 by default: ERL 1 asked, 0 negotiated; every SNACK rejected 04h"
+echo "ok: ERL 0 by default: ERL 1 asked, 0 negotiated; every SNACK rejected 04h; no A bit"
 ut_stop

@@ -24,6 +24,13 @@
  *               dropped as if lost, and a SNACK asks for it again (Data/R2T
  *               SNACK by DataSN/R2TSN, Status SNACK by StatSN)
  *   -b BLOCKS   largest I/O in blocks (default 128); sizes vary 1..BLOCKS
+ *   -B BYTES    MaxBurstLength offered (default 65536): a read longer than
+ *               the negotiated one has sequences; at ERL 1 the target sets
+ *               the A bit at the end of each but the last (11.7.2), checked
+ *               (F, a TTT, the command's LUN, a multiple of MaxBurstLength,
+ *               never at ERL 0), and answered with a DataACK (11.16: TTT
+ *               and LUN of that Data-In, BegRun the next DataSN) once no
+ *               Data-In before it is missing; not sent once the status came
  *   -L LBA      first LBA (default 0)
  *   -H FILE     after the workload print "ready" and wait for FILE (60 s at
  *               most) before the Logout: the session's counters can be read
@@ -35,7 +42,8 @@
  * bytes B mismatches M failed F", "faults hdigest .. ddigest_cmd ..
  * ddigest_data .. lost_datain .. lost_r2t .. lost_status ..", "recovery
  * snacks S retried_cmds R resent_pdus P resent_bytes B retx_received_pdus
- * Q retx_received_bytes Y rejects_digest D", "latency
+ * Q retx_received_bytes Y rejects_digest D", "dataack abits A sent D",
+ * "latency
  * p50_us .. p99_us .. max_us ..", then "OK" when every command completed
  * GOOD with the right data, else "FAIL ...". Exit 0 / 1 / 2 (usage,
  * login). */
@@ -77,6 +85,7 @@ struct econn {
 static struct {
 	const char *host, *port, *target, *iname;
 	unsigned nconns, erl, ios, rate, maxblk, secs;
+	uint32_t maxburst;
 	uint64_t lba;
 	bool snack_invalid;
 	const char *hold;
@@ -92,6 +101,7 @@ static struct {
 	atomic_ullong f_hdig, f_ddig_cmd, f_ddig_data, f_lost_din, f_lost_r2t, f_lost_st;
 	atomic_ullong snacks, retried, resent_pdus, resent_bytes, retx_pdus, retx_bytes;
 	atomic_ullong rej_digest;
+	atomic_ullong abits, dataacks;
 	uint32_t *lat;
 	atomic_uint nlat;
 } S = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -203,6 +213,25 @@ static int send_snack(struct econn *e, unsigned type, uint32_t itt, uint32_t ttt
 	return ir_send_pdu(&e->c, &p);
 }
 
+/* DataACK (11.16): ITT reserved, TTT and LUN of the Data-In with the A
+ * bit, BegRun the next DataSN expected, RunLength 0. */
+static int send_dataack(struct econn *e, const uint8_t *lun, uint32_t ttt, uint32_t beg)
+{
+	struct ir_pdu p = {0};
+	struct ir_bhs_snack *s = &p.bhs.snack;
+
+	s->opcode = IR_OP_SNACK_REQ;
+	s->type = (uint8_t)(IR_FLAG_FINAL | SNACK_DATAACK);
+	memcpy(s->lun, lun, sizeof(s->lun));
+	put_be32(s->itt, IR_RSVD_TAG);
+	put_be32(s->ttt, ttt);
+	put_be32(s->exp_statsn, e->c.expstatsn);
+	put_be32(s->begrun, beg);
+	atomic_fetch_add(&S.snacks, 1);
+	atomic_fetch_add(&S.dataacks, 1);
+	return ir_send_pdu(&e->c, &p);
+}
+
 /* What identifies a Data-In, R2T or SCSI Response of a task when it comes
  * again: its DataSN, R2TSN or StatSN, tagged by kind. */
 static uint32_t key_of(const struct ir_pdu *r)
@@ -232,6 +261,9 @@ static int one_cmd(struct econn *e, bool write, uint64_t lba, uint32_t blocks)
 	bool holding = false;
 	uint32_t hold_exp = 0, held_exp = 0;
 	uint8_t status = 0xff;
+	/* a DataACK asked for (the A bit), sent when no Data-In is missing */
+	bool ack_pending = false;
+	uint32_t ack_ttt = IR_RSVD_TAG, ack_beg = 0;
 	int rc;
 
 	h->opcode = IR_OP_SCSI_CMD;
@@ -381,6 +413,27 @@ static int one_cmd(struct econn *e, bool write, uint64_t lba, uint32_t blocks)
 			}
 			memcpy(e->rbuf + off, r.data, r.data_len);
 			got_bytes += r.data_len;
+			if (r.bhs.data.flags & IR_DATAIN_ACK) {
+				uint32_t end = off + r.data_len;
+				uint32_t sn = get_be32(r.bhs.data.datasn);
+
+				atomic_fetch_add(&S.abits, 1);
+				/* 11.7.2: ERL >= 1, at most once per MaxBurstLength;
+				 * 11.7.4: a TTT and the command's LUN; this target:
+				 * the end of a sequence, never the last one */
+				if (!e->c.p.erl || !(r.bhs.data.flags & IR_FLAG_FINAL) ||
+				    get_be32(r.bhs.data.ttt) == IR_RSVD_TAG ||
+				    memcmp(r.bhs.data.lun, h->lun, 8) || end % e->c.p.max_burst ||
+				    end == len) {
+					ir_pdu_free(&r);
+					return fail(e, "A bit on Data-In %u+%u of %u", off,
+						    end - off, len);
+				}
+				if (!ack_pending || ir_sn_lt(ack_beg, sn + 1))
+					ack_beg = sn + 1;
+				ack_ttt = get_be32(r.bhs.data.ttt);
+				ack_pending = true;
+			}
 			if (r.bhs.data.flags & IR_DATAIN_STATUS) {
 				status = r.bhs.data.status;
 				done = true;
@@ -393,6 +446,16 @@ static int one_cmd(struct econn *e, bool write, uint64_t lba, uint32_t blocks)
 			return fail(e, "unexpected %s", ir_opcode_name(op));
 		}
 		ir_pdu_free(&r);
+		if (ack_pending && done) {
+			/* the status acknowledges the data (11.7.2): a DataACK
+			 * after it would name copies already freed */
+			ack_pending = false;
+		} else if (ack_pending && !nlost) {
+			ack_pending = false;
+			rc = send_dataack(e, h->lun, ack_ttt, ack_beg);
+			if (rc)
+				return fail(e, "send DataACK: %d", rc);
+		}
 		if (done && nlost && !holding) {
 			holding = true;
 			held_exp = e->c.expstatsn;
@@ -474,8 +537,8 @@ static int login(struct econn *e, uint16_t cid)
 	    .data_digest = true,
 	    .digest_only = true,
 	    .max_recv_dsl = SEG,
-	    .max_burst = 65536,
-	    .first_burst = 16384,
+	    .max_burst = S.maxburst,
+	    .first_burst = UT_MIN(16384u, S.maxburst),
 	    .initial_r2t = 0,
 	    .immediate_data = 1,
 	    .max_outstanding_r2t = 4,
@@ -569,7 +632,8 @@ int main(int argc, char **argv)
 	S.ios = 200;
 	S.rate = 10;
 	S.maxblk = 128;
-	while ((opt = getopt(argc, argv, "n:E:t:i:r:b:L:SH:")) != -1) {
+	S.maxburst = 65536;
+	while ((opt = getopt(argc, argv, "n:E:t:i:r:b:B:L:SH:")) != -1) {
 		switch (opt) {
 		case 'n':
 			S.nconns = (unsigned)atoi(optarg);
@@ -589,6 +653,9 @@ int main(int argc, char **argv)
 		case 'b':
 			S.maxblk = (unsigned)atoi(optarg);
 			break;
+		case 'B':
+			S.maxburst = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
 		case 'L':
 			S.lba = strtoull(optarg, NULL, 0);
 			break;
@@ -602,7 +669,8 @@ int main(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (argc - optind != 3 || !S.nconns || S.nconns > MAX_CONNS || !S.maxblk || S.maxblk > 256)
+	if (argc - optind != 3 || !S.nconns || S.nconns > MAX_CONNS || !S.maxblk ||
+	    S.maxblk > 256 || S.maxburst < 512)
 		goto usage;
 	if (ir_parse_addr(argv[optind], host, sizeof(host), port, sizeof(port)))
 		goto usage;
@@ -679,6 +747,7 @@ int main(int argc, char **argv)
 	       atomic_load(&S.snacks), atomic_load(&S.retried), atomic_load(&S.resent_pdus),
 	       atomic_load(&S.resent_bytes), atomic_load(&S.retx_pdus), atomic_load(&S.retx_bytes),
 	       atomic_load(&S.rej_digest));
+	printf("dataack abits %llu sent %llu\n", atomic_load(&S.abits), atomic_load(&S.dataacks));
 	{
 		unsigned n = UT_MIN(atomic_load(&S.nlat), LAT_MAX);
 
@@ -706,6 +775,6 @@ int main(int argc, char **argv)
 	return 1;
 usage:
 	fprintf(stderr, "usage: erl HOST:PORT TARGET INITIATOR [-n N] [-E L] [-t S] [-i IOS] "
-			"[-r PERMILLE] [-b BLOCKS] [-L LBA] [-S] [-H FILE]\n");
+			"[-r PERMILLE] [-b BLOCKS] [-B BYTES] [-L LBA] [-S] [-H FILE]\n");
 	return 2;
 }

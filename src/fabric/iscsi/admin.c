@@ -198,6 +198,7 @@ static void admin_fill(struct iscsi_session_info *si, const struct iscsi_session
 	si->retransmitted_bytes = atomic_load_explicit(&s->stat_retx_bytes, memory_order_relaxed);
 	si->retried_commands = atomic_load_explicit(&s->stat_retried_cmds, memory_order_relaxed);
 	si->retain_evicted = atomic_load_explicit(&s->stat_retain_evicted, memory_order_relaxed);
+	si->data_acks = atomic_load_explicit(&s->stat_data_acks, memory_order_relaxed);
 	list_for_each_entry(c, &s->conns, sess_node)
 	{
 		struct iscsi_conn_info *ci;

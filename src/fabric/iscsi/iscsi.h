@@ -197,6 +197,7 @@ struct iscsi_session_info {
 	 * and wire bytes sent again, commands received again (retry),
 	 * retained copies evicted at the cap */
 	uint64_t snacks, retransmitted_pdus, retransmitted_bytes, retried_commands, retain_evicted;
+	uint64_t data_acks;
 	struct iscsi_conn_info conns[ISCSI_INFO_CONNS_MAX];
 	size_t nconns;
 };

@@ -17,7 +17,7 @@ bool iscsi_erl1(const struct iscsi_conn *c)
 	       c->sess->params.error_recovery_level >= 1 && c->state >= ISCSI_CONN_S5_LOGGED_IN;
 }
 
-static void retained_drop(struct iscsi_conn *c, struct iscsi_retained *r)
+void iscsi_retained_drop(struct iscsi_conn *c, struct iscsi_retained *r)
 {
 	list_del(&r->node);
 	c->retained_bytes -= sizeof(*r) + r->len;
@@ -64,6 +64,8 @@ void iscsi_retain_tx(struct iscsi_conn *c, const struct iscsi_tx *tx)
 		return;
 	}
 	memcpy(&r->hdr, h, sizeof(r->hdr));
+	r->ack_mark = false;
+	r->acked_below = 0;
 	r->status = status;
 	r->data_in = data_in;
 	/* a Data-In without status is acknowledged with its task's status,
@@ -76,7 +78,7 @@ void iscsi_retain_tx(struct iscsi_conn *c, const struct iscsi_tx *tx)
 	c->retained_bytes += sizeof(*r) + r->len;
 	while (c->retained_bytes > ISCSI_RETAIN_MAX_BYTES && !list_empty(&c->retained)) {
 		/* the cap: the oldest copies go first */
-		retained_drop(c, list_first_entry(&c->retained, struct iscsi_retained, node));
+		iscsi_retained_drop(c, list_first_entry(&c->retained, struct iscsi_retained, node));
 		iscsi_session_count(&c->sess->stat_retain_evicted, 1);
 	}
 }
@@ -92,14 +94,14 @@ void iscsi_retain_ack(struct iscsi_conn *c, uint32_t exp_statsn)
 
 		if (!iscsi_sn_lt(r->statsn, exp_statsn))
 			break;
-		retained_drop(c, r);
+		iscsi_retained_drop(c, r);
 	}
 }
 
 void iscsi_retain_free(struct iscsi_conn *c)
 {
 	while (!list_empty(&c->retained))
-		retained_drop(c, list_first_entry(&c->retained, struct iscsi_retained, node));
+		iscsi_retained_drop(c, list_first_entry(&c->retained, struct iscsi_retained, node));
 }
 
 int iscsi_retain_resend(struct iscsi_conn *c, const struct iscsi_retained *r)
@@ -132,7 +134,7 @@ unsigned iscsi_retain_resend_task(struct iscsi_conn *c, uint32_t itt, uint32_t f
 	{
 		uint8_t op = iscsi_hdr_opcode(&r->hdr);
 
-		if (get_be32(r->hdr.rsp.itt) != itt ||
+		if (r->ack_mark || get_be32(r->hdr.rsp.itt) != itt ||
 		    (op != ISCSI_OP_DATA_IN && op != ISCSI_OP_SCSI_RSP))
 			continue;
 		if (r->data_in && !r->status && iscsi_sn_lt(get_be32(r->hdr.data_in.datasn), from))

@@ -7,7 +7,8 @@
  * connection, in send order, each with the StatSN that acknowledges it: its
  * own for a status PDU, that of its task's status for a Data-In (sent in
  * the same completion, scsi_cmd.c). An ExpStatSN past it frees it (7.1: the
- * initiator acknowledges status, and with it the task's data). The copies
+ * initiator acknowledges status, and with it the task's data); a DataACK
+ * frees a task's Data-In before that (dataack.c). The copies
  * are a connection's memory the peer decides the life of, so they are
  * capped (ISCSI_RETAIN_MAX_BYTES): at the cap the oldest go first (counted
  * in retain_evicted); a SNACK for one of them is then refused with Reject
@@ -34,6 +35,10 @@ struct iscsi_retained {
 	uint32_t statsn; /* an ExpStatSN past it frees the copy */
 	bool status;	 /* a status-bearing PDU (its StatSN is statsn) */
 	bool data_in;	 /* a Data-In (DataSN in its header) */
+	/* a DataACK record (dataack.c), no PDU: the Data-In of the task (ITT,
+	 * TTT and LUN in hdr) below acked_below were acknowledged and freed */
+	bool ack_mark;
+	uint32_t acked_below;
 	uint32_t len;
 	uint8_t data[]; /* len bytes */
 };
@@ -55,5 +60,17 @@ int iscsi_retain_resend(struct iscsi_conn *c, const struct iscsi_retained *r);
 unsigned iscsi_retain_resend_task(struct iscsi_conn *c, uint32_t itt, uint32_t from);
 /* True when a status of itt is retained (a retried command, 6.2.1). */
 bool iscsi_retain_has_status(struct iscsi_conn *c, uint32_t itt);
+/* Unlink and free one copy. */
+void iscsi_retained_drop(struct iscsi_conn *c, struct iscsi_retained *r);
+
+/* dataack.c: the TTT for the A bit of a read of len bytes (ISCSI_RSVD_TAG:
+ * no A bit, ERL 0 or a read of one sequence), 11.7.2 */
+struct iscsi_task;
+uint32_t iscsi_dataack_ttt(struct iscsi_conn *c, const struct iscsi_task *t, uint32_t len);
+/* SNACK type 2 DataACK (11.16) */
+int iscsi_dataack_rx(struct iscsi_conn *c, const union iscsi_hdr *h);
+/* The DataSN below which itt's Data-In were acknowledged by DataACK (0:
+ * none) */
+uint32_t iscsi_dataack_acked(struct iscsi_conn *c, uint32_t itt);
 
 #endif

@@ -587,9 +587,11 @@ static int send_data_in(struct iscsi_task *t, bool collapse)
 	uint32_t seg = c->max_send_dsl;
 	uint32_t in_burst = 0;
 	uint32_t off = 0;
+	uint32_t ack_ttt;
 
 	if (len > t->edtl)
 		len = t->edtl; /* never more than the initiator's buffer */
+	ack_ttt = iscsi_dataack_ttt(c, t, len);
 	while (off < len) {
 		uint32_t n = UT_MIN(len - off, UT_MIN(seg, burst - in_burst));
 		struct iscsi_tx *tx = iscsi_tx_get(c);
@@ -608,6 +610,12 @@ static int send_data_in(struct iscsi_task *t, bool collapse)
 		if (last || in_burst == burst) {
 			d->flags |= ISCSI_FLAG_FINAL;
 			in_burst = 0;
+			if (!last && ack_ttt != ISCSI_RSVD_TAG) {
+				/* 11.7.2, 11.7.4: ask for a DataACK once per
+				 * sequence but the last (dataack.c) */
+				d->flags |= ISCSI_DATAIN_F_ACK;
+				put_be32(d->ttt, ack_ttt);
+			}
 		}
 		if (last && collapse) {
 			/* 11.7.4: status in the last Data-In (no sense data) */

@@ -114,6 +114,7 @@ struct iscsi_session {
 	 * again (SNACK, retried command, recovery R2T), copies evicted at the
 	 * cap */
 	_Atomic uint64_t stat_snacks, stat_retx_pdus, stat_retx_bytes, stat_retain_evicted;
+	_Atomic uint64_t stat_data_acks;    /* DataACKs accepted (dataack.c) */
 	_Atomic uint64_t stat_retried_cmds; /* commands received again (6.2.1) */
 };
 

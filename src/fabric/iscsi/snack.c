@@ -9,9 +9,9 @@
  *   Type 0 Data/R2T: ITT, BegRun = first DataSN (Data-In of a read) or
  *     R2TSN (open R2Ts of a write), RunLength (0: all from BegRun).
  *   Type 1 Status: BegRun = first StatSN, RunLength (0: all from BegRun).
- *   Type 2 DataACK: refused, Reject 08h (Invalid DataACK): the target never
- *     sets the A bit (11.7.2: it MAY), so no DataACK acknowledges anything;
- *     Data-In is freed by ExpStatSN instead.
+ *   Type 2 DataACK: TTT and LUN of a Data-In with the A bit, BegRun = the
+ *     next DataSN expected: frees the task's Data-In copies below it
+ *     (dataack.c). A Data SNACK below it is then a protocol error.
  *   Type 3 R-Data: refused, Reject 03h (SNACK Reject): re-segmenting to a
  *     new MaxRecvDataSegmentLength is not implemented.
  *
@@ -99,8 +99,21 @@ static int snack_data(struct iscsi_conn *c, const union iscsi_hdr *h, uint32_t i
 	struct iscsi_retained *r;
 	unsigned n = 0;
 
+	uint32_t acked;
+
 	if (t && t->state == ISCSI_TASK_DATA_OUT && t->r2tsn)
 		return snack_r2t(c, h, t, beg, run);
+	acked = iscsi_dataack_acked(c, itt);
+	if (beg == 0 && run == 0) {
+		beg = acked; /* 11.16.4: 0 and 0, all unacknowledged PDUs */
+	} else if (iscsi_sn_lt(beg, acked)) {
+		/* 11.16: a SNACK for data already acknowledged (DataACK) */
+		iscsi_conn_proto_err(c,
+				     "Data SNACK for ITT 0x%08x DataSN %u: acknowledged below %u",
+				     itt, beg, acked);
+		iscsi_reject(c, ISCSI_REJECT_PROTOCOL_ERROR, h);
+		return 0;
+	}
 	list_for_each_entry(r, &c->retained, node)
 	{
 		if (!r->data_in || get_be32(r->hdr.data_in.itt) != itt ||
@@ -137,9 +150,7 @@ int iscsi_snack_rx(struct iscsi_conn *c, const union iscsi_hdr *h)
 	case SNACK_DATA_R2T:
 		return snack_data(c, h, get_be32(s->itt), beg, run);
 	case SNACK_DATA_ACK:
-		iscsi_conn_proto_err(c, "DataACK SNACK without an A bit sent");
-		iscsi_reject(c, ISCSI_REJECT_INVALID_DATA_ACK, h);
-		return 0;
+		return iscsi_dataack_rx(c, h);
 	case SNACK_RDATA:
 		iscsi_conn_proto_err(c, "R-Data SNACK: not supported");
 		iscsi_reject(c, ISCSI_REJECT_SNACK, h);

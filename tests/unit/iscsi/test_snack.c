@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "harness.h"
+#include "fabric/iscsi/retain.h"
 #include "fabric/iscsi/session.h"
 #include "lib/endian.h"
 
@@ -56,19 +57,26 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void snack(uint8_t type, uint32_t itt, uint32_t beg, uint32_t run, uint32_t exp_statsn)
+static void snack_ttt(uint8_t type, uint32_t itt, uint32_t ttt, uint8_t lun1, uint32_t beg,
+		      uint32_t run, uint32_t exp_statsn)
 {
 	union iscsi_hdr h;
 
 	memset(&h, 0, sizeof(h));
 	h.snack.opcode = ISCSI_OP_SNACK_REQ;
 	h.snack.flags = (uint8_t)(ISCSI_FLAG_FINAL | type);
+	h.snack.lun[1] = lun1;
 	put_be32(h.snack.itt, itt);
-	put_be32(h.snack.ttt, ISCSI_RSVD_TAG);
+	put_be32(h.snack.ttt, ttt);
 	put_be32(h.snack.exp_statsn, exp_statsn);
 	put_be32(h.snack.begrun, beg);
 	put_be32(h.snack.runlength, run);
 	assert_int_equal(h_send(hc, &h, NULL, 0), 0);
+}
+
+static void snack(uint8_t type, uint32_t itt, uint32_t beg, uint32_t run, uint32_t exp_statsn)
+{
+	snack_ttt(type, itt, ISCSI_RSVD_TAG, 0, beg, run, exp_statsn);
 }
 
 static void expect_reject(uint8_t reason)
@@ -92,8 +100,11 @@ static void test_snacks(void **state)
 	assert_int_equal(s->params.error_recovery_level, 1);
 	h_read10(cdb, 1, 4);
 	itt = h_cmd(hc, F_R, 2048, cdb, NULL, 0);
-	for (unsigned i = 0; i < 2; i++)
+	for (unsigned i = 0; i < 2; i++) {
 		h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+		/* one sequence: acknowledged with the status, no A bit */
+		assert_false(h.data_in.flags & ISCSI_DATAIN_F_ACK);
+	}
 	assert_true(h.data_in.flags & ISCSI_DATAIN_F_STATUS);
 	statsn = get_be32(h.data_in.statsn);
 	/* Data SNACK for DataSN 0: the same PDU again */
@@ -112,7 +123,8 @@ static void test_snacks(void **state)
 	/* a StatSN not sent yet: protocol error */
 	snack(1, ISCSI_RSVD_TAG, statsn + 5, 0, statsn);
 	expect_reject(ISCSI_REJECT_PROTOCOL_ERROR);
-	/* DataACK (no A bit sent), R-Data (not implemented) */
+	/* DataACK (no A bit sent: Invalid data ack), R-Data (not
+	 * implemented) */
 	snack(2, ISCSI_RSVD_TAG, 0, 0, statsn);
 	expect_reject(ISCSI_REJECT_INVALID_DATA_ACK);
 	snack(3, itt, 0, 0, statsn);
@@ -126,6 +138,97 @@ static void test_snacks(void **state)
 	assert_true(hc->c->retained_bytes > 0 && hc->c->retained_bytes < 1024);
 	assert_int_equal(s->stat_snacks, 6);
 	assert_int_equal(s->stat_retx_pdus, 2);
+	assert_true(h_idle(hc));
+}
+
+/* A read of 4 x 1024 bytes in sequences of 2048: the A bit, a TTT and the
+ * LUN on the end of the first sequence only (RFC 7143 11.7.2, 11.7.4); a
+ * DataACK frees the copies below BegRun; a Data SNACK below it is a
+ * protocol error; invalid DataACKs get 08h. */
+static void test_dataack(void **state)
+{
+	static const uint8_t flags[4] = {0x00, 0xc0, 0x00, 0x81}; /* F A . S */
+	const uint32_t copy = (uint32_t)sizeof(struct iscsi_retained) + 1024;
+	union iscsi_hdr h;
+	uint32_t len, itt, ttt = 0, statsn = 0;
+	uint64_t before;
+	struct iscsi_session *s;
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("ErrorRecoveryLevel=1", "MaxRecvDataSegmentLength=1024",
+					  "MaxBurstLength=2048", "FirstBurstLength=2048")),
+			 0);
+	s = hc->c->sess;
+	assert_int_equal(s->params.max_burst_length, 2048);
+	h_read10(cdb, 0, 8);
+	itt = h_cmd(hc, F_R, 4096, cdb, NULL, 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+		assert_int_equal(get_be32(h.data_in.datasn), i);
+		assert_int_equal(h.data_in.flags, flags[i]);
+		assert_int_equal(len, 1024);
+		assert_memory_equal(data, fake.disk + i * 1024, 1024);
+		if (i == 1) {
+			ttt = get_be32(h.data_in.ttt);
+			assert_true(ttt != ISCSI_RSVD_TAG);
+		} else {
+			assert_int_equal(get_be32(h.data_in.ttt), ISCSI_RSVD_TAG);
+		}
+		if (i == 3)
+			statsn = get_be32(h.data_in.statsn);
+	}
+	/* the DataACK for the first sequence: DataSN 0 and 1 freed (one
+	 * record in their place), nothing answered */
+	before = hc->c->retained_bytes;
+	snack_ttt(2, ISCSI_RSVD_TAG, ttt, 0, 2, 0, statsn);
+	assert_true(h_idle(hc));
+	assert_int_equal(hc->c->retained_bytes, before - 2 * copy + sizeof(struct iscsi_retained));
+	assert_int_equal(s->stat_data_acks, 1);
+	/* a Data SNACK for acknowledged data: protocol error (11.16) */
+	snack(0, itt, 1, 1, statsn);
+	expect_reject(ISCSI_REJECT_PROTOCOL_ERROR);
+	/* above it: served; 0/0 means all unacknowledged: DataSN 2 and 3 */
+	snack(0, itt, 2, 1, statsn);
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+	assert_int_equal(get_be32(h.data_in.datasn), 2);
+	assert_memory_equal(data, fake.disk + 2048, 1024);
+	snack(0, itt, 0, 0, statsn);
+	for (uint32_t i = 2; i < 4; i++) {
+		h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+		assert_int_equal(get_be32(h.data_in.datasn), i);
+		assert_int_equal(h.data_in.flags, flags[i]);
+		assert_memory_equal(data, fake.disk + i * 1024, 1024);
+	}
+	/* invalid DataACKs: unknown TTT, another LUN, BegRun past the last
+	 * DataSN sent, RunLength not 0 */
+	snack_ttt(2, ISCSI_RSVD_TAG, ttt + 1, 0, 2, 0, statsn);
+	expect_reject(ISCSI_REJECT_INVALID_DATA_ACK);
+	snack_ttt(2, ISCSI_RSVD_TAG, ttt, 1, 2, 0, statsn);
+	expect_reject(ISCSI_REJECT_INVALID_DATA_ACK);
+	snack_ttt(2, ISCSI_RSVD_TAG, ttt, 0, 5, 0, statsn);
+	expect_reject(ISCSI_REJECT_INVALID_DATA_ACK);
+	snack_ttt(2, ISCSI_RSVD_TAG, ttt, 0, 2, 1, statsn);
+	expect_reject(ISCSI_REJECT_INVALID_DATA_ACK);
+	/* the whole data (the status stays for ExpStatSN): DataSN 2 freed */
+	before = hc->c->retained_bytes;
+	snack_ttt(2, ISCSI_RSVD_TAG, ttt, 0, 4, 0, statsn);
+	assert_true(h_idle(hc));
+	assert_int_equal(hc->c->retained_bytes, before - copy);
+	assert_int_equal(s->stat_data_acks, 2);
+	/* DataSN 3 is acknowledged as data; its copy stays as the status
+	 * (11.16: a Status SNACK still gets it) */
+	snack(0, itt, 3, 1, statsn);
+	expect_reject(ISCSI_REJECT_PROTOCOL_ERROR);
+	snack(1, ISCSI_RSVD_TAG, statsn, 1, statsn);
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+	assert_int_equal(h.data_in.flags, flags[3]);
+	assert_memory_equal(data, fake.disk + 3072, 1024);
+	/* the status acknowledged: the record goes with it, the TTT is
+	 * unknown now */
+	snack_ttt(2, ISCSI_RSVD_TAG, ttt, 0, 4, 0, hc->c->stat_sn);
+	expect_reject(ISCSI_REJECT_INVALID_DATA_ACK);
+	assert_true(hc->c->retained_bytes < 1024);
+	assert_int_equal(s->stat_data_acks, 2);
 	assert_true(h_idle(hc));
 }
 
@@ -190,11 +293,20 @@ static void test_erl0(void **state)
 	(void)state;
 	/* the target offers 0: the session gets 0, a SNACK is a protocol
 	 * error and nothing is retained */
-	assert_int_equal(h_login(hc, KEYS("ErrorRecoveryLevel=1")), 0);
+	union iscsi_hdr h;
+
+	assert_int_equal(
+	    h_login(hc, KEYS("ErrorRecoveryLevel=1", "MaxBurstLength=512", "FirstBurstLength=512")),
+	    0);
 	assert_int_equal(hc->c->sess->params.error_recovery_level, 0);
-	h_read10(cdb, 0, 1);
-	h_cmd(hc, F_R, 512, cdb, NULL, 0);
-	h_expect(hc, ISCSI_OP_DATA_IN, NULL, NULL, 0, NULL);
+	/* two sequences: no A bit at ERL 0 (11.7.2: MUST NOT) */
+	h_read10(cdb, 0, 2);
+	h_cmd(hc, F_R, 1024, cdb, NULL, 0);
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, NULL, 0, NULL);
+	assert_int_equal(h.data_in.flags, ISCSI_FLAG_FINAL);
+	assert_int_equal(get_be32(h.data_in.ttt), ISCSI_RSVD_TAG);
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, NULL, 0, NULL);
+	assert_int_equal(h.data_in.flags, ISCSI_FLAG_FINAL | ISCSI_DATAIN_F_STATUS);
 	assert_int_equal(hc->c->retained_bytes, 0);
 	snack(1, ISCSI_RSVD_TAG, 0, 0, 0);
 	expect_reject(ISCSI_REJECT_PROTOCOL_ERROR);
@@ -204,6 +316,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_snacks, setup1, teardown),
+	    cmocka_unit_test_setup_teardown(test_dataack, setup1, teardown),
 	    cmocka_unit_test_setup_teardown(test_retry_and_header_digest, setup1, teardown),
 	    cmocka_unit_test_setup_teardown(test_erl0, setup0, teardown),
 	};
