@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench/erl_faults.sh [BUILD_DIR]: issue 11's ERL 1 figure. Starts utargetd alone on
+# 127.0.0.1 with a 64 MiB ram LUN, error_recovery_level 1 and max_connections 4, and runs
+# the project's raw initiator tests/tools/erl over a 4-connection session for ERL_SECONDS:
+# 64 KiB reads and writes whose data it checks byte for byte, with ERL_RATE per mille of its
+# PDUs damaged (header or data digest) or of the target's PDUs dropped (then asked again
+# with a SNACK), and MaxBurstLength ERL_BURST offered so that reads carry A bits that it
+# acknowledges with DataACK. Prints the tool's lines (commands, wrong bytes, faults injected,
+# recovery) and the session's counters from `utarget --json session list`, which must agree
+# with them (docs/architecture.md, "Error recovery").
+#
+#   tgt 127.0.0.1:ERL_PORT  <-- 4 connections, one session (ERL 1) --  tests/tools/erl
+#
+# Environment: ERL_SECONDS [60], ERL_RATE [10 = 1 %], ERL_BURST [16384], ERL_PORT [3563],
+# BENCH_TMPDIR [/var/tmp].
+set -euo pipefail
+export LC_ALL=C
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+SECS=${ERL_SECONDS:-60}
+RATE=${ERL_RATE:-10}
+BURST=${ERL_BURST:-16384}
+PORT=${ERL_PORT:-3563}
+UTARGETD=$BUILD/src/daemon/utargetd
+UTARGET=$BUILD/src/cli/utarget
+ERL=$BUILD/tests/tools/erl
+TGT=iqn.2026-12.org.utarget.erl:e
+INI=iqn.2026-12.org.utarget.erl:m
+for b in "$UTARGETD" "$UTARGET" "$ERL"; do
+	[ -x "$b" ] || { echo "erl_faults: build first: $b" >&2; exit 2; }
+done
+WORK=$(mktemp -d "${BENCH_TMPDIR:-/var/tmp}/utarget-erl.XXXXXX")
+PID=""
+cleanup() {
+	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+mkdir -p "$WORK/state"
+cat >"$WORK/utargetd.json" <<JSON
+{
+  "version": 1,
+  "state_dir": "$WORK/state",
+  "rpc_socket": "$WORK/utargetd.sock",
+  "iscsi": { "nop_in_interval": 0, "error_recovery_level": 1, "max_connections": 4 },
+  "backstores": [ { "name": "d", "type": "ram", "size": "64M" } ],
+  "targets": [
+    { "name": "$TGT",
+      "portal_groups": [ { "tag": 1, "portals": [ "127.0.0.1:$PORT" ] } ],
+      "luns": [ { "lun": 0, "backstore": "d" } ],
+      "demo_mode": { "enabled": true, "read_only": false } }
+  ]
+}
+JSON
+"$UTARGETD" -f -c "$WORK/utargetd.json" --log-level notice >"$WORK/utargetd.log" 2>&1 &
+PID=$!
+for _ in $(seq 100); do
+	[ -S "$WORK/utargetd.sock" ] && timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT" \
+		2>/dev/null && break
+	sleep 0.1
+done
+echo "# ERL 1 under faults, $(date '+%Y-%m-%d %H:%M:%S %Z'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown), ${SECS} s, rate ${RATE}/1000, MaxBurstLength $BURST"
+# -H FILE: the tool holds the session after its run until FILE exists, so the
+# counters are read from the live session
+"$ERL" "127.0.0.1:$PORT" "$TGT" "$INI" -n 4 -t "$SECS" -r "$RATE" -b 128 -B "$BURST" \
+	-H "$WORK/release" >"$WORK/erl.out" 2>&1 &
+EP=$!
+for _ in $(seq $((SECS * 10 + 600))); do
+	grep -qE '^(ready|FAIL)' "$WORK/erl.out" && break
+	sleep 0.1
+done
+"$UTARGET" -s "$WORK/utargetd.sock" --json session list >"$WORK/sessions.json"
+touch "$WORK/release"
+rc=0
+wait "$EP" || rc=$?
+cat "$WORK/erl.out"
+echo "# target counters"
+python3 -c '
+import json, sys
+for s in json.load(sys.stdin):
+    print("negotiated", s["negotiated"])
+    print("stats", s["stats"])' <"$WORK/sessions.json"
+exit "$rc"
