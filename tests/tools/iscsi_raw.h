@@ -17,7 +17,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/types.h>
+
+/* A check of a test tool: prints "ok: MSG" or "FAIL: MSG" and exits 1 on
+ * failure (the tools' output is read by their integration scripts). */
+#define IR_CHECK(cond, ...)                                                                        \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			printf("FAIL: ");                                                          \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+			exit(1);                                                                   \
+		}                                                                                  \
+		printf("ok: ");                                                                    \
+		printf(__VA_ARGS__);                                                               \
+		printf("\n");                                                                      \
+	} while (0)
 
 #define IR_BHS_LEN	  48
 #define IR_DIGEST_LEN	  4

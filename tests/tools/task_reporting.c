@@ -55,19 +55,6 @@ static const char *target;
 static int erl_offer; /* ErrorRecoveryLevel the next login offers */
 static char host[256], port[16];
 
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			printf("FAIL: ");                                                          \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-			exit(1);                                                                   \
-		}                                                                                  \
-		printf("ok: ");                                                                    \
-		printf(__VA_ARGS__);                                                               \
-		printf("\n");                                                                      \
-	} while (0)
-
 static void die(const char *what, const struct ir_conn *c)
 {
 	fprintf(stderr, "task_reporting: %s: %s\n", what, c->err);
@@ -213,8 +200,9 @@ static void write_start(struct sess *s, unsigned i, uint64_t lba, struct wr *w)
 	used(s, i);
 	if (recv_pdu(c, &r, 5000))
 		die("R2T", c);
-	CHECK(ir_pdu_opcode(&r) == IR_OP_R2T && get_be32(r.bhs.r2t.itt) == w->itt,
-	      "WRITE ITT 0x%08x on cid %u: %s", w->itt, c->cid, ir_opcode_name(ir_pdu_opcode(&r)));
+	IR_CHECK(ir_pdu_opcode(&r) == IR_OP_R2T && get_be32(r.bhs.r2t.itt) == w->itt,
+		 "WRITE ITT 0x%08x on cid %u: %s", w->itt, c->cid,
+		 ir_opcode_name(ir_pdu_opcode(&r)));
 	w->ttt = get_be32(r.bhs.r2t.ttt);
 	w->off = get_be32(r.bhs.r2t.buffer_offset);
 	w->len = get_be32(r.bhs.r2t.desired_len);
@@ -312,7 +300,7 @@ static void clear_ua(struct sess *s)
 
 	for (int i = 0; i < 4 && key; i++)
 		tur_sense(s, 0, &key, &asc, &ascq);
-	CHECK(key == 0, "TEST UNIT READY GOOD once the unit attentions are taken");
+	IR_CHECK(key == 0, "TEST UNIT READY GOOD once the unit attentions are taken");
 }
 
 /* MODE SELECT(6) of the Control mode page with TAS set (SPC-4 7.5.8: the
@@ -329,8 +317,8 @@ static void set_tas(struct sess *s)
 			&r))
 		die("MODE SELECT", &s->c[0]);
 	used(s, 0);
-	CHECK(r.status == 0, "MODE SELECT: the Control mode page's TAS set (status 0x%02x)",
-	      r.status);
+	IR_CHECK(r.status == 0, "MODE SELECT: the Control mode page's TAS set (status 0x%02x)",
+		 r.status);
 }
 
 /* ---- negotiation ---- */
@@ -343,14 +331,14 @@ static void negotiation(void)
 	struct sess s;
 
 	sess_open(&s, "iqn.2026-12.org.utarget:tr-neg1", 1, all, sizeof(all));
-	CHECK(ir_login_answer(&s.c[0], "TaskReporting", val, sizeof(val)) > 0 &&
-		  !strcmp(val, "RFC3720"),
-	      "TaskReporting=FastAbort,ResponseFence,RFC3720 answered %s", val);
+	IR_CHECK(ir_login_answer(&s.c[0], "TaskReporting", val, sizeof(val)) > 0 &&
+		     !strcmp(val, "RFC3720"),
+		 "TaskReporting=FastAbort,ResponseFence,RFC3720 answered %s", val);
 	sess_close(&s);
 	sess_open(&s, "iqn.2026-12.org.utarget:tr-neg2", 1, fence, sizeof(fence));
-	CHECK(ir_login_answer(&s.c[0], "TaskReporting", val, sizeof(val)) > 0 &&
-		  !strcmp(val, "Reject"),
-	      "TaskReporting=ResponseFence answered %s", val);
+	IR_CHECK(ir_login_answer(&s.c[0], "TaskReporting", val, sizeof(val)) > 0 &&
+		     !strcmp(val, "Reject"),
+		 "TaskReporting=ResponseFence answered %s", val);
 	sess_close(&s);
 }
 
@@ -400,7 +388,8 @@ static void rstmf(struct sess *s, uint8_t out[4])
 		if (r.status == 0)
 			return;
 	}
-	CHECK(false, "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS answered status 0x%02x", r.status);
+	IR_CHECK(false, "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS answered status 0x%02x",
+		 r.status);
 }
 
 /* One session at iSCSIProtocolLevel level offering ErrorRecoveryLevel
@@ -419,8 +408,8 @@ static void rstmf_vs_fabric(int level, int offered_erl)
 	sess_open(&s, iname, 1, level == 2 ? l2 : NULL, level == 2 ? sizeof(l2) : 0);
 	erl_offer = 0;
 	erl = s.c[0].p.erl;
-	CHECK(erl <= (unsigned)offered_erl, "level %d: ErrorRecoveryLevel %d offered, %u answered",
-	      level, offered_erl, erl);
+	IR_CHECK(erl <= (unsigned)offered_erl,
+		 "level %d: ErrorRecoveryLevel %d offered, %u answered", level, offered_erl, erl);
 	rstmf(&s, sup);
 	printf("level %d ERL %u: RSTMF %02x %02x\n", level, erl, sup[0], sup[1]);
 	for (size_t i = 0; i < ARRAY_SIZE(tmf_table); i++) {
@@ -429,17 +418,17 @@ static void rstmf_vs_fabric(int level, int offered_erl)
 		uint8_t rsp = tmf(&s, 0, t->func);
 
 		if (t->byte < 0)
-			CHECK(rsp == t->rsp_by_erl[erl],
-			      "level %d ERL %u: %s (no RSTMF bit) answered %u, want %u", level, erl,
-			      t->name, rsp, t->rsp_by_erl[erl]);
+			IR_CHECK(rsp == t->rsp_by_erl[erl],
+				 "level %d ERL %u: %s (no RSTMF bit) answered %u, want %u", level,
+				 erl, t->name, rsp, t->rsp_by_erl[erl]);
 		else if (reported)
-			CHECK(rsp != TMF_NOT_SUP,
-			      "level %d ERL %u: %s reported and executed (response %u)", level, erl,
-			      t->name, rsp);
+			IR_CHECK(rsp != TMF_NOT_SUP,
+				 "level %d ERL %u: %s reported and executed (response %u)", level,
+				 erl, t->name, rsp);
 		else
-			CHECK(rsp == TMF_NOT_SUP,
-			      "level %d ERL %u: %s not reported and not supported (response %u)",
-			      level, erl, t->name, rsp);
+			IR_CHECK(rsp == TMF_NOT_SUP,
+				 "level %d ERL %u: %s not reported and not supported (response %u)",
+				 level, erl, t->name, rsp);
 	}
 	sess_close(&s);
 }
@@ -456,7 +445,7 @@ static void drain_lun_reset(void)
 	uint32_t titt;
 
 	sess_open(&s, "iqn.2026-12.org.utarget:tr-mcs", 2, NULL, 0);
-	CHECK(s.c[1].full_feature, "MC/S: a second connection (cid 1) joined the session");
+	IR_CHECK(s.c[1].full_feature, "MC/S: a second connection (cid 1) joined the session");
 	sess_open(&third, "iqn.2026-12.org.utarget:tr-third", 1, NULL, 0);
 	/* TAS, then the POWER ON / MODE PARAMETERS CHANGED unit attentions */
 	clear_ua(&third);
@@ -466,52 +455,52 @@ static void drain_lun_reset(void)
 	write_start(&s, 0, 0, &wa);
 	write_start(&s, 1, 64, &wb);
 	write_start(&third, 0, 128, &wt);
-	CHECK(wa.len == BURST && wb.len == BURST && wt.len == BURST,
-	      "each WRITE of %u bytes got an R2T for its first burst of %u", WRITE_LEN, BURST);
+	IR_CHECK(wa.len == BURST && wb.len == BURST && wt.len == BURST,
+		 "each WRITE of %u bytes got an R2T for its first burst of %u", WRITE_LEN, BURST);
 	write_data(&s, 0, &wa, 1024);
 	write_data(&s, 1, &wb, 1024);
 	write_data(&third, 0, &wt, 1024);
 
 	titt = tmf_send(&s, 0, IR_TMF_LUN_RESET);
 	/* the third party's task ends at once: TASK ABORTED (TAS=1) */
-	CHECK(recv_pdu(&third.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_SCSI_RSP &&
-		  ir_pdu_itt(&p) == wt.itt && p.bhs.scsi_rsp.status == 0x40,
-	      "the third party's WRITE ended with TASK ABORTED without waiting for its burst");
+	IR_CHECK(recv_pdu(&third.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_SCSI_RSP &&
+		     ir_pdu_itt(&p) == wt.itt && p.bhs.scsi_rsp.status == 0x40,
+		 "the third party's WRITE ended with TASK ABORTED without waiting for its burst");
 	ir_pdu_free(&p);
-	CHECK(quiet(&s, 0, what, sizeof(what)),
-	      "LUN RESET: no response on cid 0 while both bursts are open %s", what);
+	IR_CHECK(quiet(&s, 0, what, sizeof(what)),
+		 "LUN RESET: no response on cid 0 while both bursts are open %s", what);
 	write_data(&s, 1, &wb, wb.len - wb.sent); /* F on cid 1 */
-	CHECK(quiet(&s, 0, what, sizeof(what)),
-	      "no response on cid 0 while the burst of cid 0 is open %s", what);
-	CHECK(quiet(&s, 1, what, sizeof(what)),
-	      "nothing on cid 1 (no R2T for the second burst, no SCSI Response) %s", what);
+	IR_CHECK(quiet(&s, 0, what, sizeof(what)),
+		 "no response on cid 0 while the burst of cid 0 is open %s", what);
+	IR_CHECK(quiet(&s, 1, what, sizeof(what)),
+		 "nothing on cid 1 (no R2T for the second burst, no SCSI Response) %s", what);
 	write_data(&s, 0, &wa, wa.len - wa.sent); /* F on cid 0 */
-	CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
-		  ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
-	      "the TMF response (Function complete) follows the last F bit");
+	IR_CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
+		     ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
+		 "the TMF response (Function complete) follows the last F bit");
 	ir_pdu_free(&p);
-	CHECK(quiet(&s, 0, what, sizeof(what)) && quiet(&s, 1, what, sizeof(what)),
-	      "no R2T, no SCSI Response for the aborted WRITEs %s", what);
+	IR_CHECK(quiet(&s, 0, what, sizeof(what)) && quiet(&s, 1, what, sizeof(what)),
+		 "no R2T, no SCSI Response for the aborted WRITEs %s", what);
 	/* on cid 0: a status on cid 1 would stay unacknowledged (no PDU
 	 * follows there), and the ABORT TASK SET below would wait for it */
 	tur_sense(&s, 0, &key, &asc, &ascq);
-	CHECK(key == 6 && asc == 0x29 && ascq == 0x03,
-	      "the next command gets BUS DEVICE RESET FUNCTION OCCURRED (%x/%02x/%02x)", key, asc,
-	      ascq);
+	IR_CHECK(key == 6 && asc == 0x29 && ascq == 0x03,
+		 "the next command gets BUS DEVICE RESET FUNCTION OCCURRED (%x/%02x/%02x)", key,
+		 asc, ascq);
 
 	/* ABORT TASK SET: the issuing nexus' tasks only */
 	write_start(&s, 0, 0, &wa);
 	write_data(&s, 0, &wa, 512);
 	titt = tmf_send(&s, 0, IR_TMF_ABORT_TASK_SET);
-	CHECK(quiet(&s, 0, what, sizeof(what)),
-	      "ABORT TASK SET: no response while the burst is open %s", what);
+	IR_CHECK(quiet(&s, 0, what, sizeof(what)),
+		 "ABORT TASK SET: no response while the burst is open %s", what);
 	write_data(&s, 0, &wa, wa.len - wa.sent);
-	CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
-		  ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
-	      "ABORT TASK SET: the TMF response (Function complete) follows the F bit");
+	IR_CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
+		     ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
+		 "ABORT TASK SET: the TMF response (Function complete) follows the F bit");
 	ir_pdu_free(&p);
 	tur_sense(&s, 0, &key, &asc, &ascq);
-	CHECK(key == 0, "the session goes on (TEST UNIT READY GOOD)");
+	IR_CHECK(key == 0, "the session goes on (TEST UNIT READY GOOD)");
 	sess_close(&third);
 	sess_close(&s);
 }
@@ -533,14 +522,14 @@ static void statsn_ack(void)
 	clear_ua(&s);
 	tur_sense(&s, 1, &key, &asc, &ascq); /* its StatSN stays unacknowledged */
 	titt = tmf_send(&s, 0, IR_TMF_ABORT_TASK_SET);
-	CHECK(ir_recv_pdu(&s.c[1], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_NOP_IN &&
-		  ir_pdu_itt(&p) == IR_RSVD_TAG && get_be32(p.bhs.rsp.ttt) != IR_RSVD_TAG,
-	      "ABORT TASK SET on cid 0: a NOP-In ping on cid 1, whose last StatSN is not "
-	      "acknowledged");
+	IR_CHECK(ir_recv_pdu(&s.c[1], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_NOP_IN &&
+		     ir_pdu_itt(&p) == IR_RSVD_TAG && get_be32(p.bhs.rsp.ttt) != IR_RSVD_TAG,
+		 "ABORT TASK SET on cid 0: a NOP-In ping on cid 1, whose last StatSN is not "
+		 "acknowledged");
 	ttt = get_be32(p.bhs.rsp.ttt);
 	ir_pdu_free(&p);
-	CHECK(quiet(&s, 0, what, sizeof(what)),
-	      "no TMF response on cid 0 while it is not answered %s", what);
+	IR_CHECK(quiet(&s, 0, what, sizeof(what)),
+		 "no TMF response on cid 0 while it is not answered %s", what);
 	o.bhs.req.opcode = IR_OP_NOP_OUT | IR_OP_IMMEDIATE;
 	o.bhs.req.flags = IR_FLAG_FINAL;
 	put_be32(o.bhs.req.itt, IR_RSVD_TAG);
@@ -549,9 +538,9 @@ static void statsn_ack(void)
 	put_be32(o.bhs.req.exp_statsn, s.c[1].expstatsn);
 	if (ir_send_pdu(&s.c[1], &o))
 		die("NOP-Out", &s.c[1]);
-	CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
-		  ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
-	      "the TMF response (Function complete) once the NOP-Out acknowledged it");
+	IR_CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
+		     ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
+		 "the TMF response (Function complete) once the NOP-Out acknowledged it");
 	ir_pdu_free(&p);
 	sess_close(&s);
 }

@@ -37,19 +37,6 @@
 static const char *target;
 static char host[256], port[16];
 
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			printf("FAIL: ");                                                          \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-			exit(1);                                                                   \
-		}                                                                                  \
-		printf("ok: ");                                                                    \
-		printf(__VA_ARGS__);                                                               \
-		printf("\n");                                                                      \
-	} while (0)
-
 static void session(struct ir_conn *c, bool level2, const char *iname)
 {
 	static const uint8_t keys[] = "iSCSIProtocolLevel=2";
@@ -94,7 +81,8 @@ static void rstmf(struct ir_conn *c, uint8_t out[4])
 		if (r.status == 0)
 			return;
 	}
-	CHECK(false, "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS answered status 0x%02x", r.status);
+	IR_CHECK(false, "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS answered status 0x%02x",
+		 r.status);
 }
 
 /* TEST UNIT READY's sense key/ASC/ASCQ (0/0/0 for GOOD) */
@@ -164,59 +152,60 @@ int main(int argc, char **argv)
 
 	/* ---- level 1: no query functions ---- */
 	session(&c1, false, "iqn.2026-12.org.utarget:tmfq1");
-	CHECK(ir_login_answer(&c1, "iSCSIProtocolLevel", level, sizeof(level)) == -ENOENT,
-	      "level 1: the target declares no iSCSIProtocolLevel unasked");
-	CHECK(tmf(&c1, IR_TMF_QUERY_TASK, 0x1234, NULL) == 5,
-	      "level 1: QUERY TASK is Function not supported (5)");
-	CHECK(tmf(&c1, IR_TMF_I_T_NEXUS_RESET, 0, NULL) == 5,
-	      "level 1: I_T NEXUS RESET is Function not supported (5)");
+	IR_CHECK(ir_login_answer(&c1, "iSCSIProtocolLevel", level, sizeof(level)) == -ENOENT,
+		 "level 1: the target declares no iSCSIProtocolLevel unasked");
+	IR_CHECK(tmf(&c1, IR_TMF_QUERY_TASK, 0x1234, NULL) == 5,
+		 "level 1: QUERY TASK is Function not supported (5)");
+	IR_CHECK(tmf(&c1, IR_TMF_I_T_NEXUS_RESET, 0, NULL) == 5,
+		 "level 1: I_T NEXUS RESET is Function not supported (5)");
 	rstmf(&c1, sup);
-	CHECK((sup[0] & 0x04) == 0 && sup[1] == 0,
-	      "level 1: RSTMF reports no QTS, QAES, QTSS, ITNRS (%02x %02x)", sup[0], sup[1]);
+	IR_CHECK((sup[0] & 0x04) == 0 && sup[1] == 0,
+		 "level 1: RSTMF reports no QTS, QAES, QTSS, ITNRS (%02x %02x)", sup[0], sup[1]);
 
 	/* ---- level 2 ---- */
 	session(&c2, true, "iqn.2026-12.org.utarget:tmfq2");
-	CHECK(ir_login_answer(&c2, "iSCSIProtocolLevel", level, sizeof(level)) > 0 &&
-		  !strcmp(level, "2"),
-	      "level 2: iSCSIProtocolLevel=2 answered %s", level);
+	IR_CHECK(ir_login_answer(&c2, "iSCSIProtocolLevel", level, sizeof(level)) > 0 &&
+		     !strcmp(level, "2"),
+		 "level 2: iSCSIProtocolLevel=2 answered %s", level);
 	memset(info, 0xff, sizeof(info));
-	CHECK(tmf(&c2, IR_TMF_QUERY_ASYNC_EVENT, 0, info) == 7 && (info[0] & 0x0f) == 0x06 &&
-		  info[1] == 0x29,
-	      "QUERY ASYNCHRONOUS EVENT: Function succeeded, %02x/%02x/%02x pending", info[0],
-	      info[1], info[2]);
+	IR_CHECK(tmf(&c2, IR_TMF_QUERY_ASYNC_EVENT, 0, info) == 7 && (info[0] & 0x0f) == 0x06 &&
+		     info[1] == 0x29,
+		 "QUERY ASYNCHRONOUS EVENT: Function succeeded, %02x/%02x/%02x pending", info[0],
+		 info[1], info[2]);
 	tur(&c2, &key, &asc, &ascq);
-	CHECK(key == 0x06 && asc == 0x29 && ascq == info[2],
-	      "the unit attention stayed pending: TEST UNIT READY gets %x/%02x/%02x", key, asc,
-	      ascq);
+	IR_CHECK(key == 0x06 && asc == 0x29 && ascq == info[2],
+		 "the unit attention stayed pending: TEST UNIT READY gets %x/%02x/%02x", key, asc,
+		 ascq);
 	tur(&c2, &key, &asc, &ascq);
-	CHECK(key == 0, "then TEST UNIT READY is GOOD");
-	CHECK(tmf(&c2, IR_TMF_QUERY_ASYNC_EVENT, 0, info) == 0 && !info[0] && !info[1] && !info[2],
-	      "QUERY ASYNCHRONOUS EVENT: Function complete, nothing pending");
+	IR_CHECK(key == 0, "then TEST UNIT READY is GOOD");
+	IR_CHECK(tmf(&c2, IR_TMF_QUERY_ASYNC_EVENT, 0, info) == 0 && !info[0] && !info[1] &&
+		     !info[2],
+		 "QUERY ASYNCHRONOUS EVENT: Function complete, nothing pending");
 	rstmf(&c2, sup);
-	CHECK((sup[0] & 0x04) && sup[1] == 0x07,
-	      "level 2: RSTMF reports QTS and QAES QTSS ITNRS (%02x %02x)", sup[0], sup[1]);
+	IR_CHECK((sup[0] & 0x04) && sup[1] == 0x07,
+		 "level 2: RSTMF reports QTS and QAES QTSS ITNRS (%02x %02x)", sup[0], sup[1]);
 
 	itt = read_async(&c2, 8);
-	CHECK(tmf(&c2, IR_TMF_QUERY_TASK, itt, NULL) == 7,
-	      "QUERY TASK of the READ in flight: Function succeeded");
-	CHECK(tmf(&c2, IR_TMF_QUERY_TASK, itt + 1000, NULL) == 0,
-	      "QUERY TASK of an unknown tag: Function complete");
-	CHECK(tmf(&c2, IR_TMF_QUERY_TASK_SET, 0, NULL) == 7,
-	      "QUERY TASK SET with the READ in flight: Function succeeded");
-	CHECK(wait_status(&c2, itt, 10000, &bytes) && bytes == BS,
-	      "the READ completed with its %u bytes", bytes);
-	CHECK(tmf(&c2, IR_TMF_QUERY_TASK_SET, 0, NULL) == 0,
-	      "QUERY TASK SET once it is done: Function complete");
+	IR_CHECK(tmf(&c2, IR_TMF_QUERY_TASK, itt, NULL) == 7,
+		 "QUERY TASK of the READ in flight: Function succeeded");
+	IR_CHECK(tmf(&c2, IR_TMF_QUERY_TASK, itt + 1000, NULL) == 0,
+		 "QUERY TASK of an unknown tag: Function complete");
+	IR_CHECK(tmf(&c2, IR_TMF_QUERY_TASK_SET, 0, NULL) == 7,
+		 "QUERY TASK SET with the READ in flight: Function succeeded");
+	IR_CHECK(wait_status(&c2, itt, 10000, &bytes) && bytes == BS,
+		 "the READ completed with its %u bytes", bytes);
+	IR_CHECK(tmf(&c2, IR_TMF_QUERY_TASK_SET, 0, NULL) == 0,
+		 "QUERY TASK SET once it is done: Function complete");
 
 	itt = read_async(&c2, 16);
-	CHECK(tmf(&c2, IR_TMF_I_T_NEXUS_RESET, 0, NULL) == 0,
-	      "I_T NEXUS RESET with a READ in flight: Function complete");
-	CHECK(!wait_status(&c2, itt, 2500, &bytes), "the READ it aborted got no response");
+	IR_CHECK(tmf(&c2, IR_TMF_I_T_NEXUS_RESET, 0, NULL) == 0,
+		 "I_T NEXUS RESET with a READ in flight: Function complete");
+	IR_CHECK(!wait_status(&c2, itt, 2500, &bytes), "the READ it aborted got no response");
 	tur(&c2, &key, &asc, &ascq);
-	CHECK(key == 0x06 && asc == 0x29 && ascq == 0x07,
-	      "the next command gets I_T NEXUS LOSS OCCURRED (%x/%02x/%02x)", key, asc, ascq);
+	IR_CHECK(key == 0x06 && asc == 0x29 && ascq == 0x07,
+		 "the next command gets I_T NEXUS LOSS OCCURRED (%x/%02x/%02x)", key, asc, ascq);
 	tur(&c2, &key, &asc, &ascq);
-	CHECK(key == 0, "and the session keeps working");
+	IR_CHECK(key == 0, "and the session keeps working");
 	ir_close(&c1);
 	ir_close(&c2);
 	printf("PASS tmf_query\n");
