@@ -28,12 +28,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fuzz_env.h"
 #include "fabric/loop/loop.h"
 #include "lib/endian.h"
 
-#define CDB_ASYNC_MAX 8
+#define CDB_ASYNC_MAX	 8
+#define CDB_ACA_GRACE_MS 200
 
 /* Opcodes the selector reaches directly; a parameter list length field where
  * bit 4 writes the transfer length (width 0: none). */
@@ -80,6 +82,7 @@ static const struct cdb_op cdb_ops[32] = {
 
 struct cdb_async {
 	struct loop_task *t;
+	uint64_t lun;
 	uint8_t *buf;
 	uint32_t len;
 	uint8_t dir;
@@ -103,11 +106,27 @@ static void cdb_check(const struct loop_result *r, uint32_t len, uint8_t dir)
 		cdb_fail("CHECK CONDITION without sense data");
 }
 
-static void cdb_wait_all(struct cdb_async *a, unsigned *n)
+/* An input may establish an ACA (a CHECK CONDITION on a command with NACA=1,
+ * SAM-5 5.9.2) while its own older tasks are still in the task set: those
+ * stay held until CLEAR ACA (aca.c), as SAM-5 requires, which a real
+ * initiator sends and the input may not. So a task not done after a while
+ * gets a CLEAR ACA from both initiators on its LUN (a no-op where there is
+ * no ACA) before the wait without limit: a task that then still never
+ * ends is a hang libFuzzer reports. */
+static void cdb_wait_all(struct loop_port *const *port, struct cdb_async *a, unsigned *n)
 {
+	const struct timespec ms = {.tv_nsec = 1000000};
+
 	for (unsigned i = 0; i < *n; i++) {
 		struct loop_result r;
+		unsigned waited = 0;
 
+		while (!loop_task_done(a[i].t) && waited++ < CDB_ACA_GRACE_MS)
+			nanosleep(&ms, NULL);
+		if (!loop_task_done(a[i].t)) {
+			loop_tmf(port[0], SCSI_TMF_CLEAR_ACA, a[i].lun, 0);
+			loop_tmf(port[1], SCSI_TMF_CLEAR_ACA, a[i].lun, 0);
+		}
 		loop_wait(a[i].t, &r);
 		cdb_check(&r, a[i].len, a[i].dir);
 		free(a[i].buf);
@@ -186,7 +205,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint64_t ref = nasync ? tag - 1 - (pick % nasync) : pick;
 
 			loop_tmf(p, lb, lun, ref);
-			cdb_wait_all(async, &nasync);
+			cdb_wait_all(port, async, &nasync);
 			continue;
 		}
 		src = fz_bytes(&in, cdb_len, &got);
@@ -210,11 +229,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						 attr, tag++, 0);
 			if (!a->t)
 				abort();
+			a->lun = lun;
 			a->buf = buf;
 			a->len = len;
 			a->dir = dir;
 			if (++nasync == CDB_ASYNC_MAX)
-				cdb_wait_all(async, &nasync);
+				cdb_wait_all(port, async, &nasync);
 		} else {
 			struct loop_result r;
 
@@ -225,7 +245,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			free(buf);
 		}
 	}
-	cdb_wait_all(async, &nasync);
+	cdb_wait_all(port, async, &nasync);
 	loop_destroy(port[0]);
 	loop_destroy(port[1]);
 	fz_scsi_destroy(&env);
