@@ -109,7 +109,7 @@ static void test_sequential_r2t(void **state)
 static void test_outstanding_r2t(void **state)
 {
 	struct r2t r[4];
-	uint32_t itt, ttts = 0;
+	uint32_t itt;
 	union iscsi_hdr h;
 
 	(void)state;
@@ -122,11 +122,11 @@ static void test_outstanding_r2t(void **state)
 		r[i] = get_r2t(itt);
 		assert_int_equal(r[i].r2tsn, i);
 		assert_int_equal(r[i].off, i * 4096);
-		ttts |= r[i].ttt;
 	}
 	assert_true(h_idle(hc)); /* MaxOutstandingR2T=3 */
 	assert_int_not_equal(r[0].ttt, r[1].ttt);
 	assert_int_not_equal(r[1].ttt, r[2].ttt);
+	assert_int_not_equal(r[0].ttt, r[2].ttt);
 	/* finishing one burst opens the next R2T */
 	answer(itt, &r[0], pattern, 4096);
 	r[3] = get_r2t(itt);
