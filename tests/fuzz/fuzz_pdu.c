@@ -22,6 +22,17 @@
  *                  one, so commands fall inside the window
  *   bits 5-7       feed size: the stream goes in pieces of 0 = all at once,
  *                  1, 3, 7, 48, 49, 512, 4096 bytes (resumable parsing)
+ *
+ * Built with FUZZ_PDU_ERL (fuzz_erl.c, the harness `fuzz_erl`): the ERL 1 recovery paths
+ * (RFC 7143 7.1-7.2, 11.16; erl.c, snack.c, dataack.c, retain.c), which need
+ * digests that fail on purpose. The target offers ErrorRecoveryLevel 1, the
+ * harness logs in asking for it with CRC32C digests, and the stream is always
+ * framed. Input: one mode byte (bits 0-2 feed size as above, bit 3 CmdSN
+ * fixed as bit 4 above, bit 4 MaxBurstLength 2048 so that reads longer than
+ * that get the A bit), then per PDU a fault byte (bit 0 the header digest is
+ * wrong, bit 1 the data digest is wrong, bit 2 ExpStatSN set to 0, bit 3
+ * ExpStatSN set past the target's: what it acknowledges frees retained
+ * copies) followed by the PDU as in framed mode.
  * The target's replies are discarded. Each input gets a fresh target,
  * connection and back-stores; at the end the connection is destroyed and the
  * harness waits until every session and task is gone (a hang is reported as
@@ -73,17 +84,23 @@ static size_t pdu_keys(uint8_t *buf, const char *const *kv)
 }
 
 /* The harness's own login: one Login Request straight to full feature phase. */
-static bool pdu_login(struct pdu_ctx *x, bool discovery, bool digests)
+static bool pdu_login(struct pdu_ctx *x, bool discovery, bool digests, bool short_burst)
 {
-	const char *normal[] = {"InitiatorName=" FZ_INITIATOR,
-				"TargetName=" FZ_TARGET,
-				"SessionType=Normal",
-				digests ? "HeaderDigest=CRC32C" : "HeaderDigest=None",
-				digests ? "DataDigest=CRC32C" : "DataDigest=None",
-				"ImmediateData=Yes",
-				"InitialR2T=No",
-				"MaxRecvDataSegmentLength=65536",
-				NULL};
+	const char *normal[] = {
+#ifdef FUZZ_PDU_ERL
+	    "ErrorRecoveryLevel=1",
+	    short_burst ? "MaxBurstLength=2048" : "MaxBurstLength=262144",
+#endif
+	    "InitiatorName=" FZ_INITIATOR,
+	    "TargetName=" FZ_TARGET,
+	    "SessionType=Normal",
+	    digests ? "HeaderDigest=CRC32C" : "HeaderDigest=None",
+	    digests ? "DataDigest=CRC32C" : "DataDigest=None",
+	    "ImmediateData=Yes",
+	    "InitialR2T=No",
+	    "MaxRecvDataSegmentLength=65536",
+	    NULL};
+	(void)short_burst; /* used by the ERL variant */
 	const char *disc[] = {"InitiatorName=" FZ_INITIATOR, "SessionType=Discovery",
 			      digests ? "HeaderDigest=CRC32C" : "HeaderDigest=None",
 			      digests ? "DataDigest=CRC32C" : "DataDigest=None", NULL};
@@ -170,6 +187,26 @@ static size_t pdu_frame(struct pdu_ctx *x, struct fz_in *in, bool fix_sn)
 	return n;
 }
 
+#ifdef FUZZ_PDU_ERL
+/* The fault byte of a framed PDU of n bytes (the ERL variant's input). */
+static void pdu_fault(struct pdu_ctx *x, size_t n, uint8_t fault)
+{
+	uint8_t *w = x->wire;
+	size_t hd = ISCSI_BHS_LEN + (size_t)w[4] * 4;
+
+	if (fault & 4u)
+		put_be32(w + 28, 0);
+	if (fault & 8u)
+		put_be32(w + 28, get_be32(w + 28) + 0x10000u);
+	if (fault & 12u)
+		put_le32(w + hd, crc32c(w, hd)); /* the header changed */
+	if (fault & 1u)
+		w[hd] ^= 0x01;
+	if ((fault & 2u) && get_be24(w + 5))
+		w[n - 1] ^= 0x80;
+}
+#endif
+
 static struct iscsi_conn *pdu_conn; /* for pdu_settled() */
 
 /* No command waits for buffer memory any more. */
@@ -183,6 +220,9 @@ static void pdu_settings(unsigned cap_mib)
 	struct iscsi_settings s;
 
 	iscsi_settings_default(&s);
+#ifdef FUZZ_PDU_ERL
+	s.error_recovery_level = 1;
+#endif
 	s.nop_in_interval_s = 0;
 	s.login_timeout_s = 3600;
 	s.queue_depth = 32;
@@ -230,6 +270,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t mode;
 	unsigned phase;
 	size_t piece;
+	bool digests, framed, fix_sn, short_burst = false;
 
 	if (size < 1)
 		return 0;
@@ -245,6 +286,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	x.wire = malloc(PDU_WIRE_MAX);
 	if (!portal || !x.wire)
 		abort();
+	digests = mode & 4u;
+	framed = mode & 8u;
+	fix_sn = mode & 16u;
+#ifdef FUZZ_PDU_ERL
+	phase = 2;
+	digests = framed = true;
+	fix_sn = mode & 8u;
+	short_burst = mode & 16u;
+	piece = pieces[mode & 7u];
+	pdu_settings(1024);
+#endif
 	if (phase == 3)
 		pdu_settings(1);
 	x.c = iscsi_conn_new(fz_reactor(), -1, portal, &pdu_io);
@@ -252,10 +304,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	pdu_conn = x.c;
 
-	if (phase == 0 || pdu_login(&x, phase == 1, mode & 4u)) {
-		if (mode & 8u) {
+	if (phase == 0 || pdu_login(&x, phase == 1, digests, short_burst)) {
+		if (framed) {
 			while (fz_left(&in)) {
-				size_t n = pdu_frame(&x, &in, mode & 16u);
+#ifdef FUZZ_PDU_ERL
+				uint8_t fault = fz_u8(&in);
+				size_t n = pdu_frame(&x, &in, fix_sn);
+
+				pdu_fault(&x, n, fault);
+#else
+				size_t n = pdu_frame(&x, &in, fix_sn);
+#endif
 
 				if (!pdu_feed(&x, x.wire, n, piece))
 					break;

@@ -15,7 +15,8 @@ build=${1:-build-fuzz}
 secs=${2:-600}
 shift 2 2>/dev/null || shift $#
 harnesses=("$@")
-[ ${#harnesses[@]} -eq 0 ] && harnesses=(pdu keys cdb config $(ls tests/fuzz/fuzz_chap.c tests/fuzz/fuzz_rpc.c 2>/dev/null | sed 's,.*/fuzz_,,; s,\.c$,,'))
+# every harness: each is a tests/fuzz/fuzz_<name>.c (fuzz_env.c is the shared part)
+[ ${#harnesses[@]} -eq 0 ] && harnesses=($(ls tests/fuzz/fuzz_*.c | grep -v fuzz_env | sed 's,.*/fuzz_,,; s,\.c$,,'))
 jobs=${FUZZ_JOBS:-1}
 
 if [ ! -f "$build/build.ninja" ]; then
@@ -26,7 +27,8 @@ targets=()
 for h in "${harnesses[@]}"; do targets+=("tests/fuzz/fuzz_$h"); done
 ninja -C "$build" -j2 "${targets[@]}" || exit 1
 
-declare -A dicts=([pdu]=iscsi [keys]=iscsi [cdb]=scsi [config]=config [chap]=iscsi [rpc]=config)
+declare -A dicts=([pdu]=iscsi [keys]=iscsi [cdb]=scsi [config]=config [chap]=iscsi [rpc]=config
+	[isns]=isns [erl]=iscsi)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:halt_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 mkdir -p "$build/fuzz-logs"

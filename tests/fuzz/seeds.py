@@ -194,6 +194,66 @@ def pdu_seeds():
     write("pdu", "ffp-memcap-raw", bytes([3]) + s)
 
 
+def split_pdus(stream):
+    """The PDUs of a framed stream (no digests), each with its padding."""
+    out = []
+    while stream:
+        n = 48 + stream[4] * 4
+        dsl = int.from_bytes(stream[5:8], "big")
+        n += dsl + (4 - dsl % 4) % 4
+        out.append(stream[:n])
+        stream = stream[n:]
+    return out
+
+
+def snack(typ, itt, ttt=0xFFFFFFFF, begrun=0, runlen=0, lun=0):
+    # SNACK Request (RFC 7143 11.16): Type in the flags, BegRun, RunLength
+    return pdu(0x10, 0x80 | typ, lun=lun << 48, itt=itt, f20=struct.pack(">I", ttt),
+               rest=b"\0" * 8 + struct.pack(">II", begrun, runlen))
+
+
+def erl_seeds():
+    """fuzz_erl (fuzz_pdu.c with FUZZ_PDU_ERL): mode, then per PDU a fault byte
+    (1 bad header digest, 2 bad data digest, 4/8 ExpStatSN 0/ahead)."""
+    blk = bytes(range(256)) * 16
+    # the plain session with every fifth PDU's data digest and every
+    # seventh's header digest broken
+    pdus = split_pdus(ffp_session(True))
+    faults = [(2 if i % 5 == 3 else 0) | (1 if i % 7 == 6 else 0) for i in range(len(pdus))]
+    write("erl", "ffp-faults", bytes([8]) + b"".join(bytes([f]) + p for f, p in zip(faults, pdus)))
+    # reads of 8 KiB with MaxBurstLength 2048 (A bits), then a Data SNACK, a
+    # Status SNACK, DataACKs (TTT guessed 1, 2), an R-Data SNACK, a bad type;
+    # a WRITE whose immediate data fails its digest and its retry (same ITT
+    # and CmdSN); a Data-Out with a bad digest (recovery R2T)
+    s = []
+    s.append((0, scsi_cmd(bytes(6), 0x80, 0, 1, 1)))
+    s.append((0, scsi_cmd(rw10(0x2A, 0, 4), 0xA0, 2048, 2, 2, data=blk[:2048])))
+    s.append((0, scsi_cmd(rw10(0x28, 0, 16), 0xC0, 8192, 3, 3)))
+    s.append((0, snack(0, 3, begrun=1, runlen=2)))
+    s.append((0, snack(1, 0, begrun=1, runlen=1)))
+    s.append((0, snack(2, 3, ttt=1, begrun=1)))
+    s.append((8, snack(2, 3, ttt=2, begrun=4)))
+    s.append((0, snack(3, 3)))
+    s.append((0, snack(7, 3)))
+    s.append((2, scsi_cmd(rw10(0x2A, 16, 4), 0xA0, 2048, 4, 4, data=blk[:2048])))
+    s.append((0, scsi_cmd(rw10(0x2A, 16, 4), 0xA0, 2048, 4, 4, data=blk[:2048])))
+    s.append((0, scsi_cmd(rw10(0x28, 0, 16), 0xC0, 8192, 3, 3)))  # retry of a done task
+    s.append((0, scsi_cmd(rw10(0x2A, 32, 8), 0x20, 4096, 5, 5)))
+    # unsolicited burst (FirstBurstLength 2048) with a bad digest, then the
+    # answers to a recovery R2T and the R2T for the rest (TTTs guessed)
+    s.append((2, data_out(5, 0xFFFFFFFF, 0, 0, blk[:2048])))
+    s.append((0, data_out(5, 0, 0, 0, blk[:2048])))
+    s.append((0, data_out(5, 1, 0, 2048, blk[:2048])))
+    s.append((0, data_out(5, 2, 0, 2048, blk[:2048])))
+    s.append((1, scsi_cmd(rw10(0x28, 32, 8), 0xC0, 4096, 6, 6)))
+    s.append((4, scsi_cmd(rw10(0x28, 32, 8), 0xC0, 4096, 6, 6)))
+    s.append((0, pdu(0x06 | 0x40, 0x80, itt=7, f24=7)))
+    write("erl", "recovery", bytes([16]) + b"".join(bytes([f]) + p for f, p in s))
+    # the same, fed 48 bytes at a time, CmdSN fixed by the harness
+    write("erl", "recovery-pieces48", bytes([4 | 8 | 16])
+          + b"".join(bytes([f]) + p for f, p in s))
+
+
 def keys_seeds():
     # cfg byte: digests offered, InitialR2T, ImmediateData; stage in bits 4-5
     def req(*kv):
@@ -451,6 +511,7 @@ if __name__ == "__main__":
     rpc_seeds()
     chap_seeds()
     pdu_seeds()
+    erl_seeds()
     keys_seeds()
     cdb_seeds()
     config_seeds()
