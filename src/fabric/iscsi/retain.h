@@ -67,6 +67,8 @@ void iscsi_retained_drop(struct iscsi_conn *c, struct iscsi_retained *r);
  * no A bit, ERL 0 or a read of one sequence), 11.7.2 */
 struct iscsi_task;
 uint32_t iscsi_dataack_ttt(struct iscsi_conn *c, const struct iscsi_task *t, uint32_t len);
+/* SNACK type 3 R-Data (11.16.3, rdata.c) */
+int iscsi_rdata_rx(struct iscsi_conn *c, const union iscsi_hdr *h);
 /* SNACK type 2 DataACK (11.16) */
 int iscsi_dataack_rx(struct iscsi_conn *c, const union iscsi_hdr *h);
 /* The DataSN below which itt's Data-In were acknowledged by DataACK (0:

@@ -12,8 +12,9 @@
  *   Type 2 DataACK: TTT and LUN of a Data-In with the A bit, BegRun = the
  *     next DataSN expected: frees the task's Data-In copies below it
  *     (dataack.c). A Data SNACK below it is then a protocol error.
- *   Type 3 R-Data: refused, Reject 03h (SNACK Reject): re-segmenting to a
- *     new MaxRecvDataSegmentLength is not implemented.
+ *   Type 3 R-Data: all of a finished read's unacknowledged data again, cut
+ *     to the current MaxRecvDataSegmentLength, then a SCSI Response with
+ *     the SNACK Tag (rdata.c).
  *
  * A run naming PDUs not yet sent, or already acknowledged by ExpStatSN, is
  * a protocol error (11.16: Reject 04h); one whose copies the cap evicted
@@ -152,9 +153,7 @@ int iscsi_snack_rx(struct iscsi_conn *c, const union iscsi_hdr *h)
 	case SNACK_DATA_ACK:
 		return iscsi_dataack_rx(c, h);
 	case SNACK_RDATA:
-		iscsi_conn_proto_err(c, "R-Data SNACK: not supported");
-		iscsi_reject(c, ISCSI_REJECT_SNACK, h);
-		return 0;
+		return iscsi_rdata_rx(c, h);
 	default:
 		iscsi_conn_proto_err(c, "SNACK of unknown type %u", s->flags & SNACK_TYPE_MASK);
 		iscsi_reject(c, ISCSI_REJECT_INVALID_PDU_FIELD, h);

@@ -2,7 +2,8 @@
 /* test_snack.c: ErrorRecoveryLevel 1 (RFC 7143 7.1-7.2, 11.16): SNACKs
  * answered from the retained copies (retain.c, snack.c), a retried command
  * after a data digest error on its immediate data (erl.c, scsi_cmd.c), a
- * header digest error that discards the PDU, and ERL 0 unchanged. */
+ * header digest error that discards the PDU, R-Data with resegmentation
+ * (rdata.c), and ERL 0 unchanged. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -123,12 +124,12 @@ static void test_snacks(void **state)
 	/* a StatSN not sent yet: protocol error */
 	snack(1, ISCSI_RSVD_TAG, statsn + 5, 0, statsn);
 	expect_reject(ISCSI_REJECT_PROTOCOL_ERROR);
-	/* DataACK (no A bit sent: Invalid data ack), R-Data (not
-	 * implemented) */
+	/* DataACK (no A bit sent: Invalid data ack), R-Data with a BegRun
+	 * (11.16.4: it names all unacknowledged data, 0 and 0) */
 	snack(2, ISCSI_RSVD_TAG, 0, 0, statsn);
 	expect_reject(ISCSI_REJECT_INVALID_DATA_ACK);
-	snack(3, itt, 0, 0, statsn);
-	expect_reject(ISCSI_REJECT_SNACK);
+	snack(3, itt, 1, 0, statsn);
+	expect_reject(ISCSI_REJECT_PROTOCOL_ERROR);
 	assert_true(hc->c->retained_bytes > 0);
 	/* ExpStatSN past everything: the copies are freed; a SNACK for them
 	 * is a protocol error now */
@@ -232,6 +233,107 @@ static void test_dataack(void **state)
 	assert_true(h_idle(hc));
 }
 
+/* An R-Data SNACK (RFC 7143 11.16.3) after the initiator's
+ * MaxRecvDataSegmentLength went from 1024 to 512: the unacknowledged data
+ * again in 512-byte Data-In numbered from the last DataACK's BegRun, then
+ * a SCSI Response with the SNACK Tag, the first status' StatSN, its
+ * underflow residual and ExpDataSN one past the last DataSN; the copies
+ * replaced, so a Data SNACK and a Status SNACK get the new PDUs. */
+static void test_rdata(void **state)
+{
+	const uint32_t tag = 0xabcd0001;
+	union iscsi_hdr h;
+	uint32_t len, itt, ttt, statsn, stat_sn;
+	struct iscsi_session *s;
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("ErrorRecoveryLevel=1", "MaxRecvDataSegmentLength=1024",
+					  "MaxBurstLength=1024", "FirstBurstLength=1024")),
+			 0);
+	s = hc->c->sess;
+	/* READ of 4 blocks into a 4096-byte buffer: 2048 bytes, underflow */
+	h_read10(cdb, 2, 4);
+	itt = h_cmd(hc, F_R, 4096, cdb, NULL, 0);
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+	assert_int_equal(h.data_in.flags, 0xc0); /* F A: end of sequence 1 */
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+	assert_int_equal(h.data_in.flags, 0x83); /* F U S */
+	assert_int_equal(get_be32(h.data_in.resid), 2048);
+	statsn = get_be32(h.data_in.statsn);
+	/* an R-Data SNACK for another ITT: nothing retained for it */
+	snack_ttt(3, itt + 100, tag, 0, 0, 0, statsn);
+	expect_reject(ISCSI_REJECT_PROTOCOL_ERROR);
+
+	/* no DataACK yet: all of it, from DataSN 0, in 512-byte segments */
+	hc->c->max_send_dsl = 512; /* as a Text Request declaring it does (text.c) */
+	stat_sn = hc->c->stat_sn;
+	snack_ttt(3, itt, tag, 0, 0, 0, statsn);
+	for (uint32_t i = 0; i < 4; i++) {
+		h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+		assert_int_equal(get_be32(h.data_in.datasn), i);
+		assert_int_equal(get_be32(h.data_in.buffer_offset), i * 512);
+		/* F ends each 1024-byte sequence; no A bit, no status */
+		assert_int_equal(h.data_in.flags, i % 2 ? ISCSI_FLAG_FINAL : 0);
+		assert_int_equal(get_be32(h.data_in.ttt), ISCSI_RSVD_TAG);
+		assert_int_equal(len, 512);
+		assert_memory_equal(data, fake.disk + 1024 + i * 512, 512);
+	}
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, data, sizeof(data), &len);
+	/* golden bytes 0..3: opcode 21h, F and U, Response 0, GOOD */
+	assert_int_equal(h.raw[0], 0x21);
+	assert_int_equal(h.raw[1], 0x82);
+	assert_int_equal(h.raw[2], 0x00);
+	assert_int_equal(h.raw[3], 0x00);
+	assert_int_equal(len, 0);
+	assert_int_equal(get_be32(h.rsp.itt), itt);
+	assert_int_equal(get_be32(h.rsp.snack_tag), tag);
+	assert_int_equal(get_be32(h.rsp.statsn), statsn); /* 11.16.3: the same */
+	assert_int_equal(get_be32(h.rsp.exp_datasn), 4);
+	assert_int_equal(get_be32(h.rsp.resid), 2048);
+	assert_int_equal(hc->c->stat_sn, stat_sn); /* no StatSN taken */
+	assert_int_equal(s->stat_retx_pdus, 5);
+	/* the copies are the new PDUs: Data SNACK for DataSN 3, Status SNACK */
+	snack(0, itt, 3, 1, statsn);
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+	assert_int_equal(get_be32(h.data_in.buffer_offset), 1536);
+	assert_int_equal(len, 512);
+	snack(1, ISCSI_RSVD_TAG, statsn, 1, statsn);
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.rsp.snack_tag), tag);
+	/* the status acknowledged: nothing left to send again */
+	snack_ttt(3, itt, tag + 1, 0, 0, 0, hc->c->stat_sn);
+	expect_reject(ISCSI_REJECT_PROTOCOL_ERROR);
+
+	/* a second read, its first sequence acknowledged (DataACK BegRun 1):
+	 * R-Data from DataSN 1 (11.16.3: the last DataACK's BegRun), the bytes
+	 * from offset 1024 */
+	hc->c->max_send_dsl = 1024;
+	h_read10(cdb, 8, 4);
+	itt = h_cmd(hc, F_R, 2048, cdb, NULL, 0);
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+	ttt = get_be32(h.data_in.ttt);
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+	statsn = get_be32(h.data_in.statsn);
+	snack_ttt(2, ISCSI_RSVD_TAG, ttt, 0, 1, 0, statsn);
+	assert_true(h_idle(hc));
+	hc->c->max_send_dsl = 512;
+	snack_ttt(3, itt, tag + 2, 0, 0, 0, statsn);
+	for (uint32_t i = 1; i < 3; i++) {
+		h_expect(hc, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+		assert_int_equal(get_be32(h.data_in.datasn), i);
+		assert_int_equal(get_be32(h.data_in.buffer_offset), 512 + i * 512);
+		assert_int_equal(h.data_in.flags, i == 2 ? ISCSI_FLAG_FINAL : 0);
+		assert_int_equal(len, 512);
+		assert_memory_equal(data, fake.disk + 8 * 512 + 512 + i * 512, 512);
+	}
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(h.rsp.flags, ISCSI_FLAG_FINAL); /* no residual */
+	assert_int_equal(get_be32(h.rsp.snack_tag), tag + 2);
+	assert_int_equal(get_be32(h.rsp.exp_datasn), 3);
+	assert_int_equal(get_be32(h.rsp.statsn), statsn);
+	assert_true(h_idle(hc));
+}
+
 static void test_retry_and_header_digest(void **state)
 {
 	union iscsi_hdr h, cmd;
@@ -317,6 +419,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_snacks, setup1, teardown),
 	    cmocka_unit_test_setup_teardown(test_dataack, setup1, teardown),
+	    cmocka_unit_test_setup_teardown(test_rdata, setup1, teardown),
 	    cmocka_unit_test_setup_teardown(test_retry_and_header_digest, setup1, teardown),
 	    cmocka_unit_test_setup_teardown(test_erl0, setup0, teardown),
 	};
