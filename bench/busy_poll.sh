@@ -8,9 +8,11 @@
 #     `utarget settings set iscsi.busy_poll_us=N`, so the budgets alternate within a round):
 #     the cases of POLL_CASES, bench/ut-load 4K random I/O for POLL_SECONDS each: qd1-null (read
 #     at QD1 from the null LUN), qd1-file (the same from the file LUN), qd32-file (read at
-#     QD32 from the file LUN), qd32-write-file (write at QD32 to the file LUN); one line per
+#     QD32 from the file LUN), qd32-write-file (write at QD32 to the file LUN), floor-qd1
+#     (no utargetd: bench/rtt_floor, the loopback round trip of a QD1 4K read with a server
+#     that spins for the budget before it sleeps, the floor under qd1-null); one line per
 #     run: IOPS, latency mean / p99 (µs), utargetd CPU per IO (/proc/PID/stat utime+stime,
-#     all threads);
+#     all threads; for floor-qd1 the server's CPU per round trip);
 #   - idle CPU: utargetd's CPU over POLL_IDLE_S seconds with no session, then with
 #     POLL_SESSIONS idle sessions (tests/tools/rawlogin --hold), at each budget of
 #     POLL_IDLE_BUDGETS.
@@ -38,8 +40,9 @@ UTARGETD=$BUILD/src/daemon/utargetd
 UTARGET=$BUILD/src/cli/utarget
 UT_LOAD=$BUILD/bench/ut-load
 RAW=$BUILD/tests/tools/rawlogin
+RTT=$BUILD/bench/rtt_floor
 IQN=iqn.2026-12.org.utarget:busypoll
-for b in "$UTARGETD" "$UTARGET" "$UT_LOAD" "$RAW"; do
+for b in "$UTARGETD" "$UTARGET" "$UT_LOAD" "$RAW" "$RTT"; do
 	[ -x "$b" ] || { echo "busy_poll: build first: $b" >&2; exit 2; }
 done
 ulimit -n $((NSESS * 2 + 256))
@@ -96,6 +99,14 @@ run() {
 			dt / hz * 1e6 / ios }'
 }
 
+# floor: one rtt_floor run, the same line as run()
+floor() {
+	"$RTT" --time "$SECS" --spin "$B" | awk -v l="$1" -v b="$B" -v t="$SECS" '{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "%s %s %d %s %s %.2f\n", l, b, v["rtts"] / t, v["lat_mean_us"], v["lat_p99_us"],
+			v["server_cpu_us"] }'
+}
+
 echo "# busy polling, $(date '+%Y-%m-%d %H:%M:%S %Z'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) CPUs, ${SECS} s runs, $ROUNDS rounds"
 for B in $BUDGETS; do # warm-up: the page cache, the first login
 	budget "$B"
@@ -111,6 +122,7 @@ for r in $(seq "$ROUNDS"); do
 			qd1-file) run "$c" 0 1 read ;;
 			qd32-file) run "$c" 0 32 read ;;
 			qd32-write-file) run "$c" 0 32 write ;;
+			floor-qd1) floor "$c" ;;
 			*) echo "busy_poll: unknown case $c" >&2; exit 2 ;;
 			esac
 		done
