@@ -116,6 +116,14 @@ struct iscsi_session {
 	_Atomic uint64_t stat_snacks, stat_retx_pdus, stat_retx_bytes, stat_retain_evicted;
 	_Atomic uint64_t stat_data_acks;    /* DataACKs accepted (dataack.c) */
 	_Atomic uint64_t stat_retried_cmds; /* commands received again (6.2.1) */
+	/* ERL 2 (erl2.c): connections failed or removed for recovery whose
+	 * tasks wait for TASK REASSIGN (struct iscsi_conn.recov_node), the
+	 * timer that ends them after Time2Wait + Time2Retain; counted:
+	 * connections recovered, tasks reassigned, tasks ended unclaimed */
+	struct list_node recov;
+	unsigned nrecov;
+	struct reactor_timer recov_timer;
+	_Atomic uint64_t stat_conn_recoveries, stat_tasks_reassigned, stat_tasks_expired;
 };
 
 /* Add v to a counter of the session. Only the session's reactor writes
@@ -147,6 +155,9 @@ void iscsi_session_add_conn(struct iscsi_session *s, struct iscsi_conn *c);
 void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bool clean);
 /* The leading login failed after iscsi_session_new(): free s. */
 void iscsi_session_abandon(struct iscsi_session *s);
+/* ERL 2: the last connection and the last recovery shell are gone: the
+ * session fails now (erl2.c) */
+void iscsi_session_recovery_over(struct iscsi_session *s);
 /* A task of the session was released. */
 void iscsi_session_task_released(struct iscsi_session *s);
 
