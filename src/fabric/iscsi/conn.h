@@ -419,6 +419,11 @@ bool iscsi_erl2_conn_closing(struct iscsi_conn *c, bool clean);
 void iscsi_erl2_park(struct iscsi_session *s, struct iscsi_conn *c);
 /* The session ends: every shell's tasks end now */
 void iscsi_erl2_end_all(struct iscsi_session *s);
+/* A session with shells and no connection (under iscsi_global.lock, any
+ * thread): its shells end now on its reactor, then the session */
+void iscsi_erl2_end_async_locked(struct iscsi_session *s);
+/* The same for every session of t (NULL: all): removal, shutdown */
+void iscsi_erl2_end_target(struct iscsi_target *t);
 /* TASK REASSIGN (TMF function 8) received on c: answered here */
 void iscsi_erl2_reassign(struct iscsi_conn *c, uint32_t itt, uint32_t rtt, uint32_t exp_datasn);
 /* Logout reason 2 naming cid: 0 it is (or was already) removed for

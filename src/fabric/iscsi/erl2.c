@@ -47,6 +47,8 @@
  * (11.5.1: "the connection is still active"); Time2Wait is not enforced
  * on the initiator (a reconnection before it is accepted). */
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fabric/iscsi/conn.h"
@@ -362,4 +364,60 @@ void iscsi_erl2_reassign(struct iscsi_conn *c, uint32_t itt, uint32_t rtt, uint3
 	if (!o->recov_expired)
 		shell_maybe_done(s, o);
 	iscsi_conn_put(o);
+}
+
+/* ---- sessions left with shells only, ended from another thread ----
+ * A reinstatement (a new leading login of the same I_T nexus), the removal
+ * of the target or the shutdown must not wait Time2Wait + Time2Retain for
+ * a session whose connections are all gone: a message to its reactor ends
+ * its shells there. It names the session by TSIH and address, looked up
+ * again on arrival (the session may have ended meanwhile: sessions are
+ * freed on their reactor only, so one found there stays while it runs). */
+struct erl2_end_msg {
+	struct reactor_msg m;
+	struct iscsi_session *s;
+	uint16_t tsih;
+};
+
+static void end_msg(struct reactor_msg *m)
+{
+	struct erl2_end_msg *e = container_of(m, struct erl2_end_msg, m);
+	struct iscsi_session *s;
+
+	pthread_mutex_lock(&iscsi_global.lock);
+	s = iscsi_session_find_tsih_locked(e->tsih);
+	pthread_mutex_unlock(&iscsi_global.lock);
+	if (s == e->s && s->nrecov && !s->nconns) {
+		s->tasks++;
+		iscsi_erl2_end_all(s);
+		s->tasks--;
+		iscsi_session_recovery_over(s);
+	}
+	free(e);
+}
+
+void iscsi_erl2_end_async_locked(struct iscsi_session *s)
+{
+	struct erl2_end_msg *e;
+
+	if (s->type != ISCSI_SESSION_NORMAL || s->params.error_recovery_level < 2 || s->nconns ||
+	    !s->r)
+		return;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return; /* its shells expire on their own */
+	e->s = s;
+	e->tsih = s->tsih;
+	e->m.fn = end_msg;
+	reactor_post(s->r, &e->m);
+}
+
+void iscsi_erl2_end_target(struct iscsi_target *t)
+{
+	struct iscsi_session *s;
+
+	pthread_mutex_lock(&iscsi_global.lock);
+	list_for_each_entry(s, &iscsi_global.sessions, reg_node) if (!t || s->target == t)
+	    iscsi_erl2_end_async_locked(s);
+	pthread_mutex_unlock(&iscsi_global.lock);
 }

@@ -347,8 +347,8 @@ void iscsi_session_recovery_over(struct iscsi_session *s)
 	pthread_mutex_lock(&iscsi_global.lock);
 	s->ending = true; /* no connection joins it any more */
 	pthread_mutex_unlock(&iscsi_global.lock);
-	log_notice("iscsi: session %s tsih %u: no connection came back within Time2Wait + "
-		   "Time2Retain: the session ends",
+	log_notice("iscsi: session %s tsih %u: no connection left and no task to reassign: the "
+		   "session ends",
 		   s->initiator_port, s->tsih);
 	if (s->state == ISCSI_SESS_Q3_LOGGED_IN)
 		iscsi_session_event(s, ISCSI_SEV_FAILED);
@@ -401,6 +401,9 @@ int iscsi_session_reinstate(struct iscsi_conn *c, const uint8_t *isid, const cha
 	iscsi_conn_get(c);
 	list_add_tail(&found->waiters, &c->reinstate_node);
 	list_for_each_entry(oc, &found->conns, sess_node) iscsi_conn_drop_async(oc);
+	/* ERL 2: no connection left, tasks waiting for reassignment: they
+	 * end now, not after Time2Retain (erl2.c) */
+	iscsi_erl2_end_async_locked(found);
 	pthread_mutex_unlock(&iscsi_global.lock);
 	log_notice("iscsi: %s: reinstating session %s tsih %u", c->peer, found->initiator_port,
 		   found->tsih);

@@ -100,6 +100,9 @@ static void drop_conns(struct iscsi_target *t)
 	struct timespec deadline;
 	bool left;
 
+	/* ERL 2: sessions whose connections are all gone end without
+	 * waiting for Time2Retain (erl2.c) */
+	iscsi_erl2_end_target(t);
 	pthread_mutex_lock(&iscsi_global.lock);
 	list_for_each_entry(c, &iscsi_global.conns, all_node)
 	{

@@ -364,6 +364,39 @@ static void test_expiry(void **state)
 	assert_int_equal(join(hc2, 0), 0x020a);
 }
 
+/* A session whose only connection failed with a task waiting for
+ * reassignment is reinstated by a new leading login (same ISID): the task
+ * ends at once (not after Time2Retain), the session goes, the login goes
+ * on with a new session. */
+static void test_reinstate_shells_only(void **state)
+{
+	struct iscsi_session *s = login_erl2();
+	uint8_t buf[512], rsp[512];
+	union iscsi_hdr h;
+	uint32_t n, len;
+	unsigned created = fake.nexus_created;
+
+	(void)state;
+	h_write10(cdb, 80, 1);
+	h_cmd(hc, F_W, 512, cdb, NULL, 0);
+	h_expect(hc, ISCSI_OP_R2T, &h, NULL, 0, NULL);
+	iscsi_conn_drop(hc->c, "test: the connection fails");
+	h_pump();
+	assert_int_equal(s->nrecov, 1);
+	hc2 = h_conn_new();
+	n = h_keys(buf, sizeof(buf), KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET));
+	h_login_hdr(&h, OPNEG_TO_FFP, 0, 9, 1);
+	h_send(hc2, &h, buf, n);
+	assert_false(h_recv(hc2, &h, rsp, sizeof(rsp), &len)); /* waiting */
+	h_pump(); /* the shell ends, the session goes, hc2 resumes */
+	h_pump();
+	iscsi_conn_flush(hc2->c);
+	assert_true(h_recv(hc2, &h, rsp, sizeof(rsp), &len));
+	assert_int_equal(h.login_rsp.status_class, 0);
+	assert_int_equal(fake.nexus_created, created + 1);
+	assert_int_equal(fake.live_cmds, 0);
+}
+
 /* ErrorRecoveryLevel: the smaller of the setting and the offer; 2 never
  * above the setting. */
 static void test_erl_offer(void **state)
@@ -393,6 +426,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_erl1_refuses, setup1, teardown),
 	    cmocka_unit_test_setup_teardown(test_logout_reason2, setup2, teardown),
 	    cmocka_unit_test_setup_teardown(test_expiry, setup2, teardown),
+	    cmocka_unit_test_setup_teardown(test_reinstate_shells_only, setup2, teardown),
 	    cmocka_unit_test_setup_teardown(test_erl_offer, setup2, teardown),
 	};
 
