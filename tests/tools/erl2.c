@@ -465,6 +465,16 @@ static void pump(int wait_ms, int *logout_rsp)
 	}
 }
 
+/* x still reassigns tasks or has commands to send again: no new command
+ * goes before them (their CmdSNs are lower) */
+static bool recovering(const struct xconn *x)
+{
+	for (unsigned k = 0; k < S.depth; k++)
+		if (x->t[k].busy && (x->t[k].tmf_open || x->t[k].resend))
+			return true;
+	return false;
+}
+
 static unsigned busy_count(void)
 {
 	unsigned n = 0;
@@ -747,7 +757,7 @@ int main(int argc, char **argv)
 
 		for (unsigned i = 0; i < S.nconns && !stop; i++)
 			for (unsigned k = 0; k < S.depth; k++)
-				if (S.x[i].up && !S.x[i].t[k].busy &&
+				if (S.x[i].up && !S.x[i].t[k].busy && !recovering(&S.x[i]) &&
 				    ir_sn_lt(S.cmdsn, S.x[i].c.max_cmdsn + 1))
 					start(&S.x[i], k);
 		if (stop && !busy_count())
@@ -767,6 +777,20 @@ int main(int argc, char **argv)
 			S.lost = busy_count();
 			failf("no progress for %d s: %" PRIu64 " commands lost", STALL_US / 1000000,
 			      S.lost);
+			for (unsigned i = 0; i < S.nconns; i++)
+				for (unsigned k = 0; k < S.depth; k++) {
+					const struct task *t = &S.x[i].t[k];
+
+					if (t->busy)
+						printf("lost cid %u ITT 0x%08x CmdSN %u %s got %u "
+						       "tmf %u/%d/%d in_drop %d (ExpCmdSN %u "
+						       "MaxCmdSN %u)\n",
+						       S.x[i].cid, t->itt, t->cmdsn,
+						       t->write ? "write" : "read", t->got,
+						       t->tmf_try, t->tmf_open, t->resend,
+						       t->in_drop, S.x[i].c.exp_cmdsn,
+						       S.x[i].c.max_cmdsn);
+				}
 		}
 	}
 	printf("drops %u reset %" PRIu64 " logout %" PRIu64 "\n", dropped, S.n_reset, S.n_logout);
