@@ -332,6 +332,50 @@ static void test_logout_reason2(void **state)
 	assert_memory_equal(data, fake.disk + 60 * 512, 512);
 }
 
+/* Logout reason 2 naming its own connection: answered 0 (Time2Wait 1,
+ * Time2Retain 5), the connection closes without waiting for its task,
+ * which hc2 then reassigns: the write's R2T comes again there. */
+static void test_logout_reason2_self(void **state)
+{
+	struct iscsi_session *s = login_erl2();
+	uint8_t wdata[512];
+	union iscsi_hdr h;
+	uint32_t itt;
+
+	(void)state;
+	memset(wdata, 0x3c, sizeof(wdata));
+	hc2 = h_conn_new();
+	assert_int_equal(join(hc2, 1), 0);
+	hc->cmdsn = hc2->cmdsn;
+	h_write10(cdb, 90, 1);
+	itt = h_cmd(hc, F_W, 512, cdb, NULL, 0);
+	hc2->cmdsn = hc->cmdsn;
+	h_expect(hc, ISCSI_OP_R2T, &h, NULL, 0, NULL);
+	memset(&h, 0, sizeof(h));
+	h.logout_req.opcode = ISCSI_OP_LOGOUT_REQ | ISCSI_OP_IMMEDIATE;
+	h.logout_req.reason = 0x80 | ISCSI_LOGOUT_REMOVE_FOR_RECOVERY;
+	put_be32(h.logout_req.itt, 0x56);
+	put_be16(h.logout_req.cid, 0);
+	put_be32(h.logout_req.cmdsn, hc->cmdsn);
+	h_send(hc, &h, NULL, 0);
+	h_expect(hc, ISCSI_OP_LOGOUT_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(h.logout_rsp.response, ISCSI_LOGOUT_RSP_CLOSED);
+	assert_int_equal(get_be16(h.logout_rsp.time2wait), 1);
+	assert_int_equal(get_be16(h.logout_rsp.time2retain), 5);
+	h_pump();
+	assert_int_equal(iscsi_conn_state(hc->c), ISCSI_CONN_S1_FREE);
+	assert_int_equal(s->nrecov, 1);
+	assert_int_equal(s->stat_conn_recoveries, 1);
+	assert_int_equal(reassign(hc2, itt, 0), ISCSI_TMF_RSP_COMPLETE);
+	h_expect(hc2, ISCSI_OP_R2T, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.r2t.buffer_offset), 0);
+	assert_int_equal(get_be32(h.r2t.desired_len), 512);
+	h_data_out(hc2, itt, get_be32(h.r2t.ttt), 0, 0, wdata, 512, true);
+	h_expect(hc2, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(h.rsp.status, 0);
+	assert_memory_equal(fake.disk + 90 * 512, wdata, 512);
+}
+
 /* Not reassigned within Time2Wait + Time2Retain: the tasks end (a write
  * waiting for data, a finished read's copies), counted in tasks_expired;
  * with no connection left the session ends, its nexus destroyed. */
@@ -425,6 +469,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_still_allegiant_and_unknown, setup2, teardown),
 	    cmocka_unit_test_setup_teardown(test_erl1_refuses, setup1, teardown),
 	    cmocka_unit_test_setup_teardown(test_logout_reason2, setup2, teardown),
+	    cmocka_unit_test_setup_teardown(test_logout_reason2_self, setup2, teardown),
 	    cmocka_unit_test_setup_teardown(test_expiry, setup2, teardown),
 	    cmocka_unit_test_setup_teardown(test_reinstate_shells_only, setup2, teardown),
 	    cmocka_unit_test_setup_teardown(test_erl_offer, setup2, teardown),
