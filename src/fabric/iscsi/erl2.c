@@ -42,6 +42,17 @@
  * The session ends with its last connection (Logout reason 0, a failure
  * that is not recovered, reinstatement): the shells' tasks end with it.
  *
+ * The RFC text itself was not at hand when this was written: the clauses
+ * cited are where RFC 7143 puts these rules, the behaviour follows the
+ * project's brief and matches what the Linux target does for TASK
+ * REASSIGN (iscsit_tmr_task_reassign: the reassigned command's StatSN is
+ * taken anew on the new connection, a read resends from ExpDataSN, a write
+ * gets R2Ts for the data it lacks), except that the Linux target refuses
+ * (255) a new connection with another MaxRecvDataSegmentLength where this
+ * one segments the data again from the DataSN's offset (a task still
+ * held; the retained copies of a task already released go as they were,
+ * sized for the old connection: not built, a smaller MaxRecvDataSegmentLength
+ * on the new connection is not checked).
  * Where RFC 7143 left a choice: a TASK REASSIGN for a task already
  * allegiant to the requesting connection is 03h like any live connection's
  * (11.5.1: "the connection is still active"); Time2Wait is not enforced
