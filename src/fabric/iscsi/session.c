@@ -19,7 +19,9 @@
 
 /* ---- RFC 7143 8.3.2: target session state transitions (the ERL 0 subset:
  * no session continuation, so Q5 IN_CONTINUE is never entered and a failed
- * session is cleaned up at once). ---- */
+ * session is cleaned up at once; at ERL 2 a session whose connections
+ * failed for recovery stays in Q3 with their shells, joinable by TSIH,
+ * until they are reassigned or expire: erl2.c). ---- */
 struct sess_transition {
 	uint8_t next;
 	const char *label;

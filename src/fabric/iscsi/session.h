@@ -18,10 +18,11 @@
  *
  * End of a session: its last connection goes (logout or failure; ERL 0 has
  * no continuation; a failed connection takes the others with it:
- * session.c), the nexus is lost (scsi_nexus_loss: the core aborts the
- * tasks) unless it ended cleanly with no task, and once the last task is
- * released the nexus is destroyed and the session freed. Logins waiting for
- * its reinstatement are resumed then. */
+ * session.c; at ERL 2 a failed connection's tasks wait for reassignment
+ * instead and the session stays while they do: erl2.c), the nexus is lost (scsi_nexus_loss: the
+ * core aborts the tasks) unless it ended cleanly with no task, and once the last task is released
+ * the nexus is destroyed and the session freed. Logins waiting for its reinstatement are resumed
+ * then. */
 #ifndef UT_ISCSI_SESSION_H
 #define UT_ISCSI_SESSION_H
 
