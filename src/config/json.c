@@ -77,7 +77,7 @@ static const struct cfg_iscsi_field cfg_iscsi_fields[] = {
     ISF("max_session_send_queue_mib", max_session_send_queue_mib, CFG_F_U32, 1, 4096),
     ISF("max_connection_send_queue_mib", max_connection_send_queue_mib, CFG_F_U32, 1, 4096),
     ISF("data_out_timeout", data_out_timeout_s, CFG_F_U32, 0, 3600),
-    ISF("error_recovery_level", error_recovery_level, CFG_F_U32, 0, 1), /* 13.20 */
+    ISF("error_recovery_level", error_recovery_level, CFG_F_U32, 0, 2), /* 13.20 */
     ISF("busy_poll_us", busy_poll_us, CFG_F_U32, 0, 10000),
 };
 static_assert(ARRAY_SIZE(cfg_iscsi_fields) <= 32, "iscsi_set is a 32-bit mask");

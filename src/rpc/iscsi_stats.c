@@ -128,9 +128,9 @@ json_t *rpc_iscsi_targets_json(const char *only, int *rc)
 json_t *rpc_session_counters_json(const struct iscsi_session_info *s)
 {
 	return json_pack(
-	    "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "commands",
-	    (json_int_t)s->commands, "read_bytes", (json_int_t)s->read_bytes, "write_bytes",
-	    (json_int_t)s->write_bytes, "command_pdus", (json_int_t)s->command_pdus,
+	    "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+	    "commands", (json_int_t)s->commands, "read_bytes", (json_int_t)s->read_bytes,
+	    "write_bytes", (json_int_t)s->write_bytes, "command_pdus", (json_int_t)s->command_pdus,
 	    "response_pdus", (json_int_t)s->response_pdus, "tx_data_bytes",
 	    (json_int_t)s->tx_data_bytes, "rx_data_bytes", (json_int_t)s->rx_data_bytes,
 	    "digest_errors", (json_int_t)s->digest_errors, "connection_timeouts",
@@ -138,7 +138,9 @@ json_t *rpc_session_counters_json(const struct iscsi_session_info *s)
 	    "snacks", (json_int_t)s->snacks, "retransmitted_pdus",
 	    (json_int_t)s->retransmitted_pdus, "retransmitted_bytes",
 	    (json_int_t)s->retransmitted_bytes, "retried_commands", (json_int_t)s->retried_commands,
-	    "retain_evicted", (json_int_t)s->retain_evicted, "data_acks", (json_int_t)s->data_acks);
+	    "retain_evicted", (json_int_t)s->retain_evicted, "data_acks", (json_int_t)s->data_acks,
+	    "connection_recoveries", (json_int_t)s->connection_recoveries, "tasks_reassigned",
+	    (json_int_t)s->tasks_reassigned, "tasks_expired", (json_int_t)s->tasks_expired);
 }
 
 static json_t *conn_json(const struct iscsi_conn_info *c)

@@ -26,7 +26,7 @@ ut_write_config tr.json <<JSON
 {
   "version": 1,
   "state_dir": "@TMP@",
-  "iscsi": { "nop_in_interval": 0 },
+  "iscsi": { "nop_in_interval": 0, "error_recovery_level": 2 },
   "backstores": [ { "name": "d0", "type": "ram", "size": "16M" } ],
   "targets": [
     { "name": "$UT_TARGET",

@@ -577,6 +577,10 @@ struct ir_login_opts {
 	int immediate_data;		 /* -1 default (Yes), 0, 1 */
 	uint32_t max_outstanding_r2t;	 /* 0 = 1 */
 	int erl;			 /* ErrorRecoveryLevel; default 0 */
+	/* DefaultTime2Wait / DefaultTime2Retain offered when times_set (else
+	 * 2 and 0) */
+	bool times_set;
+	uint16_t time2wait, time2retain;
 	const struct ir_chap_opts *chap; /* NULL: AuthMethod=None */
 	bool skip_security;		 /* start in the operational stage */
 	const uint8_t *extra_keys;	 /* raw key=value\0 bytes added to the first op PDU */

@@ -369,8 +369,10 @@ static int add_op_keys(struct ir_text *t, const struct ir_login_opts *o, const s
 		rc |= ir_text_add(t, "MaxConnections", num);
 		rc |= ir_text_add(t, "DataPDUInOrder", "Yes");
 		rc |= ir_text_add(t, "DataSequenceInOrder", "Yes");
-		rc |= ir_text_add(t, "DefaultTime2Wait", "2");
-		rc |= ir_text_add(t, "DefaultTime2Retain", "0");
+		fmt_u32(num, sizeof(num), o->times_set ? o->time2wait : 2);
+		rc |= ir_text_add(t, "DefaultTime2Wait", num);
+		fmt_u32(num, sizeof(num), o->times_set ? o->time2retain : 0);
+		rc |= ir_text_add(t, "DefaultTime2Retain", num);
 	}
 	fmt_u32(num, sizeof(num), (uint32_t)(o->erl > 0 ? o->erl : 0));
 	if (!o->non_leading)

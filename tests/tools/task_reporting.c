@@ -349,8 +349,11 @@ static void negotiation(void)
  * function without a bit the answer expected at each negotiated
  * ErrorRecoveryLevel. TASK REASSIGN (8) is iSCSI's own (no SAM function,
  * no bit): below ERL 2 it is "Task allegiance reassignment not supported"
- * (4, 11.6.1); the target negotiates ERL 0 only today, so its ERL 2 entry
- * is what the target answers until it supports reassignment. Functions
+ * (4, 11.6.1); at ERL 2 (the target is configured for it,
+ * task_reporting.sh) it is supported, and the ReferencedTaskTag sent here,
+ * the reserved tag, names no task: "Task does not exist" (1). Its other
+ * answers (0 after a reassignment, 3 for a task whose connection is still
+ * logged in) need a failed connection: tests/tools/erl2.c. Functions
  * that change state (resets) come after the others; TARGET COLD RESET,
  * which closes the connection, last. */
 static const struct tmf_row {
@@ -366,7 +369,7 @@ static const struct tmf_row {
     {9, "QUERY TASK", 0, 2, {0}},
     {10, "QUERY TASK SET", 1, 1, {0}},
     {12, "QUERY ASYNCHRONOUS EVENT", 1, 2, {0}},
-    {8, "TASK REASSIGN", -1, 0, {4, 4, 4}},
+    {8, "TASK REASSIGN", -1, 0, {4, 4, 1}},
     {13, "function 13 (unassigned)", -1, 0, {TMF_NOT_SUP, TMF_NOT_SUP, TMF_NOT_SUP}},
     {127, "function 127 (unassigned)", -1, 0, {TMF_NOT_SUP, TMF_NOT_SUP, TMF_NOT_SUP}},
     {5, "LOGICAL UNIT RESET", 0, 3, {0}},

@@ -199,6 +199,11 @@ static void admin_fill(struct iscsi_session_info *si, const struct iscsi_session
 	si->retried_commands = atomic_load_explicit(&s->stat_retried_cmds, memory_order_relaxed);
 	si->retain_evicted = atomic_load_explicit(&s->stat_retain_evicted, memory_order_relaxed);
 	si->data_acks = atomic_load_explicit(&s->stat_data_acks, memory_order_relaxed);
+	si->connection_recoveries =
+	    atomic_load_explicit(&s->stat_conn_recoveries, memory_order_relaxed);
+	si->tasks_reassigned =
+	    atomic_load_explicit(&s->stat_tasks_reassigned, memory_order_relaxed);
+	si->tasks_expired = atomic_load_explicit(&s->stat_tasks_expired, memory_order_relaxed);
 	list_for_each_entry(c, &s->conns, sess_node)
 	{
 		struct iscsi_conn_info *ci;

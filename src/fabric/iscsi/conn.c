@@ -479,6 +479,9 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 {
 	struct iscsi_tx *tx, *tmp;
 	struct iscsi_session *s = c->sess;
+	/* ERL 2: a failure (or a removal for recovery) keeps the tasks and
+	 * the retained copies for TASK REASSIGN (erl2.c) */
+	bool recover = iscsi_erl2_conn_closing(c, clean);
 
 	/* first: admission.c may look into the socket of a member */
 	iscsi_adm_leave(c);
@@ -493,7 +496,8 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 	reactor_timer_cancel(&c->aen_timer);
 	reactor_timer_cancel(&c->dataout_timer);
 	iscsi_mem_conn_close(c);
-	iscsi_retain_free(c);
+	if (!recover)
+		iscsi_retain_free(c);
 	reactor_defer_cancel(&c->flush);
 	reactor_defer_cancel(&c->cmdsn_defer);
 	list_del(&c->cmdsn_wait_node);
@@ -519,7 +523,8 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 		c->sess = NULL;
 		iscsi_conn_get(c);
 		iscsi_session_remove_conn(s, c, clean || c->leave_clean);
-		iscsi_tasks_terminate(c);
+		if (!recover)
+			iscsi_tasks_terminate(c);
 		iscsi_conn_put(c);
 	}
 	if (c->target) {

@@ -131,6 +131,13 @@ struct iscsi_task {
 	struct iscsi_r2t r2t[ISCSI_R2T_MAX];
 	/* Data-In (scsi_cmd.c) */
 	uint32_t datasn; /* Data-In and R2T PDUs sent (ExpDataSN) */
+	/* ERL 2 (erl2.c): the connection whose pool the task came from (its
+	 * slot, its TTTs' low half); conn is the one it is allegiant to, which
+	 * differs after a TASK REASSIGN */
+	struct iscsi_conn *home;
+	/* ERL 2: completed while its connection was gone: its Data-In and
+	 * status wait for a TASK REASSIGN */
+	bool erl2_done;
 };
 
 struct iscsi_conn {
@@ -254,6 +261,19 @@ struct iscsi_conn {
 	 * itself: another connection's Logout named its CID, or closed the
 	 * session (logout.c) */
 	bool leave_clean;
+	/* ERL 2 (erl2.c): connection recovery. recov_requested: a Logout
+	 * reason 2 or a login with its CID named it, its close is a recovery;
+	 * recovering: it failed or was removed for recovery and is kept, without
+	 * socket, as a shell holding its tasks and retained copies for TASK
+	 * REASSIGN (session->recov) until recov_deadline_ns; recov_expired:
+	 * that time passed, its tasks end; foreign_tasks: tasks of other
+	 * connections' pools reassigned to it (iscsi_task_by_ttt) */
+	bool recov_requested;
+	bool recovering;
+	bool recov_expired;
+	unsigned foreign_tasks;
+	uint64_t recov_deadline_ns;
+	struct list_node recov_node;
 };
 
 /* ---- conn.c ---- */
@@ -345,6 +365,13 @@ void iscsi_task_exec(struct iscsi_task *t);
 void iscsi_tasks_terminate(struct iscsi_conn *c);
 extern const struct scsi_fabric_ops iscsi_fabric_ops;
 
+/* ERL 2 (scsi_cmd.c): move t's allegiance to connection to (TASK
+ * REASSIGN, erl2.c) */
+void iscsi_task_move(struct iscsi_task *t, struct iscsi_conn *to);
+/* ERL 2: send a finished task's Data-In from DataSN from (segmented as on
+ * a connection with send segment old_seg) and its status, on t->conn */
+int iscsi_task_resend(struct iscsi_task *t, uint32_t from, uint32_t old_seg);
+
 /* ---- PDU handlers (one file each), return 0 or < 0 to drop ---- */
 int iscsi_login_rx(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8_t *data,
 		   uint32_t len);
@@ -381,6 +408,27 @@ void iscsi_erl_count_r2t(struct iscsi_task *t);
 int iscsi_snack_rx(struct iscsi_conn *c, const union iscsi_hdr *h);
 /* tmf.c */
 void iscsi_tmf_done(struct scsi_tmf *tmf);
+void iscsi_tmf_send_rsp(struct iscsi_conn *c, uint32_t itt, uint8_t response);
+/* erl2.c: ErrorRecoveryLevel 2, connection recovery (RFC 7143 7.1.4.3,
+ * 7.2.2, 11.5.1, 11.14). The session of c negotiated ERL 2. */
+bool iscsi_erl2(const struct iscsi_conn *c);
+/* conn.c, conn_close(): does c's close keep its tasks for reassignment
+ * (sets c->recovering)? clean: it logged out */
+bool iscsi_erl2_conn_closing(struct iscsi_conn *c, bool clean);
+/* session.c: c, recovering, has left s->conns: keep it as a shell */
+void iscsi_erl2_park(struct iscsi_session *s, struct iscsi_conn *c);
+/* The session ends: every shell's tasks end now */
+void iscsi_erl2_end_all(struct iscsi_session *s);
+/* A session with shells and no connection (under iscsi_global.lock, any
+ * thread): its shells end now on its reactor, then the session */
+void iscsi_erl2_end_async_locked(struct iscsi_session *s);
+/* The same for every session of t (NULL: all): removal, shutdown */
+void iscsi_erl2_end_target(struct iscsi_target *t);
+/* TASK REASSIGN (TMF function 8) received on c: answered here */
+void iscsi_erl2_reassign(struct iscsi_conn *c, uint32_t itt, uint32_t rtt, uint32_t exp_datasn);
+/* Logout reason 2 naming cid: 0 it is (or was already) removed for
+ * recovery, -ENOENT no such connection; self: it is c */
+int iscsi_erl2_logout_remove(struct iscsi_conn *c, uint16_t cid, bool *self);
 /* task_reporting.c: does the abort of t (in cmd_abort_pending) keep its open
  * Data-Out bursts until their F bit (RFC 7143 4.2.3.3 a)? */
 bool iscsi_abort_drains_data_out(const struct iscsi_task *t);

@@ -64,8 +64,9 @@ struct iscsi_settings {
 	 * unsolicited data) before it ends with INITIATOR RESPONSE TIMEOUT and
 	 * its buffer is freed; 0 = no limit. */
 	uint32_t data_out_timeout_s;
-	/* ErrorRecoveryLevel offered (13.20): 0, or 1 (digest recovery, SNACK:
-	 * erl.c, snack.c, retain.c); ERL 2 is not implemented */
+	/* ErrorRecoveryLevel offered (13.20): 0, 1 (digest recovery, SNACK:
+	 * erl.c, snack.c, retain.c) or 2 (connection recovery, TASK REASSIGN:
+	 * erl2.c) */
 	uint32_t error_recovery_level;
 	/* Microseconds a reactor polls for the next event, after one that
 	 * did work, before it sleeps (reactor_set_busy_poll_ns; 0 = off):
@@ -198,6 +199,10 @@ struct iscsi_session_info {
 	 * retained copies evicted at the cap */
 	uint64_t snacks, retransmitted_pdus, retransmitted_bytes, retried_commands, retain_evicted;
 	uint64_t data_acks;
+	/* ErrorRecoveryLevel 2 (erl2.c): connections failed or removed for
+	 * recovery with their tasks kept, tasks reassigned (TASK REASSIGN),
+	 * tasks ended for want of one within Time2Wait + Time2Retain */
+	uint64_t connection_recoveries, tasks_reassigned, tasks_expired;
 	struct iscsi_conn_info conns[ISCSI_INFO_CONNS_MAX];
 	size_t nconns;
 };

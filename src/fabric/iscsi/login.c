@@ -422,9 +422,11 @@ static void login_join_moved(struct iscsi_conn *c)
  * easy to guess), and until then every such login looks the same from the
  * outside.
  *  - A CID the session already has reinstates that connection: at ERL 0
- *    the old connection goes with its tasks (6.3.4; DefaultTime2Retain=0),
- *    and a connection that fails takes its session with it (session.c), so
- *    02/0a makes the initiator log in anew with TSIH 0.
+ *    and 1 the old connection goes with its tasks (6.3.4;
+ *    DefaultTime2Retain=0), and a connection that fails takes its session
+ *    with it (session.c), so 02/0a makes the initiator log in anew with
+ *    TSIH 0. At ERL 2 the old connection is logged out for recovery (its
+ *    tasks wait for TASK REASSIGN, erl2.c) and the new one joins.
  *  - Another CID adds a connection (MC/S) while the session has fewer than
  *    its negotiated MaxConnections (13.2), else 02/06. The connection moves
  *    to the session's reactor first (iscsi_conn_move): 1 is returned and the
@@ -450,18 +452,24 @@ static int login_join(struct iscsi_conn *c)
 		l->fail_why = "the session is another initiator's";
 	} else {
 		bool same_cid = false;
+		bool erl2 = s->params.error_recovery_level >= 2;
 
 		list_for_each_entry(oc, &s->conns, sess_node) if (oc->cid == l->cid)
 		{
 			same_cid = true;
+			/* ERL 2: the old connection is logged out for recovery
+			 * (implicit logout, RFC 7143 6.3.4): its tasks wait for
+			 * TASK REASSIGN on this one (erl2.c) */
+			if (erl2)
+				oc->recov_requested = true;
 			iscsi_conn_drop_async(oc);
 		}
-		if (same_cid) {
+		if (same_cid && !erl2) {
 			l->fail_why = "connection reinstated at ERL 0: the session ends";
 		} else if (s->state != ISCSI_SESS_Q3_LOGGED_IN) {
 			st = ISCSI_LS_CANT_INCLUDE;
 			l->fail_why = "the session is not in full feature phase";
-		} else if (s->nconns >= s->params.max_connections) {
+		} else if (s->nconns - (same_cid ? 1u : 0u) >= s->params.max_connections) {
 			st = ISCSI_LS_TOO_MANY_CONNECTIONS;
 			l->fail_why = "max_connections of the session reached";
 		} else if (login_lo_keys(&l->neg)) {

@@ -128,10 +128,31 @@ int iscsi_logout_rx(struct iscsi_conn *c, const union iscsi_hdr *hu)
 			return 0;
 		}
 		break;
-	case ISCSI_LOGOUT_REMOVE_FOR_RECOVERY:
+	case ISCSI_LOGOUT_REMOVE_FOR_RECOVERY: {
+		bool self = false;
+
 		/* 11.14.1: connection recovery needs ErrorRecoveryLevel 2 */
-		send_logout_rsp(c, itt, ISCSI_LOGOUT_RSP_RECOVERY_UNSUPPORTED);
+		if (!iscsi_erl2(c)) {
+			send_logout_rsp(c, itt, ISCSI_LOGOUT_RSP_RECOVERY_UNSUPPORTED);
+			return 0;
+		}
+		/* ERL 2 (erl2.c): the connection named goes, its tasks stay
+		 * for TASK REASSIGN; the response carries Time2Wait and
+		 * Time2Retain (11.15.2, 11.15.3) */
+		if (iscsi_erl2_logout_remove(c, get_be16(h->cid), &self) < 0) {
+			send_logout_rsp_on(c, itt, ISCSI_LOGOUT_RSP_CID_NOT_FOUND, false);
+			return 0;
+		}
+		if (!self) {
+			send_logout_rsp_on(c, itt, ISCSI_LOGOUT_RSP_CLOSED, false);
+			return 0;
+		}
+		/* c itself: T10, then closed once the response is out (T13);
+		 * its tasks are not waited for, they wait for reassignment */
+		iscsi_conn_event(c, ISCSI_CEV_LOGOUT_REQ);
+		send_logout_rsp(c, itt, ISCSI_LOGOUT_RSP_CLOSED);
 		return 0;
+	}
 	default:
 		iscsi_reject(c, ISCSI_REJECT_INVALID_PDU_FIELD, hu);
 		return 0;

@@ -414,10 +414,10 @@ void iscsi_neg_init(struct iscsi_neg *n, const struct iscsi_settings *s)
 	n->mine.default_time2retain = (uint16_t)UT_MIN(3600u, s->default_time2retain);
 	n->mine.max_outstanding_r2t = s->max_outstanding_r2t ? s->max_outstanding_r2t : 1;
 	/* We deliver Data-Out in order only; ERL 0 unless configured (ERL 1:
-	 * erl.c, snack.c, retain.c). */
+	 * erl.c, snack.c, retain.c; ERL 2: erl2.c), never above the setting. */
 	n->mine.data_pdu_in_order = true;
 	n->mine.data_sequence_in_order = true;
-	n->mine.error_recovery_level = (uint8_t)UT_MIN(1u, s->error_recovery_level);
+	n->mine.error_recovery_level = (uint8_t)UT_MIN(2u, s->error_recovery_level);
 	/* RFC 7144: the SAM-4/5 task management functions (QUERY TASK, ...) */
 	n->mine.protocol_level = 2;
 	n->auth_allowed = 1u << ISCSI_AUTH_NONE;

@@ -52,6 +52,7 @@ struct iscsi_task *iscsi_task_get(struct iscsi_conn *c)
 		t->idx = idx;
 	}
 	t->conn = c;
+	t->home = c;
 	t->sess = c->sess;
 	list_init(&t->itt_node);
 	list_init(&t->hold_node);
@@ -65,6 +66,7 @@ struct iscsi_task *iscsi_task_get(struct iscsi_conn *c)
 void iscsi_task_put(struct iscsi_task *t)
 {
 	struct iscsi_conn *c = t->conn;
+	struct iscsi_conn *home = t->home;
 	struct iscsi_session *s = t->sess;
 
 	iscsi_mem_unpin(t);
@@ -82,12 +84,50 @@ void iscsi_task_put(struct iscsi_task *t)
 		s->cmdsn.busy--;
 	}
 	t->state = ISCSI_TASK_FREE;
-	list_add(&c->task_free, &t->node);
+	t->erl2_done = false;
+	/* the slot goes back to the pool it came from (ERL 2: a reassigned
+	 * task's is another connection's) */
+	list_add(&home->task_free, &t->node);
 	c->live_tasks--;
+	if (c != home) {
+		c->foreign_tasks--;
+		t->conn = home;
+	}
 	if (c->logout_pending && c->live_tasks == 0)
 		iscsi_logout_tasks_drained(c);
 	iscsi_session_task_released(s);
-	iscsi_conn_put(c);
+	if (c != home)
+		iscsi_conn_put(c);
+	iscsi_conn_put(home);
+}
+
+void iscsi_task_move(struct iscsi_task *t, struct iscsi_conn *to)
+{
+	struct iscsi_conn *from = t->conn;
+
+	iscsi_mem_unpin(t);
+	if (from->rx_task == t)
+		from->rx_task = NULL;
+	list_del(&t->node);
+	list_del(&t->itt_node);
+	from->live_tasks--;
+	if (from != t->home)
+		from->foreign_tasks--;
+	if (to != t->home) {
+		to->foreign_tasks++;
+		iscsi_conn_get(to); /* the allegiance's, beside the pool's */
+	}
+	/* its next TTTs differ from those it had on from */
+	if ((uint16_t)(from->ttt_gen - to->ttt_gen) < 0x8000u)
+		to->ttt_gen = from->ttt_gen;
+	t->conn = to;
+	list_add_tail(&to->tasks, &t->node);
+	list_add(&to->itt_hash[itt_bucket(t->itt)], &t->itt_node);
+	to->live_tasks++;
+	t->cmd.reactor = to->r;
+	iscsi_mem_pin(t);
+	if (from != t->home)
+		iscsi_conn_put(from);
 }
 
 /* Lists of tasks are walked node by node: struct iscsi_task is 16-byte
@@ -115,14 +155,28 @@ struct iscsi_task *iscsi_task_by_ttt(struct iscsi_conn *c, uint32_t ttt)
 	unsigned idx = ttt & 0xffffu;
 	struct iscsi_task *t;
 
-	if (ttt == ISCSI_RSVD_TAG || idx >= c->ntasks)
+	if (ttt == ISCSI_RSVD_TAG)
 		return NULL;
-	t = c->task_tab[idx];
-	if (t->state != ISCSI_TASK_DATA_OUT)
+	if (idx < c->ntasks) {
+		/* a slot of c's pool whose task is still allegiant to c */
+		t = c->task_tab[idx];
+		if (t->conn == c && t->state == ISCSI_TASK_DATA_OUT)
+			for (unsigned i = 0; i < ISCSI_R2T_MAX; i++)
+				if (t->r2t[i].active && t->r2t[i].ttt == ttt)
+					return t;
+	}
+	if (!c->foreign_tasks)
 		return NULL;
-	for (unsigned i = 0; i < ISCSI_R2T_MAX; i++)
-		if (t->r2t[i].active && t->r2t[i].ttt == ttt)
-			return t;
+	/* ERL 2: tasks reassigned to c from another connection's pool */
+	for_each_task_node(n, &c->tasks)
+	{
+		t = list_entry(n, struct iscsi_task, node);
+		if (t->home == c || t->state != ISCSI_TASK_DATA_OUT)
+			continue;
+		for (unsigned i = 0; i < ISCSI_R2T_MAX; i++)
+			if (t->r2t[i].active && t->r2t[i].ttt == ttt)
+				return t;
+	}
 	return NULL;
 }
 
@@ -578,15 +632,18 @@ static void put_resid(const struct scsi_cmd *cmd, uint8_t *flags, uint8_t *resid
 	put_be32(resid, cmd->resid);
 }
 
-static int send_data_in(struct iscsi_task *t, bool collapse)
+/* The Data-In of t from Buffer Offset off0 on (0; ERL 2 reassignment: a
+ * multiple of MaxRecvDataSegmentLength within a sequence), DataSN from
+ * t->datasn. */
+static int send_data_in(struct iscsi_task *t, bool collapse, uint32_t off0)
 {
 	struct iscsi_conn *c = t->conn;
 	struct scsi_cmd *cmd = &t->cmd;
 	uint32_t len = cmd->data_in_len;
 	uint32_t burst = t->sess->params.max_burst_length;
 	uint32_t seg = c->max_send_dsl;
-	uint32_t in_burst = 0;
-	uint32_t off = 0;
+	uint32_t in_burst = off0 % burst;
+	uint32_t off = off0;
 	uint32_t ack_ttt;
 
 	if (len > t->edtl)
@@ -696,6 +753,12 @@ static void iscsi_core_cmd_done(struct scsi_cmd *cmd)
 	iscsi_session_count(&s->stat_cmds, 1);
 	if (good && t->want && !cmd->suppress_response)
 		iscsi_session_count(&s->stat_write_bytes, t->want);
+	if (!cmd->suppress_response && c->recovering && !c->recov_expired) {
+		/* ERL 2: its connection failed; the Data-In and status wait
+		 * for a TASK REASSIGN (erl2.c), the buffer with them */
+		t->erl2_done = true;
+		return;
+	}
 	if (cmd->suppress_response || iscsi_conn_dead(c)) {
 		iscsi_task_put(t);
 		return;
@@ -703,10 +766,38 @@ static void iscsi_core_cmd_done(struct scsi_cmd *cmd)
 	if (cmd->data_in_len)
 		iscsi_session_count(&s->stat_read_bytes, UT_MIN(cmd->data_in_len, t->edtl));
 	collapse = cmd->data_in_len && !cmd->sense_len && good;
-	if (send_data_in(t, collapse) || (!collapse && send_response(t))) {
+	if (send_data_in(t, collapse, 0) || (!collapse && send_response(t))) {
 		iscsi_conn_drop(c, "out of memory for a response");
 		iscsi_task_put(t);
 	}
+}
+
+int iscsi_task_resend(struct iscsi_task *t, uint32_t from, uint32_t old_seg)
+{
+	struct scsi_cmd *cmd = &t->cmd;
+	uint32_t len = UT_MIN(cmd->data_in_len, t->edtl);
+	uint32_t burst = t->sess->params.max_burst_length;
+	bool good = cmd->status == SAM_STAT_GOOD || cmd->status == SAM_STAT_CONDITION_MET;
+	bool collapse;
+	uint32_t off = 0, in_burst = 0;
+
+	/* the Buffer Offset of DataSN from, as the failed connection
+	 * segmented the data (send_data_in); on from there */
+	for (uint32_t sn = 0; sn < from && off < len; sn++) {
+		uint32_t n = UT_MIN(len - off, UT_MIN(old_seg, burst - in_burst));
+
+		off += n;
+		in_burst = in_burst + n == burst ? 0 : in_burst + n;
+	}
+	t->state = ISCSI_TASK_SENDING;
+	t->erl2_done = false;
+	t->datasn = from;
+	collapse = len && off < len && !cmd->sense_len && good;
+	if (len && off < len && send_data_in(t, collapse, off))
+		return -1;
+	if (!collapse && send_response(t))
+		return -1;
+	return 0;
 }
 
 /* The core's scsi_fabric_ops.cmd_abort_pending: a TMF aborted a task still

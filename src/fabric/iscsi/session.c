@@ -19,7 +19,9 @@
 
 /* ---- RFC 7143 8.3.2: target session state transitions (the ERL 0 subset:
  * no session continuation, so Q5 IN_CONTINUE is never entered and a failed
- * session is cleaned up at once). ---- */
+ * session is cleaned up at once; at ERL 2 a session whose connections
+ * failed for recovery stays in Q3 with their shells, joinable by TSIH,
+ * until they are reassigned or expire: erl2.c). ---- */
 struct sess_transition {
 	uint8_t next;
 	const char *label;
@@ -79,6 +81,7 @@ struct iscsi_session *iscsi_session_new(struct iscsi_conn *c)
 	list_init(&s->cmdsn_waiters);
 	list_init(&s->waiters);
 	list_init(&s->ack_waits);
+	list_init(&s->recov);
 	s->rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(10ull * 1000000000ull, 5);
 	iscsi_session_event(s, ISCSI_SEV_LEADING_LOGIN);
 	return s;
@@ -209,8 +212,9 @@ static void session_maybe_free(struct iscsi_session *s)
 {
 	struct iscsi_conn *w, *tmp;
 
-	if (s->nconns || s->tasks)
+	if (s->nconns || s->tasks || s->nrecov)
 		return;
+	reactor_timer_cancel(&s->recov_timer);
 	if (s->nexus) {
 		scsi_nexus_destroy(s->nexus);
 		s->nexus = NULL;
@@ -264,9 +268,11 @@ static void session_conn_failed_locked(struct iscsi_session *s, struct iscsi_con
 	s->ending = true;
 	list_for_each_entry(oc, &s->conns, sess_node) iscsi_conn_drop_async(oc);
 	log_notice("iscsi: session %s tsih %u: connection cid %u from %s failed: the session "
-		   "fails with it (ErrorRecoveryLevel %u, below 2), %u connection%s closed",
+		   "fails with it (ErrorRecoveryLevel %u%s), %u connection%s closed",
 		   s->initiator_port, s->tsih, c->cid, c->peer,
-		   (unsigned)s->params.error_recovery_level, s->nconns, s->nconns == 1 ? "" : "s");
+		   (unsigned)s->params.error_recovery_level,
+		   s->params.error_recovery_level < 2 ? ", below 2" : ": closed by the target",
+		   s->nconns, s->nconns == 1 ? "" : "s");
 }
 
 void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bool clean)
@@ -276,6 +282,17 @@ void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bo
 	/* no acknowledgment comes from it (task_reporting.c); while c still
 	 * counts, so that a TMF ended here does not free s */
 	iscsi_ack_waits_conn_gone(s, c);
+	if (c->recovering) {
+		/* ERL 2 connection recovery (erl2.c): no failure of the
+		 * session; c stays as a shell holding its tasks for TASK
+		 * REASSIGN, the session with it, even with no connection */
+		pthread_mutex_lock(&iscsi_global.lock);
+		list_del(&c->sess_node);
+		s->nconns--;
+		pthread_mutex_unlock(&iscsi_global.lock);
+		iscsi_erl2_park(s, c);
+		return;
+	}
 	pthread_mutex_lock(&iscsi_global.lock);
 	list_del(&c->sess_node);
 	s->nconns--;
@@ -307,11 +324,39 @@ void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bo
 			   c->peer, c->local, clean ? "" : " (connection lost)");
 	}
 	iscsi_session_event(s, clean ? ISCSI_SEV_CLOSED : ISCSI_SEV_FAILED);
+	if (s->nrecov) {
+		/* ERL 2: the session ends: the tasks waiting for reassignment
+		 * with it (erl2.c) */
+		s->tasks++;
+		iscsi_erl2_end_all(s);
+		s->tasks--;
+	}
 	if (s->nexus && !s->nexus_lost && (!clean || s->tasks)) {
 		/* SAM-5 6.3.4: the core aborts the tasks of the nexus; their
 		 * completions come back through cmd_done/cmd_abort_pending */
 		s->nexus_lost = true;
 		s->tasks++; /* completions inside must not free s under us */
+		scsi_nexus_loss(s->nexus);
+		s->tasks--;
+	}
+	session_maybe_free(s);
+}
+
+void iscsi_session_recovery_over(struct iscsi_session *s)
+{
+	if (s->nconns || s->nrecov || s->ending)
+		return;
+	pthread_mutex_lock(&iscsi_global.lock);
+	s->ending = true; /* no connection joins it any more */
+	pthread_mutex_unlock(&iscsi_global.lock);
+	log_notice("iscsi: session %s tsih %u: no connection left and no task to reassign: the "
+		   "session ends",
+		   s->initiator_port, s->tsih);
+	if (s->state == ISCSI_SESS_Q3_LOGGED_IN)
+		iscsi_session_event(s, ISCSI_SEV_FAILED);
+	if (s->nexus && !s->nexus_lost && s->tasks) {
+		s->nexus_lost = true;
+		s->tasks++;
 		scsi_nexus_loss(s->nexus);
 		s->tasks--;
 	}
@@ -358,6 +403,9 @@ int iscsi_session_reinstate(struct iscsi_conn *c, const uint8_t *isid, const cha
 	iscsi_conn_get(c);
 	list_add_tail(&found->waiters, &c->reinstate_node);
 	list_for_each_entry(oc, &found->conns, sess_node) iscsi_conn_drop_async(oc);
+	/* ERL 2: no connection left, tasks waiting for reassignment: they
+	 * end now, not after Time2Retain (erl2.c) */
+	iscsi_erl2_end_async_locked(found);
 	pthread_mutex_unlock(&iscsi_global.lock);
 	log_notice("iscsi: %s: reinstating session %s tsih %u", c->peer, found->initiator_port,
 		   found->tsih);

@@ -18,10 +18,11 @@
  *
  * End of a session: its last connection goes (logout or failure; ERL 0 has
  * no continuation; a failed connection takes the others with it:
- * session.c), the nexus is lost (scsi_nexus_loss: the core aborts the
- * tasks) unless it ended cleanly with no task, and once the last task is
- * released the nexus is destroyed and the session freed. Logins waiting for
- * its reinstatement are resumed then. */
+ * session.c; at ERL 2 a failed connection's tasks wait for reassignment
+ * instead and the session stays while they do: erl2.c), the nexus is lost (scsi_nexus_loss: the
+ * core aborts the tasks) unless it ended cleanly with no task, and once the last task is released
+ * the nexus is destroyed and the session freed. Logins waiting for its reinstatement are resumed
+ * then. */
 #ifndef UT_ISCSI_SESSION_H
 #define UT_ISCSI_SESSION_H
 
@@ -116,6 +117,14 @@ struct iscsi_session {
 	_Atomic uint64_t stat_snacks, stat_retx_pdus, stat_retx_bytes, stat_retain_evicted;
 	_Atomic uint64_t stat_data_acks;    /* DataACKs accepted (dataack.c) */
 	_Atomic uint64_t stat_retried_cmds; /* commands received again (6.2.1) */
+	/* ERL 2 (erl2.c): connections failed or removed for recovery whose
+	 * tasks wait for TASK REASSIGN (struct iscsi_conn.recov_node), the
+	 * timer that ends them after Time2Wait + Time2Retain; counted:
+	 * connections recovered, tasks reassigned, tasks ended unclaimed */
+	struct list_node recov;
+	unsigned nrecov;
+	struct reactor_timer recov_timer;
+	_Atomic uint64_t stat_conn_recoveries, stat_tasks_reassigned, stat_tasks_expired;
 };
 
 /* Add v to a counter of the session. Only the session's reactor writes
@@ -147,6 +156,9 @@ void iscsi_session_add_conn(struct iscsi_session *s, struct iscsi_conn *c);
 void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bool clean);
 /* The leading login failed after iscsi_session_new(): free s. */
 void iscsi_session_abandon(struct iscsi_session *s);
+/* ERL 2: the last connection and the last recovery shell are gone: the
+ * session fails now (erl2.c) */
+void iscsi_session_recovery_over(struct iscsi_session *s);
 /* A task of the session was released. */
 void iscsi_session_task_released(struct iscsi_session *s);
 

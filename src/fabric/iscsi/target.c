@@ -76,8 +76,8 @@ int iscsi_init(const struct iscsi_settings *s)
 		v.max_outstanding_r2t = ISCSI_R2T_MAX; /* what a task can track */
 	if (v.max_connections == 0 || v.max_connections > ISCSI_MAX_CONNECTIONS)
 		v.max_connections = v.max_connections ? ISCSI_MAX_CONNECTIONS : 1;
-	if (v.error_recovery_level > 1)
-		v.error_recovery_level = 1; /* ERL 2 is not implemented */
+	if (v.error_recovery_level > 2)
+		v.error_recovery_level = 2; /* 13.20: 0..2 (ERL 2: erl2.c) */
 	if (v.nop_in_interval_s && !v.nop_in_timeout_s)
 		v.nop_in_timeout_s = v.nop_in_interval_s;
 	buf_set_cap((uint64_t)v.max_buffer_memory_mib << 20);
@@ -100,6 +100,9 @@ static void drop_conns(struct iscsi_target *t)
 	struct timespec deadline;
 	bool left;
 
+	/* ERL 2: sessions whose connections are all gone end without
+	 * waiting for Time2Retain (erl2.c) */
+	iscsi_erl2_end_target(t);
 	pthread_mutex_lock(&iscsi_global.lock);
 	list_for_each_entry(c, &iscsi_global.conns, all_node)
 	{

@@ -78,6 +78,11 @@ static void send_tmf_rsp(struct iscsi_conn *c, uint32_t itt, uint8_t response, b
 	iscsi_tx_queue(c, tx);
 }
 
+void iscsi_tmf_send_rsp(struct iscsi_conn *c, uint32_t itt, uint8_t response)
+{
+	send_tmf_rsp(c, itt, response, false, NULL);
+}
+
 static void tmf_respond(struct iscsi_tmf *it);
 
 static void tmf_acked(struct iscsi_ack_wait *w)
@@ -183,8 +188,9 @@ int iscsi_tmf_rx(struct iscsi_conn *c, const union iscsi_hdr *hu)
 			iscsi_tasks_cmdsn_advanced(s);
 	}
 	if (func == ISCSI_TMF_TASK_REASSIGN) {
-		/* 11.5.1: task reassignment needs ErrorRecoveryLevel 2 */
-		send_tmf_rsp(c, itt, ISCSI_TMF_RSP_NO_REASSIGN, false, NULL);
+		/* 11.5.1: task reassignment needs ErrorRecoveryLevel 2 (erl2.c
+		 * answers 04h below it) */
+		iscsi_erl2_reassign(c, itt, get_be32(h->ref_task_tag), get_be32(h->exp_datasn));
 		return 0;
 	}
 	/* RFC 7144 4.2: functions 9-12 exist only from iSCSIProtocolLevel 2

@@ -473,9 +473,9 @@ static void test_iscsi_errors(void **state)
 		  "iscsi.max_outstanding_r2t", "out of range 1..16");
 	parse_err("{\"version\": 1, \"iscsi\": {\n\"max_outstanding_r2t\": 17}}", 2,
 		  "iscsi.max_outstanding_r2t", "17 out of range 1..16");
-	/* ERL 2 (connection recovery) is not implemented: refused */
-	parse_err("{\"version\": 1, \"iscsi\": {\n\"error_recovery_level\": 2}}", 2,
-		  "iscsi.error_recovery_level", "out of range 0..1");
+	/* 13.20: ErrorRecoveryLevel is 0..2 */
+	parse_err("{\"version\": 1, \"iscsi\": {\n\"error_recovery_level\": 3}}", 2,
+		  "iscsi.error_recovery_level", "out of range 0..2");
 	parse_err("{\"version\": 1, \"iscsi\": {\n\"max_connections\": 17}}", 2,
 		  "iscsi.max_connections", "17 out of range 1..16");
 	parse_err("{\"version\": 1, \"iscsi\": {\n\"header_digest\": 1}}", 2, "iscsi.header_digest",

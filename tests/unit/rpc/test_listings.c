@@ -376,7 +376,10 @@ static void test_session_list(void **state)
 	assert_int_equal(jint(o, "format_errors"), 1);
 	assert_int_equal(jint(o, "snacks"), 0);
 	assert_int_equal(jint(o, "retransmitted_bytes"), 0);
-	assert_int_equal(json_object_size(o), 16);
+	assert_int_equal(jint(o, "connection_recoveries"), 0);
+	assert_int_equal(jint(o, "tasks_reassigned"), 0);
+	assert_int_equal(jint(o, "tasks_expired"), 0);
+	assert_int_equal(json_object_size(o), 19);
 	c = json_array_get(json_object_get(s, "connections"), 0);
 	assert_string_equal(jstr(c, "header_digest"), "CRC32C");
 	assert_string_equal(jstr(c, "data_digest"), "None");

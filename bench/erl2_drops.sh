@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench/erl2_drops.sh [BUILD_DIR]: the ERL 2 figure. Starts utargetd alone on 127.0.0.1 with
+# a 64 MiB ram LUN, error_recovery_level 2, max_connections 4, DefaultTime2Wait 0 and
+# DefaultTime2Retain 20, and runs the project's raw initiator tests/tools/erl2 over a
+# 4-connection session: a mixed read/write workload (4 commands in flight per connection,
+# 1..64 blocks, every byte read back checked) during which a connection is dropped
+# ERL2_DROPS times (alternately a socket reset and a Logout reason 2 from another
+# connection), a replacement logs in with the same CID and every task of the dropped
+# connection is reassigned (TASK REASSIGN). Prints the tool's lines (commands, lost, wrong
+# bytes, reassignments, recovery time median and p99 from the drop to the status of the
+# last reassigned task) and the session's counters from `utarget --json session list`,
+# which must agree with them (docs/architecture.md, "Error recovery").
+#
+#   tgt 127.0.0.1:ERL2_PORT  <-- 4 connections, one session (ERL 2) --  tests/tools/erl2
+#
+# Environment: ERL2_DROPS [1000], ERL2_PER_DROP [40 commands between drops],
+# ERL2_PORT [4302], BENCH_TMPDIR [/var/tmp].
+set -euo pipefail
+export LC_ALL=C
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+DROPS=${ERL2_DROPS:-1000}
+PER=${ERL2_PER_DROP:-40}
+PORT=${ERL2_PORT:-4302}
+UTARGETD=$BUILD/src/daemon/utargetd
+UTARGET=$BUILD/src/cli/utarget
+ERL2=$BUILD/tests/tools/erl2
+TGT=iqn.2026-12.org.utarget.erl2:e
+INI=iqn.2026-12.org.utarget.erl2:m
+for b in "$UTARGETD" "$UTARGET" "$ERL2"; do
+	[ -x "$b" ] || { echo "erl2_drops: build first: $b" >&2; exit 2; }
+done
+WORK=$(mktemp -d "${BENCH_TMPDIR:-/var/tmp}/utarget-erl2.XXXXXX")
+PID=""
+cleanup() {
+	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+mkdir -p "$WORK/state"
+cat >"$WORK/utargetd.json" <<JSON
+{
+  "version": 1,
+  "state_dir": "$WORK/state",
+  "rpc_socket": "$WORK/utargetd.sock",
+  "iscsi": { "nop_in_interval": 0, "error_recovery_level": 2, "max_connections": 4,
+             "default_time2wait": 0, "default_time2retain": 20 },
+  "backstores": [ { "name": "d", "type": "ram", "size": "64M" } ],
+  "targets": [
+    { "name": "$TGT",
+      "portal_groups": [ { "tag": 1, "portals": [ "127.0.0.1:$PORT" ] } ],
+      "luns": [ { "lun": 0, "backstore": "d" } ],
+      "demo_mode": { "enabled": true, "read_only": false } }
+  ]
+}
+JSON
+"$UTARGETD" -f -c "$WORK/utargetd.json" --log-level notice >"$WORK/utargetd.log" 2>&1 &
+PID=$!
+for _ in $(seq 100); do
+	[ -S "$WORK/utargetd.sock" ] && timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT" \
+		2>/dev/null && break
+	sleep 0.1
+done
+echo "# ERL 2 connection drops, $(date '+%Y-%m-%d %H:%M:%S %Z'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown), $DROPS drops, $PER commands between drops"
+# -H FILE: the tool holds the session after its run until FILE exists, so the
+# counters are read from the live session
+"$ERL2" "127.0.0.1:$PORT" "$TGT" "$INI" -n 4 -q 4 -b 64 -d "$DROPS" -m "$PER" \
+	-H "$WORK/release" >"$WORK/erl2.out" 2>&1 &
+EP=$!
+for _ in $(seq $((DROPS * 20 + 600))); do
+	grep -qE '^(ready|FAIL)' "$WORK/erl2.out" && break
+	sleep 0.1
+done
+"$UTARGET" -s "$WORK/utargetd.sock" --json session list >"$WORK/sessions.json"
+touch "$WORK/release"
+rc=0
+wait "$EP" || rc=$?
+cat "$WORK/erl2.out"
+echo "# target counters"
+python3 -c '
+import json, sys
+for s in json.load(sys.stdin):
+    st = s["stats"]
+    print("negotiated error_recovery_level", s["negotiated"]["error_recovery_level"])
+    print("connection_recoveries", st["connection_recoveries"], "tasks_reassigned",
+          st["tasks_reassigned"], "tasks_expired", st["tasks_expired"], "commands",
+          st["commands"], "retransmitted_pdus", st["retransmitted_pdus"])' <"$WORK/sessions.json"
+exit "$rc"

@@ -1,0 +1,832 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* erl2: ErrorRecoveryLevel 2, connection recovery (RFC 7143 7.2.2, 11.5.1
+ * TASK REASSIGN, 11.14 Logout reason 2) driven with the project's raw
+ * initiator: a mixed WRITE/READ workload on a session of N connections
+ * (one thread, every connection polled), commands in flight on each; again
+ * and again one connection is dropped while its commands are in flight, a
+ * replacement connection logs in with the same CID, and every task of the
+ * dropped connection is reassigned to it; every byte read back is checked.
+ *
+ *   erl2 HOST:PORT TARGET INITIATOR [options]
+ *
+ *   -n N        connections (MaxConnections 4 offered; default 4)
+ *   -d DROPS    connection drops (default 50), alternately: the socket
+ *               closed with a reset (the target sees the connection fail)
+ *               and a Logout reason 2 naming it from the next connection
+ *               (then closed); the replacement logs in with the same CID
+ *               (the implicit logout of connection reinstatement)
+ *   -m CMDS     commands completed between two drops (default 40)
+ *   -q DEPTH    commands in flight per connection (default 4)
+ *   -b BLOCKS   largest I/O in blocks (default 64); sizes vary 1..BLOCKS
+ *   -T SECONDS  DefaultTime2Retain offered (DefaultTime2Wait 0; default 20)
+ *   -A          the answers first, on sessions of their own: a task of a
+ *               live connection "Task still allegiant" (3), an unknown
+ *               ITT "Task does not exist" (1), a task not reassigned
+ *               within Time2Wait + Time2Retain (a session offering
+ *               DefaultTime2Retain 1) 1 after it ended, at ERL 1 "not
+ *               supported" (4): "answers allegiant A unknown U expired E
+ *               erl1 R"
+ *   -H FILE     after the workload print "ready" and wait for FILE (60 s at
+ *               most) before the Logout: the session's counters can be read
+ *
+ * TASK REASSIGN carries ExpDataSN = the Data-In received so far for a read
+ * (the target sends from there), 0 for a write (the target asks with R2Ts
+ * for what it lacks). A "Task does not exist" answer means the command
+ * never reached the target (lost with the connection): it is sent again on
+ * the replacement with its ITT and CmdSN. A command that never completes
+ * is lost. The recovery time of a drop runs from the drop to the status of
+ * the last of its tasks.
+ *
+ * Lines: "session tsih T erl E conns N", "drops D reset R logout L", "io
+ * commands C reads R writes W bytes B mismatches M failed F lost X",
+ * "reassign tasks T complete A not_found N allegiant S", "recovery
+ * median_us .. p99_us .. max_us ..", then "OK" or "FAIL ...". Exit 0 / 1 /
+ * 2 (usage, login). */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "iscsi_raw.h"
+#include "lib/compiler.h"
+#include "lib/endian.h"
+
+#define MAX_CONNS  4
+#define MAX_DEPTH  8
+#define SEG	   8192u
+#define MAX_DROPS  100000u
+#define STALL_US   30000000 /* no progress for this long: the rest is lost */
+#define TMF_ITT_HI 0x80000000u
+
+struct task {
+	bool busy;
+	bool write;
+	bool in_drop; /* one of the dropped connection's: its status ends the recovery */
+	uint32_t itt, cmdsn;
+	uint64_t lba;
+	uint32_t nblk, len;
+	uint32_t gen;	  /* the pattern written / expected */
+	uint32_t datain;  /* Data-In received (the next DataSN) */
+	uint32_t got;	  /* Data-In bytes */
+	unsigned tmf_try; /* TASK REASSIGN sent (answers 3: again) */
+	bool tmf_open;	  /* TASK REASSIGN sent, not answered with 0 or 1 yet */
+	bool resend;	  /* answered 1: the command goes again */
+	int64_t again_us; /* send TASK REASSIGN again from then */
+	uint8_t *buf;
+};
+
+struct xconn {
+	struct ir_conn c;
+	uint16_t cid;
+	bool up;
+	struct task t[MAX_DEPTH];
+	uint32_t last_gen[MAX_DEPTH]; /* per slot: the pattern of its blocks */
+	uint32_t last_nblk[MAX_DEPTH];
+	bool wrote[MAX_DEPTH];
+};
+
+static struct {
+	const char *host, *port, *target, *iname, *hold;
+	unsigned nconns, drops, per_drop, depth, maxblk, t2r;
+	bool answers;
+	uint32_t bs;
+	uint8_t isid[6];
+	uint16_t tsih;
+	struct ir_params p;
+	uint32_t cmdsn, itt, gen;
+	struct xconn x[MAX_CONNS];
+	/* results */
+	uint64_t cmds, reads, writes, bytes, mismatches, failed, lost;
+	uint64_t n_reset, n_logout, n_tasks, n_complete, n_not_found, n_allegiant;
+	int64_t drop_us;
+	unsigned pending; /* tasks of the current drop without status */
+	int64_t *recov;
+	unsigned nrecov;
+	char why[256];
+} S;
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void failf(const char *fmt, ...) UT_PRINTF(1, 2);
+static void failf(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (S.why[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(S.why, sizeof(S.why), fmt, ap);
+	va_end(ap);
+}
+
+static uint8_t pat(uint64_t lba, uint32_t i, uint32_t gen)
+{
+	return (uint8_t)(lba * 131u + i * 7u + gen * 29u + (i >> 8));
+}
+
+static int login(struct ir_conn *c, uint16_t cid, uint16_t tsih, const uint8_t *isid,
+		 const char *iname, int erl, uint16_t t2r)
+{
+	struct ir_login_opts o = {
+	    .initiator_name = iname,
+	    .target_name = S.target,
+	    .max_recv_dsl = 65536,
+	    .max_burst = 65536,
+	    .first_burst = 65536,
+	    .initial_r2t = 1,
+	    .immediate_data = 0,
+	    .max_outstanding_r2t = 1,
+	    .erl = erl,
+	    .times_set = true,
+	    .time2wait = 0,
+	    .time2retain = t2r,
+	    .tsih = tsih,
+	    .cid = cid,
+	    .max_connections = 4,
+	    .non_leading = tsih != 0,
+	};
+
+	if (tsih)
+		memcpy(o.isid, isid, 6);
+	ir_conn_init(c);
+	if (ir_connect(c, S.host, S.port, 5000))
+		return -1;
+	c->cmdsn = S.cmdsn;
+	return ir_login(c, &o);
+}
+
+static int xlogin(struct xconn *x)
+{
+	int rc = login(&x->c, x->cid, S.tsih, S.isid, S.iname, 2, (uint16_t)S.t2r);
+
+	if (rc) {
+		failf("login cid %u: %d %02x/%02x %s", x->cid, rc, x->c.login_class,
+		      x->c.login_detail, x->c.err);
+		return rc;
+	}
+	if (!S.tsih) {
+		S.tsih = x->c.tsih;
+		memcpy(S.isid, x->c.isid, 6);
+		S.p = x->c.p;
+		S.cmdsn = x->c.cmdsn;
+	} else {
+		uint32_t mrdsl = x->c.p.target_mrdsl;
+
+		x->c.p = S.p;
+		x->c.p.target_mrdsl = mrdsl;
+	}
+	x->up = true;
+	return 0;
+}
+
+static void send_cmd(struct xconn *x, struct task *t)
+{
+	struct ir_pdu p = {0};
+	struct ir_bhs_scsi_cmd *h = &p.bhs.cmd;
+
+	h->opcode = IR_OP_SCSI_CMD;
+	h->flags = IR_FLAG_FINAL | IR_CMD_ATTR_SIMPLE | (t->write ? IR_CMD_WRITE : IR_CMD_READ);
+	put_be32(h->itt, t->itt);
+	put_be32(h->exp_xfer_len, t->len);
+	put_be32(h->cmdsn, t->cmdsn);
+	put_be32(h->exp_statsn, x->c.expstatsn);
+	h->cdb[0] = t->write ? 0x8a : 0x88;
+	put_be64(h->cdb + 2, t->lba);
+	put_be32(h->cdb + 10, t->nblk);
+	if (ir_send_pdu(&x->c, &p))
+		failf("send a command on cid %u", x->cid);
+}
+
+/* Slot k of x starts its next command: a WRITE of a new pattern, then a
+ * READ of the same blocks. */
+static void start(struct xconn *x, unsigned k)
+{
+	struct task *t = &x->t[k];
+	uint64_t region = ((uint64_t)x->cid * MAX_DEPTH + k) * S.maxblk;
+
+	memset(t, 0, offsetof(struct task, buf));
+	t->busy = true;
+	t->write = !x->wrote[k];
+	t->lba = region;
+	if (t->write) {
+		x->last_nblk[k] = 1 + (uint32_t)(rand() % (int)S.maxblk);
+		x->last_gen[k] = ++S.gen;
+	}
+	t->nblk = x->last_nblk[k];
+	t->gen = x->last_gen[k];
+	t->len = t->nblk * S.bs;
+	if (t->write)
+		for (uint32_t i = 0; i < t->len; i++)
+			t->buf[i] = pat(t->lba, i, t->gen);
+	else
+		memset(t->buf, 0, t->len);
+	t->itt = S.itt++ & ~TMF_ITT_HI;
+	t->cmdsn = S.cmdsn++;
+	send_cmd(x, t);
+}
+
+static struct task *task_of(struct xconn *x, uint32_t itt)
+{
+	for (unsigned k = 0; k < S.depth; k++)
+		if (x->t[k].busy && x->t[k].itt == itt)
+			return &x->t[k];
+	return NULL;
+}
+
+static void done(struct xconn *x, struct task *t, uint8_t status)
+{
+	unsigned k = (unsigned)(t - x->t);
+
+	S.cmds++;
+	if (status) {
+		S.failed++;
+		failf("ITT 0x%08x status 0x%02x", t->itt, status);
+	} else if (t->write) {
+		S.writes++;
+		x->wrote[k] = true;
+	} else {
+		S.reads++;
+		for (uint32_t i = 0; i < t->len; i++)
+			if (t->buf[i] != pat(t->lba, i, t->gen)) {
+				S.mismatches++;
+				failf("ITT 0x%08x: wrong byte at %u", t->itt, i);
+			}
+		x->wrote[k] = false;
+	}
+	S.bytes += t->len;
+	if (t->in_drop && S.pending && --S.pending == 0 && S.nrecov < MAX_DROPS)
+		S.recov[S.nrecov++] = now_us() - S.drop_us;
+	t->busy = false;
+}
+
+static void send_data(struct xconn *x, struct task *t, uint32_t ttt, uint32_t off, uint32_t len)
+{
+	uint32_t max = UT_MIN(SEG, x->c.p.target_mrdsl ? x->c.p.target_mrdsl : SEG);
+	uint32_t datasn = 0, sent = 0;
+
+	while (sent < len) {
+		struct ir_pdu p = {0};
+		struct ir_bhs_data *d = &p.bhs.data;
+		uint32_t n = UT_MIN(len - sent, max);
+
+		d->opcode = IR_OP_DATA_OUT;
+		d->flags = sent + n == len ? IR_FLAG_FINAL : 0;
+		put_be32(d->itt, t->itt);
+		put_be32(d->ttt, ttt);
+		put_be32(d->exp_statsn_or_cmdsn, x->c.expstatsn);
+		put_be32(d->datasn, datasn++);
+		put_be32(d->buffer_offset, off + sent);
+		p.data = t->buf + off + sent;
+		p.data_len = n;
+		if (ir_send_pdu(&x->c, &p)) {
+			failf("send Data-Out on cid %u", x->cid);
+			return;
+		}
+		sent += n;
+	}
+}
+
+static void send_reassign(struct xconn *x, struct task *t)
+{
+	struct ir_pdu p = {0};
+	struct ir_bhs_tmf_req *h = &p.bhs.tmf_req;
+
+	h->opcode = IR_OP_TMF_REQ | IR_OP_IMMEDIATE;
+	h->function = IR_FLAG_FINAL | IR_TMF_TASK_REASSIGN;
+	put_be32(h->itt, TMF_ITT_HI | t->itt);
+	put_be32(h->ref_task_tag, t->itt);
+	put_be32(h->cmdsn, S.cmdsn);
+	put_be32(h->exp_statsn, x->c.expstatsn);
+	put_be32(h->ref_cmdsn, t->cmdsn);
+	put_be32(h->exp_datasn, t->write ? 0 : t->datain);
+	t->tmf_try++;
+	t->tmf_open = true;
+	t->again_us = 0;
+	if (ir_send_pdu(&x->c, &p))
+		failf("send TASK REASSIGN on cid %u", x->cid);
+}
+
+/* Every TASK REASSIGN of x answered: the commands that never reached the
+ * target go again, lowest CmdSN first. */
+static void resend_lost(struct xconn *x)
+{
+	for (unsigned k = 0; k < S.depth; k++)
+		if (x->t[k].busy && x->t[k].tmf_open)
+			return;
+	for (;;) {
+		struct task *low = NULL;
+
+		for (unsigned k = 0; k < S.depth; k++) {
+			struct task *t = &x->t[k];
+
+			if (t->busy && t->resend && (!low || ir_sn_lt(t->cmdsn, low->cmdsn)))
+				low = t;
+		}
+		if (!low)
+			return;
+		low->resend = false;
+		send_cmd(x, low);
+	}
+}
+
+/* One PDU of connection x. *logout_rsp: a Logout Response's code. */
+static void handle(struct xconn *x, struct ir_pdu *p, int *logout_rsp)
+{
+	uint32_t itt = ir_pdu_itt(p);
+	struct task *t;
+
+	switch (ir_pdu_opcode(p)) {
+	case IR_OP_R2T: {
+		uint32_t off = get_be32(p->bhs.r2t.buffer_offset);
+		uint32_t len = get_be32(p->bhs.r2t.desired_len);
+
+		t = task_of(x, itt);
+		if (!t || !t->write || off + len > t->len) {
+			failf("R2T ITT 0x%08x [%u, +%u) of no write of cid %u", itt, off, len,
+			      x->cid);
+			return;
+		}
+		send_data(x, t, get_be32(p->bhs.r2t.ttt), off, len);
+		return;
+	}
+	case IR_OP_DATA_IN: {
+		uint32_t off = get_be32(p->bhs.data.buffer_offset);
+
+		t = task_of(x, itt);
+		if (!t || t->write || off + p->data_len > t->len) {
+			failf("Data-In ITT 0x%08x of no read of cid %u", itt, x->cid);
+			return;
+		}
+		memcpy(t->buf + off, p->data, p->data_len);
+		t->got += p->data_len;
+		t->datain = get_be32(p->bhs.data.datasn) + 1;
+		if (p->bhs.data.flags & IR_DATAIN_STATUS)
+			done(x, t, p->bhs.data.status);
+		return;
+	}
+	case IR_OP_SCSI_RSP:
+		t = task_of(x, itt);
+		if (!t) {
+			failf("SCSI Response ITT 0x%08x of no task of cid %u", itt, x->cid);
+			return;
+		}
+		done(x, t, p->bhs.scsi_rsp.response ? 0xff : p->bhs.scsi_rsp.status);
+		return;
+	case IR_OP_TMF_RSP:
+		t = task_of(x, itt & ~TMF_ITT_HI);
+		if (!t) {
+			failf("TMF Response ITT 0x%08x of no task", itt);
+			return;
+		}
+		switch (p->bhs.tmf_rsp.response) {
+		case 0:
+			S.n_complete++;
+			t->tmf_open = false;
+			resend_lost(x);
+			return;
+		case 1:
+			/* the command never reached the target: again, once every
+			 * TASK REASSIGN is answered, in CmdSN order (on one
+			 * connection CmdSNs increase, RFC 7143 4.2.2.1) */
+			S.n_not_found++;
+			t->datain = t->got = 0;
+			t->tmf_open = false;
+			t->resend = true;
+			resend_lost(x);
+			return;
+		case 3:
+			S.n_allegiant++;
+			if (t->tmf_try > 500)
+				failf("ITT 0x%08x still allegiant after %u tries", t->itt,
+				      t->tmf_try);
+			t->again_us = now_us() + 2000;
+			return;
+		default:
+			failf("TASK REASSIGN of ITT 0x%08x answered %u", t->itt,
+			      p->bhs.tmf_rsp.response);
+			return;
+		}
+	case IR_OP_LOGOUT_RSP:
+		*logout_rsp = p->bhs.logout_rsp.response;
+		return;
+	case IR_OP_REJECT:
+		failf("Reject reason 0x%02x on cid %u", p->bhs.reject.reason, x->cid);
+		return;
+	default:
+		return; /* NOP-In (no ping asked: nop_in_interval 0), Async */
+	}
+}
+
+/* Poll every connection up once (wait_ms at most); handle what came. */
+static void pump(int wait_ms, int *logout_rsp)
+{
+	struct pollfd pfd[MAX_CONNS];
+	int64_t now = now_us();
+
+	for (unsigned i = 0; i < S.nconns; i++) {
+		pfd[i].fd = S.x[i].up ? S.x[i].c.fd : -1;
+		pfd[i].events = POLLIN;
+		pfd[i].revents = 0;
+		if (S.x[i].up && S.x[i].c.rbuf_pos < S.x[i].c.rbuf_len)
+			wait_ms = 0;
+		for (unsigned k = 0; k < S.depth && S.x[i].up; k++)
+			if (S.x[i].t[k].busy && S.x[i].t[k].again_us && S.x[i].t[k].again_us <= now)
+				send_reassign(&S.x[i], &S.x[i].t[k]);
+	}
+	poll(pfd, S.nconns, wait_ms);
+	for (unsigned i = 0; i < S.nconns; i++) {
+		struct xconn *x = &S.x[i];
+
+		for (int n = 0; x->up && n < 64; n++) {
+			struct ir_pdu p;
+			int rc = ir_recv_pdu(&x->c, &p, 0);
+
+			if (rc == -ETIMEDOUT)
+				break;
+			if (rc) {
+				failf("receive on cid %u: %d", x->cid, rc);
+				x->up = false;
+				break;
+			}
+			handle(x, &p, logout_rsp);
+			ir_pdu_free(&p);
+		}
+	}
+}
+
+/* x still reassigns tasks or has commands to send again: no new command
+ * goes before them (their CmdSNs are lower) */
+static bool recovering(const struct xconn *x)
+{
+	for (unsigned k = 0; k < S.depth; k++)
+		if (x->t[k].busy && (x->t[k].tmf_open || x->t[k].resend))
+			return true;
+	return false;
+}
+
+static unsigned busy_count(void)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < S.nconns; i++)
+		for (unsigned k = 0; k < S.depth; k++)
+			n += S.x[i].t[k].busy;
+	return n;
+}
+
+/* Drop connection v (kind 0: reset, 1: Logout reason 2 from another),
+ * log in its replacement, reassign its tasks. */
+static void drop(unsigned v, unsigned kind)
+{
+	struct xconn *x = &S.x[v];
+	int lrsp = -1;
+
+	S.pending = 0;
+	for (unsigned k = 0; k < S.depth; k++)
+		if (x->t[k].busy) {
+			x->t[k].in_drop = true;
+			S.pending++;
+		}
+	S.drop_us = now_us();
+	if (kind == 0 || S.nconns < 2) {
+		S.n_reset++;
+		ir_abort(&x->c, true);
+	} else {
+		struct xconn *o = &S.x[(v + 1) % S.nconns];
+		struct ir_pdu p = {0};
+		struct ir_bhs_logout_req *h = &p.bhs.logout_req;
+		int64_t end = now_us() + 10000000;
+
+		S.n_logout++;
+		h->opcode = IR_OP_LOGOUT_REQ | IR_OP_IMMEDIATE;
+		h->reason = IR_FLAG_FINAL | 2;
+		put_be32(h->itt, 0x7ffffff0u);
+		put_be16(h->cid, x->cid);
+		put_be32(h->cmdsn, S.cmdsn);
+		put_be32(h->exp_statsn, o->c.expstatsn);
+		x->up = false; /* what comes on it now is lost with it */
+		if (ir_send_pdu(&o->c, &p))
+			failf("send Logout on cid %u", o->cid);
+		while (lrsp < 0 && !S.why[0] && now_us() < end)
+			pump(5, &lrsp);
+		if (lrsp != 0)
+			failf("Logout reason 2 for cid %u answered %d", x->cid, lrsp);
+		ir_close(&x->c);
+	}
+	x->up = false;
+	if (xlogin(x))
+		return;
+	for (unsigned k = 0; k < S.depth; k++)
+		if (x->t[k].busy) {
+			S.n_tasks++;
+			send_reassign(x, &x->t[k]);
+		}
+	if (!S.pending && S.nrecov < MAX_DROPS)
+		S.recov[S.nrecov++] = now_us() - S.drop_us;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* ---- -A: the answers ---- */
+
+static int tmf_answer(struct ir_conn *c, uint32_t rtt)
+{
+	uint8_t rsp = 0xee;
+
+	if (ir_tmf(c, IR_TMF_TASK_REASSIGN, 0, rtt, 0, &rsp))
+		return -1;
+	return rsp;
+}
+
+/* A WRITE on c whose R2T came; its data not sent. */
+static int write_pending(struct ir_conn *c, uint32_t *itt, uint32_t *ttt)
+{
+	struct ir_pdu p = {0};
+	struct ir_bhs_scsi_cmd *h = &p.bhs.cmd;
+
+	*itt = ir_next_itt(c);
+	h->opcode = IR_OP_SCSI_CMD;
+	h->flags = IR_FLAG_FINAL | IR_CMD_ATTR_SIMPLE | IR_CMD_WRITE;
+	put_be32(h->itt, *itt);
+	put_be32(h->exp_xfer_len, S.bs);
+	put_be32(h->cmdsn, c->cmdsn++);
+	put_be32(h->exp_statsn, c->expstatsn);
+	h->cdb[0] = 0x8a;
+	put_be64(h->cdb + 2, 4096);
+	put_be32(h->cdb + 10, 1);
+	if (ir_send_pdu(c, &p))
+		return -1;
+	for (;;) {
+		if (ir_recv_pdu(c, &p, 5000))
+			return -1;
+		if (ir_pdu_opcode(&p) == IR_OP_R2T && ir_pdu_itt(&p) == *itt) {
+			*ttt = get_be32(p.bhs.r2t.ttt);
+			ir_pdu_free(&p);
+			return 0;
+		}
+		ir_pdu_free(&p);
+	}
+}
+
+static void answers(void)
+{
+	char iname[256];
+	struct ir_conn a, b;
+	uint8_t isid[6];
+	uint16_t tsih;
+	uint32_t itt, ttt, itt2, ttt2;
+	int allegiant, unknown, expired, erl1;
+	struct ir_scsi_result res;
+	uint8_t rsp;
+
+	snprintf(iname, sizeof(iname), "%s-answers", S.iname);
+	if (login(&a, 0, 0, NULL, iname, 2, 1) || a.p.erl != 2) {
+		failf("answers: login (ERL %u)", a.p.erl);
+		return;
+	}
+	for (int k = 0; k < 3; k++)
+		if (!ir_test_unit_ready(&a, 0, &res) && !res.status)
+			break;
+	tsih = a.tsih;
+	memcpy(isid, a.isid, 6);
+	S.cmdsn = a.cmdsn;
+	if (login(&b, 1, tsih, isid, iname, 2, 1)) {
+		failf("answers: login cid 1");
+		return;
+	}
+	b.p = a.p;
+	if (write_pending(&a, &itt, &ttt)) {
+		failf("answers: WRITE");
+		return;
+	}
+	b.cmdsn = a.cmdsn;
+	allegiant = tmf_answer(&b, itt);
+	unknown = tmf_answer(&b, 0x0badbeefu);
+	a.cmdsn = b.cmdsn;
+	{
+		struct task t = {.write = true, .itt = itt, .len = S.bs, .buf = calloc(1, S.bs)};
+		struct xconn x = {.c = a, .cid = 0};
+
+		send_data(&x, &t, ttt, 0, S.bs);
+		a = x.c;
+		free(t.buf);
+	}
+	/* a task of cid 1 not reassigned: it ends after 0 + 1 s */
+	if (write_pending(&b, &itt2, &ttt2)) {
+		failf("answers: WRITE on cid 1");
+		return;
+	}
+	a.cmdsn = b.cmdsn;
+	ir_abort(&b, true);
+	usleep(2500000);
+	S.cmdsn = a.cmdsn;
+	if (login(&b, 1, tsih, isid, iname, 2, 1)) {
+		failf("answers: login cid 1 again");
+		return;
+	}
+	b.p = a.p;
+	expired = tmf_answer(&b, itt2);
+	a.cmdsn = b.cmdsn;
+	ir_logout(&a, &rsp);
+	ir_close(&a);
+	ir_close(&b);
+
+	snprintf(iname, sizeof(iname), "%s-erl1", S.iname);
+	S.cmdsn = 0;
+	if (login(&a, 0, 0, NULL, iname, 1, 1)) {
+		failf("answers: ERL 1 login");
+		return;
+	}
+	erl1 = tmf_answer(&a, 0x1234);
+	ir_logout(&a, &rsp);
+	ir_close(&a);
+	S.cmdsn = 0;
+	printf("answers allegiant %d unknown %d expired %d erl1 %d\n", allegiant, unknown, expired,
+	       erl1);
+	if (allegiant != 3 || unknown != 1 || expired != 1 || erl1 != 4)
+		failf("answers: %d %d %d %d, want 3 1 1 4", allegiant, unknown, expired, erl1);
+}
+
+int main(int argc, char **argv)
+{
+	char host[256], port[16];
+	struct ir_scsi_result res;
+	unsigned dropped = 0;
+	uint64_t last_cmds = 0, last_drop_cmds = 0;
+	int64_t last_progress;
+	int opt;
+
+	S.nconns = 4;
+	S.drops = 50;
+	S.per_drop = 40;
+	S.depth = 4;
+	S.maxblk = 64;
+	S.t2r = 20;
+	S.itt = 1;
+	while ((opt = getopt(argc, argv, "n:d:m:q:b:T:AH:")) != -1) {
+		switch (opt) {
+		case 'n':
+			S.nconns = (unsigned)atoi(optarg);
+			break;
+		case 'd':
+			S.drops = (unsigned)atoi(optarg);
+			break;
+		case 'm':
+			S.per_drop = (unsigned)atoi(optarg);
+			break;
+		case 'q':
+			S.depth = (unsigned)atoi(optarg);
+			break;
+		case 'b':
+			S.maxblk = (unsigned)atoi(optarg);
+			break;
+		case 'T':
+			S.t2r = (unsigned)atoi(optarg);
+			break;
+		case 'A':
+			S.answers = true;
+			break;
+		case 'H':
+			S.hold = optarg;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (argc - optind != 3 || !S.nconns || S.nconns > MAX_CONNS || !S.depth ||
+	    S.depth > MAX_DEPTH || !S.maxblk || S.maxblk > 128 || S.drops > MAX_DROPS)
+		goto usage;
+	if (ir_parse_addr(argv[optind], host, sizeof(host), port, sizeof(port)))
+		goto usage;
+	S.host = host;
+	S.port = port;
+	S.target = argv[optind + 1];
+	S.iname = argv[optind + 2];
+	S.bs = 512;
+	S.recov = calloc(MAX_DROPS, sizeof(*S.recov));
+	srand(7);
+	if (S.answers) {
+		answers();
+		if (S.why[0]) {
+			printf("FAIL %s\n", S.why);
+			return 1;
+		}
+	}
+	for (unsigned i = 0; i < S.nconns; i++) {
+		S.x[i].cid = (uint16_t)i;
+		for (unsigned k = 0; k < MAX_DEPTH; k++)
+			S.x[i].t[k].buf = malloc(128u * 4096u);
+		if (xlogin(&S.x[i])) {
+			printf("FAIL %s\n", S.why);
+			return 2;
+		}
+	}
+	printf("session tsih %u erl %u conns %u\n", S.tsih, S.p.erl, S.nconns);
+	if (S.p.erl != 2) {
+		printf("FAIL ErrorRecoveryLevel %u negotiated\n", S.p.erl);
+		return 1;
+	}
+	/* the power-on UNIT ATTENTION, and the block size */
+	S.x[0].c.cmdsn = S.cmdsn;
+	for (int k = 0; k < 3; k++) {
+		uint64_t nb;
+
+		if (!ir_read_capacity16(&S.x[0].c, 0, &nb, &S.bs, &res) && !res.status)
+			break;
+	}
+	S.cmdsn = S.x[0].c.cmdsn;
+	last_progress = now_us();
+	while (!S.why[0]) {
+		bool stop = dropped >= S.drops && S.cmds - last_drop_cmds >= S.per_drop;
+
+		for (unsigned i = 0; i < S.nconns && !stop; i++)
+			for (unsigned k = 0; k < S.depth; k++)
+				if (S.x[i].up && !S.x[i].t[k].busy && !recovering(&S.x[i]) &&
+				    ir_sn_lt(S.cmdsn, S.x[i].c.max_cmdsn + 1))
+					start(&S.x[i], k);
+		if (stop && !busy_count())
+			break;
+		if (!stop && !S.pending && dropped < S.drops &&
+		    S.cmds - last_drop_cmds >= S.per_drop) {
+			drop(dropped % S.nconns, dropped % 2);
+			dropped++;
+			last_drop_cmds = S.cmds;
+			continue;
+		}
+		pump(10, &(int){0});
+		if (S.cmds != last_cmds) {
+			last_cmds = S.cmds;
+			last_progress = now_us();
+		} else if (now_us() - last_progress > STALL_US) {
+			S.lost = busy_count();
+			failf("no progress for %d s: %" PRIu64 " commands lost", STALL_US / 1000000,
+			      S.lost);
+			for (unsigned i = 0; i < S.nconns; i++)
+				for (unsigned k = 0; k < S.depth; k++) {
+					const struct task *t = &S.x[i].t[k];
+
+					if (t->busy)
+						printf("lost cid %u ITT 0x%08x CmdSN %u %s got %u "
+						       "tmf %u/%d/%d in_drop %d (ExpCmdSN %u "
+						       "MaxCmdSN %u)\n",
+						       S.x[i].cid, t->itt, t->cmdsn,
+						       t->write ? "write" : "read", t->got,
+						       t->tmf_try, t->tmf_open, t->resend,
+						       t->in_drop, S.x[i].c.exp_cmdsn,
+						       S.x[i].c.max_cmdsn);
+				}
+		}
+	}
+	printf("drops %u reset %" PRIu64 " logout %" PRIu64 "\n", dropped, S.n_reset, S.n_logout);
+	printf("io commands %" PRIu64 " reads %" PRIu64 " writes %" PRIu64 " bytes %" PRIu64
+	       " mismatches %" PRIu64 " failed %" PRIu64 " lost %" PRIu64 "\n",
+	       S.cmds, S.reads, S.writes, S.bytes, S.mismatches, S.failed, S.lost);
+	printf("reassign tasks %" PRIu64 " complete %" PRIu64 " not_found %" PRIu64
+	       " allegiant %" PRIu64 "\n",
+	       S.n_tasks, S.n_complete, S.n_not_found, S.n_allegiant);
+	if (S.nrecov) {
+		qsort(S.recov, S.nrecov, sizeof(*S.recov), cmp64);
+		printf("recovery median_us %" PRId64 " p99_us %" PRId64 " max_us %" PRId64 "\n",
+		       S.recov[S.nrecov / 2], S.recov[(S.nrecov * 99) / 100],
+		       S.recov[S.nrecov - 1]);
+	}
+	fflush(stdout);
+	if (S.hold && !S.why[0]) {
+		printf("ready\n");
+		fflush(stdout);
+		for (int k = 0; k < 600 && access(S.hold, F_OK); k++)
+			usleep(100000);
+	}
+	if (S.why[0]) {
+		printf("FAIL %s\n", S.why);
+		return 1;
+	}
+	{
+		uint8_t rsp;
+
+		S.x[0].c.cmdsn = S.cmdsn;
+		ir_logout(&S.x[0].c, &rsp);
+	}
+	printf("OK\n");
+	return 0;
+usage:
+	fprintf(stderr, "usage: erl2 HOST:PORT TARGET INITIATOR [-n N] [-d DROPS] [-m CMDS] "
+			"[-q DEPTH] [-b BLOCKS] [-T SECONDS] [-A] [-H FILE]\n");
+	return 2;
+}
