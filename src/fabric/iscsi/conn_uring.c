@@ -93,6 +93,8 @@ bool iscsi_conn_uring_start(struct iscsi_conn *c)
 	c->ur.on = true;
 	reactor_fd_mod(&c->rfd, c->out_armed ? REACTOR_OUT : 0);
 	conn_uring_arm(c);
+	if (c->ur.on)
+		log_debug("iscsi: %s: reading the socket through io_uring", c->peer);
 	return c->ur.on;
 }
 
