@@ -40,8 +40,13 @@ static void conn_uring_done(struct reactor_uring_req *req, int res)
 	struct iscsi_conn *c = container_of(req, struct iscsi_conn, ur.req);
 
 	c->ur.inflight = false;
-	if (iscsi_conn_dead(c) || res == -ECANCELED) {
-		iscsi_conn_put(c); /* the receive's reference */
+	if (iscsi_conn_dead(c)) {
+		iscsi_conn_put(c); /* the receive's reference; cancelled by the close */
+		return;
+	}
+	if (res == -ECANCELED || res == -EINTR || res == -EAGAIN) {
+		conn_uring_arm(c); /* not ours (the close cancels): read on */
+		iscsi_conn_put(c);
 		return;
 	}
 	if (c->rx_paused) {
