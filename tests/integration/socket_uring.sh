@@ -58,7 +58,9 @@ P=127.0.0.1:$UT_PORT
 qemu-img convert -n -f raw -O raw "$UT_TMP/src.raw" "$url" || ut_fail "qemu-img convert failed"
 qemu-img compare -f raw -F raw "$UT_TMP/src.raw" "$url" || ut_fail "images differ"
 n1=$(lines)
-[ "$n1" -ge 2 ] || ut_fail "the sessions did not read through io_uring ($n1 lines)"
+grep -q "io_uring unavailable\|io_uring disabled" "$UT_LOG" &&
+	ut_fail "io_uring is unavailable here (the log says why): nothing to test"
+[ "$n1" -ge 2 ] || ut_fail "the sessions did not read through io_uring ($n1 lines; Linux >= 6.0?)"
 echo "ok: 64 MiB written and compared through io_uring receives ($n1 connections)"
 
 # mcs NAME ARGS...: the raw MC/S initiator, every byte verified
