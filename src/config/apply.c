@@ -100,6 +100,7 @@ static void cfg_iscsi_to_fabric(const struct cfg_iscsi_settings *in, struct iscs
 	    .data_out_timeout_s = in->data_out_timeout_s,
 	    .error_recovery_level = in->error_recovery_level,
 	    .busy_poll_us = in->busy_poll_us,
+	    .socket_uring = in->socket_uring,
 	};
 }
 

@@ -25,6 +25,10 @@
  *    eventfd registered with the ring and watched by epoll (every CQE does,
  *    so none is missed; the signal of the inline ones is cleared before they
  *    are reaped).
+ *    Sockets may be read through the ring too (iSCSI's `socket_uring`): a
+ *    request cancelled with reactor_uring_cancel() has stopped when the call
+ *    returns (IORING_REGISTER_SYNC_CANCEL), so its buffers may be freed;
+ *    its CQE (-ECANCELED) is still reaped and called back later.
  *  - adaptive busy polling (reactor_set_busy_poll): after an iteration that
  *    handled an event, the loop polls -- epoll_wait with a zero timeout, and
  *    a look at the io_uring CQ and the posted list, which need no system
@@ -90,8 +94,9 @@ struct reactor {
 	int batch_i;
 
 	bool has_uring;
-	bool sq_stuck; /* SQEs left unsubmitted by the kernel */
-	int uring_fd;  /* eventfd registered with the ring */
+	bool sync_cancel; /* IORING_REGISTER_SYNC_CANCEL works (kernel 6.0) */
+	bool sq_stuck;	  /* SQEs left unsubmitted by the kernel */
+	int uring_fd;	  /* eventfd registered with the ring */
 	struct reactor_fd uring_h;
 	struct io_uring ring;
 
@@ -466,6 +471,31 @@ struct io_uring_sqe *reactor_uring_sqe(struct reactor *r, struct reactor_uring_r
 	return sqe;
 }
 
+bool reactor_uring_sockets(const struct reactor *r)
+{
+	return r && r->has_uring && r->sync_cancel;
+}
+
+int reactor_uring_cancel(struct reactor *r, struct reactor_uring_req *req)
+{
+	struct io_uring_sync_cancel_reg reg = {
+	    .addr = (uint64_t)(uintptr_t)req,
+	    .fd = -1,
+	    .timeout = {.tv_sec = -1, .tv_nsec = -1},
+	};
+	int rc;
+
+	if (!r->sync_cancel)
+		return -EOPNOTSUPP;
+	/* submit first: an SQE of req still in the SQ would be found by no
+	 * cancel and issued later */
+	reactor_uring_submit(r);
+	do
+		rc = io_uring_register_sync_cancel(&r->ring, &reg);
+	while (rc == -EINTR);
+	return rc;
+}
+
 static int reactor_uring_init_ring(struct reactor *r)
 {
 	static const unsigned flag_sets[] = {
@@ -518,6 +548,13 @@ static void reactor_uring_probe(struct reactor *r)
 	if (rc < 0)
 		goto fail;
 	r->has_uring = true;
+	/* a cancel of nothing: -ENOENT where synchronous cancels exist */
+	{
+		struct io_uring_sync_cancel_reg reg = {
+		    .addr = 0, .fd = -1, .timeout = {.tv_sec = -1, .tv_nsec = -1}};
+
+		r->sync_cancel = io_uring_register_sync_cancel(&r->ring, &reg) == -ENOENT;
+	}
 	return;
 fail:
 	log_warn("reactor %u: io_uring setup failed (%s); using the worker pool", r->id,

@@ -109,6 +109,15 @@ bool reactor_has_uring(const struct reactor *r);
  * from a deferred item or falls back). Submission happens at the end of the
  * iteration. */
 struct io_uring_sqe *reactor_uring_sqe(struct reactor *r, struct reactor_uring_req *req);
+/* The ring can carry long-lived socket receives: it exists and cancels
+ * synchronously (reactor_uring_cancel). */
+bool reactor_uring_sockets(const struct reactor *r);
+/* Cancel req (submitted on r's ring, on r's thread) and wait until it has
+ * stopped: when this returns, the kernel no longer touches its buffers. Its
+ * callback still runs (res -ECANCELED, or its result if it had completed)
+ * when the CQ is reaped. 0 or -ENOENT (not in flight: completed already),
+ * -EOPNOTSUPP without reactor_uring_sockets(). */
+int reactor_uring_cancel(struct reactor *r, struct reactor_uring_req *req);
 
 /* Adaptive busy polling of every reactor: after a loop iteration that
  * handled an event, poll without sleeping for up to ns nanoseconds before

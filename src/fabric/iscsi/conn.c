@@ -81,6 +81,8 @@ static const char *const conn_state_names[] = {
 };
 
 static void conn_close(struct iscsi_conn *c, bool clean);
+/* readiness to read: not while paused, nor when io_uring reads */
+#define CONN_IN(c) ((c)->rx_paused || (c)->ur.on ? 0u : (uint32_t)REACTOR_IN)
 static void conn_io_cb(struct reactor_fd *h, uint32_t revents);
 static void conn_flush_cb(struct reactor_defer *d);
 static const struct iscsi_rx_ops conn_rx_ops;
@@ -486,6 +488,7 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 	/* first: admission.c may look into the socket of a member */
 	iscsi_adm_leave(c);
 	if (c->fd >= 0) {
+		iscsi_conn_uring_close(c);
 		if (!c->io)
 			reactor_fd_del(&c->rfd);
 		close(c->fd);
@@ -560,7 +563,7 @@ void iscsi_conn_resume(struct iscsi_conn *c)
 		return;
 	c->rx_paused = false;
 	if (c->fd >= 0 && !c->io)
-		reactor_fd_mod(&c->rfd, REACTOR_IN | (c->out_armed ? REACTOR_OUT : 0));
+		reactor_fd_mod(&c->rfd, CONN_IN(c) | (c->out_armed ? REACTOR_OUT : 0));
 	if (c->rx.held && !c->in_rx) {
 		/* the header callback paused before a data segment: go on */
 		iscsi_conn_get(c);
@@ -572,6 +575,7 @@ void iscsi_conn_resume(struct iscsi_conn *c)
 			return;
 	}
 	conn_process_buffered(c);
+	iscsi_conn_uring_resume(c);
 }
 
 uint8_t *iscsi_conn_seg(struct iscsi_conn *c, uint32_t len)
@@ -821,19 +825,12 @@ static uint32_t conn_rxbuf_size(const struct iscsi_conn *c)
 									       : CONN_RXBUF_LOGIN;
 }
 
-/* One read per readiness event: into the buffer, or straight into a data
- * segment's destination with the rest into the buffer. */
-static void conn_read(struct iscsi_conn *c)
+int iscsi_conn_rx_iov(struct iscsi_conn *c, struct iovec iov[2], size_t *dlen)
 {
 	uint32_t size = conn_rxbuf_size(c);
-	struct iovec iov[2];
 	uint8_t *dst;
-	size_t dlen = 0;
-	ssize_t n;
 	int niov = 0;
 
-	if (c->rx_paused || c->rx_off < c->rx_have)
-		return;
 	c->rx_off = c->rx_have = 0;
 	if (size > c->rxbuf_size) {
 		/* full feature phase: the large buffer (login used a small one) */
@@ -844,20 +841,23 @@ static void conn_read(struct iscsi_conn *c)
 			c->rxbuf_size = size;
 		}
 	}
-	size = c->rxbuf_size;
-	if (iscsi_rx_direct(&c->rx, CONN_DIRECT_MIN, &dst, &dlen)) {
+	*dlen = 0;
+	if (iscsi_rx_direct(&c->rx, CONN_DIRECT_MIN, &dst, dlen)) {
 		iov[niov].iov_base = dst;
-		iov[niov].iov_len = dlen;
+		iov[niov].iov_len = *dlen;
 		niov++;
 	}
 	iov[niov].iov_base = c->rxbuf;
-	iov[niov].iov_len = size;
-	niov++;
-	n = readv(c->fd, iov, niov);
+	iov[niov].iov_len = c->rxbuf_size;
+	return niov + 1;
+}
+
+void iscsi_conn_rx_done(struct iscsi_conn *c, ssize_t n, size_t dlen)
+{
 	if (n < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+		if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
 			return;
-		iscsi_conn_drop(c, strerror(errno));
+		iscsi_conn_drop(c, strerror((int)-n));
 		return;
 	}
 	if (n == 0) {
@@ -888,6 +888,24 @@ static void conn_read(struct iscsi_conn *c)
 	}
 	c->rx_have = (uint32_t)n;
 	conn_process_buffered(c);
+}
+
+/* One read per readiness event: into the buffer, or straight into a data
+ * segment's destination with the rest into the buffer. */
+static void conn_read(struct iscsi_conn *c)
+{
+	struct iovec iov[2];
+	size_t dlen;
+	ssize_t n;
+	int niov;
+
+	if (c->rx_paused || c->rx_off < c->rx_have || c->ur.on)
+		return;
+	if (iscsi_conn_uring_start(c))
+		return;
+	niov = iscsi_conn_rx_iov(c, iov, &dlen);
+	n = readv(c->fd, iov, niov);
+	iscsi_conn_rx_done(c, n < 0 ? -errno : n, dlen);
 }
 
 static void conn_io_cb(struct reactor_fd *h, uint32_t revents)
@@ -1051,7 +1069,7 @@ static void conn_set_out(struct iscsi_conn *c, bool on)
 	if (c->out_armed == on || c->fd < 0 || c->io)
 		return;
 	c->out_armed = on;
-	reactor_fd_mod(&c->rfd, (c->rx_paused ? 0 : REACTOR_IN) | (on ? REACTOR_OUT : 0));
+	reactor_fd_mod(&c->rfd, CONN_IN(c) | (on ? REACTOR_OUT : 0));
 }
 
 /* A unit is on the wire. */

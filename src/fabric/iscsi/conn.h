@@ -172,6 +172,17 @@ struct iscsi_conn {
 	bool rx_paused;
 	uint8_t *seg; /* data segment of non-SCSI PDUs (login, text, NOP-Out) */
 	uint32_t seg_size;
+	/* full feature phase with iscsi.socket_uring: the socket is read by
+	 * a receive on the reactor's io_uring instead of readv on readiness
+	 * (conn_uring.c); one in flight at a time, holding a reference */
+	struct iscsi_conn_uring {
+		struct reactor_uring_req req;
+		struct msghdr mh;
+		struct iovec iov[2];
+		size_t dlen;  /* iov[0]: that many bytes straight into a data segment */
+		int held_res; /* a result that came while paused, for the resume */
+		bool on, inflight, held;
+	} ur;
 
 	/* transmit */
 	struct list_node txq;
@@ -317,6 +328,22 @@ bool iscsi_conn_dead(const struct iscsi_conn *c);
 /* Stop/restart reading (login waiting for a reinstatement, back-pressure). */
 void iscsi_conn_pause(struct iscsi_conn *c);
 void iscsi_conn_resume(struct iscsi_conn *c);
+/* The socket's receive mechanics, shared by readv on readiness (conn.c) and
+ * the io_uring receive (conn_uring.c). iscsi_conn_rx_iov: where the next
+ * read goes (empty receive buffer required): 1 or 2 iovecs, *dlen bytes of
+ * them straight into the data segment being received. iscsi_conn_rx_done:
+ * n bytes (or -errno, 0 for end of stream) arrived there. */
+int iscsi_conn_rx_iov(struct iscsi_conn *c, struct iovec iov[2], size_t *dlen);
+void iscsi_conn_rx_done(struct iscsi_conn *c, ssize_t n, size_t dlen);
+/* conn_uring.c: take over the socket's reads (true) in full feature phase
+ * when iscsi.socket_uring asks and the reactor can; called by the readiness
+ * path with nothing buffered. */
+bool iscsi_conn_uring_start(struct iscsi_conn *c);
+/* After a resume: the result held while paused, and the next receive. */
+void iscsi_conn_uring_resume(struct iscsi_conn *c);
+/* Before the socket closes: stop the receive in flight (its buffers, the
+ * command's included, are free to go when this returns). */
+void iscsi_conn_uring_close(struct iscsi_conn *c);
 /* Rate-limited per-connection protocol error line. */
 void iscsi_conn_proto_err(struct iscsi_conn *c, const char *fmt, ...) UT_PRINTF(2, 3);
 /* The same for a digest error (counters.h: both are counted on the session). */

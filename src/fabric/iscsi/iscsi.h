@@ -73,6 +73,11 @@ struct iscsi_settings {
 	 * a busy connection is served without wake-ups. All reactors, the
 	 * iSCSI connections' included. */
 	uint32_t busy_poll_us;
+	/* Full feature phase connections read their socket with a receive on
+	 * their reactor's io_uring instead of readv on epoll readiness
+	 * (conn_uring.c); taken by a connection at its first read after the
+	 * login, so a change applies to new sessions. */
+	bool socket_uring;
 };
 void iscsi_settings_default(struct iscsi_settings *s);
 

@@ -63,6 +63,7 @@ void iscsi_settings_default(struct iscsi_settings *s)
 	    .data_out_timeout_s = 15,
 	    .error_recovery_level = 0,
 	    .busy_poll_us = 50,
+	    .socket_uring = false,
 	};
 }
 

@@ -35,6 +35,7 @@
 	X(session_reserve_kib)                                                                     \
 	X(data_out_timeout_s)                                                                      \
 	X(error_recovery_level)                                                                    \
-	X(busy_poll_us)
+	X(busy_poll_us)                                                                            \
+	X(socket_uring)
 
 #endif

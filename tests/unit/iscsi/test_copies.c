@@ -16,8 +16,11 @@
  *    readv into the connection's buffer takes all that is there), the
  *    parser copies the data from that buffer: one copy. When the data
  *    segment is not yet there as the header is parsed, the next read goes
- *    straight into the command's buffer (conn.c, CONN_DIRECT_MIN): none. */
+ *    straight into the command's buffer (conn.c, CONN_DIRECT_MIN): none.
+ * The same counts hold with iscsi.socket_uring (a receive on the reactor's
+ * io_uring into the same places: conn_uring.c); each test runs in both. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,13 +38,16 @@
 
 static struct h_conn *hc;
 static uint8_t cdb[16], buf[IO], got[IO];
+static bool uring; /* iscsi.socket_uring for the connection of the test */
 
 static int setup(void **state)
 {
 	const char *const keys[] = {"HeaderDigest=None", "DataDigest=None", NULL};
+	struct iscsi_settings s = h_settings();
 
 	(void)state;
-	h_setup(NULL);
+	s.socket_uring = uring;
+	h_setup(&s);
 	for (unsigned i = 0; i < sizeof(fake.disk); i++)
 		fake.disk[i] = (uint8_t)(i * 7 + i / 512);
 	for (unsigned i = 0; i < IO; i++)
@@ -49,6 +55,27 @@ static int setup(void **state)
 	hc = h_conn_new_socket();
 	assert_int_equal(h_login(hc, keys), 0);
 	return 0;
+}
+
+static int setup_uring(void **state)
+{
+	uring = true;
+	return setup(state);
+}
+
+static int setup_epoll(void **state)
+{
+	uring = false;
+	return setup(state);
+}
+
+/* The connection reads the way the test asked: through the reactor's
+ * io_uring after the login (conn_uring.c), or readv. */
+static void check_mode(void)
+{
+	if (uring && !reactor_uring_sockets(hc->c->r))
+		skip(); /* no io_uring here: nothing to count */
+	assert_int_equal(hc->c->ur.on, uring);
 }
 
 static int teardown(void **state)
@@ -85,6 +112,7 @@ static void test_read_4k(void **state)
 	assert_memory_equal(got, fake.disk + 8 * 512, IO);
 	assert_int_equal(rx->copied_bytes - copied, 0);
 	assert_int_equal(rx->direct_bytes - direct, 0);
+	check_mode();
 }
 
 /* A 4 KiB WRITE with its data as immediate data, header and data written
@@ -103,6 +131,7 @@ static void test_write_4k_one_read(void **state)
 	assert_memory_equal(fake.disk + 16 * 512, buf, IO);
 	assert_int_equal(rx->copied_bytes - copied, IO);
 	assert_int_equal(rx->direct_bytes - direct, 0);
+	check_mode();
 }
 
 /* The same WRITE with the data segment arriving after the header was read:
@@ -123,14 +152,20 @@ static void test_write_4k_direct(void **state)
 	assert_memory_equal(fake.disk + 24 * 512, buf, IO);
 	assert_int_equal(rx->copied_bytes - copied, 0);
 	assert_int_equal(rx->direct_bytes - direct, IO);
+	check_mode();
 }
 
 int main(void)
 {
+	/* the same counts with readv on readiness and with the io_uring
+	 * receive: both read into the same places (iscsi_conn_rx_iov) */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_read_4k, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_write_4k_one_read, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_write_4k_direct, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_read_4k, setup_epoll, teardown),
+	    cmocka_unit_test_setup_teardown(test_write_4k_one_read, setup_epoll, teardown),
+	    cmocka_unit_test_setup_teardown(test_write_4k_direct, setup_epoll, teardown),
+	    cmocka_unit_test_setup_teardown(test_read_4k, setup_uring, teardown),
+	    cmocka_unit_test_setup_teardown(test_write_4k_one_read, setup_uring, teardown),
+	    cmocka_unit_test_setup_teardown(test_write_4k_direct, setup_uring, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
