@@ -164,13 +164,13 @@ esac
 # demo mode may reset the target: the suite's PreventAllow.WarmReset/ColdReset
 # and Reserve6.TargetWarmReset/TargetColdReset send target resets (refused
 # without the permission, docs/config.md). MaxConnections 4 (MC/S) and
-# ErrorRecoveryLevel 1 (the highest the target implements; issue 11) are
+# ErrorRecoveryLevel 2 (the highest the target implements; issue 11) are
 # offered: libiscsi's sessions must be unaffected by the offers.
 ut_write_config cu.json <<JSON
 {
   "version": 1,
   "state_dir": "@TMP@", $top
-  "iscsi": { "max_connections": 4, "error_recovery_level": 1 },
+  "iscsi": { "max_connections": 4, "error_recovery_level": 2 },
   "backstores": [ { "name": "lu0", "type": "$bstype", $bs } ],
   "targets": [
     { "name": "$UT_TARGET",
