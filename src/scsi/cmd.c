@@ -80,6 +80,16 @@ static void setup_enter(struct scsi_cmd *cmd)
 	}
 }
 
+/* The buffer is there: enter the task set now, or when the fabric says
+ * (enter_later, scsi_cmd_enter). */
+static void setup_enter_or_defer(struct scsi_cmd *cmd)
+{
+	if (cmd->enter_later)
+		cmd->priv.enter_due = true;
+	else
+		setup_enter(cmd);
+}
+
 /* SPC-4 5.14 and SBC-4 4.x: the checks a command passes before its own
  * parsing, in the order the standards give them precedence. */
 static enum sense_reason setup_checks(struct scsi_cmd *cmd, struct sense_extra *sx)
@@ -321,6 +331,17 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 		setup_fail(cmd, SENSE_BUSY, NULL);
 		return;
 	}
+	setup_enter_or_defer(cmd);
+}
+
+void scsi_cmd_enter(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+
+	cmd->enter_later = false; /* a buffer that comes later enters it */
+	if (!p->enter_due)
+		return;
+	p->enter_due = false;
 	setup_enter(cmd);
 }
 
@@ -339,7 +360,7 @@ int scsi_cmd_buf_retry(struct scsi_cmd *cmd)
 	if (!cmd->buf)
 		return -ENOMEM;
 	p->buf_wait = false;
-	setup_enter(cmd);
+	setup_enter_or_defer(cmd);
 	return 0;
 }
 
@@ -376,6 +397,9 @@ void scsi_cmd_exec(struct scsi_cmd *cmd)
 		p->buf_wait = false;
 		setup_fail(cmd, SENSE_BUSY, NULL);
 	}
+	/* run before the fabric let it enter (it ends: an aborted task, a
+	 * connection gone): it enters now, so that it runs in order */
+	scsi_cmd_enter(cmd);
 	if (p->reason != SENSE_OK) {
 		scsi_cmd_complete_sx(cmd, p->reason, &p->sx);
 		return;

@@ -75,6 +75,7 @@ struct scsi_cmd_priv {
 	bool waiting;	       /* order.c: must wait for older tasks (lu->lock) */
 	bool msg_posted;       /* msg queued on reactor (lu->lock) */
 	bool buf_wait;	       /* set up but no data buffer yet (scsi_cmd_buf_retry) */
+	bool enter_due;	       /* enter_later: set up, buffer there, not yet entered */
 	bool buf_reserved;     /* buf comes from the nexus' reserve (outside the cap) */
 	bool aca_admitted;     /* aca.c: admitted as the ACA task (lu->lock) */
 	bool forward;	       /* passthrough.c: the device behind the LU runs it */

@@ -118,6 +118,15 @@ struct scsi_cmd {
 	 * that initiators pinning the whole cap cannot starve the others of
 	 * their first commands. The fabric bounds it (sessions x reserve). */
 	uint32_t buf_reserve;
+	/* The fabric enters the command into its LU's task set itself, with
+	 * scsi_cmd_enter(), instead of setup doing it: iSCSI sets up a command
+	 * that arrived ahead of its CmdSN (another connection of the session
+	 * carries the ones before it) so that its data can flow, and enters it
+	 * only when every command numbered before it is in, so that tasks
+	 * enter the task set -- and the SAM-5 8.6 ordering of their attributes
+	 * applies -- in the order the initiator numbered them (RFC 7143
+	 * 3.2.2.1). */
+	bool enter_later;
 
 	/* ---- set by scsi_cmd_setup() ---- */
 	uint32_t write_len; /* bytes of Data-Out to place at buf before exec */
@@ -139,6 +148,10 @@ struct scsi_cmd {
 /* Prepare a command structure for (re)use; clears results and core state. */
 void scsi_cmd_init(struct scsi_cmd *cmd);
 void scsi_cmd_setup(struct scsi_cmd *cmd);
+/* enter_later: the command may enter its LU's task set now (once its data
+ * buffer is there; at once if it is). Only the first call does anything;
+ * exec enters a command not entered yet. */
+void scsi_cmd_enter(struct scsi_cmd *cmd);
 void scsi_cmd_exec(struct scsi_cmd *cmd);
 void scsi_cmd_release(struct scsi_cmd *cmd);
 /* The fabric failed the command itself before exec (e.g. Data-Out digest

@@ -268,12 +268,10 @@ static struct iscsi_conn *conn_alloc(struct reactor *r, int fd, struct iscsi_por
 	list_init(&c->sess_node);
 	list_init(&c->all_node);
 	list_init(&c->reinstate_node);
-	list_init(&c->cmdsn_wait_node);
 	list_init(&c->adm.node);
 	for (unsigned i = 0; i < ISCSI_ITT_BUCKETS; i++)
 		list_init(&c->itt_hash[i]);
 	reactor_defer_init(&c->flush, conn_flush_cb);
-	reactor_defer_init(&c->cmdsn_defer, iscsi_scsi_cmd_cmdsn_resume);
 	reactor_timer_init(&c->login_timer, NULL);
 	reactor_timer_init(&c->nop_timer, NULL);
 	reactor_timer_init(&c->aen_timer, NULL);
@@ -502,9 +500,6 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 	if (!recover)
 		iscsi_retain_free(c);
 	reactor_defer_cancel(&c->flush);
-	reactor_defer_cancel(&c->cmdsn_defer);
-	list_del(&c->cmdsn_wait_node);
-	c->cmdsn_wait = false;
 	list_for_each_entry_safe(tx, tmp, &c->txq, node)
 	{
 		struct iscsi_task *t = (tx->flags & ISCSI_TX_F_TASK_DONE) ? tx->task : NULL;
@@ -559,7 +554,7 @@ static ssize_t conn_feed(struct iscsi_conn *c, const uint8_t *p, size_t len);
 
 void iscsi_conn_resume(struct iscsi_conn *c)
 {
-	if (!c->rx_paused || iscsi_conn_dead(c) || c->mem_wait || c->cmdsn_wait)
+	if (!c->rx_paused || iscsi_conn_dead(c) || c->mem_wait)
 		return;
 	c->rx_paused = false;
 	if (c->fd >= 0 && !c->io)

@@ -100,8 +100,11 @@ struct iscsi_task {
 	struct list_node node;	    /* conn->tasks or conn->task_free */
 	struct list_node itt_node;  /* conn->itt_hash */
 	struct list_node hold_node; /* session->held: waiting for CmdSN order */
-	uint16_t idx;		    /* slot in conn->task_tab (low TTT bits) */
-	uint8_t state;		    /* enum iscsi_task_state */
+	/* session->unentered: set up ahead of its CmdSN, not yet in its LU's
+	 * task set (scsi_cmd.c: iscsi_tasks_enter_reached) */
+	struct list_node enter_node;
+	uint16_t idx;  /* slot in conn->task_tab (low TTT bits) */
+	uint8_t state; /* enum iscsi_task_state */
 	bool immediate;
 	bool counted;	   /* takes a slot of the CmdSN window (busy) */
 	bool exec_pending; /* data complete, waiting for CmdSN order */
@@ -225,12 +228,6 @@ struct iscsi_conn {
 	int rx_r2t;		    /* its R2T slot, -1: unsolicited */
 	bool rx_advanced;	    /* the command moved ExpCmdSN: held tasks follow it */
 	bool logout_pending;	    /* Logout waiting for tasks to drain */
-	/* MC/S: the SCSI Command being received is ahead of ExpCmdSN; its
-	 * set-up waits (reading stopped) until the session's other
-	 * connections have brought the CmdSNs before it (scsi_cmd.c) */
-	bool cmdsn_wait;
-	struct list_node cmdsn_wait_node; /* session->cmdsn_waiters */
-	struct reactor_defer cmdsn_defer;
 	uint32_t logout_itt;
 	uint8_t logout_rsp;
 
@@ -380,12 +377,14 @@ void iscsi_task_data_complete(struct iscsi_task *t);
 /* After a Data-Out PDU, the command PDU or an abort: solicit more or
  * complete. */
 void iscsi_task_data_progress(struct iscsi_task *t);
-/* The deferred set-up of a SCSI Command that waited for CmdSN order
- * (conn->cmdsn_defer). */
-void iscsi_scsi_cmd_cmdsn_resume(struct reactor_defer *d);
-/* ExpCmdSN moved: exec the held tasks it reached, wake the connection whose
- * waiting command is next. */
+/* ExpCmdSN moved: the tasks set up ahead of it that it reached enter their
+ * LU's task set, in CmdSN order; then the held tasks it reached run. */
 void iscsi_tasks_cmdsn_advanced(struct iscsi_session *s);
+/* Enter the task set: the unentered tasks ExpCmdSN reached (in CmdSN
+ * order), or all of them (before a TMF, which must see every task the
+ * session holds). */
+void iscsi_tasks_enter_reached(struct iscsi_session *s);
+void iscsi_tasks_enter_all(struct iscsi_session *s);
 void iscsi_task_exec(struct iscsi_task *t);
 /* The connection is gone: end its tasks still waiting for Data-Out or for
  * CmdSN order. */

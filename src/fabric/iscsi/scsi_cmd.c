@@ -56,6 +56,7 @@ struct iscsi_task *iscsi_task_get(struct iscsi_conn *c)
 	t->sess = c->sess;
 	list_init(&t->itt_node);
 	list_init(&t->hold_node);
+	list_init(&t->enter_node);
 	list_add_tail(&c->tasks, &t->node);
 	c->live_tasks++;
 	c->sess->tasks++;
@@ -79,6 +80,7 @@ void iscsi_task_put(struct iscsi_task *t)
 	list_del(&t->node);
 	list_del(&t->itt_node);
 	list_del(&t->hold_node);
+	list_del(&t->enter_node);
 	if (t->counted) {
 		t->counted = false;
 		s->cmdsn.busy--;
@@ -185,10 +187,30 @@ struct iscsi_task *iscsi_task_by_ttt(struct iscsi_conn *c, uint32_t ttt)
 void iscsi_task_exec(struct iscsi_task *t)
 {
 	list_del(&t->hold_node);
+	list_del(&t->enter_node); /* scsi_cmd_exec enters it if it was not */
 	t->exec_pending = false;
 	t->state = ISCSI_TASK_EXEC;
 	/* cmd_done may run inside: t must not be touched afterwards */
 	scsi_cmd_exec(&t->cmd);
+}
+
+/* Insert a task's node into a list kept in CmdSN order (node_off: where
+ * the node is in struct iscsi_task: hold_node or enter_node). */
+static void cmdsn_sorted_add(struct list_node *head, struct list_node *node, uint32_t cmdsn,
+			     size_t node_off)
+{
+	struct list_node *pos = head;
+
+	for_each_task_node(n, head)
+	{
+		const struct iscsi_task *o = (const void *)((const char *)n - node_off);
+
+		if (iscsi_sn_lt(cmdsn, o->cmdsn)) {
+			pos = n;
+			break;
+		}
+	}
+	list_add_tail(pos, node); /* before pos */
 }
 
 void iscsi_task_data_complete(struct iscsi_task *t)
@@ -208,27 +230,36 @@ void iscsi_task_data_complete(struct iscsi_task *t)
 	 * of them at once (the command that filled a gap came last), they go
 	 * to the core in CmdSN order, not in the order they arrived -- on
 	 * several connections of the session (MC/S), or out of order on one. */
-	{
-		struct list_node *pos = &s->held;
+	cmdsn_sorted_add(&s->held, &t->hold_node, t->cmdsn, offsetof(struct iscsi_task, hold_node));
+}
 
-		for_each_task_node(n, &s->held)
-		{
-			struct iscsi_task *o = list_entry(n, struct iscsi_task, hold_node);
+static void enter_first(struct iscsi_session *s, bool all)
+{
+	while (!list_empty(&s->unentered)) {
+		struct iscsi_task *t = list_entry(s->unentered.next, struct iscsi_task, enter_node);
 
-			if (iscsi_sn_lt(t->cmdsn, o->cmdsn)) {
-				pos = n;
-				break;
-			}
-		}
-		list_add_tail(pos, &t->hold_node); /* before pos */
+		if (!all && !iscsi_cmdsn_reached(&s->cmdsn, t->cmdsn))
+			return; /* the list is in CmdSN order: nor the ones after */
+		list_del(&t->enter_node);
+		scsi_cmd_enter(&t->cmd);
 	}
+}
+
+void iscsi_tasks_enter_reached(struct iscsi_session *s)
+{
+	enter_first(s, false);
+}
+
+void iscsi_tasks_enter_all(struct iscsi_session *s)
+{
+	enter_first(s, true);
 }
 
 void iscsi_tasks_cmdsn_advanced(struct iscsi_session *s)
 {
-	struct iscsi_conn *w, *wtmp;
 	bool again = true;
 
+	iscsi_tasks_enter_reached(s);
 	while (again) {
 		again = false;
 		for_each_task_node(n, &s->held)
@@ -242,35 +273,6 @@ void iscsi_tasks_cmdsn_advanced(struct iscsi_session *s)
 			}
 		}
 	}
-	/* a connection whose command is now the next in CmdSN order sets
-	 * it up (after this PDU's processing: its receive path is not ours) */
-	list_for_each_entry_safe(w, wtmp, &s->cmdsn_waiters, cmdsn_wait_node)
-	{
-		if (iscsi_cmdsn_check(&s->cmdsn, get_be32(w->rx.hdr.cmd.cmdsn)) !=
-		    ISCSI_CMDSN_AHEAD) {
-			list_del(&w->cmdsn_wait_node);
-			reactor_defer(w->r, &w->cmdsn_defer);
-		}
-	}
-}
-
-void iscsi_scsi_cmd_cmdsn_resume(struct reactor_defer *d)
-{
-	struct iscsi_conn *c = container_of(d, struct iscsi_conn, cmdsn_defer);
-	int rc;
-
-	if (!c->cmdsn_wait || iscsi_conn_dead(c))
-		return;
-	iscsi_conn_get(c);
-	c->cmdsn_wait = false;
-	rc = iscsi_scsi_cmd_rx_header(c, &c->rx);
-	if (rc < 0)
-		iscsi_conn_drop(c, NULL);
-	else if (rc == 0)
-		iscsi_conn_resume(c); /* its data segment, then what follows */
-	if (!iscsi_conn_dead(c))
-		iscsi_conn_flush(c);
-	iscsi_conn_put(c);
 }
 
 void iscsi_tasks_terminate(struct iscsi_conn *c)
@@ -462,7 +464,7 @@ int iscsi_scsi_cmd_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 	uint32_t itt = get_be32(h->itt);
 	uint32_t cmdsn = get_be32(h->cmdsn);
 	bool immediate = iscsi_hdr_immediate(&rx->hdr);
-	bool advanced = false;
+	bool advanced = false, ahead = false;
 	struct iscsi_task *t;
 	struct scsi_cmd *cmd;
 	int rc;
@@ -484,28 +486,17 @@ int iscsi_scsi_cmd_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 	c->exp_stat_sn = get_be32(h->exp_statsn);
 	if (iscsi_erl1(c) && cmd_retry(c, rx, itt, cmdsn))
 		return 0;
-	if (!immediate && s->nconns > 1 &&
-	    iscsi_cmdsn_check(&s->cmdsn, cmdsn) == ISCSI_CMDSN_AHEAD) {
-		/* MC/S: commands reach the core in CmdSN order (RFC 7143
-		 * 4.2.2.1), and the core places a task in its LU's task set
-		 * when it is set up, here: a command ahead of ExpCmdSN waits
-		 * for the others before it, which come on other connections
-		 * (on one connection CmdSNs only increase, 4.2.2.1), with this
-		 * connection's reading stopped. Its task attribute (ORDERED)
-		 * then holds across the connections. */
-		c->cmdsn_wait = true;
-		list_add_tail(&s->cmdsn_waiters, &c->cmdsn_wait_node);
-		iscsi_conn_pause(c);
-		return 1;
-	}
 	if (!immediate) {
-		if (iscsi_cmdsn_check(&s->cmdsn, cmdsn) == ISCSI_CMDSN_OUTSIDE) {
+		enum iscsi_cmdsn_verdict v = iscsi_cmdsn_check(&s->cmdsn, cmdsn);
+
+		if (v == ISCSI_CMDSN_OUTSIDE) {
 			/* RFC 7143 3.2.2.1: silently ignored, the connection kept */
 			log_debug("iscsi: %s: CmdSN 0x%08x outside [0x%08x, 0x%08x]: ignored",
 				  c->peer, cmdsn, s->cmdsn.exp, s->cmdsn.max);
 			c->rx_discard = true;
 			return 0;
 		}
+		ahead = v == ISCSI_CMDSN_AHEAD;
 		advanced = iscsi_cmdsn_accept(&s->cmdsn, cmdsn);
 	}
 	if (itt == ISCSI_RSVD_TAG) {
@@ -553,9 +544,24 @@ int iscsi_scsi_cmd_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 	cmd->buf_wait_ok = true; /* mempress.c */
 	cmd->buf_budget = iscsi_mem_budget(c);
 	cmd->buf_reserve = iscsi_mem_reserve(c);
+	/* Commands enter their LU's task set in CmdSN order (RFC 7143
+	 * 3.2.2.1), so that their task attributes (ORDERED, HEAD OF QUEUE)
+	 * hold across the session's connections. One ahead of ExpCmdSN --
+	 * those before it come on other connections (MC/S), or were lost
+	 * (ERL 1), or are being sent again after a connection failed (ERL 2,
+	 * where a resent command follows newer ones on the same connection)
+	 * -- is set up now, its buffer taken and its data received, and
+	 * enters when ExpCmdSN reaches it (iscsi_tasks_enter_reached). The
+	 * connection reads on: whatever fills the gap can come on it. */
+	cmd->enter_later = ahead;
 	rc = collect_cdb(cmd, rx);
 	scsi_cmd_setup(cmd);
 	t->setup = true;
+	if (ahead)
+		cmdsn_sorted_add(&s->unentered, &t->enter_node, cmdsn,
+				 offsetof(struct iscsi_task, enter_node));
+	else if (advanced)
+		iscsi_tasks_enter_reached(s); /* those it let through follow it */
 	t->state = ISCSI_TASK_DATA_OUT;
 	if (rc == -EINVAL) {
 		iscsi_conn_proto_err(c, "malformed AHS (ITT 0x%08x)", itt);

@@ -78,7 +78,7 @@ struct iscsi_session *iscsi_session_new(struct iscsi_conn *c)
 	list_init(&s->reg_node);
 	list_init(&s->conns);
 	list_init(&s->held);
-	list_init(&s->cmdsn_waiters);
+	list_init(&s->unentered);
 	list_init(&s->waiters);
 	list_init(&s->ack_waits);
 	list_init(&s->recov);

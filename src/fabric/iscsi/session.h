@@ -88,13 +88,13 @@ struct iscsi_session {
 	struct scsi_nexus *nexus;
 	struct list_node conns; /* struct iscsi_conn.sess_node */
 	unsigned nconns;
-	unsigned tasks;			/* tasks of the session not yet released */
-	uint64_t data_bytes;		/* buffer bytes its tasks pin (mempress.c) */
-	uint64_t reserve_bytes;		/* of those, taken from its reserve */
-	uint64_t txq_bytes;		/* bytes queued for sending on its connections */
-	struct list_node held;		/* tasks waiting for CmdSN order */
-	struct list_node cmdsn_waiters; /* connections whose next command is ahead (MC/S) */
-	struct list_node waiters;	/* logins waiting for this session to end (reinstatement) */
+	unsigned tasks;		    /* tasks of the session not yet released */
+	uint64_t data_bytes;	    /* buffer bytes its tasks pin (mempress.c) */
+	uint64_t reserve_bytes;	    /* of those, taken from its reserve */
+	uint64_t txq_bytes;	    /* bytes queued for sending on its connections */
+	struct list_node held;	    /* tasks waiting for CmdSN order */
+	struct list_node unentered; /* tasks set up ahead of CmdSN order, by CmdSN */
+	struct list_node waiters;   /* logins waiting for this session to end (reinstatement) */
 	/* task_reporting.c: TMF responses waiting for the acknowledgment of the
 	 * StatSNs sent before them (struct iscsi_ack_wait.node) */
 	struct list_node ack_waits;

@@ -227,6 +227,10 @@ int iscsi_tmf_rx(struct iscsi_conn *c, const union iscsi_hdr *hu)
 	s->tasks++; /* the session stays until tmf_done */
 	log_info("iscsi: %s: TMF %u (ITT 0x%08x, LUN 0x%016llx, RTT 0x%08x)", c->peer, func, itt,
 		 (unsigned long long)it->tmf.lun, get_be32(h->ref_task_tag));
+	/* the core sees only tasks in its task sets: those set up ahead of
+	 * CmdSN order enter now, so that an abort or a reset reaches them and
+	 * a query counts them (they would otherwise run after it) */
+	iscsi_tasks_enter_all(s);
 	/* tmf_done follows once every affected task is gone (SAM-5 7.1) */
 	scsi_tmf_exec(&it->tmf);
 	return 0;

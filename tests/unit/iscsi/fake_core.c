@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fake_core.h"
+#include "lib/compiler.h"
 #include "lib/endian.h"
 #include "lib/list.h"
 
@@ -234,6 +235,8 @@ void scsi_cmd_init(struct scsi_cmd *cmd)
 	list_init(&cmd->priv.wait_node);
 }
 
+static void fake_enter(struct scsi_cmd *cmd);
+
 void scsi_cmd_setup(struct scsi_cmd *cmd)
 {
 	uint32_t len = 0;
@@ -269,6 +272,26 @@ void scsi_cmd_setup(struct scsi_cmd *cmd)
 	cmd->priv.state = SCSI_CMD_SETUP;
 	list_add_tail(&live, &cmd->priv.task_node);
 	fake.live_cmds++;
+	if (cmd->enter_later)
+		cmd->priv.enter_due = true;
+	else
+		fake_enter(cmd);
+}
+
+static void fake_enter(struct scsi_cmd *cmd)
+{
+	if (fake.nentered < ARRAY_SIZE(fake.entered))
+		fake.entered[fake.nentered] = cmd->tag;
+	fake.nentered++;
+}
+
+void scsi_cmd_enter(struct scsi_cmd *cmd)
+{
+	cmd->enter_later = false;
+	if (!cmd->priv.enter_due)
+		return;
+	cmd->priv.enter_due = false;
+	fake_enter(cmd);
 }
 
 uint32_t scsi_cmd_buf_bytes(const struct scsi_cmd *cmd)
@@ -347,6 +370,7 @@ void scsi_cmd_exec(struct scsi_cmd *cmd)
 		cmd->priv.buf_wait = false;
 		cmd->priv.reason = SENSE_BUSY;
 	}
+	scsi_cmd_enter(cmd);
 	if (cmd->priv.aborted) {
 		cmd->priv.state = SCSI_CMD_DONE;
 		cmd->suppress_response = true;

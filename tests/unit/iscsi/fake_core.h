@@ -37,6 +37,10 @@ struct fake_core {
 	uint16_t last_fabric_error;
 	bool buf_short;		/* no data buffer for commands that can wait (buf_wait_ok) */
 	bool last_target_reset; /* scsi_nexus_info.target_reset of the last nexus */
+	/* the tags (ITTs) of the commands in the order they entered the task
+	 * set: at set-up, or at scsi_cmd_enter() for enter_later ones */
+	uint64_t entered[64];
+	unsigned nentered;
 	char last_iport[300];
 	uint8_t last_tid[300];
 	size_t last_tid_len;

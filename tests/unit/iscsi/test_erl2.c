@@ -460,6 +460,74 @@ static void test_erl_offer(void **state)
 	assert_int_equal(hc->c->sess->params.error_recovery_level, 1);
 }
 
+/* Commands ahead of ExpCmdSN do not stop their connection: after a
+ * connection failed, the initiator sends again, on a connection where newer
+ * commands already went, the ones the target never got (RFC 7143 3.2.2.1:
+ * a retry keeps its CmdSN, below the newer ones). On hc2, in this order:
+ *
+ *   CmdSN n+1  WRITE 1024, ORDERED  -> R2T at once, its data is received
+ *   CmdSN n+2  READ 1024            -> nothing yet
+ *   CmdSN n    READ 1024 (resent)   -> n runs, then n+1, then n+2
+ *
+ * The commands enter the task set in CmdSN order (n, n+1, n+2): the ORDERED
+ * write waits for n, and n+2 for it, as numbered, not as received. */
+static void test_resend_behind_newer(void **state)
+{
+	struct iscsi_session *s = login_erl2();
+	uint8_t in[1024], out[1024];
+	union iscsi_hdr h;
+	uint32_t n, itt_w, itt_r2, itt_r0, len;
+	unsigned entered0;
+
+	(void)state;
+	hc2 = h_conn_new();
+	assert_int_equal(join(hc2, 1), 0);
+	assert_int_equal(s->nconns, 2);
+	n = hc->cmdsn; /* the command the target never got */
+	entered0 = fake.nentered;
+	for (unsigned i = 0; i < sizeof(out); i++)
+		out[i] = (uint8_t)(0xa5 ^ i);
+
+	hc2->cmdsn = n + 1;
+	h_write10(cdb, 40, 2);
+	itt_w = h_cmd(hc2, ISCSI_FLAG_FINAL | ISCSI_CMD_F_WRITE | ISCSI_ATTR_ORDERED, 1024, cdb,
+		      NULL, 0);
+	/* set up ahead: its data is asked for, it is not in the task set */
+	h_expect(hc2, ISCSI_OP_R2T, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.r2t.itt), itt_w);
+	assert_int_equal(get_be32(h.r2t.desired_len), 1024);
+	h_data_out(hc2, itt_w, get_be32(h.r2t.ttt), 0, 0, out, sizeof(out), true);
+	h_read10(cdb, 40, 2);
+	itt_r2 = h_cmd(hc2, F_R, 1024, cdb, NULL, 0);
+	h_pump();
+	assert_true(h_idle(hc2));
+	assert_int_equal(fake.nentered, entered0);
+	assert_int_equal(fake.live_cmds, 2);
+
+	/* the resend, behind them on the same connection */
+	hc2->cmdsn = n;
+	h_read10(cdb, 40, 2);
+	itt_r0 = h_cmd(hc2, F_R, 1024, cdb, NULL, 0);
+	h_pump();
+	assert_int_equal(fake.nentered, entered0 + 3);
+	assert_int_equal(fake.entered[entered0], itt_r0);
+	assert_int_equal(fake.entered[entered0 + 1], itt_w);
+	assert_int_equal(fake.entered[entered0 + 2], itt_r2);
+	/* n read the blocks before the write, n+2 after it */
+	h_expect(hc2, ISCSI_OP_DATA_IN, &h, in, sizeof(in), &len);
+	assert_int_equal(get_be32(h.data_in.itt), itt_r0);
+	assert_int_equal(len, 1024);
+	assert_memory_not_equal(in, out, sizeof(out));
+	h_expect(hc2, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.rsp.itt), itt_w);
+	assert_int_equal(h.rsp.status, 0);
+	h_expect(hc2, ISCSI_OP_DATA_IN, &h, in, sizeof(in), &len);
+	assert_int_equal(get_be32(h.data_in.itt), itt_r2);
+	assert_memory_equal(in, out, sizeof(out));
+	assert_int_equal(get_be32(h.data_in.exp_cmdsn), n + 3);
+	assert_int_equal(fake.live_cmds, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -473,6 +541,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_expiry, setup2, teardown),
 	    cmocka_unit_test_setup_teardown(test_reinstate_shells_only, setup2, teardown),
 	    cmocka_unit_test_setup_teardown(test_erl_offer, setup2, teardown),
+	    cmocka_unit_test_setup_teardown(test_resend_behind_newer, setup2, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
