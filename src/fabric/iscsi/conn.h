@@ -434,6 +434,12 @@ void iscsi_erl_count_r2t(struct iscsi_task *t);
 int iscsi_snack_rx(struct iscsi_conn *c, const union iscsi_hdr *h);
 /* tmf.c */
 void iscsi_tmf_done(struct scsi_tmf *tmf);
+/* Non-immediate TMFs wait for CmdSN order (tmf.c): the CmdSN of the first
+ * one waiting (false: none); run it (its turn came); drop those of a
+ * connection that leaves the session. */
+bool iscsi_tmf_held_first(struct iscsi_session *s, uint32_t *cmdsn);
+void iscsi_tmf_run_first(struct iscsi_session *s);
+void iscsi_tmf_held_conn_gone(struct iscsi_session *s, struct iscsi_conn *c);
 void iscsi_tmf_send_rsp(struct iscsi_conn *c, uint32_t itt, uint8_t response);
 /* erl2.c: ErrorRecoveryLevel 2, connection recovery (RFC 7143 7.1.4.3,
  * 7.2.2, 11.5.1, 11.14). The session of c negotiated ERL 2. */

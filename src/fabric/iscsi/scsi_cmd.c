@@ -233,15 +233,33 @@ void iscsi_task_data_complete(struct iscsi_task *t)
 	cmdsn_sorted_add(&s->held, &t->hold_node, t->cmdsn, offsetof(struct iscsi_task, hold_node));
 }
 
+/* The tasks set up ahead of CmdSN order enter their task sets, and the
+ * non-immediate TMFs waiting for it run, interleaved in CmdSN order: those
+ * ExpCmdSN passed, or (all) every task at once, without the TMFs (an
+ * immediate TMF is about to act on them). Both lists are in CmdSN order;
+ * a TMF run here may advance ExpCmdSN and come back in: the heads are
+ * read again each turn. */
 static void enter_first(struct iscsi_session *s, bool all)
 {
-	while (!list_empty(&s->unentered)) {
-		struct iscsi_task *t = list_entry(s->unentered.next, struct iscsi_task, enter_node);
+	for (;;) {
+		struct iscsi_task *t = NULL;
+		uint32_t tmf_sn;
+		bool tmf = !all && iscsi_tmf_held_first(s, &tmf_sn) &&
+			   iscsi_cmdsn_reached(&s->cmdsn, tmf_sn);
 
-		if (!all && !iscsi_cmdsn_reached(&s->cmdsn, t->cmdsn))
-			return; /* the list is in CmdSN order: nor the ones after */
-		list_del(&t->enter_node);
-		scsi_cmd_enter(&t->cmd);
+		if (!list_empty(&s->unentered)) {
+			t = list_entry(s->unentered.next, struct iscsi_task, enter_node);
+			if (!all && !iscsi_cmdsn_reached(&s->cmdsn, t->cmdsn))
+				t = NULL;
+		}
+		if (t && (!tmf || iscsi_sn_lt(t->cmdsn, tmf_sn))) {
+			list_del(&t->enter_node);
+			scsi_cmd_enter(&t->cmd);
+		} else if (tmf) {
+			iscsi_tmf_run_first(s);
+		} else {
+			return;
+		}
 	}
 }
 

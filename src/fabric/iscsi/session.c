@@ -79,6 +79,7 @@ struct iscsi_session *iscsi_session_new(struct iscsi_conn *c)
 	list_init(&s->conns);
 	list_init(&s->held);
 	list_init(&s->unentered);
+	list_init(&s->tmf_held);
 	list_init(&s->waiters);
 	list_init(&s->ack_waits);
 	list_init(&s->recov);
@@ -282,6 +283,7 @@ void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bo
 	/* no acknowledgment comes from it (task_reporting.c); while c still
 	 * counts, so that a TMF ended here does not free s */
 	iscsi_ack_waits_conn_gone(s, c);
+	iscsi_tmf_held_conn_gone(s, c);
 	if (c->recovering) {
 		/* ERL 2 connection recovery (erl2.c): no failure of the
 		 * session; c stays as a shell holding its tasks for TASK

@@ -94,6 +94,7 @@ struct iscsi_session {
 	uint64_t txq_bytes;	    /* bytes queued for sending on its connections */
 	struct list_node held;	    /* tasks waiting for CmdSN order */
 	struct list_node unentered; /* tasks set up ahead of CmdSN order, by CmdSN */
+	struct list_node tmf_held;  /* non-immediate TMFs waiting for CmdSN order (tmf.c) */
 	struct list_node waiters;   /* logins waiting for this session to end (reinstatement) */
 	/* task_reporting.c: TMF responses waiting for the acknowledgment of the
 	 * StatSNs sent before them (struct iscsi_ack_wait.node) */

@@ -166,39 +166,129 @@ static bool session_has_task(struct iscsi_session *s, uint32_t itt)
 	return false;
 }
 
+/* A non-immediate TMF waiting for its CmdSN's turn (session->tmf_held, in
+ * CmdSN order). */
+struct iscsi_tmf_held {
+	struct list_node node;
+	struct iscsi_conn *conn; /* a reference; still in the session */
+	uint32_t cmdsn;
+	struct iscsi_bhs_tmf_req hdr;
+};
+
+static void tmf_run(struct iscsi_conn *c, const struct iscsi_bhs_tmf_req *h, bool immediate);
+
 int iscsi_tmf_rx(struct iscsi_conn *c, const union iscsi_hdr *hu)
 {
 	const struct iscsi_bhs_tmf_req *h = &hu->tmf_req;
 	struct iscsi_session *s = c->sess;
-	uint8_t func = h->func & ISCSI_TMF_FUNC_MASK;
-	uint32_t itt = get_be32(h->itt);
 	uint32_t cmdsn = get_be32(h->cmdsn);
-	bool immediate = iscsi_hdr_immediate(hu);
-	struct iscsi_tmf *it;
+	struct iscsi_tmf_held *held, *o;
+	struct list_node *pos;
 
 	if (!s || s->type != ISCSI_SESSION_NORMAL) {
 		iscsi_reject(c, ISCSI_REJECT_PROTOCOL_ERROR, hu);
 		return 0;
 	}
 	c->exp_stat_sn = get_be32(h->exp_statsn);
-	if (!immediate) {
-		if (iscsi_cmdsn_check(&s->cmdsn, cmdsn) == ISCSI_CMDSN_OUTSIDE)
-			return 0; /* 3.2.2.1: silently ignored */
-		if (iscsi_cmdsn_accept(&s->cmdsn, cmdsn))
-			iscsi_tasks_cmdsn_advanced(s);
+	if (iscsi_hdr_immediate(hu)) {
+		tmf_run(c, h, true);
+		return 0;
 	}
+	if (iscsi_cmdsn_check(&s->cmdsn, cmdsn) == ISCSI_CMDSN_OUTSIDE)
+		return 0; /* 3.2.2.1: silently ignored */
+	/* RFC 7143 3.2.2.1: a non-immediate request is delivered in CmdSN
+	 * order, a TMF as a command: it acts after every command numbered
+	 * before it has entered its task set, and before any numbered after
+	 * it (an ABORT TASK SET does not reach a later command, and does
+	 * reach an earlier one that was still on another connection). It
+	 * waits in CmdSN order beside the tasks set up ahead
+	 * (scsi_cmd.c: enter_first runs both) */
+	held = calloc(1, sizeof(*held));
+	if (!held) {
+		iscsi_cmdsn_accept(&s->cmdsn, cmdsn);
+		send_tmf_rsp(c, get_be32(h->itt), ISCSI_TMF_RSP_REJECTED, false, NULL);
+		iscsi_tasks_cmdsn_advanced(s);
+		return 0;
+	}
+	held->conn = c;
+	held->cmdsn = cmdsn;
+	held->hdr = *h;
+	iscsi_conn_get(c);
+	s->tasks++; /* until it ran or its connection left (iscsi_tmf_held_conn_gone) */
+	pos = &s->tmf_held;
+	list_for_each_entry(o, &s->tmf_held, node)
+	{
+		if (iscsi_sn_lt(cmdsn, o->cmdsn)) {
+			pos = &o->node;
+			break;
+		}
+	}
+	list_add_tail(pos, &held->node); /* before pos */
+	iscsi_cmdsn_accept(&s->cmdsn, cmdsn);
+	iscsi_tasks_cmdsn_advanced(s); /* runs it when its turn came */
+	return 0;
+}
+
+bool iscsi_tmf_held_first(struct iscsi_session *s, uint32_t *cmdsn)
+{
+	if (list_empty(&s->tmf_held))
+		return false;
+	*cmdsn = list_first_entry(&s->tmf_held, struct iscsi_tmf_held, node)->cmdsn;
+	return true;
+}
+
+void iscsi_tmf_run_first(struct iscsi_session *s)
+{
+	struct iscsi_tmf_held *held = list_first_entry(&s->tmf_held, struct iscsi_tmf_held, node);
+	struct iscsi_conn *c = held->conn;
+
+	list_del(&held->node);
+	if (!iscsi_conn_dead(c))
+		tmf_run(c, &held->hdr, false);
+	/* its connection is still in the session (conn_gone drops the TMFs
+	 * of one that leaves): s outlives this */
+	s->tasks--;
+	iscsi_conn_put(c);
+	free(held);
+}
+
+void iscsi_tmf_held_conn_gone(struct iscsi_session *s, struct iscsi_conn *c)
+{
+	struct iscsi_tmf_held *held, *tmp;
+
+	list_for_each_entry_safe(held, tmp, &s->tmf_held, node)
+	{
+		if (held->conn != c)
+			continue;
+		/* nobody to answer: it is dropped (at ERL 2 the initiator
+		 * issues it again on another connection) */
+		list_del(&held->node);
+		s->tasks--;
+		iscsi_conn_put(c);
+		free(held);
+	}
+}
+
+static void tmf_run(struct iscsi_conn *c, const struct iscsi_bhs_tmf_req *h, bool immediate)
+{
+	struct iscsi_session *s = c->sess;
+	uint8_t func = h->func & ISCSI_TMF_FUNC_MASK;
+	uint32_t itt = get_be32(h->itt);
+	uint32_t cmdsn = get_be32(h->cmdsn);
+	struct iscsi_tmf *it;
+
 	if (func == ISCSI_TMF_TASK_REASSIGN) {
 		/* 11.5.1: task reassignment needs ErrorRecoveryLevel 2 (erl2.c
 		 * answers 04h below it) */
 		iscsi_erl2_reassign(c, itt, get_be32(h->ref_task_tag), get_be32(h->exp_datasn));
-		return 0;
+		return;
 	}
 	/* RFC 7144 4.2: functions 9-12 exist only from iSCSIProtocolLevel 2
 	 * on; below it they are not supported, as any unknown function */
 	if (func == 0 || func >= ARRAY_SIZE(tmf_func_map) ||
 	    (func >= ISCSI_TMF_QUERY_TASK && s->params.protocol_level < 2)) {
 		send_tmf_rsp(c, itt, ISCSI_TMF_RSP_NOT_SUPPORTED, false, NULL);
-		return 0;
+		return;
 	}
 	if (func == ISCSI_TMF_ABORT_TASK) {
 		uint32_t rtt = get_be32(h->ref_task_tag);
@@ -206,13 +296,13 @@ int iscsi_tmf_rx(struct iscsi_conn *c, const union iscsi_hdr *hu)
 		if (!session_has_task(s, rtt)) {
 			send_tmf_rsp(c, itt, abort_unknown_task(s, get_be32(h->ref_cmdsn), cmdsn),
 				     false, NULL);
-			return 0;
+			return;
 		}
 	}
 	it = calloc(1, sizeof(*it));
 	if (!it) {
 		send_tmf_rsp(c, itt, ISCSI_TMF_RSP_REJECTED, false, NULL);
-		return 0;
+		return;
 	}
 	it->conn = c;
 	it->sess = s;
@@ -227,11 +317,13 @@ int iscsi_tmf_rx(struct iscsi_conn *c, const union iscsi_hdr *hu)
 	s->tasks++; /* the session stays until tmf_done */
 	log_info("iscsi: %s: TMF %u (ITT 0x%08x, LUN 0x%016llx, RTT 0x%08x)", c->peer, func, itt,
 		 (unsigned long long)it->tmf.lun, get_be32(h->ref_task_tag));
-	/* the core sees only tasks in its task sets: those set up ahead of
-	 * CmdSN order enter now, so that an abort or a reset reaches them and
-	 * a query counts them (they would otherwise run after it) */
-	iscsi_tasks_enter_all(s);
+	/* the core sees only tasks in its task sets: an immediate TMF acts on
+	 * every task received, so those set up ahead of CmdSN order enter now
+	 * (an abort or a reset reaches them, a query counts them); a TMF in
+	 * CmdSN order runs after those numbered before it entered, and the
+	 * ones after it enter after it */
+	if (immediate)
+		iscsi_tasks_enter_all(s);
 	/* tmf_done follows once every affected task is gone (SAM-5 7.1) */
 	scsi_tmf_exec(&it->tmf);
-	return 0;
 }

@@ -194,6 +194,8 @@ static void abort_all(struct scsi_nexus *n, uint64_t lun, bool any_lun, uint64_t
 			if (cmd->nexus != n || (!any_lun && cmd->lun != lun) ||
 			    (!any_tag && cmd->tag != tag) || cmd->priv.aborted)
 				continue;
+			if (cmd->priv.enter_due)
+				continue; /* not in the task set yet (enter_later) */
 			if (any_tag && fake.loss_skips_setup && cmd->priv.state == SCSI_CMD_SETUP)
 				continue;
 			cmd->priv.aborted = true;

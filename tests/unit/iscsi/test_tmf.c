@@ -108,18 +108,69 @@ static void test_abort_task(void **state)
 	assert_int_equal(fake.live_cmds, 0);
 	assert_true(h_idle(hc));
 	/* 11.5.1 b): not received yet, RefCmdSN in the window and before the
-	 * TMF's CmdSN: considered received, "function complete" */
-	assert_int_equal(tmf(ISCSI_TMF_ABORT_TASK, 0x20, 3, 2, false), ISCSI_TMF_RSP_COMPLETE);
-	assert_int_equal(hc->c->sess->cmdsn.exp, 4); /* 2 and 3 both consumed */
+	 * TMF's CmdSN (an immediate TMF carries the next CmdSN, 3, while 2
+	 * has not arrived): considered received, "function complete" */
+	assert_int_equal(tmf(ISCSI_TMF_ABORT_TASK, 0x20, 3, 2, true), ISCSI_TMF_RSP_COMPLETE);
+	assert_int_equal(hc->c->sess->cmdsn.exp, 3); /* 2 consumed */
 	tur(2, 0x20); /* the command arrives late: a duplicate, ignored */
 	assert_true(h_idle(hc));
 	/* 11.5.1 c): outside the window (long done): task does not exist */
-	assert_int_equal(tmf(ISCSI_TMF_ABORT_TASK, 0x30, 4, 1, true), ISCSI_TMF_RSP_NO_TASK);
+	assert_int_equal(tmf(ISCSI_TMF_ABORT_TASK, 0x30, 3, 1, true), ISCSI_TMF_RSP_NO_TASK);
 	/* RefCmdSN not before the TMF's own CmdSN */
-	assert_int_equal(tmf(ISCSI_TMF_ABORT_TASK, 0x30, 4, 4, true), ISCSI_TMF_RSP_NO_TASK);
+	assert_int_equal(tmf(ISCSI_TMF_ABORT_TASK, 0x30, 3, 3, true), ISCSI_TMF_RSP_NO_TASK);
+	fake.hold = false;
+	tur(3, 0x40);
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+}
+
+/* RFC 7143 3.2.2.1: a non-immediate TMF is delivered in CmdSN order, as a
+ * command. ExpCmdSN 2; arriving in this order:
+ *
+ *   CmdSN 3  ABORT TASK SET     -> waits (2 missing)
+ *   CmdSN 4  TEST UNIT READY    -> set up ahead, not in the task set
+ *   CmdSN 2  TEST UNIT READY    -> enters; the TMF runs and aborts it
+ *                                  (and 1, held); then 4 enters and runs
+ *
+ * An immediate TMF instead acts at once on every task received. */
+static void test_tmf_cmdsn_order(void **state)
+{
+	union iscsi_hdr h;
+	unsigned e0 = fake.nentered;
+
+	(void)state;
+	fake.hold = true;
+	tur(1, 0x10);
+	h_pump();
+	assert_int_equal(tmf(ISCSI_TMF_ABORT_TASK_SET, 0, 3, 0, false), -1);
+	assert_int_equal(fake.tmfs, 0);
 	fake.hold = false;
 	tur(4, 0x40);
+	h_pump();
+	assert_true(h_idle(hc));
+	assert_int_equal(fake.nentered, e0 + 1); /* 0x10 only */
+	tur(2, 0x20);
+	h_pump();
+	/* the TMF's response; 1 and 2 aborted (no SCSI Response); then 4's */
+	h_expect(hc, ISCSI_OP_TMF_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(h.tmf_rsp.response, ISCSI_TMF_RSP_COMPLETE);
+	assert_int_equal(fake.tmfs, 1);
+	assert_int_equal(fake.last_tmf_func, SCSI_TMF_ABORT_TASK_SET);
 	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.rsp.itt), 0x40);
+	assert_int_equal(h.rsp.status, 0);
+	assert_true(h_idle(hc));
+	assert_int_equal(fake.nentered, e0 + 3);
+	assert_int_equal(fake.entered[e0 + 1], 0x20);
+	assert_int_equal(fake.entered[e0 + 2], 0x40);
+	assert_int_equal(fake.live_cmds, 0);
+
+	/* immediate, with CmdSN 6 and 5 missing: 6 (ahead) is aborted too */
+	fake.hold = true;
+	tur(6, 0x60);
+	h_pump();
+	assert_int_equal(tmf(ISCSI_TMF_ABORT_TASK_SET, 0, 5, 0, true), ISCSI_TMF_RSP_COMPLETE);
+	assert_int_equal(fake.live_cmds, 0);
+	assert_true(h_idle(hc));
 }
 
 static void test_functions(void **state)
@@ -307,6 +358,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_abort_task, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tmf_cmdsn_order, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_functions, setup_reset_ok, teardown),
 	    cmocka_unit_test_setup_teardown(test_cold_reset, setup_reset_ok, teardown),
 	    cmocka_unit_test_setup_teardown(test_target_reset_refused, setup, teardown),
