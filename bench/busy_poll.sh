@@ -25,9 +25,9 @@
 # BENCH_TMPDIR [/var/tmp].
 set -euo pipefail
 export LC_ALL=C
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-build}
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_build_dir "${1:-}"
 BUDGETS=${POLL_BUDGETS:-0 10 25 50 100 200}
 CASES=${POLL_CASES:-qd1-null qd1-file qd32-file}
 ROUNDS=${POLL_ROUNDS:-3}
@@ -42,17 +42,9 @@ UT_LOAD=$BUILD/bench/ut-load
 RAW=$BUILD/tests/tools/rawlogin
 RTT=$BUILD/bench/rtt_floor
 IQN=iqn.2026-12.org.utarget:busypoll
-for b in "$UTARGETD" "$UTARGET" "$UT_LOAD" "$RAW" "$RTT"; do
-	[ -x "$b" ] || { echo "busy_poll: build first: $b" >&2; exit 2; }
-done
+bench_need_bins "$UTARGETD" "$UTARGET" "$UT_LOAD" "$RAW" "$RTT"
 ulimit -n $((NSESS * 2 + 256))
-WORK=$(mktemp -d "${BENCH_TMPDIR:-/var/tmp}/utarget-poll.XXXXXX")
-PID=""
-cleanup() {
-	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+bench_workdir utarget-poll
 head -c 256M /dev/urandom >"$WORK/lun.img"
 cat >"$WORK/utargetd.json" <<EOF
 {
@@ -74,26 +66,18 @@ cat >"$WORK/utargetd.json" <<EOF
 }
 EOF
 mkdir -p "$WORK/state"
-"$UTARGETD" -f -c "$WORK/utargetd.json" >"$WORK/utargetd.log" 2>&1 &
-PID=$!
-for _ in $(seq 100); do
-	[ -S "$WORK/utargetd.sock" ] && timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT" \
-		2>/dev/null && break
-	sleep 0.1
-done
-ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$PID/stat"; }
-hz=$(getconf CLK_TCK)
+bench_start_utargetd "$WORK/utargetd.json"
 budget() { "$UTARGET" -s "$WORK/utargetd.sock" settings set "iscsi.busy_poll_us=$1" >/dev/null; }
 
 # run LABEL LUN QD MODE: one ut-load run; prints "LABEL budget iops mean p99 cpu_per_io"
 run() {
 	local label=$1 lun=$2 qd=$3 mode=$4 out c0 c1 ios
-	c0=$(ticks)
+	c0=$(cpu_ticks "$PID")
 	out=$("$UT_LOAD" -m "$mode" -p rand -s 4096 -q "$qd" -t "$SECS" \
 		"iscsi://127.0.0.1:$PORT/$IQN/$lun" 2>/dev/null)
-	c1=$(ticks)
+	c1=$(cpu_ticks "$PID")
 	ios=$(echo "$out" | sed -n 's/.*ios=\([0-9]*\).*/\1/p')
-	echo "$out" | awk -v l="$label" -v b="$B" -v ios="$ios" -v dt=$((c1 - c0)) -v hz="$hz" '{
+	echo "$out" | awk -v l="$label" -v b="$B" -v ios="$ios" -v dt=$((c1 - c0)) -v hz="$CLK_TCK" '{
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		printf "%s %s %d %s %s %.2f\n", l, b, v["iops"], v["lat_mean_us"], v["lat_p99_us"],
 			dt / hz * 1e6 / ios }'
@@ -107,7 +91,7 @@ floor() {
 			v["server_cpu_us"] }'
 }
 
-echo "# busy polling, $(date '+%Y-%m-%d %H:%M:%S %Z'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) CPUs, ${SECS} s runs, $ROUNDS rounds"
+echo "# busy polling, $(bench_stamp), $(nproc) CPUs, ${SECS} s runs, $ROUNDS rounds"
 for B in $BUDGETS; do # warm-up: the page cache, the first login
 	budget "$B"
 	"$UT_LOAD" -m read -p rand -s 4096 -q 32 -t 1 "iscsi://127.0.0.1:$PORT/$IQN/0" >/dev/null 2>&1
@@ -133,15 +117,7 @@ echo "| budget (µs) | case | IOPS | latency mean (µs) | p99 (µs) | utargetd C
 echo "|---:|---|---:|---:|---:|---:|"
 for B in $BUDGETS; do
 	for c in $CASES; do
-		awk -v b="$B" -v c="$c" '$1 == c && $2 == b' "$WORK/runs.txt" | sort -k1,1 |
-			awk -v b="$B" -v c="$c" '
-			{ n++; iops[n] = $3; mean[n] = $4; p99[n] = $5; cpu[n] = $6 }
-			function med(a,   i, j, t, m) { m = n
-				for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
-					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-				return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
-			END { if (n) printf "| %s | %s | %d | %.1f | %.1f | %.2f |\n", b, c, med(iops),
-				med(mean), med(p99), med(cpu) }'
+		bench_median_row "$WORK/runs.txt" "$B" "$c"
 	done
 done
 [ "$IDLE_S" -gt 0 ] || exit 0
@@ -156,14 +132,14 @@ for B in $IDLE_BUDGETS; do
 			"$RAW" --addr "127.0.0.1:$PORT" --target "$IQN" --sessions "$s" \
 				--hold $((IDLE_S + 10)) >"$WORK/hold.out" 2>&1 &
 			hp=$!
-			for _ in $(seq 600); do grep -q '^holding' "$WORK/hold.out" && break; sleep 0.1; done
+			bench_wait_line "$WORK/hold.out" '^holding' 600
 			sleep 1
 		fi
-		c0=$(ticks)
+		c0=$(cpu_ticks "$PID")
 		sleep "$IDLE_S"
-		c1=$(ticks)
+		c1=$(cpu_ticks "$PID")
 		[ -n "$hp" ] && { kill "$hp" 2>/dev/null; wait "$hp" 2>/dev/null || true; sleep 1; }
-		awk -v b="$B" -v s="$s" -v dt=$((c1 - c0)) -v hz="$hz" -v t="$IDLE_S" \
+		awk -v b="$B" -v s="$s" -v dt=$((c1 - c0)) -v hz="$CLK_TCK" -v t="$IDLE_S" \
 			'BEGIN { printf "| %s | %s | %.2f |\n", b, s, dt / hz / t * 100 }'
 	done
 done

@@ -19,9 +19,9 @@
 # ERL2_PORT [4302], BENCH_TMPDIR [/var/tmp].
 set -euo pipefail
 export LC_ALL=C
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-build}
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_build_dir "${1:-}"
 DROPS=${ERL2_DROPS:-1000}
 PER=${ERL2_PER_DROP:-40}
 PORT=${ERL2_PORT:-4302}
@@ -30,16 +30,8 @@ UTARGET=$BUILD/src/cli/utarget
 ERL2=$BUILD/tests/tools/erl2
 TGT=iqn.2026-12.org.utarget.erl2:e
 INI=iqn.2026-12.org.utarget.erl2:m
-for b in "$UTARGETD" "$UTARGET" "$ERL2"; do
-	[ -x "$b" ] || { echo "erl2_drops: build first: $b" >&2; exit 2; }
-done
-WORK=$(mktemp -d "${BENCH_TMPDIR:-/var/tmp}/utarget-erl2.XXXXXX")
-PID=""
-cleanup() {
-	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+bench_need_bins "$UTARGETD" "$UTARGET" "$ERL2"
+bench_workdir utarget-erl2
 mkdir -p "$WORK/state"
 cat >"$WORK/utargetd.json" <<JSON
 {
@@ -57,23 +49,14 @@ cat >"$WORK/utargetd.json" <<JSON
   ]
 }
 JSON
-"$UTARGETD" -f -c "$WORK/utargetd.json" --log-level notice >"$WORK/utargetd.log" 2>&1 &
-PID=$!
-for _ in $(seq 100); do
-	[ -S "$WORK/utargetd.sock" ] && timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT" \
-		2>/dev/null && break
-	sleep 0.1
-done
-echo "# ERL 2 connection drops, $(date '+%Y-%m-%d %H:%M:%S %Z'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown), $DROPS drops, $PER commands between drops"
+bench_start_utargetd "$WORK/utargetd.json" --log-level notice
+echo "# ERL 2 connection drops, $(bench_stamp), $DROPS drops, $PER commands between drops"
 # -H FILE: the tool holds the session after its run until FILE exists, so the
 # counters are read from the live session
 "$ERL2" "127.0.0.1:$PORT" "$TGT" "$INI" -n 4 -q 4 -b 64 -d "$DROPS" -m "$PER" \
 	-H "$WORK/release" >"$WORK/erl2.out" 2>&1 &
 EP=$!
-for _ in $(seq $((DROPS * 20 + 600))); do
-	grep -qE '^(ready|FAIL)' "$WORK/erl2.out" && break
-	sleep 0.1
-done
+bench_wait_line "$WORK/erl2.out" '^(ready|FAIL)' $((DROPS * 20 + 600))
 "$UTARGET" -s "$WORK/utargetd.sock" --json session list >"$WORK/sessions.json"
 touch "$WORK/release"
 rc=0

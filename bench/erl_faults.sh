@@ -17,9 +17,9 @@
 # BENCH_TMPDIR [/var/tmp].
 set -euo pipefail
 export LC_ALL=C
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-build}
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_build_dir "${1:-}"
 SECS=${ERL_SECONDS:-60}
 RATE=${ERL_RATE:-10}
 BURST=${ERL_BURST:-16384}
@@ -29,16 +29,8 @@ UTARGET=$BUILD/src/cli/utarget
 ERL=$BUILD/tests/tools/erl
 TGT=iqn.2026-12.org.utarget.erl:e
 INI=iqn.2026-12.org.utarget.erl:m
-for b in "$UTARGETD" "$UTARGET" "$ERL"; do
-	[ -x "$b" ] || { echo "erl_faults: build first: $b" >&2; exit 2; }
-done
-WORK=$(mktemp -d "${BENCH_TMPDIR:-/var/tmp}/utarget-erl.XXXXXX")
-PID=""
-cleanup() {
-	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+bench_need_bins "$UTARGETD" "$UTARGET" "$ERL"
+bench_workdir utarget-erl
 mkdir -p "$WORK/state"
 cat >"$WORK/utargetd.json" <<JSON
 {
@@ -55,23 +47,14 @@ cat >"$WORK/utargetd.json" <<JSON
   ]
 }
 JSON
-"$UTARGETD" -f -c "$WORK/utargetd.json" --log-level notice >"$WORK/utargetd.log" 2>&1 &
-PID=$!
-for _ in $(seq 100); do
-	[ -S "$WORK/utargetd.sock" ] && timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT" \
-		2>/dev/null && break
-	sleep 0.1
-done
-echo "# ERL 1 under faults, $(date '+%Y-%m-%d %H:%M:%S %Z'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown), ${SECS} s, rate ${RATE}/1000, MaxBurstLength $BURST"
+bench_start_utargetd "$WORK/utargetd.json" --log-level notice
+echo "# ERL 1 under faults, $(bench_stamp), ${SECS} s, rate ${RATE}/1000, MaxBurstLength $BURST"
 # -H FILE: the tool holds the session after its run until FILE exists, so the
 # counters are read from the live session
 "$ERL" "127.0.0.1:$PORT" "$TGT" "$INI" -n 4 -t "$SECS" -r "$RATE" -b 128 -B "$BURST" \
 	-H "$WORK/release" >"$WORK/erl.out" 2>&1 &
 EP=$!
-for _ in $(seq $((SECS * 10 + 600))); do
-	grep -qE '^(ready|FAIL)' "$WORK/erl.out" && break
-	sleep 0.1
-done
+bench_wait_line "$WORK/erl.out" '^(ready|FAIL)' $((SECS * 10 + 600))
 "$UTARGET" -s "$WORK/utargetd.sock" --json session list >"$WORK/sessions.json"
 touch "$WORK/release"
 rc=0

@@ -18,7 +18,9 @@
 # BENCH_TGT_CONTROL_PORT [3519], BENCH_TMPDIR [/var/tmp].
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+BENCH_TAG=idle
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 N=${BENCH_SESSIONS:-1000}
 UT_PORT=${BENCH_UT_PORT:-3500}
@@ -29,33 +31,19 @@ UTARGET=$BUILD/src/cli/utarget
 RAW=$BUILD/tests/tools/rawlogin
 IQN=iqn.2026-12.org.utarget:idle
 
-log() { printf '[idle %s] %s\n' "$(date +%T)" "$*" >&2; }
-die() {
-	log "ERROR: $*"
-	exit 1
-}
 [ -x "$UTARGETD" ] && [ -x "$RAW" ] || die "build first (make build): $UTARGETD, $RAW"
-command -v tgtd >/dev/null || die "tgtd not found (apt-get install tgt)"
+need tgtd "apt-get install tgt"
 [[ $N =~ ^[0-9]+$ ]] && [ "$N" -ge 1 ] && [ "$N" -le 4096 ] || die "BENCH_SESSIONS: 1..4096"
 ulimit -n $((N * 2 + 256))
 
-WORK=$(mktemp -d "${BENCH_TMPDIR:-/var/tmp}/utarget-idle.XXXXXX")
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-	sleep 0.5
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+bench_workdir utarget-idle
 
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 wait_port() { # port pid
 	local i
 	for i in $(seq 100); do
 		kill -0 "$2" 2>/dev/null || die "the target (pid $2) exited during start-up"
-		[ -n "$(ss -Hltn "( sport = :$1 )")" ] && return 0
+		port_in_use "$1" && return 0
 		sleep 0.1
 	done
 	die "nothing listens on $1"
@@ -63,12 +51,8 @@ wait_port() { # port pid
 # hold PORT TARGET-IQN: N sessions held 20 s in the background; waits until all are open
 hold() {
 	"$RAW" --addr "127.0.0.1:$1" --target "$2" --sessions "$N" --hold 20 >"$WORK/hold.out" 2>&1 &
-	PIDS+=($!)
-	local i
-	for i in $(seq 600); do
-		grep -q '^holding' "$WORK/hold.out" && break
-		sleep 0.1
-	done
+	BENCH_PIDS+=("$!")
+	bench_wait_line "$WORK/hold.out" '^holding' 600
 	grep -q "^holding $N sessions$" "$WORK/hold.out" ||
 		die "not $N sessions: $(grep -v 'login ok' "$WORK/hold.out" | head -5)"
 }
@@ -83,9 +67,8 @@ cat >"$WORK/ut.json" <<JSON
                  "luns": [ { "lun": 0, "backstore": "d0" } ],
                  "demo_mode": { "enabled": true, "read_only": false } } ] }
 JSON
-"$UTARGETD" -f -c "$WORK/ut.json" >"$WORK/ut.log" 2>&1 &
-UT_PID=$!
-PIDS+=($UT_PID)
+bench_start_utargetd "$WORK/ut.json"
+UT_PID=$PID
 wait_port "$UT_PORT" "$UT_PID"
 sleep 1
 before=$(rss_kib "$UT_PID")
@@ -96,15 +79,15 @@ n=$("$UTARGET" -s "$WORK/ut.sock" --json session list | python3 -c 'import json,
 [ "$n" = "$N" ] || die "utargetd lists $n sessions, want $N"
 ROWS+=("utargetd|$before|$after")
 log "utargetd: $before KiB -> $after KiB with $n sessions"
-kill -TERM "$UT_PID"
-wait "$UT_PID" 2>/dev/null || true
+stop_pid "$UT_PID" utargetd
+PID=""
 sleep 1
 
 # ---- tgtd ----
 truncate -s 64M "$WORK/tgtd.img"
 tgtd -f -C "$TGT_CTL" --iscsi "portal=127.0.0.1:$TGT_PORT" >"$WORK/tgtd.log" 2>&1 &
 TGT_PID=$!
-PIDS+=($TGT_PID)
+BENCH_PIDS+=("$TGT_PID")
 wait_port "$TGT_PORT" "$TGT_PID"
 for i in $(seq 50); do
 	tgtadm -C "$TGT_CTL" --op show --mode sys >/dev/null 2>&1 && break

@@ -12,28 +12,20 @@
 #
 # Environment: BENCH_TMPDIR [/var/tmp], BENCH_PR_PORT [3510], BENCH_KEEP [0].
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-build}
-case $BUILD in
-/*) ;;
-*) BUILD=$ROOT/$BUILD ;;
-esac
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_build_dir "${1:-}"
 N=${2:-1000}
 PORT=${BENCH_PR_PORT:-3510}
 UTARGETD=$BUILD/src/daemon/utargetd
 CLIENT=$BUILD/tests/tools/pr_client
 [ -x "$UTARGETD" ] && [ -x "$CLIENT" ] || { echo "build $BUILD first (utargetd, pr_client)"; exit 1; }
-TMP=$(mktemp -d "${BENCH_TMPDIR:-/var/tmp}/ut-prlat.XXXXXX")
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	[ "${BENCH_KEEP:-0}" = 1 ] && echo "kept $TMP" || rm -rf "$TMP"
-}
-trap cleanup EXIT
-cat >"$TMP/pr.json" <<JSON
+BENCH_KEEP_WORK=${BENCH_KEEP:-0}
+bench_workdir ut-prlat
+cat >"$WORK/pr.json" <<JSON
 {
   "version": 1,
-  "state_dir": "$TMP",
+  "state_dir": "$WORK",
   "backstores": [ { "name": "lu0", "type": "file", "path": "lu0.img", "size": "64M",
                     "create": true, "thin": true } ],
   "targets": [
@@ -44,11 +36,6 @@ cat >"$TMP/pr.json" <<JSON
   ]
 }
 JSON
-"$UTARGETD" -f -c "$TMP/pr.json" --log-level notice >"$TMP/utargetd.log" 2>&1 &
-pid=$!
-for ((i = 0; i < 100; i++)); do
-	grep -q "utargetd ready" "$TMP/utargetd.log" && break
-	sleep 0.1
-done
-echo "state directory: $TMP ($(df -T "$TMP" | awk 'NR == 2 { print $2 }'))"
+bench_start_utargetd "$WORK/pr.json" --log-level notice
+echo "state directory: $WORK ($(df -T "$WORK" | awk 'NR == 2 { print $2 }'))"
 "$CLIENT" latency "iscsi://127.0.0.1:$PORT/iqn.2026-12.org.utarget:prlat/0" "$N" | grep latency

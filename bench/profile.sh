@@ -16,9 +16,9 @@
 # UT_LOAD. Needs perf and strace (linux-perf and strace are in the test package list).
 set -euo pipefail
 export LC_ALL=C
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-build}
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_build_dir "${1:-}"
 SECS=${PROFILE_SECONDS:-8}
 STRACE_S=${PROFILE_STRACE_S:-2}
 PORT=${PROFILE_PORT:-3560}
@@ -26,13 +26,7 @@ UTARGETD=${UTARGETD:-$BUILD/src/daemon/utargetd}
 UT_LOAD=${UT_LOAD:-$BUILD/bench/ut-load}
 IQN=iqn.2026-12.org.utarget:profile
 for c in perf strace; do command -v "$c" >/dev/null || { echo "profile: $c not found" >&2; exit 2; }; done
-WORK=$(mktemp -d /var/tmp/utarget-profile.XXXXXX)
-PID=""
-cleanup() {
-	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+bench_workdir utarget-profile /var/tmp
 head -c 256M /dev/urandom >"$WORK/lun.img"
 cat >"$WORK/utargetd.json" <<EOF
 {
@@ -53,29 +47,22 @@ cat >"$WORK/utargetd.json" <<EOF
 }
 EOF
 mkdir -p "$WORK/state"
-"$UTARGETD" -f -c "$WORK/utargetd.json" >"$WORK/utargetd.log" 2>&1 &
-PID=$!
-for _ in $(seq 100); do
-	timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT" 2>/dev/null && break
-	sleep 0.1
-done
-ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$PID/stat"; }
-hz=$(getconf CLK_TCK)
+bench_start_utargetd "$WORK/utargetd.json"
 
 run_case() { # label lun mode qd
 	local label=$1 lun=$2 mode=$3 qd=$4 url out c0 c1 ios
 	url="iscsi://127.0.0.1:$PORT/$IQN/$lun"
 	echo "## $label (ut-load -m $mode -p rand -s 4096 -q $qd, LUN $lun)"
 	"$UT_LOAD" -m "$mode" -p rand -s 4096 -q "$qd" -t 2 "$url" >/dev/null 2>&1 # warm-up
-	c0=$(ticks)
+	c0=$(cpu_ticks "$PID")
 	perf record -q -e cpu-clock -F 999 -g -p "$PID" -o "$WORK/perf.data" -- sleep "$SECS" \
 		>/dev/null 2>&1 &
 	local perfpid=$!
 	out=$("$UT_LOAD" -m "$mode" -p rand -s 4096 -q "$qd" -t "$SECS" "$url" 2>/dev/null)
 	wait "$perfpid" || true
-	c1=$(ticks)
+	c1=$(cpu_ticks "$PID")
 	ios=$(echo "$out" | sed -n 's/.*ios=\([0-9]*\).*/\1/p')
-	echo "$out" | awk -v ios="$ios" -v dt=$((c1 - c0)) -v hz="$hz" '{
+	echo "$out" | awk -v ios="$ios" -v dt=$((c1 - c0)) -v hz="$CLK_TCK" '{
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		printf "- %d IOPS, latency mean %s us, p50 %s us, p99 %s us; utargetd CPU/IO %.2f us\n",
 			v["iops"], v["lat_mean_us"], v["lat_p50_us"], v["lat_p99_us"], dt / hz * 1e6 / ios }'
@@ -99,7 +86,7 @@ run_case() { # label lun mode qd
 	echo
 }
 
-echo "# utargetd profile, $(date '+%Y-%m-%d %H:%M:%S %Z'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) CPUs"
+echo "# utargetd profile, $(bench_stamp), $(nproc) CPUs"
 echo
 run_case "4K QD32 random read, file LUN" 0 read 32
 run_case "4K QD32 random write, file LUN" 0 write 32

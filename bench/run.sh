@@ -44,12 +44,10 @@
 set -euo pipefail
 export LC_ALL=C
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-build}
-case $BUILD in
-/*) ;;
-*) BUILD=$ROOT/$BUILD ;;
-esac
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh" # ROOT, BUILD, log, die, need, stop_pid, port_in_use, cpu_ticks
+BENCH_TAG=bench
+bench_build_dir "${1:-}"
 
 SECS=${BENCH_SECONDS:-10}
 WARMUP=${BENCH_WARMUP:-2}
@@ -99,12 +97,6 @@ CASE_TABLE=(
 	"seqwrite-1m-qd8|qemu-img|1 MiB QD8 sequential write|write|seq|1048576|8"
 )
 
-log() { printf '[bench %s] %s\n' "$(date +%T)" "$*" >&2; }
-die() {
-	log "ERROR: $*"
-	exit 1
-}
-
 # ---------------------------------------------------------------- arguments
 
 if [ "$CASES" = list ]; then
@@ -138,7 +130,6 @@ for row in "${CASE_TABLE[@]}"; do
 done
 [ ${#SELECTED[@]} -gt 0 ] || die "BENCH_CASES=$CASES selects no case (BENCH_CASES=list shows them)"
 
-need() { command -v "$1" >/dev/null 2>&1 || die "$1 not found ($2)"; }
 need ss "apt-get install iproute2"
 need iscsi-readcapacity16 "apt-get install libiscsi-bin"
 for row in "${SELECTED[@]}"; do
@@ -168,7 +159,7 @@ for t in $TARGETS; do
 	utargetd) port=$UT_PORT ;;
 	tgtd) port=$TGT_PORT ;;
 	esac
-	[ -z "$(ss -Hltn "( sport = :$port )" 2>/dev/null)" ] ||
+	! port_in_use "$port" ||
 		die "TCP port $port for $t is in use (BENCH_UT_PORT / BENCH_TGT_PORT)"
 	if [ "$t" = tgtd ] && tgtadm -C "$TGT_CTL" --op show --mode sys >/dev/null 2>&1; then
 		die "a tgtd already answers on control port $TGT_CTL; stop it or set BENCH_TGT_CONTROL_PORT"
@@ -180,20 +171,6 @@ done
 WORK=""
 UT_PID=""
 TGT_PID=""
-
-stop_pid() { # pid name
-	local pid=$1 i
-	kill -TERM "$pid" 2>/dev/null || return 0
-	for i in $(seq 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		log "$2 (pid $pid) ignored SIGTERM; sending SIGKILL"
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	wait "$pid" 2>/dev/null || true
-}
 
 stop_tgtd() {
 	local i
@@ -245,8 +222,6 @@ trap 'log "interrupted"; exit 130' INT TERM HUP
 
 # ---------------------------------------------------------------- helpers
 
-port_in_use() { [ -n "$(ss -Hltn "( sport = :$1 )" 2>/dev/null)" ]; }
-
 # wait_listen pid name port log: until the port listens; die if the process exits or 15 s pass.
 wait_listen() {
 	local pid=$1 name=$2 port=$3 logf=$4 i
@@ -268,11 +243,6 @@ alive() { # name pid log
 		die "$1 (pid $2) is gone (log above, $3)"
 	fi
 }
-
-# utime + stime of a whole process (all its threads, live and exited), in clock ticks.
-# Fields 14 and 15 of /proc/PID/stat, counted after the ")" that ends the command name.
-cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
-CLK_TCK=$(getconf CLK_TCK)
 
 # "busy total" CPU ticks of the whole machine (all cores) from /proc/stat. busy counts
 # user, nice, system and steal (time a hypervisor gave to someone else), not irq/softirq:

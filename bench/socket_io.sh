@@ -23,9 +23,9 @@
 # BENCH_TMPDIR [/var/tmp]. Busy polling stays at its default.
 set -euo pipefail
 export LC_ALL=C
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-build}
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_build_dir "${1:-}"
 VARIANTS=${SOCK_VARIANTS:-epoll uring}
 CASES=${SOCK_CASES:-qd32-read-file qd32-write-file qd32-read-ram qd32-write-ram qd1-null}
 ROUNDS=${SOCK_ROUNDS:-3}
@@ -37,20 +37,12 @@ UTARGETD=$BUILD/src/daemon/utargetd
 UTARGET=$BUILD/src/cli/utarget
 UT_LOAD=$BUILD/bench/ut-load
 IQN=iqn.2026-12.org.utarget:socketio
-for b in "$UTARGETD" "$UTARGET" "$UT_LOAD"; do
-	[ -x "$b" ] || { echo "socket_io: build first: $b" >&2; exit 2; }
-done
+bench_need_bins "$UTARGETD" "$UTARGET" "$UT_LOAD"
 if [ "$STRACE_S" -gt 0 ] && ! command -v strace >/dev/null; then
 	echo "socket_io: strace not found: system calls not counted" >&2
 	STRACE_S=0
 fi
-WORK=$(mktemp -d "${BENCH_TMPDIR:-/var/tmp}/utarget-sockio.XXXXXX")
-PID=""
-cleanup() {
-	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+bench_workdir utarget-sockio
 head -c 256M /dev/urandom >"$WORK/lun.img"
 cat >"$WORK/utargetd.json" <<EOF
 {
@@ -74,15 +66,7 @@ cat >"$WORK/utargetd.json" <<EOF
 }
 EOF
 mkdir -p "$WORK/state"
-"$UTARGETD" -f -c "$WORK/utargetd.json" >"$WORK/utargetd.log" 2>&1 &
-PID=$!
-for _ in $(seq 100); do
-	[ -S "$WORK/utargetd.sock" ] && timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT" \
-		2>/dev/null && break
-	sleep 0.1
-done
-ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$PID/stat"; }
-hz=$(getconf CLK_TCK)
+bench_start_utargetd "$WORK/utargetd.json"
 variant() {
 	local v=false
 	[ "$1" = uring ] && v=true
@@ -104,18 +88,18 @@ args() {
 run() {
 	local lun qd mode out c0 c1 ios
 	read -r lun qd mode <<<"$(args "$1")"
-	c0=$(ticks)
+	c0=$(cpu_ticks "$PID")
 	out=$("$UT_LOAD" -m "$mode" -p rand -s 4096 -q "$qd" -t "$SECS" \
 		"iscsi://127.0.0.1:$PORT/$IQN/$lun" 2>/dev/null)
-	c1=$(ticks)
+	c1=$(cpu_ticks "$PID")
 	ios=$(echo "$out" | sed -n 's/.*ios=\([0-9]*\).*/\1/p')
-	echo "$out" | awk -v l="$1" -v b="$V" -v ios="$ios" -v dt=$((c1 - c0)) -v hz="$hz" '{
+	echo "$out" | awk -v l="$1" -v b="$V" -v ios="$ios" -v dt=$((c1 - c0)) -v hz="$CLK_TCK" '{
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		printf "%s %s %d %s %s %.2f\n", l, b, v["iops"], v["lat_mean_us"], v["lat_p99_us"],
 			dt / hz * 1e6 / ios }'
 }
 
-echo "# socket I/O, $(date '+%Y-%m-%d %H:%M:%S %Z'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) CPUs, ${SECS} s runs, $ROUNDS rounds"
+echo "# socket I/O, $(bench_stamp), $(nproc) CPUs, ${SECS} s runs, $ROUNDS rounds"
 # warm-up: the page cache, the first login
 "$UT_LOAD" -m read -p rand -s 4096 -q 32 -t 1 "iscsi://127.0.0.1:$PORT/$IQN/0" >/dev/null 2>&1
 for r in $(seq "$ROUNDS"); do
@@ -131,15 +115,7 @@ echo "| variant | case | IOPS | latency mean (µs) | p99 (µs) | utargetd CPU/IO
 echo "|---|---|---:|---:|---:|---:|"
 for c in $CASES; do
 	for V in $VARIANTS; do
-		awk -v b="$V" -v c="$c" '$1 == c && $2 == b' "$WORK/runs.txt" |
-			awk -v b="$V" -v c="$c" '
-			{ n++; iops[n] = $3; mean[n] = $4; p99[n] = $5; cpu[n] = $6 }
-			function med(a,   i, j, t, m) { m = n
-				for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
-					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-				return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
-			END { if (n) printf "| %s | %s | %d | %.1f | %.1f | %.2f |\n", b, c, med(iops),
-				med(mean), med(p99), med(cpu) }'
+		bench_median_row "$WORK/runs.txt" "$V" "$c"
 	done
 done
 [ "$STRACE_S" -gt 0 ] || exit 0
