@@ -49,10 +49,10 @@
  * taken anew on the new connection, a read resends from ExpDataSN, a write
  * gets R2Ts for the data it lacks), except that the Linux target refuses
  * (255) a new connection with another MaxRecvDataSegmentLength where this
- * one segments the data again from the DataSN's offset (a task still
- * held; the retained copies of a task already released go as they were,
- * sized for the old connection: not built, a smaller MaxRecvDataSegmentLength
- * on the new connection is not checked).
+ * one segments the data again from the DataSN's offset: a task still
+ * held from its buffer (iscsi_task_resend), a task already released from
+ * its retained copies when they are longer than the new connection takes
+ * (iscsi_rdata_reassign, rdata.c; as they were otherwise).
  * Where RFC 7143 left a choice: a TASK REASSIGN for a task already
  * allegiant to the requesting connection is 03h like any live connection's
  * (11.5.1: "the connection is still active"); Time2Wait is not enforced
@@ -264,6 +264,20 @@ static int resend_retained(struct iscsi_conn *c, struct iscsi_conn *o, uint32_t 
 
 	if (!from)
 		from = iscsi_dataack_acked(o, itt);
+	if (iscsi_rdata_needs_reseg(o, itt, from, c->max_send_dsl)) {
+		/* c takes shorter segments than o did: cut again (rdata.c) */
+		n = iscsi_rdata_reassign(c, o, itt, from);
+		if (n == -ENOMEM) {
+			iscsi_conn_drop(c, "out of memory for a reassigned task");
+			return -1;
+		}
+		if (n >= 0) {
+			retained_drop_task(o, itt);
+			return n;
+		}
+		/* a copy missing (-ESRCH): what is there goes as it was */
+		n = 0;
+	}
 	list_for_each_entry_safe(r, tmp, &o->retained, node)
 	{
 		uint8_t op = iscsi_hdr_opcode(&r->hdr);

@@ -268,3 +268,121 @@ int iscsi_rdata_rx(struct iscsi_conn *c, const union iscsi_hdr *h)
 	}
 	return 0;
 }
+
+/* ---- TASK REASSIGN of a read already released (erl2.c) ----
+ *
+ * Its Data-In from DataSN from on and its status are sent on c from the
+ * copies shell o retained. When one of those Data-In is longer than c's
+ * MaxRecvDataSegmentLength (the initiator declared a smaller one on the
+ * new connection), they are cut again as the R-Data SNACK does, as a task
+ * still held is (iscsi_task_resend): the same bytes from the same Buffer
+ * Offset, segments of at most the new length, sequences of at most
+ * MaxBurstLength, DataSN from `from` on; the status follows with a new
+ * StatSN of c, in the last Data-In when it went in one (phase collapse),
+ * else in a SCSI Response (with its sense) whose ExpDataSN is one past the
+ * last DataSN. */
+
+/* Is a Data-In copy of itt from DataSN from on longer than seg? */
+bool iscsi_rdata_needs_reseg(struct iscsi_conn *o, uint32_t itt, uint32_t from, uint32_t seg)
+{
+	struct iscsi_retained *r;
+
+	list_for_each_entry(r, &o->retained, node)
+	{
+		if (r->data_in && !r->ack_mark && get_be32(r->hdr.data_in.itt) == itt &&
+		    !iscsi_sn_lt(get_be32(r->hdr.data_in.datasn), from) && r->len > seg)
+			return true;
+	}
+	return false;
+}
+
+static int queue_new(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8_t *data,
+		     uint32_t len)
+{
+	struct iscsi_tx *tx = iscsi_tx_get(c);
+
+	if (!tx || (len && iscsi_tx_set_data(tx, data, len))) {
+		if (tx)
+			iscsi_tx_put(c, tx);
+		return -ENOMEM;
+	}
+	memcpy(&tx->hdr, h, sizeof(tx->hdr));
+	tx->flags |= ISCSI_TX_F_RETX;
+	iscsi_tx_queue(c, tx);
+	iscsi_session_count(&c->sess->stat_retx_pdus, 1);
+	iscsi_session_count(&c->sess->stat_retx_bytes, iscsi_tx_wire_len(tx));
+	return 0;
+}
+
+int iscsi_rdata_reassign(struct iscsi_conn *c, struct iscsi_conn *o, uint32_t itt, uint32_t from)
+{
+	uint32_t burst = c->sess->params.max_burst_length, seg = c->max_send_dsl;
+	uint32_t off = 0, len = 0, done = 0, in_burst = 0, sn = from;
+	struct iscsi_retained *st = status_copy(o, itt), *r;
+	uint8_t lun[8] = {0};
+	union iscsi_hdr h;
+	bool collapse;
+	uint8_t *buf;
+	int err = 0, n = 0;
+
+	if (!st)
+		return -ENOENT;
+	buf = gather(o, itt, from, &off, &len, &err);
+	if (!buf && err != -ENOENT)
+		return err; /* -ESRCH: a copy is missing, -ENOMEM */
+	list_for_each_entry(r, &o->retained, node)
+	{
+		if (r->data_in && get_be32(r->hdr.data_in.itt) == itt) {
+			memcpy(lun, r->hdr.data_in.lun, sizeof(lun));
+			break;
+		}
+	}
+	collapse = len && iscsi_hdr_opcode(&st->hdr) == ISCSI_OP_DATA_IN;
+	while (done < len) {
+		uint32_t k = UT_MIN(len - done, UT_MIN(seg, burst - in_burst));
+		struct iscsi_bhs_data_in *d = &h.data_in;
+		bool last = done + k == len;
+		uint8_t rsvd[4];
+
+		memset(&h, 0, sizeof(h));
+		d->opcode = ISCSI_OP_DATA_IN;
+		memcpy(d->lun, lun, sizeof(d->lun));
+		put_be32(d->itt, itt);
+		put_be32(d->ttt, ISCSI_RSVD_TAG);
+		in_burst += k;
+		if (last || in_burst == burst) {
+			d->flags |= ISCSI_FLAG_FINAL; /* 11.7.1: sequence ends */
+			in_burst = 0;
+		}
+		if (last && collapse) {
+			/* the status as it went: S, status, O/U and residual */
+			d->flags |= (uint8_t)(ISCSI_DATAIN_F_STATUS |
+					      (st->hdr.data_in.flags & (ISCSI_DATAIN_F_OVERFLOW |
+									ISCSI_DATAIN_F_UNDERFLOW)));
+			d->status = st->hdr.data_in.status;
+			memcpy(d->resid, st->hdr.data_in.resid, sizeof(d->resid));
+			iscsi_conn_fill_sn(c, d->statsn, d->exp_cmdsn, d->max_cmdsn, true);
+		} else {
+			iscsi_conn_fill_sn(c, rsvd, d->exp_cmdsn, d->max_cmdsn, false);
+		}
+		put_be32(d->datasn, sn++);
+		put_be32(d->buffer_offset, off + done);
+		if (queue_new(c, &h, buf + done, k)) {
+			free(buf);
+			return -ENOMEM;
+		}
+		n++;
+		done += k;
+	}
+	free(buf);
+	if (!collapse) {
+		bool st_rsp = iscsi_hdr_opcode(&st->hdr) == ISCSI_OP_SCSI_RSP; /* sense data */
+
+		build_response(c, st, 0, sn, &h);
+		iscsi_conn_fill_sn(c, h.rsp.statsn, h.rsp.exp_cmdsn, h.rsp.max_cmdsn, true);
+		if (queue_new(c, &h, st_rsp ? st->data : NULL, st_rsp ? st->len : 0))
+			return -ENOMEM;
+		n++;
+	}
+	return n;
+}

@@ -69,6 +69,13 @@ struct iscsi_task;
 uint32_t iscsi_dataack_ttt(struct iscsi_conn *c, const struct iscsi_task *t, uint32_t len);
 /* SNACK type 3 R-Data (11.16.3, rdata.c) */
 int iscsi_rdata_rx(struct iscsi_conn *c, const union iscsi_hdr *h);
+/* ERL 2 TASK REASSIGN of a read already released (rdata.c): does one of
+ * its Data-In copies retained on shell o from DataSN from on exceed seg
+ * bytes; send them on c cut to c's MaxRecvDataSegmentLength, then the
+ * status (the number of PDUs queued, -ENOENT/-ESRCH/-ENOMEM). o's copies
+ * are left to the caller. */
+bool iscsi_rdata_needs_reseg(struct iscsi_conn *o, uint32_t itt, uint32_t from, uint32_t seg);
+int iscsi_rdata_reassign(struct iscsi_conn *c, struct iscsi_conn *o, uint32_t itt, uint32_t from);
 /* SNACK type 2 DataACK (11.16) */
 int iscsi_dataack_rx(struct iscsi_conn *c, const union iscsi_hdr *h);
 /* The DataSN below which itt's Data-In were acknowledged by DataACK (0:

@@ -75,14 +75,14 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* A further connection of hc's session with this CID; its status. */
-static int join(struct h_conn *j, uint16_t cid)
+/* A further connection of hc's session with this CID and the
+ * MaxRecvDataSegmentLength key mrdsl; its status. */
+static int join_mrdsl(struct h_conn *j, uint16_t cid, const char *mrdsl)
 {
 	uint8_t buf[4096], rsp[4096];
 	union iscsi_hdr h;
 	uint32_t n = h_keys(buf, sizeof(buf),
-			    KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET,
-				 "MaxRecvDataSegmentLength=1024"));
+			    KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, mrdsl));
 	uint32_t len;
 
 	j->cmdsn = hc->cmdsn;
@@ -94,6 +94,11 @@ static int join(struct h_conn *j, uint16_t cid)
 		return -1;
 	j->tsih = get_be16(h.login_rsp.tsih);
 	return h.login_rsp.status_class << 8 | h.login_rsp.status_detail;
+}
+
+static int join(struct h_conn *j, uint16_t cid)
+{
+	return join_mrdsl(j, cid, "MaxRecvDataSegmentLength=1024");
 }
 
 /* TASK REASSIGN (immediate) on j; the response code. */
@@ -173,6 +178,64 @@ static void test_reassign_finished_read(void **state)
 	assert_int_equal(s->nrecov, 0);
 	/* a second reassign of it: the task no longer exists */
 	assert_int_equal(reassign(hc2, itt, 0), ISCSI_TMF_RSP_NO_TASK);
+}
+
+/* The read of test_reassign_finished_read (2 Data-In of 1024, the status
+ * in the second, released), reassigned from ExpDataSN 1 to a connection
+ * that takes 512-byte segments: the 1024 bytes of DataSN 1 come again cut
+ * in two, DataSN 1 and 2 from Buffer Offset 1024, the status (S, GOOD)
+ * in the last with hc2's next StatSN; then, for a read whose status came
+ * in a SCSI Response (CHECK CONDITION with sense), that response with
+ * ExpDataSN one past the last DataSN. */
+static void test_reassign_released_reseg(void **state)
+{
+	struct iscsi_session *s = login_erl2();
+	uint8_t first[1024], second[1024];
+	union iscsi_hdr h;
+	uint32_t itt, itt2, len, statsn;
+
+	(void)state;
+	h_read10(cdb, 8, 4);
+	itt = h_cmd(hc, F_R, 2048, cdb, NULL, 0);
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, first, sizeof(first), &len);
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, second, sizeof(second), &len);
+	assert_true(h.data_in.flags & ISCSI_DATAIN_F_STATUS);
+	/* beyond the medium: CHECK CONDITION in a SCSI Response, no data */
+	h_read10(cdb, FAKE_BLOCKS - 1, 4);
+	itt2 = h_cmd(hc, F_R, 2048, cdb, NULL, 0);
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(h.rsp.status, SAM_STAT_CHECK_CONDITION);
+	assert_int_equal(fake.live_cmds, 0); /* both released, copies kept */
+
+	iscsi_conn_drop(hc->c, "test: the connection fails");
+	h_pump();
+	hc2 = h_conn_new();
+	assert_int_equal(join_mrdsl(hc2, 0, "MaxRecvDataSegmentLength=512"), 0);
+	statsn = hc2->statsn;
+	assert_int_equal(reassign(hc2, itt, 1), ISCSI_TMF_RSP_COMPLETE);
+	for (unsigned i = 0; i < 2; i++) {
+		h_expect(hc2, ISCSI_OP_DATA_IN, &h, data, sizeof(data), &len);
+		assert_int_equal(len, 512);
+		assert_int_equal(get_be32(h.data_in.itt), itt);
+		assert_int_equal(get_be32(h.data_in.datasn), 1 + i);
+		assert_int_equal(get_be32(h.data_in.buffer_offset), 1024 + 512 * i);
+		assert_memory_equal(data, second + 512 * i, 512);
+	}
+	assert_int_equal(h.data_in.flags,
+			 ISCSI_FLAG_FINAL | ISCSI_DATAIN_F_STATUS); /* golden: F, S; GOOD */
+	assert_int_equal(h.data_in.status, 0);
+	assert_int_equal(get_be32(h.data_in.statsn), statsn + 2);
+	assert_true(h_idle(hc2));
+
+	assert_int_equal(reassign(hc2, itt2, 0), ISCSI_TMF_RSP_COMPLETE);
+	h_expect(hc2, ISCSI_OP_SCSI_RSP, &h, data, sizeof(data), &len);
+	assert_int_equal(get_be32(h.rsp.itt), itt2);
+	assert_int_equal(h.rsp.status, SAM_STAT_CHECK_CONDITION);
+	assert_true(len > 0); /* the sense, as first sent */
+	assert_int_equal(get_be32(h.rsp.statsn), statsn + 4);
+	assert_true(h_idle(hc2));
+	assert_int_equal(s->stat_tasks_reassigned, 2);
+	assert_int_equal(s->nrecov, 0);
 }
 
 /* A read the core was still running when hc failed: it completes, keeps
@@ -542,6 +605,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_reinstate_shells_only, setup2, teardown),
 	    cmocka_unit_test_setup_teardown(test_erl_offer, setup2, teardown),
 	    cmocka_unit_test_setup_teardown(test_resend_behind_newer, setup2, teardown),
+	    cmocka_unit_test_setup_teardown(test_reassign_released_reseg, setup2, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
