@@ -56,7 +56,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "iscsi_raw.h"
 #include "lib/compiler.h"
@@ -83,18 +82,15 @@ struct econn {
 };
 
 static struct {
-	const char *host, *port, *target, *iname;
+	struct ir_tool_args args;
 	unsigned nconns, erl, ios, rate, maxblk, secs;
 	uint32_t maxburst;
 	uint64_t lba;
 	bool snack_invalid;
 	const char *hold;
 	uint32_t bs;
-	uint8_t isid[6];
-	uint16_t tsih;
-	struct ir_params p;
-	pthread_mutex_t mu;
-	uint32_t cmdsn;
+	struct ir_session sess;
+	pthread_mutex_t mu; /* sess.cmdsn, once the connections' threads run */
 	int64_t end_ms;
 	struct econn conns[MAX_CONNS];
 	/* counters, all threads */
@@ -105,14 +101,6 @@ static struct {
 	uint32_t *lat;
 	atomic_uint nlat;
 } S = {.mu = PTHREAD_MUTEX_INITIALIZER};
-
-static int64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -163,37 +151,22 @@ static int send_maybe_bad(struct econn *e, struct ir_pdu *p, bool allow_ddigest,
 	return ir_send_pdu(&e->c, p);
 }
 
+/* Each Data-Out PDU of send_data_out, perhaps damaged. */
+static int send_data_pdu(void *arg, struct ir_pdu *p)
+{
+	struct econn *e = arg;
+	bool ddig;
+	int rc = send_maybe_bad(e, p, true, &ddig);
+
+	if (!rc && ddig)
+		atomic_fetch_add(&S.f_ddig_data, 1);
+	return rc;
+}
+
 static int send_data_out(struct econn *e, const uint8_t *lun, uint32_t itt, uint32_t ttt,
 			 uint32_t off, uint32_t len)
 {
-	uint32_t datasn = 0, done = 0;
-	uint32_t max = UT_MIN(SEG, e->c.p.target_mrdsl ? e->c.p.target_mrdsl : SEG);
-
-	while (done < len) {
-		struct ir_pdu p = {0};
-		struct ir_bhs_data *d = &p.bhs.data;
-		uint32_t n = UT_MIN(len - done, max);
-		bool ddig;
-		int rc;
-
-		d->opcode = IR_OP_DATA_OUT;
-		d->flags = done + n == len ? IR_FLAG_FINAL : 0;
-		memcpy(d->lun, lun, 8);
-		put_be32(d->itt, itt);
-		put_be32(d->ttt, ttt);
-		put_be32(d->exp_statsn_or_cmdsn, e->c.expstatsn);
-		put_be32(d->datasn, datasn++);
-		put_be32(d->buffer_offset, off + done);
-		p.data = e->wbuf + off + done;
-		p.data_len = n;
-		rc = send_maybe_bad(e, &p, true, &ddig);
-		if (rc)
-			return rc;
-		if (ddig)
-			atomic_fetch_add(&S.f_ddig_data, 1);
-		done += n;
-	}
-	return 0;
+	return ir_send_data_out(&e->c, lun, itt, ttt, e->wbuf, off, len, SEG, send_data_pdu, e);
 }
 
 static int send_snack(struct econn *e, unsigned type, uint32_t itt, uint32_t ttt, uint32_t beg,
@@ -272,7 +245,7 @@ static int one_cmd(struct econn *e, bool write, uint64_t lba, uint32_t blocks)
 	put_be32(h->itt, itt);
 	put_be32(h->exp_xfer_len, len);
 	pthread_mutex_lock(&S.mu);
-	put_be32(h->cmdsn, S.cmdsn++);
+	put_be32(h->cmdsn, S.sess.cmdsn++);
 	pthread_mutex_unlock(&S.mu);
 	h->cdb[0] = write ? 0x8a : 0x88;
 	put_be64(h->cdb + 2, lba);
@@ -407,12 +380,10 @@ static int one_cmd(struct econn *e, bool write, uint64_t lba, uint32_t blocks)
 		if (op == IR_OP_DATA_IN) {
 			uint32_t off = get_be32(r.bhs.data.buffer_offset);
 
-			if (write || off > len || r.data_len > len - off) {
+			if (write || ir_datain_take(&r, e->rbuf, len, &got_bytes)) {
 				ir_pdu_free(&r);
 				return fail(e, "bad Data-In %u+%u of %u", off, r.data_len, len);
 			}
-			memcpy(e->rbuf + off, r.data, r.data_len);
-			got_bytes += r.data_len;
 			if (r.bhs.data.flags & IR_DATAIN_ACK) {
 				uint32_t end = off + r.data_len;
 				uint32_t sn = get_be32(r.bhs.data.datasn);
@@ -487,7 +458,7 @@ static void *conn_main(void *arg)
 		int64_t t0;
 		int rc;
 
-		if (S.secs ? now_us() / 1000 >= S.end_ms : n >= S.ios)
+		if (S.secs ? ir_now_us() / 1000 >= S.end_ms : n >= S.ios)
 			break;
 		n++;
 		if (write)
@@ -495,13 +466,13 @@ static void *conn_main(void *arg)
 				e->wbuf[i] = (uint8_t)rnd(&e->seed);
 		else
 			memset(e->rbuf, 0xa5, blocks * S.bs);
-		t0 = now_us();
+		t0 = ir_now_us();
 		rc = one_cmd(e, write, e->lba0 + first, blocks);
 		{
 			unsigned k = atomic_fetch_add(&S.nlat, 1);
 
 			if (k < LAT_MAX)
-				S.lat[k] = (uint32_t)UT_MIN(now_us() - t0, (int64_t)UINT32_MAX);
+				S.lat[k] = (uint32_t)UT_MIN(ir_now_us() - t0, (int64_t)UINT32_MAX);
 		}
 		e->cmds++;
 		if (rc) {
@@ -531,8 +502,8 @@ static void *conn_main(void *arg)
 static int login(struct econn *e, uint16_t cid)
 {
 	struct ir_login_opts o = {
-	    .initiator_name = S.iname,
-	    .target_name = S.target,
+	    .initiator_name = S.args.iname,
+	    .target_name = S.args.target,
 	    .header_digest = true,
 	    .data_digest = true,
 	    .digest_only = true,
@@ -543,37 +514,15 @@ static int login(struct econn *e, uint16_t cid)
 	    .immediate_data = 1,
 	    .max_outstanding_r2t = 4,
 	    .erl = (int)S.erl,
-	    .tsih = S.tsih,
 	    .cid = cid,
 	    .max_connections = 4,
-	    .non_leading = S.tsih != 0,
 	};
-	int rc;
 
-	if (S.tsih)
-		memcpy(o.isid, S.isid, 6);
 	ir_conn_init(&e->c);
 	e->cid = cid;
-	rc = ir_connect(&e->c, S.host, S.port, 5000);
-	if (rc)
-		return rc;
+	/* ITTs unique in the session (11.2.1.8): the CID in the high bits */
 	e->c.itt_next = ((uint32_t)cid << 20) | 1u;
-	e->c.cmdsn = S.cmdsn;
-	rc = ir_login(&e->c, &o);
-	if (rc)
-		return rc;
-	if (!S.tsih) {
-		S.tsih = e->c.tsih;
-		memcpy(S.isid, e->c.isid, 6);
-		S.p = e->c.p;
-		S.cmdsn = e->c.cmdsn;
-	} else {
-		uint32_t mrdsl = e->c.p.target_mrdsl;
-
-		e->c.p = S.p;
-		e->c.p.target_mrdsl = mrdsl;
-	}
-	return 0;
+	return ir_session_login(&S.sess, &e->c, S.args.host, S.args.port, &o);
 }
 
 /* Invalid SNACKs (11.16): the Reject reason each gets. */
@@ -621,11 +570,17 @@ static int cmp_u32(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	char host[256], port[16];
+	const struct ir_opt opts[] = {
+	    {'n', IR_OPT_UINT, &S.nconns},	  {'E', IR_OPT_UINT, &S.erl},
+	    {'t', IR_OPT_UINT, &S.secs},	  {'i', IR_OPT_UINT, &S.ios},
+	    {'r', IR_OPT_UINT, &S.rate},	  {'b', IR_OPT_UINT, &S.maxblk},
+	    {'B', IR_OPT_U32, &S.maxburst},	  {'L', IR_OPT_U64, &S.lba},
+	    {'S', IR_OPT_FLAG, &S.snack_invalid}, {'H', IR_OPT_STR, &S.hold},
+	};
 	uint64_t cmds = 0, reads = 0, writes = 0, bytes = 0, mism = 0, failed = 0;
 	struct ir_scsi_result res;
 	uint64_t nblocks;
-	int opt, rc;
+	int rc;
 
 	S.nconns = 1;
 	S.erl = 1;
@@ -633,51 +588,9 @@ int main(int argc, char **argv)
 	S.rate = 10;
 	S.maxblk = 128;
 	S.maxburst = 65536;
-	while ((opt = getopt(argc, argv, "n:E:t:i:r:b:B:L:SH:")) != -1) {
-		switch (opt) {
-		case 'n':
-			S.nconns = (unsigned)atoi(optarg);
-			break;
-		case 'E':
-			S.erl = (unsigned)atoi(optarg);
-			break;
-		case 't':
-			S.secs = (unsigned)atoi(optarg);
-			break;
-		case 'i':
-			S.ios = (unsigned)atoi(optarg);
-			break;
-		case 'r':
-			S.rate = (unsigned)atoi(optarg);
-			break;
-		case 'b':
-			S.maxblk = (unsigned)atoi(optarg);
-			break;
-		case 'B':
-			S.maxburst = (uint32_t)strtoul(optarg, NULL, 0);
-			break;
-		case 'L':
-			S.lba = strtoull(optarg, NULL, 0);
-			break;
-		case 'S':
-			S.snack_invalid = true;
-			break;
-		case 'H':
-			S.hold = optarg;
-			break;
-		default:
-			goto usage;
-		}
-	}
-	if (argc - optind != 3 || !S.nconns || S.nconns > MAX_CONNS || !S.maxblk ||
-	    S.maxblk > 256 || S.maxburst < 512)
+	if (ir_tool_getopt(argc, argv, opts, ARRAY_SIZE(opts), &S.args) || !S.nconns ||
+	    S.nconns > MAX_CONNS || !S.maxblk || S.maxblk > 256 || S.maxburst < 512)
 		goto usage;
-	if (ir_parse_addr(argv[optind], host, sizeof(host), port, sizeof(port)))
-		goto usage;
-	S.host = host;
-	S.port = port;
-	S.target = argv[optind + 1];
-	S.iname = argv[optind + 2];
 	S.lat = calloc(LAT_MAX, sizeof(*S.lat));
 	for (unsigned i = 0; i < S.nconns; i++) {
 		rc = login(&S.conns[i], (uint16_t)i);
@@ -688,18 +601,18 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	printf("session tsih %u erl %u conns %u hdigest %d ddigest %d\n", S.tsih, S.p.erl, S.nconns,
-	       S.p.hdigest, S.p.ddigest);
+	printf("session tsih %u erl %u conns %u hdigest %d ddigest %d\n", S.sess.tsih, S.sess.p.erl,
+	       S.nconns, S.sess.p.hdigest, S.sess.p.ddigest);
 	if (S.snack_invalid)
 		snack_invalid(&S.conns[0]);
-	S.conns[0].c.cmdsn = S.cmdsn;
+	S.conns[0].c.cmdsn = S.sess.cmdsn;
 	/* the first command may get the power-on UNIT ATTENTION */
 	for (int k = 0; k < 3; k++) {
 		rc = ir_read_capacity16(&S.conns[0].c, 0, &nblocks, &S.bs, &res);
 		if (rc || !res.status)
 			break;
 	}
-	S.cmdsn = S.conns[0].c.cmdsn;
+	S.sess.cmdsn = S.conns[0].c.cmdsn;
 	if (rc || res.status || !S.bs || S.bs > 4096) {
 		printf("FAIL READ CAPACITY: %d status %u\n", rc, res.status);
 		return 2;
@@ -709,7 +622,7 @@ int main(int argc, char **argv)
 		       S.nconns * REGION_BLOCKS);
 		return 2;
 	}
-	S.end_ms = now_us() / 1000 + (int64_t)S.secs * 1000;
+	S.end_ms = ir_now_us() / 1000 + (int64_t)S.secs * 1000;
 	for (unsigned i = 0; i < S.nconns; i++) {
 		struct econn *e = &S.conns[i];
 
@@ -759,13 +672,9 @@ int main(int argc, char **argv)
 	if (!failed && !mism && cmds) {
 		uint8_t resp = 0xff;
 
-		if (S.hold) {
-			printf("ready\n");
-			fflush(stdout);
-			for (int k = 0; k < 600 && access(S.hold, F_OK); k++)
-				usleep(100000);
-		}
-		S.conns[0].c.cmdsn = S.cmdsn;
+		if (S.hold)
+			ir_hold(S.hold);
+		S.conns[0].c.cmdsn = S.sess.cmdsn;
 		if (ir_logout(&S.conns[0].c, &resp) == 0)
 			printf("logout response %u\n", resp);
 		printf("OK\n");

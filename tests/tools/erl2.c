@@ -49,7 +49,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "iscsi_raw.h"
@@ -62,6 +61,8 @@
 #define MAX_DROPS  100000u
 #define STALL_US   30000000 /* no progress for this long: the rest is lost */
 #define TMF_ITT_HI 0x80000000u
+
+static const uint8_t lun0[8]; /* every command's LUN */
 
 struct task {
 	bool busy;
@@ -91,14 +92,13 @@ struct xconn {
 };
 
 static struct {
-	const char *host, *port, *target, *iname, *hold;
+	struct ir_tool_args args;
+	const char *hold;
 	unsigned nconns, drops, per_drop, depth, maxblk, t2r;
 	bool answers;
 	uint32_t bs;
-	uint8_t isid[6];
-	uint16_t tsih;
-	struct ir_params p;
-	uint32_t cmdsn, itt, gen;
+	struct ir_session sess;
+	uint32_t itt, gen;
 	struct xconn x[MAX_CONNS];
 	/* results */
 	uint64_t cmds, reads, writes, bytes, mismatches, failed, lost;
@@ -109,14 +109,6 @@ static struct {
 	unsigned nrecov;
 	char why[256];
 } S;
-
-static int64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static void failf(const char *fmt, ...) UT_PRINTF(1, 2);
 static void failf(const char *fmt, ...)
@@ -135,12 +127,13 @@ static uint8_t pat(uint64_t lba, uint32_t i, uint32_t gen)
 	return (uint8_t)(lba * 131u + i * 7u + gen * 29u + (i >> 8));
 }
 
-static int login(struct ir_conn *c, uint16_t cid, uint16_t tsih, const uint8_t *isid,
-		 const char *iname, int erl, uint16_t t2r)
+/* A connection of session s (its leading login while s has none). */
+static int login(struct ir_conn *c, struct ir_session *s, uint16_t cid, const char *iname, int erl,
+		 uint16_t t2r)
 {
 	struct ir_login_opts o = {
 	    .initiator_name = iname,
-	    .target_name = S.target,
+	    .target_name = S.args.target,
 	    .max_recv_dsl = 65536,
 	    .max_burst = 65536,
 	    .first_burst = 65536,
@@ -151,40 +144,22 @@ static int login(struct ir_conn *c, uint16_t cid, uint16_t tsih, const uint8_t *
 	    .times_set = true,
 	    .time2wait = 0,
 	    .time2retain = t2r,
-	    .tsih = tsih,
 	    .cid = cid,
 	    .max_connections = 4,
-	    .non_leading = tsih != 0,
 	};
 
-	if (tsih)
-		memcpy(o.isid, isid, 6);
 	ir_conn_init(c);
-	if (ir_connect(c, S.host, S.port, 5000))
-		return -1;
-	c->cmdsn = S.cmdsn;
-	return ir_login(c, &o);
+	return ir_session_login(s, c, S.args.host, S.args.port, &o);
 }
 
 static int xlogin(struct xconn *x)
 {
-	int rc = login(&x->c, x->cid, S.tsih, S.isid, S.iname, 2, (uint16_t)S.t2r);
+	int rc = login(&x->c, &S.sess, x->cid, S.args.iname, 2, (uint16_t)S.t2r);
 
 	if (rc) {
 		failf("login cid %u: %d %02x/%02x %s", x->cid, rc, x->c.login_class,
 		      x->c.login_detail, x->c.err);
 		return rc;
-	}
-	if (!S.tsih) {
-		S.tsih = x->c.tsih;
-		memcpy(S.isid, x->c.isid, 6);
-		S.p = x->c.p;
-		S.cmdsn = x->c.cmdsn;
-	} else {
-		uint32_t mrdsl = x->c.p.target_mrdsl;
-
-		x->c.p = S.p;
-		x->c.p.target_mrdsl = mrdsl;
 	}
 	x->up = true;
 	return 0;
@@ -232,7 +207,7 @@ static void start(struct xconn *x, unsigned k)
 	else
 		memset(t->buf, 0, t->len);
 	t->itt = S.itt++ & ~TMF_ITT_HI;
-	t->cmdsn = S.cmdsn++;
+	t->cmdsn = S.sess.cmdsn++;
 	send_cmd(x, t);
 }
 
@@ -266,35 +241,14 @@ static void done(struct xconn *x, struct task *t, uint8_t status)
 	}
 	S.bytes += t->len;
 	if (t->in_drop && S.pending && --S.pending == 0 && S.nrecov < MAX_DROPS)
-		S.recov[S.nrecov++] = now_us() - S.drop_us;
+		S.recov[S.nrecov++] = ir_now_us() - S.drop_us;
 	t->busy = false;
 }
 
 static void send_data(struct xconn *x, struct task *t, uint32_t ttt, uint32_t off, uint32_t len)
 {
-	uint32_t max = UT_MIN(SEG, x->c.p.target_mrdsl ? x->c.p.target_mrdsl : SEG);
-	uint32_t datasn = 0, sent = 0;
-
-	while (sent < len) {
-		struct ir_pdu p = {0};
-		struct ir_bhs_data *d = &p.bhs.data;
-		uint32_t n = UT_MIN(len - sent, max);
-
-		d->opcode = IR_OP_DATA_OUT;
-		d->flags = sent + n == len ? IR_FLAG_FINAL : 0;
-		put_be32(d->itt, t->itt);
-		put_be32(d->ttt, ttt);
-		put_be32(d->exp_statsn_or_cmdsn, x->c.expstatsn);
-		put_be32(d->datasn, datasn++);
-		put_be32(d->buffer_offset, off + sent);
-		p.data = t->buf + off + sent;
-		p.data_len = n;
-		if (ir_send_pdu(&x->c, &p)) {
-			failf("send Data-Out on cid %u", x->cid);
-			return;
-		}
-		sent += n;
-	}
+	if (ir_send_data_out(&x->c, lun0, t->itt, ttt, t->buf, off, len, SEG, NULL, NULL))
+		failf("send Data-Out on cid %u", x->cid);
 }
 
 static void send_reassign(struct xconn *x, struct task *t)
@@ -306,7 +260,7 @@ static void send_reassign(struct xconn *x, struct task *t)
 	h->function = IR_FLAG_FINAL | IR_TMF_TASK_REASSIGN;
 	put_be32(h->itt, TMF_ITT_HI | t->itt);
 	put_be32(h->ref_task_tag, t->itt);
-	put_be32(h->cmdsn, S.cmdsn);
+	put_be32(h->cmdsn, S.sess.cmdsn);
 	put_be32(h->exp_statsn, x->c.expstatsn);
 	put_be32(h->ref_cmdsn, t->cmdsn);
 	put_be32(h->exp_datasn, t->write ? 0 : t->datain);
@@ -360,21 +314,16 @@ static void handle(struct xconn *x, struct ir_pdu *p, int *logout_rsp)
 		send_data(x, t, get_be32(p->bhs.r2t.ttt), off, len);
 		return;
 	}
-	case IR_OP_DATA_IN: {
-		uint32_t off = get_be32(p->bhs.data.buffer_offset);
-
+	case IR_OP_DATA_IN:
 		t = task_of(x, itt);
-		if (!t || t->write || off + p->data_len > t->len) {
+		if (!t || t->write || ir_datain_take(p, t->buf, t->len, &t->got)) {
 			failf("Data-In ITT 0x%08x of no read of cid %u", itt, x->cid);
 			return;
 		}
-		memcpy(t->buf + off, p->data, p->data_len);
-		t->got += p->data_len;
 		t->datain = get_be32(p->bhs.data.datasn) + 1;
 		if (p->bhs.data.flags & IR_DATAIN_STATUS)
 			done(x, t, p->bhs.data.status);
 		return;
-	}
 	case IR_OP_SCSI_RSP:
 		t = task_of(x, itt);
 		if (!t) {
@@ -410,7 +359,7 @@ static void handle(struct xconn *x, struct ir_pdu *p, int *logout_rsp)
 			if (t->tmf_try > 500)
 				failf("ITT 0x%08x still allegiant after %u tries", t->itt,
 				      t->tmf_try);
-			t->again_us = now_us() + 2000;
+			t->again_us = ir_now_us() + 2000;
 			return;
 		default:
 			failf("TASK REASSIGN of ITT 0x%08x answered %u", t->itt,
@@ -432,7 +381,7 @@ static void handle(struct xconn *x, struct ir_pdu *p, int *logout_rsp)
 static void pump(int wait_ms, int *logout_rsp)
 {
 	struct pollfd pfd[MAX_CONNS];
-	int64_t now = now_us();
+	int64_t now = ir_now_us();
 
 	for (unsigned i = 0; i < S.nconns; i++) {
 		pfd[i].fd = S.x[i].up ? S.x[i].c.fd : -1;
@@ -498,7 +447,7 @@ static void drop(unsigned v, unsigned kind)
 			x->t[k].in_drop = true;
 			S.pending++;
 		}
-	S.drop_us = now_us();
+	S.drop_us = ir_now_us();
 	if (kind == 0 || S.nconns < 2) {
 		S.n_reset++;
 		ir_abort(&x->c, true);
@@ -506,19 +455,19 @@ static void drop(unsigned v, unsigned kind)
 		struct xconn *o = &S.x[(v + 1) % S.nconns];
 		struct ir_pdu p = {0};
 		struct ir_bhs_logout_req *h = &p.bhs.logout_req;
-		int64_t end = now_us() + 10000000;
+		int64_t end = ir_now_us() + 10000000;
 
 		S.n_logout++;
 		h->opcode = IR_OP_LOGOUT_REQ | IR_OP_IMMEDIATE;
 		h->reason = IR_FLAG_FINAL | 2;
 		put_be32(h->itt, 0x7ffffff0u);
 		put_be16(h->cid, x->cid);
-		put_be32(h->cmdsn, S.cmdsn);
+		put_be32(h->cmdsn, S.sess.cmdsn);
 		put_be32(h->exp_statsn, o->c.expstatsn);
 		x->up = false; /* what comes on it now is lost with it */
 		if (ir_send_pdu(&o->c, &p))
 			failf("send Logout on cid %u", o->cid);
-		while (lrsp < 0 && !S.why[0] && now_us() < end)
+		while (lrsp < 0 && !S.why[0] && ir_now_us() < end)
 			pump(5, &lrsp);
 		if (lrsp != 0)
 			failf("Logout reason 2 for cid %u answered %d", x->cid, lrsp);
@@ -533,7 +482,7 @@ static void drop(unsigned v, unsigned kind)
 			send_reassign(x, &x->t[k]);
 		}
 	if (!S.pending && S.nrecov < MAX_DROPS)
-		S.recov[S.nrecov++] = now_us() - S.drop_us;
+		S.recov[S.nrecov++] = ir_now_us() - S.drop_us;
 }
 
 static int cmp64(const void *a, const void *b)
@@ -588,29 +537,27 @@ static void answers(void)
 {
 	char iname[256];
 	struct ir_conn a, b;
-	uint8_t isid[6];
-	uint16_t tsih;
+	/* sessions of their own, not S.sess */
+	struct ir_session as = {0}, erl1_sess = {0};
+	uint8_t *blk;
 	uint32_t itt, ttt, itt2, ttt2;
 	int allegiant, unknown, expired, erl1;
 	struct ir_scsi_result res;
 	uint8_t rsp;
 
-	snprintf(iname, sizeof(iname), "%s-answers", S.iname);
-	if (login(&a, 0, 0, NULL, iname, 2, 1) || a.p.erl != 2) {
+	snprintf(iname, sizeof(iname), "%s-answers", S.args.iname);
+	if (login(&a, &as, 0, iname, 2, 1) || a.p.erl != 2) {
 		failf("answers: login (ERL %u)", a.p.erl);
 		return;
 	}
 	for (int k = 0; k < 3; k++)
 		if (!ir_test_unit_ready(&a, 0, &res) && !res.status)
 			break;
-	tsih = a.tsih;
-	memcpy(isid, a.isid, 6);
-	S.cmdsn = a.cmdsn;
-	if (login(&b, 1, tsih, isid, iname, 2, 1)) {
+	as.cmdsn = a.cmdsn;
+	if (login(&b, &as, 1, iname, 2, 1)) {
 		failf("answers: login cid 1");
 		return;
 	}
-	b.p = a.p;
 	if (write_pending(&a, &itt, &ttt)) {
 		failf("answers: WRITE");
 		return;
@@ -619,14 +566,10 @@ static void answers(void)
 	allegiant = tmf_answer(&b, itt);
 	unknown = tmf_answer(&b, 0x0badbeefu);
 	a.cmdsn = b.cmdsn;
-	{
-		struct task t = {.write = true, .itt = itt, .len = S.bs, .buf = calloc(1, S.bs)};
-		struct xconn x = {.c = a, .cid = 0};
-
-		send_data(&x, &t, ttt, 0, S.bs);
-		a = x.c;
-		free(t.buf);
-	}
+	blk = calloc(1, S.bs);
+	if (ir_send_data_out(&a, lun0, itt, ttt, blk, 0, S.bs, SEG, NULL, NULL))
+		failf("send Data-Out on cid %u", 0);
+	free(blk);
 	/* a task of cid 1 not reassigned: it ends after 0 + 1 s */
 	if (write_pending(&b, &itt2, &ttt2)) {
 		failf("answers: WRITE on cid 1");
@@ -635,28 +578,25 @@ static void answers(void)
 	a.cmdsn = b.cmdsn;
 	ir_abort(&b, true);
 	usleep(2500000);
-	S.cmdsn = a.cmdsn;
-	if (login(&b, 1, tsih, isid, iname, 2, 1)) {
+	as.cmdsn = a.cmdsn;
+	if (login(&b, &as, 1, iname, 2, 1)) {
 		failf("answers: login cid 1 again");
 		return;
 	}
-	b.p = a.p;
 	expired = tmf_answer(&b, itt2);
 	a.cmdsn = b.cmdsn;
 	ir_logout(&a, &rsp);
 	ir_close(&a);
 	ir_close(&b);
 
-	snprintf(iname, sizeof(iname), "%s-erl1", S.iname);
-	S.cmdsn = 0;
-	if (login(&a, 0, 0, NULL, iname, 1, 1)) {
+	snprintf(iname, sizeof(iname), "%s-erl1", S.args.iname);
+	if (login(&a, &erl1_sess, 0, iname, 1, 1)) {
 		failf("answers: ERL 1 login");
 		return;
 	}
 	erl1 = tmf_answer(&a, 0x1234);
 	ir_logout(&a, &rsp);
 	ir_close(&a);
-	S.cmdsn = 0;
 	printf("answers allegiant %d unknown %d expired %d erl1 %d\n", allegiant, unknown, expired,
 	       erl1);
 	if (allegiant != 3 || unknown != 1 || expired != 1 || erl1 != 4)
@@ -665,12 +605,16 @@ static void answers(void)
 
 int main(int argc, char **argv)
 {
-	char host[256], port[16];
+	const struct ir_opt opts[] = {
+	    {'n', IR_OPT_UINT, &S.nconns},   {'d', IR_OPT_UINT, &S.drops},
+	    {'m', IR_OPT_UINT, &S.per_drop}, {'q', IR_OPT_UINT, &S.depth},
+	    {'b', IR_OPT_UINT, &S.maxblk},   {'T', IR_OPT_UINT, &S.t2r},
+	    {'A', IR_OPT_FLAG, &S.answers},  {'H', IR_OPT_STR, &S.hold},
+	};
 	struct ir_scsi_result res;
 	unsigned dropped = 0;
 	uint64_t last_cmds = 0, last_drop_cmds = 0;
 	int64_t last_progress;
-	int opt;
 
 	S.nconns = 4;
 	S.drops = 50;
@@ -679,45 +623,10 @@ int main(int argc, char **argv)
 	S.maxblk = 64;
 	S.t2r = 20;
 	S.itt = 1;
-	while ((opt = getopt(argc, argv, "n:d:m:q:b:T:AH:")) != -1) {
-		switch (opt) {
-		case 'n':
-			S.nconns = (unsigned)atoi(optarg);
-			break;
-		case 'd':
-			S.drops = (unsigned)atoi(optarg);
-			break;
-		case 'm':
-			S.per_drop = (unsigned)atoi(optarg);
-			break;
-		case 'q':
-			S.depth = (unsigned)atoi(optarg);
-			break;
-		case 'b':
-			S.maxblk = (unsigned)atoi(optarg);
-			break;
-		case 'T':
-			S.t2r = (unsigned)atoi(optarg);
-			break;
-		case 'A':
-			S.answers = true;
-			break;
-		case 'H':
-			S.hold = optarg;
-			break;
-		default:
-			goto usage;
-		}
-	}
-	if (argc - optind != 3 || !S.nconns || S.nconns > MAX_CONNS || !S.depth ||
-	    S.depth > MAX_DEPTH || !S.maxblk || S.maxblk > 128 || S.drops > MAX_DROPS)
+	if (ir_tool_getopt(argc, argv, opts, ARRAY_SIZE(opts), &S.args) || !S.nconns ||
+	    S.nconns > MAX_CONNS || !S.depth || S.depth > MAX_DEPTH || !S.maxblk ||
+	    S.maxblk > 128 || S.drops > MAX_DROPS)
 		goto usage;
-	if (ir_parse_addr(argv[optind], host, sizeof(host), port, sizeof(port)))
-		goto usage;
-	S.host = host;
-	S.port = port;
-	S.target = argv[optind + 1];
-	S.iname = argv[optind + 2];
 	S.bs = 512;
 	S.recov = calloc(MAX_DROPS, sizeof(*S.recov));
 	srand(7);
@@ -737,28 +646,28 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	printf("session tsih %u erl %u conns %u\n", S.tsih, S.p.erl, S.nconns);
-	if (S.p.erl != 2) {
-		printf("FAIL ErrorRecoveryLevel %u negotiated\n", S.p.erl);
+	printf("session tsih %u erl %u conns %u\n", S.sess.tsih, S.sess.p.erl, S.nconns);
+	if (S.sess.p.erl != 2) {
+		printf("FAIL ErrorRecoveryLevel %u negotiated\n", S.sess.p.erl);
 		return 1;
 	}
 	/* the power-on UNIT ATTENTION, and the block size */
-	S.x[0].c.cmdsn = S.cmdsn;
+	S.x[0].c.cmdsn = S.sess.cmdsn;
 	for (int k = 0; k < 3; k++) {
 		uint64_t nb;
 
 		if (!ir_read_capacity16(&S.x[0].c, 0, &nb, &S.bs, &res) && !res.status)
 			break;
 	}
-	S.cmdsn = S.x[0].c.cmdsn;
-	last_progress = now_us();
+	S.sess.cmdsn = S.x[0].c.cmdsn;
+	last_progress = ir_now_us();
 	while (!S.why[0]) {
 		bool stop = dropped >= S.drops && S.cmds - last_drop_cmds >= S.per_drop;
 
 		for (unsigned i = 0; i < S.nconns && !stop; i++)
 			for (unsigned k = 0; k < S.depth; k++)
 				if (S.x[i].up && !S.x[i].t[k].busy && !recovering(&S.x[i]) &&
-				    ir_sn_lt(S.cmdsn, S.x[i].c.max_cmdsn + 1))
+				    ir_sn_lt(S.sess.cmdsn, S.x[i].c.max_cmdsn + 1))
 					start(&S.x[i], k);
 		if (stop && !busy_count())
 			break;
@@ -772,8 +681,8 @@ int main(int argc, char **argv)
 		pump(10, &(int){0});
 		if (S.cmds != last_cmds) {
 			last_cmds = S.cmds;
-			last_progress = now_us();
-		} else if (now_us() - last_progress > STALL_US) {
+			last_progress = ir_now_us();
+		} else if (ir_now_us() - last_progress > STALL_US) {
 			S.lost = busy_count();
 			failf("no progress for %d s: %" PRIu64 " commands lost", STALL_US / 1000000,
 			      S.lost);
@@ -807,12 +716,8 @@ int main(int argc, char **argv)
 		       S.recov[S.nrecov - 1]);
 	}
 	fflush(stdout);
-	if (S.hold && !S.why[0]) {
-		printf("ready\n");
-		fflush(stdout);
-		for (int k = 0; k < 600 && access(S.hold, F_OK); k++)
-			usleep(100000);
-	}
+	if (S.hold && !S.why[0])
+		ir_hold(S.hold);
 	if (S.why[0]) {
 		printf("FAIL %s\n", S.why);
 		return 1;
@@ -820,7 +725,7 @@ int main(int argc, char **argv)
 	{
 		uint8_t rsp;
 
-		S.x[0].c.cmdsn = S.cmdsn;
+		S.x[0].c.cmdsn = S.sess.cmdsn;
 		ir_logout(&S.x[0].c, &rsp);
 	}
 	printf("OK\n");

@@ -740,12 +740,83 @@ int ir_tmf_ex(struct ir_conn *c, int function, uint64_t lun, uint32_t ref_itt, u
  * (*itt: its ITT); its response is for the caller to receive. */
 int ir_scsi_send(struct ir_conn *c, uint64_t lun, const uint8_t *cdb, size_t cdb_len,
 		 enum ir_dir dir, uint32_t edtl, uint32_t *itt);
+/* One Data-Out sequence (11.7): len bytes of buf from offset off, DataSN
+ * from 0, the F bit on the last PDU, for an R2T's TTT (or IR_RSVD_TAG:
+ * unsolicited). PDUs carry at most the target's MaxRecvDataSegmentLength,
+ * and at most max_seg bytes when it is not 0. send, when not NULL, sends
+ * each PDU instead of ir_send_pdu (a test tool's hook, e.g. to damage one). */
+int ir_send_data_out(struct ir_conn *c, const uint8_t lun[8], uint32_t itt, uint32_t ttt,
+		     const uint8_t *buf, uint32_t off, uint32_t len, uint32_t max_seg,
+		     int (*send)(void *arg, struct ir_pdu *p), void *arg);
+/* Copies a Data-In's data into buf, a read of len bytes, at its
+ * BufferOffset and adds its length to *got: 0, or -EPROTO (nothing copied)
+ * when it does not fall inside the buffer. */
+int ir_datain_take(const struct ir_pdu *p, void *buf, uint32_t len, uint32_t *got);
 /* Text request exchange (follows continuation with C bit / TTT); *rsp gets
  * a malloc'd buffer of all response key data. */
 int ir_text_exchange(struct ir_conn *c, const uint8_t *req, size_t req_len, uint8_t **rsp,
 		     size_t *rsp_len);
 /* SendTargets=All; *rsp as above. */
 int ir_sendtargets(struct ir_conn *c, uint8_t **rsp, size_t *rsp_len);
+
+/* ---- what the test tools share (iscsi_raw_tool.c) ---- */
+
+/* The tools' command line: options, then HOST:PORT TARGET INITIATOR. */
+enum ir_opt_type {
+	IR_OPT_UINT, /* unsigned, decimal (as atoi) */
+	IR_OPT_U32,  /* uint32_t, C notation (strtoul base 0: 0x... too) */
+	IR_OPT_U64,  /* uint64_t, C notation */
+	IR_OPT_FLAG, /* bool, set when the option is given */
+	IR_OPT_STR,  /* const char *, the argument itself */
+};
+struct ir_opt {
+	char name; /* the option letter */
+	enum ir_opt_type type;
+	void *val; /* where its value goes, of the type's C type */
+};
+struct ir_tool_args {
+	char host[256], port[16];
+	const char *target, *iname;
+};
+/* getopt over argv with the options of opts (n of them), each value stored
+ * where its entry says; then exactly three operands, HOST:PORT (as
+ * ir_parse_addr), TARGET and INITIATOR, into a. 0, or -EINVAL for an
+ * unknown option, a missing argument or operands that do not fit: the
+ * caller prints its usage. */
+int ir_tool_getopt(int argc, char **argv, const struct ir_opt *opts, size_t n,
+		   struct ir_tool_args *a);
+/* The three operands alone, from argv[first] on (a tool with its own getopt
+ * loop): 0 or -EINVAL. */
+int ir_tool_operands(int argc, char **argv, int first, struct ir_tool_args *a);
+
+/* CLOCK_MONOTONIC in microseconds. */
+int64_t ir_now_us(void);
+/* Prints "ready" and waits until the file path exists (60 s at most): the
+ * tools' -H, where an integration test reads the target's counters while
+ * the session is still up and then creates path. */
+void ir_hold(const char *path);
+
+/* A session of one or more connections (MC/S, RFC 7143): what its
+ * leading login settled, which every further login of it uses. Zero: no
+ * leading login yet. */
+struct ir_session {
+	uint16_t tsih;
+	uint8_t isid[6];
+	struct ir_params p; /* the leading connection's */
+	uint32_t cmdsn;	    /* the session's next CmdSN (a Login carries it, 11.12.8) */
+};
+/* The login of c with o on a new TCP connection to host:port: the leading
+ * login of s while s has no TSIH, else a further connection of s (o's TSIH,
+ * ISID and non_leading set from s). c was set up by the caller
+ * (ir_conn_init, then e.g. its itt_next). On success s or c is updated as
+ * ir_session_join says. 0 or -errno as ir_login. */
+int ir_session_login(struct ir_session *s, struct ir_conn *c, const char *host, const char *port,
+		     struct ir_login_opts *o);
+/* After c's login: a leading login gives s its TSIH, ISID, values and
+ * CmdSN; a further connection takes the session-wide values of s (the
+ * leading-only keys it did not negotiate, RFC 7143 13) and keeps its own
+ * connection-only ones (MaxRecvDataSegmentLength both ways, the digests). */
+void ir_session_join(struct ir_session *s, struct ir_conn *c);
 
 /* Serial number arithmetic, RFC 1982 (32 bit) as RFC 7143 3.2.2.1 uses. */
 static inline bool ir_sn_lt(uint32_t a, uint32_t b)

@@ -104,12 +104,15 @@ static uint32_t rejected_itt(const struct ir_pdu *p, uint8_t *opcode)
 	return get_be32(h.common.itt);
 }
 
-static int send_data_out(struct ir_conn *c, const uint8_t *lun, uint32_t itt, uint32_t ttt,
-			 const uint8_t *buf, uint32_t off, uint32_t len)
+int ir_send_data_out(struct ir_conn *c, const uint8_t lun[8], uint32_t itt, uint32_t ttt,
+		     const uint8_t *buf, uint32_t off, uint32_t len, uint32_t max_seg,
+		     int (*send)(void *arg, struct ir_pdu *p), void *arg)
 {
 	uint32_t datasn = 0, done = 0;
 	uint32_t max = c->p.target_mrdsl ? c->p.target_mrdsl : IR_DEFAULT_MRDSL;
 
+	if (max_seg && max_seg < max)
+		max = max_seg;
 	while (done < len) {
 		struct ir_pdu p = {0};
 		struct ir_bhs_data *d = &p.bhs.data;
@@ -126,11 +129,24 @@ static int send_data_out(struct ir_conn *c, const uint8_t *lun, uint32_t itt, ui
 		put_be32(d->buffer_offset, off + done);
 		p.data = (uint8_t *)(uintptr_t)(buf + off + done);
 		p.data_len = n;
-		rc = ir_send_pdu(c, &p);
+		rc = send ? send(arg, &p) : ir_send_pdu(c, &p);
 		if (rc)
 			return rc;
 		done += n;
 	}
+	return 0;
+}
+
+int ir_datain_take(const struct ir_pdu *p, void *buf, uint32_t len, uint32_t *got)
+{
+	uint32_t off = get_be32(p->bhs.data.buffer_offset);
+
+	if (off > len || p->data_len > len - off)
+		return -EPROTO;
+	/* a Data-In may carry no data (only the status): no copy from NULL */
+	if (p->data_len)
+		memcpy((uint8_t *)buf + off, p->data, p->data_len);
+	*got += p->data_len;
 	return 0;
 }
 
@@ -246,7 +262,8 @@ int ir_scsi_cmd_ex(struct ir_conn *c, uint64_t lun, const uint8_t *cdb, size_t c
 	if (rc)
 		return rc;
 	if (unsol > imm) {
-		rc = send_data_out(c, h->lun, itt, IR_RSVD_TAG, obuf + 0, imm, unsol - imm);
+		rc = ir_send_data_out(c, h->lun, itt, IR_RSVD_TAG, obuf + 0, imm, unsol - imm, 0,
+				      NULL, NULL);
 		if (rc)
 			return rc;
 	}
@@ -288,7 +305,7 @@ int ir_scsi_cmd_ex(struct ir_conn *c, uint64_t lun, const uint8_t *cdb, size_t c
 					 out_len);
 				return -EPROTO;
 			}
-			rc = send_data_out(c, h->lun, itt, ttt, obuf, off, len);
+			rc = ir_send_data_out(c, h->lun, itt, ttt, obuf, off, len, 0, NULL, NULL);
 			if (rc)
 				return rc;
 			continue;
@@ -297,8 +314,8 @@ int ir_scsi_cmd_ex(struct ir_conn *c, uint64_t lun, const uint8_t *cdb, size_t c
 			uint32_t off = get_be32(r.bhs.data.buffer_offset);
 			uint32_t sn = get_be32(r.bhs.data.datasn);
 
-			if (dir != IR_DIR_READ || off > in_len || r.data_len > in_len - off ||
-			    sn != next_datasn) {
+			if (dir != IR_DIR_READ || sn != next_datasn ||
+			    ir_datain_take(&r, in, in_len, &res->data_in_len)) {
 				snprintf(c->err, sizeof(c->err),
 					 "bad Data-In: off %u len %u of %u datasn %u want %u", off,
 					 r.data_len, in_len, sn, next_datasn);
@@ -306,9 +323,6 @@ int ir_scsi_cmd_ex(struct ir_conn *c, uint64_t lun, const uint8_t *cdb, size_t c
 				return -EPROTO;
 			}
 			next_datasn++;
-			if (r.data_len)
-				memcpy((uint8_t *)in + off, r.data, r.data_len);
-			res->data_in_len += r.data_len;
 			if (r.bhs.data.flags & IR_DATAIN_STATUS) {
 				res->status = r.bhs.data.status;
 				res->flags =

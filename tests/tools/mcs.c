@@ -85,20 +85,18 @@ struct mconn {
 };
 
 static struct {
-	char host[256], port[16];
-	const char *target, *iname;
+	struct ir_tool_args args;
 	struct ir_chap_opts chap;
 	bool use_chap;
 	uint16_t max_conns_offered;
 	uint32_t bs, blocks;
 	uint64_t lba0;
-	/* the session */
+	/* the session; its CmdSN (sess.cmdsn) and max_cmdsn shared by its
+	 * connections under mu */
 	pthread_mutex_t mu;
-	uint32_t cmdsn, max_cmdsn; /* the session's: shared by its connections */
-	uint64_t nblocks;	   /* of LUN 0 */
-	uint16_t tsih;
-	uint8_t isid[6];
-	struct ir_params p; /* negotiated on the leading connection */
+	struct ir_session sess;
+	uint32_t max_cmdsn;
+	uint64_t nblocks; /* of LUN 0 */
 	struct mconn *conns[MAX_CONNS];
 	unsigned nconns; /* entries in conns[] (live or not) */
 	uint16_t next_cid;
@@ -141,7 +139,7 @@ static double now_s(void)
 static void sn_take(struct mconn *m)
 {
 	pthread_mutex_lock(&S.mu);
-	m->c.cmdsn = S.cmdsn++;
+	m->c.cmdsn = S.sess.cmdsn++;
 	if (ir_sn_lt(m->c.max_cmdsn, S.max_cmdsn))
 		m->c.max_cmdsn = S.max_cmdsn;
 	pthread_mutex_unlock(&S.mu);
@@ -160,7 +158,7 @@ static void sn_seen(struct mconn *m)
 static void sn_peek(struct mconn *m)
 {
 	pthread_mutex_lock(&S.mu);
-	m->c.cmdsn = S.cmdsn;
+	m->c.cmdsn = S.sess.cmdsn;
 	if (ir_sn_lt(m->c.max_cmdsn, S.max_cmdsn))
 		m->c.max_cmdsn = S.max_cmdsn;
 	pthread_mutex_unlock(&S.mu);
@@ -198,14 +196,16 @@ static struct mconn *conn_new(void)
 	return m;
 }
 
-/* A login on a new TCP connection: leading (tsih 0) or joining the session.
- * 0, or -EACCES with the status in c.login_class/detail, or another -errno. */
-static int conn_login(struct mconn *m, uint16_t cid, uint16_t tsih, const char *iname,
+/* A login on a new TCP connection: leading (no session yet) or joining the
+ * session. 0, or -EACCES with the status in c.login_class/detail, or
+ * another -errno. */
+static int conn_login(struct mconn *m, uint16_t cid, const char *iname,
 		      const struct ir_chap_opts *chap)
 {
+	uint16_t tsih = S.sess.tsih;
 	struct ir_login_opts o = {
 	    .initiator_name = iname,
-	    .target_name = S.target,
+	    .target_name = S.args.target,
 	    .initial_r2t = -1,
 	    .immediate_data = -1,
 	    .chap = chap,
@@ -217,9 +217,9 @@ static int conn_login(struct mconn *m, uint16_t cid, uint16_t tsih, const char *
 	int rc;
 
 	if (tsih)
-		memcpy(o.isid, S.isid, 6);
+		memcpy(o.isid, S.sess.isid, 6);
 	m->cid = cid;
-	rc = ir_connect(&m->c, S.host, S.port, 5000);
+	rc = ir_connect(&m->c, S.args.host, S.args.port, 5000);
 	if (rc)
 		return rc;
 	/* ITTs unique in the session (11.2.1.8): the CID in the high bits */
@@ -229,18 +229,11 @@ static int conn_login(struct mconn *m, uint16_t cid, uint16_t tsih, const char *
 	rc = ir_login(&m->c, &o);
 	if (rc)
 		return rc;
-	if (tsih) {
-		/* the session-wide values are the leading login's */
-		uint32_t mrdsl = m->c.p.target_mrdsl, ours = m->c.p.our_mrdsl;
-		bool hd = m->c.p.hdigest, dd = m->c.p.ddigest;
-
-		m->c.p = S.p;
-		m->c.p.target_mrdsl = mrdsl;
-		m->c.p.our_mrdsl = ours;
-		m->c.p.hdigest = hd;
-		m->c.p.ddigest = dd;
+	/* a further connection only reads S.sess, and the leading login
+	 * comes before any thread */
+	ir_session_join(&S.sess, &m->c);
+	if (tsih)
 		sn_seen(m);
-	}
 	return 0;
 }
 
@@ -263,7 +256,7 @@ static struct mconn *conn_join(void)
 	pthread_mutex_lock(&S.mu);
 	cid = S.next_cid++;
 	pthread_mutex_unlock(&S.mu);
-	rc = conn_login(m, cid, S.tsih, S.iname, S.use_chap ? &S.chap : NULL);
+	rc = conn_login(m, cid, S.args.iname, S.use_chap ? &S.chap : NULL);
 	if (rc) {
 		fail("join cid %u: %s (status %02x/%02x)", cid, m->c.err, m->c.login_class,
 		     m->c.login_detail);
@@ -279,7 +272,7 @@ static void try_join(const char *key, uint16_t cid, const char *iname,
 		     const struct ir_chap_opts *chap)
 {
 	struct mconn *m = conn_new();
-	int rc = conn_login(m, cid, S.tsih, iname, chap);
+	int rc = conn_login(m, cid, iname, chap);
 
 	if (rc == 0)
 		printf("%s accepted\n", key);
@@ -494,7 +487,7 @@ static void run_ordered(unsigned nm)
 
 	if (!blk || !two || !expect || !itts)
 		abort();
-	if (2u * sbs > S.p.first_burst || 2u * sbs > S.conns[0]->c.p.target_mrdsl) {
+	if (2u * sbs > S.sess.p.first_burst || 2u * sbs > S.conns[0]->c.p.target_mrdsl) {
 		fail("ordered: 2 blocks (%u bytes) do not fit in immediate data", 2u * sbs);
 		goto out;
 	}
@@ -514,8 +507,8 @@ static void run_ordered(unsigned nm)
 	}
 	/* M consecutive CmdSNs, all inside the window */
 	pthread_mutex_lock(&S.mu);
-	base = S.cmdsn;
-	S.cmdsn += nm;
+	base = S.sess.cmdsn;
+	S.sess.cmdsn += nm;
 	pthread_mutex_unlock(&S.mu);
 	if (ir_sn_lt(S.max_cmdsn, base + nm - 1)) {
 		fail("ordered: %u commands do not fit in the window (MaxCmdSN %u, CmdSN %u)", nm,
@@ -621,7 +614,7 @@ static void run_abort_other(void)
 	int rc;
 
 	pthread_mutex_lock(&S.mu);
-	cmdsn = S.cmdsn++;
+	cmdsn = S.sess.cmdsn++;
 	pthread_mutex_unlock(&S.mu);
 	h->opcode = IR_OP_SCSI_CMD;
 	h->flags = IR_FLAG_FINAL | IR_CMD_WRITE | IR_CMD_ATTR_SIMPLE;
@@ -647,20 +640,12 @@ static void run_abort_other(void)
 	 * protocol error: connection allegiance), the data not taken */
 	{
 		struct ir_pdu d = {0};
-		struct ir_bhs_data *o = &d.bhs.data;
 		uint8_t *blk = calloc(1, S.bs);
 
 		if (!blk)
 			abort();
-		o->opcode = IR_OP_DATA_OUT;
-		o->flags = IR_FLAG_FINAL;
-		ir_lun_encode(0, o->lun);
-		put_be32(o->itt, itt);
-		memcpy(o->ttt, r.bhs.r2t.ttt, 4);
-		put_be32(o->exp_statsn_or_cmdsn, a->c.expstatsn);
-		d.data = blk;
-		d.data_len = S.bs;
-		rc = ir_send_pdu(&a->c, &d);
+		rc = ir_send_data_out(&a->c, h->lun, itt, get_be32(r.bhs.r2t.ttt), blk, 0, S.bs, 0,
+				      NULL, NULL);
 		free(blk);
 		if (!rc)
 			rc = recv_rsp(a, &d);
@@ -981,24 +966,17 @@ int main(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (argc - optind != 3 || !nconns || nconns > MAX_CONNS / 2 || !S.blocks ||
-	    ios > MAX_REGIONS ||
-	    ir_parse_addr(argv[optind], S.host, sizeof(S.host), S.port, sizeof(S.port)))
+	if (!nconns || nconns > MAX_CONNS / 2 || !S.blocks || ios > MAX_REGIONS ||
+	    ir_tool_operands(argc, argv, optind, &S.args))
 		goto usage;
-	S.target = argv[optind + 1];
-	S.iname = argv[optind + 2];
 
 	/* the leading login */
 	lead = conn_new();
-	if (conn_login(lead, 0, 0, S.iname, S.use_chap ? &S.chap : NULL)) {
+	if (conn_login(lead, 0, S.args.iname, S.use_chap ? &S.chap : NULL)) {
 		fprintf(stderr, "mcs: leading login: %s (status %02x/%02x)\n", lead->c.err,
 			lead->c.login_class, lead->c.login_detail);
 		return 2;
 	}
-	S.tsih = lead->c.tsih;
-	memcpy(S.isid, lead->c.isid, 6);
-	S.p = lead->c.p;
-	S.cmdsn = lead->c.cmdsn;
 	S.max_cmdsn = lead->c.max_cmdsn;
 	S.next_cid = 1;
 	conn_add(lead);
@@ -1027,30 +1005,24 @@ int main(int argc, char **argv)
 			break;
 		conn_add(m);
 	}
-	printf("session tsih %u conns %u max_connections %s block_size %u\n", S.tsih, S.nconns, mc,
-	       S.bs);
+	printf("session tsih %u conns %u max_connections %s block_size %u\n", S.sess.tsih, S.nconns,
+	       mc, S.bs);
 	fflush(stdout);
 	if (S.nconns != nconns)
 		goto end;
 	if (extra)
-		try_join("extra", S.next_cid++, S.iname, S.use_chap ? &S.chap : NULL);
+		try_join("extra", S.next_cid++, S.args.iname, S.use_chap ? &S.chap : NULL);
 	if (join_name)
 		try_join("join_name", S.next_cid++, join_name, S.use_chap ? &S.chap : NULL);
 	if (use_join_chap)
-		try_join("join_chap", S.next_cid++, S.iname, &join_chap);
+		try_join("join_chap", S.next_cid++, S.args.iname, &join_chap);
 	if (join_lo) {
 		S.join_lo_keys = true;
-		try_join("join_lo", S.next_cid++, S.iname, S.use_chap ? &S.chap : NULL);
+		try_join("join_lo", S.next_cid++, S.args.iname, S.use_chap ? &S.chap : NULL);
 		S.join_lo_keys = false;
 	}
-	if (hold) {
-		double end = now_s() + 60;
-
-		printf("ready\n");
-		fflush(stdout);
-		while (access(hold, F_OK) != 0 && now_s() < end)
-			usleep(50000);
-	}
+	if (hold)
+		ir_hold(hold);
 	if (ios)
 		run_verify(ios);
 	if (ordered)

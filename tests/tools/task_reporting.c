@@ -66,12 +66,13 @@ static void die(const char *what, const struct ir_conn *c)
 struct sess {
 	struct ir_conn c[2];
 	unsigned n;
-	uint32_t cmdsn; /* the session's next CmdSN, over its connections */
+	struct ir_session s; /* s.cmdsn: the session's next CmdSN, over its connections */
 };
 
-static int login(struct ir_conn *c, const char *iname, const char *keys, size_t keys_len,
-		 uint16_t tsih, const uint8_t *isid, uint16_t cid, uint32_t cmdsn)
+/* Connection cid of session s (its leading login when cid is 0). */
+static int login(struct sess *s, uint16_t cid, const char *iname, const char *keys, size_t keys_len)
 {
+	struct ir_conn *c = &s->c[cid];
 	struct ir_login_opts o = {
 	    .initiator_name = iname,
 	    .target_name = target,
@@ -81,39 +82,26 @@ static int login(struct ir_conn *c, const char *iname, const char *keys, size_t 
 	    .first_burst = BURST,
 	    .extra_keys = (const uint8_t *)keys,
 	    .extra_keys_len = keys_len,
-	    .tsih = tsih,
 	    .cid = cid,
 	    .max_connections = 2,
-	    .non_leading = tsih != 0,
 	    .erl = erl_offer,
 	};
 
-	if (isid)
-		memcpy(o.isid, isid, 6);
 	ir_conn_init(c);
 	/* ITTs unique in the session (11.2.1.8): the CID in the high bits */
 	c->itt_next = ((uint32_t)cid << 20) | 1u;
-	c->cmdsn = cmdsn; /* a further connection's Login carries the session's (11.12.8) */
-	if (ir_connect(c, host, port, 5000))
-		return -1;
-	return ir_login(c, &o);
+	return ir_session_login(&s->s, c, host, port, &o);
 }
 
 static void sess_open(struct sess *s, const char *iname, unsigned nconns, const char *keys,
 		      size_t keys_len)
 {
 	memset(s, 0, sizeof(*s));
-	if (login(&s->c[0], iname, keys, keys_len, 0, NULL, 0, 0))
+	if (login(s, 0, iname, keys, keys_len))
 		die("login", &s->c[0]);
-	s->cmdsn = s->c[0].cmdsn;
-	for (unsigned i = 1; i < nconns; i++) {
-		struct ir_conn *c = &s->c[i];
-
-		if (login(c, iname, NULL, 0, s->c[0].tsih, s->c[0].isid, (uint16_t)i, s->cmdsn))
-			die("login of a second connection", c);
-		c->p = s->c[0].p;
-		c->p.target_mrdsl = UT_MIN(c->p.target_mrdsl, s->c[0].p.target_mrdsl);
-	}
+	for (unsigned i = 1; i < nconns; i++)
+		if (login(s, (uint16_t)i, iname, NULL, 0))
+			die("login of a second connection", &s->c[i]);
 	s->n = nconns;
 }
 
@@ -128,7 +116,7 @@ static struct ir_conn *use(struct sess *s, unsigned i)
 {
 	struct ir_conn *c = &s->c[i];
 
-	c->cmdsn = s->cmdsn;
+	c->cmdsn = s->s.cmdsn;
 	for (unsigned j = 0; j < s->n; j++)
 		if (ir_sn_lt(c->max_cmdsn, s->c[j].max_cmdsn))
 			c->max_cmdsn = s->c[j].max_cmdsn;
@@ -137,7 +125,7 @@ static struct ir_conn *use(struct sess *s, unsigned i)
 
 static void used(struct sess *s, unsigned i)
 {
-	s->cmdsn = s->c[i].cmdsn;
+	s->s.cmdsn = s->c[i].cmdsn;
 }
 
 /* The next PDU on c that is not a NOP-In (answered when it asks), or
@@ -537,7 +525,7 @@ static void statsn_ack(void)
 	o.bhs.req.flags = IR_FLAG_FINAL;
 	put_be32(o.bhs.req.itt, IR_RSVD_TAG);
 	put_be32(o.bhs.req.ttt, ttt);
-	put_be32(o.bhs.req.cmdsn, s.cmdsn);
+	put_be32(o.bhs.req.cmdsn, s.s.cmdsn);
 	put_be32(o.bhs.req.exp_statsn, s.c[1].expstatsn);
 	if (ir_send_pdu(&s.c[1], &o))
 		die("NOP-Out", &s.c[1]);
