@@ -41,11 +41,11 @@ static json_t *session_json(const struct iscsi_session_info *s)
 	rpc_iso8601(s->login_time, login, sizeof(login));
 	for (size_t i = 0; conns && i < s->nconns; i++)
 		json_array_append_new(conns, conn_json(&s->conns[i]));
-	o = json_pack("{s:i,s:s,s:s,s:i,s:s,s:s,s:s,s:b,s:s,s:o}", "tsih", s->tsih, "type",
+	o = json_pack("{s:i,s:s,s:s,s:i,s:s,s:s,s:s,s:b,s:s,s:s,s:o}", "tsih", s->tsih, "type",
 		      s->discovery ? "discovery" : "normal", "target", s->target, "tpgt", s->tpgt,
 		      "initiator", s->initiator, "initiator_alias", s->initiator_alias, "isid",
-		      isid, "logged_in", s->logged_in, "login_time", login, "connections",
-		      conns ? conns : json_array());
+		      isid, "logged_in", s->logged_in, "state", s->state ? s->state : "free",
+		      "login_time", login, "connections", conns ? conns : json_array());
 	if (o)
 		json_object_set_new(o, "negotiated",
 				    json_pack("{s:I,s:I,s:b,s:b,s:i,s:i}", "max_burst_length",

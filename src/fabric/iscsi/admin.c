@@ -159,6 +159,14 @@ static const char *const admin_conn_states[] = {
     [ISCSI_CONN_S8_CLEANUP_WAIT] = "cleanup_wait",
 };
 
+static const char *const admin_sess_states[] = {
+    [ISCSI_SESS_Q1_FREE] = "free",
+    [ISCSI_SESS_Q2_ACTIVE] = "active",
+    [ISCSI_SESS_Q3_LOGGED_IN] = "logged_in",
+    [ISCSI_SESS_Q4_FAILED] = "failed",
+    [ISCSI_SESS_Q5_IN_CONTINUE] = "in_continue",
+};
+
 static void admin_fill(struct iscsi_session_info *si, const struct iscsi_session *s)
 {
 	const struct iscsi_conn *c;
@@ -174,6 +182,9 @@ static void admin_fill(struct iscsi_session_info *si, const struct iscsi_session
 	snprintf(si->initiator_alias, sizeof(si->initiator_alias), "%s", s->initiator_alias);
 	memcpy(si->isid, s->isid, sizeof(si->isid));
 	si->logged_in = s->state == ISCSI_SESS_Q3_LOGGED_IN;
+	si->state = s->state < ARRAY_SIZE(admin_sess_states) && admin_sess_states[s->state]
+			? admin_sess_states[s->state]
+			: "free";
 	/* set before the session was registered, fixed since */
 	si->login_time = s->login_time;
 	si->max_burst_length = s->params.max_burst_length;

@@ -172,6 +172,10 @@ struct iscsi_session_info {
 	uint16_t tsih;
 	bool discovery;
 	bool logged_in; /* full feature phase (else still logging in) */
+	/* RFC 7143 8.3.2 state: "active" (leading login), "logged_in",
+	 * "failed" (ERL 2: every connection failed, tasks wait for
+	 * reassignment), "in_continue" */
+	const char *state;
 	uint16_t tpgt;
 	uint8_t isid[6];
 	char target[224];

@@ -466,7 +466,10 @@ static int login_join(struct iscsi_conn *c)
 		}
 		if (same_cid && !erl2) {
 			l->fail_why = "connection reinstated at ERL 0: the session ends";
-		} else if (s->state != ISCSI_SESS_Q3_LOGGED_IN) {
+		} else if (s->state != ISCSI_SESS_Q3_LOGGED_IN &&
+			   s->state != ISCSI_SESS_Q4_FAILED) {
+			/* Q4 (ERL 2, every connection failed, tasks waiting
+			 * for reassignment) takes a continuation */
 			st = ISCSI_LS_CANT_INCLUDE;
 			l->fail_why = "the session is not in full feature phase";
 		} else if (s->nconns - (same_cid ? 1u : 0u) >= s->params.max_connections) {
@@ -482,6 +485,12 @@ static int login_join(struct iscsi_conn *c)
 			s->nconns++;
 			c->sess = s;
 			joined = true;
+			if (s->state == ISCSI_SESS_Q4_FAILED) {
+				/* RFC 7143 8.3.2: session continuation, which
+				 * succeeds here (the checks are passed) */
+				iscsi_session_event(s, ISCSI_SEV_CONTINUE);
+				iscsi_session_event(s, ISCSI_SEV_CONTINUED);
+			}
 		}
 	}
 	pthread_mutex_unlock(&iscsi_global.lock);

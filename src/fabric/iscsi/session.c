@@ -17,11 +17,14 @@
 #include "lib/log.h"
 #include "scsi/scsi.h"
 
-/* ---- RFC 7143 8.3.2: target session state transitions (the ERL 0 subset:
- * no session continuation, so Q5 IN_CONTINUE is never entered and a failed
- * session is cleaned up at once; at ERL 2 a session whose connections
- * failed for recovery stays in Q3 with their shells, joinable by TSIH,
- * until they are reassigned or expire: erl2.c). ---- */
+/* ---- RFC 7143 8.3.2: target session state transitions. Below ERL 2 a
+ * session that fails is cleaned up at once (nothing outlives its last
+ * connection). At ERL 2 a session whose last connection failed for
+ * recovery (its tasks wait in shells for TASK REASSIGN, erl2.c) stays in
+ * Q4 FAILED, joinable by TSIH, until the shells are reassigned or expire
+ * (Time2Wait + Time2Retain: N6); a login with its TSIH is a session
+ * continuation, Q4 -> Q5 -> Q3. The continuation's two transitions carry
+ * no N-number here: the RFC text was not at hand to check them. ---- */
 struct sess_transition {
 	uint8_t next;
 	const char *label;
@@ -43,9 +46,13 @@ static const struct sess_transition sess_fsm[ISCSI_SESS_Q5_IN_CONTINUE + 1][ISCS
 		[ISCSI_SEV_FAILED] = { ISCSI_SESS_Q4_FAILED, "N5" },
 	},
 	[ISCSI_SESS_Q4_FAILED] = {
-		/* session state timeout: ERL 0 retains nothing (Time2Retain
-		 * does not apply without continuation) */
+		/* session state timeout, or reinstatement: below ERL 2
+		 * nothing is retained, at once */
 		[ISCSI_SEV_CLEANED] = { ISCSI_SESS_Q1_FREE, "N6" },
+		[ISCSI_SEV_CONTINUE] = { ISCSI_SESS_Q5_IN_CONTINUE, "continuation" },
+	},
+	[ISCSI_SESS_Q5_IN_CONTINUE] = {
+		[ISCSI_SEV_CONTINUED] = { ISCSI_SESS_Q3_LOGGED_IN, "continued" },
 	},
 };
 /* clang-format on */
@@ -63,7 +70,8 @@ void iscsi_session_event(struct iscsi_session *s, enum iscsi_session_event ev)
 	s->state = t->next;
 	log_debug("iscsi: session %s tsih %u: Q%u -> Q%u (%s)", s->initiator_port, s->tsih, from,
 		  s->state, t->label);
-	if (s->state == ISCSI_SESS_Q4_FAILED)
+	/* nothing waits for reassignment, or the session ends anyway */
+	if (s->state == ISCSI_SESS_Q4_FAILED && (!s->nrecov || s->ending))
 		iscsi_session_event(s, ISCSI_SEV_CLEANED);
 }
 
@@ -293,6 +301,8 @@ void iscsi_session_remove_conn(struct iscsi_session *s, struct iscsi_conn *c, bo
 		s->nconns--;
 		pthread_mutex_unlock(&iscsi_global.lock);
 		iscsi_erl2_park(s, c);
+		if (!s->nconns && s->state == ISCSI_SESS_Q3_LOGGED_IN)
+			iscsi_session_event(s, ISCSI_SEV_FAILED); /* N5: Q4, shells wait */
 		return;
 	}
 	pthread_mutex_lock(&iscsi_global.lock);
@@ -355,7 +365,9 @@ void iscsi_session_recovery_over(struct iscsi_session *s)
 		   "session ends",
 		   s->initiator_port, s->tsih);
 	if (s->state == ISCSI_SESS_Q3_LOGGED_IN)
-		iscsi_session_event(s, ISCSI_SEV_FAILED);
+		iscsi_session_event(s, ISCSI_SEV_FAILED); /* N5, N6 */
+	else if (s->state == ISCSI_SESS_Q4_FAILED)
+		iscsi_session_event(s, ISCSI_SEV_CLEANED); /* N6 */
 	if (s->nexus && !s->nexus_lost && s->tasks) {
 		s->nexus_lost = true;
 		s->tasks++;

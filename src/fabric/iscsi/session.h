@@ -49,8 +49,9 @@ enum iscsi_session_state {
 	ISCSI_SESS_Q1_FREE = 1,
 	ISCSI_SESS_Q2_ACTIVE = 2,      /* leading connection in login */
 	ISCSI_SESS_Q3_LOGGED_IN = 3,   /* in full feature phase */
-	ISCSI_SESS_Q4_FAILED = 4,      /* last connection failed; ERL 0: cleaned at once */
-	ISCSI_SESS_Q5_IN_CONTINUE = 5, /* session continuation (ERL >= 1, not offered) */
+	ISCSI_SESS_Q4_FAILED = 4,      /* last connection failed: ERL 2 with tasks waiting for
+					* reassignment (erl2.c), else cleaned at once */
+	ISCSI_SESS_Q5_IN_CONTINUE = 5, /* a connection logs in to a failed session (ERL 2) */
 };
 
 enum iscsi_session_event {
@@ -59,7 +60,9 @@ enum iscsi_session_event {
 	ISCSI_SEV_LOGIN_FAILED,	 /* N9: leading login failed */
 	ISCSI_SEV_CLOSED,	 /* N3: logout / last connection closed cleanly */
 	ISCSI_SEV_FAILED,	 /* N5: last connection failed */
-	ISCSI_SEV_CLEANED,	 /* N6: FAILED cleaned up (ERL 0: at once) */
+	ISCSI_SEV_CLEANED,	 /* N6: FAILED cleaned up (no task waits: at once) */
+	ISCSI_SEV_CONTINUE,	 /* a login joins a FAILED session (continuation) */
+	ISCSI_SEV_CONTINUED,	 /* ... and succeeds */
 	ISCSI_SEV_COUNT,
 };
 

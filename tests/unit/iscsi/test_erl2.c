@@ -154,10 +154,15 @@ static void test_reassign_finished_read(void **state)
 	assert_int_equal(s->nconns, 0);
 	assert_int_equal(s->nrecov, 1);
 	assert_int_equal(s->stat_conn_recoveries, 1);
+	/* RFC 7143 8.3.2: no connection left, a task waits: Q4 FAILED (N5),
+	 * not cleaned while Time2Wait + Time2Retain run */
+	assert_int_equal(s->state, ISCSI_SESS_Q4_FAILED);
 
 	hc2 = h_conn_new();
 	assert_int_equal(join(hc2, 0), 0);
 	assert_ptr_equal(hc2->c->sess, s);
+	/* the login was a session continuation: Q4 -> Q5 -> Q3 */
+	assert_int_equal(s->state, ISCSI_SESS_Q3_LOGGED_IN);
 	statsn = hc2->statsn; /* the login response's */
 	assert_int_equal(reassign(hc2, itt, 1), ISCSI_TMF_RSP_COMPLETE);
 	assert_int_equal(hc2->statsn, statsn + 1);
@@ -457,6 +462,7 @@ static void test_expiry(void **state)
 	iscsi_conn_drop(hc->c, "test: the connection fails");
 	h_pump();
 	assert_int_equal(s->nrecov, 1);
+	assert_int_equal(s->state, ISCSI_SESS_Q4_FAILED);
 	o = list_first_entry(&s->recov, struct iscsi_conn, recov_node);
 	assert_true(o->recov_deadline_ns > reactor_now_ns() + 5ull * 1000000000ull);
 	assert_true(reactor_timer_armed(&s->recov_timer));
