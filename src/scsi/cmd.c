@@ -397,9 +397,13 @@ void scsi_cmd_exec(struct scsi_cmd *cmd)
 		p->buf_wait = false;
 		setup_fail(cmd, SENSE_BUSY, NULL);
 	}
-	/* run before the fabric let it enter (it ends: an aborted task, a
-	 * connection gone): it enters now, so that it runs in order */
-	scsi_cmd_enter(cmd);
+	/* run before the fabric let it enter (an aborted task, a connection
+	 * gone): one that is to run enters now, so that it runs in order; one
+	 * that failed ends without (as one whose set-up failed) */
+	if (p->reason == SENSE_OK)
+		scsi_cmd_enter(cmd);
+	else
+		p->enter_due = false;
 	if (p->reason != SENSE_OK) {
 		scsi_cmd_complete_sx(cmd, p->reason, &p->sx);
 		return;
