@@ -16,7 +16,8 @@
 #   tgt 127.0.0.1:ERL2_PORT  <-- 4 connections, one session (ERL 2) --  tests/tools/erl2
 #
 # Environment: ERL2_DROPS [1000], ERL2_PER_DROP [40 commands between drops],
-# ERL2_PORT [4302], BENCH_TMPDIR [/var/tmp].
+# ERL2_PORT [4302], ERL2_ARGS [extra options of the tool, e.g. -O: each drop also loses a
+# command, resent behind newer ones], BENCH_TMPDIR [/var/tmp].
 set -euo pipefail
 export LC_ALL=C
 # shellcheck source=bench/lib.sh
@@ -25,6 +26,7 @@ bench_build_dir "${1:-}"
 DROPS=${ERL2_DROPS:-1000}
 PER=${ERL2_PER_DROP:-40}
 PORT=${ERL2_PORT:-4302}
+read -ra EXTRA <<<"${ERL2_ARGS:-}"
 UTARGETD=$BUILD/src/daemon/utargetd
 UTARGET=$BUILD/src/cli/utarget
 ERL2=$BUILD/tests/tools/erl2
@@ -50,11 +52,11 @@ cat >"$WORK/utargetd.json" <<JSON
 }
 JSON
 bench_start_utargetd "$WORK/utargetd.json" --log-level notice
-echo "# ERL 2 connection drops, $(bench_stamp), $DROPS drops, $PER commands between drops"
+echo "# ERL 2 connection drops, $(bench_stamp), $DROPS drops, $PER commands between drops${ERL2_ARGS:+, $ERL2_ARGS}"
 # -H FILE: the tool holds the session after its run until FILE exists, so the
 # counters are read from the live session
 "$ERL2" "127.0.0.1:$PORT" "$TGT" "$INI" -n 4 -q 4 -b 64 -d "$DROPS" -m "$PER" \
-	-H "$WORK/release" >"$WORK/erl2.out" 2>&1 &
+	-H "$WORK/release" "${EXTRA[@]}" >"$WORK/erl2.out" 2>&1 &
 EP=$!
 bench_wait_line "$WORK/erl2.out" '^(ready|FAIL)' $((DROPS * 20 + 600))
 "$UTARGET" -s "$WORK/utargetd.sock" --json session list >"$WORK/sessions.json"

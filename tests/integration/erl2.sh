@@ -10,7 +10,11 @@
 #   one session, 4 commands in flight per connection; 50 times a
 #   connection is dropped (reset of its socket, or Logout reason 2 from the
 #   next connection), a replacement logs in with its CID and reassigns
-#   its tasks; the answers on sessions of their own (-A).
+#   its tasks; the answers on sessions of their own (-A). Then a second
+#   session (erl2 -O, 20 drops): each drop also loses a new command of the
+#   connection (never written), TASK REASSIGN answers 01h and the command
+#   goes again on the replacement AFTER newer commands (a CmdSN below one
+#   already sent on that connection, RFC 7143 3.2.2.1).
 #
 # Checked:
 #   - 50 drops, 0 commands lost, 0 wrong bytes, every command GOOD;
@@ -18,7 +22,10 @@
 #     tasks_reassigned the tool's "complete" answers, tasks_expired 0;
 #   - TASK REASSIGN: a task of a live connection 03h, an unknown ITT 01h, a
 #     task not reassigned within Time2Wait + Time2Retain (1 s offered) 01h
-#     after it ended (and a log line for it), at ERL 1 04h.
+#     after it ended (and a log line for it), at ERL 1 04h;
+#   - -O: 20 drops, 0 commands lost, 0 wrong bytes, every command GOOD, and
+#     resent_behind > 0 (resends behind newer commands on one connection
+#     completed: the connection did not stop waiting for the older CmdSN).
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 USAGE="usage: erl2.sh UTARGETD UTARGET ERL2"
@@ -98,4 +105,18 @@ echo "ok: target counters (connection_recoveries tasks_reassigned tasks_expired)
 grep -q "not reassigned within Time2Wait + Time2Retain: ended" "$UT_LOG" ||
 	ut_fail "no log line for the expired task"
 echo "ok: the task not reassigned within Time2Wait + Time2Retain ended (logged)"
+
+# resends behind newer commands on their connection
+timeout 120 "$ERL2" "$P" "$E" "$I-o" -n 4 -d 20 -m 40 -q 4 -O >"$UT_TMP/o.out" 2>&1 ||
+	ut_fail "erl2 -O: $(cat "$UT_TMP/o.out")"
+cat "$UT_TMP/o.out"
+has o "^session tsih [0-9]+ erl 2 conns 4$"
+has o "^drops 20 reset 10 logout 10$"
+has o "^io commands [0-9]+ reads [0-9]+ writes [0-9]+ bytes [0-9]+ mismatches 0 failed 0 lost 0$"
+has o "^reassign tasks [0-9]+ complete [0-9]+ not_found [0-9]+ allegiant [0-9]+ resent_behind [0-9]+$"
+has o "^OK$"
+NF=$(num o "not_found")
+RB=$(num o "resent_behind")
+[ "$NF" -gt 0 ] && [ "$RB" -gt 0 ] || ut_fail "erl2 -O: no command resent behind a newer one: $(cat "$UT_TMP/o.out")"
+echo "ok: 20 drops with -O: $RB of $NF commands answered 01h resent behind newer commands on their connection, 0 lost, 0 wrong bytes"
 ut_stop

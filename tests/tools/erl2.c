@@ -28,18 +28,34 @@
  *               erl1 R"
  *   -H FILE     after the workload print "ready" and wait for FILE (60 s at
  *               most) before the Logout: the session's counters can be read
+ *   -O          resend out of order: each drop also loses a new command of
+ *               the connection (CmdSN taken, PDU never written: TASK
+ *               REASSIGN answers 1, the CmdSNs after it wait at the
+ *               target); after a drop new commands are held back only
+ *               until every TASK REASSIGN is answered; a command
+ *               answered 1 waits on the replacement until a new command
+ *               went there (or none can go: no free slot for 50 ms, the
+ *               window closed, the run ending) and then goes behind it,
+ *               its CmdSN below one already sent on that connection (RFC
+ *               7143 3.2.2.1 exempts retries from the increasing order).
+ *               FAIL when a run with drops resent no command behind a
+ *               newer one
  *
  * TASK REASSIGN carries ExpDataSN = the Data-In received so far for a read
  * (the target sends from there), 0 for a write (the target asks with R2Ts
  * for what it lacks). A "Task does not exist" answer means the command
  * never reached the target (lost with the connection): it is sent again on
- * the replacement with its ITT and CmdSN. A command that never completes
+ * the replacement with its ITT and CmdSN, without -O first (no new command
+ * on the connection before every such command went, in CmdSN order), with
+ * -O after a newer command. A command that never completes
  * is lost. The recovery time of a drop runs from the drop to the status of
  * the last of its tasks.
  *
  * Lines: "session tsih T erl E conns N", "drops D reset R logout L", "io
  * commands C reads R writes W bytes B mismatches M failed F lost X",
- * "reassign tasks T complete A not_found N allegiant S", "recovery
+ * "reassign tasks T complete A not_found N allegiant S resent_behind B" (B:
+ * commands sent again on a connection after one with a higher CmdSN, 0
+ * without -O), "recovery
  * median_us .. p99_us .. max_us ..", then "OK" or "FAIL ...". Exit 0 / 1 /
  * 2 (usage, login). */
 #include <errno.h>
@@ -61,6 +77,7 @@
 #define MAX_DROPS  100000u
 #define STALL_US   30000000 /* no progress for this long: the rest is lost */
 #define TMF_ITT_HI 0x80000000u
+#define RESEND_US  50000 /* -O: the longest a resend waits for a new command */
 
 static const uint8_t lun0[8]; /* every command's LUN */
 
@@ -89,13 +106,19 @@ struct xconn {
 	uint32_t last_gen[MAX_DEPTH]; /* per slot: the pattern of its blocks */
 	uint32_t last_nblk[MAX_DEPTH];
 	bool wrote[MAX_DEPTH];
+	/* -O: since the login, a command sent (the highest CmdSN, a fresh
+	 * command's), and when the commands answered 1 go at the latest (0:
+	 * none waiting, or a TASK REASSIGN still unanswered) */
+	bool sent_any;
+	uint32_t sent_hi;
+	int64_t resend_by_us;
 };
 
 static struct {
 	struct ir_tool_args args;
 	const char *hold;
 	unsigned nconns, drops, per_drop, depth, maxblk, t2r;
-	bool answers;
+	bool answers, out_of_order;
 	uint32_t bs;
 	struct ir_session sess;
 	uint32_t itt, gen;
@@ -103,6 +126,7 @@ static struct {
 	/* results */
 	uint64_t cmds, reads, writes, bytes, mismatches, failed, lost;
 	uint64_t n_reset, n_logout, n_tasks, n_complete, n_not_found, n_allegiant;
+	uint64_t n_behind; /* resent after a command with a higher CmdSN */
 	int64_t drop_us;
 	unsigned pending; /* tasks of the current drop without status */
 	int64_t *recov;
@@ -162,6 +186,8 @@ static int xlogin(struct xconn *x)
 		return rc;
 	}
 	x->up = true;
+	x->sent_any = false;
+	x->resend_by_us = 0;
 	return 0;
 }
 
@@ -184,8 +210,8 @@ static void send_cmd(struct xconn *x, struct task *t)
 }
 
 /* Slot k of x starts its next command: a WRITE of a new pattern, then a
- * READ of the same blocks. */
-static void start(struct xconn *x, unsigned k)
+ * READ of the same blocks. !send: its PDU is lost (never written). */
+static void start(struct xconn *x, unsigned k, bool send)
 {
 	struct task *t = &x->t[k];
 	uint64_t region = ((uint64_t)x->cid * MAX_DEPTH + k) * S.maxblk;
@@ -208,7 +234,11 @@ static void start(struct xconn *x, unsigned k)
 		memset(t->buf, 0, t->len);
 	t->itt = S.itt++ & ~TMF_ITT_HI;
 	t->cmdsn = S.sess.cmdsn++;
-	send_cmd(x, t);
+	if (!x->sent_any || ir_sn_lt(x->sent_hi, t->cmdsn))
+		x->sent_hi = t->cmdsn;
+	x->sent_any = true;
+	if (send)
+		send_cmd(x, t);
 }
 
 static struct task *task_of(struct xconn *x, uint32_t itt)
@@ -271,13 +301,11 @@ static void send_reassign(struct xconn *x, struct task *t)
 		failf("send TASK REASSIGN on cid %u", x->cid);
 }
 
-/* Every TASK REASSIGN of x answered: the commands that never reached the
- * target go again, lowest CmdSN first. */
-static void resend_lost(struct xconn *x)
+/* The commands of x answered 1 go again, lowest CmdSN first; those below
+ * a command already sent on x are counted. */
+static void resend_now(struct xconn *x)
 {
-	for (unsigned k = 0; k < S.depth; k++)
-		if (x->t[k].busy && x->t[k].tmf_open)
-			return;
+	x->resend_by_us = 0;
 	for (;;) {
 		struct task *low = NULL;
 
@@ -290,8 +318,40 @@ static void resend_lost(struct xconn *x)
 		if (!low)
 			return;
 		low->resend = false;
+		if (x->sent_any && ir_sn_lt(low->cmdsn, x->sent_hi))
+			S.n_behind++;
 		send_cmd(x, low);
 	}
+}
+
+/* Every TASK REASSIGN of x answered: the commands that never reached the
+ * target go again, at once, or with -O after a new command (resend_late). */
+static void resend_lost(struct xconn *x)
+{
+	bool any = false;
+
+	for (unsigned k = 0; k < S.depth; k++) {
+		if (x->t[k].busy && x->t[k].tmf_open)
+			return;
+		any |= x->t[k].busy && x->t[k].resend;
+	}
+	if (!S.out_of_order)
+		resend_now(x);
+	else if (any && !x->resend_by_us)
+		x->resend_by_us = ir_now_us() + RESEND_US;
+}
+
+/* -O, after the new commands of x went (or could not, blocked: the window
+ * closed or the run ending): its commands answered 1 go now if a command
+ * went on x since its login (theirs are lower CmdSNs) or none will (blocked,
+ * or RESEND_US passed: every slot waits for one of them, or for a
+ * command the target holds until they come). */
+static void resend_late(struct xconn *x, bool blocked)
+{
+	if (!x->up || !x->resend_by_us)
+		return;
+	if (x->sent_any || blocked || ir_now_us() >= x->resend_by_us)
+		resend_now(x);
 }
 
 /* One PDU of connection x. *logout_rsp: a Logout Response's code. */
@@ -347,7 +407,9 @@ static void handle(struct xconn *x, struct ir_pdu *p, int *logout_rsp)
 		case 1:
 			/* the command never reached the target: again, once every
 			 * TASK REASSIGN is answered, in CmdSN order (on one
-			 * connection CmdSNs increase, RFC 7143 4.2.2.1) */
+			 * connection CmdSNs increase, RFC 7143 4.2.2.1), with -O
+			 * behind a new command (a retry may carry an older CmdSN,
+			 * 3.2.2.1) */
 			S.n_not_found++;
 			t->datain = t->got = 0;
 			t->tmf_open = false;
@@ -414,14 +476,23 @@ static void pump(int wait_ms, int *logout_rsp)
 	}
 }
 
-/* x still reassigns tasks or has commands to send again: no new command
- * goes before them (their CmdSNs are lower) */
+/* x still reassigns tasks or (without -O) has commands to send again: no
+ * new command goes before them (their CmdSNs are lower) */
 static bool recovering(const struct xconn *x)
 {
 	for (unsigned k = 0; k < S.depth; k++)
-		if (x->t[k].busy && (x->t[k].tmf_open || x->t[k].resend))
+		if (x->t[k].busy && (x->t[k].tmf_open || (x->t[k].resend && !S.out_of_order)))
 			return true;
 	return false;
+}
+
+static unsigned busy_on(const struct xconn *x)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < S.depth; k++)
+		n += x->t[k].busy;
+	return n;
 }
 
 static unsigned busy_count(void)
@@ -429,8 +500,7 @@ static unsigned busy_count(void)
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < S.nconns; i++)
-		for (unsigned k = 0; k < S.depth; k++)
-			n += S.x[i].t[k].busy;
+		n += busy_on(&S.x[i]);
 	return n;
 }
 
@@ -441,6 +511,13 @@ static void drop(unsigned v, unsigned kind)
 	struct xconn *x = &S.x[v];
 	int lrsp = -1;
 
+	/* -O: a new command lost with the connection (the target never gets
+	 * it, TASK REASSIGN answers 1) */
+	for (unsigned k = 0; k < S.depth && S.out_of_order; k++)
+		if (!x->t[k].busy && ir_sn_lt(S.sess.cmdsn, x->c.max_cmdsn + 1)) {
+			start(x, k, false);
+			break;
+		}
 	S.pending = 0;
 	for (unsigned k = 0; k < S.depth; k++)
 		if (x->t[k].busy) {
@@ -606,10 +683,11 @@ static void answers(void)
 int main(int argc, char **argv)
 {
 	const struct ir_opt opts[] = {
-	    {'n', IR_OPT_UINT, &S.nconns},   {'d', IR_OPT_UINT, &S.drops},
-	    {'m', IR_OPT_UINT, &S.per_drop}, {'q', IR_OPT_UINT, &S.depth},
-	    {'b', IR_OPT_UINT, &S.maxblk},   {'T', IR_OPT_UINT, &S.t2r},
-	    {'A', IR_OPT_FLAG, &S.answers},  {'H', IR_OPT_STR, &S.hold},
+	    {'n', IR_OPT_UINT, &S.nconns},	 {'d', IR_OPT_UINT, &S.drops},
+	    {'m', IR_OPT_UINT, &S.per_drop},	 {'q', IR_OPT_UINT, &S.depth},
+	    {'b', IR_OPT_UINT, &S.maxblk},	 {'T', IR_OPT_UINT, &S.t2r},
+	    {'A', IR_OPT_FLAG, &S.answers},	 {'H', IR_OPT_STR, &S.hold},
+	    {'O', IR_OPT_FLAG, &S.out_of_order},
 	};
 	struct ir_scsi_result res;
 	unsigned dropped = 0;
@@ -663,17 +741,27 @@ int main(int argc, char **argv)
 	last_progress = ir_now_us();
 	while (!S.why[0]) {
 		bool stop = dropped >= S.drops && S.cmds - last_drop_cmds >= S.per_drop;
+		bool due = !stop && !S.pending && dropped < S.drops &&
+			   S.cmds - last_drop_cmds >= S.per_drop;
+		unsigned v = dropped % S.nconns;
 
-		for (unsigned i = 0; i < S.nconns && !stop; i++)
-			for (unsigned k = 0; k < S.depth; k++)
-				if (S.x[i].up && !S.x[i].t[k].busy && !recovering(&S.x[i]) &&
+		for (unsigned i = 0; i < S.nconns; i++) {
+			/* -O: a slot of the connection to drop stays free for
+			 * the command lost with it */
+			unsigned most = due && S.out_of_order && i == v ? S.depth - 1 : S.depth;
+
+			for (unsigned k = 0; k < S.depth && !stop; k++)
+				if (S.x[i].up && !S.x[i].t[k].busy && busy_on(&S.x[i]) < most &&
+				    !recovering(&S.x[i]) &&
 				    ir_sn_lt(S.sess.cmdsn, S.x[i].c.max_cmdsn + 1))
-					start(&S.x[i], k);
+					start(&S.x[i], k, true);
+			resend_late(&S.x[i],
+				    stop || !ir_sn_lt(S.sess.cmdsn, S.x[i].c.max_cmdsn + 1));
+		}
 		if (stop && !busy_count())
 			break;
-		if (!stop && !S.pending && dropped < S.drops &&
-		    S.cmds - last_drop_cmds >= S.per_drop) {
-			drop(dropped % S.nconns, dropped % 2);
+		if (due && (!S.out_of_order || busy_on(&S.x[v]) < S.depth)) {
+			drop(v, dropped % 2);
 			dropped++;
 			last_drop_cmds = S.cmds;
 			continue;
@@ -707,8 +795,11 @@ int main(int argc, char **argv)
 	       " mismatches %" PRIu64 " failed %" PRIu64 " lost %" PRIu64 "\n",
 	       S.cmds, S.reads, S.writes, S.bytes, S.mismatches, S.failed, S.lost);
 	printf("reassign tasks %" PRIu64 " complete %" PRIu64 " not_found %" PRIu64
-	       " allegiant %" PRIu64 "\n",
-	       S.n_tasks, S.n_complete, S.n_not_found, S.n_allegiant);
+	       " allegiant %" PRIu64 " resent_behind %" PRIu64 "\n",
+	       S.n_tasks, S.n_complete, S.n_not_found, S.n_allegiant, S.n_behind);
+	if (S.out_of_order && dropped && !S.n_behind)
+		failf("-O: no command resent behind a newer one (%u drops, not_found %" PRIu64 ")",
+		      dropped, S.n_not_found);
 	if (S.nrecov) {
 		qsort(S.recov, S.nrecov, sizeof(*S.recov), cmp64);
 		printf("recovery median_us %" PRId64 " p99_us %" PRId64 " max_us %" PRId64 "\n",
@@ -732,6 +823,6 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: erl2 HOST:PORT TARGET INITIATOR [-n N] [-d DROPS] [-m CMDS] "
-			"[-q DEPTH] [-b BLOCKS] [-T SECONDS] [-A] [-H FILE]\n");
+			"[-q DEPTH] [-b BLOCKS] [-T SECONDS] [-A] [-H FILE] [-O]\n");
 	return 2;
 }
