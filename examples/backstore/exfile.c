@@ -54,9 +54,9 @@ static int parse_u64(const char *s, uint64_t *out)
 	if (errno || end == s)
 		return -1;
 	switch (*end) {
-	case 'T': v <<= 10; /* fall through */
-	case 'G': v <<= 10; /* fall through */
-	case 'M': v <<= 10; /* fall through */
+	case 'T': v <<= 10; __attribute__((fallthrough));
+	case 'G': v <<= 10; __attribute__((fallthrough));
+	case 'M': v <<= 10; __attribute__((fallthrough));
 	case 'K': v <<= 10; end++; break;
 	default: break;
 	}

@@ -43,6 +43,8 @@ struct path {
 
 static int failures;
 
+static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static void check(bool ok, const char *fmt, ...)
 {
 	va_list ap;

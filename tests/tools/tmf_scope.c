@@ -58,6 +58,8 @@ struct pending {
 static const char *portal, *target;
 static int failures;
 
+static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static void check(bool ok, const char *fmt, ...)
 {
 	va_list ap;
