@@ -192,6 +192,20 @@ def pdu_seeds():
                       data=bytes([i]) * 65536)
     write("pdu", "ffp-memcap", bytes([3 | 8 | 16]) + s)
     write("pdu", "ffp-memcap-raw", bytes([3]) + s)
+    # CmdSN order (scsi_cmd.c: enter_later, tmf.c: tmf_held): an ORDERED
+    # WRITE ahead of ExpCmdSN, a non-immediate ABORT TASK SET ahead, a READ
+    # after it, then the gap filler; an immediate TMF with a command ahead
+    blk = bytes(range(256)) * 2
+    s = scsi_cmd(bytes(6), 0x80, 0, 0x1FF, 1)  # TEST UNIT READY: the UA
+    s += scsi_cmd(rw10(0x2A, 4, 1), 0xA2, 512, 0x400, 4, data=blk)    # ORDERED, ahead
+    s += pdu(0x02, 0x82, itt=0x401, f20=b"\xff\xff\xff\xff", f24=3)   # ABORT TASK SET
+    s += scsi_cmd(rw10(0x28, 4, 1), 0xC1, 512, 0x402, 5)               # READ after it
+    s += scsi_cmd(rw10(0x28, 4, 1), 0xC1, 512, 0x403, 2)               # the gap filler
+    s += scsi_cmd(rw10(0x2A, 6, 1), 0xA1, 512, 0x404, 7, data=blk)    # ahead again
+    s += pdu(0x02 | 0x40, 0x82, itt=0x405, f20=b"\xff\xff\xff\xff", f24=6)
+    s += scsi_cmd(bytes(6), 0x80, 0, 0x406, 6)
+    write("pdu", "ffp-cmdsn-order", bytes([2 | 8]) + s)  # framed, CmdSNs as written
+    write("pdu", "ffp-cmdsn-order-raw", bytes([2]) + s)
 
 
 def split_pdus(stream):
