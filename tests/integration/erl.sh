@@ -12,6 +12,7 @@
 #     |            longer read but the last, answered with DataACK
 #     v
 #   target E (error_recovery_level 1, max_connections 4) --> LUN 0 d (ram 64M)
+#   erl -R (1 connection, MaxBurstLength 16 KiB) --> target E --> LUN 0 d
 #   erl (1 connection) --> target Z (ERL 0, the default) --> LUN 0 d
 #   utarget session list --json: the session's recovery counters
 #
@@ -21,8 +22,17 @@
 #     every kind were injected and recovered;
 #   - invalid SNACKs get the RFC's Rejects: a Status SNACK for a StatSN not
 #     sent 04h, an R-Data SNACK with a BegRun for an unknown ITT 04h
-#     (rdata.c; R-Data itself is unit-tested: test_snack.c), a DataACK naming no
-#     Data-In with the A bit 08h;
+#     (rdata.c), a DataACK naming no Data-In with the A bit 08h;
+#   - R-Data (11.16.1 type 3, 11.16.3 resegmentation, rdata.c) over TCP:
+#     6 rounds of a 32 KiB READ completed with its status left
+#     unacknowledged, MaxRecvDataSegmentLength lowered to 1024, 512, 1000
+#     or 4096 with a Text Request, then an R-Data SNACK: the tool checks
+#     every resent Data-In (at most the new length, DataSN from 0, offsets
+#     contiguous, F at each 16 KiB sequence end and the last, no S/A bit)
+#     and every byte, then the SCSI Response (the SNACK Tag, GOOD, the
+#     first status's StatSN, ExpDataSN the Data-In count); more PDUs than
+#     rounds came, 32 KiB each round; a faulty workload on the same
+#     connection completes after it;
 #   - A bits came (F, a TTT, the LUN, every 16 KiB, never the last
 #     sequence: the tool checks each) and the tool's DataACKs were all
 #     accepted (none rejected: the tool fails on any Reject but 02h; the
@@ -118,6 +128,17 @@ PY
 ) >"$UT_TMP/ctr.out" 2>&1 || ut_fail "session counters: $(cat "$UT_TMP/ctr.out") $(cat "$UT_TMP/sl.json")"
 echo "ok: target counters (digest_errors snacks retransmitted_pdus retransmitted_bytes retried data_acks): $(cat "$UT_TMP/ctr.out")"
 grep -q "header digest error: PDU discarded" "$UT_LOG" || ut_fail "no log line for a discarded PDU"
+
+# R-Data: resegmented resends after a smaller MaxRecvDataSegmentLength
+ut_run_client "$UT_TMP/rd.out" "$ERL" "$P" "$E" "$I" -n 1 -i 50 -r 10 -B 16384 -R 6
+has rd "^session tsih [0-9]+ erl 1 conns 1 "
+has rd "^rdata rounds 6 pdus [0-9]+ bytes 196608$"
+RP=$(num rd "rdata rounds 6 pdus")
+[ "$RP" -gt 6 ] || ut_fail "rdata: $RP Data-In for 6 rounds: $(cat "$UT_TMP/rd.out")"
+has rd "^rdata round 1 mrdsl 512 datain 64 "
+has rd "^io commands 50 reads [0-9]+ writes [0-9]+ bytes [0-9]+ mismatches 0 failed 0$"
+has rd "^OK$"
+echo "ok: R-Data: 6 rounds, $RP resegmented Data-In (196608 bytes) checked byte for byte, each answered by a SCSI Response with the SNACK Tag and the first StatSN"
 ut_stop
 
 # ERL 0, the default offer: no SNACK

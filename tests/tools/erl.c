@@ -37,12 +37,29 @@
  *   -S          invalid SNACKs first: a Status SNACK for a StatSN not sent
  *               yet, an R-Data SNACK, a DataACK: "snack_invalid status R
  *               rdata R dataack R" (Reject reasons)
+ *   -R N        R-Data (11.16.1 type 3, 11.16.3), N rounds before the
+ *               workload (ERL >= 1): a 32 KiB READ of a pattern written
+ *               first is completed and checked but its status not
+ *               acknowledged (ExpStatSN held at its StatSN, or the target
+ *               frees its copies); a Text Request declares a smaller
+ *               MaxRecvDataSegmentLength (1024, 512, 1000, 4096 in turn;
+ *               answered without a Reject); an R-Data SNACK (the read's
+ *               ITT, BegRun 0, RunLength 0, a SNACK Tag in the TTT) asks for
+ *               its data again: every Data-In at most the new length, no S
+ *               or A bit, DataSN 0, 1, ... (no DataACK), Buffer Offsets
+ *               contiguous from 0, F at each MaxBurstLength and at the end
+ *               only, the pattern's bytes; then a SCSI Response with the
+ *               SNACK Tag, GOOD, no residual, the StatSN of the first
+ *               status, ExpDataSN the number of those Data-In. 8192 is
+ *               declared again before the next round and the workload
  *
  * Lines: "session ... erl L conns N", "io commands C reads R writes W
  * bytes B mismatches M failed F", "faults hdigest .. ddigest_cmd ..
  * ddigest_data .. lost_datain .. lost_r2t .. lost_status ..", "recovery
  * snacks S retried_cmds R resent_pdus P resent_bytes B retx_received_pdus
  * Q retx_received_bytes Y rejects_digest D", "dataack abits A sent D",
+ * with -R "rdata round K mrdsl L datain D first_sent F statsn S" and
+ * "rdata rounds N pdus P bytes B" (else "FAIL rdata round K: ..."),
  * "latency
  * p50_us .. p99_us .. max_us ..", then "OK" when every command completed
  * GOOD with the right data, else "FAIL ...". Exit 0 / 1 / 2 (usage,
@@ -87,6 +104,7 @@ static struct {
 	uint32_t maxburst;
 	uint64_t lba;
 	bool snack_invalid;
+	unsigned rdata;
 	const char *hold;
 	uint32_t bs;
 	struct ir_session sess;
@@ -561,6 +579,262 @@ static void snack_invalid(struct econn *e)
 	atomic_store(&S.snacks, 0);
 }
 
+/* ---- R-Data SNACK rounds (-R, 11.16.3) ---- */
+
+#define RDATA_BYTES 32768u
+#define RDATA_TAG   0x5ad00000u /* | round: the SNACK Tag */
+
+static const uint32_t rdata_seg[] = {1024, 512, 1000, 4096};
+
+struct rdata_run {
+	unsigned round;
+	uint64_t pdus, bytes;
+	char why[256];
+};
+
+static int rfail(struct rdata_run *rr, const char *fmt, ...) UT_PRINTF(2, 3);
+static int rfail(struct rdata_run *rr, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rr->why, sizeof(rr->why), fmt, ap);
+	va_end(ap);
+	return -EPROTO;
+}
+
+static uint8_t rdata_byte(unsigned round, uint32_t off)
+{
+	return (uint8_t)(off * 7u + (off >> 8) * 13u + round * 31u + 1u);
+}
+
+/* A Text Request declaring MaxRecvDataSegmentLength=v (13.12: declarative,
+ * allowed in full feature phase) with ExpStatSN exp (what it acknowledges,
+ * 7.1); its answer must not refuse the key. */
+static int rdata_declare(struct econn *e, struct rdata_run *rr, uint32_t v, uint32_t exp)
+{
+	char kv[64], val[64];
+	uint8_t *rsp = NULL;
+	size_t rsp_len = 0;
+	int n = snprintf(kv, sizeof(kv), "MaxRecvDataSegmentLength=%u", v), rc;
+
+	e->c.expstatsn = exp;
+	/* the pair with its NUL */
+	rc = ir_text_exchange(&e->c, (const uint8_t *)kv, (size_t)n + 1, &rsp, &rsp_len);
+	if (rc)
+		return rfail(rr, "Text Request %s: %d %s", kv, rc, e->c.err);
+	rc = ir_text_get(rsp, rsp_len, "MaxRecvDataSegmentLength", val, sizeof(val));
+	free(rsp);
+	/* no answer is due; the target may declare its own, never refuse */
+	if (rc >= 0 && (val[0] < '0' || val[0] > '9'))
+		return rfail(rr, "Text Request %s answered MaxRecvDataSegmentLength=%s", kv, val);
+	e->c.p.our_mrdsl = v;
+	return 0;
+}
+
+/* One round: write the pattern, read it back (status not acknowledged),
+ * declare a smaller MaxRecvDataSegmentLength, R-Data SNACK, check. */
+static int rdata_round(struct econn *e, struct rdata_run *rr, uint64_t lba, uint8_t *buf)
+{
+	uint32_t blocks = UT_MAX(1u, RDATA_BYTES / S.bs), len = blocks * S.bs;
+	uint32_t seg = rdata_seg[rr->round % ARRAY_SIZE(rdata_seg)];
+	uint32_t burst = e->c.p.max_burst, tag = RDATA_TAG | rr->round;
+	uint32_t itt, statsn = 0, got = 0, first_pdus = 0, pdus = 0, exp_after;
+	struct ir_scsi_result res;
+	uint8_t cdb[16] = {0x88}, lun[8];
+	bool done = false;
+	int rc;
+
+	/* 8192 again: the read goes out in segments of the login's length */
+	if (e->c.p.our_mrdsl != SEG && (rc = rdata_declare(e, rr, SEG, e->c.expstatsn)))
+		return rc;
+	for (uint32_t i = 0; i < len; i++)
+		buf[i] = rdata_byte(rr->round, i);
+	rc = ir_write16(&e->c, 0, lba, blocks, S.bs, buf, false, &res);
+	if (rc || res.status)
+		return rfail(rr, "WRITE LBA %" PRIu64 ": %d status 0x%02x %s", lba, rc, res.status,
+			     e->c.err);
+	memset(buf, 0xa5, len);
+	put_be64(cdb + 2, lba);
+	put_be32(cdb + 10, blocks);
+	ir_lun_encode(0, lun);
+	rc = ir_scsi_send(&e->c, 0, cdb, sizeof(cdb), IR_DIR_READ, len, &itt);
+	if (rc)
+		return rfail(rr, "send READ: %d", rc);
+	/* the read as it first comes: Data-In, status in the last or in a
+	 * SCSI Response; A bits not answered (the status acknowledges) */
+	while (!done) {
+		struct ir_pdu r;
+		uint8_t op;
+
+		rc = ir_recv_pdu(&e->c, &r, 10000);
+		if (rc)
+			return rfail(rr, "recv READ: %d %s", rc, e->c.err);
+		op = ir_pdu_opcode(&r);
+		if (op == IR_OP_NOP_IN) {
+			ir_pdu_free(&r);
+			continue;
+		}
+		if ((op != IR_OP_DATA_IN && op != IR_OP_SCSI_RSP) || ir_pdu_itt(&r) != itt) {
+			ir_pdu_free(&r);
+			return rfail(rr, "READ: %s ITT 0x%x (reason 0x%02x)", ir_opcode_name(op),
+				     ir_pdu_itt(&r), op == IR_OP_REJECT ? r.bhs.reject.reason : 0);
+		}
+		if (op == IR_OP_DATA_IN) {
+			first_pdus++;
+			if (ir_datain_take(&r, buf, len, &got)) {
+				ir_pdu_free(&r);
+				return rfail(rr, "READ: Data-In outside the buffer");
+			}
+			if (r.bhs.data.flags & IR_DATAIN_STATUS) {
+				res.status = r.bhs.data.status;
+				statsn = get_be32(r.bhs.data.statsn);
+				done = true;
+			}
+		} else {
+			res.status = r.bhs.scsi_rsp.response ? 0xfe : r.bhs.scsi_rsp.status;
+			statsn = get_be32(r.bhs.scsi_rsp.statsn);
+			done = true;
+		}
+		ir_pdu_free(&r);
+	}
+	if (res.status || got != len)
+		return rfail(rr, "READ: status 0x%02x, %u of %u bytes", res.status, got, len);
+	for (uint32_t i = 0; i < len; i++)
+		if (buf[i] != rdata_byte(rr->round, i))
+			return rfail(rr, "READ: byte %u is 0x%02x, want 0x%02x", i, buf[i],
+				     rdata_byte(rr->round, i));
+	/* from here on ExpStatSN stays at the read's StatSN: its copies are
+	 * retained (7.1) until the R-Data SNACK is answered */
+	rc = rdata_declare(e, rr, seg, statsn);
+	if (rc)
+		return rc;
+	exp_after = e->c.expstatsn;
+	memset(buf, 0xa5, len);
+	got = 0;
+	e->c.expstatsn = statsn;
+	rc = send_snack(e, SNACK_RDATA, itt, tag, 0, 0);
+	if (rc)
+		return rfail(rr, "send R-Data SNACK: %d", rc);
+	for (done = false; !done;) {
+		struct ir_pdu r;
+		uint32_t off, sn, dl, end;
+		uint8_t op, fl;
+
+		rc = ir_recv_pdu(&e->c, &r, 10000);
+		if (rc)
+			return rfail(rr, "recv after the R-Data SNACK (%u Data-In): %d %s", pdus,
+				     rc, e->c.err);
+		op = ir_pdu_opcode(&r);
+		if (op == IR_OP_NOP_IN) {
+			ir_pdu_free(&r);
+			continue;
+		}
+		if ((op != IR_OP_DATA_IN && op != IR_OP_SCSI_RSP) || ir_pdu_itt(&r) != itt) {
+			ir_pdu_free(&r);
+			return rfail(rr, "R-Data SNACK answered %s ITT 0x%x (reason 0x%02x)",
+				     ir_opcode_name(op), ir_pdu_itt(&r),
+				     op == IR_OP_REJECT ? r.bhs.reject.reason : 0);
+		}
+		fl = r.bhs.data.flags;
+		if (op == IR_OP_SCSI_RSP) {
+			const struct ir_bhs_scsi_rsp *h = &r.bhs.scsi_rsp;
+
+			/* 11.16.3: the SNACK Tag, the StatSN of the first
+			 * status; 11.4.8: ExpDataSN the Data-In sent */
+			rc = 0;
+			if (!(h->flags & IR_FLAG_FINAL) || h->response || h->status ||
+			    (h->flags & (IR_RSP_OVERFLOW | IR_RSP_UNDERFLOW)) ||
+			    get_be32(h->residual) || r.data_len)
+				rc = rfail(rr,
+					   "SCSI Response flags 0x%02x response %u status 0x%02x "
+					   "residual %u data %u",
+					   h->flags, h->response, h->status, get_be32(h->residual),
+					   r.data_len);
+			else if (get_be32(h->snack_tag) != tag)
+				rc = rfail(rr, "SCSI Response SNACK Tag 0x%08x, want 0x%08x",
+					   get_be32(h->snack_tag), tag);
+			else if (get_be32(h->statsn) != statsn)
+				rc =
+				    rfail(rr, "SCSI Response StatSN %u, want %u (the first status)",
+					  get_be32(h->statsn), statsn);
+			else if (get_be32(h->exp_datasn) != pdus)
+				rc = rfail(rr, "SCSI Response ExpDataSN %u, want %u",
+					   get_be32(h->exp_datasn), pdus);
+			ir_pdu_free(&r);
+			if (rc)
+				return rc;
+			done = true;
+			continue;
+		}
+		off = get_be32(r.bhs.data.buffer_offset);
+		sn = get_be32(r.bhs.data.datasn);
+		dl = r.data_len;
+		end = off + dl;
+		rc = 0;
+		if (!dl || dl > seg)
+			rc = rfail(rr, "Data-In DataSN %u: %u bytes, MaxRecvDataSegmentLength %u",
+				   sn, dl, seg);
+		else if (sn != pdus)
+			rc = rfail(rr, "Data-In DataSN %u, want %u (from 0, no DataACK)", sn, pdus);
+		else if (off != got || dl > len - off)
+			rc = rfail(rr, "Data-In DataSN %u at %u+%u, want offset %u of %u", sn, off,
+				   dl, got, len);
+		else if (fl & (IR_DATAIN_STATUS | IR_DATAIN_ACK))
+			rc = rfail(rr, "Data-In DataSN %u flags 0x%02x: S or A", sn, fl);
+		else if (off / burst != (end - 1) / burst ||
+			 !(fl & IR_FLAG_FINAL) != !(end == len || end % burst == 0))
+			rc = rfail(rr, "Data-In DataSN %u at %u+%u flags 0x%02x, MaxBurstLength %u",
+				   sn, off, dl, fl, burst);
+		else if (get_be32(r.bhs.data.ttt) != IR_RSVD_TAG || memcmp(r.bhs.data.lun, lun, 8))
+			rc = rfail(rr, "Data-In DataSN %u TTT 0x%08x or LUN", sn,
+				   get_be32(r.bhs.data.ttt));
+		if (!rc) {
+			memcpy(buf + off, r.data, dl);
+			got += dl;
+			pdus++;
+			rr->bytes += dl;
+		}
+		ir_pdu_free(&r);
+		if (rc)
+			return rc;
+	}
+	e->c.expstatsn = exp_after; /* everything acknowledged from here on */
+	if (got != len)
+		return rfail(rr, "R-Data: %u of %u bytes before the SCSI Response", got, len);
+	for (uint32_t i = 0; i < len; i++)
+		if (buf[i] != rdata_byte(rr->round, i))
+			return rfail(rr, "R-Data: byte %u is 0x%02x, want 0x%02x", i, buf[i],
+				     rdata_byte(rr->round, i));
+	rr->pdus += pdus;
+	printf("rdata round %u mrdsl %u datain %u first_sent %u statsn %u\n", rr->round, seg, pdus,
+	       first_pdus, statsn);
+	return 0;
+}
+
+/* -R: N rounds on e at lba, then 8192 declared again for the workload. */
+static int rdata_rounds(struct econn *e, uint64_t lba)
+{
+	struct rdata_run rr = {0};
+	uint8_t *buf = malloc(UT_MAX(RDATA_BYTES, S.bs));
+	int rc = buf ? 0 : -ENOMEM;
+
+	for (rr.round = 0; rr.round < S.rdata; rr.round++) {
+		rc = rdata_round(e, &rr, lba, buf);
+		if (rc)
+			break;
+	}
+	if (!rc && e->c.p.our_mrdsl != SEG)
+		rc = rdata_declare(e, &rr, SEG, e->c.expstatsn);
+	free(buf);
+	if (rc) {
+		printf("FAIL rdata round %u: %s\n", rr.round, rr.why[0] ? rr.why : strerror(-rc));
+		return rc;
+	}
+	printf("rdata rounds %u pdus %" PRIu64 " bytes %" PRIu64 "\n", S.rdata, rr.pdus, rr.bytes);
+	return 0;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -576,6 +850,7 @@ int main(int argc, char **argv)
 	    {'r', IR_OPT_UINT, &S.rate},	  {'b', IR_OPT_UINT, &S.maxblk},
 	    {'B', IR_OPT_U32, &S.maxburst},	  {'L', IR_OPT_U64, &S.lba},
 	    {'S', IR_OPT_FLAG, &S.snack_invalid}, {'H', IR_OPT_STR, &S.hold},
+	    {'R', IR_OPT_UINT, &S.rdata},
 	};
 	uint64_t cmds = 0, reads = 0, writes = 0, bytes = 0, mism = 0, failed = 0;
 	struct ir_scsi_result res;
@@ -621,6 +896,11 @@ int main(int argc, char **argv)
 		printf("FAIL the LUN has %" PRIu64 " blocks, %u wanted\n", nblocks,
 		       S.nconns * REGION_BLOCKS);
 		return 2;
+	}
+	if (S.rdata) {
+		if (rdata_rounds(&S.conns[0], S.lba))
+			return 1;
+		S.sess.cmdsn = S.conns[0].c.cmdsn;
 	}
 	S.end_ms = ir_now_us() / 1000 + (int64_t)S.secs * 1000;
 	for (unsigned i = 0; i < S.nconns; i++) {
@@ -684,6 +964,6 @@ int main(int argc, char **argv)
 	return 1;
 usage:
 	fprintf(stderr, "usage: erl HOST:PORT TARGET INITIATOR [-n N] [-E L] [-t S] [-i IOS] "
-			"[-r PERMILLE] [-b BLOCKS] [-B BYTES] [-L LBA] [-S] [-H FILE]\n");
+			"[-r PERMILLE] [-b BLOCKS] [-B BYTES] [-L LBA] [-S] [-R N] [-H FILE]\n");
 	return 2;
 }
