@@ -589,19 +589,7 @@ static const uint32_t rdata_seg[] = {1024, 512, 1000, 4096};
 struct rdata_run {
 	unsigned round;
 	uint64_t pdus, bytes;
-	char why[256];
 };
-
-static int rfail(struct rdata_run *rr, const char *fmt, ...) UT_PRINTF(2, 3);
-static int rfail(struct rdata_run *rr, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(rr->why, sizeof(rr->why), fmt, ap);
-	va_end(ap);
-	return -EPROTO;
-}
 
 static uint8_t rdata_byte(unsigned round, uint32_t off)
 {
@@ -611,7 +599,7 @@ static uint8_t rdata_byte(unsigned round, uint32_t off)
 /* A Text Request declaring MaxRecvDataSegmentLength=v (13.12: declarative,
  * allowed in full feature phase) with ExpStatSN exp (what it acknowledges,
  * 7.1); its answer must not refuse the key. */
-static int rdata_declare(struct econn *e, struct rdata_run *rr, uint32_t v, uint32_t exp)
+static int rdata_declare(struct econn *e, uint32_t v, uint32_t exp)
 {
 	char kv[64], val[64];
 	uint8_t *rsp = NULL;
@@ -622,12 +610,12 @@ static int rdata_declare(struct econn *e, struct rdata_run *rr, uint32_t v, uint
 	/* the pair with its NUL */
 	rc = ir_text_exchange(&e->c, (const uint8_t *)kv, (size_t)n + 1, &rsp, &rsp_len);
 	if (rc)
-		return rfail(rr, "Text Request %s: %d %s", kv, rc, e->c.err);
+		return fail(e, "Text Request %s: %d %s", kv, rc, e->c.err);
 	rc = ir_text_get(rsp, rsp_len, "MaxRecvDataSegmentLength", val, sizeof(val));
 	free(rsp);
 	/* no answer is due; the target may declare its own, never refuse */
 	if (rc >= 0 && (val[0] < '0' || val[0] > '9'))
-		return rfail(rr, "Text Request %s answered MaxRecvDataSegmentLength=%s", kv, val);
+		return fail(e, "Text Request %s answered MaxRecvDataSegmentLength=%s", kv, val);
 	e->c.p.our_mrdsl = v;
 	return 0;
 }
@@ -646,21 +634,21 @@ static int rdata_round(struct econn *e, struct rdata_run *rr, uint64_t lba, uint
 	int rc;
 
 	/* 8192 again: the read goes out in segments of the login's length */
-	if (e->c.p.our_mrdsl != SEG && (rc = rdata_declare(e, rr, SEG, e->c.expstatsn)))
+	if (e->c.p.our_mrdsl != SEG && (rc = rdata_declare(e, SEG, e->c.expstatsn)))
 		return rc;
 	for (uint32_t i = 0; i < len; i++)
 		buf[i] = rdata_byte(rr->round, i);
 	rc = ir_write16(&e->c, 0, lba, blocks, S.bs, buf, false, &res);
 	if (rc || res.status)
-		return rfail(rr, "WRITE LBA %" PRIu64 ": %d status 0x%02x %s", lba, rc, res.status,
-			     e->c.err);
+		return fail(e, "WRITE LBA %" PRIu64 ": %d status 0x%02x %s", lba, rc, res.status,
+			    e->c.err);
 	memset(buf, 0xa5, len);
 	put_be64(cdb + 2, lba);
 	put_be32(cdb + 10, blocks);
 	ir_lun_encode(0, lun);
 	rc = ir_scsi_send(&e->c, 0, cdb, sizeof(cdb), IR_DIR_READ, len, &itt);
 	if (rc)
-		return rfail(rr, "send READ: %d", rc);
+		return fail(e, "send READ: %d", rc);
 	/* the read as it first comes: Data-In, status in the last or in a
 	 * SCSI Response; A bits not answered (the status acknowledges) */
 	while (!done) {
@@ -669,7 +657,7 @@ static int rdata_round(struct econn *e, struct rdata_run *rr, uint64_t lba, uint
 
 		rc = ir_recv_pdu(&e->c, &r, 10000);
 		if (rc)
-			return rfail(rr, "recv READ: %d %s", rc, e->c.err);
+			return fail(e, "recv READ: %d %s", rc, e->c.err);
 		op = ir_pdu_opcode(&r);
 		if (op == IR_OP_NOP_IN) {
 			ir_pdu_free(&r);
@@ -677,14 +665,14 @@ static int rdata_round(struct econn *e, struct rdata_run *rr, uint64_t lba, uint
 		}
 		if ((op != IR_OP_DATA_IN && op != IR_OP_SCSI_RSP) || ir_pdu_itt(&r) != itt) {
 			ir_pdu_free(&r);
-			return rfail(rr, "READ: %s ITT 0x%x (reason 0x%02x)", ir_opcode_name(op),
-				     ir_pdu_itt(&r), op == IR_OP_REJECT ? r.bhs.reject.reason : 0);
+			return fail(e, "READ: %s ITT 0x%x (reason 0x%02x)", ir_opcode_name(op),
+				    ir_pdu_itt(&r), op == IR_OP_REJECT ? r.bhs.reject.reason : 0);
 		}
 		if (op == IR_OP_DATA_IN) {
 			first_pdus++;
 			if (ir_datain_take(&r, buf, len, &got)) {
 				ir_pdu_free(&r);
-				return rfail(rr, "READ: Data-In outside the buffer");
+				return fail(e, "READ: Data-In outside the buffer");
 			}
 			if (r.bhs.data.flags & IR_DATAIN_STATUS) {
 				res.status = r.bhs.data.status;
@@ -699,14 +687,14 @@ static int rdata_round(struct econn *e, struct rdata_run *rr, uint64_t lba, uint
 		ir_pdu_free(&r);
 	}
 	if (res.status || got != len)
-		return rfail(rr, "READ: status 0x%02x, %u of %u bytes", res.status, got, len);
+		return fail(e, "READ: status 0x%02x, %u of %u bytes", res.status, got, len);
 	for (uint32_t i = 0; i < len; i++)
 		if (buf[i] != rdata_byte(rr->round, i))
-			return rfail(rr, "READ: byte %u is 0x%02x, want 0x%02x", i, buf[i],
-				     rdata_byte(rr->round, i));
+			return fail(e, "READ: byte %u is 0x%02x, want 0x%02x", i, buf[i],
+				    rdata_byte(rr->round, i));
 	/* from here on ExpStatSN stays at the read's StatSN: its copies are
 	 * retained (7.1) until the R-Data SNACK is answered */
-	rc = rdata_declare(e, rr, seg, statsn);
+	rc = rdata_declare(e, seg, statsn);
 	if (rc)
 		return rc;
 	exp_after = e->c.expstatsn;
@@ -715,7 +703,7 @@ static int rdata_round(struct econn *e, struct rdata_run *rr, uint64_t lba, uint
 	e->c.expstatsn = statsn;
 	rc = send_snack(e, SNACK_RDATA, itt, tag, 0, 0);
 	if (rc)
-		return rfail(rr, "send R-Data SNACK: %d", rc);
+		return fail(e, "send R-Data SNACK: %d", rc);
 	for (done = false; !done;) {
 		struct ir_pdu r;
 		uint32_t off, sn, dl, end;
@@ -723,8 +711,8 @@ static int rdata_round(struct econn *e, struct rdata_run *rr, uint64_t lba, uint
 
 		rc = ir_recv_pdu(&e->c, &r, 10000);
 		if (rc)
-			return rfail(rr, "recv after the R-Data SNACK (%u Data-In): %d %s", pdus,
-				     rc, e->c.err);
+			return fail(e, "recv after the R-Data SNACK (%u Data-In): %d %s", pdus, rc,
+				    e->c.err);
 		op = ir_pdu_opcode(&r);
 		if (op == IR_OP_NOP_IN) {
 			ir_pdu_free(&r);
@@ -732,9 +720,9 @@ static int rdata_round(struct econn *e, struct rdata_run *rr, uint64_t lba, uint
 		}
 		if ((op != IR_OP_DATA_IN && op != IR_OP_SCSI_RSP) || ir_pdu_itt(&r) != itt) {
 			ir_pdu_free(&r);
-			return rfail(rr, "R-Data SNACK answered %s ITT 0x%x (reason 0x%02x)",
-				     ir_opcode_name(op), ir_pdu_itt(&r),
-				     op == IR_OP_REJECT ? r.bhs.reject.reason : 0);
+			return fail(e, "R-Data SNACK answered %s ITT 0x%x (reason 0x%02x)",
+				    ir_opcode_name(op), ir_pdu_itt(&r),
+				    op == IR_OP_REJECT ? r.bhs.reject.reason : 0);
 		}
 		fl = r.bhs.data.flags;
 		if (op == IR_OP_SCSI_RSP) {
@@ -746,21 +734,20 @@ static int rdata_round(struct econn *e, struct rdata_run *rr, uint64_t lba, uint
 			if (!(h->flags & IR_FLAG_FINAL) || h->response || h->status ||
 			    (h->flags & (IR_RSP_OVERFLOW | IR_RSP_UNDERFLOW)) ||
 			    get_be32(h->residual) || r.data_len)
-				rc = rfail(rr,
-					   "SCSI Response flags 0x%02x response %u status 0x%02x "
-					   "residual %u data %u",
-					   h->flags, h->response, h->status, get_be32(h->residual),
-					   r.data_len);
+				rc = fail(e,
+					  "SCSI Response flags 0x%02x response %u status 0x%02x "
+					  "residual %u data %u",
+					  h->flags, h->response, h->status, get_be32(h->residual),
+					  r.data_len);
 			else if (get_be32(h->snack_tag) != tag)
-				rc = rfail(rr, "SCSI Response SNACK Tag 0x%08x, want 0x%08x",
-					   get_be32(h->snack_tag), tag);
+				rc = fail(e, "SCSI Response SNACK Tag 0x%08x, want 0x%08x",
+					  get_be32(h->snack_tag), tag);
 			else if (get_be32(h->statsn) != statsn)
-				rc =
-				    rfail(rr, "SCSI Response StatSN %u, want %u (the first status)",
+				rc = fail(e, "SCSI Response StatSN %u, want %u (the first status)",
 					  get_be32(h->statsn), statsn);
 			else if (get_be32(h->exp_datasn) != pdus)
-				rc = rfail(rr, "SCSI Response ExpDataSN %u, want %u",
-					   get_be32(h->exp_datasn), pdus);
+				rc = fail(e, "SCSI Response ExpDataSN %u, want %u",
+					  get_be32(h->exp_datasn), pdus);
 			ir_pdu_free(&r);
 			if (rc)
 				return rc;
@@ -773,22 +760,22 @@ static int rdata_round(struct econn *e, struct rdata_run *rr, uint64_t lba, uint
 		end = off + dl;
 		rc = 0;
 		if (!dl || dl > seg)
-			rc = rfail(rr, "Data-In DataSN %u: %u bytes, MaxRecvDataSegmentLength %u",
-				   sn, dl, seg);
+			rc = fail(e, "Data-In DataSN %u: %u bytes, MaxRecvDataSegmentLength %u", sn,
+				  dl, seg);
 		else if (sn != pdus)
-			rc = rfail(rr, "Data-In DataSN %u, want %u (from 0, no DataACK)", sn, pdus);
+			rc = fail(e, "Data-In DataSN %u, want %u (from 0, no DataACK)", sn, pdus);
 		else if (off != got || dl > len - off)
-			rc = rfail(rr, "Data-In DataSN %u at %u+%u, want offset %u of %u", sn, off,
-				   dl, got, len);
+			rc = fail(e, "Data-In DataSN %u at %u+%u, want offset %u of %u", sn, off,
+				  dl, got, len);
 		else if (fl & (IR_DATAIN_STATUS | IR_DATAIN_ACK))
-			rc = rfail(rr, "Data-In DataSN %u flags 0x%02x: S or A", sn, fl);
+			rc = fail(e, "Data-In DataSN %u flags 0x%02x: S or A", sn, fl);
 		else if (off / burst != (end - 1) / burst ||
 			 !(fl & IR_FLAG_FINAL) != !(end == len || end % burst == 0))
-			rc = rfail(rr, "Data-In DataSN %u at %u+%u flags 0x%02x, MaxBurstLength %u",
-				   sn, off, dl, fl, burst);
+			rc = fail(e, "Data-In DataSN %u at %u+%u flags 0x%02x, MaxBurstLength %u",
+				  sn, off, dl, fl, burst);
 		else if (get_be32(r.bhs.data.ttt) != IR_RSVD_TAG || memcmp(r.bhs.data.lun, lun, 8))
-			rc = rfail(rr, "Data-In DataSN %u TTT 0x%08x or LUN", sn,
-				   get_be32(r.bhs.data.ttt));
+			rc = fail(e, "Data-In DataSN %u TTT 0x%08x or LUN", sn,
+				  get_be32(r.bhs.data.ttt));
 		if (!rc) {
 			memcpy(buf + off, r.data, dl);
 			got += dl;
@@ -801,11 +788,11 @@ static int rdata_round(struct econn *e, struct rdata_run *rr, uint64_t lba, uint
 	}
 	e->c.expstatsn = exp_after; /* everything acknowledged from here on */
 	if (got != len)
-		return rfail(rr, "R-Data: %u of %u bytes before the SCSI Response", got, len);
+		return fail(e, "R-Data: %u of %u bytes before the SCSI Response", got, len);
 	for (uint32_t i = 0; i < len; i++)
 		if (buf[i] != rdata_byte(rr->round, i))
-			return rfail(rr, "R-Data: byte %u is 0x%02x, want 0x%02x", i, buf[i],
-				     rdata_byte(rr->round, i));
+			return fail(e, "R-Data: byte %u is 0x%02x, want 0x%02x", i, buf[i],
+				    rdata_byte(rr->round, i));
 	rr->pdus += pdus;
 	printf("rdata round %u mrdsl %u datain %u first_sent %u statsn %u\n", rr->round, seg, pdus,
 	       first_pdus, statsn);
@@ -825,10 +812,10 @@ static int rdata_rounds(struct econn *e, uint64_t lba)
 			break;
 	}
 	if (!rc && e->c.p.our_mrdsl != SEG)
-		rc = rdata_declare(e, &rr, SEG, e->c.expstatsn);
+		rc = rdata_declare(e, SEG, e->c.expstatsn);
 	free(buf);
 	if (rc) {
-		printf("FAIL rdata round %u: %s\n", rr.round, rr.why[0] ? rr.why : strerror(-rc));
+		printf("FAIL rdata round %u: %s\n", rr.round, e->why[0] ? e->why : strerror(-rc));
 		return rc;
 	}
 	printf("rdata rounds %u pdus %" PRIu64 " bytes %" PRIu64 "\n", S.rdata, rr.pdus, rr.bytes);
