@@ -71,41 +71,25 @@ JSON
 ut_start "$UT_TMP/erl.json" --threads 2
 P=127.0.0.1:$UT_PORT
 
-# has NAME RE: a line of NAME.out matches RE
-has() {
-	grep -qE -- "$2" "$UT_TMP/$1.out" || ut_fail "$1: no line /$2/: $(cat "$UT_TMP/$1.out")"
-}
-# num NAME KEY: the number after KEY in NAME.out
-num() {
-	grep -oE -- "$2 [0-9]+" "$UT_TMP/$1.out" | head -n 1 | awk '{print $NF}'
-}
 
-rm -f "$UT_TMP/stop"
-"$ERL" "$P" "$E" "$I" -n 4 -i 400 -r 20 -B 16384 -S -H "$UT_TMP/stop" >"$UT_TMP/w.out" 2>&1 &
-RUN=$!
-for ((k = 0; k < 400; k++)); do
-	grep -qE "^(ready|FAIL)" "$UT_TMP/w.out" && break
-	sleep 0.1
-done
-grep -q "^ready$" "$UT_TMP/w.out" || { touch "$UT_TMP/stop"; ut_fail "erl: $(cat "$UT_TMP/w.out")"; }
+ut_hold w 40 "$ERL" "$P" "$E" "$I" -n 4 -i 400 -r 20 -B 16384 -S
 u --json session list >"$UT_TMP/sl.json" || ut_fail "session list: $(cat "$UT_TMP/sl.json")"
-touch "$UT_TMP/stop"
-wait $RUN || ut_fail "erl: $(cat "$UT_TMP/w.out")"
-has w "^session tsih [0-9]+ erl 1 conns 4 hdigest 1 ddigest 1$"
-has w "^io commands 1600 reads [0-9]+ writes [0-9]+ bytes [0-9]+ mismatches 0 failed 0$"
-has w "^snack_invalid status 0x04 rdata 0x04 dataack 0x08$"
+ut_release w
+ut_has w "^session tsih [0-9]+ erl 1 conns 4 hdigest 1 ddigest 1$"
+ut_has w "^io commands 1600 reads [0-9]+ writes [0-9]+ bytes [0-9]+ mismatches 0 failed 0$"
+ut_has w "^snack_invalid status 0x04 rdata 0x04 dataack 0x08$"
 for k in hdigest ddigest_cmd ddigest_data lost_datain lost_r2t lost_status; do
-	[ "$(num w "$k")" -gt 0 ] || ut_fail "no $k fault injected: $(cat "$UT_TMP/w.out")"
+	[ "$(ut_num w "$k")" -gt 0 ] || ut_fail "no $k fault injected: $(cat "$UT_TMP/w.out")"
 done
-has w "^OK$"
+ut_has w "^OK$"
 echo "ok: 1600 commands over 4 connections at ERL 1 with 2 % of PDUs damaged or lost each way: all GOOD, 0 wrong bytes"
 echo "ok: invalid SNACKs: Status beyond StatSN 04h, R-Data 04h, DataACK 08h"
-AB=$(num w "dataack abits")
-DA=$(num w " sent")
+AB=$(ut_num w "dataack abits")
+DA=$(ut_num w " sent")
 [ "$AB" -gt 0 ] && [ "$DA" -gt 0 ] || ut_fail "no A bit or no DataACK: $(cat "$UT_TMP/w.out")"
 echo "ok: A bits $AB (checked), DataACKs sent $DA, none rejected"
-SN=$(num w "recovery snacks")
-RT=$(num w "retried_cmds")
+SN=$(ut_num w "recovery snacks")
+RT=$(ut_num w "retried_cmds")
 (
 	cd "$UT_TMP" &&
 		SN=$SN RT=$RT DA=$DA python3 - <<'PY'
@@ -131,13 +115,13 @@ grep -q "header digest error: PDU discarded" "$UT_LOG" || ut_fail "no log line f
 
 # R-Data: resegmented resends after a smaller MaxRecvDataSegmentLength
 ut_run_client "$UT_TMP/rd.out" "$ERL" "$P" "$E" "$I" -n 1 -i 50 -r 10 -B 16384 -R 6
-has rd "^session tsih [0-9]+ erl 1 conns 1 "
-has rd "^rdata rounds 6 pdus [0-9]+ bytes 196608$"
-RP=$(num rd "rdata rounds 6 pdus")
+ut_has rd "^session tsih [0-9]+ erl 1 conns 1 "
+ut_has rd "^rdata rounds 6 pdus [0-9]+ bytes 196608$"
+RP=$(ut_num rd "rdata rounds 6 pdus")
 [ "$RP" -gt 6 ] || ut_fail "rdata: $RP Data-In for 6 rounds: $(cat "$UT_TMP/rd.out")"
-has rd "^rdata round 1 mrdsl 512 datain 64 "
-has rd "^io commands 50 reads [0-9]+ writes [0-9]+ bytes [0-9]+ mismatches 0 failed 0$"
-has rd "^OK$"
+ut_has rd "^rdata round 1 mrdsl 512 datain 64 "
+ut_has rd "^io commands 50 reads [0-9]+ writes [0-9]+ bytes [0-9]+ mismatches 0 failed 0$"
+ut_has rd "^OK$"
 echo "ok: R-Data: 6 rounds, $RP resegmented Data-In (196608 bytes) checked byte for byte, each answered by a SCSI Response with the SNACK Tag and the first StatSN"
 ut_stop
 
@@ -160,11 +144,11 @@ JSON
 ut_start "$UT_TMP/erl0.json"
 P=127.0.0.1:$UT_PORT
 ut_run_client "$UT_TMP/z.out" "$ERL" "$P" "$Z" "$I" -n 1 -i 50 -r 0 -B 16384 -S
-has z "^session tsih [0-9]+ erl 0 conns 1 "
-has z "^snack_invalid status 0x04 rdata 0x04 dataack 0x04$"
-has z "^io commands 50 reads [0-9]+ writes [0-9]+ bytes [0-9]+ mismatches 0 failed 0$"
-has z "^dataack abits 0 sent 0$"
-has z "^OK$"
+ut_has z "^session tsih [0-9]+ erl 0 conns 1 "
+ut_has z "^snack_invalid status 0x04 rdata 0x04 dataack 0x04$"
+ut_has z "^io commands 50 reads [0-9]+ writes [0-9]+ bytes [0-9]+ mismatches 0 failed 0$"
+ut_has z "^dataack abits 0 sent 0$"
+ut_has z "^OK$"
 grep -q "SNACK at ErrorRecoveryLevel 0" "$UT_LOG" || ut_fail "no log line for a SNACK at ERL 0"
 echo "ok: ERL 0 by default: ERL 1 asked, 0 negotiated; every SNACK rejected 04h; no A bit"
 ut_stop

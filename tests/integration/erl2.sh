@@ -55,34 +55,20 @@ JSON
 ut_start "$UT_TMP/erl2.json" --threads 2
 P=127.0.0.1:$UT_PORT
 
-has() {
-	grep -qE -- "$2" "$UT_TMP/$1.out" || ut_fail "$1: no line /$2/: $(cat "$UT_TMP/$1.out")"
-}
-num() {
-	grep -oE -- "$2 [0-9]+" "$UT_TMP/$1.out" | head -n 1 | awk '{print $NF}'
-}
 
-rm -f "$UT_TMP/stop"
-"$ERL2" "$P" "$E" "$I" -n 4 -d 50 -m 40 -q 4 -A -H "$UT_TMP/stop" >"$UT_TMP/w.out" 2>&1 &
-RUN=$!
-for ((k = 0; k < 600; k++)); do
-	grep -qE "^(ready|FAIL)" "$UT_TMP/w.out" && break
-	sleep 0.1
-done
-grep -q "^ready$" "$UT_TMP/w.out" || { touch "$UT_TMP/stop"; ut_fail "erl2: $(cat "$UT_TMP/w.out")"; }
+ut_hold w 60 "$ERL2" "$P" "$E" "$I" -n 4 -d 50 -m 40 -q 4 -A
 u --json session list >"$UT_TMP/sl.json" || ut_fail "session list: $(cat "$UT_TMP/sl.json")"
-touch "$UT_TMP/stop"
-wait $RUN || ut_fail "erl2: $(cat "$UT_TMP/w.out")"
+ut_release w
 cat "$UT_TMP/w.out"
-has w "^answers allegiant 3 unknown 1 expired 1 erl1 4$"
-has w "^session tsih [0-9]+ erl 2 conns 4$"
-has w "^drops 50 reset 25 logout 25$"
-has w "^io commands [0-9]+ reads [0-9]+ writes [0-9]+ bytes [0-9]+ mismatches 0 failed 0 lost 0$"
-has w "^OK$"
-CMDS=$(num w "io commands")
+ut_has w "^answers allegiant 3 unknown 1 expired 1 erl1 4$"
+ut_has w "^session tsih [0-9]+ erl 2 conns 4$"
+ut_has w "^drops 50 reset 25 logout 25$"
+ut_has w "^io commands [0-9]+ reads [0-9]+ writes [0-9]+ bytes [0-9]+ mismatches 0 failed 0 lost 0$"
+ut_has w "^OK$"
+CMDS=$(ut_num w "io commands")
 [ "$CMDS" -ge 2000 ] || ut_fail "only $CMDS commands"
-RT=$(num w "reassign tasks")
-CO=$(num w "complete")
+RT=$(ut_num w "reassign tasks")
+CO=$(ut_num w "complete")
 [ "$RT" -gt 0 ] && [ "$CO" -gt 0 ] || ut_fail "no task reassigned: $(cat "$UT_TMP/w.out")"
 echo "ok: 50 connection drops (25 resets, 25 Logout reason 2) under $CMDS verified commands on 4 connections: 0 lost, 0 wrong bytes"
 echo "ok: TASK REASSIGN answers: still allegiant 03h, unknown ITT 01h, expired after Time2Retain 01h, ERL 1 04h"
@@ -110,13 +96,13 @@ echo "ok: the task not reassigned within Time2Wait + Time2Retain ended (logged)"
 timeout 120 "$ERL2" "$P" "$E" "$I-o" -n 4 -d 20 -m 40 -q 4 -O >"$UT_TMP/o.out" 2>&1 ||
 	ut_fail "erl2 -O: $(cat "$UT_TMP/o.out")"
 cat "$UT_TMP/o.out"
-has o "^session tsih [0-9]+ erl 2 conns 4$"
-has o "^drops 20 reset 10 logout 10$"
-has o "^io commands [0-9]+ reads [0-9]+ writes [0-9]+ bytes [0-9]+ mismatches 0 failed 0 lost 0$"
-has o "^reassign tasks [0-9]+ complete [0-9]+ not_found [0-9]+ allegiant [0-9]+ resent_behind [0-9]+$"
-has o "^OK$"
-NF=$(num o "not_found")
-RB=$(num o "resent_behind")
+ut_has o "^session tsih [0-9]+ erl 2 conns 4$"
+ut_has o "^drops 20 reset 10 logout 10$"
+ut_has o "^io commands [0-9]+ reads [0-9]+ writes [0-9]+ bytes [0-9]+ mismatches 0 failed 0 lost 0$"
+ut_has o "^reassign tasks [0-9]+ complete [0-9]+ not_found [0-9]+ allegiant [0-9]+ resent_behind [0-9]+$"
+ut_has o "^OK$"
+NF=$(ut_num o "not_found")
+RB=$(ut_num o "resent_behind")
 [ "$NF" -gt 0 ] && [ "$RB" -gt 0 ] || ut_fail "erl2 -O: no command resent behind a newer one: $(cat "$UT_TMP/o.out")"
 echo "ok: 20 drops with -O: $RB of $NF commands answered 01h resent behind newer commands on their connection, 0 lost, 0 wrong bytes"
 ut_stop

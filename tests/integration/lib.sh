@@ -16,6 +16,13 @@
 #   ut_run_client OUT CMD  run a client; if utargetd dies meanwhile, stop the
 #                         client and fail at once
 #   ut_fail MSG           print MSG and the daemon log, exit 1
+#   ut_has NAME RE        a line of $UT_TMP/NAME.out matches RE, else fail
+#   ut_num NAME KEY       the number after KEY in $UT_TMP/NAME.out
+#   ut_hold NAME SECS CMD  run a tool that prints "ready" and then holds its
+#                         session until $UT_TMP/stop exists (its -H option),
+#                         output in $UT_TMP/NAME.out; fail unless it is ready
+#                         within SECS; ut_release NAME lets it go and fails
+#                         on its exit status
 #   ut_cu_run URL [URL2]  libiscsi's iscsi-test-cu against URL (and URL2 as
 #                         the second path), counted by the project's counter
 #                         tests/tools/cu_count.py (CU_FLAGS, CU_TESTS, CU_LOG,
@@ -217,4 +224,33 @@ ut_run_client() {
 	wait "$cpid"
 	rc=$?
 	return $rc
+}
+
+ut_has() {
+	grep -qE -- "$2" "$UT_TMP/$1.out" || ut_fail "$1: no line /$2/: $(cat "$UT_TMP/$1.out")"
+}
+
+ut_num() {
+	grep -oE -- "$2 [0-9]+" "$UT_TMP/$1.out" | head -n 1 | awk '{print $NF}'
+}
+
+UT_HOLD_PID=
+ut_hold() {
+	local name=$1 secs=$2 k
+	shift 2
+	rm -f "$UT_TMP/stop"
+	"$@" -H "$UT_TMP/stop" >"$UT_TMP/$name.out" 2>&1 &
+	UT_HOLD_PID=$!
+	for ((k = 0; k < secs * 10; k++)); do
+		grep -qE "^(ready|FAIL)" "$UT_TMP/$name.out" && break
+		sleep 0.1
+	done
+	grep -q "^ready$" "$UT_TMP/$name.out" ||
+		{ touch "$UT_TMP/stop"; ut_fail "$name: $(cat "$UT_TMP/$name.out")"; }
+}
+
+ut_release() {
+	touch "$UT_TMP/stop"
+	wait "$UT_HOLD_PID" || ut_fail "$1: $(cat "$UT_TMP/$1.out")"
+	UT_HOLD_PID=
 }

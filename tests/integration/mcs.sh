@@ -82,34 +82,30 @@ run() {
 	ut_run_client "$UT_TMP/$name.out" "$MCS" "$P" "$M" "$I" -C "$CHAP" "$@"
 	tail -n 1 "$UT_TMP/$name.out" | grep -qx OK || ut_fail "mcs $*: $(cat "$UT_TMP/$name.out")"
 }
-# has NAME RE: a line of NAME.out matches RE
-has() {
-	grep -qE -- "$2" "$UT_TMP/$1.out" || ut_fail "$1: no line /$2/: $(cat "$UT_TMP/$1.out")"
-}
 
 for n in 1 2 4; do
 	run v$n -n $n -i 256 -b 16
-	has v$n "^session tsih [0-9]+ conns $n max_connections 4 "
-	has v$n "^verify conns $n writes 256 reads 256 bytes [0-9]+ mismatches 0$"
-	has v$n "^logout response 0 others_closed $((n - 1)) of $((n - 1))$"
+	ut_has v$n "^session tsih [0-9]+ conns $n max_connections 4 "
+	ut_has v$n "^verify conns $n writes 256 reads 256 bytes [0-9]+ mismatches 0$"
+	ut_has v$n "^logout response 0 others_closed $((n - 1)) of $((n - 1))$"
 	echo "ok: $n connection(s): 256 WRITEs and READs over them, every byte verified; Logout closes all"
 done
 [ "$(grep -c "connection cid [0-9]* added to session" "$UT_LOG")" -ge 4 ] ||
 	ut_fail "no log line for the added connections"
 
 run ord -n 4 -o 32 -A -L 4096
-has ord "^ordered commands 32 conns 4 good 32 check_condition 0 other 0 final last$"
+ut_has ord "^ordered commands 32 conns 4 good 32 check_condition 0 other 0 final last$"
 echo "ok: 32 ORDERED COMPARE AND WRITEs over 4 connections, sent in reverse, ran in CmdSN order"
-has ord "^misdirected_data_out Reject reason 0x04$"
-has ord "^abort_other cid 0 task of cid 1 response 0$"
-has ord "^after_abort_other ok$"
+ut_has ord "^misdirected_data_out Reject reason 0x04$"
+ut_has ord "^abort_other cid 0 task of cid 1 response 0$"
+ut_has ord "^after_abort_other ok$"
 echo "ok: Data-Out on another connection than its task's rejected (04h); ABORT TASK of a task of another connection"
 
 run neg -n 4 -x -J iqn.2026-12.org.utarget.mcs:intruder -K mu:wrong-secret-1 -i 64 -L 8192
-has neg "^extra 02/06$"
-has neg "^join_name 02/0a$"
-has neg "^join_chap 02/01$"
-has neg "^verify conns 4 writes 64 reads 64 bytes [0-9]+ mismatches 0$"
+ut_has neg "^extra 02/06$"
+ut_has neg "^join_name 02/0a$"
+ut_has neg "^join_chap 02/01$"
+ut_has neg "^verify conns 4 writes 64 reads 64 bytes [0-9]+ mismatches 0$"
 grep -q "login failed (02/06 too many connections).*max_connections of the session reached" "$UT_LOG" ||
 	ut_fail "no log line for the fifth connection"
 grep -q "login failed (02/0a session does not exist).*intruder.*the session is another initiator's" \
@@ -117,39 +113,31 @@ grep -q "login failed (02/0a session does not exist).*intruder.*the session is a
 echo "ok: a fifth connection 02/06, another initiator 02/0a, a wrong CHAP secret 02/01; the session goes on"
 
 run churn -n 2 -k 6 -O -b 8 -L 16384
-has churn "^churn added 6 removed 6 ios [0-9]+ regions_verified [1-9][0-9]* mismatches 0$"
-has churn "^logout_other cid [0-9]+ by cid [0-9]+ response 0 closed yes$"
-has churn "^after_logout_other ok$"
+ut_has churn "^churn added 6 removed 6 ios [0-9]+ regions_verified [1-9][0-9]* mismatches 0$"
+ut_has churn "^logout_other cid [0-9]+ by cid [0-9]+ response 0 closed yes$"
+ut_has churn "^after_logout_other ok$"
 grep -q "logged out, [0-9]* left" "$UT_LOG" || ut_fail "no log line for a connection logged out"
 grep -q "fails with it" "$UT_LOG" && ut_fail "a clean removal failed the session"
 echo "ok: 6 connections added and 6 removed (Logout reason 1) during I/O, nothing lost; a Logout for another CID"
 
 run fail -n 3 -F -i 16 -L 24576
-has fail "^failure others_closed 2 of 2$"
+ut_has fail "^failure others_closed 2 of 2$"
 grep -q "connection cid 2 from .* failed: the session fails with it" "$UT_LOG" ||
 	ut_fail "no log line for the failed session"
 echo "ok: a connection reset without a Logout fails its session (ERL 0): the target closes the others"
 
 # a further login that brings the leading-only keys (MaxBurstLength, ...)
 run lo -n 2 -Y -i 16 -L 24576
-has lo "^join_lo 02/00$"
-has lo "^verify conns 2 writes 16 reads 16 bytes [0-9]+ mismatches 0$"
+ut_has lo "^join_lo 02/00$"
+ut_has lo "^verify conns 2 writes 16 reads 16 bytes [0-9]+ mismatches 0$"
 grep -q "a leading-only key in the login of a further connection" "$UT_LOG" ||
 	ut_fail "no log line for the leading-only keys"
 echo "ok: a further connection that declares leading-only keys gets 02/00"
 
 # the session list: the 4 connections of a held session
-rm -f "$UT_TMP/stop"
-"$MCS" "$P" "$M" "$I" -C "$CHAP" -n 4 -H "$UT_TMP/stop" >"$UT_TMP/hold.out" 2>&1 &
-HOLD=$!
-for ((k = 0; k < 100; k++)); do
-	grep -q "^ready$" "$UT_TMP/hold.out" && break
-	sleep 0.1
-done
-grep -q "^ready$" "$UT_TMP/hold.out" || ut_fail "mcs -H: $(cat "$UT_TMP/hold.out")"
+ut_hold hold 10 "$MCS" "$P" "$M" "$I" -C "$CHAP" -n 4
 u --json session list >"$UT_TMP/sl.json" || ut_fail "session list: $(cat "$UT_TMP/sl.json")"
-touch "$UT_TMP/stop"
-wait $HOLD || ut_fail "mcs -H: $(cat "$UT_TMP/hold.out")"
+ut_release hold
 (
 	cd "$UT_TMP" &&
 		python3 - <<'PY'
@@ -164,7 +152,7 @@ PY
 echo "ok: session list --json shows the session's 4 connections"
 
 ut_run_client "$UT_TMP/s.out" "$MCS" "$P" "$S" "$I" -n 2
-has s "^FAIL join cid 1: .*status 02/06"
+ut_has s "^FAIL join cid 1: .*status 02/06"
 echo "ok: a target with max_connections 1 refuses a second connection (02/06)"
 
 ut_stop
