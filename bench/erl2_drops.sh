@@ -34,35 +34,15 @@ TGT=iqn.2026-12.org.utarget.erl2:e
 INI=iqn.2026-12.org.utarget.erl2:m
 bench_need_bins "$UTARGETD" "$UTARGET" "$ERL2"
 bench_workdir utarget-erl2
-mkdir -p "$WORK/state"
-cat >"$WORK/utargetd.json" <<JSON
-{
-  "version": 1,
-  "state_dir": "$WORK/state",
-  "rpc_socket": "$WORK/utargetd.sock",
-  "iscsi": { "nop_in_interval": 0, "error_recovery_level": 2, "max_connections": 4,
-             "default_time2wait": 0, "default_time2retain": 20 },
-  "backstores": [ { "name": "d", "type": "ram", "size": "64M" } ],
-  "targets": [
-    { "name": "$TGT",
-      "portal_groups": [ { "tag": 1, "portals": [ "127.0.0.1:$PORT" ] } ],
-      "luns": [ { "lun": 0, "backstore": "d" } ],
-      "demo_mode": { "enabled": true, "read_only": false } }
-  ]
-}
-JSON
+bench_ram_config "$WORK/utargetd.json" "$TGT" "$PORT" '{ "nop_in_interval": 0,
+  "error_recovery_level": 2, "max_connections": 4, "default_time2wait": 0,
+  "default_time2retain": 20 }'
 bench_start_utargetd "$WORK/utargetd.json" --log-level notice
 echo "# ERL 2 connection drops, $(bench_stamp), $DROPS drops, $PER commands between drops${ERL2_ARGS:+, $ERL2_ARGS}"
-# -H FILE: the tool holds the session after its run until FILE exists, so the
-# counters are read from the live session
-"$ERL2" "127.0.0.1:$PORT" "$TGT" "$INI" -n 4 -q 4 -b 64 -d "$DROPS" -m "$PER" \
-	-H "$WORK/release" "${EXTRA[@]}" >"$WORK/erl2.out" 2>&1 &
-EP=$!
-bench_wait_line "$WORK/erl2.out" '^(ready|FAIL)' $((DROPS * 20 + 600))
-"$UTARGET" -s "$WORK/utargetd.sock" --json session list >"$WORK/sessions.json"
-touch "$WORK/release"
 rc=0
-wait "$EP" || rc=$?
+bench_held_run "$WORK/erl2.out" $((DROPS * 20 + 600)) \
+	"$ERL2" "127.0.0.1:$PORT" "$TGT" "$INI" -n 4 -q 4 -b 64 -d "$DROPS" -m "$PER" "${EXTRA[@]}" ||
+	rc=$?
 cat "$WORK/erl2.out"
 echo "# target counters"
 python3 -c '

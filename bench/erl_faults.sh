@@ -31,34 +31,14 @@ TGT=iqn.2026-12.org.utarget.erl:e
 INI=iqn.2026-12.org.utarget.erl:m
 bench_need_bins "$UTARGETD" "$UTARGET" "$ERL"
 bench_workdir utarget-erl
-mkdir -p "$WORK/state"
-cat >"$WORK/utargetd.json" <<JSON
-{
-  "version": 1,
-  "state_dir": "$WORK/state",
-  "rpc_socket": "$WORK/utargetd.sock",
-  "iscsi": { "nop_in_interval": 0, "error_recovery_level": 1, "max_connections": 4 },
-  "backstores": [ { "name": "d", "type": "ram", "size": "64M" } ],
-  "targets": [
-    { "name": "$TGT",
-      "portal_groups": [ { "tag": 1, "portals": [ "127.0.0.1:$PORT" ] } ],
-      "luns": [ { "lun": 0, "backstore": "d" } ],
-      "demo_mode": { "enabled": true, "read_only": false } }
-  ]
-}
-JSON
+bench_ram_config "$WORK/utargetd.json" "$TGT" "$PORT" \
+	'{ "nop_in_interval": 0, "error_recovery_level": 1, "max_connections": 4 }'
 bench_start_utargetd "$WORK/utargetd.json" --log-level notice
 echo "# ERL 1 under faults, $(bench_stamp), ${SECS} s, rate ${RATE}/1000, MaxBurstLength $BURST"
-# -H FILE: the tool holds the session after its run until FILE exists, so the
-# counters are read from the live session
-"$ERL" "127.0.0.1:$PORT" "$TGT" "$INI" -n 4 -t "$SECS" -r "$RATE" -b 128 -B "$BURST" \
-	-H "$WORK/release" >"$WORK/erl.out" 2>&1 &
-EP=$!
-bench_wait_line "$WORK/erl.out" '^(ready|FAIL)' $((SECS * 10 + 600))
-"$UTARGET" -s "$WORK/utargetd.sock" --json session list >"$WORK/sessions.json"
-touch "$WORK/release"
 rc=0
-wait "$EP" || rc=$?
+bench_held_run "$WORK/erl.out" $((SECS * 10 + 600)) \
+	"$ERL" "127.0.0.1:$PORT" "$TGT" "$INI" -n 4 -t "$SECS" -r "$RATE" -b 128 -B "$BURST" ||
+	rc=$?
 cat "$WORK/erl.out"
 echo "# target counters"
 python3 -c '

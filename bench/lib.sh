@@ -25,6 +25,17 @@
 #                             "utargetd ready" (listeners bound, control socket up: the
 #                             config's log level must show notices), the daemon exited, or
 #                             10 s passed (the script's next step then fails)
+#   bench_ram_config FILE TARGET PORT ISCSI
+#                             a utargetd config into FILE: state and control socket in WORK
+#                             (WORK/state, WORK/utargetd.sock), the "iscsi" settings object
+#                             ISCSI, a 64 MiB ram LUN 0 of TARGET on 127.0.0.1:PORT, demo mode
+#   bench_held_run OUT TENTHS CMD...
+#                             CMD -H WORK/release in the background (a tests/tools initiator
+#                             that holds its session after its run), output in OUT; once it
+#                             printed ready or FAIL (at most TENTHS x 0.1 s),
+#                             WORK/sessions.json from `UTARGET --json session list`, so the
+#                             counters are read from the live session; then releases it and
+#                             returns its exit status
 #   bench_wait_line FILE ERE TENTHS
 #                             until a line of FILE matches ERE, at most TENTHS x 0.1 s
 #                             (returns 0 either way)
@@ -106,6 +117,37 @@ bench_start_utargetd() {
 		kill -0 "$PID" 2>/dev/null || return 0
 		sleep 0.1
 	done
+}
+
+bench_ram_config() {
+	mkdir -p "$WORK/state"
+	cat >"$1" <<JSON
+{
+  "version": 1,
+  "state_dir": "$WORK/state",
+  "rpc_socket": "$WORK/utargetd.sock",
+  "iscsi": $4,
+  "backstores": [ { "name": "d", "type": "ram", "size": "64M" } ],
+  "targets": [
+    { "name": "$2",
+      "portal_groups": [ { "tag": 1, "portals": [ "127.0.0.1:$3" ] } ],
+      "luns": [ { "lun": 0, "backstore": "d" } ],
+      "demo_mode": { "enabled": true, "read_only": false } }
+  ]
+}
+JSON
+}
+
+bench_held_run() {
+	local out=$1 tenths=$2 pid rc=0
+	shift 2
+	"$@" -H "$WORK/release" >"$out" 2>&1 &
+	pid=$!
+	bench_wait_line "$out" '^(ready|FAIL)' "$tenths"
+	"$UTARGET" -s "$WORK/utargetd.sock" --json session list >"$WORK/sessions.json"
+	touch "$WORK/release"
+	wait "$pid" || rc=$?
+	return "$rc"
 }
 
 bench_wait_line() {
