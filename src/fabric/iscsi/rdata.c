@@ -79,18 +79,54 @@ static struct iscsi_retained *copy_new(struct iscsi_conn *c, struct iscsi_retain
 	return r;
 }
 
-/* The task's data from DataSN `from` on: its copies in send order, checked
- * to be complete and contiguous, gathered into one buffer. NULL with *err
- * set: -ENOENT none, -ESRCH a gap (evicted), -ENOMEM. */
-static uint8_t *gather(struct iscsi_conn *c, uint32_t itt, uint32_t from, uint32_t *off,
-		       uint32_t *len, int *err)
+/* A read's data cut again (11.16.3), by both rebuilders: len bytes from
+ * Buffer Offset off, in segments of at most seg and sequences of at most
+ * burst, DataSN from sn on. */
+struct reseg {
+	uint32_t itt, off, len, done, seg, burst, in_burst, sn;
+	uint8_t lun[8];
+};
+
+/* The next Data-In of g into h (no status; c's window fields): its length,
+ * its data at buf + done before the call; 0 when all is cut. */
+static uint32_t reseg_next(struct iscsi_conn *c, struct reseg *g, union iscsi_hdr *h)
+{
+	uint32_t n = UT_MIN(g->len - g->done, UT_MIN(g->seg, g->burst - g->in_burst));
+	struct iscsi_bhs_data_in *d = &h->data_in;
+	uint8_t rsvd[4];
+
+	if (!n)
+		return 0;
+	memset(h, 0, sizeof(*h));
+	d->opcode = ISCSI_OP_DATA_IN;
+	memcpy(d->lun, g->lun, sizeof(d->lun));
+	put_be32(d->itt, g->itt);
+	put_be32(d->ttt, ISCSI_RSVD_TAG);
+	g->in_burst += n;
+	if (g->done + n == g->len || g->in_burst == g->burst) {
+		d->flags |= ISCSI_FLAG_FINAL; /* 11.7.1: sequence ends */
+		g->in_burst = 0;
+	}
+	iscsi_conn_fill_sn(c, rsvd, d->exp_cmdsn, d->max_cmdsn, false);
+	put_be32(d->datasn, g->sn++);
+	put_be32(d->buffer_offset, g->off + g->done);
+	g->done += n;
+	return n;
+}
+
+/* The task's data from DataSN `from` on, to be cut for c: its copies on o
+ * in send order, checked to be complete and contiguous, gathered into one
+ * buffer; g set up (its offset, length and LUN from the copies). NULL with
+ * *err set: -ENOENT none, -ESRCH a gap (evicted), -ENOMEM. */
+static uint8_t *gather(struct iscsi_conn *c, struct iscsi_conn *o, uint32_t itt, uint32_t from,
+		       struct reseg *g, int *err)
 {
 	struct iscsi_retained *r;
 	uint32_t next_sn = from, total = 0, start = 0;
 	bool any = false;
 	uint8_t *buf;
 
-	list_for_each_entry(r, &c->retained, node)
+	list_for_each_entry(r, &o->retained, node)
 	{
 		if (!r->data_in || r->ack_mark || get_be32(r->hdr.data_in.itt) != itt ||
 		    iscsi_sn_lt(get_be32(r->hdr.data_in.datasn), from))
@@ -100,8 +136,10 @@ static uint8_t *gather(struct iscsi_conn *c, uint32_t itt, uint32_t from, uint32
 			*err = -ESRCH;
 			return NULL;
 		}
-		if (!any)
+		if (!any) {
 			start = get_be32(r->hdr.data_in.buffer_offset);
+			memcpy(g->lun, r->hdr.data_in.lun, sizeof(g->lun));
+		}
 		any = true;
 		next_sn++;
 		total += r->len;
@@ -116,7 +154,7 @@ static uint8_t *gather(struct iscsi_conn *c, uint32_t itt, uint32_t from, uint32
 		return NULL;
 	}
 	total = 0;
-	list_for_each_entry(r, &c->retained, node)
+	list_for_each_entry(r, &o->retained, node)
 	{
 		if (!r->data_in || r->ack_mark || get_be32(r->hdr.data_in.itt) != itt ||
 		    iscsi_sn_lt(get_be32(r->hdr.data_in.datasn), from))
@@ -124,8 +162,14 @@ static uint8_t *gather(struct iscsi_conn *c, uint32_t itt, uint32_t from, uint32
 		memcpy(buf + total, r->data, r->len);
 		total += r->len;
 	}
-	*off = start;
-	*len = total;
+	g->itt = itt;
+	g->off = start;
+	g->len = total;
+	g->done = 0;
+	g->seg = c->max_send_dsl;
+	g->burst = c->sess->params.max_burst_length;
+	g->in_burst = 0;
+	g->sn = from;
 	return buf;
 }
 
@@ -183,11 +227,10 @@ int iscsi_rdata_rx(struct iscsi_conn *c, const union iscsi_hdr *h)
 {
 	const struct iscsi_bhs_snack *s = &h->snack;
 	uint32_t itt = get_be32(s->itt), tag = get_be32(s->ttt);
-	uint32_t burst = c->sess->params.max_burst_length, seg = c->max_send_dsl;
-	uint32_t from = iscsi_dataack_acked(c, itt), sn = from;
-	uint32_t off, len, done = 0, in_burst = 0;
+	uint32_t from = iscsi_dataack_acked(c, itt), n;
 	struct iscsi_retained *st, *at, *nst;
-	union iscsi_hdr rsp;
+	union iscsi_hdr dh, rsp;
+	struct reseg g;
 	bool st_rsp;
 	uint8_t *buf;
 	int err = 0;
@@ -204,7 +247,7 @@ int iscsi_rdata_rx(struct iscsi_conn *c, const union iscsi_hdr *h)
 			refuse(c, h, ISCSI_REJECT_PROTOCOL_ERROR, "no status retained", itt);
 		return 0;
 	}
-	buf = gather(c, itt, from, &off, &len, &err);
+	buf = gather(c, c, itt, from, &g, &err);
 	if (!buf) {
 		if (err == -ENOMEM) {
 			iscsi_conn_drop(c, "out of memory for an R-Data SNACK");
@@ -218,32 +261,11 @@ int iscsi_rdata_rx(struct iscsi_conn *c, const union iscsi_hdr *h)
 	 * the status copy is */
 	drop_data(c, itt, from);
 	at = st;
-	while (done < len) {
-		uint32_t n = UT_MIN(len - done, UT_MIN(seg, burst - in_burst));
-		struct iscsi_bhs_data_in *d;
-		union iscsi_hdr dh;
-		uint8_t rsvd[4];
-
-		memset(&dh, 0, sizeof(dh));
-		d = &dh.data_in;
-		d->opcode = ISCSI_OP_DATA_IN;
-		memcpy(d->lun, st->hdr.data_in.lun, sizeof(d->lun));
-		put_be32(d->itt, itt);
-		put_be32(d->ttt, ISCSI_RSVD_TAG);
-		in_burst += n;
-		if (done + n == len || in_burst == burst) {
-			d->flags |= ISCSI_FLAG_FINAL; /* 11.7.1: sequence ends */
-			in_burst = 0;
-		}
-		iscsi_conn_fill_sn(c, rsvd, d->exp_cmdsn, d->max_cmdsn, false);
-		put_be32(d->datasn, sn++);
-		put_be32(d->buffer_offset, off + done);
-		if (!copy_new(c, at, &dh, buf + done, n))
+	while ((n = reseg_next(c, &g, &dh)))
+		if (!copy_new(c, at, &dh, buf + g.done - n, n))
 			err = -ENOMEM;
-		done += n;
-	}
 	free(buf);
-	build_response(c, st, tag, sn, &rsp);
+	build_response(c, st, tag, g.sn, &rsp);
 	st_rsp = iscsi_hdr_opcode(&st->hdr) == ISCSI_OP_SCSI_RSP; /* sense data */
 	nst = err ? NULL : copy_new(c, at, &rsp, st_rsp ? st->data : NULL, st_rsp ? st->len : 0);
 	if (!nst) {
@@ -316,45 +338,24 @@ static int queue_new(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8
 
 int iscsi_rdata_reassign(struct iscsi_conn *c, struct iscsi_conn *o, uint32_t itt, uint32_t from)
 {
-	uint32_t burst = c->sess->params.max_burst_length, seg = c->max_send_dsl;
-	uint32_t off = 0, len = 0, done = 0, in_burst = 0, sn = from;
-	struct iscsi_retained *st = status_copy(o, itt), *r;
-	uint8_t lun[8] = {0};
+	struct iscsi_retained *st = status_copy(o, itt);
+	struct reseg g = {.sn = from};
 	union iscsi_hdr h;
 	bool collapse;
 	uint8_t *buf;
+	uint32_t k;
 	int err = 0, n = 0;
 
 	if (!st)
 		return -ENOENT;
-	buf = gather(o, itt, from, &off, &len, &err);
+	buf = gather(c, o, itt, from, &g, &err);
 	if (!buf && err != -ENOENT)
 		return err; /* -ESRCH: a copy is missing, -ENOMEM */
-	list_for_each_entry(r, &o->retained, node)
-	{
-		if (r->data_in && get_be32(r->hdr.data_in.itt) == itt) {
-			memcpy(lun, r->hdr.data_in.lun, sizeof(lun));
-			break;
-		}
-	}
-	collapse = len && iscsi_hdr_opcode(&st->hdr) == ISCSI_OP_DATA_IN;
-	while (done < len) {
-		uint32_t k = UT_MIN(len - done, UT_MIN(seg, burst - in_burst));
+	collapse = buf && g.len && iscsi_hdr_opcode(&st->hdr) == ISCSI_OP_DATA_IN;
+	while (buf && (k = reseg_next(c, &g, &h))) {
 		struct iscsi_bhs_data_in *d = &h.data_in;
-		bool last = done + k == len;
-		uint8_t rsvd[4];
 
-		memset(&h, 0, sizeof(h));
-		d->opcode = ISCSI_OP_DATA_IN;
-		memcpy(d->lun, lun, sizeof(d->lun));
-		put_be32(d->itt, itt);
-		put_be32(d->ttt, ISCSI_RSVD_TAG);
-		in_burst += k;
-		if (last || in_burst == burst) {
-			d->flags |= ISCSI_FLAG_FINAL; /* 11.7.1: sequence ends */
-			in_burst = 0;
-		}
-		if (last && collapse) {
+		if (collapse && g.done == g.len) {
 			/* the status as it went: S, status, O/U and residual */
 			d->flags |= (uint8_t)(ISCSI_DATAIN_F_STATUS |
 					      (st->hdr.data_in.flags & (ISCSI_DATAIN_F_OVERFLOW |
@@ -362,23 +363,18 @@ int iscsi_rdata_reassign(struct iscsi_conn *c, struct iscsi_conn *o, uint32_t it
 			d->status = st->hdr.data_in.status;
 			memcpy(d->resid, st->hdr.data_in.resid, sizeof(d->resid));
 			iscsi_conn_fill_sn(c, d->statsn, d->exp_cmdsn, d->max_cmdsn, true);
-		} else {
-			iscsi_conn_fill_sn(c, rsvd, d->exp_cmdsn, d->max_cmdsn, false);
 		}
-		put_be32(d->datasn, sn++);
-		put_be32(d->buffer_offset, off + done);
-		if (queue_new(c, &h, buf + done, k)) {
+		if (queue_new(c, &h, buf + g.done - k, k)) {
 			free(buf);
 			return -ENOMEM;
 		}
 		n++;
-		done += k;
 	}
 	free(buf);
 	if (!collapse) {
 		bool st_rsp = iscsi_hdr_opcode(&st->hdr) == ISCSI_OP_SCSI_RSP; /* sense data */
 
-		build_response(c, st, 0, sn, &h);
+		build_response(c, st, 0, g.sn, &h);
 		iscsi_conn_fill_sn(c, h.rsp.statsn, h.rsp.exp_cmdsn, h.rsp.max_cmdsn, true);
 		if (queue_new(c, &h, st_rsp ? st->data : NULL, st_rsp ? st->len : 0))
 			return -ENOMEM;
