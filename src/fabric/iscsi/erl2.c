@@ -281,7 +281,7 @@ static int resend_retained(struct iscsi_conn *c, struct iscsi_conn *o, uint32_t 
 	list_for_each_entry_safe(r, tmp, &o->retained, node)
 	{
 		uint8_t op = iscsi_hdr_opcode(&r->hdr);
-		struct iscsi_tx *tx;
+		union iscsi_hdr h;
 
 		if (get_be32(r->hdr.rsp.itt) != itt ||
 		    (op != ISCSI_OP_DATA_IN && op != ISCSI_OP_SCSI_RSP))
@@ -291,29 +291,21 @@ static int resend_retained(struct iscsi_conn *c, struct iscsi_conn *o, uint32_t 
 			iscsi_retained_drop(o, r);
 			continue;
 		}
-		tx = iscsi_tx_get(c);
-		if (!tx || (r->len && iscsi_tx_set_data(tx, r->data, r->len))) {
-			if (tx)
-				iscsi_tx_put(c, tx);
+		memcpy(&h, &r->hdr, sizeof(h));
+		if (r->status)
+			iscsi_conn_fill_sn(c, h.rsp.statsn, h.rsp.exp_cmdsn, h.rsp.max_cmdsn, true);
+		else
+			iscsi_conn_fill_sn(c, (uint8_t[4]){0}, h.data_in.exp_cmdsn,
+					   h.data_in.max_cmdsn, false);
+		if (op == ISCSI_OP_DATA_IN && (h.data_in.flags & ISCSI_DATAIN_F_ACK)) {
+			/* no DataACK is asked on c for o's sequences */
+			h.data_in.flags &= (uint8_t)~ISCSI_DATAIN_F_ACK;
+			put_be32(h.data_in.ttt, ISCSI_RSVD_TAG);
+		}
+		if (iscsi_retx_queue(c, &h, r->data, r->len)) {
 			iscsi_conn_drop(c, "out of memory for a reassigned task");
 			return -1;
 		}
-		memcpy(&tx->hdr, &r->hdr, sizeof(tx->hdr));
-		if (r->status)
-			iscsi_conn_fill_sn(c, tx->hdr.rsp.statsn, tx->hdr.rsp.exp_cmdsn,
-					   tx->hdr.rsp.max_cmdsn, true);
-		else
-			iscsi_conn_fill_sn(c, (uint8_t[4]){0}, tx->hdr.data_in.exp_cmdsn,
-					   tx->hdr.data_in.max_cmdsn, false);
-		if (op == ISCSI_OP_DATA_IN && (r->hdr.data_in.flags & ISCSI_DATAIN_F_ACK)) {
-			/* no DataACK is asked on c for o's sequences */
-			tx->hdr.data_in.flags &= (uint8_t)~ISCSI_DATAIN_F_ACK;
-			put_be32(tx->hdr.data_in.ttt, ISCSI_RSVD_TAG);
-		}
-		tx->flags |= ISCSI_TX_F_RETX;
-		iscsi_tx_queue(c, tx);
-		iscsi_session_count(&c->sess->stat_retx_pdus, 1);
-		iscsi_session_count(&c->sess->stat_retx_bytes, iscsi_tx_wire_len(tx));
 		iscsi_retained_drop(o, r);
 		n++;
 	}

@@ -318,24 +318,6 @@ bool iscsi_rdata_needs_reseg(struct iscsi_conn *o, uint32_t itt, uint32_t from, 
 	return false;
 }
 
-static int queue_new(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8_t *data,
-		     uint32_t len)
-{
-	struct iscsi_tx *tx = iscsi_tx_get(c);
-
-	if (!tx || (len && iscsi_tx_set_data(tx, data, len))) {
-		if (tx)
-			iscsi_tx_put(c, tx);
-		return -ENOMEM;
-	}
-	memcpy(&tx->hdr, h, sizeof(tx->hdr));
-	tx->flags |= ISCSI_TX_F_RETX;
-	iscsi_tx_queue(c, tx);
-	iscsi_session_count(&c->sess->stat_retx_pdus, 1);
-	iscsi_session_count(&c->sess->stat_retx_bytes, iscsi_tx_wire_len(tx));
-	return 0;
-}
-
 int iscsi_rdata_reassign(struct iscsi_conn *c, struct iscsi_conn *o, uint32_t itt, uint32_t from)
 {
 	struct iscsi_retained *st = status_copy(o, itt);
@@ -364,7 +346,7 @@ int iscsi_rdata_reassign(struct iscsi_conn *c, struct iscsi_conn *o, uint32_t it
 			memcpy(d->resid, st->hdr.data_in.resid, sizeof(d->resid));
 			iscsi_conn_fill_sn(c, d->statsn, d->exp_cmdsn, d->max_cmdsn, true);
 		}
-		if (queue_new(c, &h, buf + g.done - k, k)) {
+		if (iscsi_retx_queue(c, &h, buf + g.done - k, k)) {
 			free(buf);
 			return -ENOMEM;
 		}
@@ -376,7 +358,7 @@ int iscsi_rdata_reassign(struct iscsi_conn *c, struct iscsi_conn *o, uint32_t it
 
 		build_response(c, st, 0, g.sn, &h);
 		iscsi_conn_fill_sn(c, h.rsp.statsn, h.rsp.exp_cmdsn, h.rsp.max_cmdsn, true);
-		if (queue_new(c, &h, st_rsp ? st->data : NULL, st_rsp ? st->len : 0))
+		if (iscsi_retx_queue(c, &h, st_rsp ? st->data : NULL, st_rsp ? st->len : 0))
 			return -ENOMEM;
 		n++;
 	}

@@ -104,7 +104,8 @@ void iscsi_retain_free(struct iscsi_conn *c)
 		iscsi_retained_drop(c, list_first_entry(&c->retained, struct iscsi_retained, node));
 }
 
-int iscsi_retain_resend(struct iscsi_conn *c, const struct iscsi_retained *r)
+int iscsi_retx_queue(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8_t *data,
+		     uint32_t len)
 {
 	struct iscsi_tx *tx;
 
@@ -113,8 +114,8 @@ int iscsi_retain_resend(struct iscsi_conn *c, const struct iscsi_retained *r)
 	tx = iscsi_tx_get(c);
 	if (!tx)
 		return -1;
-	memcpy(&tx->hdr, &r->hdr, sizeof(tx->hdr));
-	if (r->len && iscsi_tx_set_data(tx, r->data, r->len)) {
+	memcpy(&tx->hdr, h, sizeof(tx->hdr));
+	if (len && iscsi_tx_set_data(tx, data, len)) {
 		iscsi_tx_put(c, tx);
 		return -1;
 	}
@@ -123,6 +124,11 @@ int iscsi_retain_resend(struct iscsi_conn *c, const struct iscsi_retained *r)
 	iscsi_session_count(&c->sess->stat_retx_pdus, 1);
 	iscsi_session_count(&c->sess->stat_retx_bytes, iscsi_tx_wire_len(tx));
 	return 0;
+}
+
+int iscsi_retain_resend(struct iscsi_conn *c, const struct iscsi_retained *r)
+{
+	return iscsi_retx_queue(c, &r->hdr, r->data, r->len);
 }
 
 unsigned iscsi_retain_resend_task(struct iscsi_conn *c, uint32_t itt, uint32_t from)

@@ -55,6 +55,10 @@ void iscsi_retain_ack(struct iscsi_conn *c, uint32_t exp_statsn);
 void iscsi_retain_free(struct iscsi_conn *c);
 /* Queue a retransmission of r (counted in the session's counters). */
 int iscsi_retain_resend(struct iscsi_conn *c, const struct iscsi_retained *r);
+/* Queue on c a PDU sent again (header h, data): marked and counted as a
+ * retransmission; -1 when c is gone or out of memory. */
+int iscsi_retx_queue(struct iscsi_conn *c, const union iscsi_hdr *h, const uint8_t *data,
+		     uint32_t len);
 /* Retransmit the Data-In (DataSN >= from) and the status of task itt:
  * the number of PDUs queued (0: nothing retained for it). */
 unsigned iscsi_retain_resend_task(struct iscsi_conn *c, uint32_t itt, uint32_t from);
