@@ -400,10 +400,10 @@ void scsi_cmd_exec(struct scsi_cmd *cmd)
 	/* run before the fabric let it enter (an aborted task, a connection
 	 * gone): one that is to run enters now, so that it runs in order; one
 	 * that failed ends without (as one whose set-up failed) */
-	if (p->reason == SENSE_OK)
-		scsi_cmd_enter(cmd);
-	else
+	if (p->reason != SENSE_OK)
 		p->enter_due = false;
+	else if (p->enter_due)
+		scsi_cmd_enter(cmd);
 	if (p->reason != SENSE_OK) {
 		scsi_cmd_complete_sx(cmd, p->reason, &p->sx);
 		return;
