@@ -215,6 +215,10 @@ struct scsi_tmf {
 	 * INFORMATION (SAM-5 7.8): the pending unit attention's SENSE KEY
 	 * (low 4 bits of byte 0), ADDITIONAL SENSE CODE and QUALIFIER */
 	uint8_t add_info[3];
+	/* set by scsi_tmf_exec: unique among the TMFs of this daemon run, so a
+	 * fabric can tell two TMFs apart after the first one's memory is
+	 * reused */
+	uint64_t seq;
 	/* core private */
 	struct scsi_tmf_priv priv;
 };

@@ -267,6 +267,9 @@ void scsi_tmf_exec(struct scsi_tmf *tmf)
 	struct target_reset tr = {.tmf = tmf};
 	bool ro;
 
+	static _Atomic uint64_t tmf_seq;
+
+	tmf->seq = atomic_fetch_add_explicit(&tmf_seq, 1, memory_order_relaxed) + 1;
 	atomic_init(&tmf->priv.pending, 1);
 	tmf->priv.msg.fn = tmf_finish;
 	tmf->priv.lu = NULL;

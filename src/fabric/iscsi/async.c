@@ -152,6 +152,34 @@ int iscsi_async_renegotiate(struct iscsi_conn *c)
 	return 0;
 }
 
+/* 11.9.1 AsyncEvent 5: "all active tasks for a LU with a matching LUN field
+ * in the Async Message PDU are being terminated" -- sent only on a session
+ * that negotiated TaskReporting=FastAbort (task_reporting.c). The
+ * initiator stops that LU's Data-Out on this connection and acknowledges
+ * the StatSN with a NOP-Out. On c's reactor. */
+int iscsi_async_task_termination(struct iscsi_conn *c, const uint8_t *lun)
+{
+	struct iscsi_bhs_async *h;
+	struct iscsi_tx *tx = iscsi_tx_get(c);
+
+	if (!tx) {
+		log_warn("iscsi: %s: out of memory for AsyncEvent 5", c->peer);
+		return -1;
+	}
+	h = &tx->hdr.async;
+	h->opcode = ISCSI_OP_ASYNC_MSG;
+	h->flags = ISCSI_FLAG_FINAL;
+	memcpy(h->lun, lun, sizeof(h->lun));
+	put_be32(h->itt, ISCSI_RSVD_TAG);
+	iscsi_conn_fill_sn(c, h->statsn, h->exp_cmdsn, h->max_cmdsn, true);
+	h->event = ISCSI_ASYNC_TASK_TERMINATION;
+	iscsi_tx_queue(c, tx);
+	log_info(
+	    "iscsi: %s: AsyncEvent 5 (tasks terminated) LUN field %02x%02x%02x%02x%02x%02x%02x%02x",
+	    c->peer, lun[0], lun[1], lun[2], lun[3], lun[4], lun[5], lun[6], lun[7]);
+	return 0;
+}
+
 void iscsi_aen_start(struct iscsi_conn *c)
 {
 	bool on;

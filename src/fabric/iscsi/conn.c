@@ -1100,6 +1100,11 @@ void iscsi_conn_flush(struct iscsi_conn *c)
 {
 	struct iovec iov[CONN_IOV_MAX];
 
+	/* Response Fence: another connection's fenced response is not yet
+	 * acknowledged (task_reporting.c); flushed when it is */
+	if (unlikely(c->sess && c->sess->fence_conn && c->sess->fence_conn != c))
+		return;
+
 	while (!list_empty(&c->txq) && !iscsi_conn_dead(c)) {
 		struct iscsi_tx *tx;
 		size_t want = 0;

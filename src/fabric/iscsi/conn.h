@@ -249,6 +249,10 @@ struct iscsi_conn {
 	struct reactor_timer aen_timer; /* async.c: SCSI events of the session's nexus */
 	bool nop_outstanding;
 	uint32_t nop_ttt;
+	/* task_reporting.c: the last AsyncEvent 5 sent here (FastAbort), so
+	 * that one multi-task abort sends one per connection and LUN */
+	uint64_t fa_tmf; /* scsi_tmf.seq */
+	uint8_t fa_lun[8];
 	/* the last byte received (accept before any): the keepalive's sign of
 	 * life, and the silence admission.c ranks by from other threads */
 	_Atomic uint64_t last_rx_ns;
@@ -462,8 +466,25 @@ void iscsi_erl2_reassign(struct iscsi_conn *c, uint32_t itt, uint32_t rtt, uint3
  * recovery, -ENOENT no such connection; self: it is c */
 int iscsi_erl2_logout_remove(struct iscsi_conn *c, uint16_t cid, bool *self);
 /* task_reporting.c: does the abort of t (in cmd_abort_pending) keep its open
- * Data-Out bursts until their F bit (RFC 7143 4.2.3.3 a)? */
-bool iscsi_abort_drains_data_out(const struct iscsi_task *t);
+ * Data-Out bursts until their F bit (RFC 7143 4.2.3.3 a)? Under FastAbort
+ * (4.2.3.4) never; the connections that must stop sending are told with
+ * AsyncEvent 5. */
+bool iscsi_abort_drains_data_out(struct iscsi_task *t);
+/* tmf.c: the connection a TMF of this fabric came on (tmf->nexus is an
+ * iSCSI session's, on this reactor) */
+struct iscsi_conn *iscsi_tmf_conn(const struct scsi_tmf *tmf);
+/* async.c: AsyncEvent 5 (11.9.1) for the LUN field lun; 0, or -1 */
+int iscsi_async_task_termination(struct iscsi_conn *c, const uint8_t *lun);
+/* task_reporting.c, Response Fence: does the response of this TMF need a
+ * fence on s; may it be sent now (else w->run runs once the fence before
+ * it is acknowledged); once queued on c, fence it. */
+struct iscsi_fence_waiter {
+	struct list_node node; /* session->fence_waiters */
+	void (*run)(struct iscsi_fence_waiter *w);
+};
+bool iscsi_fence_wanted(const struct iscsi_session *s, uint8_t scsi_tmf_func);
+bool iscsi_fence_ready(struct iscsi_session *s, struct iscsi_fence_waiter *w);
+void iscsi_fence_after(struct iscsi_conn *c);
 /* task_reporting.c: RFC 7143 4.2.3.3 d): before the response of a
  * multi-task abort, the StatSNs sent on each connection of the session are
  * acknowledged (ExpStatSN), solicited with a NOP-In where they are not.

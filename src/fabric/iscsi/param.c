@@ -500,10 +500,10 @@ static uint32_t list_allowed(const struct iscsi_neg *n, enum iscsi_key_id k)
 	case ISCSI_KEY_AUTH_METHOD:
 		return n->auth_allowed;
 	case ISCSI_KEY_TASK_REPORTING:
-		/* ResponseFence and FastAbort semantics are not implemented:
-		 * RFC3720's multi-task abort semantics only (4.2.3.3,
-		 * task_reporting.c) */
-		return 1u << ISCSI_TASKREP_RFC3720;
+		/* all three: the first the initiator offers is answered
+		 * (task_reporting.c) */
+		return (1u << ISCSI_TASKREP_RFC3720) | (1u << ISCSI_TASKREP_RESPONSE_FENCE) |
+		       (1u << ISCSI_TASKREP_FAST_ABORT);
 	default:
 		return 0;
 	}

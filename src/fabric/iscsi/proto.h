@@ -249,6 +249,7 @@ enum iscsi_async_event {
 	ISCSI_ASYNC_DROP_CONNECTION = 2,
 	ISCSI_ASYNC_DROP_ALL_CONNECTIONS = 3,
 	ISCSI_ASYNC_RENEGOTIATE = 4,
+	ISCSI_ASYNC_TASK_TERMINATION = 5, /* TaskReporting=FastAbort only */
 };
 struct iscsi_bhs_async {
 	uint8_t opcode;

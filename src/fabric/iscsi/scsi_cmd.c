@@ -827,7 +827,7 @@ int iscsi_task_resend(struct iscsi_task *t, uint32_t from, uint32_t old_seg)
 /* The core's scsi_fabric_ops.cmd_abort_pending: a TMF aborted a task still
  * collecting Data-Out; stop soliciting and hand it to the core now, or,
  * for a multi-task abort of its own session, once the bursts still open
- * have ended (RFC 7143 4.2.3.3 a): task_reporting.c). */
+ * have ended (RFC 7143 4.2.3.3 a), unless FastAbort: task_reporting.c). */
 static void iscsi_core_cmd_abort_pending(struct scsi_cmd *cmd)
 {
 	struct iscsi_task *t = container_of(cmd, struct iscsi_task, cmd);

@@ -90,6 +90,7 @@ struct iscsi_session *iscsi_session_new(struct iscsi_conn *c)
 	list_init(&s->tmf_held);
 	list_init(&s->waiters);
 	list_init(&s->ack_waits);
+	list_init(&s->fence_waiters);
 	list_init(&s->recov);
 	s->rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(10ull * 1000000000ull, 5);
 	iscsi_session_event(s, ISCSI_SEV_LEADING_LOGIN);

@@ -102,6 +102,13 @@ struct iscsi_session {
 	/* task_reporting.c: TMF responses waiting for the acknowledgment of the
 	 * StatSNs sent before them (struct iscsi_ack_wait.node) */
 	struct list_node ack_waits;
+	/* task_reporting.c, Response Fence (TaskReporting ResponseFence or
+	 * FastAbort): while a fenced response on fence_conn is not yet
+	 * acknowledged, the session's other connections send nothing
+	 * (iscsi_conn_flush); TMF responses that need a fence of their own
+	 * wait in fence_waiters (struct iscsi_fence) */
+	struct iscsi_conn *fence_conn;
+	struct list_node fence_waiters;
 	struct log_ratelimit rl;
 	/* when the leading login completed: CLOCK_REALTIME seconds */
 	int64_t login_time;

@@ -2,27 +2,66 @@
 /* task_reporting.c: how the iSCSI layer reports the end of the tasks a task
  * management function aborts (RFC 7143 4.2.3, TaskReporting 13.23).
  *
- * Only TaskReporting=RFC3720 is negotiated (param.c: list_allowed), so the
- * multi-task abort semantics are those of RFC 7143 4.2.3.3. Its step a):
- * the target "MUST wait for responses on currently valid Target Transfer
- * Tags of the affected tasks from the issuing initiator" -- the initiator
- * goes on answering them (initiator step a) -- and "MAY wait" for those of
- * third-party initiators. An affected task of the issuing session that
- * still has a Data-Out burst open (an R2T not ended by its F bit, or the
- * unsolicited burst) keeps it until that F bit (no further R2T is sent);
- * only then does it end, and the TMF response, which the core sends once
- * every affected task has ended (SAM-5 7.1), follows it. A task of a third
- * party ends at once (its later Data-Out is discarded as for any ended
- * task). A Data-Out that never comes is ended by data_out_timeout_s
- * (data_out.c) as for any task. Step d), the StatSN acknowledgments before
- * the TMF response, is below. */
+ * TaskReporting is a list key: the target answers the first of RFC3720,
+ * ResponseFence and FastAbort the initiator offers (param.c). 13.23:
+ * "RFC3720: Response fencing is not guaranteed, and fast completion of
+ * multi-task aborting is not supported"; "ResponseFence: Response Fence
+ * semantics MUST be supported in reporting task completions"; "FastAbort:
+ * updated fast multi-task abort semantics ... Support for the Response
+ * Fence is implied"; "When TaskReporting is not negotiated to FastAbort,
+ * the standard multi-task abort semantics MUST be used".
+ *
+ * Standard multi-task abort semantics (4.2.3.3), for RFC3720 and
+ * ResponseFence. Its step a): the target "MUST wait for responses on
+ * currently valid Target Transfer Tags of the affected tasks from the
+ * issuing initiator" -- the initiator goes on answering them (initiator
+ * step a) -- and "MAY wait" for those of third-party initiators. An
+ * affected task of the issuing session that still has a Data-Out burst open
+ * (an R2T not ended by its F bit, or the unsolicited burst) keeps it until
+ * that F bit (no further R2T is sent); only then does it end, and the TMF
+ * response, which the core sends once every affected task has ended (SAM-5
+ * 7.1), follows it. A task of a third party ends at once (its later
+ * Data-Out is discarded as for any ended task). A Data-Out that never
+ * comes is ended by data_out_timeout_s (data_out.c) as for any task. Step
+ * d), the StatSN acknowledgments before the TMF response, is below.
+ *
+ * FastAbort semantics (4.2.3.4): the initiator sends no more Data-Out for
+ * the affected tasks on the issuing connection once it sent the TMF, and
+ * answers an Asynchronous Message with AsyncEvent 5 (11.9.1: "all active
+ * tasks for a LU with a matching LUN field ... are being terminated") by
+ * stopping the Data-Out of that LU's TTTs on that connection, then
+ * acknowledging the message's StatSN with a NOP-Out (ITT 0xffffffff, the
+ * LUN copied). So no affected task waits for its bursts: it ends at once,
+ * and every connection other than the issuing one on which an affected
+ * task had a burst open -- of the issuing session or of a third party that
+ * negotiated FastAbort -- gets one AsyncEvent 5 per LUN. The TMF response
+ * waits, as in step d) below, for the acknowledgment of every StatSN sent
+ * on the issuing session's connections, the AsyncEvent 5s included: that
+ * is their NOP-Outs. Data-Out that was already under way for an ended
+ * task is discarded (data_out.c). Third parties' acknowledgments are not
+ * waited for (their sessions live on other reactors), as in step d).
+ *
+ * Response Fence (ResponseFence and FastAbort): a fenced response is
+ * delivered after every response sent before it and before every response
+ * sent after it. On one connection TCP keeps that order; across the
+ * connections of an MC/S session the response of a multi-task abort is
+ * fenced: step d) below delivers the ones before it (acknowledged), and
+ * while it is not acknowledged the session's other connections send
+ * nothing (iscsi_conn_flush: s->fence_conn), a NOP-In asking for the
+ * acknowledgment at once. One fence at a time per session: a second
+ * fenced response waits for the first to be acknowledged. Not built: the
+ * fence on the first response of a third party's session after the
+ * abort. */
 #include <assert.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fabric/iscsi/conn.h"
 #include "fabric/iscsi/iscsi.h"
 #include "fabric/iscsi/session.h"
 #include "lib/compiler.h"
 #include "lib/endian.h"
+#include "lib/log.h"
 
 /* The task management functions that affect several tasks: RFC 7143 4.2.3.3
  * names ABORT TASK SET, CLEAR TASK SET, LOGICAL UNIT RESET, TARGET WARM
@@ -35,13 +74,40 @@ static const bool multi_task_abort[] = {
     [SCSI_TMF_TARGET_COLD_RESET] = true, [SCSI_TMF_I_T_NEXUS_RESET] = true,
 };
 
-bool iscsi_abort_drains_data_out(const struct iscsi_task *t)
+static bool multi(uint8_t scsi_tmf_func)
+{
+	return scsi_tmf_func < ARRAY_SIZE(multi_task_abort) && multi_task_abort[scsi_tmf_func];
+}
+
+/* 11.9.1 AsyncEvent 5 on c for the LUN field lun, once per TMF and LUN. */
+static void task_termination(struct iscsi_conn *c, const struct scsi_tmf *tmf, const uint8_t *lun)
+{
+	if (iscsi_conn_dead(c) || iscsi_conn_state(c) != ISCSI_CONN_S5_LOGGED_IN)
+		return; /* a shell (ERL 2) or leaving: no Data-Out comes there */
+	if (c->fa_tmf == tmf->seq && !memcmp(c->fa_lun, lun, sizeof(c->fa_lun)))
+		return;
+	if (iscsi_async_task_termination(c, lun))
+		return; /* out of memory (logged): its Data-Out is discarded */
+	c->fa_tmf = tmf->seq;
+	memcpy(c->fa_lun, lun, sizeof(c->fa_lun));
+}
+
+bool iscsi_abort_drains_data_out(struct iscsi_task *t)
 {
 	const struct scsi_tmf *tmf = scsi_cmd_abort_tmf(&t->cmd);
+	struct iscsi_conn *c = t->conn;
+	bool own;
 
-	if (!tmf || tmf->nexus != t->cmd.nexus)
-		return false; /* nexus loss, or a third party's task */
-	return tmf->func < ARRAY_SIZE(multi_task_abort) && multi_task_abort[tmf->func];
+	if (!tmf || !multi(tmf->func))
+		return false;		  /* nexus loss, ABORT TASK, CLEAR ACA */
+	own = tmf->nexus == t->cmd.nexus; /* else a third party's task */
+	if (!c->sess || c->sess->params.task_reporting != ISCSI_TASKREP_FAST_ABORT)
+		return own;
+	/* FastAbort (4.2.3.4): the issuing connection sends no more Data-Out
+	 * for it; any other is told with AsyncEvent 5 */
+	if ((t->uns_open || t->r2t_open) && !(own && c == iscsi_tmf_conn(tmf)))
+		task_termination(c, tmf, t->lun);
+	return false;
 }
 
 /* ---- RFC 7143 4.2.3.3 d): the StatSNs sent before the TMF response ----
@@ -67,7 +133,7 @@ bool iscsi_ack_wait_start(struct iscsi_session *s, uint8_t scsi_tmf_func, struct
 {
 	struct iscsi_conn *oc;
 
-	if (scsi_tmf_func >= ARRAY_SIZE(multi_task_abort) || !multi_task_abort[scsi_tmf_func])
+	if (!multi(scsi_tmf_func))
 		return false;
 	w->n = 0;
 	list_for_each_entry(oc, &s->conns, sess_node)
@@ -129,4 +195,75 @@ void iscsi_ack_waits_conn_gone(struct iscsi_session *s, struct iscsi_conn *c)
 {
 	if (!list_empty(&s->ack_waits))
 		ack_waits_update(s, c);
+}
+
+/* ---- Response Fence ---- */
+
+struct iscsi_fence {
+	struct iscsi_ack_wait ack; /* the fenced response's acknowledgment */
+	struct iscsi_session *s;
+};
+
+bool iscsi_fence_wanted(const struct iscsi_session *s, uint8_t scsi_tmf_func)
+{
+	return multi(scsi_tmf_func) && s->params.task_reporting != ISCSI_TASKREP_RFC3720;
+}
+
+bool iscsi_fence_ready(struct iscsi_session *s, struct iscsi_fence_waiter *w)
+{
+	if (!s->fence_conn)
+		return true;
+	list_add_tail(&s->fence_waiters, &w->node);
+	return false;
+}
+
+static void fence_done(struct iscsi_ack_wait *w)
+{
+	struct iscsi_fence *f = container_of(w, struct iscsi_fence, ack);
+	struct iscsi_session *s = f->s;
+	struct iscsi_conn *oc;
+
+	s->fence_conn = NULL;
+	free(f);
+	list_for_each_entry(oc, &s->conns, sess_node)
+	{
+		if (!iscsi_conn_dead(oc) && oc->r && !list_empty(&oc->txq))
+			reactor_defer(oc->r, &oc->flush);
+	}
+	if (!list_empty(&s->fence_waiters)) {
+		struct iscsi_fence_waiter *next =
+		    list_first_entry(&s->fence_waiters, struct iscsi_fence_waiter, node);
+
+		list_del(&next->node);
+		next->run(next);
+	}
+}
+
+void iscsi_fence_after(struct iscsi_conn *c)
+{
+	struct iscsi_session *s = c->sess;
+	struct iscsi_conn *oc;
+	struct iscsi_fence *f;
+	bool others = false;
+
+	list_for_each_entry(oc, &s->conns, sess_node)
+	{
+		if (oc != c && !iscsi_conn_dead(oc))
+			others = true;
+	}
+	if (!others || iscsi_conn_dead(c))
+		return; /* one connection: TCP keeps the order */
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		log_warn("iscsi: %s: out of memory for a response fence", c->peer);
+		return;
+	}
+	f->s = s;
+	f->ack.n = 1;
+	f->ack.need[0].c = c;
+	f->ack.need[0].statsn = c->stat_sn; /* the fenced response's StatSN + 1 */
+	f->ack.done = fence_done;
+	s->fence_conn = c;
+	list_add_tail(&s->ack_waits, &f->ack.node);
+	iscsi_nop_ping(c);
 }

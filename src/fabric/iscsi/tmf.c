@@ -11,8 +11,9 @@
 #include "lib/log.h"
 
 struct iscsi_tmf {
-	struct scsi_tmf tmf;	   /* container_of in tmf_done */
-	struct iscsi_ack_wait ack; /* task_reporting.c: StatSNs before the response */
+	struct scsi_tmf tmf;		 /* container_of in tmf_done */
+	struct iscsi_ack_wait ack;	 /* task_reporting.c: StatSNs before the response */
+	struct iscsi_fence_waiter fence; /* ... and the fence of the one before */
 	struct iscsi_conn *conn;
 	struct iscsi_session *sess;
 	uint32_t itt;
@@ -90,6 +91,16 @@ static void tmf_acked(struct iscsi_ack_wait *w)
 	tmf_respond(container_of(w, struct iscsi_tmf, ack));
 }
 
+static void tmf_unfenced(struct iscsi_fence_waiter *w)
+{
+	tmf_respond(container_of(w, struct iscsi_tmf, fence));
+}
+
+struct iscsi_conn *iscsi_tmf_conn(const struct scsi_tmf *tmf)
+{
+	return container_of(tmf, const struct iscsi_tmf, tmf)->conn;
+}
+
 void iscsi_tmf_done(struct scsi_tmf *tmf)
 {
 	struct iscsi_tmf *it = container_of(tmf, struct iscsi_tmf, tmf);
@@ -97,6 +108,7 @@ void iscsi_tmf_done(struct scsi_tmf *tmf)
 	/* RFC 7143 4.2.3.3 d), e): a multi-task abort is answered once the
 	 * StatSNs sent before it are acknowledged (task_reporting.c) */
 	it->ack.done = tmf_acked;
+	it->fence.run = tmf_unfenced;
 	if (!iscsi_conn_dead(it->conn) && iscsi_ack_wait_start(it->sess, tmf->func, &it->ack))
 		return;
 	tmf_respond(it);
@@ -109,6 +121,10 @@ static void tmf_respond(struct iscsi_tmf *it)
 	uint8_t rsp = tmf->response < ARRAY_SIZE(tmf_rsp_map) ? tmf_rsp_map[tmf->response]
 							      : ISCSI_TMF_RSP_REJECTED;
 	bool cold = it->func == ISCSI_TMF_TARGET_COLD_RESET && rsp == ISCSI_TMF_RSP_COMPLETE;
+	bool fence = iscsi_fence_wanted(it->sess, tmf->func);
+
+	if (!iscsi_conn_dead(c) && fence && !iscsi_fence_ready(it->sess, &it->fence))
+		return; /* after the fenced response before it (task_reporting.c) */
 
 	/* a refused target reset is worth a line (rate-limited per session:
 	 * the initiator's error recovery may repeat it) */
@@ -131,6 +147,8 @@ static void tmf_respond(struct iscsi_tmf *it)
 		send_tmf_rsp(c, it->itt, rsp, cold, tmf->add_info);
 		if (cold && it->sess->target)
 			iscsi_sessions_drop_target(it->sess->target, c);
+		else if (fence)
+			iscsi_fence_after(c);
 	}
 	iscsi_session_task_released(it->sess);
 	iscsi_conn_put(c);

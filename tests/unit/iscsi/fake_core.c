@@ -414,6 +414,9 @@ void scsi_cmd_release(struct scsi_cmd *cmd)
 
 void scsi_tmf_exec(struct scsi_tmf *tmf)
 {
+	static uint64_t seq;
+
+	tmf->seq = ++seq;
 	abort_for = tmf;
 	fake_tmf_exec(tmf);
 	abort_for = NULL;

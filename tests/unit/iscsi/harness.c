@@ -365,6 +365,29 @@ int h_login_isid(struct h_conn *hc, const char *const *extra, const uint8_t *isi
 	return h.login_rsp.status_class << 8 | h.login_rsp.status_detail;
 }
 
+int h_join(struct h_conn *j, const struct h_conn *lead, uint16_t cid, const char *const *extra)
+{
+	const char *std[] = {"InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, NULL};
+	uint8_t buf[4096], rsp[4096];
+	union iscsi_hdr h;
+	uint32_t n, len;
+
+	n = h_keys(buf, sizeof(buf), std);
+	if (extra)
+		n += h_keys(buf + n, sizeof(buf) - n, extra);
+	j->cmdsn = lead->cmdsn;
+	j->itt = 0x1000;
+	h_login_hdr(
+	    &h, ISCSI_LOGIN_F_TRANSIT | (ISCSI_STAGE_OPERATIONAL << 2) | ISCSI_STAGE_FULL_FEATURE,
+	    lead->tsih, j->itt, j->cmdsn);
+	put_be16(h.login_req.cid, cid);
+	h_send(j, &h, buf, n);
+	if (!h_recv(j, &h, rsp, sizeof(rsp), &len))
+		return -1;
+	j->tsih = get_be16(h.login_rsp.tsih);
+	return h.login_rsp.status_class << 8 | h.login_rsp.status_detail;
+}
+
 int h_login(struct h_conn *hc, const char *const *extra)
 {
 	return h_login_isid(hc, extra, NULL);

@@ -83,6 +83,9 @@ void h_login_hdr(union iscsi_hdr *h, uint8_t flags, uint16_t tsih, uint32_t itt,
  * detail), or -1 when no response came. */
 int h_login(struct h_conn *hc, const char *const *extra);
 int h_login_isid(struct h_conn *hc, const char *const *extra, const uint8_t *isid);
+/* Add j to lead's session as connection cid (a login with lead's TSIH,
+ * straight to full feature phase) with extra keys; the status as h_login. */
+int h_join(struct h_conn *j, const struct h_conn *lead, uint16_t cid, const char *const *extra);
 
 /* SCSI Command with optional immediate data. flags: F/R/W/attr. */
 void h_scsi_cmd(union iscsi_hdr *h, struct h_conn *hc, uint8_t flags, uint32_t edtl,

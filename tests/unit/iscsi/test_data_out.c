@@ -12,10 +12,12 @@
 #include <cmocka.h>
 
 #include "harness.h"
+#include "fabric/iscsi/session.h"
 #include "lib/endian.h"
 
 #define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define F_W	  (ISCSI_FLAG_FINAL | ISCSI_CMD_F_WRITE | ISCSI_ATTR_SIMPLE)
+#define F_N_TUR	  (ISCSI_FLAG_FINAL | ISCSI_ATTR_SIMPLE)
 
 static uint8_t pattern[FAKE_BLOCKS * FAKE_BS];
 static uint8_t buf[65536];
@@ -26,6 +28,19 @@ static int setup(void **state)
 {
 	(void)state;
 	h_setup(NULL);
+	for (unsigned i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)(i * 31 + 7);
+	hc = h_conn_new();
+	return 0;
+}
+
+static int setup_mcs(void **state)
+{
+	struct iscsi_settings st = h_settings();
+
+	(void)state;
+	st.max_connections = 2;
+	h_setup(&st);
 	for (unsigned i = 0; i < sizeof(pattern); i++)
 		pattern[i] = (uint8_t)(i * 31 + 7);
 	hc = h_conn_new();
@@ -44,12 +59,12 @@ struct r2t {
 	uint32_t ttt, r2tsn, off, len;
 };
 
-static struct r2t get_r2t(uint32_t itt)
+static struct r2t get_r2t_on(struct h_conn *c, uint32_t itt)
 {
 	union iscsi_hdr h;
 	struct r2t r;
 
-	h_expect(hc, ISCSI_OP_R2T, &h, NULL, 0, NULL);
+	h_expect(c, ISCSI_OP_R2T, &h, NULL, 0, NULL);
 	assert_int_equal(get_be32(h.r2t.itt), itt);
 	assert_int_not_equal(get_be32(h.r2t.ttt), ISCSI_RSVD_TAG);
 	assert_int_equal(iscsi_hdr_dsl(&h), 0);
@@ -58,6 +73,11 @@ static struct r2t get_r2t(uint32_t itt)
 	r.off = get_be32(h.r2t.buffer_offset);
 	r.len = get_be32(h.r2t.desired_len);
 	return r;
+}
+
+static struct r2t get_r2t(uint32_t itt)
+{
+	return get_r2t_on(hc, itt);
 }
 
 /* Answer an R2T with Data-Out PDUs of at most seg bytes. */
@@ -484,6 +504,121 @@ static void test_multi_task_abort_drains(void **state)
 	}
 }
 
+/* A LOGICAL UNIT RESET, immediate, on c. */
+static void lun_reset(struct h_conn *c, uint32_t itt)
+{
+	union iscsi_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.tmf_req.opcode = ISCSI_OP_TMF_REQ | ISCSI_OP_IMMEDIATE;
+	h.tmf_req.func = 0x80 | ISCSI_TMF_LUN_RESET;
+	put_be32(h.tmf_req.itt, itt);
+	put_be32(h.tmf_req.ref_task_tag, ISCSI_RSVD_TAG);
+	put_be32(h.tmf_req.cmdsn, c->cmdsn);
+	put_be32(h.tmf_req.exp_statsn, c->statsn + 1);
+	h_send(c, &h, NULL, 0);
+}
+
+/* A NOP-Out on c acknowledging StatSNs below exp_statsn: the answer to a
+ * NOP-In ping (ttt) or, with ttt 0xffffffff, to AsyncEvent 5 (lun). */
+static void nop_ack(struct h_conn *c, uint32_t ttt, uint32_t exp_statsn, const uint8_t *lun)
+{
+	union iscsi_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.nop_out.opcode = ISCSI_OP_NOP_OUT | ISCSI_OP_IMMEDIATE;
+	h.nop_out.flags = ISCSI_FLAG_FINAL;
+	if (lun)
+		memcpy(h.nop_out.lun, lun, 8);
+	put_be32(h.nop_out.itt, ISCSI_RSVD_TAG);
+	put_be32(h.nop_out.ttt, ttt);
+	put_be32(h.nop_out.cmdsn, c->cmdsn);
+	put_be32(h.nop_out.exp_statsn, exp_statsn);
+	h_send(c, &h, NULL, 0);
+}
+
+/* RFC 7143 4.2.3.4 (TaskReporting=FastAbort) on a session of two
+ * connections, each with a WRITE whose R2T burst is half sent; LOGICAL UNIT
+ * RESET on hc:
+ *   - no task waits for its burst (both end at once);
+ *   - j, which had an affected burst open, gets AsyncEvent 5 (11.9.1) with
+ *     the LUN field, ITT 0xffffffff and its next StatSN, then a NOP-In
+ *     ping; hc (the initiator stops its Data-Out there itself) nothing;
+ *   - Data-Out still coming on j for the ended task is discarded;
+ *   - the TMF response waits for j's NOP-Out acknowledging AsyncEvent 5;
+ * then the Response Fence (task_reporting.c): until hc acknowledges the
+ * TMF response (answering the NOP-In ping after it), j sends nothing: the
+ * status of a TEST UNIT READY on j comes only then. */
+static void test_fast_abort(void **state)
+{
+	static const uint8_t tur[16];
+	struct h_conn *j = h_conn_new();
+	union iscsi_hdr h;
+	struct r2t ra, rb;
+	uint32_t a, b, aen_statsn, ttt;
+	uint8_t lun[8];
+
+	(void)state;
+	assert_int_equal(
+	    h_login(hc, KEYS("InitialR2T=Yes", "ImmediateData=No", "MaxBurstLength=2048",
+			     "MaxOutstandingR2T=1", "MaxConnections=2",
+			     "TaskReporting=FastAbort,ResponseFence,RFC3720")),
+	    0);
+	assert_int_equal(hc->c->sess->params.task_reporting, ISCSI_TASKREP_FAST_ABORT);
+	assert_int_equal(h_join(j, hc, 1, NULL), 0);
+	h_write10(cdb, 0, 8);
+	a = h_cmd(hc, F_W, 4096, cdb, NULL, 0);
+	ra = get_r2t_on(hc, a);
+	h_data_out(hc, a, ra.ttt, 0, ra.off, pattern, 1024, false);
+	j->cmdsn = hc->cmdsn;
+	h_write10(cdb, 8, 8);
+	b = h_cmd(j, F_W, 4096, cdb, NULL, 0);
+	hc->cmdsn = j->cmdsn;
+	rb = get_r2t_on(j, b);
+	h_data_out(j, b, rb.ttt, 0, rb.off, pattern, 1024, false);
+	assert_int_equal(fake.live_cmds, 2);
+
+	lun_reset(hc, 0x9a00);
+	h_pump();
+	assert_int_equal(fake.live_cmds, 0); /* no burst waited for */
+	assert_true(h_idle(hc));
+	h_expect(j, ISCSI_OP_ASYNC_MSG, &h, NULL, 0, NULL);
+	assert_int_equal(h.async.event, ISCSI_ASYNC_TASK_TERMINATION);
+	assert_int_equal(get_be32(h.async.itt), ISCSI_RSVD_TAG);
+	assert_int_equal(h.async.flags, ISCSI_FLAG_FINAL);
+	aen_statsn = get_be32(h.async.statsn);
+	assert_int_equal(aen_statsn, j->statsn + 1);
+	memcpy(lun, h.async.lun, 8);
+	assert_memory_equal(lun, (uint8_t[8]){0}, 8); /* LUN 0, as the WRITE's */
+	h_expect(j, ISCSI_OP_NOP_IN, &h, NULL, 0, NULL);
+	ttt = get_be32(h.nop_in.ttt);
+	assert_true(h_idle(j));
+	/* the rest of the burst was already under way: discarded */
+	h_data_out(j, b, rb.ttt, 1, rb.off + 1024, pattern + 1024, 1024, true);
+	assert_true(h_idle(j));
+	assert_int_equal(iscsi_conn_state(j->c), ISCSI_CONN_S5_LOGGED_IN);
+	assert_true(h_idle(hc)); /* the TMF response waits for the NOP-Out */
+	nop_ack(j, ISCSI_RSVD_TAG, aen_statsn + 1, lun);
+	h_pump();
+	h_expect(hc, ISCSI_OP_TMF_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.tmf_rsp.itt), 0x9a00);
+	assert_int_equal(h.tmf_rsp.response, ISCSI_TMF_RSP_COMPLETE);
+	h_expect(hc, ISCSI_OP_NOP_IN, &h, NULL, 0, NULL); /* the fence's ping */
+	assert_true(h_idle(hc));
+
+	/* the fence: j's status waits for hc's acknowledgment */
+	j->cmdsn = hc->cmdsn;
+	h_cmd(j, F_N_TUR, 0, tur, NULL, 0);
+	hc->cmdsn = j->cmdsn;
+	h_pump();
+	assert_true(h_idle(j));
+	nop_ack(hc, get_be32(h.nop_in.ttt), hc->statsn + 1, NULL);
+	h_pump();
+	h_expect(j, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	(void)ttt;
+	h_conn_free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +633,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_data_digest, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_abort_while_collecting, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_multi_task_abort_drains, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fast_abort, setup_mcs, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,21 +79,7 @@ static int teardown(void **state)
  * MaxRecvDataSegmentLength key mrdsl; its status. */
 static int join_mrdsl(struct h_conn *j, uint16_t cid, const char *mrdsl)
 {
-	uint8_t buf[4096], rsp[4096];
-	union iscsi_hdr h;
-	uint32_t n = h_keys(buf, sizeof(buf),
-			    KEYS("InitiatorName=" H_INITIATOR, "TargetName=" H_TARGET, mrdsl));
-	uint32_t len;
-
-	j->cmdsn = hc->cmdsn;
-	j->itt = 0x1000;
-	h_login_hdr(&h, OPNEG_TO_FFP, hc->tsih, j->itt, j->cmdsn);
-	put_be16(h.login_req.cid, cid);
-	h_send(j, &h, buf, n);
-	if (!h_recv(j, &h, rsp, sizeof(rsp), &len))
-		return -1;
-	j->tsih = get_be16(h.login_rsp.tsih);
-	return h.login_rsp.status_class << 8 | h.login_rsp.status_detail;
+	return h_join(j, hc, cid, KEYS(mrdsl));
 }
 
 static int join(struct h_conn *j, uint16_t cid)

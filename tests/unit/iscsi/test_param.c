@@ -249,11 +249,15 @@ static void test_lists(void **state)
 	assert_int_equal(REQ(OP, "HeaderDigest=MD5,CRC32C", "TaskReporting=FastAbort,RFC3720"),
 			 ISCSI_NEG_OK);
 	assert_true(has("HeaderDigest=CRC32C"));
-	assert_true(has("TaskReporting=RFC3720"));
+	assert_true(has("TaskReporting=FastAbort")); /* 13.23: all three built */
 	setup(NULL);
-	assert_int_equal(REQ(OP, "TaskReporting=FastAbort", "HeaderDigest=CRC32C,,None"),
+	assert_int_equal(REQ(OP, "TaskReporting=ResponseFence,RFC3720,FastAbort"), ISCSI_NEG_OK);
+	assert_true(has("TaskReporting=ResponseFence")); /* the initiator's order */
+	assert_int_equal(neg.active.task_reporting, ISCSI_TASKREP_RESPONSE_FENCE);
+	setup(NULL);
+	assert_int_equal(REQ(OP, "TaskReporting=Fast,RFC3721", "HeaderDigest=CRC32C,,None"),
 			 ISCSI_NEG_OK);
-	assert_true(has("TaskReporting=Reject"));
+	assert_true(has("TaskReporting=Reject")); /* no value the target knows */
 	assert_true(has("HeaderDigest=Reject"));
 }
 
