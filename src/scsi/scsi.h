@@ -235,6 +235,13 @@ struct scsi_tmf {
  * never an LU it cannot see (RFC 7143 11.5.1: "all Logical Units known by
  * the issuing initiator"); the fabric drops sessions after a cold reset. */
 void scsi_tmf_exec(struct scsi_tmf *tmf);
+/* The fabric of another nexus whose task this TMF aborted may delay the
+ * TMF's tmf_done until it has done its part of the abort (RFC 7143 4.2.3.3
+ * d): the StatSN acknowledgments of a third party's session). A hold taken
+ * in that task's cmd_done (before the task's own count is dropped) is given
+ * back with scsi_tmf_release(), on any reactor. */
+void scsi_tmf_hold(const struct scsi_tmf *tmf);
+void scsi_tmf_release(const struct scsi_tmf *tmf);
 
 /* ---- logical units ---- */
 struct scsi_lu_attrs {

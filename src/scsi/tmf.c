@@ -39,6 +39,18 @@ void tmf_task_done(struct scsi_tmf *tmf)
 		reactor_post(tmf->reactor, &tmf->priv.msg);
 }
 
+void scsi_tmf_hold(const struct scsi_tmf *tmf)
+{
+	/* the count is the only field touched: atomic, so const is kept for
+	 * the fabrics (scsi_cmd_abort_tmf) */
+	atomic_fetch_add(&((struct scsi_tmf *)tmf)->priv.pending, 1);
+}
+
+void scsi_tmf_release(const struct scsi_tmf *tmf)
+{
+	tmf_task_done((struct scsi_tmf *)tmf);
+}
+
 /* Mark one task aborted (lu->lock held). Returns false when it was already. */
 static bool abort_task_locked(struct scsi_cmd *cmd, struct scsi_tmf *tmf, bool other_nexus)
 {

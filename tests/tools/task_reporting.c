@@ -24,9 +24,12 @@
  *                connections of an MC/S session, and one of a second
  *                session; LOGICAL UNIT RESET on the first connection: the
  *                third party's WRITE ends (TASK ABORTED, TAS=1) without
- *                waiting, the TMF response does not come while either
- *                burst of the issuing session is open; it comes (Function
- *                complete) once the second one's F bit is sent, no R2T for
+ *                waiting, and its connection gets a NOP-In ping (4.2.3.3
+ *                d): its StatSNs are waited for too); the TMF response
+ *                does not come while either burst of the issuing session
+ *                is open or the ping is not answered; it comes (Function
+ *                complete) once the second one's F bit and the third
+ *                party's NOP-Out are sent, no R2T for
  *                the second bursts and no SCSI Response for the aborted
  *                WRITEs come; the next command gets the reset's unit
  *                attention (06/29/03); then ABORT TASK SET on one
@@ -154,6 +157,21 @@ static int recv_pdu(struct ir_conn *c, struct ir_pdu *p, int timeout_ms)
 		}
 		ir_pdu_free(p);
 	}
+}
+
+/* Answer a NOP-In ping (ttt) on c, acknowledging every StatSN received. */
+static void nop_answer(struct ir_conn *c, uint32_t ttt, uint32_t cmdsn)
+{
+	struct ir_pdu o = {0};
+
+	o.bhs.req.opcode = IR_OP_NOP_OUT | IR_OP_IMMEDIATE;
+	o.bhs.req.flags = IR_FLAG_FINAL;
+	put_be32(o.bhs.req.itt, IR_RSVD_TAG);
+	put_be32(o.bhs.req.ttt, ttt);
+	put_be32(o.bhs.req.cmdsn, cmdsn);
+	put_be32(o.bhs.req.exp_statsn, c->expstatsn);
+	if (ir_send_pdu(c, &o))
+		die("NOP-Out", c);
 }
 
 /* ---- commands ---- */
@@ -438,7 +456,7 @@ static void drain_lun_reset(void)
 	struct ir_pdu p;
 	char what[96] = "";
 	uint8_t key, asc, ascq;
-	uint32_t titt;
+	uint32_t titt, tp_ttt;
 
 	sess_open(&s, "iqn.2026-12.org.utarget:tr-mcs", 2, NULL, 0);
 	IR_CHECK(s.c[1].full_feature, "MC/S: a second connection (cid 1) joined the session");
@@ -463,6 +481,12 @@ static void drain_lun_reset(void)
 		     ir_pdu_itt(&p) == wt.itt && p.bhs.scsi_rsp.status == 0x40,
 		 "the third party's WRITE ended with TASK ABORTED without waiting for its burst");
 	ir_pdu_free(&p);
+	/* 4.2.3.3 d): the third party's StatSNs are waited for too */
+	IR_CHECK(ir_recv_pdu(&third.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_NOP_IN &&
+		     ir_pdu_itt(&p) == IR_RSVD_TAG && get_be32(p.bhs.rsp.ttt) != IR_RSVD_TAG,
+		 "the third party gets a NOP-In ping: its TASK ABORTED status is not acknowledged");
+	tp_ttt = get_be32(p.bhs.rsp.ttt);
+	ir_pdu_free(&p);
 	IR_CHECK(quiet(&s, 0, what, sizeof(what)),
 		 "LUN RESET: no response on cid 0 while both bursts are open %s", what);
 	write_data(&s, 1, &wb, wb.len - wb.sent); /* F on cid 1 */
@@ -471,9 +495,13 @@ static void drain_lun_reset(void)
 	IR_CHECK(quiet(&s, 1, what, sizeof(what)),
 		 "nothing on cid 1 (no R2T for the second burst, no SCSI Response) %s", what);
 	write_data(&s, 0, &wa, wa.len - wa.sent); /* F on cid 0 */
+	IR_CHECK(quiet(&s, 0, what, sizeof(what)),
+		 "no response on cid 0 while the third party's ping is not answered %s", what);
+	nop_answer(&third.c[0], tp_ttt, third.s.cmdsn);
 	IR_CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
 		     ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
-		 "the TMF response (Function complete) follows the last F bit");
+		 "the TMF response (Function complete) follows the last F bit and the third "
+		 "party's acknowledgment");
 	ir_pdu_free(&p);
 	IR_CHECK(quiet(&s, 0, what, sizeof(what)) && quiet(&s, 1, what, sizeof(what)),
 		 "no R2T, no SCSI Response for the aborted WRITEs %s", what);
@@ -508,7 +536,7 @@ static void drain_lun_reset(void)
  * ExpStatSN) came. */
 static void statsn_ack(void)
 {
-	struct ir_pdu p, o = {0};
+	struct ir_pdu p;
 	char what[96] = "";
 	uint8_t key, asc, ascq;
 	uint32_t titt, ttt;
@@ -526,14 +554,7 @@ static void statsn_ack(void)
 	ir_pdu_free(&p);
 	IR_CHECK(quiet(&s, 0, what, sizeof(what)),
 		 "no TMF response on cid 0 while it is not answered %s", what);
-	o.bhs.req.opcode = IR_OP_NOP_OUT | IR_OP_IMMEDIATE;
-	o.bhs.req.flags = IR_FLAG_FINAL;
-	put_be32(o.bhs.req.itt, IR_RSVD_TAG);
-	put_be32(o.bhs.req.ttt, ttt);
-	put_be32(o.bhs.req.cmdsn, s.s.cmdsn);
-	put_be32(o.bhs.req.exp_statsn, s.c[1].expstatsn);
-	if (ir_send_pdu(&s.c[1], &o))
-		die("NOP-Out", &s.c[1]);
+	nop_answer(&s.c[1], ttt, s.s.cmdsn);
 	IR_CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
 		     ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
 		 "the TMF response (Function complete) once the NOP-Out acknowledged it");

@@ -482,6 +482,10 @@ struct iscsi_fence_waiter {
 	struct list_node node; /* session->fence_waiters */
 	void (*run)(struct iscsi_fence_waiter *w);
 };
+/* task_reporting.c: a multi-task abort of another nexus aborted a task of
+ * s (in its cmd_done): that TMF's response waits for s's StatSNs
+ * (4.2.3.3 d) */
+void iscsi_third_party_aborted(struct iscsi_session *s, const struct scsi_tmf *tmf);
 bool iscsi_fence_wanted(const struct iscsi_session *s, uint8_t scsi_tmf_func);
 bool iscsi_fence_ready(struct iscsi_session *s, struct iscsi_fence_waiter *w);
 void iscsi_fence_after(struct iscsi_conn *c);

@@ -765,8 +765,11 @@ static void iscsi_core_cmd_done(struct scsi_cmd *cmd)
 	struct iscsi_conn *c = t->conn;
 	struct iscsi_session *s = t->sess;
 	bool good = cmd->status == SAM_STAT_GOOD || cmd->status == SAM_STAT_CONDITION_MET;
+	const struct scsi_tmf *tmf = scsi_cmd_abort_tmf(cmd);
 	bool collapse;
 
+	if (unlikely(tmf) && tmf->nexus != cmd->nexus)
+		iscsi_third_party_aborted(s, tmf); /* 4.2.3.3 d): task_reporting.c */
 	t->state = ISCSI_TASK_SENDING;
 	if (t->counted) {
 		/* the CmdSN slot is free once the status is on its way */

@@ -109,6 +109,9 @@ struct iscsi_session {
 	 * wait in fence_waiters (struct iscsi_fence) */
 	struct iscsi_conn *fence_conn;
 	struct list_node fence_waiters;
+	/* task_reporting.c: the wait for this session's StatSNs that another
+	 * initiator's multi-task abort asked for, while not yet started */
+	struct third_party_wait *tp_wait;
 	struct log_ratelimit rl;
 	/* when the leading login completed: CLOCK_REALTIME seconds */
 	int64_t login_time;

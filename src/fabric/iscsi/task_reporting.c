@@ -38,8 +38,8 @@
  * waits, as in step d) below, for the acknowledgment of every StatSN sent
  * on the issuing session's connections, the AsyncEvent 5s included: that
  * is their NOP-Outs. Data-Out that was already under way for an ended
- * task is discarded (data_out.c). Third parties' acknowledgments are not
- * waited for (their sessions live on other reactors), as in step d).
+ * task is discarded (data_out.c). A third party's NOP-Outs are waited for
+ * with its other acknowledgments (step d) below).
  *
  * Response Fence (ResponseFence and FastAbort): a fenced response is
  * delivered after every response sent before it and before every response
@@ -116,10 +116,14 @@ bool iscsi_abort_drains_data_out(struct iscsi_task *t)
  * wait for acknowledgment of each StatSN (may solicit for acknowledgment by
  * way of a NOP-In)", then send the TMF response (e). The responses of the
  * issuing session's aborted tasks went out before it on every one of its
- * connections. Only the issuing session is waited for: its connections
- * share its reactor; third-party sessions (other reactors) are not (see
- * docs/architecture.md). A connection that leaves the session is not
- * waited for any longer. */
+ * connections. A third party's session (any reactor) whose task the TMF
+ * aborted does the same on its reactor (iscsi_third_party_aborted), holding
+ * the TMF's tmf_done meanwhile (scsi_tmf_hold), at most
+ * THIRD_PARTY_WAIT_S: another initiator that does not answer its pings
+ * must not hold this one's TMF for ever. A connection that leaves its
+ * session is not waited for any longer. */
+
+#define THIRD_PARTY_WAIT_S 5
 
 static_assert(ARRAY_SIZE(((struct iscsi_ack_wait *)0)->need) >= ISCSI_MAX_CONNECTIONS,
 	      "a wait for every connection of a session");
@@ -129,12 +133,12 @@ static bool acked(const struct iscsi_conn *c, uint32_t statsn)
 	return !iscsi_sn_lt(c->exp_stat_sn, statsn);
 }
 
-bool iscsi_ack_wait_start(struct iscsi_session *s, uint8_t scsi_tmf_func, struct iscsi_ack_wait *w)
+/* Note the last StatSN sent on each connection of s not yet acknowledged
+ * and ping it; false when there is none (w->done is not called). */
+static bool ack_wait_begin(struct iscsi_session *s, struct iscsi_ack_wait *w)
 {
 	struct iscsi_conn *oc;
 
-	if (!multi(scsi_tmf_func))
-		return false;
 	w->n = 0;
 	list_for_each_entry(oc, &s->conns, sess_node)
 	{
@@ -153,6 +157,11 @@ bool iscsi_ack_wait_start(struct iscsi_session *s, uint8_t scsi_tmf_func, struct
 		return false;
 	list_add_tail(&s->ack_waits, &w->node);
 	return true;
+}
+
+bool iscsi_ack_wait_start(struct iscsi_session *s, uint8_t scsi_tmf_func, struct iscsi_ack_wait *w)
+{
+	return multi(scsi_tmf_func) && ack_wait_begin(s, w);
 }
 
 /* Drop the entries met (or of c, when gone); run the waits now empty. */
@@ -195,6 +204,86 @@ void iscsi_ack_waits_conn_gone(struct iscsi_session *s, struct iscsi_conn *c)
 {
 	if (!list_empty(&s->ack_waits))
 		ack_waits_update(s, c);
+}
+
+/* One third-party session's part of one TMF: started once the reactor is
+ * done with what it is doing, so that the TASK ABORTED responses of that
+ * turn are among the StatSNs noted. */
+struct third_party_wait {
+	struct iscsi_ack_wait ack;
+	struct reactor_defer start;
+	struct reactor_timer cap;
+	struct iscsi_session *s;
+	const struct scsi_tmf *tmf;
+	uint64_t seq;
+};
+
+static void third_party_end(struct third_party_wait *w)
+{
+	struct iscsi_session *s = w->s;
+
+	reactor_timer_cancel(&w->cap);
+	if (s->tp_wait == w)
+		s->tp_wait = NULL;
+	scsi_tmf_release(w->tmf);
+	free(w);
+	iscsi_session_task_released(s);
+}
+
+static void third_party_acked(struct iscsi_ack_wait *a)
+{
+	third_party_end(container_of(a, struct third_party_wait, ack));
+}
+
+static void third_party_cap(struct reactor_timer *tm)
+{
+	struct third_party_wait *w = container_of(tm, struct third_party_wait, cap);
+
+	log_notice("iscsi: session of %s: StatSNs not acknowledged within %u s after another "
+		   "initiator's task management function: no longer waited for",
+		   w->s->initiator_port, THIRD_PARTY_WAIT_S);
+	list_del(&w->ack.node);
+	third_party_end(w);
+}
+
+static void third_party_start(struct reactor_defer *d)
+{
+	struct third_party_wait *w = container_of(d, struct third_party_wait, start);
+
+	if (w->s->tp_wait == w)
+		w->s->tp_wait = NULL; /* a task ending later needs a wait of its own */
+	if (!ack_wait_begin(w->s, &w->ack)) {
+		third_party_end(w);
+		return;
+	}
+	reactor_timer_arm(w->s->r, &w->cap, (uint64_t)THIRD_PARTY_WAIT_S * 1000000000ull);
+}
+
+void iscsi_third_party_aborted(struct iscsi_session *s, const struct scsi_tmf *tmf)
+{
+	struct third_party_wait *w;
+
+	if (!multi(tmf->func) || s->type != ISCSI_SESSION_NORMAL)
+		return;
+	if (s->tp_wait && s->tp_wait->seq == tmf->seq)
+		return; /* its wait starts after this turn: it covers this task */
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		log_warn("iscsi: session of %s: out of memory: another initiator's TMF response "
+			 "does not wait for this session's StatSNs",
+			 s->initiator_port);
+		return;
+	}
+	w->s = s;
+	w->tmf = tmf;
+	w->seq = tmf->seq;
+	w->ack.done = third_party_acked;
+	reactor_timer_init(&w->cap, third_party_cap);
+	reactor_defer_init(&w->start, third_party_start);
+	scsi_tmf_hold(tmf); /* before the task's own count drops */
+	s->tasks++;	    /* s stays until the wait ends */
+	s->tp_wait = w;
+	reactor_defer(s->r, &w->start);
 }
 
 /* ---- Response Fence ---- */

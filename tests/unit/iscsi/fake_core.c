@@ -412,6 +412,18 @@ void scsi_cmd_release(struct scsi_cmd *cmd)
 	fake.live_cmds--;
 }
 
+void scsi_tmf_hold(const struct scsi_tmf *tmf)
+{
+	(void)tmf;
+	fake.tmf_holds++;
+}
+
+void scsi_tmf_release(const struct scsi_tmf *tmf)
+{
+	(void)tmf;
+	fake.tmf_holds--;
+}
+
 void scsi_tmf_exec(struct scsi_tmf *tmf)
 {
 	static uint64_t seq;

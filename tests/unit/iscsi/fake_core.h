@@ -31,6 +31,7 @@ struct fake_core {
 	unsigned live_cmds; /* set up, not released */
 	unsigned execs;
 	unsigned tmfs;
+	int tmf_holds; /* scsi_tmf_hold minus scsi_tmf_release */
 	uint8_t last_tmf_func;
 	uint64_t last_tmf_ref;
 	uint8_t tmf_response; /* answer for TMFs */
