@@ -8,15 +8,25 @@
 #   task_reporting --(session "tr-mcs", cid 0)--+
 #                  --(session "tr-mcs", cid 1)--+--> utargetd --> LUN 0: ram 16M
 #                  --(session "tr-third")-------+     (max_connections 2,
-#                  --(sessions tr-neg*, tr-level1/2)   demo: write, target_reset)
+#                  --(session "tr-ack", cid 0/1)+     demo: write, target_reset)
+#                  --(session "tr-fast", cid 0/1, TaskReporting=FastAbort)
+#                  --(session "tr-fence", cid 0/1, TaskReporting=ResponseFence)
+#                  --(sessions tr-neg*, tr-level1/2)
 #
-# TaskReporting is answered RFC3720 (the only semantics implemented); a
-# LOGICAL UNIT RESET / ABORT TASK SET is answered only after the F bit of
-# every open Data-Out burst of the issuing MC/S session, on both
-# connections, while the third party's WRITE ends at once with TASK
-# ABORTED (TAS=1); at protocol levels 1 and 2 each function is "not
-# supported" exactly when RSTMF does not report it (the checks are listed
-# in task_reporting.c).
+# TaskReporting is answered with the first value of the initiator's list
+# that the target knows (RFC3720, ResponseFence, FastAbort; none: Reject).
+# Under RFC3720 ("tr-mcs") and ResponseFence ("tr-fence") a LOGICAL UNIT
+# RESET / ABORT TASK SET is answered only after the F bit of every open
+# Data-Out burst of the issuing MC/S session, on both connections, while
+# the third party's WRITE ends at once with TASK ABORTED (TAS=1); the TMF
+# response waits for the acknowledgment of the StatSNs sent on the
+# session's connections ("tr-ack"). Under FastAbort ("tr-fast") the WRITEs
+# end at once, the other connection gets AsyncEvent 5 and the TMF response
+# waits for the NOP-Out acknowledging it. Under ResponseFence and FastAbort
+# the other connection sends nothing until the TMF response is
+# acknowledged (Response Fence). At protocol levels 1 and 2 each function
+# is "not supported" exactly when RSTMF does not report it (the checks are
+# listed in task_reporting.c).
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 CLIENT=${2:?task_reporting}

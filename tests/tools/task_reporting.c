@@ -37,7 +37,26 @@
  *   statsn_ack   (4.2.3.3 d) ABORT TASK SET on cid 0 while the status of a
  *                TEST UNIT READY on cid 1 is not acknowledged: a NOP-In
  *                ping on cid 1, no TMF response until its NOP-Out answer
- *                (carrying ExpStatSN) is sent, then Function complete.
+ *                (carrying ExpStatSN) is sent, then Function complete;
+ *   fast_abort   TaskReporting=FastAbort (4.2.3.4) answered FastAbort on an
+ *                MC/S session; a WRITE with a partly sent R2T burst on each
+ *                connection, LOGICAL UNIT RESET on cid 0: neither waits for
+ *                its burst (no F bit is ever sent); cid 1 gets AsyncEvent 5
+ *                (11.9.1: F, ITT 0xffffffff, LUN 0, the next StatSN), cid 0
+ *                none; a Data-Out still sent on cid 1 is discarded without
+ *                Reject; no TMF response on cid 0 until the NOP-Out (ITT
+ *                0xffffffff, the LUN copied) acknowledges the message's
+ *                StatSN (4.2.3.3 d), then Function complete; the Response
+ *                Fence (13.23): a NOP-In ping on cid 0, and a TEST UNIT
+ *                READY on cid 1 gets its status (GOOD or 06/29/03) only
+ *                once the ping's NOP-Out acknowledges the TMF response; no
+ *                R2T nor SCSI Response for the aborted WRITEs; WRITE and
+ *                READ back on both connections;
+ *   response_fence  TaskReporting=ResponseFence answered ResponseFence:
+ *                ABORT TASK SET keeps the standard semantics (no AsyncEvent
+ *                5, the response follows the F bit of the burst open on cid
+ *                1) and gets the Response Fence as in fast_abort; WRITE and
+ *                READ back on both connections.
  * Prints "ok: ..." per check; exit 0 when all passed, 1 on the first
  * failure, 2 on usage or connection errors. */
 #include <errno.h>
@@ -562,6 +581,268 @@ static void statsn_ack(void)
 	sess_close(&s);
 }
 
+/* ---- Response Fence and FastAbort (RFC 7143 4.2.3.4, 13.23) ---- */
+
+/* A session of 2 connections offering TaskReporting as offer (the
+ * initiator's list), whose answer must be want. */
+static void sess_open_tr(struct sess *s, const char *iname, const char *offer, const char *want)
+{
+	char val[64] = "";
+
+	sess_open(s, iname, 2, offer, strlen(offer) + 1);
+	IR_CHECK(ir_login_answer(&s->c[0], "TaskReporting", val, sizeof(val)) > 0 &&
+		     !strcmp(val, want),
+		 "%s: %s answered %s, want %s", iname, offer, val, want);
+	IR_CHECK(s->c[1].full_feature, "%s: a second connection (cid 1) joined the session", iname);
+}
+
+/* NOP-Out with ITT 0xffffffff on connection i (11.18: immediate, no NOP-In
+ * answers it): the answer to a NOP-In ping (its TTT), or, with TTT
+ * 0xffffffff, the acknowledgment of StatSN exp_statsn - 1 alone (11.9.1:
+ * the answer to an AsyncEvent 5, its LUN copied). */
+static void nop_out(struct sess *s, unsigned i, uint32_t ttt, const uint8_t lun[8],
+		    uint32_t exp_statsn)
+{
+	struct ir_pdu o = {0};
+
+	o.bhs.req.opcode = IR_OP_NOP_OUT | IR_OP_IMMEDIATE;
+	o.bhs.req.flags = IR_FLAG_FINAL;
+	memcpy(o.bhs.req.lun, lun, 8);
+	put_be32(o.bhs.req.itt, IR_RSVD_TAG);
+	put_be32(o.bhs.req.ttt, ttt);
+	put_be32(o.bhs.req.cmdsn, s->s.cmdsn);
+	put_be32(o.bhs.req.exp_statsn, exp_statsn);
+	if (ir_send_pdu(&s->c[i], &o))
+		die("NOP-Out", &s->c[i]);
+}
+
+/* Nothing but NOP-In pings for QUIET_MS on connection i, left unanswered
+ * (an answer would acknowledge the StatSNs received): true, *ping_ttt and
+ * ping_lun the last ping's TTT and LUN (*ping_ttt IR_RSVD_TAG: none came). */
+static bool quiet_noack(struct sess *s, unsigned i, uint32_t *ping_ttt, uint8_t ping_lun[8],
+			char *what, size_t what_size)
+{
+	int64_t end = ir_now_us() + (int64_t)QUIET_MS * 1000;
+
+	for (;;) {
+		int64_t left = (end - ir_now_us()) / 1000;
+		struct ir_pdu p;
+		int rc;
+
+		if (left <= 0)
+			return true;
+		rc = ir_recv_pdu(&s->c[i], &p, (int)left);
+		if (rc == -ETIMEDOUT)
+			return true;
+		if (rc) {
+			snprintf(what, what_size, "error %d", rc);
+			return false;
+		}
+		if (ir_pdu_opcode(&p) != IR_OP_NOP_IN || ir_pdu_itt(&p) != IR_RSVD_TAG) {
+			snprintf(what, what_size, "%s ITT 0x%08x",
+				 ir_opcode_name(ir_pdu_opcode(&p)), ir_pdu_itt(&p));
+			ir_pdu_free(&p);
+			return false;
+		}
+		if (get_be32(p.bhs.rsp.ttt) != IR_RSVD_TAG) {
+			*ping_ttt = get_be32(p.bhs.rsp.ttt);
+			memcpy(ping_lun, p.bhs.rsp.lun, 8);
+		}
+		ir_pdu_free(&p);
+	}
+}
+
+/* Sense key, ASC and ASCQ of a SCSI Response PDU (11.4.7: SenseLength,
+ * then the sense data); all 0 when it carries none. */
+static void rsp_sense(const struct ir_pdu *p, uint8_t *key, uint8_t *asc, uint8_t *ascq)
+{
+	struct ir_scsi_result r = {0};
+
+	*key = *asc = *ascq = 0;
+	if (p->data_len >= 2) {
+		r.sense_len = get_be16(p->data);
+		if (r.sense_len > p->data_len - 2)
+			r.sense_len = p->data_len - 2;
+		if (r.sense_len > sizeof(r.sense))
+			r.sense_len = sizeof(r.sense);
+		memcpy(r.sense, p->data + 2, r.sense_len);
+	}
+	ir_sense_parse(&r, key, asc, ascq);
+}
+
+/* The Response Fence (13.23: ResponseFence, implied by FastAbort) of the
+ * multi-task abort's response just received on cid 0 with StatSN
+ * tmf_statsn: a NOP-In ping on cid 0 asks for its acknowledgment; until
+ * that comes cid 1 sends nothing, not even the status of a TEST UNIT READY
+ * sent there after it; once cid 0 acknowledges, the status comes (GOOD,
+ * or after a LOGICAL UNIT RESET its unit attention 06/29/03 when ua). */
+static void fence(struct sess *s, const char *mode, uint32_t tmf_statsn, bool ua)
+{
+	static const uint8_t tur[6] = {0};
+	struct ir_pdu p;
+	char what[96] = "";
+	uint8_t key, asc, ascq;
+	uint8_t lun[8];
+	uint32_t ttt, itt;
+
+	IR_CHECK(ir_recv_pdu(&s->c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_NOP_IN &&
+		     ir_pdu_itt(&p) == IR_RSVD_TAG && get_be32(p.bhs.rsp.ttt) != IR_RSVD_TAG,
+		 "%s: a NOP-In ping on cid 0 right after the TMF response (%s), asking for its "
+		 "acknowledgment",
+		 mode, ir_opcode_name(ir_pdu_opcode(&p)));
+	ttt = get_be32(p.bhs.rsp.ttt);
+	memcpy(lun, p.bhs.rsp.lun, 8);
+	ir_pdu_free(&p);
+	if (ir_scsi_send(use(s, 1), 0, tur, sizeof(tur), IR_DIR_NONE, 0, &itt))
+		die("TEST UNIT READY", &s->c[1]);
+	used(s, 1);
+	IR_CHECK(quiet(s, 1, what, sizeof(what)),
+		 "%s: fenced: no status of a TEST UNIT READY on cid 1 while cid 0 has not "
+		 "acknowledged the TMF response %s",
+		 mode, what);
+	nop_out(s, 0, ttt, lun, tmf_statsn + 1); /* 11.18: the ping's LUN copied */
+	IR_CHECK(recv_pdu(&s->c[1], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_SCSI_RSP &&
+		     ir_pdu_itt(&p) == itt,
+		 "%s: the TEST UNIT READY's status on cid 1 once cid 0 answered the ping (%s ITT "
+		 "0x%08x)",
+		 mode, ir_opcode_name(ir_pdu_opcode(&p)), ir_pdu_itt(&p));
+	rsp_sense(&p, &key, &asc, &ascq);
+	IR_CHECK(p.bhs.scsi_rsp.status == 0 || (ua && p.bhs.scsi_rsp.status == 0x02 && key == 6 &&
+						asc == 0x29 && ascq == 0x03),
+		 "%s: its status 0x%02x (%x/%02x/%02x)", mode, p.bhs.scsi_rsp.status, key, asc,
+		 ascq);
+	ir_pdu_free(&p);
+}
+
+/* WRITE and READ back 8 blocks on each connection, byte by byte. */
+static void io_both(struct sess *s, const char *mode)
+{
+	static uint8_t out[8 * BS], in[8 * BS];
+	struct ir_scsi_result r;
+
+	for (unsigned i = 0; i < 2; i++) {
+		for (size_t k = 0; k < sizeof(out); k++)
+			out[k] = (uint8_t)(k * 7 + i * 31 + 1);
+		memset(in, 0, sizeof(in));
+		if (ir_write16(use(s, i), 0, 256 + 64 * i, 8, BS, out, false, &r))
+			die("WRITE", &s->c[i]);
+		used(s, i);
+		IR_CHECK(r.status == 0, "%s: WRITE on cid %u after the abort (status 0x%02x)", mode,
+			 i, r.status);
+		if (ir_read16(use(s, i), 0, 256 + 64 * i, 8, BS, in, &r))
+			die("READ", &s->c[i]);
+		used(s, i);
+		IR_CHECK(r.status == 0 && !memcmp(in, out, sizeof(in)),
+			 "%s: READ on cid %u returns what was written (status 0x%02x)", mode, i,
+			 r.status);
+	}
+}
+
+/* RFC 7143 4.2.3.4 FastAbort: the LOGICAL UNIT RESET ends the WRITEs with
+ * an open burst on cid 0 (the issuing connection: the initiator sends no
+ * more Data-Out there, initiator step a) and on cid 1 at once. cid 1 is
+ * told with AsyncEvent 5 (11.9.1), which the initiator acknowledges with a
+ * NOP-Out; the TMF response waits for that acknowledgment (the StatSN
+ * wait, 4.2.3.3 d), then the Response Fence. No F bit is ever sent. */
+static void fast_abort(void)
+{
+	static const char mode[] = "FastAbort";
+	struct ir_pdu p;
+	struct wr wa, wb;
+	struct sess s;
+	char what[96] = "";
+	uint8_t lun[8], lun0[8], plun[8] = {0};
+	uint32_t titt, next, asn, ttt1 = IR_RSVD_TAG;
+
+	sess_open_tr(&s, "iqn.2026-12.org.utarget:tr-fast",
+		     "TaskReporting=FastAbort,ResponseFence,RFC3720", "FastAbort");
+	clear_ua(&s);
+	write_start(&s, 0, 0, &wa);
+	write_start(&s, 1, 64, &wb);
+	write_data(&s, 0, &wa, 1024);
+	write_data(&s, 1, &wb, 1024);
+	next = s.c[1].expstatsn;
+	titt = tmf_send(&s, 0, IR_TMF_LUN_RESET);
+
+	/* 11.9.1 AsyncEvent 5 on cid 1, where the WRITE's burst is open */
+	ir_lun_encode(0, lun0);
+	if (ir_recv_pdu(&s.c[1], &p, 5000))
+		die("AsyncEvent 5", &s.c[1]);
+	IR_CHECK(
+	    ir_pdu_opcode(&p) == IR_OP_ASYNC_MSG && p.bhs.async.async_event == 5 &&
+		(p.bhs.async.flags & IR_FLAG_FINAL) && ir_pdu_itt(&p) == IR_RSVD_TAG &&
+		!memcmp(p.bhs.async.lun, lun0, 8) && get_be32(p.bhs.async.statsn) == next,
+	    "%s: LUN RESET on cid 0: cid 1 gets AsyncEvent 5 for LUN 0 (%s event %u ITT 0x%08x "
+	    "StatSN %u, want %u)",
+	    mode, ir_opcode_name(ir_pdu_opcode(&p)), p.bhs.async.async_event, ir_pdu_itt(&p),
+	    get_be32(p.bhs.async.statsn), next);
+	asn = get_be32(p.bhs.async.statsn);
+	memcpy(lun, p.bhs.async.lun, 8);
+	ir_pdu_free(&p);
+
+	/* Data-Out already under way when the message came: discarded; its
+	 * ExpStatSN does not acknowledge the message yet */
+	s.c[1].expstatsn = asn;
+	write_data(&s, 1, &wb, 1024);
+	s.c[1].expstatsn = asn + 1;
+	IR_CHECK(quiet_noack(&s, 1, &ttt1, plun, what, sizeof(what)),
+		 "%s: cid 1: its Data-Out for the ended WRITE discarded (no Reject), no R2T, no "
+		 "SCSI Response (the StatSN wait's NOP-In ping: %s) %s",
+		 mode, ttt1 != IR_RSVD_TAG ? "came" : "none", what);
+	IR_CHECK(quiet(&s, 0, what, sizeof(what)),
+		 "%s: no TMF response (and no AsyncEvent) on cid 0 while cid 1 has not "
+		 "acknowledged the AsyncEvent 5 %s",
+		 mode, what);
+	nop_out(&s, 1, IR_RSVD_TAG, lun, asn + 1);
+	IR_CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
+		     ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
+		 "%s: the TMF response (Function complete) once the NOP-Out acknowledged the "
+		 "AsyncEvent 5, neither WRITE's burst finished (%s)",
+		 mode, ir_opcode_name(ir_pdu_opcode(&p)));
+	if (ttt1 != IR_RSVD_TAG) /* the StatSN wait's ping on cid 1 */
+		nop_out(&s, 1, ttt1, plun, asn + 1);
+	fence(&s, mode, get_be32(p.bhs.tmf_rsp.statsn), true);
+	ir_pdu_free(&p);
+	IR_CHECK(quiet(&s, 0, what, sizeof(what)),
+		 "%s: no R2T, no SCSI Response for the aborted WRITEs %s", mode, what);
+	clear_ua(&s);
+	io_both(&s, mode);
+	sess_close(&s);
+}
+
+/* TaskReporting=ResponseFence: the standard semantics (4.2.3.3 a, no
+ * AsyncEvent 5: the ABORT TASK SET's response waits for the F bit of the
+ * burst open on cid 1), and the Response Fence of its response. */
+static void response_fence(void)
+{
+	static const char mode[] = "ResponseFence";
+	struct ir_pdu p;
+	struct wr wb;
+	struct sess s;
+	char what[96] = "";
+	uint32_t titt;
+
+	sess_open_tr(&s, "iqn.2026-12.org.utarget:tr-fence", "TaskReporting=ResponseFence,RFC3720",
+		     "ResponseFence");
+	clear_ua(&s);
+	write_start(&s, 1, 64, &wb);
+	write_data(&s, 1, &wb, 1024);
+	titt = tmf_send(&s, 0, IR_TMF_ABORT_TASK_SET);
+	IR_CHECK(quiet(&s, 1, what, sizeof(what)),
+		 "%s: ABORT TASK SET on cid 0: no AsyncEvent 5 on cid 1 %s", mode, what);
+	IR_CHECK(quiet(&s, 0, what, sizeof(what)),
+		 "%s: no TMF response while the burst of cid 1 is open %s", mode, what);
+	write_data(&s, 1, &wb, wb.len - wb.sent);
+	IR_CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
+		     ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
+		 "%s: the TMF response (Function complete) follows the F bit (%s)", mode,
+		 ir_opcode_name(ir_pdu_opcode(&p)));
+	fence(&s, mode, get_be32(p.bhs.tmf_rsp.statsn), false);
+	ir_pdu_free(&p);
+	io_both(&s, mode);
+	sess_close(&s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3 || ir_parse_addr(argv[1], host, sizeof(host), port, sizeof(port))) {
@@ -572,6 +853,8 @@ int main(int argc, char **argv)
 	negotiation();
 	drain_lun_reset();
 	statsn_ack();
+	fast_abort();
+	response_fence();
 	for (int level = 1; level <= 2; level++) {
 		rstmf_vs_fabric(level, 0);
 		rstmf_vs_fabric(level, 2);
