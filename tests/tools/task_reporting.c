@@ -178,20 +178,27 @@ static int recv_pdu(struct ir_conn *c, struct ir_pdu *p, int timeout_ms)
 	}
 }
 
-/* Answer a NOP-In ping (ttt) on c, acknowledging every StatSN received. */
-static void nop_answer(struct ir_conn *c, uint32_t ttt, uint32_t cmdsn)
+/* NOP-Out with ITT 0xffffffff on connection i (11.18: immediate, no NOP-In
+ * answers it): the answer to a NOP-In ping (its TTT), or, with TTT
+ * 0xffffffff, the acknowledgment of StatSN exp_statsn - 1 alone (11.9.1:
+ * the answer to an AsyncEvent 5, its LUN copied). */
+static void nop_out(struct sess *s, unsigned i, uint32_t ttt, const uint8_t lun[8],
+		    uint32_t exp_statsn)
 {
 	struct ir_pdu o = {0};
 
 	o.bhs.req.opcode = IR_OP_NOP_OUT | IR_OP_IMMEDIATE;
 	o.bhs.req.flags = IR_FLAG_FINAL;
+	memcpy(o.bhs.req.lun, lun, 8);
 	put_be32(o.bhs.req.itt, IR_RSVD_TAG);
 	put_be32(o.bhs.req.ttt, ttt);
-	put_be32(o.bhs.req.cmdsn, cmdsn);
-	put_be32(o.bhs.req.exp_statsn, c->expstatsn);
-	if (ir_send_pdu(c, &o))
-		die("NOP-Out", c);
+	put_be32(o.bhs.req.cmdsn, s->s.cmdsn);
+	put_be32(o.bhs.req.exp_statsn, exp_statsn);
+	if (ir_send_pdu(&s->c[i], &o))
+		die("NOP-Out", &s->c[i]);
 }
+
+static const uint8_t zero_lun[8];
 
 /* ---- commands ---- */
 
@@ -516,7 +523,7 @@ static void drain_lun_reset(void)
 	write_data(&s, 0, &wa, wa.len - wa.sent); /* F on cid 0 */
 	IR_CHECK(quiet(&s, 0, what, sizeof(what)),
 		 "no response on cid 0 while the third party's ping is not answered %s", what);
-	nop_answer(&third.c[0], tp_ttt, third.s.cmdsn);
+	nop_out(&third, 0, tp_ttt, zero_lun, third.c[0].expstatsn);
 	IR_CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
 		     ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
 		 "the TMF response (Function complete) follows the last F bit and the third "
@@ -573,7 +580,7 @@ static void statsn_ack(void)
 	ir_pdu_free(&p);
 	IR_CHECK(quiet(&s, 0, what, sizeof(what)),
 		 "no TMF response on cid 0 while it is not answered %s", what);
-	nop_answer(&s.c[1], ttt, s.s.cmdsn);
+	nop_out(&s, 1, ttt, zero_lun, s.c[1].expstatsn);
 	IR_CHECK(recv_pdu(&s.c[0], &p, 5000) == 0 && ir_pdu_opcode(&p) == IR_OP_TMF_RSP &&
 		     ir_pdu_itt(&p) == titt && p.bhs.tmf_rsp.response == 0,
 		 "the TMF response (Function complete) once the NOP-Out acknowledged it");
@@ -594,26 +601,6 @@ static void sess_open_tr(struct sess *s, const char *iname, const char *offer, c
 		     !strcmp(val, want),
 		 "%s: %s answered %s, want %s", iname, offer, val, want);
 	IR_CHECK(s->c[1].full_feature, "%s: a second connection (cid 1) joined the session", iname);
-}
-
-/* NOP-Out with ITT 0xffffffff on connection i (11.18: immediate, no NOP-In
- * answers it): the answer to a NOP-In ping (its TTT), or, with TTT
- * 0xffffffff, the acknowledgment of StatSN exp_statsn - 1 alone (11.9.1:
- * the answer to an AsyncEvent 5, its LUN copied). */
-static void nop_out(struct sess *s, unsigned i, uint32_t ttt, const uint8_t lun[8],
-		    uint32_t exp_statsn)
-{
-	struct ir_pdu o = {0};
-
-	o.bhs.req.opcode = IR_OP_NOP_OUT | IR_OP_IMMEDIATE;
-	o.bhs.req.flags = IR_FLAG_FINAL;
-	memcpy(o.bhs.req.lun, lun, 8);
-	put_be32(o.bhs.req.itt, IR_RSVD_TAG);
-	put_be32(o.bhs.req.ttt, ttt);
-	put_be32(o.bhs.req.cmdsn, s->s.cmdsn);
-	put_be32(o.bhs.req.exp_statsn, exp_statsn);
-	if (ir_send_pdu(&s->c[i], &o))
-		die("NOP-Out", &s->c[i]);
 }
 
 /* Nothing but NOP-In pings for QUIET_MS on connection i, left unanswered
