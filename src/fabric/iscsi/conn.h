@@ -253,6 +253,7 @@ struct iscsi_conn {
 	 * that one multi-task abort sends one per connection and LUN */
 	uint64_t fa_tmf; /* scsi_tmf.seq */
 	uint8_t fa_lun[8];
+	uint32_t fa_statsn; /* its StatSN */
 	/* the last byte received (accept before any): the keepalive's sign of
 	 * life, and the silence admission.c ranks by from other threads */
 	_Atomic uint64_t last_rx_ns;
@@ -470,6 +471,10 @@ int iscsi_erl2_logout_remove(struct iscsi_conn *c, uint16_t cid, bool *self);
  * (4.2.3.4) never; the connections that must stop sending are told with
  * AsyncEvent 5. */
 bool iscsi_abort_drains_data_out(struct iscsi_task *t);
+/* task_reporting.c: a Data-Out for no task on c was sent before the
+ * initiator saw the AsyncEvent 5 sent there (expected under FastAbort:
+ * discarded without a protocol error) */
+bool iscsi_fast_abort_stray(const struct iscsi_conn *c);
 /* tmf.c: the connection a TMF of this fabric came on (tmf->nexus is an
  * iSCSI session's, on this reactor) */
 struct iscsi_conn *iscsi_tmf_conn(const struct scsi_tmf *tmf);

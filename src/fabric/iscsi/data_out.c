@@ -275,9 +275,11 @@ int iscsi_data_out_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 		}
 		if (!t || !r || t->itt != itt) {
 			/* a burst of a task that ended (aborted, failed) or a
-			 * stray PDU: nothing to put it in */
-			iscsi_conn_proto_err(c, "Data-Out for unknown TTT 0x%08x ITT 0x%08x", ttt,
-					     itt);
+			 * stray PDU: nothing to put it in; under FastAbort
+			 * one on its way when the task ended is no error */
+			if (!iscsi_fast_abort_stray(c))
+				iscsi_conn_proto_err(
+				    c, "Data-Out for unknown TTT 0x%08x ITT 0x%08x", ttt, itt);
 			c->rx_discard = true;
 			return 0;
 		}

@@ -79,6 +79,11 @@ static bool multi(uint8_t scsi_tmf_func)
 	return scsi_tmf_func < ARRAY_SIZE(multi_task_abort) && multi_task_abort[scsi_tmf_func];
 }
 
+static bool acked(const struct iscsi_conn *c, uint32_t statsn)
+{
+	return !iscsi_sn_lt(c->exp_stat_sn, statsn);
+}
+
 /* 11.9.1 AsyncEvent 5 on c for the LUN field lun, once per TMF and LUN. */
 static void task_termination(struct iscsi_conn *c, const struct scsi_tmf *tmf, const uint8_t *lun)
 {
@@ -90,6 +95,13 @@ static void task_termination(struct iscsi_conn *c, const struct scsi_tmf *tmf, c
 		return; /* out of memory (logged): its Data-Out is discarded */
 	c->fa_tmf = tmf->seq;
 	memcpy(c->fa_lun, lun, sizeof(c->fa_lun));
+	c->fa_statsn = c->stat_sn - 1;
+}
+
+bool iscsi_fast_abort_stray(const struct iscsi_conn *c)
+{
+	/* its ExpStatSN (just taken from it) does not cover the message */
+	return c->fa_tmf && !acked(c, c->fa_statsn + 1);
 }
 
 bool iscsi_abort_drains_data_out(struct iscsi_task *t)
@@ -127,11 +139,6 @@ bool iscsi_abort_drains_data_out(struct iscsi_task *t)
 
 static_assert(ARRAY_SIZE(((struct iscsi_ack_wait *)0)->need) >= ISCSI_MAX_CONNECTIONS,
 	      "a wait for every connection of a session");
-
-static bool acked(const struct iscsi_conn *c, uint32_t statsn)
-{
-	return !iscsi_sn_lt(c->exp_stat_sn, statsn);
-}
 
 /* Note the last StatSN sent on each connection of s not yet acknowledged
  * and ping it; false when there is none (w->done is not called). */
