@@ -1102,7 +1102,7 @@ void iscsi_conn_flush(struct iscsi_conn *c)
 
 	/* Response Fence: another connection's fenced response is not yet
 	 * acknowledged (task_reporting.c); flushed when it is */
-	if (unlikely(c->sess && c->sess->fence_conn && c->sess->fence_conn != c))
+	if (unlikely(c->fence_pre || (c->sess && c->sess->fence_conn && c->sess->fence_conn != c)))
 		return;
 
 	while (!list_empty(&c->txq) && !iscsi_conn_dead(c)) {

@@ -254,6 +254,9 @@ struct iscsi_conn {
 	uint64_t fa_tmf; /* scsi_tmf.seq */
 	uint8_t fa_lun[8];
 	uint32_t fa_statsn; /* its StatSN */
+	/* task_reporting.c: a fenced response queued here waits for the
+	 * acknowledgment of the session's other connections (no flush) */
+	bool fence_pre;
 	/* the last byte received (accept before any): the keepalive's sign of
 	 * life, and the silence admission.c ranks by from other threads */
 	_Atomic uint64_t last_rx_ns;
@@ -491,6 +494,10 @@ struct iscsi_fence_waiter {
  * s (in its cmd_done): that TMF's response waits for s's StatSNs
  * (4.2.3.3 d) */
 void iscsi_third_party_aborted(struct iscsi_session *s, const struct scsi_tmf *tmf);
+/* task_reporting.c: a status was just queued on c; the first one after a
+ * third party's TMF on a session with ResponseFence or FastAbort is fenced
+ * (s->fence_next) */
+void iscsi_fence_first_response(struct iscsi_conn *c);
 bool iscsi_fence_wanted(const struct iscsi_session *s, uint8_t scsi_tmf_func);
 bool iscsi_fence_ready(struct iscsi_session *s, struct iscsi_fence_waiter *w);
 void iscsi_fence_after(struct iscsi_conn *c);

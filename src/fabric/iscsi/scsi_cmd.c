@@ -796,7 +796,10 @@ static void iscsi_core_cmd_done(struct scsi_cmd *cmd)
 	if (send_data_in(t, collapse, 0) || (!collapse && send_response(t))) {
 		iscsi_conn_drop(c, "out of memory for a response");
 		iscsi_task_put(t);
+		return;
 	}
+	if (unlikely(s->fence_next))
+		iscsi_fence_first_response(c); /* task_reporting.c */
 }
 
 int iscsi_task_resend(struct iscsi_task *t, uint32_t from, uint32_t old_seg)

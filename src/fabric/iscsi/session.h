@@ -112,6 +112,9 @@ struct iscsi_session {
 	/* task_reporting.c: the wait for this session's StatSNs that another
 	 * initiator's multi-task abort asked for, while not yet started */
 	struct third_party_wait *tp_wait;
+	/* ... and once that wait ended, with ResponseFence or FastAbort: the
+	 * next status sent is fenced ("first post-TMF response") */
+	bool fence_next;
 	struct log_ratelimit rl;
 	/* when the leading login completed: CLOCK_REALTIME seconds */
 	int64_t login_time;

@@ -49,9 +49,10 @@
  * while it is not acknowledged the session's other connections send
  * nothing (iscsi_conn_flush: s->fence_conn), a NOP-In asking for the
  * acknowledgment at once. One fence at a time per session: a second
- * fenced response waits for the first to be acknowledged. Not built: the
- * fence on the first response of a third party's session after the
- * abort. */
+ * fenced TMF response waits for the first to be acknowledged. The first
+ * status a third party's session (ResponseFence or FastAbort) sends after
+ * another initiator's multi-task abort is fenced too
+ * (iscsi_fence_first_response, at the end of this file). */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +143,8 @@ static_assert(ARRAY_SIZE(((struct iscsi_ack_wait *)0)->need) >= ISCSI_MAX_CONNEC
 
 /* Note the last StatSN sent on each connection of s not yet acknowledged
  * and ping it; false when there is none (w->done is not called). */
-static bool ack_wait_begin(struct iscsi_session *s, struct iscsi_ack_wait *w)
+static bool ack_wait_begin(struct iscsi_session *s, struct iscsi_ack_wait *w,
+			   const struct iscsi_conn *except)
 {
 	struct iscsi_conn *oc;
 
@@ -152,8 +154,9 @@ static bool ack_wait_begin(struct iscsi_session *s, struct iscsi_ack_wait *w)
 		/* StatSN stat_sn - 1 is the last one sent (queued); a
 		 * connection not (or no longer) in full feature phase gets no
 		 * NOP-In (11.19) and carries no task response to wait for */
-		if (iscsi_conn_dead(oc) || iscsi_conn_state(oc) != ISCSI_CONN_S5_LOGGED_IN ||
-		    acked(oc, oc->stat_sn) || w->n >= ARRAY_SIZE(w->need))
+		if (oc == except || iscsi_conn_dead(oc) ||
+		    iscsi_conn_state(oc) != ISCSI_CONN_S5_LOGGED_IN || acked(oc, oc->stat_sn) ||
+		    w->n >= ARRAY_SIZE(w->need))
 			continue;
 		w->need[w->n].c = oc;
 		w->need[w->n].statsn = oc->stat_sn;
@@ -168,7 +171,7 @@ static bool ack_wait_begin(struct iscsi_session *s, struct iscsi_ack_wait *w)
 
 bool iscsi_ack_wait_start(struct iscsi_session *s, uint8_t scsi_tmf_func, struct iscsi_ack_wait *w)
 {
-	return multi(scsi_tmf_func) && ack_wait_begin(s, w);
+	return multi(scsi_tmf_func) && ack_wait_begin(s, w, NULL);
 }
 
 /* Drop the entries met (or of c, when gone); run the waits now empty. */
@@ -232,6 +235,9 @@ static void third_party_end(struct third_party_wait *w)
 	reactor_timer_cancel(&w->cap);
 	if (s->tp_wait == w)
 		s->tp_wait = NULL;
+	/* the first status after the abort is fenced (Response Fence) */
+	if (s->params.task_reporting != ISCSI_TASKREP_RFC3720)
+		s->fence_next = true;
 	scsi_tmf_release(w->tmf);
 	free(w);
 	iscsi_session_task_released(s);
@@ -259,7 +265,7 @@ static void third_party_start(struct reactor_defer *d)
 
 	if (w->s->tp_wait == w)
 		w->s->tp_wait = NULL; /* a task ending later needs a wait of its own */
-	if (!ack_wait_begin(w->s, &w->ack)) {
+	if (!ack_wait_begin(w->s, &w->ack, NULL)) {
 		third_party_end(w);
 		return;
 	}
@@ -347,7 +353,7 @@ void iscsi_fence_after(struct iscsi_conn *c)
 		if (oc != c && !iscsi_conn_dead(oc))
 			others = true;
 	}
-	if (!others || iscsi_conn_dead(c))
+	if (!others || iscsi_conn_dead(c) || s->fence_conn)
 		return; /* one connection: TCP keeps the order */
 	f = calloc(1, sizeof(*f));
 	if (!f) {
@@ -362,4 +368,54 @@ void iscsi_fence_after(struct iscsi_conn *c)
 	s->fence_conn = c;
 	list_add_tail(&s->ack_waits, &f->ack.node);
 	iscsi_nop_ping(c);
+}
+
+/* The first status of a third party's session after a multi-task abort:
+ * the ones before it, on the other connections, acknowledged before it
+ * goes (c holds its sends: fence_pre), then fenced as a TMF response. When
+ * a fence is already under way on the session, c's sends wait for it and
+ * this status is not fenced on its own. */
+struct fence_pre {
+	struct iscsi_ack_wait ack;
+	struct iscsi_conn *c; /* referenced */
+};
+
+static void fence_pre_done(struct iscsi_ack_wait *w)
+{
+	struct fence_pre *f = container_of(w, struct fence_pre, ack);
+	struct iscsi_conn *c = f->c;
+
+	free(f);
+	c->fence_pre = false;
+	if (!iscsi_conn_dead(c)) {
+		if (!c->sess->fence_conn)
+			iscsi_fence_after(c);
+		if (c->r)
+			reactor_defer(c->r, &c->flush);
+	}
+	iscsi_conn_put(c);
+}
+
+void iscsi_fence_first_response(struct iscsi_conn *c)
+{
+	struct iscsi_session *s = c->sess;
+	struct fence_pre *f;
+
+	s->fence_next = false;
+	if (s->fence_conn || c->fence_pre)
+		return;
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		log_warn("iscsi: %s: out of memory for a response fence", c->peer);
+		return;
+	}
+	f->ack.done = fence_pre_done;
+	if (!ack_wait_begin(s, &f->ack, c)) {
+		free(f);
+		iscsi_fence_after(c);
+		return;
+	}
+	f->c = c;
+	iscsi_conn_get(c);
+	c->fence_pre = true;
 }

@@ -622,6 +622,102 @@ static void test_fast_abort(void **state)
 	h_conn_free(j);
 }
 
+/* A TEST UNIT READY on c of the session of hc and j (shared CmdSN). */
+static uint32_t tur_on(struct h_conn *c)
+{
+	static const uint8_t tur[16];
+	uint32_t itt;
+
+	c->cmdsn = hc->cmdsn;
+	itt = h_cmd(c, F_N_TUR, 0, tur, NULL, 0);
+	hc->cmdsn = c->cmdsn;
+	h_pump();
+	return itt;
+}
+
+/* A NOP-In ping must be next on c: its TTT. */
+static uint32_t expect_ping(struct h_conn *c)
+{
+	union iscsi_hdr h;
+
+	h_expect(c, ISCSI_OP_NOP_IN, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.nop_in.itt), ISCSI_RSVD_TAG);
+	assert_int_not_equal(get_be32(h.nop_in.ttt), ISCSI_RSVD_TAG);
+	/* 11.19: its StatSN is the next one, not a status received (the
+	 * harness took it as one) */
+	c->statsn = get_be32(h.nop_in.statsn) - 1;
+	return get_be32(h.nop_in.ttt);
+}
+
+/* RFC 7143 4.2.3.3 d) for a third party: another nexus' LOGICAL UNIT
+ * RESET aborted a task of this session (iscsi_third_party_aborted, as the
+ * fabric's cmd_done calls it): the TMF is held (scsi_tmf_hold) until the
+ * session's unacknowledged StatSN is acknowledged (a NOP-In ping asks).
+ * With ResponseFence the session's first status after that is fenced: it
+ * waits for the other connection's acknowledgment (ping there), then the
+ * other connection sends nothing until it is acknowledged. */
+static void test_third_party_fence(void **state)
+{
+	struct h_conn *j = h_conn_new();
+	struct scsi_tmf tmf = {.func = SCSI_TMF_LUN_RESET, .seq = 1000};
+	struct iscsi_session *s;
+	union iscsi_hdr h;
+	uint32_t ttt, jitt, hitt;
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("MaxConnections=2", "TaskReporting=ResponseFence")), 0);
+	s = hc->c->sess;
+	assert_int_equal(h_join(j, hc, 1, NULL), 0);
+	tur_on(hc);
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL); /* not acknowledged */
+	nop_ack(j, ISCSI_RSVD_TAG, j->statsn + 1, NULL);    /* j: all acknowledged */
+	h_pump();
+
+	iscsi_third_party_aborted(s, &tmf);
+	iscsi_third_party_aborted(s, &tmf); /* a second task: the same wait */
+	assert_int_equal(fake.tmf_holds, 1);
+	h_pump(); /* the wait starts after this turn */
+	ttt = expect_ping(hc);
+	assert_true(h_idle(j));
+	assert_int_equal(fake.tmf_holds, 1);
+	nop_ack(hc, ttt, hc->statsn + 1, NULL);
+	h_pump();
+	assert_int_equal(fake.tmf_holds, 0); /* released: the TMF may answer */
+	assert_true(s->fence_next);
+
+	/* hc's NOP-In answer to a ping (StatSN advanced, 11.19) stays
+	 * unacknowledged; j's first status is the fenced one: held until hc
+	 * acknowledges (ping on hc) */
+	memset(&h, 0, sizeof(h));
+	h.nop_out.opcode = ISCSI_OP_NOP_OUT | ISCSI_OP_IMMEDIATE;
+	h.nop_out.flags = ISCSI_FLAG_FINAL;
+	put_be32(h.nop_out.itt, 0x5151);
+	put_be32(h.nop_out.ttt, ISCSI_RSVD_TAG);
+	put_be32(h.nop_out.cmdsn, hc->cmdsn);
+	put_be32(h.nop_out.exp_statsn, hc->statsn + 1);
+	h_send(hc, &h, NULL, 0);
+	h_expect(hc, ISCSI_OP_NOP_IN, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.nop_in.itt), 0x5151);
+	jitt = tur_on(j);
+	assert_false(s->fence_next);
+	ttt = expect_ping(hc);
+	assert_true(h_idle(j));
+	nop_ack(hc, ttt, hc->statsn + 1, NULL);
+	h_pump();
+	h_expect(j, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.rsp.itt), jitt);
+	ttt = expect_ping(j); /* the fence asks for its acknowledgment */
+	/* hc sends nothing until j acknowledges */
+	hitt = tur_on(hc);
+	assert_true(h_idle(hc));
+	nop_ack(j, ttt, j->statsn + 1, NULL);
+	h_pump();
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.rsp.itt), hitt);
+	assert_true(h_idle(hc) && h_idle(j));
+	h_conn_free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -637,6 +733,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_abort_while_collecting, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_multi_task_abort_drains, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fast_abort, setup_mcs, teardown),
+	    cmocka_unit_test_setup_teardown(test_third_party_fence, setup_mcs, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
