@@ -206,6 +206,26 @@ def pdu_seeds():
     s += scsi_cmd(bytes(6), 0x80, 0, 0x406, 6)
     write("pdu", "ffp-cmdsn-order", bytes([2 | 8]) + s)  # framed, CmdSNs as written
     write("pdu", "ffp-cmdsn-order-raw", bytes([2]) + s)
+    # TaskReporting=FastAbort (task_reporting.c): the stream logs in with
+    # it, a WRITE's R2T burst half sent, LOGICAL UNIT RESET (no wait for the
+    # burst), the rest of the burst (stray, discarded), the NOP-Out that
+    # acknowledges, then a WRITE again; TTT 0x00010000 is the first task
+    # slot's (data_out.c)
+    kv = [k for k in NORMAL if not k.startswith((b"ImmediateData", b"InitialR2T",
+                                                     b"MaxBurstLength"))]
+    lg = login(kv + [b"ImmediateData=No", b"InitialR2T=Yes", b"MaxBurstLength=2048",
+                     b"TaskReporting=FastAbort,ResponseFence,RFC3720"])
+    s = scsi_cmd(bytes(6), 0x80, 0, 0x500, 1)                          # TUR (the UA)
+    s += scsi_cmd(rw10(0x2A, 8, 8), 0xA1, 4096, 0x501, 2)               # WRITE, R2T
+    s += data_out(0x501, 0x00010000, 0, 0, blk * 2, final=False)        # half the burst
+    s += pdu(0x02 | 0x40, 0x85, itt=0x502, f20=b"\xff\xff\xff\xff", f24=3)  # LU RESET
+    s += data_out(0x501, 0x00010000, 1, 1024, blk * 2)                  # stray, F
+    s += pdu(0x00 | 0x40, 0x80, itt=0xFFFFFFFF, f20=b"\xff\xff\xff\xff", f24=3)  # ack
+    s += scsi_cmd(rw10(0x2A, 8, 1), 0xA1, 512, 0x503, 3)
+    s += data_out(0x503, 0x00010000, 0, 0, blk)
+    s += scsi_cmd(bytes(6), 0x80, 0, 0x504, 4)
+    write("pdu", "raw-fast-abort", b"\x00" + lg + s)
+    write("pdu", "raw-fast-abort-framed", bytes([8 | 16]) + lg + s)
 
 
 def split_pdus(stream):
