@@ -11,6 +11,8 @@
 #                  --(session "tr-ack", cid 0/1)+     demo: write, target_reset)
 #                  --(session "tr-fast", cid 0/1, TaskReporting=FastAbort)
 #                  --(session "tr-fence", cid 0/1, TaskReporting=ResponseFence)
+#                  --(sessions "tr-issuer2" + "tr-third-fast", TaskReporting=FastAbort)
+#                  --(sessions "tr-issuer3" + "tr-third-slow")
 #                  --(sessions tr-neg*, tr-level1/2)
 #
 # TaskReporting is answered with the first value of the initiator's list
@@ -24,7 +26,13 @@
 # end at once, the other connection gets AsyncEvent 5 and the TMF response
 # waits for the NOP-Out acknowledging it. Under ResponseFence and FastAbort
 # the other connection sends nothing until the TMF response is
-# acknowledged (Response Fence). At protocol levels 1 and 2 each function
+# acknowledged (Response Fence). A third party's StatSNs are waited for
+# too (4.2.3.3 d): one that negotiated FastAbort ("tr-third-fast") gets
+# AsyncEvent 5, TASK ABORTED and a NOP-In ping, and the response to
+# "tr-issuer2" comes once its NOP-Out acknowledges them; one that never
+# answers ("tr-third-slow") holds the response to "tr-issuer3" for the
+# target's 5 s cap only (about 5 s of this test), which the daemon logs.
+# At protocol levels 1 and 2 each function
 # is "not supported" exactly when RSTMF does not report it (the checks are
 # listed in task_reporting.c).
 . "$(dirname "$0")/lib.sh"
@@ -52,5 +60,13 @@ ut_run_client "$UT_TMP/client.out" "$CLIENT" "127.0.0.1:$UT_PORT" "$UT_TARGET"
 rc=$?
 cat "$UT_TMP/client.out"
 [ "$rc" = 0 ] || ut_fail "task_reporting failed (status $rc)"
+# the cap's notice names the third party that did not answer
+grep -q "session of iqn.2026-12.org.utarget:tr-third-slow.*no longer waited for" "$UT_LOG" ||
+	ut_fail "no notice of the third party's wait given up"
+# tr-third-fast's Data-Out sent before it saw AsyncEvent 5 is no protocol
+# error (discarded silently)
+if grep "tr-third-fast.*protocol error: Data-Out for unknown TTT" "$UT_LOG"; then
+	ut_fail "tr-third-fast's stray Data-Out logged as a protocol error"
+fi
 ut_stop
 echo "PASS task reporting"

@@ -56,7 +56,23 @@
  *                ABORT TASK SET keeps the standard semantics (no AsyncEvent
  *                5, the response follows the F bit of the burst open on cid
  *                1) and gets the Response Fence as in fast_abort; WRITE and
- *                READ back on both connections.
+ *                READ back on both connections;
+ *   third_party_fast_abort  (4.2.3.4, 4.2.3.3 d) a third party that
+ *                negotiated TaskReporting=FastAbort has a WRITE with a
+ *                partly sent R2T burst; another session's LOGICAL UNIT
+ *                RESET: the third party gets, in this order, AsyncEvent 5
+ *                (11.9.1: F, ITT 0xffffffff, LUN 0, its next StatSN), TASK
+ *                ABORTED (TAS=1) for the WRITE, a NOP-In ping; a Data-Out
+ *                whose ExpStatSN does not cover the message is discarded
+ *                without Reject; no TMF response to the issuing session
+ *                until the third party's NOP-Out (ITT and TTT 0xffffffff,
+ *                the LUN copied, ExpStatSN covering both) comes, then
+ *                Function complete within 1 s of it (not the 5 s cap);
+ *   third_party_cap  the same with a third party at the default
+ *                TaskReporting that never answers its ping: the TMF
+ *                response comes no sooner than 4 s and by 8 s after the
+ *                TMF (the target waits 5 s for a third party at most,
+ *                THIRD_PARTY_WAIT_S); the delay is printed.
  * Prints "ok: ..." per check; exit 0 when all passed, 1 on the first
  * failure, 2 on usage or connection errors. */
 #include <errno.h>
@@ -830,6 +846,196 @@ static void response_fence(void)
 	sess_close(&s);
 }
 
+/* ---- third parties in the StatSN wait (RFC 7143 4.2.3.3 d) ---- */
+
+/* The issuing session (one connection, TaskReporting not offered: RFC3720)
+ * and a third party's session of one connection offering offer (NULL:
+ * none) for TaskReporting, whose answer must be want; TAS set on the LU
+ * (the reset of an earlier check may have put the Control mode page back
+ * to its defaults) and the unit attentions taken on both. */
+static void third_party_open(struct sess *s, const char *iname, struct sess *third,
+			     const char *third_iname, const char *offer, const char *want)
+{
+	char val[64] = "";
+
+	sess_open(s, iname, 1, NULL, 0);
+	sess_open(third, third_iname, 1, offer, offer ? strlen(offer) + 1 : 0);
+	if (want)
+		IR_CHECK(ir_login_answer(&third->c[0], "TaskReporting", val, sizeof(val)) > 0 &&
+			     !strcmp(val, want),
+			 "%s: %s answered %s, want %s", third_iname, offer, val, want);
+	clear_ua(third);
+	set_tas(third);
+	clear_ua(s);
+}
+
+/* One PDU on connection 0 of s, described in seq (appended): its opcode,
+ * ITT, and StatSN (async, SCSI Response) or TTT (NOP-In). */
+static int recv_logged(struct sess *s, struct ir_pdu *p, char *seq, size_t seq_size)
+{
+	size_t n = strlen(seq);
+	int rc = ir_recv_pdu(&s->c[0], p, 5000);
+
+	if (rc)
+		snprintf(seq + n, seq_size - n, "%serror %d", n ? ", " : "", rc);
+	else if (ir_pdu_opcode(p) == IR_OP_NOP_IN)
+		snprintf(seq + n, seq_size - n, "%sNOP-In ITT 0x%08x TTT 0x%08x", n ? ", " : "",
+			 ir_pdu_itt(p), get_be32(p->bhs.rsp.ttt));
+	else
+		snprintf(seq + n, seq_size - n, "%s%s ITT 0x%08x StatSN %u", n ? ", " : "",
+			 ir_opcode_name(ir_pdu_opcode(p)), ir_pdu_itt(p),
+			 get_be32(p->bhs.rsp.statsn));
+	return rc;
+}
+
+/* RFC 7143 4.2.3.4 and 4.2.3.3 d) for a third party that negotiated
+ * FastAbort: its WRITE, with a partly sent R2T burst, ends at once when
+ * another session's LOGICAL UNIT RESET aborts it; it is told with
+ * AsyncEvent 5 (11.9.1), then gets TASK ABORTED (TAS=1), then a NOP-In
+ * ping; the TMF response waits for its NOP-Out (11.9.1: ITT and TTT
+ * 0xffffffff, the LUN copied), well before the 5 s the target waits for a
+ * third party at most. */
+static void third_party_fast_abort(void)
+{
+	static const char mode[] = "third-party FastAbort";
+	struct sess s, third;
+	struct ir_pdu p, ps[3];
+	struct wr wt;
+	char what[96] = "", seq[320] = "";
+	uint8_t lun0[8], alun[8], plun[8] = {0};
+	uint32_t titt, next, asn, ttt = IR_RSVD_TAG;
+	int64_t t0, t_ack, t_rsp;
+	bool ok;
+
+	third_party_open(&s, "iqn.2026-12.org.utarget:tr-issuer2", &third,
+			 "iqn.2026-12.org.utarget:tr-third-fast",
+			 "TaskReporting=FastAbort,ResponseFence,RFC3720", "FastAbort");
+	write_start(&third, 0, 128, &wt);
+	write_data(&third, 0, &wt, 1024);
+	next = third.c[0].expstatsn;
+	t0 = ir_now_us();
+	titt = tmf_send(&s, 0, IR_TMF_LUN_RESET);
+
+	/* on the third party's connection, in this order: 11.9.1 AsyncEvent 5
+	 * as the task ends with its burst open (F, ITT 0xffffffff, the WRITE's
+	 * LUN, the connection's next StatSN); its status, TASK ABORTED (TAS=1);
+	 * the NOP-In ping of 4.2.3.3 d) for the StatSNs not acknowledged */
+	ir_lun_encode(0, lun0);
+	for (unsigned i = 0; i < 3; i++)
+		IR_CHECK(recv_logged(&third, &ps[i], seq, sizeof(seq)) == 0,
+			 "%s: PDU %u on the third party's connection (%s)", mode, i + 1, seq);
+	IR_CHECK(ir_pdu_opcode(&ps[0]) == IR_OP_ASYNC_MSG && ps[0].bhs.async.async_event == 5 &&
+		     (ps[0].bhs.async.flags & IR_FLAG_FINAL) && ir_pdu_itt(&ps[0]) == IR_RSVD_TAG &&
+		     !memcmp(ps[0].bhs.async.lun, lun0, 8) &&
+		     get_be32(ps[0].bhs.async.statsn) == next,
+		 "%s: another session's LUN RESET: the third party first gets AsyncEvent 5 for "
+		 "LUN 0, StatSN %u (event %u; %s)",
+		 mode, next, ps[0].bhs.async.async_event, seq);
+	asn = get_be32(ps[0].bhs.async.statsn);
+	memcpy(alun, ps[0].bhs.async.lun, 8);
+	IR_CHECK(ir_pdu_opcode(&ps[1]) == IR_OP_SCSI_RSP && ir_pdu_itt(&ps[1]) == wt.itt &&
+		     ps[1].bhs.scsi_rsp.status == 0x40 &&
+		     get_be32(ps[1].bhs.scsi_rsp.statsn) == asn + 1,
+		 "%s: then TASK ABORTED for its WRITE, StatSN %u (status 0x%02x)", mode, asn + 1,
+		 ps[1].bhs.scsi_rsp.status);
+	IR_CHECK(ir_pdu_opcode(&ps[2]) == IR_OP_NOP_IN && ir_pdu_itt(&ps[2]) == IR_RSVD_TAG &&
+		     get_be32(ps[2].bhs.rsp.ttt) != IR_RSVD_TAG,
+		 "%s: then a NOP-In ping (TTT 0x%08x)", mode, get_be32(ps[2].bhs.rsp.ttt));
+	ttt = get_be32(ps[2].bhs.rsp.ttt);
+	memcpy(plun, ps[2].bhs.rsp.lun, 8);
+	for (unsigned i = 0; i < 3; i++)
+		ir_pdu_free(&ps[i]);
+
+	/* a Data-Out sent before the AsyncEvent 5 was seen (its ExpStatSN
+	 * does not cover it): discarded, no Reject (4.2.3.4) */
+	third.c[0].expstatsn = asn;
+	write_data(&third, 0, &wt, 1024);
+	third.c[0].expstatsn = asn + 2;
+	IR_CHECK(quiet_noack(&third, 0, &ttt, plun, what, sizeof(what)),
+		 "%s: its Data-Out for the ended WRITE discarded (no Reject), no R2T %s", mode,
+		 what);
+	IR_CHECK(quiet(&s, 0, what, sizeof(what)),
+		 "%s: no TMF response to the issuing session while the third party has not "
+		 "acknowledged %s",
+		 mode, what);
+
+	/* 11.9.1: the NOP-Out acknowledging the message and what followed */
+	t_ack = ir_now_us();
+	nop_out(&third, 0, IR_RSVD_TAG, alun, asn + 2);
+	ok = recv_pdu(&s.c[0], &p, 5000) == 0;
+	t_rsp = ir_now_us();
+	IR_CHECK(ok && ir_pdu_opcode(&p) == IR_OP_TMF_RSP && ir_pdu_itt(&p) == titt &&
+		     p.bhs.tmf_rsp.response == 0 && t_rsp - t_ack < 1000000 && t_rsp - t0 < 4500000,
+		 "%s: the TMF response (Function complete, %s) %lld ms after the third party's "
+		 "NOP-Out (ITT/TTT 0xffffffff, ExpStatSN %u), %lld ms after the TMF: not the 5 s "
+		 "cap",
+		 mode, ok ? ir_opcode_name(ir_pdu_opcode(&p)) : "none",
+		 (long long)(t_rsp - t_ack) / 1000, asn + 2, (long long)(t_rsp - t0) / 1000);
+	if (ok)
+		ir_pdu_free(&p);
+	nop_out(&third, 0, ttt, plun, asn + 2); /* the ping's answer */
+	IR_CHECK(quiet(&third, 0, what, sizeof(what)),
+		 "%s: no R2T, no other SCSI Response for the aborted WRITE %s", mode, what);
+	clear_ua(&third);
+	sess_close(&third);
+	sess_close(&s);
+}
+
+/* RFC 7143 4.2.3.3 d) with a third party (TaskReporting not offered:
+ * RFC3720) that never answers its ping: the TMF response waits for it,
+ * but not for ever: THIRD_PARTY_WAIT_S (5 s,
+ * src/fabric/iscsi/task_reporting.c), then it comes. */
+static void third_party_cap(void)
+{
+	static const char mode[] = "third-party cap";
+	struct sess s, third;
+	struct ir_pdu p;
+	struct wr wt;
+	char what[96] = "", seq[320] = "";
+	uint8_t plun[8] = {0};
+	uint32_t titt, ttt = IR_RSVD_TAG;
+	int64_t t0, dt;
+	bool ok;
+
+	third_party_open(&s, "iqn.2026-12.org.utarget:tr-issuer3", &third,
+			 "iqn.2026-12.org.utarget:tr-third-slow", NULL, NULL);
+	write_start(&third, 0, 128, &wt);
+	write_data(&third, 0, &wt, 1024);
+	t0 = ir_now_us();
+	titt = tmf_send(&s, 0, IR_TMF_LUN_RESET);
+	/* read, never answered: TASK ABORTED, then the ping */
+	if (recv_logged(&third, &p, seq, sizeof(seq)))
+		die("TASK ABORTED", &third.c[0]);
+	IR_CHECK(ir_pdu_opcode(&p) == IR_OP_SCSI_RSP && ir_pdu_itt(&p) == wt.itt &&
+		     p.bhs.scsi_rsp.status == 0x40,
+		 "%s: another session's LUN RESET: the third party's WRITE ends with TASK "
+		 "ABORTED (%s)",
+		 mode, seq);
+	ir_pdu_free(&p);
+	if (recv_logged(&third, &p, seq, sizeof(seq)))
+		die("NOP-In", &third.c[0]);
+	IR_CHECK(ir_pdu_opcode(&p) == IR_OP_NOP_IN && ir_pdu_itt(&p) == IR_RSVD_TAG &&
+		     get_be32(p.bhs.rsp.ttt) != IR_RSVD_TAG,
+		 "%s: then a NOP-In ping, left unanswered (%s)", mode, seq);
+	ir_pdu_free(&p);
+
+	/* the issuing session's own StatSNs are acknowledged (the TMF's
+	 * ExpStatSN): only the third party's hold the response */
+	ok = recv_pdu(&s.c[0], &p, 10000) == 0;
+	dt = ir_now_us() - t0;
+	IR_CHECK(ok && ir_pdu_opcode(&p) == IR_OP_TMF_RSP && ir_pdu_itt(&p) == titt &&
+		     p.bhs.tmf_rsp.response == 0 && dt >= 4000000 && dt <= 8000000,
+		 "%s: the TMF response (Function complete, %s) %lld ms after the TMF: not "
+		 "before 4 s, by 8 s (5 s cap)",
+		 mode, ok ? ir_opcode_name(ir_pdu_opcode(&p)) : "none", (long long)dt / 1000);
+	if (ok)
+		ir_pdu_free(&p);
+	IR_CHECK(quiet_noack(&third, 0, &ttt, plun, what, sizeof(what)),
+		 "%s: nothing else on the third party's connection %s", mode, what);
+	sess_close(&third);
+	sess_close(&s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3 || ir_parse_addr(argv[1], host, sizeof(host), port, sizeof(port))) {
@@ -842,6 +1048,8 @@ int main(int argc, char **argv)
 	statsn_ack();
 	fast_abort();
 	response_fence();
+	third_party_fast_abort();
+	third_party_cap();
 	for (int level = 1; level <= 2; level++) {
 		rstmf_vs_fabric(level, 0);
 		rstmf_vs_fabric(level, 2);
