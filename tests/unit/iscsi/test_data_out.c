@@ -649,6 +649,19 @@ static uint32_t expect_ping(struct h_conn *c)
 	return get_be32(h.nop_in.ttt);
 }
 
+/* The status of itt is held on held until acker answers its ping (ttt),
+ * acknowledging every StatSN it received; then it comes. */
+static void released_by_ack(struct h_conn *held, uint32_t itt, struct h_conn *acker, uint32_t ttt)
+{
+	union iscsi_hdr h;
+
+	assert_true(h_idle(held));
+	nop_ack(acker, ttt, acker->statsn + 1, NULL);
+	h_pump();
+	h_expect(held, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.rsp.itt), itt);
+}
+
 /* RFC 7143 4.2.3.3 d) for a third party: another nexus' LOGICAL UNIT
  * RESET aborted a task of this session (iscsi_third_party_aborted, as the
  * fabric's cmd_done calls it): the TMF is held (scsi_tmf_hold) until the
@@ -701,19 +714,11 @@ static void test_third_party_fence(void **state)
 	jitt = tur_on(j);
 	assert_false(s->fence_next);
 	ttt = expect_ping(hc);
-	assert_true(h_idle(j));
-	nop_ack(hc, ttt, hc->statsn + 1, NULL);
-	h_pump();
-	h_expect(j, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
-	assert_int_equal(get_be32(h.rsp.itt), jitt);
+	released_by_ack(j, jitt, hc, ttt);
 	ttt = expect_ping(j); /* the fence asks for its acknowledgment */
 	/* hc sends nothing until j acknowledges */
 	hitt = tur_on(hc);
-	assert_true(h_idle(hc));
-	nop_ack(j, ttt, j->statsn + 1, NULL);
-	h_pump();
-	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
-	assert_int_equal(get_be32(h.rsp.itt), hitt);
+	released_by_ack(hc, hitt, j, ttt);
 	assert_true(h_idle(hc) && h_idle(j));
 	h_conn_free(j);
 }
