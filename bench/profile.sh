@@ -10,7 +10,8 @@
 #     kernel and in user space, and the top symbols;
 #   - strace -c -f on utargetd for PROFILE_STRACE_S seconds of a second run: system calls per
 #     IO (strace slows the target; the ratio, not the rate, is the figure).
-# Cases: 4K QD32 random read and write on the file LUN; 4K QD1 random read on the file LUN
+# Cases: 4K QD32 random read (also with HeaderDigest CRC32C) and write on the file LUN; 4K QD1
+# random read on the file LUN
 # and on the null LUN (the client's own floor plus the target's minimum).
 # Environment: PROFILE_SECONDS [8], PROFILE_STRACE_S [2], PROFILE_PORT [3560], UTARGETD,
 # UT_LOAD. Needs perf and strace (linux-perf and strace are in the test package list).
@@ -49,16 +50,17 @@ EOF
 mkdir -p "$WORK/state"
 bench_start_utargetd "$WORK/utargetd.json"
 
-run_case() { # label lun mode qd
+run_case() { # label lun mode qd [ut-load option]
 	local label=$1 lun=$2 mode=$3 qd=$4 url out c0 c1 ios
+	local -a extra=("${@:5}")
 	url="iscsi://127.0.0.1:$PORT/$IQN/$lun"
-	echo "## $label (ut-load -m $mode -p rand -s 4096 -q $qd, LUN $lun)"
-	"$UT_LOAD" -m "$mode" -p rand -s 4096 -q "$qd" -t 2 "$url" >/dev/null 2>&1 # warm-up
+	echo "## $label (ut-load -m $mode -p rand -s 4096 -q $qd ${extra[*]}, LUN $lun)"
+	"$UT_LOAD" "${extra[@]}" -m "$mode" -p rand -s 4096 -q "$qd" -t 2 "$url" >/dev/null 2>&1 # warm-up
 	c0=$(cpu_ticks "$PID")
 	perf record -q -e cpu-clock -F 999 -g -p "$PID" -o "$WORK/perf.data" -- sleep "$SECS" \
 		>/dev/null 2>&1 &
 	local perfpid=$!
-	out=$("$UT_LOAD" -m "$mode" -p rand -s 4096 -q "$qd" -t "$SECS" "$url" 2>/dev/null)
+	out=$("$UT_LOAD" "${extra[@]}" -m "$mode" -p rand -s 4096 -q "$qd" -t "$SECS" "$url" 2>/dev/null)
 	wait "$perfpid" || true
 	c1=$(cpu_ticks "$PID")
 	ios=$(echo "$out" | sed -n 's/.*ios=\([0-9]*\).*/\1/p')
@@ -75,7 +77,7 @@ run_case() { # label lun mode qd
 	timeout $((STRACE_S + 5)) strace -c -f -qq -p "$PID" -o "$WORK/strace.txt" &
 	local spid=$!
 	sleep 0.3
-	out=$("$UT_LOAD" -m "$mode" -p rand -s 4096 -q "$qd" -t "$STRACE_S" "$url" 2>/dev/null)
+	out=$("$UT_LOAD" "${extra[@]}" -m "$mode" -p rand -s 4096 -q "$qd" -t "$STRACE_S" "$url" 2>/dev/null)
 	kill -INT "$spid" 2>/dev/null || true
 	wait "$spid" 2>/dev/null || true
 	ios=$(echo "$out" | sed -n 's/.*ios=\([0-9]*\).*/\1/p')
@@ -89,6 +91,7 @@ run_case() { # label lun mode qd
 echo "# utargetd profile, $(bench_stamp), $(nproc) CPUs"
 echo
 run_case "4K QD32 random read, file LUN" 0 read 32
+run_case "4K QD32 random read, file LUN, HeaderDigest CRC32C" 0 read 32 -H
 run_case "4K QD32 random write, file LUN" 0 write 32
 run_case "4K QD1 random read, file LUN" 0 read 1
 run_case "4K QD1 random read, null LUN" 1 read 1
