@@ -91,7 +91,12 @@ static void setup_enter_or_defer(struct scsi_cmd *cmd)
 }
 
 /* SPC-4 5.14 and SBC-4 4.x: the checks a command passes before its own
- * parsing, in the order the standards give them precedence. */
+ * parsing, in the order the standards give them precedence. Run again when
+ * a command set up ahead of its turn enters the task set (enter_later,
+ * scsi_cmd_enter): the initiator numbered it after the commands before it,
+ * so a unit attention, an ALUA state, a sanitize, a medium removal or a
+ * reservation they brought about is what it must see, as if it had arrived
+ * then. */
 static enum sense_reason setup_checks(struct scsi_cmd *cmd, struct sense_extra *sx)
 {
 	struct scsi_cmd_priv *p = &cmd->priv;
@@ -342,6 +347,15 @@ void scsi_cmd_enter(struct scsi_cmd *cmd)
 	if (!p->enter_due)
 		return;
 	p->enter_due = false;
+	if (p->lu) {
+		struct sense_extra sx = {0};
+		enum sense_reason r = setup_checks(cmd, &sx);
+
+		if (r != SENSE_OK) {
+			setup_fail(cmd, r, &sx);
+			return;
+		}
+	}
 	setup_enter(cmd);
 }
 

@@ -289,6 +289,8 @@ static void task_data(struct reactor_msg *m)
 
 	if (t->held) {
 		t->held = false;
+		if (t->flags & LOOP_ENTER_LATER)
+			scsi_cmd_enter(&t->cmd);
 		scsi_cmd_exec(&t->cmd);
 	}
 }
@@ -324,6 +326,7 @@ struct loop_task *loop_submit_async(struct loop_port *lp, uint64_t lun, const ui
 	cmd->fabric_dir = (uint8_t)dir;
 	cmd->buf_budget = lp->buf_budget;
 	cmd->buf_reserve = lp->buf_reserve;
+	cmd->enter_later = flags & LOOP_ENTER_LATER;
 	t->start_msg.fn = task_start;
 	t->data_msg.fn = task_data;
 	port_get(lp);

@@ -74,6 +74,10 @@ int loop_submit(struct loop_port *lp, uint64_t lun, const uint8_t *cdb, size_t c
 
 enum {
 	LOOP_HOLD_DATA = 1u << 0, /* stop after setup until loop_send_data() */
+	/* with LOOP_HOLD_DATA: set up as ahead of its turn (scsi_cmd.enter_later,
+	 * as iSCSI does for a command ahead of CmdSN order); loop_send_data()
+	 * enters it into the task set, then runs it */
+	LOOP_ENTER_LATER = 1u << 1,
 };
 
 /* Start a command; data must stay valid until loop_wait(). tag identifies

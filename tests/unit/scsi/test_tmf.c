@@ -189,6 +189,34 @@ static void test_lun_reset_other_nexus(void **state)
 	assert_int_equal(h_tur(h->p1, &r), SAM_STAT_GOOD);
 }
 
+/* A WRITE set up ahead of its turn (enter_later, as iSCSI sets up a command
+ * ahead of CmdSN order) is not in the task set yet, so another nexus' LUN
+ * RESET does not abort it; when it enters after the reset it sees the
+ * reset's unit attention, as a command that arrived then would (SPC-4
+ * 5.14), and writes nothing. */
+static void test_enter_later_sees_ua(void **state)
+{
+	struct harness *h = *state;
+	uint8_t cdb[10], data[H_BS], back[H_BS];
+	struct loop_result r;
+	struct loop_task *t;
+
+	memset(data, 0x5a, sizeof(data));
+	h_cdb_rw10(cdb, 0x2a, 3, 1);
+	t = loop_submit_async(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, data, H_BS, SCSI_ATTR_SIMPLE, 4,
+			      LOOP_HOLD_DATA | LOOP_ENTER_LATER);
+	loop_wait_setup(t);
+	assert_int_equal(loop_tmf(h->p2, SCSI_TMF_LUN_RESET, 0, 0), SCSI_TMF_RESP_COMPLETE);
+	assert_false(loop_task_done(t)); /* not in the task set: not aborted */
+	loop_send_data(t);
+	loop_wait(t, &r);
+	h_expect_sense(&r, 0x6, 0x29, 0x03);
+	assert_int_equal(h_tur(h->p1, &r), SAM_STAT_GOOD); /* reported once */
+	h_cdb_rw10(cdb, 0x28, 3, 1);
+	assert_int_equal(h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, back, H_BS, &r), SAM_STAT_GOOD);
+	assert_int_not_equal(back[0], 0x5a); /* the WRITE did not run */
+}
+
 /* CLEAR TASK SET with TAS=1: the other nexus' task ends with TASK ABORTED. */
 static void test_clear_task_set_tas(void **state)
 {
@@ -452,6 +480,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_abort_unknown_and_queries, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_query_async_event, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lun_reset_other_nexus, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_enter_later_sees_ua, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_clear_task_set_tas, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_clear_task_set_no_tas, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_abort_task_set_own_nexus, setup, teardown),
