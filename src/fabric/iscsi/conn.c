@@ -1102,8 +1102,11 @@ void iscsi_conn_flush(struct iscsi_conn *c)
 
 	/* Response Fence: another connection's fenced response is not yet
 	 * acknowledged (task_reporting.c); flushed when it is */
-	if (unlikely(c->fence_pre || (c->sess && c->sess->fence_conn && c->sess->fence_conn != c)))
+	if (unlikely(c->fence_pre ||
+		     (c->sess && c->sess->fence_conn && c->sess->fence_conn != c))) {
+		conn_set_out(c, false); /* no wake-ups for a held queue */
 		return;
+	}
 
 	while (!list_empty(&c->txq) && !iscsi_conn_dead(c)) {
 		struct iscsi_tx *tx;
