@@ -765,11 +765,16 @@ static void iscsi_core_cmd_done(struct scsi_cmd *cmd)
 	struct iscsi_conn *c = t->conn;
 	struct iscsi_session *s = t->sess;
 	bool good = cmd->status == SAM_STAT_GOOD || cmd->status == SAM_STAT_CONDITION_MET;
-	const struct scsi_tmf *tmf = scsi_cmd_abort_tmf(cmd);
 	bool collapse;
 
-	if (unlikely(tmf) && tmf->nexus != cmd->nexus)
-		iscsi_third_party_aborted(s, tmf); /* 4.2.3.3 d): task_reporting.c */
+	/* an aborted task ends without status, or with TASK ABORTED for
+	 * another nexus' TMF (TAS): only then is the TMF asked for */
+	if (unlikely(cmd->suppress_response || cmd->status == SAM_STAT_TASK_ABORTED)) {
+		const struct scsi_tmf *tmf = scsi_cmd_abort_tmf(cmd);
+
+		if (tmf && tmf->nexus != cmd->nexus)
+			iscsi_third_party_aborted(s, tmf); /* 4.2.3.3 d): task_reporting.c */
+	}
 	t->state = ISCSI_TASK_SENDING;
 	if (t->counted) {
 		/* the CmdSN slot is free once the status is on its way */

@@ -106,7 +106,7 @@ struct iscsi_session {
 	 * FastAbort): while a fenced response on fence_conn is not yet
 	 * acknowledged, the session's other connections send nothing
 	 * (iscsi_conn_flush); TMF responses that need a fence of their own
-	 * wait in fence_waiters (struct iscsi_fence) */
+	 * wait in fence_waiters (struct iscsi_fence_waiter) */
 	struct iscsi_conn *fence_conn;
 	struct list_node fence_waiters;
 	/* task_reporting.c: the wait for this session's StatSNs that another

@@ -388,8 +388,7 @@ static void fence_pre_done(struct iscsi_ack_wait *w)
 	free(f);
 	c->fence_pre = false;
 	if (!iscsi_conn_dead(c)) {
-		if (!c->sess->fence_conn)
-			iscsi_fence_after(c);
+		iscsi_fence_after(c); /* not while another fence holds c */
 		if (c->r)
 			reactor_defer(c->r, &c->flush);
 	}
