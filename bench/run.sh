@@ -40,6 +40,7 @@
 #   BENCH_TGT_BSTYPE [rdwr]  tgtd back-store type (rdwr or aio)
 #   BENCH_TGT_THREADS []     tgtd -t (I/O threads); empty: tgtd's default
 #   BENCH_KEEP [0]           1: keep the temporary directory (logs, config) for inspection
+#   BENCH_FLOOR [1]          0: skip the kernel floor (bench/kernel_floor) after the cases
 #   UTARGETD, UT_LOAD        binaries (default BUILD_DIR/src/daemon/utargetd, .../bench/ut-load)
 set -euo pipefail
 export LC_ALL=C
@@ -617,7 +618,7 @@ cmd_of() { # client mode pattern size qd
 STAMP=$(date +%Y%m%d-%H%M%S)
 LOADAVG_START=$(cut -d ' ' -f 1-3 /proc/loadavg)
 RUNS=$WORK/runs.tsv
-printf 'case\tclient\ttarget\tround\tios\tseconds\tiops\tmbps\tlat_mean_us\tlat_p50_us\tlat_p99_us\tcpu_us_per_io\tothers_pct\tstatus\n' >"$RUNS"
+printf 'case\tclient\ttarget\tround\tios\tseconds\tiops\tmbps\tlat_mean_us\tlat_p50_us\tlat_p99_us\tcpu_us_per_io\tothers_pct\tstatus\tclient_cpu_us_per_io\n' >"$RUNS"
 FAILED=0
 ntargets=$(wc -w <<<"$TARGETS")
 est=$((${#SELECTED[@]} * ntargets * (ROUNDS * (SECS + 1) + WARMUP + 2)))
@@ -664,19 +665,21 @@ for row in "${SELECTED[@]}"; do
 				mean=$(kv lat_mean_us "$res" || echo -)
 				p50=$(kv lat_p50_us "$res" || echo -)
 				p99=$(kv lat_p99_us "$res" || echo -)
+				# the client's CPU (the shell's children, `times`, in seconds) per IO
 				line=$(awk -v n="$ios" -v s="$secs" -v sz="$size" -v dc=$((c1 - c0)) \
-					-v hz="$CLK_TCK" 'BEGIN {
+					-v hz="$CLK_TCK" -v k0="$k0" -v k1="$k1" 'BEGIN {
 						iops = s > 0 ? n / s : 0
 						cpu = n > 0 ? dc * 1e6 / hz / n : 0
-						printf "%.1f\t%.1f\t%.2f", iops, iops * sz / 1e6, cpu }')
+						ccpu = n > 0 ? (k1 - k0) * 1e6 / n : 0
+						printf "%.1f\t%.1f\t%.2f\t%.2f", iops, iops * sz / 1e6, cpu, ccpu }')
 			else
-				ios=0 secs=0 mean=- p50=- p99=- line=$(printf -- '-\t-\t-')
+				ios=0 secs=0 mean=- p50=- p99=- line=$(printf -- '-\t-\t-\t-')
 			fi
-			IFS=$'\t' read -r iops mbps cpu <<<"$line"
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" \
+			IFS=$'\t' read -r iops mbps cpu ccpu <<<"$line"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" \
 				"$client" "$t" "$r" "$ios" "$secs" "$iops" "$mbps" "$mean" "$p50" "$p99" \
-				"$cpu" "$others" "$status" >>"$RUNS"
-			log "  round $r $t: $status IOPS $iops MB/s $mbps lat mean/p99 $mean/$p99 us CPU/IO $cpu us (others ${others}%)"
+				"$cpu" "$others" "$status" "$ccpu" >>"$RUNS"
+			log "  round $r $t: $status IOPS $iops MB/s $mbps lat mean/p99 $mean/$p99 us CPU/IO $cpu us, client $ccpu us (others ${others}%)"
 		done
 	done
 done
@@ -685,6 +688,47 @@ done
 
 stop_utargetd
 stop_tgtd
+
+# The kernel's floor under the 4K QD32 random cases: bench/kernel_floor, a minimal epoll
+# server with no iSCSI answering a client that sends one PDU per system call as libiscsi
+# does, with a pread/pwrite of 4 KiB on the same image file (bench/README.md). Its server CPU
+# per request is what the kernel alone charges a target for such a command on this machine.
+FLOOR_REPORT="" FLOOR_read="" FLOOR_write=""
+KFLOOR=$BUILD/bench/kernel_floor
+floor_img=""
+for f in "$WORK/utargetd.img" "$WORK/tgtd.img"; do
+	if [ -f "$f" ]; then
+		floor_img=$f
+		break
+	fi
+done
+floor_modes=""
+for row in "${SELECTED[@]}"; do
+	case ${row%%|*} in
+	randread-4k-qd32) [[ $floor_modes == *read* ]] || floor_modes="$floor_modes read" ;;
+	randwrite-4k-qd32) floor_modes="$floor_modes write" ;;
+	esac
+done
+if [ "${BENCH_FLOOR:-1}" = 1 ] && [ -x "$KFLOOR" ] && [ -n "$floor_img" ] && [ -n "$floor_modes" ]; then
+	for m in $floor_modes; do
+		vals=()
+		for ((r = 1; r <= ROUNDS; r++)); do
+			sync "$floor_img"
+			opt=()
+			[ "$m" = write ] && opt=(--write)
+			out=$("$KFLOOR" -q 32 -s 4096 -t "$SECS" "${opt[@]}" -f "$floor_img") ||
+				die "bench/kernel_floor ($m) failed"
+			log "  kernel floor 4K QD32 random $m, round $r: $out"
+			vals+=("$(kv server_cpu_us "$out") $(kv iops "$out") $(kv client_cpu_us "$out")")
+		done
+		# the median round by server CPU per request
+		med=$(printf '%s\n' "${vals[@]}" | sort -n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }')
+		read -r fcpu fiops fccpu <<<"$med"
+		printf -v "FLOOR_$m" '%s' "$fcpu"
+		FLOOR_REPORT="$FLOOR_REPORT- kernel floor, 4K QD32 random $m (bench/kernel_floor on ${floor_img##*/}, median of $ROUNDS runs of ${SECS} s): server CPU/IO $fcpu us at ${fiops%.*} IOPS, its client $fccpu us
+"
+	done
+fi
 
 # rbd: librbd by itself, the same 4K QD32 random reads and writes from
 # `rbd bench` (one process: CPU/IO is the client's, librbd included)
@@ -770,7 +814,9 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 		"$SECS" "$WARMUP" "$ROUNDS" \
 		"$(for ((r = 1; r <= ROUNDS; r++)); do printf '%s ' "$TARGETS"; done | sed 's/ $//')"
 	printf -- '- figures: median over rounds; MB/s = 10^6 B/s; latency from the client (ut-load only);\n'
-	printf '  CPU/IO = target utime+stime delta over the run (/proc/PID/stat, %s Hz) / IOs, in us\n' "$CLK_TCK"
+	printf '  CPU/IO = target utime+stime delta over the run (/proc/PID/stat, %s Hz) / IOs, in us;\n' "$CLK_TCK"
+	printf '  client CPU/IO = the same for the client processes (the shell'"'"'s `times`)\n'
+	[ -z "$FLOOR_REPORT" ] || printf '%s' "$FLOOR_REPORT"
 	[ -z "$RBD_DIRECT" ] || printf '%s' "$RBD_DIRECT"
 	[ -z "$DEDUP_REPORT" ] || printf '%s' "$DEDUP_REPORT"
 	printf '\n## Summary\n\n'
@@ -813,6 +859,7 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 		NR > 1 && $1 == id && $2 == client && $14 == "ok" {
 			t = $3
 			v["iops"] = $7; v["mbps"] = $8; v["mean"] = $9; v["p99"] = $11; v["cpu"] = $12
+			v["ccpu"] = $15 == "" ? "-" : $15
 			for (m in v)
 				if (v[m] != "-") { cnt[t, m]++; val[t, m, cnt[t, m]] = v[m] }
 			any = 1
@@ -832,13 +879,14 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 				row("p99", "latency p99 (us)", "", "")
 			}
 			row("cpu", "target CPU/IO (us)", gcpu != "" ? "<= " gcpu : "", gcpu == "" ? "" : uc == "" ? "n/a" : (uc <= gcpu + 0 ? "met" : "missed"))
+			row("ccpu", "client CPU/IO (us)", "", "")
 			for (t in failed)
 				printf "| | | %s: %d failed run(s) | | | | | FAIL |\n", t, failed[t]
 		}' "$RUNS"
 	done
 	printf '\nutargetd/tgtd: above 1 is better for IOPS and MB/s, below 1 is better for latency and CPU/IO.\n'
-	# issue 15's goals that compare two cases of utargetd's
-	awk -F '\t' '
+	# issue 15's goals that compare two cases of utargetd's, and the kernel's floor
+	awk -F '\t' -v fr="$FLOOR_read" -v fw="$FLOOR_write" '
 	function median(key,   n, i, j, t, a) {
 		n = cnt[key]
 		if (n == 0) return ""
@@ -851,6 +899,7 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 		k = $1 "/" $2
 		cnt[k, "iops"]++; val[k, "iops", cnt[k, "iops"]] = $7
 		if ($9 != "-") { cnt[k, "mean"]++; val[k, "mean", cnt[k, "mean"]] = $9 }
+		cnt[k, "cpu"]++; val[k, "cpu", cnt[k, "cpu"]] = $12
 	}
 	END {
 		a = median("randread-4k-qd32/ut-load" SUBSEP "iops"); b = median("randread-4k-qd32-hdigest/ut-load-hdigest" SUBSEP "iops")
@@ -862,6 +911,11 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 		t = median("randread-4k-2x16/ut-load-2s" SUBSEP "iops")
 		if (a != "" && t != "")
 			printf "Two sessions of QD16: %.2fx the IOPS of one session of QD32\n", t / a
+		r = median("randread-4k-qd32/ut-load" SUBSEP "cpu"); w = median("randwrite-4k-qd32/ut-load" SUBSEP "cpu")
+		if (r != "" && fr != "")
+			printf "Kernel floor, 4K QD32 random read: %.2f us target CPU/IO, utargetd %.2f (%+.2f us above it)\n", fr, r, r - fr
+		if (w != "" && fw != "")
+			printf "Kernel floor, 4K QD32 random write: %.2f us target CPU/IO, utargetd %.2f (%+.2f us above it)\n", fw, w, w - fw
 	}' "$RUNS"
 	printf '\n## Cases\n\n'
 	printf 'URL: iscsi://127.0.0.1:%s/%s/%s (utargetd), iscsi://127.0.0.1:%s/%s/%s (tgtd).\n' \
@@ -873,10 +927,11 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 			"$(cmd_of "$client" "$mode" "$pattern" "$size" "$qd")"
 	done
 	printf '\n## Runs\n\n'
-	printf '| case | client | target | round | IOs | s | IOPS | MB/s | lat mean | p50 | p99 | CPU/IO | others %% | status |\n'
-	printf '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
-	awk -F '\t' 'NR > 1 { printf "| %s |", $1; for (i = 2; i <= 14; i++) printf " %s |", $i; printf "\n" }' "$RUNS"
-	printf '\nLatency and CPU/IO in us. others %%: user+system+steal CPU time of the machine during\n'
+	printf '| case | client | target | round | IOs | s | IOPS | MB/s | lat mean | p50 | p99 | CPU/IO | others %% | status | client CPU/IO |\n'
+	printf '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n'
+	awk -F '\t' 'NR > 1 { printf "| %s |", $1; for (i = 2; i <= 15; i++) printf " %s |", $i; printf "\n" }' "$RUNS"
+	printf '\nLatency and CPU/IO in us (client CPU/IO: the client processes'"'"' CPU time per IO).\n'
+	printf 'others %%: user+system+steal CPU time of the machine during\n'
 	printf 'the run not charged to the target or the client, in %% of all %s cores: a high value\n' "$(nproc)"
 	printf 'marks a run disturbed by another process (or VM) competing for the cores.\n'
 
