@@ -615,6 +615,39 @@ cmd_of() { # client mode pattern size qd
 
 # ---------------------------------------------------------------- runs
 
+# The kernel's floor under a 4K QD32 random case: bench/kernel_floor, a minimal epoll server
+# with no iSCSI answering a client that sends one PDU per system call as libiscsi does, with a
+# pread/pwrite of 4 KiB on the same image file (bench/README.md), right after the case's runs
+# (the file as the targets left it). Its server CPU per request is what the kernel alone
+# charges a target for such a command on this machine.
+FLOOR_REPORT="" FLOOR_read="" FLOOR_write=""
+KFLOOR=$BUILD/bench/kernel_floor
+kernel_floor_rounds() { # read|write
+	local m=$1 img="" f r out med fcpu fiops fccpu
+	local -a vals=() opt=()
+	for f in "$WORK/utargetd.img" "$WORK/tgtd.img"; do
+		if [ -f "$f" ]; then
+			img=$f
+			break
+		fi
+	done
+	[ "${BENCH_FLOOR:-1}" = 1 ] && [ -x "$KFLOOR" ] && [ -n "$img" ] || return 0
+	[ "$m" = write ] && opt=(--write)
+	for ((r = 1; r <= ROUNDS; r++)); do
+		sync "$WORK"/*.img
+		out=$("$KFLOOR" -q 32 -s 4096 -t "$SECS" "${opt[@]}" -f "$img") ||
+			die "bench/kernel_floor ($m) failed"
+		log "  round $r kernel floor: $out"
+		vals+=("$(kv server_cpu_us "$out") $(kv iops "$out") $(kv client_cpu_us "$out")")
+	done
+	# the median round by server CPU per request
+	med=$(printf '%s\n' "${vals[@]}" | sort -n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }')
+	read -r fcpu fiops fccpu <<<"$med"
+	printf -v "FLOOR_$m" '%s' "$fcpu"
+	FLOOR_REPORT="$FLOOR_REPORT- kernel floor, 4K QD32 random $m (bench/kernel_floor on ${img##*/} right after the case, median of $ROUNDS runs of ${SECS} s): server CPU/IO $fcpu us at ${fiops%.*} IOPS, its client $fccpu us
+"
+}
+
 STAMP=$(date +%Y%m%d-%H%M%S)
 LOADAVG_START=$(cut -d ' ' -f 1-3 /proc/loadavg)
 RUNS=$WORK/runs.tsv
@@ -682,53 +715,16 @@ for row in "${SELECTED[@]}"; do
 			log "  round $r $t: $status IOPS $iops MB/s $mbps lat mean/p99 $mean/$p99 us CPU/IO $cpu us, client $ccpu us (others ${others}%)"
 		done
 	done
+	if [ "$client" = ut-load ] && [ "$qd" = 32 ] && [ "$pattern" = rand ] && [ "$size" = 4096 ]; then
+		log "case $id: the kernel's floor (bench/kernel_floor)"
+		kernel_floor_rounds "$mode"
+	fi
 done
 
 # ---------------------------------------------------------------- report
 
 stop_utargetd
 stop_tgtd
-
-# The kernel's floor under the 4K QD32 random cases: bench/kernel_floor, a minimal epoll
-# server with no iSCSI answering a client that sends one PDU per system call as libiscsi
-# does, with a pread/pwrite of 4 KiB on the same image file (bench/README.md). Its server CPU
-# per request is what the kernel alone charges a target for such a command on this machine.
-FLOOR_REPORT="" FLOOR_read="" FLOOR_write=""
-KFLOOR=$BUILD/bench/kernel_floor
-floor_img=""
-for f in "$WORK/utargetd.img" "$WORK/tgtd.img"; do
-	if [ -f "$f" ]; then
-		floor_img=$f
-		break
-	fi
-done
-floor_modes=""
-for row in "${SELECTED[@]}"; do
-	case ${row%%|*} in
-	randread-4k-qd32) [[ $floor_modes == *read* ]] || floor_modes="$floor_modes read" ;;
-	randwrite-4k-qd32) floor_modes="$floor_modes write" ;;
-	esac
-done
-if [ "${BENCH_FLOOR:-1}" = 1 ] && [ -x "$KFLOOR" ] && [ -n "$floor_img" ] && [ -n "$floor_modes" ]; then
-	for m in $floor_modes; do
-		vals=()
-		for ((r = 1; r <= ROUNDS; r++)); do
-			sync "$floor_img"
-			opt=()
-			[ "$m" = write ] && opt=(--write)
-			out=$("$KFLOOR" -q 32 -s 4096 -t "$SECS" "${opt[@]}" -f "$floor_img") ||
-				die "bench/kernel_floor ($m) failed"
-			log "  kernel floor 4K QD32 random $m, round $r: $out"
-			vals+=("$(kv server_cpu_us "$out") $(kv iops "$out") $(kv client_cpu_us "$out")")
-		done
-		# the median round by server CPU per request
-		med=$(printf '%s\n' "${vals[@]}" | sort -n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }')
-		read -r fcpu fiops fccpu <<<"$med"
-		printf -v "FLOOR_$m" '%s' "$fcpu"
-		FLOOR_REPORT="$FLOOR_REPORT- kernel floor, 4K QD32 random $m (bench/kernel_floor on ${floor_img##*/}, median of $ROUNDS runs of ${SECS} s): server CPU/IO $fcpu us at ${fiops%.*} IOPS, its client $fccpu us
-"
-	done
-fi
 
 # rbd: librbd by itself, the same 4K QD32 random reads and writes from
 # `rbd bench` (one process: CPU/IO is the client's, librbd included)
