@@ -10,7 +10,12 @@
  * whenever the target drops it.
  *
  * Meanwhile a well-behaved session (second thread) does WRITE + READ +
- * verify on its own LUN the whole time and checks every response. The
+ * verify on its own LUN the whole time and checks every response. With
+ * --good-source it connects from another address, as another initiator
+ * does: the target caps logins per source address and, at the cap, evicts
+ * that address's longest-silent login, so the truncation sweep's flood of
+ * connections may rightly evict a login of its own address, and only
+ * initiators elsewhere are owed an unaffected session. The
  * fuzzer never addresses the good LUN and never sends task management
  * functions whose legitimate effect reaches other initiators (CLEAR TASK
  * SET, LUN/TARGET RESET), so any failure of the good session is a target bug.
@@ -40,7 +45,8 @@ struct nf_opts {
 	char host[256], port[16];
 	const char *target;
 	uint64_t fuzz_lun, good_lun;
-	uint64_t good_lba; /* first LBA of the good session's region */
+	uint64_t good_lba;	 /* first LBA of the good session's region */
+	const char *good_source; /* the good session's source address, or NULL */
 	pid_t pid;
 	double seconds;
 	uint64_t max_pdus;
@@ -196,6 +202,7 @@ static void *good_thread(void *arg)
 	(void)arg;
 	ir_conn_init(&c);
 	c.timeout_ms = 15000; /* a stall this long counts as a failure */
+	c.source = opt.good_source;
 	/* right after the truncation sweep the target may still hold its
 	 * connections in login and refuse new ones over its cap of logins in
 	 * progress (closed at once, or 03/02): retry for up to 5 s */
@@ -854,7 +861,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: netfuzz --addr HOST:PORT --target IQN [--fuzz-lun N] [--good-lun N]\n"
-		"               [--good-lba LBA] [--seconds S | --pdus N] [--seed N] [--pid PID]\n"
+		"               [--good-lba LBA] [--good-source ADDR] [--seconds S | --pdus N]\n"
+		"               [--seed N] [--pid PID]\n"
 		"               [--rss-max-growth MIB] [--rss-max-late-growth MIB] [--no-sweep]\n"
 		"               [--ops OP,OP...] [-v]\n");
 }
@@ -876,6 +884,7 @@ int main(int argc, char **argv)
 	    {"fuzz-lun", required_argument, NULL, 'l'},
 	    {"good-lun", required_argument, NULL, 'g'},
 	    {"good-lba", required_argument, NULL, 'b'},
+	    {"good-source", required_argument, NULL, 'G'},
 	    {"seconds", required_argument, NULL, 's'},
 	    {"pdus", required_argument, NULL, 'n'},
 	    {"seed", required_argument, NULL, 'S'},
@@ -898,7 +907,7 @@ int main(int argc, char **argv)
 	int ch;
 
 	opt.seed = (uint64_t)time(NULL);
-	while ((ch = getopt_long(argc, argv, "a:t:l:g:b:s:n:S:p:r:R:WO:v", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "a:t:l:g:b:G:s:n:S:p:r:R:WO:v", lopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			addr = optarg;
@@ -917,6 +926,9 @@ int main(int argc, char **argv)
 		case 'b':
 			if (parse_u64(optarg, &opt.good_lba))
 				return usage(), 2;
+			break;
+		case 'G':
+			opt.good_source = optarg;
 			break;
 		case 's':
 			if (parse_u64(optarg, &v))
