@@ -48,6 +48,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "floor.h"
+
 #define HDR_LEN 48u
 #define RX_BUF	(256u << 10) /* a connection's receive buffer in utargetd */
 #define QD_MAX	256u
@@ -60,46 +62,6 @@ struct opts {
 	uint64_t span;
 	double secs, spin_us;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void nodelay(int fd)
-{
-	int one = 1;
-
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-static int send_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static double cpu_us(int who)
-{
-	struct rusage ru;
-
-	getrusage(who, &ru);
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-}
 
 /* ---- server: one reactor turn per readiness ---- */
 

@@ -38,23 +38,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "floor.h"
+
 #define REQ_LEN 48u
 #define HIST_US 100000u /* 1 µs buckets up to 100 ms */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void nodelay(int fd)
-{
-	int one = 1;
-
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
 
 /* Read exactly len bytes from a socket the caller waits on in its own way:
  * wait() blocks until readable. */
@@ -74,22 +61,6 @@ static int recv_all(int fd, uint8_t *p, size_t len, int (*wait)(int fd, void *ar
 			return -1;
 		if (wait(fd, arg))
 			return -1;
-	}
-	return 0;
-}
-
-static int send_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
 	}
 	return 0;
 }
@@ -144,15 +115,6 @@ static int cli_wait(int fd, void *arg)
 
 	(void)arg;
 	return poll(&p, 1, -1) < 0 && errno != EINTR ? -1 : 0;
-}
-
-static double cpu_us(int who)
-{
-	struct rusage ru;
-
-	getrusage(who, &ru);
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
 static unsigned pct(const uint32_t *hist, uint64_t n, double q)
