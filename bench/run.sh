@@ -855,7 +855,7 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 		NR > 1 && $1 == id && $2 == client && $14 == "ok" {
 			t = $3
 			v["iops"] = $7; v["mbps"] = $8; v["mean"] = $9; v["p99"] = $11; v["cpu"] = $12
-			v["ccpu"] = $15 == "" ? "-" : $15
+			v["ccpu"] = $15
 			for (m in v)
 				if (v[m] != "-") { cnt[t, m]++; val[t, m, cnt[t, m]] = v[m] }
 			any = 1
