@@ -349,8 +349,17 @@ void scsi_cmd_enter(struct scsi_cmd *cmd)
 	p->enter_due = false;
 	if (p->lu) {
 		struct sense_extra sx = {0};
-		enum sense_reason r = setup_checks(cmd, &sx);
+		enum sense_reason r = SENSE_OK;
 
+		/* SAM-5 5.9: the task manager admits a command entering now as
+		 * a new one, so an ACA established since its set-up (by a
+		 * command numbered before it) refuses it with ACA ACTIVE or
+		 * BUSY rather than holding it until CLEAR ACA; the ACA task
+		 * admitted at set-up keeps its place */
+		if (!p->aca_admitted)
+			r = aca_admit(p->lu, cmd);
+		if (r == SENSE_OK)
+			r = setup_checks(cmd, &sx);
 		if (r != SENSE_OK) {
 			setup_fail(cmd, r, &sx);
 			return;

@@ -240,6 +240,62 @@ static void test_held_tasks_resume(void **state)
 	assert_int_equal(r.status, SAM_STAT_GOOD);
 }
 
+/* Commands set up ahead of their turn (enter_later, as iSCSI sets up one
+ * ahead of CmdSN order) and entering after the ACA was established are
+ * admitted then, as new commands (SAM-5 5.9): the faulted nexus' WRITE ends
+ * with ACA ACTIVE and writes nothing, the other nexus' with BUSY; they are
+ * not held until CLEAR ACA and run then. One set up as the ACA task while
+ * the ACA was in effect keeps its admission and runs. */
+static void test_enter_later_admitted_at_entry(void **state)
+{
+	struct harness *h = *state;
+	uint8_t cdb[10], d1[H_BS], d2[H_BS], back[H_BS];
+	struct loop_task *t1, *t2, *ta;
+	struct loop_result r;
+
+	memset(d1, 0x5a, sizeof(d1));
+	memset(d2, 0xa5, sizeof(d2));
+	h_cdb_rw10(cdb, 0x2a, 5, 1);
+	t1 = loop_submit_async(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, d1, H_BS, SCSI_ATTR_SIMPLE, 4,
+			       LOOP_HOLD_DATA | LOOP_ENTER_LATER);
+	h_cdb_rw10(cdb, 0x2a, 6, 1);
+	t2 = loop_submit_async(h->p2, 0, cdb, 10, SCSI_DIR_WRITE, d2, H_BS, SCSI_ATTR_SIMPLE, 5,
+			       LOOP_HOLD_DATA | LOOP_ENTER_LATER);
+	loop_wait_setup(t1);
+	loop_wait_setup(t2);
+	establish(h);
+	loop_send_data(t1);
+	h_settle();
+	assert_true(loop_task_done(t1)); /* not held for CLEAR ACA */
+	loop_wait(t1, &r);
+	assert_int_equal(r.status, SAM_STAT_ACA_ACTIVE);
+	loop_send_data(t2);
+	h_settle();
+	assert_true(loop_task_done(t2)); /* not held for CLEAR ACA */
+	loop_wait(t2, &r);
+	assert_int_equal(r.status, SAM_STAT_BUSY);
+	/* the ACA task: admitted at set-up, enters and runs */
+	h_cdb_rw10(cdb, 0x2a, 7, 1);
+	ta = loop_submit_async(h->p1, 0, cdb, 10, SCSI_DIR_WRITE, d1, H_BS, SCSI_ATTR_ACA, 6,
+			       LOOP_HOLD_DATA | LOOP_ENTER_LATER);
+	loop_wait_setup(ta);
+	loop_send_data(ta);
+	loop_wait(ta, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(loop_tmf(h->p1, SCSI_TMF_CLEAR_ACA, 0, 0), SCSI_TMF_RESP_COMPLETE);
+	h_settle();
+	/* nothing was held to run after CLEAR ACA: blocks 5 and 6 unwritten */
+	h_cdb_rw10(cdb, 0x28, 5, 1);
+	assert_int_equal(h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, back, H_BS, &r), SAM_STAT_GOOD);
+	assert_int_not_equal(back[0], 0x5a);
+	h_cdb_rw10(cdb, 0x28, 6, 1);
+	assert_int_equal(h_cmd(h->p2, 0, cdb, 10, SCSI_DIR_READ, back, H_BS, &r), SAM_STAT_GOOD);
+	assert_int_not_equal(back[0], 0xa5);
+	h_cdb_rw10(cdb, 0x28, 7, 1);
+	assert_int_equal(h_cmd(h->p1, 0, cdb, 10, SCSI_DIR_READ, back, H_BS, &r), SAM_STAT_GOOD);
+	assert_int_equal(back[0], 0x5a);
+}
+
 /* CLEAR ACA aborts the running ACA task; the response follows its end. */
 static void test_clear_aca_aborts_aca_task(void **state)
 {
@@ -374,6 +430,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_other_nexus, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_one_aca_task, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_held_tasks_resume, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_enter_later_admitted_at_entry, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_clear_aca_aborts_aca_task, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_aca_task_check_condition, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_task_set_tmfs_keep_aca, setup, teardown),
