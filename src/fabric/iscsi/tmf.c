@@ -278,8 +278,12 @@ void iscsi_tmf_held_conn_gone(struct iscsi_session *s, struct iscsi_conn *c)
 	{
 		if (held->conn != c)
 			continue;
-		/* nobody to answer: it is dropped (at ERL 2 the initiator
-		 * issues it again on another connection) */
+		/* nobody to answer: it is dropped unrun, its CmdSN consumed.
+		 * A TMF's response has its connection's allegiance and TASK
+		 * REASSIGN moves tasks, not TMFs; the Linux target frees every
+		 * request but a SCSI Command or NOP-Out of a failed connection
+		 * the same way. At ERL 2 the initiator issues it again on
+		 * another connection (test_erl2: held_tmf_of_failed_conn) */
 		list_del(&held->node);
 		s->tasks--;
 		iscsi_conn_put(c);

@@ -583,6 +583,63 @@ static void test_resend_behind_newer(void **state)
 	assert_int_equal(fake.live_cmds, 0);
 }
 
+/* A non-immediate TMF held for CmdSN order (3.2.2.1, tmf.c) whose
+ * connection fails before its turn is dropped: it never runs and is never
+ * answered, as the Linux target frees every request but a SCSI Command or
+ * NOP-Out of a failed connection (iscsit_prepare_cmds_for_reallegiance):
+ * TASK REASSIGN moves tasks, not TMFs, and a TMF's response has the
+ * allegiance of its connection. Its CmdSN stays consumed, so the commands
+ * numbered around it complete on the other connection:
+ *
+ *   hc  CmdSN n+1 ABORT TASK SET (n missing: held), then hc fails
+ *   hc2 CmdSN n   TEST UNIT READY  -> GOOD, not aborted
+ *   hc2 CmdSN n+2 TEST UNIT READY  -> GOOD (ExpCmdSN passed n+1) */
+static void test_held_tmf_of_failed_conn(void **state)
+{
+	static const uint8_t tur[16];
+	struct iscsi_session *s = login_erl2();
+	union iscsi_hdr h;
+	uint32_t n, itt0, itt2;
+	unsigned tmfs0;
+
+	(void)state;
+	hc2 = h_conn_new();
+	assert_int_equal(join(hc2, 1), 0);
+	n = hc->cmdsn;
+	tmfs0 = fake.tmfs;
+	memset(&h, 0, sizeof(h));
+	h.tmf_req.opcode = ISCSI_OP_TMF_REQ;
+	h.tmf_req.func = 0x80 | ISCSI_TMF_ABORT_TASK_SET;
+	put_be32(h.tmf_req.itt, 0x7a00);
+	put_be32(h.tmf_req.ref_task_tag, 0xffffffff);
+	put_be32(h.tmf_req.cmdsn, n + 1);
+	put_be32(h.tmf_req.exp_statsn, hc->statsn + 1);
+	h_send(hc, &h, NULL, 0);
+	h_pump();
+	assert_true(h_idle(hc)); /* held: no response yet */
+	assert_int_equal(s->cmdsn.exp, n);
+	iscsi_conn_drop(hc->c, "test: the connection fails");
+	h_pump();
+	assert_int_equal(s->nconns, 1);
+
+	hc2->cmdsn = n;
+	itt0 = h_cmd(hc2, ISCSI_FLAG_FINAL | ISCSI_ATTR_SIMPLE, 0, tur, NULL, 0);
+	h_expect(hc2, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.rsp.itt), itt0);
+	assert_int_equal(h.rsp.status, 0);
+	assert_int_equal(fake.tmfs, tmfs0); /* the TMF did not run */
+	assert_int_equal(s->cmdsn.exp, n + 2);
+	hc2->cmdsn = n + 2;
+	itt2 = h_cmd(hc2, ISCSI_FLAG_FINAL | ISCSI_ATTR_SIMPLE, 0, tur, NULL, 0);
+	h_expect(hc2, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.rsp.itt), itt2);
+	assert_int_equal(h.rsp.status, 0);
+	assert_int_equal(get_be32(h.rsp.exp_cmdsn), n + 3);
+	assert_int_equal(fake.tmfs, tmfs0);
+	assert_true(h_idle(hc2));
+	assert_int_equal(fake.live_cmds, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +654,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_reinstate_shells_only, setup2, teardown),
 	    cmocka_unit_test_setup_teardown(test_erl_offer, setup2, teardown),
 	    cmocka_unit_test_setup_teardown(test_resend_behind_newer, setup2, teardown),
+	    cmocka_unit_test_setup_teardown(test_held_tmf_of_failed_conn, setup2, teardown),
 	    cmocka_unit_test_setup_teardown(test_reassign_released_reseg, setup2, teardown),
 	};
 
