@@ -1,6 +1,10 @@
 #!/bin/bash
-# digests.sh UTARGETD RAWLOGIN: digests required per target and per ACL
-# (docs/config.md "require_header_digest", "require_data_digest").
+# digests.sh UTARGETD RAWLOGIN RAW_LOAD: digests required per target and per ACL
+# (docs/config.md "require_header_digest", "require_data_digest"), and I/O
+# with both digests at a queue depth.
+#   raw_load -H -D --> target a, ACL "strict" (DataDigest required) --> ram LUN
+#   32 READs/WRITEs of 4 KiB outstanding for 2 s each; every PDU's header and
+#   data digest checked by the initiator, every command GOOD
 #   h: every session must use HeaderDigest=CRC32C (demo mode)
 #   a: ACL "strict" must use DataDigest=CRC32C too; ACL "plain" nothing
 # The raw initiator offers "None", or "CRC32C,None" with --header-digest /
@@ -9,8 +13,10 @@
 # login that offers only None is refused with 02/00, the key answered Reject.
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
-RAW=${2:?usage: digests.sh UTARGETD RAWLOGIN}
+RAW=${2:?usage: digests.sh UTARGETD RAWLOGIN RAW_LOAD}
+LOAD=${3:?usage: digests.sh UTARGETD RAWLOGIN RAW_LOAD}
 [ -x "$RAW" ] || ut_fail "$RAW is not an executable"
+[ -x "$LOAD" ] || ut_fail "$LOAD is not an executable"
 
 H=iqn.2026-12.org.utarget:h
 A=iqn.2026-12.org.utarget:a
@@ -67,5 +73,16 @@ ut_run_client "$UT_TMP/inq.out" iscsi-inq -i "$PLAIN" "iscsi://127.0.0.1:$UT_POR
 	ut_fail "iscsi-inq against the target requiring header digests: $(cat "$UT_TMP/inq.out")"
 grep -q "header digest" "$UT_LOG" || ut_fail "the login line does not show the header digest"
 echo "ok: libiscsi's None,CRC32C offer logs in with the header digest"
+
+# Both digests on every PDU both ways, 32 commands outstanding; a digest error
+# on either side would end the session (ERL 0) and fail the run
+for m in write read; do
+	out=$("$LOAD" "127.0.0.1:$UT_PORT" "$A" "$STRICT" -H -D -m "$m" -q 32 -t 2 2>&1) ||
+		ut_fail "raw_load -H -D -m $m: $out"
+	grep -q " errors=0$" <<<"$out" || ut_fail "raw_load -H -D -m $m: $out"
+	ios=$(sed -n 's/^ios=\([0-9]*\) .*/\1/p' <<<"$out")
+	[ "${ios:-0}" -ge 1000 ] || ut_fail "raw_load -H -D -m $m: only ${ios:-0} commands: $out"
+	echo "ok: $m at QD32 with HeaderDigest and DataDigest CRC32C: $ios commands, all GOOD"
+done
 ut_stop
 echo "digests: passed"
