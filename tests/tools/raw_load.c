@@ -34,8 +34,10 @@
 #include "iscsi_raw.h"
 #include "lib/endian.h"
 
-#define QD_MAX	 1024u
-#define ITT_SLOT 0x3ffu /* the slot in an ITT's low bits; the rest counts */
+#define QD_MAX 1024u
+/* An ITT is the slot in its low 10 bits and 21 bits of a generation count
+ * above them, so no ITT is the reserved 0xffffffff. */
+#define ITT_SLOT 0x3ffu
 
 struct slot {
 	int64_t start_us;
@@ -88,6 +90,25 @@ static int submit(struct ir_conn *c, struct slot *sl, unsigned s, uint32_t gen, 
 	sl[s].got = 0;
 	sl[s].busy = true;
 	return ir_send_pdu(c, &p);
+}
+
+/* A NOP-In that asks for an answer (TTT not 0xffffffff) gets a NOP-Out with
+ * its TTT and LUN, immediate, ITT 0xffffffff. */
+static int answer_ping(struct ir_conn *c, const struct ir_pdu *in)
+{
+	struct ir_pdu out = {0};
+	struct ir_bhs_req *r = &out.bhs.req;
+
+	if (get_be32(in->bhs.rsp.ttt) == IR_RSVD_TAG)
+		return 0;
+	r->opcode = IR_OP_IMMEDIATE | IR_OP_NOP_OUT;
+	r->flags = IR_FLAG_FINAL;
+	memcpy(r->lun, in->bhs.rsp.lun, 8);
+	put_be32(r->itt, IR_RSVD_TAG);
+	memcpy(r->ttt, in->bhs.rsp.ttt, 4);
+	put_be32(r->cmdsn, c->cmdsn);
+	put_be32(r->exp_statsn, c->expstatsn);
+	return ir_send_pdu(c, &out);
 }
 
 int main(int argc, char **argv)
@@ -187,8 +208,12 @@ int main(int argc, char **argv)
 		itt = ir_pdu_itt(&p);
 		s = itt & ITT_SLOT;
 		if (op == IR_OP_NOP_IN || op == IR_OP_ASYNC_MSG) {
-			/* keepalives are off in the bench; anything else is not this load's */
+			/* a ping asks for a NOP-Out (RFC 7143 11.19.3); an Async
+			 * Message is not this load's business */
+			rc = op == IR_OP_NOP_IN ? answer_ping(&c, &p) : 0;
 			ir_pdu_free(&p);
+			if (rc)
+				return 1;
 			continue;
 		}
 		if ((op != IR_OP_DATA_IN && op != IR_OP_SCSI_RSP) || s >= qd || !sl[s].busy) {
@@ -226,7 +251,7 @@ int main(int argc, char **argv)
 			if (sl[n].busy)
 				continue;
 			gen++;
-			if (submit(&c, sl, n, gen & 0x3fffff, write, lun,
+			if (submit(&c, sl, n, gen & 0x1fffff, write, lun,
 				   rnd() % (blocks / (size / bs)) * (size / bs), size / bs, wbuf,
 				   size))
 				return 1;
