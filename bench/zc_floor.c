@@ -74,11 +74,10 @@ static int receive(int fd)
 }
 
 struct zc {
-	uint32_t next_id;  /* the id the kernel gives the next zerocopy send */
-	uint32_t done;	   /* ids below this are complete */
-	uint64_t notes;	   /* notifications read */
-	uint64_t copied;   /* of them with ZEROCOPY_COPIED */
-	uint32_t done_max; /* highest id completed + 1 */
+	uint32_t next_id; /* the id the kernel gives the next zerocopy send */
+	uint32_t done;	  /* ids below this are complete */
+	uint64_t notes;	  /* notifications read */
+	uint64_t copied;  /* of them with ZEROCOPY_COPIED */
 };
 
 /* Read the completion notifications there are (block when wait). Completions come as
@@ -113,10 +112,9 @@ static int zc_reap(int fd, struct zc *z, bool wait)
 			z->notes++;
 			if (ee.ee_code & SO_EE_CODE_ZEROCOPY_COPIED)
 				z->copied++;
-			if (ee.ee_data + 1 > z->done_max)
-				z->done_max = ee.ee_data + 1;
+			if (ee.ee_data + 1 > z->done)
+				z->done = ee.ee_data + 1;
 		}
-		z->done = z->done_max;
 		wait = false; /* one notification was enough to go on */
 	}
 }

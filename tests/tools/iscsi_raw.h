@@ -724,6 +724,10 @@ int ir_test_unit_ready(struct ir_conn *c, uint64_t lun, struct ir_scsi_result *r
 
 /* NOP-Out ping with data; waits for the NOP-In echo and checks it. */
 int ir_nop_ping(struct ir_conn *c, const void *data, uint32_t len);
+/* Answers a target NOP-In that asks for a reply (TTT != 0xffffffff, RFC
+ * 7143 11.19.3) with a NOP-Out carrying its TTT and LUN; counted in
+ * c->nopin_answered. 0 for a NOP-In that asks for none. */
+int ir_answer_nopin(struct ir_conn *c, const struct ir_pdu *in);
 /* Logout (reason 0 close session); *response gets the Logout response code. */
 int ir_logout(struct ir_conn *c, uint8_t *response);
 /* Logout with a reason (11.14.1) and the CID it names (reason 1: this or

@@ -13,8 +13,7 @@
 #include "lib/compiler.h"
 #include "lib/endian.h"
 
-/* Answers a target NOP-In that asks for a reply (TTT != 0xffffffff, 11.19.3). */
-static int answer_nopin(struct ir_conn *c, const struct ir_pdu *in)
+int ir_answer_nopin(struct ir_conn *c, const struct ir_pdu *in)
 {
 	struct ir_pdu out = {0};
 	struct ir_bhs_req *r = &out.bhs.req;
@@ -45,7 +44,7 @@ static int recv_relevant(struct ir_conn *c, struct ir_pdu *p)
 		case IR_OP_NOP_IN:
 			if (ir_pdu_itt(p) != IR_RSVD_TAG)
 				return 0;
-			rc = answer_nopin(c, p);
+			rc = ir_answer_nopin(c, p);
 			ir_pdu_free(p);
 			if (rc)
 				return rc;
@@ -75,7 +74,7 @@ static int wait_window(struct ir_conn *c)
 			return rc;
 		op = ir_pdu_opcode(&p);
 		if (op == IR_OP_NOP_IN && ir_pdu_itt(&p) == IR_RSVD_TAG)
-			rc = answer_nopin(c, &p);
+			rc = ir_answer_nopin(c, &p);
 		else if (op == IR_OP_ASYNC_MSG)
 			c->async_seen++;
 		else

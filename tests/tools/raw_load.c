@@ -92,25 +92,6 @@ static int submit(struct ir_conn *c, struct slot *sl, unsigned s, uint32_t gen, 
 	return ir_send_pdu(c, &p);
 }
 
-/* A NOP-In that asks for an answer (TTT not 0xffffffff) gets a NOP-Out with
- * its TTT and LUN, immediate, ITT 0xffffffff. */
-static int answer_ping(struct ir_conn *c, const struct ir_pdu *in)
-{
-	struct ir_pdu out = {0};
-	struct ir_bhs_req *r = &out.bhs.req;
-
-	if (get_be32(in->bhs.rsp.ttt) == IR_RSVD_TAG)
-		return 0;
-	r->opcode = IR_OP_IMMEDIATE | IR_OP_NOP_OUT;
-	r->flags = IR_FLAG_FINAL;
-	memcpy(r->lun, in->bhs.rsp.lun, 8);
-	put_be32(r->itt, IR_RSVD_TAG);
-	memcpy(r->ttt, in->bhs.rsp.ttt, 4);
-	put_be32(r->cmdsn, c->cmdsn);
-	put_be32(r->exp_statsn, c->expstatsn);
-	return ir_send_pdu(c, &out);
-}
-
 int main(int argc, char **argv)
 {
 	const char *mode = "read";
@@ -210,7 +191,7 @@ int main(int argc, char **argv)
 		if (op == IR_OP_NOP_IN || op == IR_OP_ASYNC_MSG) {
 			/* a ping asks for a NOP-Out (RFC 7143 11.19.3); an Async
 			 * Message is not this load's business */
-			rc = op == IR_OP_NOP_IN ? answer_ping(&c, &p) : 0;
+			rc = op == IR_OP_NOP_IN ? ir_answer_nopin(&c, &p) : 0;
 			ir_pdu_free(&p);
 			if (rc)
 				return 1;
