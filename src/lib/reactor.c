@@ -78,6 +78,9 @@ struct reactor {
 	int wake_fd; /* eventfd: posts and stop */
 	struct reactor_fd wake_h;
 	_Atomic(struct reactor_msg *) posted;
+	/* in (or about to enter) a wait that sleeps: only then does a post
+	 * write the wake-up eventfd */
+	atomic_bool sleeping;
 	atomic_bool stop;
 	atomic_bool running; /* inside reactor_run() */
 
@@ -194,9 +197,13 @@ void reactor_post(struct reactor *r, struct reactor_msg *m)
 
 	do
 		m->next = old;
-	while (!atomic_compare_exchange_weak_explicit(&r->posted, &old, m, memory_order_release,
+	while (!atomic_compare_exchange_weak_explicit(&r->posted, &old, m, memory_order_seq_cst,
 						      memory_order_relaxed));
-	if (!old && reactor_tls != r)
+	/* A reactor that runs or spins finds the message itself: it looks at
+	 * the list after it says it sleeps (reactor_run), and this push is
+	 * ordered before the look at `sleeping` (both sequentially
+	 * consistent), so one of the two sees the other. */
+	if (!old && reactor_tls != r && atomic_load_explicit(&r->sleeping, memory_order_seq_cst))
 		reactor_wake(r);
 }
 
@@ -628,6 +635,7 @@ int reactor_create(struct reactor **out, unsigned id)
 	r->uring_fd = -1;
 	list_init(&r->deferred);
 	atomic_init(&r->posted, NULL);
+	atomic_init(&r->sleeping, false);
 	atomic_init(&r->stop, false);
 	atomic_init(&r->running, false);
 	r->heap_cap = REACTOR_HEAP_INIT;
@@ -776,8 +784,19 @@ int reactor_run(struct reactor *r)
 			if (n == 0)
 				tmo = reactor_timeout(r, &ts);
 		}
-		if (n == 0)
+		if (n == 0) {
+			static const struct timespec zero;
+			bool sleep = !tmo || tmo->tv_sec || tmo->tv_nsec;
+
+			if (sleep) {
+				atomic_store_explicit(&r->sleeping, true, memory_order_seq_cst);
+				if (atomic_load_explicit(&r->posted, memory_order_seq_cst))
+					tmo = &zero; /* posted meanwhile, without a wake-up */
+			}
 			n = reactor_wait(r, evs, tmo);
+			if (sleep)
+				atomic_store_explicit(&r->sleeping, false, memory_order_relaxed);
+		}
 		if (t0 && n > 0)
 			r->poll_ns = reactor_poll_window(r->poll_ns, reactor_now_ns() - t0, max);
 		worked = n > 0;
