@@ -3,7 +3,8 @@
 #
 # bench/mcs_sessions.sh [BUILD_DIR]: one session over N connections (MC/S) against N sessions
 # of one connection each, on utargetd alone (docs/performance.md, "MC/S against separate
-# sessions"): what keeping a session's connections on one reactor costs.
+# sessions"): what keeping a session's connections on one reactor costs, and what
+# spreading their sockets over the reactors (iscsi.spread_connections, conn_split.c) buys.
 #
 #   mcs -n N            --(one session, N connections)--------> utargetd (2 reactors by
 #   N x mcs -n 1 (each its own initiator name, run at once) ---> default; ram LUN 256 MiB,
@@ -28,8 +29,9 @@ PORT=${MCS_PORT:-3580}
 BLOCKS=${MCS_BLOCKS:-8}
 UTARGETD=${UTARGETD:-$BUILD/src/daemon/utargetd}
 MCS=$BUILD/tests/tools/mcs
+UTARGET=${UTARGET:-$BUILD/src/cli/utarget}
 IQN=iqn.2026-12.org.utarget:mcs-sessions
-bench_need_bins "$UTARGETD" "$MCS"
+bench_need_bins "$UTARGETD" "$MCS" "$UTARGET"
 port_in_use "$PORT" && die "TCP port $PORT is in use (set MCS_PORT)"
 
 bench_workdir utarget-mcs
@@ -92,10 +94,19 @@ run_load() { # label sessions connections round
 
 log "utargetd pid $PID on 127.0.0.1:$PORT; $ROUNDS rounds of ${SECS} s per load, $BLOCKS blocks per I/O"
 printf '| load | round | IOPS | target CPU (s) | threads that worked |\n|---|---:|---:|---:|---|\n'
+spread() { # true|false: iscsi.spread_connections, for the sessions logged in after it
+	"$UTARGET" -q -s "$WORK/utargetd.sock" settings set "iscsi.spread_connections=$1" >/dev/null ||
+		die "settings set iscsi.spread_connections=$1 failed"
+}
+
 for ((r = 1; r <= ROUNDS; r++)); do
 	run_load "one session, 1 connection" 1 1 "$r"
-	run_load "one session, 2 connections" 1 2 "$r"
-	run_load "one session, 4 connections" 1 4 "$r"
+	spread false
+	run_load "one session, 2 connections, one reactor" 1 2 "$r"
+	run_load "one session, 4 connections, one reactor" 1 4 "$r"
+	spread true
+	run_load "one session, 2 connections, spread" 1 2 "$r"
+	run_load "one session, 4 connections, spread" 1 4 "$r"
 	run_load "2 sessions of 1 connection" 2 1 "$r"
 	run_load "4 sessions of 1 connection" 4 1 "$r"
 done

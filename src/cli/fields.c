@@ -117,6 +117,7 @@ static const struct cli_field cli_f_settings[] = {
     {.name = "iscsi.error_recovery_level", .type = CLI_F_INT},
     {.name = "iscsi.busy_poll_us", .type = CLI_F_INT},
     {.name = "iscsi.socket_uring", .type = CLI_F_BOOL},
+    {.name = "iscsi.spread_connections", .type = CLI_F_BOOL},
     {.name = "discovery.filter", .type = CLI_F_STR},
     {0},
 };

@@ -101,6 +101,7 @@ static void cfg_iscsi_to_fabric(const struct cfg_iscsi_settings *in, struct iscs
 	    .error_recovery_level = in->error_recovery_level,
 	    .busy_poll_us = in->busy_poll_us,
 	    .socket_uring = in->socket_uring,
+	    .spread_connections = in->spread_connections,
 	};
 }
 

@@ -80,6 +80,7 @@ static const struct cfg_iscsi_field cfg_iscsi_fields[] = {
     ISF("error_recovery_level", error_recovery_level, CFG_F_U32, 0, 2), /* 13.20 */
     ISF("busy_poll_us", busy_poll_us, CFG_F_U32, 0, 10000),
     ISF("socket_uring", socket_uring, CFG_F_BOOL, 0, 1),
+    ISF("spread_connections", spread_connections, CFG_F_BOOL, 0, 1),
 };
 static_assert(ARRAY_SIZE(cfg_iscsi_fields) <= 32, "iscsi_set is a 32-bit mask");
 

@@ -70,6 +70,7 @@ void cfg_iscsi_defaults(struct cfg_iscsi_settings *s)
 	    .error_recovery_level = 0, /* ERL 1 offered only when configured */
 	    .busy_poll_us = 50,
 	    .socket_uring = false,
+	    .spread_connections = true,
 	};
 }
 

@@ -271,6 +271,7 @@ struct cfg_iscsi_settings {
 	uint32_t error_recovery_level; /* offered: 0 or 1 (RFC 7143 13.20) */
 	uint32_t busy_poll_us;	       /* reactors' adaptive busy polling; 0 = off */
 	bool socket_uring;	       /* sockets read through the reactors' io_uring */
+	bool spread_connections;       /* MC/S: sockets stay on their own reactors */
 };
 
 struct cfg {

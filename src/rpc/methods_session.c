@@ -24,11 +24,12 @@ static const char *digest(bool crc32c)
  * connection). */
 static json_t *conn_json(const struct iscsi_conn_info *c)
 {
-	return json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:{s:I,s:I}}", "cid", c->cid, "peer", c->peer,
-			 "local", c->local, "state", c->state, "header_digest",
+	return json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:{s:I,s:I},s:i,s:i}", "cid", c->cid, "peer",
+			 c->peer, "local", c->local, "state", c->state, "header_digest",
 			 digest(c->header_digest), "data_digest", digest(c->data_digest),
 			 "max_recv_data_segment_length", "target", (json_int_t)c->max_recv_dsl,
-			 "initiator", (json_int_t)c->max_send_dsl);
+			 "initiator", (json_int_t)c->max_send_dsl, "reactor", (int)c->reactor,
+			 "socket_reactor", (int)c->socket_reactor);
 }
 
 static json_t *session_json(const struct iscsi_session_info *s)

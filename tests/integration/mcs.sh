@@ -11,7 +11,9 @@
 #   utarget session list --json: the connections of the session
 #
 # utargetd runs 4 reactor threads: new connections land on any of them, and
-# a connection joining a session is moved to the session's reactor.
+# a connection joining a session is moved to the session's reactor, its
+# socket kept on the reactor that accepted it (iscsi.spread_connections,
+# conn_split.c): all the I/O below goes through that split path.
 # Checked:
 #   - 1, 2 and 4 connections: WRITEs of distinct patterns round-robin over
 #     the connections, every region READ back on another connection, no
@@ -34,7 +36,10 @@
 #   - a connection reset without a Logout fails the session (ERL 0), the
 #     target closes the others; a further login that brings leading-only
 #     keys gets 02/00;
-#   - session list --json shows the session's 4 connections with their CIDs;
+#   - session list --json shows the session's 4 connections with their CIDs,
+#     one session reactor and 4 socket reactors; with spread_connections
+#     false (live) every socket is on the session's reactor, and 4
+#     connections still verify every byte;
 #   - the target with max_connections 1 (the default) refuses a second
 #     connection with 02/06.
 . "$(dirname "$0")/lib.sh"
@@ -147,9 +152,34 @@ assert len(s) == 1, s
 c = s[0]["connections"]
 assert sorted(x["cid"] for x in c) == [0, 1, 2, 3], c
 assert s[0]["negotiated"]["max_connections"] == 4, s[0]["negotiated"]
+# one session reactor; the sockets stay on the reactors that accepted them
+# (4 reactors, connections handed out in turn: 4 accepts in a row)
+assert len({x["reactor"] for x in c}) == 1, c
+assert len({x["socket_reactor"] for x in c}) == 4, c
 PY
-) || ut_fail "session list --json does not show the 4 connections: $(cat "$UT_TMP/sl.json")"
-echo "ok: session list --json shows the session's 4 connections"
+) || ut_fail "session list --json does not show the 4 connections spread: $(cat "$UT_TMP/sl.json")"
+echo "ok: session list --json shows the session's 4 connections, on one session reactor, their sockets on 4"
+
+# spread off (iscsi.spread_connections=false, live): the sockets move to
+# the session's reactor too, and the data path there is as verified
+u settings set iscsi.spread_connections=false >/dev/null || ut_fail "settings set failed"
+ut_hold hold1 10 "$MCS" "$P" "$M" "$I" -C "$CHAP" -n 4
+u --json session list >"$UT_TMP/sl1.json" || ut_fail "session list: $(cat "$UT_TMP/sl1.json")"
+ut_release hold1
+run off -n 4 -i 256 -b 16
+ut_has off "^verify conns 4 writes 256 reads 256 bytes [0-9]+ mismatches 0$"
+u settings set iscsi.spread_connections=true >/dev/null || ut_fail "settings set failed"
+(
+	cd "$UT_TMP" &&
+		python3 - <<'PY'
+import json
+s = [x for x in json.load(open("sl1.json")) if x["type"] == "normal"]
+assert len(s) == 1, s
+c = s[0]["connections"]
+assert len(c) == 4 and all(x["socket_reactor"] == x["reactor"] == c[0]["reactor"] for x in c), c
+PY
+) || ut_fail "spread_connections=false: a socket not on the session's reactor: $(cat "$UT_TMP/sl1.json")"
+echo "ok: spread_connections=false: every socket on the session's reactor; 4 connections verified"
 
 ut_run_client "$UT_TMP/s.out" "$MCS" "$P" "$S" "$I" -n 2
 ut_has s "^FAIL join cid 1: .*status 02/06"

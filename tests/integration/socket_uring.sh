@@ -13,7 +13,9 @@
 #     io_uring;
 #   - MC/S: 1 and 4 connections of one session, every byte read back
 #     (logins and moves between reactors keep readv, full feature phase
-#     switches);
+#     switches; spread_connections is off here, so that the moved
+#     connections read their sockets on the session's reactor, through
+#     io_uring: a spread one is read by conn_split.c's readv);
 #   - the setting is live: set to false, a new session reads with readv (no
 #     new io_uring line), set back to true, the next one with io_uring;
 #   - a stop while qemu-img writes (receives in flight are cancelled before
@@ -36,7 +38,8 @@ ut_write_config u.json <<JSON
   "version": 1,
   "state_dir": "@TMP@",
   "rpc_socket": "$SOCK",
-  "iscsi": { "socket_uring": true, "nop_in_interval": 1, "max_connections": 4 },
+  "iscsi": { "socket_uring": true, "nop_in_interval": 1, "max_connections": 4,
+             "spread_connections": false },
   "backstores": [ { "name": "q", "type": "file", "path": "q.img", "size": "64M", "create": true },
                   { "name": "d", "type": "ram", "size": "64M" } ],
   "targets": [

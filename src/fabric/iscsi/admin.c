@@ -239,6 +239,9 @@ static void admin_fill(struct iscsi_session_info *si, const struct iscsi_session
 		ci->tx_pdus = atomic_load_explicit(&c->stat_tx_pdus, memory_order_relaxed);
 		ci->rx_bytes = atomic_load_explicit(&c->stat_rx_bytes, memory_order_relaxed);
 		ci->tx_bytes = atomic_load_explicit(&c->stat_tx_bytes, memory_order_relaxed);
+		/* c->r and sock_reactor are written under iscsi_global.lock */
+		ci->reactor = c->r ? reactor_id(c->r) : 0;
+		ci->socket_reactor = c->sock_reactor >= 0 ? (unsigned)c->sock_reactor : ci->reactor;
 	}
 	si->nconns = k;
 }

@@ -255,6 +255,7 @@ static struct iscsi_conn *conn_alloc(struct reactor *r, int fd, struct iscsi_por
 	c->r = r;
 	c->fd = fd;
 	c->io = io;
+	c->sock_reactor = -1;
 	c->portal = portal;
 	atomic_init(&c->refs, 1);
 	atomic_fetch_add_explicit(&iscsi_global.alive, 1, memory_order_relaxed);
@@ -402,7 +403,9 @@ void iscsi_conn_drop_async(struct iscsi_conn *c)
  * path, whose tail still uses the socket's registration), the socket, the
  * login timer and a pending flush leave it; on the session's reactor they
  * are set up again and the login goes on. A drop posted to the old reactor
- * before the move must find the connection there: then it stays. */
+ * before the move must find the connection there: then it stays. With
+ * iscsi.spread_connections the socket itself stays behind, read and
+ * written there for the connection by conn_split.c's shell. */
 static void conn_move_arrive(struct reactor_msg *m)
 {
 	struct iscsi_conn *c = container_of(m, struct iscsi_conn, move_msg);
@@ -444,8 +447,13 @@ static void conn_move_depart(struct reactor_msg *m)
 	if (go) {
 		reactor_timer_cancel(&c->login_timer);
 		reactor_defer_cancel(&c->flush);
-		if (c->fd >= 0 && !c->io)
+		if (c->fd >= 0 && !c->io) {
 			reactor_fd_del(&c->rfd);
+			/* spread: the socket stays here (conn_split.c); else,
+			 * or when that fails, it moves with the connection */
+			if (iscsi_global.settings.spread_connections)
+				iscsi_split_start(c, c->move_to);
+		}
 		c->out_armed = false;
 		c->r = c->move_to; /* read under the lock by drop_async, admin.c */
 	}
@@ -485,6 +493,7 @@ static void conn_close(struct iscsi_conn *c, bool clean)
 
 	/* first: admission.c may look into the socket of a member */
 	iscsi_adm_leave(c);
+	iscsi_split_detach(c);
 	if (c->fd >= 0) {
 		iscsi_conn_uring_close(c);
 		if (!c->io)
@@ -570,6 +579,7 @@ void iscsi_conn_resume(struct iscsi_conn *c)
 			return;
 	}
 	conn_process_buffered(c);
+	iscsi_split_drain(c);
 	iscsi_conn_uring_resume(c);
 }
 
@@ -793,6 +803,11 @@ static ssize_t conn_feed(struct iscsi_conn *c, const uint8_t *p, size_t len)
 		return -ECONNRESET;
 	}
 	return n;
+}
+
+ssize_t iscsi_conn_rx_bytes(struct iscsi_conn *c, const uint8_t *p, size_t len)
+{
+	return conn_feed(c, p, len);
 }
 
 /* Bytes left in rxbuf by a pause. */

@@ -5,7 +5,9 @@
  *
  * Threading: a connection lives on one reactor thread (conn->r); everything
  * here runs there. Other threads only post messages to it (drop, resume)
- * holding a reference (conn->refs).
+ * holding a reference (conn->refs). The one exception is the socket of a
+ * spread MC/S connection, read and written on another reactor by the shell
+ * of conn_split.c, which exchanges bytes with the connection through rings.
  *
  * Life: iscsi_conn_start() (accepted socket) -> S3 XPT_UP -> login (S4) ->
  * full feature phase (S5) -> logout (S6) or failure (S8) -> S1 FREE: the
@@ -290,6 +292,11 @@ struct iscsi_conn {
 	unsigned foreign_tasks;
 	uint64_t recov_deadline_ns;
 	struct list_node recov_node;
+	/* conn_split.c: MC/S spread over the reactors, the socket stays on
+	 * the reactor that accepted it (sock_reactor, -1: c->r's) and this
+	 * shell carries its bytes; io is iscsi_split_io then */
+	struct iscsi_split *split;
+	int sock_reactor;
 };
 
 /* ---- conn.c ---- */
@@ -349,6 +356,22 @@ void iscsi_conn_uring_resume(struct iscsi_conn *c);
 /* Before the socket closes: stop the receive in flight (its buffers, the
  * command's included, are free to go when this returns). */
 void iscsi_conn_uring_close(struct iscsi_conn *c);
+/* Run bytes through the receive machine (a socket's read, or the rx ring
+ * of conn_split.c): the bytes taken (fewer when the connection paused), or
+ * < 0 when it is gone. */
+ssize_t iscsi_conn_rx_bytes(struct iscsi_conn *c, const uint8_t *p, size_t len);
+
+/* ---- conn_split.c ---- */
+/* On c's reactor, its socket taken off it (conn_move_depart): keep the
+ * socket on this reactor in a shell that reads and writes for c, which
+ * goes on to reactor to. 0, or -errno (then c moves whole). */
+int iscsi_split_start(struct iscsi_conn *c, struct reactor *to);
+/* conn_close: let the shell go; it sends what it holds and closes. */
+void iscsi_split_detach(struct iscsi_conn *c);
+/* Feed the bytes the shell has read, while c reads. */
+void iscsi_split_drain(struct iscsi_conn *c);
+extern const struct iscsi_conn_io iscsi_split_io;
+
 /* Rate-limited per-connection protocol error line. */
 void iscsi_conn_proto_err(struct iscsi_conn *c, const char *fmt, ...) UT_PRINTF(2, 3);
 /* The same for a digest error (counters.h: both are counted on the session). */

@@ -78,6 +78,11 @@ struct iscsi_settings {
 	 * (conn_uring.c); taken by a connection at its first read after the
 	 * login, so a change applies to new sessions. */
 	bool socket_uring;
+	/* MC/S: a connection that joins a session on another reactor keeps
+	 * its socket's reads and writes on the reactor that accepted it
+	 * (conn_split.c); the session's work stays on the session's. Taken
+	 * by a connection when it joins. */
+	bool spread_connections;
 };
 void iscsi_settings_default(struct iscsi_settings *s);
 
@@ -167,6 +172,10 @@ struct iscsi_conn_info {
 	/* since the connection was accepted: PDUs and bytes on the wire
 	 * (headers, data, padding, digests) in each direction */
 	uint64_t rx_pdus, tx_pdus, rx_bytes, tx_bytes;
+	/* the reactor (thread index) that runs it, its session's, and the
+	 * one that reads and writes its socket: another with MC/S spread
+	 * (iscsi_settings.spread_connections) */
+	unsigned reactor, socket_reactor;
 };
 struct iscsi_session_info {
 	uint16_t tsih;

@@ -7,7 +7,8 @@
  * I_T nexus of the SCSI core. It lives on the reactor of its leading
  * connection; a connection that joins it (a login with its TSIH, login.c)
  * is moved there (iscsi_conn_move), so the window, the held list and the
- * tasks are only ever touched on that one thread. Each connection keeps its
+ * tasks are only ever touched on that one thread (its socket may stay on
+ * the reactor that accepted it: conn_split.c). Each connection keeps its
  * own StatSN and its tasks: connection allegiance, a task's Data-In, R2Ts
  * and response go out on the connection its command came on, and its
  * Data-Out is looked for there only.

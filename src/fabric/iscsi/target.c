@@ -64,6 +64,7 @@ void iscsi_settings_default(struct iscsi_settings *s)
 	    .error_recovery_level = 0,
 	    .busy_poll_us = 50,
 	    .socket_uring = false,
+	    .spread_connections = true,
 	};
 }
 

@@ -505,7 +505,8 @@ static void test_iscsi_errors(void **state)
 	    "\"max_connection_data_mib\": 8, \"session_reserve_kib\": 128, "
 	    "\"max_session_send_queue_mib\": 4,"
 	    "\"max_connection_send_queue_mib\": 2, \"data_out_timeout\": 0,"
-	    "\"error_recovery_level\": 1, \"busy_poll_us\": 50, \"socket_uring\": true}}");
+	    "\"error_recovery_level\": 1, \"busy_poll_us\": 50, \"socket_uring\": true,"
+	    "\"spread_connections\": false}}");
 	assert_int_equal(c->iscsi_set, (1u << ARRAY_SIZE(cfg_iscsi_fields)) - 1);
 	assert_int_equal(c->iscsi.max_buffer_memory_mib, 64);
 	assert_int_equal(c->iscsi.error_recovery_level, 1);
@@ -517,6 +518,7 @@ static void test_iscsi_errors(void **state)
 	assert_int_equal(c->iscsi.data_out_timeout_s, 0);
 	assert_int_equal(c->iscsi.busy_poll_us, 50);
 	assert_true(c->iscsi.socket_uring);
+	assert_false(c->iscsi.spread_connections);
 	assert_int_equal(c->iscsi.max_recv_data_segment_length, 8192);
 	assert_true(c->iscsi.initial_r2t);
 	assert_false(c->iscsi.immediate_data);
