@@ -52,5 +52,8 @@ for s in json.load(sys.stdin):
     print("negotiated error_recovery_level", s["negotiated"]["error_recovery_level"])
     print("connection_recoveries", st["connection_recoveries"], "tasks_reassigned",
           st["tasks_reassigned"], "tasks_expired", st["tasks_expired"], "commands",
-          st["commands"], "retransmitted_pdus", st["retransmitted_pdus"])' <"$WORK/sessions.json"
+          st["commands"], "retransmitted_pdus", st["retransmitted_pdus"])
+    c = s["connections"]
+    print("connections", len(c), "socket on another reactor than the session (spread)",
+          sum(x["socket_reactor"] != x["reactor"] for x in c))' <"$WORK/sessions.json"
 exit "$rc"
