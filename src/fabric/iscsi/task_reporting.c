@@ -319,6 +319,20 @@ bool iscsi_fence_ready(struct iscsi_session *s, struct iscsi_fence_waiter *w)
 	return false;
 }
 
+/* No fence holds s: the next waiter's turn. Also when a waiter's turn
+ * ended without a fence of its own (its connection alone or gone), or the
+ * ones after it would wait for a fence that never comes. */
+static void fence_run_next(struct iscsi_session *s)
+{
+	if (!s->fence_conn && !list_empty(&s->fence_waiters)) {
+		struct iscsi_fence_waiter *next =
+		    list_first_entry(&s->fence_waiters, struct iscsi_fence_waiter, node);
+
+		list_del(&next->node);
+		next->run(next);
+	}
+}
+
 static void fence_done(struct iscsi_ack_wait *w)
 {
 	struct iscsi_fence *f = container_of(w, struct iscsi_fence, ack);
@@ -332,13 +346,7 @@ static void fence_done(struct iscsi_ack_wait *w)
 		if (!iscsi_conn_dead(oc) && oc->r && !list_empty(&oc->txq))
 			reactor_defer(oc->r, &oc->flush);
 	}
-	if (!list_empty(&s->fence_waiters)) {
-		struct iscsi_fence_waiter *next =
-		    list_first_entry(&s->fence_waiters, struct iscsi_fence_waiter, node);
-
-		list_del(&next->node);
-		next->run(next);
-	}
+	fence_run_next(s);
 }
 
 void iscsi_fence_after(struct iscsi_conn *c)
@@ -348,13 +356,17 @@ void iscsi_fence_after(struct iscsi_conn *c)
 	struct iscsi_fence *f;
 	bool others = false;
 
+	if (s->fence_conn)
+		return; /* c's sends wait for that fence (the callers check) */
 	list_for_each_entry(oc, &s->conns, sess_node)
 	{
 		if (oc != c && !iscsi_conn_dead(oc))
 			others = true;
 	}
-	if (!others || iscsi_conn_dead(c) || s->fence_conn)
-		return; /* one connection: TCP keeps the order */
+	if (!others || iscsi_conn_dead(c)) {
+		fence_run_next(s); /* one connection: TCP keeps the order */
+		return;
+	}
 	f = calloc(1, sizeof(*f));
 	if (!f) {
 		log_warn("iscsi: %s: out of memory for a response fence", c->peer);
@@ -370,51 +382,93 @@ void iscsi_fence_after(struct iscsi_conn *c)
 	iscsi_nop_ping(c);
 }
 
-/* The first status of a third party's session after a multi-task abort:
- * the ones before it, on the other connections, acknowledged before it
- * goes (c holds its sends: fence_pre), then fenced as a TMF response. When
- * a fence is already under way on the session, c's sends wait for it and
- * this status is not fenced on its own. */
-struct fence_pre {
-	struct iscsi_ack_wait ack;
-	struct iscsi_conn *c; /* referenced */
+/* The first status of a third party's session after a multi-task abort is
+ * fenced like a TMF response, in three steps (fence_first_step):
+ *  1. a fence under way on the session (s->fence_conn) ends first: c's
+ *     sends wait for it anyway, and the status waits its turn among the
+ *     fence's waiters;
+ *  2. the StatSNs sent before it on the other connections are acknowledged
+ *     (c holds its sends meanwhile: fence_pre);
+ *  3. if another fence started during 2, its end again; then c's status is
+ *     fenced (iscsi_fence_after): the other connections send nothing until
+ *     c's acknowledgment.
+ * It holds a task count of the session (the session stays) and a reference
+ * to c; a step that finds c gone ends it and lets the next waiter go. */
+struct fence_first {
+	struct iscsi_ack_wait ack;	/* step 2 */
+	struct iscsi_fence_waiter turn; /* steps 1 and 3 */
+	struct iscsi_session *s;
+	struct iscsi_conn *c;
+	bool acked; /* step 2 is done */
 };
 
-static void fence_pre_done(struct iscsi_ack_wait *w)
+static void fence_first_end(struct fence_first *f)
 {
-	struct fence_pre *f = container_of(w, struct fence_pre, ack);
+	struct iscsi_session *s = f->s;
+
+	iscsi_conn_put(f->c);
+	free(f);
+	iscsi_session_task_released(s);
+}
+
+static void fence_first_step(struct fence_first *f)
+{
+	struct iscsi_session *s = f->s;
 	struct iscsi_conn *c = f->c;
 
-	free(f);
-	c->fence_pre = false;
-	if (!iscsi_conn_dead(c)) {
-		iscsi_fence_after(c); /* not while another fence holds c */
-		if (c->r)
-			reactor_defer(c->r, &c->flush);
+	if (iscsi_conn_dead(c) || c->sess != s) {
+		fence_run_next(s);
+		fence_first_end(f);
+		return;
 	}
-	iscsi_conn_put(c);
+	if (s->fence_conn) {
+		list_add_tail(&s->fence_waiters, &f->turn.node); /* steps 1, 3 */
+		return;
+	}
+	if (!f->acked) {
+		f->acked = true;
+		if (ack_wait_begin(s, &f->ack, c)) {
+			c->fence_pre = true; /* step 2 */
+			return;
+		}
+	}
+	iscsi_fence_after(c);
+	if (c->r)
+		reactor_defer(c->r, &c->flush);
+	fence_first_end(f);
+}
+
+static void fence_first_acked(struct iscsi_ack_wait *w)
+{
+	struct fence_first *f = container_of(w, struct fence_first, ack);
+
+	f->c->fence_pre = false;
+	fence_first_step(f);
+}
+
+static void fence_first_turn(struct iscsi_fence_waiter *w)
+{
+	fence_first_step(container_of(w, struct fence_first, turn));
 }
 
 void iscsi_fence_first_response(struct iscsi_conn *c)
 {
 	struct iscsi_session *s = c->sess;
-	struct fence_pre *f;
+	struct fence_first *f;
 
 	s->fence_next = false;
-	if (s->fence_conn || c->fence_pre)
-		return;
+	if (c->fence_pre)
+		return; /* c's own is in step 2: this status is behind it */
 	f = calloc(1, sizeof(*f));
 	if (!f) {
 		log_warn("iscsi: %s: out of memory for a response fence", c->peer);
 		return;
 	}
-	f->ack.done = fence_pre_done;
-	if (!ack_wait_begin(s, &f->ack, c)) {
-		free(f);
-		iscsi_fence_after(c);
-		return;
-	}
+	f->s = s;
 	f->c = c;
+	f->ack.done = fence_first_acked;
+	f->turn.run = fence_first_turn;
 	iscsi_conn_get(c);
-	c->fence_pre = true;
+	s->tasks++; /* s stays until the fence is set up */
+	fence_first_step(f);
 }

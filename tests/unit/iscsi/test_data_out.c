@@ -723,6 +723,107 @@ static void test_third_party_fence(void **state)
 	h_conn_free(j);
 }
 
+/* A fence on hc of the session of hc and j: a status there, fenced as a
+ * TMF response is (task_reporting.c); the ping asking for its
+ * acknowledgment is next on hc: its TTT. */
+static uint32_t fence_on(struct h_conn *c)
+{
+	union iscsi_hdr h;
+
+	tur_on(c);
+	h_expect(c, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	iscsi_fence_after(c->c);
+	h_pump();
+	return expect_ping(c);
+}
+
+/* The third party's first status (s->fence_next) comes on j while a fence
+ * of hc holds the session: it waits for that fence (step 1), and is then
+ * fenced on its own (step 3): hc sends nothing more until j acknowledges. */
+static void test_third_party_fence_during_fence(void **state)
+{
+	struct h_conn *j = h_conn_new();
+	struct iscsi_session *s;
+	uint32_t ttt, jitt, hitt;
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("MaxConnections=2", "TaskReporting=ResponseFence")), 0);
+	s = hc->c->sess;
+	assert_int_equal(h_join(j, hc, 1, NULL), 0);
+	ttt = fence_on(hc);
+	s->fence_next = true; /* a third party's wait just ended */
+	jitt = tur_on(j);
+	assert_false(s->fence_next);
+	released_by_ack(j, jitt, hc, ttt); /* hc's fence first */
+	ttt = expect_ping(j);		   /* then j's status is fenced */
+	hitt = tur_on(hc);
+	released_by_ack(hc, hitt, j, ttt);
+	assert_true(h_idle(hc) && h_idle(j));
+	assert_null(s->fence_conn);
+	h_conn_free(j);
+}
+
+static unsigned fence_waiter_runs;
+
+static void fence_waiter_run(struct iscsi_fence_waiter *w)
+{
+	(void)w;
+	fence_waiter_runs++;
+}
+
+/* as tmf_respond does once its turn came: a response on hc, fenced */
+static void fence_waiter_fence(struct iscsi_fence_waiter *w)
+{
+	fence_waiter_run(w);
+	iscsi_fence_after(hc->c);
+}
+
+/* The fence of j ends because j leaves (Logout reason 1 whose ExpStatSN
+ * does not acknowledge the fenced status): the third party's first status
+ * on hc, waiting for it, goes (hc is alone now: TCP keeps its order, no
+ * fence of its own), and the two fence waiters behind it (as TMF responses
+ * would be, the first fencing its response on hc) run too instead of
+ * waiting for a fence that never comes. */
+static void test_fence_waiters_when_alone(void **state)
+{
+	struct h_conn *j = h_conn_new();
+	struct iscsi_fence_waiter w1 = {.run = fence_waiter_fence}, w2 = {.run = fence_waiter_run};
+	struct iscsi_session *s;
+	union iscsi_hdr h;
+	uint32_t hitt;
+
+	(void)state;
+	assert_int_equal(h_login(hc, KEYS("MaxConnections=2", "TaskReporting=ResponseFence")), 0);
+	s = hc->c->sess;
+	assert_int_equal(h_join(j, hc, 1, NULL), 0);
+	fence_on(j);
+	s->fence_next = true;
+	hitt = tur_on(hc);
+	assert_true(h_idle(hc));
+	fence_waiter_runs = 0;
+	assert_false(iscsi_fence_ready(s, &w1));
+	assert_false(iscsi_fence_ready(s, &w2));
+
+	memset(&h, 0, sizeof(h));
+	h.logout_req.opcode = ISCSI_OP_LOGOUT_REQ | ISCSI_OP_IMMEDIATE;
+	h.logout_req.reason = 0x80 | ISCSI_LOGOUT_CLOSE_CONNECTION;
+	put_be32(h.logout_req.itt, 0x77);
+	put_be16(h.logout_req.cid, 1);
+	put_be32(h.logout_req.cmdsn, hc->cmdsn);
+	put_be32(h.logout_req.exp_statsn, j->statsn); /* the fenced status: not acknowledged */
+	h_send(j, &h, NULL, 0);
+	h_pump();
+	h_expect(j, ISCSI_OP_LOGOUT_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(h.logout_rsp.response, ISCSI_LOGOUT_RSP_CLOSED);
+	h_pump();
+	h_expect(hc, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.rsp.itt), hitt);
+	assert_int_equal(fence_waiter_runs, 2);
+	assert_null(s->fence_conn);
+	assert_true(h_idle(hc));
+	h_conn_free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -739,6 +840,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_multi_task_abort_drains, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fast_abort, setup_mcs, teardown),
 	    cmocka_unit_test_setup_teardown(test_third_party_fence, setup_mcs, teardown),
+	    cmocka_unit_test_setup_teardown(test_third_party_fence_during_fence, setup_mcs,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_fence_waiters_when_alone, setup_mcs, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
