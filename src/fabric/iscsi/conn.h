@@ -537,6 +537,10 @@ struct iscsi_ack_wait {
 		uint32_t statsn; /* acknowledged once ExpStatSN reaches it */
 	} need[16];		 /* ISCSI_MAX_CONNECTIONS (task_reporting.c) */
 	void (*done)(struct iscsi_ack_wait *w);
+	/* the session's own waits: a connection still not acknowledging
+	 * nop_in_timeout after the ping is dropped (task_reporting.c) */
+	struct iscsi_session *sess;
+	struct reactor_timer cap;
 };
 bool iscsi_ack_wait_start(struct iscsi_session *s, uint8_t scsi_tmf_func, struct iscsi_ack_wait *w);
 /* A PDU with this header came on c (conn.c, before its handler). */

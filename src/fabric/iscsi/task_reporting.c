@@ -58,8 +58,10 @@
 #include <string.h>
 
 #include "fabric/iscsi/conn.h"
+#include "fabric/iscsi/counters.h"
 #include "fabric/iscsi/iscsi.h"
 #include "fabric/iscsi/session.h"
+#include "fabric/iscsi/target.h"
 #include "lib/compiler.h"
 #include "lib/endian.h"
 #include "lib/log.h"
@@ -137,14 +139,71 @@ bool iscsi_abort_drains_data_out(struct iscsi_task *t)
  * session is not waited for any longer. */
 
 #define THIRD_PARTY_WAIT_S 5
+#define NS_PER_S	   1000000000ull
+
+/* The issuing session's own waits (a TMF response's step d), a fence, a
+ * first status' step 2) are capped too, but not by giving up: the
+ * initiator MUST be waited for, and it is the one that does not answer. A
+ * connection whose StatSN is still not acknowledged nop_in_timeout after
+ * the NOP-In asking for it is dropped, as the keepalive drops one that
+ * does not answer its ping (nop.c); the wait then goes on without it
+ * (iscsi_ack_waits_conn_gone), or ends with the session (ERL 0). So a
+ * fence held by a silent connection does not stop the session's others
+ * for ever. */
+static void ack_wait_cap(struct reactor_timer *t)
+{
+	struct iscsi_ack_wait *w = container_of(t, struct iscsi_ack_wait, cap);
+	struct iscsi_conn *late[ARRAY_SIZE(w->need)];
+	uint32_t statsn[ARRAY_SIZE(w->need)];
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < w->n; i++) {
+		struct iscsi_conn *oc = w->need[i].c;
+
+		if (iscsi_conn_dead(oc) || acked(oc, w->need[i].statsn))
+			continue;
+		iscsi_conn_get(oc);
+		statsn[n] = w->need[i].statsn - 1;
+		late[n++] = oc;
+	}
+	/* the first drop may end the wait (w freed), or the session */
+	for (unsigned i = 0; i < n; i++) {
+		struct iscsi_conn *oc = late[i];
+
+		if (!iscsi_conn_dead(oc)) {
+			struct iscsi_target_limits lim;
+
+			iscsi_conn_limits(oc, &lim);
+			log_notice(
+			    "iscsi: %s: StatSN %u not acknowledged within %u s of the NOP-In "
+			    "asking for it (RFC 7143 4.2.3.3 d), Response Fence): connection "
+			    "dropped",
+			    oc->peer, statsn[i], lim.nop_in_timeout_s);
+			iscsi_count_conn_error(oc, ISCSI_FAIL_TIMEOUT);
+			iscsi_conn_drop(oc, "StatSN not acknowledged");
+		}
+		iscsi_conn_put(oc);
+	}
+}
+
+static void ack_wait_arm(struct iscsi_session *s, struct iscsi_ack_wait *w)
+{
+	struct iscsi_target_limits lim;
+
+	w->sess = s;
+	iscsi_conn_limits(w->need[0].c, &lim);
+	reactor_timer_init(&w->cap, ack_wait_cap);
+	reactor_timer_arm(s->r, &w->cap, (uint64_t)lim.nop_in_timeout_s * NS_PER_S);
+}
 
 static_assert(ARRAY_SIZE(((struct iscsi_ack_wait *)0)->need) >= ISCSI_MAX_CONNECTIONS,
 	      "a wait for every connection of a session");
 
 /* Note the last StatSN sent on each connection of s not yet acknowledged
- * and ping it; false when there is none (w->done is not called). */
+ * and ping it; false when there is none (w->done is not called). own: s
+ * is the session that waits (capped: ack_wait_cap), not a third party. */
 static bool ack_wait_begin(struct iscsi_session *s, struct iscsi_ack_wait *w,
-			   const struct iscsi_conn *except)
+			   const struct iscsi_conn *except, bool own)
 {
 	struct iscsi_conn *oc;
 
@@ -166,12 +225,14 @@ static bool ack_wait_begin(struct iscsi_session *s, struct iscsi_ack_wait *w,
 	if (!w->n)
 		return false;
 	list_add_tail(&s->ack_waits, &w->node);
+	if (own)
+		ack_wait_arm(s, w);
 	return true;
 }
 
 bool iscsi_ack_wait_start(struct iscsi_session *s, uint8_t scsi_tmf_func, struct iscsi_ack_wait *w)
 {
-	return multi(scsi_tmf_func) && ack_wait_begin(s, w, NULL);
+	return multi(scsi_tmf_func) && ack_wait_begin(s, w, NULL, true);
 }
 
 /* Drop the entries met (or of c, when gone); run the waits now empty. */
@@ -193,6 +254,7 @@ static void ack_waits_update(struct iscsi_session *s, const struct iscsi_conn *g
 		w->n = k;
 		if (!k) {
 			list_del(&w->node);
+			reactor_timer_cancel(&w->cap);
 			w->done(w);
 		}
 	}
@@ -265,7 +327,7 @@ static void third_party_start(struct reactor_defer *d)
 
 	if (w->s->tp_wait == w)
 		w->s->tp_wait = NULL; /* a task ending later needs a wait of its own */
-	if (!ack_wait_begin(w->s, &w->ack, NULL)) {
+	if (!ack_wait_begin(w->s, &w->ack, NULL, false)) {
 		third_party_end(w);
 		return;
 	}
@@ -379,6 +441,7 @@ void iscsi_fence_after(struct iscsi_conn *c)
 	f->ack.done = fence_done;
 	s->fence_conn = c;
 	list_add_tail(&s->ack_waits, &f->ack.node);
+	ack_wait_arm(s, &f->ack);
 	iscsi_nop_ping(c);
 }
 
@@ -427,7 +490,7 @@ static void fence_first_step(struct fence_first *f)
 	}
 	if (!f->acked) {
 		f->acked = true;
-		if (ack_wait_begin(s, &f->ack, c)) {
+		if (ack_wait_begin(s, &f->ack, c, true)) {
 			c->fence_pre = true; /* step 2 */
 			return;
 		}

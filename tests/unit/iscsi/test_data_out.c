@@ -824,6 +824,52 @@ static void test_fence_waiters_when_alone(void **state)
 	h_conn_free(j);
 }
 
+/* A fence whose connection never acknowledges (ERL 2, nop_in_timeout 1):
+ * the session's other connection is held, and 1 s after the ping the
+ * silent connection is dropped as a keepalive timeout (counted); the
+ * fence ends with it and the held status goes out. */
+static void test_fence_capped(void **state)
+{
+	struct iscsi_settings st = h_settings();
+	struct h_conn *j;
+	struct reactor_timer stop;
+	struct iscsi_session *s;
+	union iscsi_hdr h;
+	uint32_t jitt;
+
+	(void)state;
+	h_conn_free(hc);
+	h_teardown();
+	st.max_connections = 2;
+	st.error_recovery_level = 2;
+	st.nop_in_timeout_s = 1;
+	h_setup(&st);
+	hc = h_conn_new();
+	j = h_conn_new();
+	assert_int_equal(h_login(hc, KEYS("MaxConnections=2", "ErrorRecoveryLevel=2",
+					  "TaskReporting=ResponseFence")),
+			 0);
+	s = hc->c->sess;
+	assert_int_equal(s->params.error_recovery_level, 2);
+	assert_int_equal(h_join(j, hc, 1, NULL), 0);
+	fence_on(hc);
+	jitt = tur_on(j);
+	reactor_timer_init(&stop, stop_cb);
+	reactor_timer_arm(henv.r, &stop, 600000000ull);
+	reactor_run(henv.r);
+	assert_true(h_idle(j)); /* 0.6 s: still held */
+	assert_int_equal(iscsi_conn_state(hc->c), ISCSI_CONN_S5_LOGGED_IN);
+	reactor_timer_arm(henv.r, &stop, 600000000ull);
+	reactor_run(henv.r);
+	assert_true(iscsi_conn_dead(hc->c));
+	assert_int_equal(atomic_load(&s->stat_cxn_timeouts), 1);
+	h_expect(j, ISCSI_OP_SCSI_RSP, &h, NULL, 0, NULL);
+	assert_int_equal(get_be32(h.rsp.itt), jitt);
+	assert_int_equal(iscsi_conn_state(j->c), ISCSI_CONN_S5_LOGGED_IN);
+	assert_null(s->fence_conn);
+	h_conn_free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -843,6 +889,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_third_party_fence_during_fence, setup_mcs,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_fence_waiters_when_alone, setup_mcs, teardown),
+	    cmocka_unit_test_setup_teardown(test_fence_capped, setup_mcs, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
