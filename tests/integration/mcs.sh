@@ -13,8 +13,10 @@
 # utargetd runs 4 reactor threads: new connections land on any of them, and
 # a connection joining a session is moved to the session's reactor, its
 # socket kept on the reactor that accepted it (iscsi.spread_connections,
-# conn_split.c): all the I/O below goes through that split path.
+# conn_split.c): all the I/O below goes through that split path, with its
+# rings cut to 16 KiB (UTARGET_SPLIT_RING_KIB), so that they fill.
 # Checked:
+#   - 4 connections, 32 WRITEs and READs of 1 MiB each, every byte verified;
 #   - 1, 2 and 4 connections: WRITEs of distinct patterns round-robin over
 #     the connections, every region READ back on another connection, no
 #     byte differs; MaxConnections negotiated 4 (offered 16 by mcs);
@@ -75,7 +77,9 @@ ut_write_config mcs.json <<JSON
 }
 JSON
 chmod 600 "$UT_TMP/mcs.json"
-ut_start "$UT_TMP/mcs.json" --threads 4
+# tiny rings for the spread connections (conn_split.c): full rings, and the
+# messages that end their waits, on every few PDUs
+UTARGET_SPLIT_RING_KIB=16 ut_start "$UT_TMP/mcs.json" --threads 4
 P=127.0.0.1:$UT_PORT
 CHAP=mu:mcs-secret-12
 
@@ -95,6 +99,9 @@ for n in 1 2 4; do
 	ut_has v$n "^logout response 0 others_closed $((n - 1)) of $((n - 1))$"
 	echo "ok: $n connection(s): 256 WRITEs and READs over them, every byte verified; Logout closes all"
 done
+run big -n 4 -i 32 -b 2048
+ut_has big "^verify conns 4 writes 32 reads 32 bytes [0-9]+ mismatches 0$"
+echo "ok: 4 connections, 32 WRITEs and READs of 1 MiB through 16 KiB rings, every byte verified"
 [ "$(grep -c "connection cid [0-9]* added to session" "$UT_LOG")" -ge 4 ] ||
 	ut_fail "no log line for the added connections"
 

@@ -21,7 +21,9 @@
  * posts one message to the other unless one is already in flight (the
  * *_kick flags); a side that found its ring full sets *_wait and is posted
  * to when the other side made room (rechecking after it set the flag, so
- * no wake-up is lost). Errors and the end of the stream seen on X go to S
+ * no wake-up is lost), again only while that message is not in flight: a
+ * reactor_msg is linked into the target's list until it runs, and posting
+ * it twice would break that list. Errors and the end of the stream seen on X go to S
  * with the rx message (err); S then drops the connection as conn.c does
  * for its own socket.
  *
@@ -65,10 +67,13 @@ struct iscsi_split {
 	struct reactor_fd rfd; /* on xr */
 	struct reactor_timer linger;
 	struct split_ring rx, tx;
-	atomic_bool rx_kick;  /* rx_msg in flight to S */
-	atomic_bool rx_wait;  /* X stopped reading: the rx ring was full */
-	atomic_bool tx_kick;  /* tx_msg in flight to X */
-	atomic_bool tx_wait;  /* S found the tx ring full */
+	atomic_bool rx_kick; /* rx_msg in flight to S */
+	atomic_bool rx_wait; /* X stopped reading: the rx ring was full */
+	atomic_bool tx_kick; /* tx_msg in flight to X */
+	atomic_bool tx_wait; /* S found the tx ring full */
+	/* rxspace_msg, txspace_msg in flight: a message is posted once at a
+	 * time (its link is in the target's list until it runs) */
+	atomic_bool rxspace_kick, txspace_kick;
 	_Atomic int err;      /* X: 0, -errno of the socket, or 1: end of stream */
 	atomic_bool s_closed; /* S let go (iscsi_split_detach) */
 	bool x_closed;	      /* X: the socket is closed */
@@ -244,7 +249,7 @@ static void x_send(struct iscsi_split *sh)
 		ring_consumed(&sh->tx, (size_t)k);
 		if (atomic_load_explicit(&sh->tx_wait, memory_order_seq_cst) &&
 		    atomic_exchange(&sh->tx_wait, false) && !atomic_load(&sh->s_closed))
-			split_post(sh, sh->sr, &sh->txspace_msg);
+			split_kick(sh, &sh->txspace_kick, sh->sr, &sh->txspace_msg);
 	}
 	if (sh->x_out) {
 		sh->x_out = false;
@@ -317,6 +322,7 @@ static void x_rxspace_msg(struct reactor_msg *m)
 {
 	struct iscsi_split *sh = container_of(m, struct iscsi_split, rxspace_msg);
 
+	atomic_store_explicit(&sh->rxspace_kick, false, memory_order_seq_cst);
 	if (!sh->x_closed && !atomic_load(&sh->err) && !sh->x_reading) {
 		sh->x_reading = true;
 		x_events(sh);
@@ -361,6 +367,9 @@ void iscsi_split_drain(struct iscsi_conn *c)
 
 	if (!sh || c->in_rx)
 		return;
+	/* the bytes fed may end c (a Logout): its shell goes then, unless
+	 * held here (the resume path holds no message's reference) */
+	atomic_fetch_add_explicit(&sh->refs, 1, memory_order_relaxed);
 	iscsi_conn_get(c);
 	while (c->split == sh && !iscsi_conn_dead(c) && !c->rx_paused && c->rx_off >= c->rx_have &&
 	       ring_data(&sh->rx, iov) > 0) {
@@ -373,7 +382,7 @@ void iscsi_split_drain(struct iscsi_conn *c)
 		ring_consumed(&sh->rx, (size_t)n);
 		if (atomic_load_explicit(&sh->rx_wait, memory_order_seq_cst) &&
 		    atomic_exchange(&sh->rx_wait, false))
-			split_post(sh, sh->xr, &sh->rxspace_msg);
+			split_kick(sh, &sh->rxspace_kick, sh->xr, &sh->rxspace_msg);
 		if ((size_t)n < iov[0].iov_len)
 			break; /* paused inside */
 	}
@@ -390,6 +399,7 @@ void iscsi_split_drain(struct iscsi_conn *c)
 	if (!iscsi_conn_dead(c))
 		iscsi_conn_flush(c);
 	iscsi_conn_put(c);
+	split_put(sh);
 }
 
 static void s_rx_msg(struct reactor_msg *m)
@@ -407,6 +417,8 @@ static void s_txspace_msg(struct reactor_msg *m)
 	struct iscsi_split *sh = container_of(m, struct iscsi_split, txspace_msg);
 	struct iscsi_conn *c = sh->c;
 
+	/* cleared first: a ring found full from here on posts again */
+	atomic_store_explicit(&sh->txspace_kick, false, memory_order_seq_cst);
 	if (!atomic_load(&sh->s_closed) && c->split == sh && !iscsi_conn_dead(c)) {
 		iscsi_conn_get(c);
 		iscsi_conn_flush(c);
@@ -467,14 +479,35 @@ const struct iscsi_conn_io iscsi_split_io = {.writev = split_writev};
 
 /* ---- set-up and teardown ---- */
 
+/* The rings' sizes; UTARGET_SPLIT_RING_KIB (a power of two, 4..65536) makes
+ * both that small or large, so that tests run the full-ring paths (the
+ * waits and the messages that end them) on every few PDUs. */
+static void ring_sizes(uint32_t *rx, uint32_t *tx)
+{
+	static _Atomic uint32_t env_size; /* 0: not read yet, 1: none */
+	uint32_t v = atomic_load_explicit(&env_size, memory_order_relaxed);
+
+	if (!v) {
+		const char *e = getenv("UTARGET_SPLIT_RING_KIB");
+		unsigned long k = e ? strtoul(e, NULL, 10) : 0;
+
+		v = k >= 4 && k <= 65536 && !(k & (k - 1)) ? (uint32_t)(k << 10) : 1;
+		atomic_store_explicit(&env_size, v, memory_order_relaxed);
+	}
+	*rx = v > 1 ? v : SPLIT_RX_RING;
+	*tx = v > 1 ? v : SPLIT_TX_RING;
+}
+
 int iscsi_split_start(struct iscsi_conn *c, struct reactor *to)
 {
 	struct iscsi_split *sh = calloc(1, sizeof(*sh));
+	uint32_t rxs, txs;
 	int rc;
 
 	if (!sh)
 		return -ENOMEM;
-	if (ring_init(&sh->rx, SPLIT_RX_RING) || ring_init(&sh->tx, SPLIT_TX_RING)) {
+	ring_sizes(&rxs, &txs);
+	if (ring_init(&sh->rx, rxs) || ring_init(&sh->tx, txs)) {
 		free(sh->rx.buf);
 		free(sh->tx.buf);
 		free(sh);
