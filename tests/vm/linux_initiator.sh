@@ -5,9 +5,13 @@
 # 127.0.0.1:PORT to the guest's initiator name (an ACL): LUN 0 fully
 # provisioned, LUN 1 thin with 4 KiB physical blocks; and LUN 2, 16 MiB of
 # memory with type 1 protection information. The guest discovers
-# them, logs in, and runs the commands of the GUEST list below. Asserted:
+# them, logs in, and runs the commands of the GUEST list below. The target
+# requires header and data digests (require_header_digest,
+# require_data_digest; iscsid.conf asks for CRC32C), so every PDU below
+# carries both. Asserted:
 #   - SendTargets lists the target; the login succeeds and comes to utargetd
-#     from 127.0.0.1 (QEMU's user network: the guest dials 10.0.2.2);
+#     from 127.0.0.1 (QEMU's user network: the guest dials 10.0.2.2), with
+#     both digests (utargetd's login line);
 #   - sd sees 64 MiB in 512-byte blocks (blockdev, sg_readcap);
 #   - the standard INQUIRY names utarget (vendor UTARGET, product utarget disk);
 #   - data: a pattern the host wrote into the image before the start reads
@@ -72,7 +76,8 @@ ut_write_config c.json <<JSON
       "portal_groups": [ { "tag": 1, "portals": ["127.0.0.1:3260"] } ],
       "luns": [ { "lun": 0, "backstore": "d" }, { "lun": 1, "backstore": "t" },
                 { "lun": 2, "backstore": "p" } ],
-      "acls": [ { "initiator": "$INITIATOR" } ] }
+      "acls": [ { "initiator": "$INITIATOR" } ],
+      "require_header_digest": true, "require_data_digest": true }
   ]
 }
 JSON
@@ -233,6 +238,9 @@ echo "ok: SendTargets lists $UT_TARGET"
 grep -qE "login: initiator $INITIATOR .* normal session .* from 127\.0\.0\.1:" "$UT_LOG" ||
 	ut_fail "utargetd logged no normal session of $INITIATOR from 127.0.0.1"
 echo "ok: the kernel initiator logged in (to utargetd: from 127.0.0.1, through QEMU's user network)"
+grep -qE "login: initiator $INITIATOR .* normal session .*, header digest, data digest" "$UT_LOG" ||
+	ut_fail "the kernel initiator's session has not both digests (the target requires them)"
+echo "ok: with HeaderDigest and DataDigest CRC32C, which the target requires (all I/O below)"
 
 must_rc0 inquiry
 grep -q "Vendor identification: UTARGET" "$(out inquiry)" || ut_fail "INQUIRY vendor is not UTARGET"
