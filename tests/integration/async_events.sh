@@ -14,6 +14,9 @@
 #   lun add T d1 -> REPORTED LUNS DATA HAS CHANGED (06/3f/0e), LUN 0;
 #   alua state 10 standby, then back -> ASYMMETRIC ACCESS STATE CHANGED
 #   (06/2a/06) twice.
+# A watcher P that registered a key on T's LUN 0 gets REGISTRATIONS
+# PREEMPTED (06/2a/05) as an event when the administrator clears its
+# registration (utarget reservation clear --initiator).
 # Then TEST UNIT READY from A is GOOD (every condition was reported by its
 # event, none again), while B received no event and its TEST UNIT READY
 # reports POWER ON. With async_events set live on U, a new session of U
@@ -124,6 +127,22 @@ n=$(events b)
 grep -q "^tur CHECK CONDITION 06/29/00$" "$UT_TMP/b.out" ||
 	ut_fail "B's TEST UNIT READY: $(cat "$UT_TMP/b.out")"
 echo "ok: B (without async_events): no event; its TEST UNIT READY reports POWER ON"
+
+# PR preempted: a watcher registered on T's LUN 0 (d0); the administrator
+# clears its registration (reservation clear --initiator): REGISTRATIONS
+# PREEMPTED (06/2a/05) arrives as an event
+rm -f "$UT_TMP/p.stop"
+"$WATCH" "$P" "$T" "iqn.2026-12.org.utarget.aen:p" "$UT_TMP/p.stop" 60 5a5a0001 \
+	>"$UT_TMP/p.out" 2>&1 &
+PID_p=$!
+wait_for p "^ready$"
+grep -q "^registered$" "$UT_TMP/p.out" || ut_fail "p did not register: $(cat "$UT_TMP/p.out")"
+u reservation clear d0 --initiator iqn.2026-12.org.utarget.aen:p >/dev/null ||
+	ut_fail "reservation clear"
+wait_for p "^event 0 lun 0 sense 06/2a/05 "
+finish p
+grep -q "^tur GOOD$" "$UT_TMP/p.out" || ut_fail "P's TEST UNIT READY: $(cat "$UT_TMP/p.out")"
+echo "ok: reservation clear of a registrant -> REGISTRATIONS PREEMPTED as an event, no command sent"
 
 u target set "$U" async_events=true >/dev/null || ut_fail "target set async_events"
 watch c "$U"

@@ -3,11 +3,14 @@
  * target sends a session, watched with the project's raw initiator while a
  * test script changes the target around it.
  *
- *   aen_watch HOST:PORT TARGET INITIATOR STOPFILE MAX_SECONDS
+ *   aen_watch HOST:PORT TARGET INITIATOR STOPFILE MAX_SECONDS [KEY]
  *
  * Logs in, sends INQUIRY to LUN 0 (the I_T nexus' record of the LU exists
- * from its first command on: its POWER ON condition is pending from then),
- * prints "ready", then, sending no command, prints every Asynchronous
+ * from its first command on: its POWER ON condition is pending from then);
+ * with KEY (hex), registers it with PERSISTENT RESERVE OUT (REGISTER, sent
+ * again while it meets a UNIT ATTENTION: the POWER ON is then reported
+ * there) and prints "registered"; prints "ready", then, sending no command,
+ * prints every Asynchronous
  * Message as it arrives:
  *   "event 0 lun N sense KK/AA/QQ len L"   (AsyncEvent 0: LUN field's
  *                                           single-level LUN, the sense data)
@@ -76,9 +79,10 @@ int main(int argc, char **argv)
 	double end;
 	int last_event = -1, ret = 1;
 
-	if (argc != 6 || ir_parse_addr(argv[1], host, sizeof(host), port, sizeof(port))) {
+	if ((argc != 6 && argc != 7) ||
+	    ir_parse_addr(argv[1], host, sizeof(host), port, sizeof(port))) {
 		fprintf(stderr,
-			"usage: aen_watch HOST:PORT TARGET INITIATOR STOPFILE MAX_SECONDS\n");
+			"usage: aen_watch HOST:PORT TARGET INITIATOR STOPFILE MAX_SECONDS [KEY]\n");
 		return 2;
 	}
 	struct ir_login_opts o = {
@@ -97,6 +101,31 @@ int main(int argc, char **argv)
 	    res.status) {
 		fprintf(stderr, "aen_watch: INQUIRY failed: %s\n", c.err);
 		return 2;
+	}
+	if (argc == 7) {
+		/* SPC-4 6.16: REGISTER, parameter list of 24 bytes with the
+		 * service action reservation key at bytes 8-15 */
+		static const uint8_t prout[10] = {0x5f, 0x00, 0, 0, 0, 0, 0, 0, 24, 0};
+		uint8_t par[24] = {0}, key = 0, asc, ascq;
+		int tries = 0;
+
+		put_be64(par + 8, strtoull(argv[6], NULL, 16));
+		do {
+			if (ir_scsi_cmd(&c, 0, prout, sizeof(prout), IR_DIR_WRITE, par, sizeof(par),
+					NULL, 0, &res)) {
+				fprintf(stderr, "aen_watch: PERSISTENT RESERVE OUT: %s\n", c.err);
+				return 2;
+			}
+			key = 0;
+			if (res.status == 2)
+				ir_sense_parse(&res, &key, &asc, &ascq);
+		} while (key == 6 && ++tries < 4);
+		if (res.status) {
+			fprintf(stderr, "aen_watch: PERSISTENT RESERVE OUT: status 0x%02x\n",
+				res.status);
+			return 2;
+		}
+		printf("registered\n");
 	}
 	printf("ready\n");
 	fflush(stdout);
