@@ -294,7 +294,7 @@ struct iscsi_conn {
 	struct list_node recov_node;
 	/* conn_split.c: MC/S spread over the reactors, the socket stays on
 	 * the reactor that accepted it (sock_reactor, -1: c->r's) and this
-	 * shell carries its bytes; io is iscsi_split_io then */
+	 * shell carries its bytes (io writes into it then) */
 	struct iscsi_split *split;
 	int sock_reactor;
 };
@@ -370,7 +370,6 @@ int iscsi_split_start(struct iscsi_conn *c, struct reactor *to);
 void iscsi_split_detach(struct iscsi_conn *c);
 /* Feed the bytes the shell has read, while c reads. */
 void iscsi_split_drain(struct iscsi_conn *c);
-extern const struct iscsi_conn_io iscsi_split_io;
 
 /* Rate-limited per-connection protocol error line. */
 void iscsi_conn_proto_err(struct iscsi_conn *c, const char *fmt, ...) UT_PRINTF(2, 3);
@@ -539,7 +538,6 @@ struct iscsi_ack_wait {
 	void (*done)(struct iscsi_ack_wait *w);
 	/* the session's own waits: a connection still not acknowledging
 	 * nop_in_timeout after the ping is dropped (task_reporting.c) */
-	struct iscsi_session *sess;
 	struct reactor_timer cap;
 };
 bool iscsi_ack_wait_start(struct iscsi_session *s, uint8_t scsi_tmf_func, struct iscsi_ack_wait *w);

@@ -99,40 +99,38 @@ static int ring_init(struct split_ring *r, uint32_t size)
 	return r->buf ? 0 : -ENOMEM;
 }
 
-/* Producer: up to two pieces of free space. */
+/* len bytes of the ring from the free-running position pos, in up to two
+ * pieces (the second from the start of the buffer): their count. */
+static int ring_iov(const struct split_ring *r, uint64_t pos, uint32_t len, struct iovec iov[2])
+{
+	uint32_t at = (uint32_t)pos & (r->size - 1);
+	uint32_t first = UT_MIN(len, r->size - at);
+
+	if (!len)
+		return 0;
+	iov[0] = (struct iovec){r->buf + at, first};
+	if (first == len)
+		return 1;
+	iov[1] = (struct iovec){r->buf, len - first};
+	return 2;
+}
+
+/* Producer: the free space. */
 static int ring_space(struct split_ring *r, struct iovec iov[2])
 {
 	uint64_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);
-	uint32_t free_ = r->size - (uint32_t)(tail - head);
-	uint32_t at = (uint32_t)tail & (r->size - 1);
-	uint32_t first = UT_MIN(free_, r->size - at);
 
-	if (!free_)
-		return 0;
-	iov[0] = (struct iovec){r->buf + at, first};
-	if (first == free_)
-		return 1;
-	iov[1] = (struct iovec){r->buf, free_ - first};
-	return 2;
+	return ring_iov(r, tail, r->size - (uint32_t)(tail - head), iov);
 }
 
-/* Consumer: up to two pieces of bytes. */
+/* Consumer: the bytes. */
 static int ring_data(struct split_ring *r, struct iovec iov[2])
 {
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);
 	uint64_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
-	uint32_t used = (uint32_t)(tail - head);
-	uint32_t at = (uint32_t)head & (r->size - 1);
-	uint32_t first = UT_MIN(used, r->size - at);
 
-	if (!used)
-		return 0;
-	iov[0] = (struct iovec){r->buf + at, first};
-	if (first == used)
-		return 1;
-	iov[1] = (struct iovec){r->buf, used - first};
-	return 2;
+	return ring_iov(r, head, (uint32_t)(tail - head), iov);
 }
 
 static void ring_produced(struct split_ring *r, size_t n)
@@ -480,7 +478,7 @@ static ssize_t split_writev(struct iscsi_conn *c, const struct iovec *iov, int n
 	return done ? (ssize_t)done : -EAGAIN;
 }
 
-const struct iscsi_conn_io iscsi_split_io = {.writev = split_writev};
+static const struct iscsi_conn_io iscsi_split_io = {.writev = split_writev};
 
 /* ---- set-up and teardown ---- */
 

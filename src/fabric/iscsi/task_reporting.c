@@ -190,7 +190,6 @@ static void ack_wait_arm(struct iscsi_session *s, struct iscsi_ack_wait *w)
 {
 	struct iscsi_target_limits lim;
 
-	w->sess = s;
 	iscsi_conn_limits(w->need[0].c, &lim);
 	reactor_timer_init(&w->cap, ack_wait_cap);
 	reactor_timer_arm(s->r, &w->cap, (uint64_t)lim.nop_in_timeout_s * NS_PER_S);
