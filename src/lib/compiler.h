@@ -17,5 +17,6 @@
 #define UT_PRINTF(f, a)			__attribute__((format(printf, f, a)))
 #define UT_ALIGN_UP(x, a)		(((x) + (a)-1) & ~((__typeof__(x))(a)-1))
 #define UT_FALLTHROUGH			__attribute__((fallthrough))
+#define NS_PER_S			1000000000ull /* nanoseconds per second */
 
 #endif

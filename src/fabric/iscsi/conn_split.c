@@ -47,7 +47,7 @@
 
 #define SPLIT_RX_RING	(512u << 10) /* bytes read ahead for S */
 #define SPLIT_TX_RING	(1u << 20)   /* bytes queued for X to send */
-#define SPLIT_LINGER_NS (5ull * 1000000000ull)
+#define SPLIT_LINGER_NS (5 * NS_PER_S)
 
 /* A byte ring with one producer and one consumer thread: free-running
  * positions (head: consumed, tail: produced), the size a power of two.

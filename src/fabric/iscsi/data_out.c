@@ -22,8 +22,6 @@
 #include "lib/endian.h"
 #include "lib/log.h"
 
-#define NS_PER_S 1000000000ull
-
 static uint32_t new_ttt(struct iscsi_conn *c, const struct iscsi_task *t)
 {
 	uint32_t ttt;

@@ -70,8 +70,6 @@
 #include "lib/endian.h"
 #include "lib/log.h"
 
-#define NS_PER_S 1000000000ull
-
 bool iscsi_erl2(const struct iscsi_conn *c)
 {
 	return c->sess && c->sess->type == ISCSI_SESSION_NORMAL &&

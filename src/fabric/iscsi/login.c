@@ -19,7 +19,6 @@
 #include "lib/log.h"
 #include "scsi/scsi.h"
 
-#define NS_PER_S      1000000000ull
 #define LOGIN_RSP_CAP (256u << 10) /* answers of one request, all pieces */
 
 /* RFC 7143 11.13.5 */

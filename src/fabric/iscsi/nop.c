@@ -12,8 +12,6 @@
 #include "lib/endian.h"
 #include "lib/log.h"
 
-#define NS_PER_S 1000000000ull
-
 int iscsi_nop_out_rx(struct iscsi_conn *c, const union iscsi_hdr *hu, const uint8_t *data,
 		     uint32_t len)
 {

@@ -139,7 +139,6 @@ bool iscsi_abort_drains_data_out(struct iscsi_task *t)
  * session is not waited for any longer. */
 
 #define THIRD_PARTY_WAIT_S 5
-#define NS_PER_S	   1000000000ull
 
 /* The issuing session's own waits (a TMF response's step d), a fence, a
  * first status' step 2) are capped too, but not by giving up: the
