@@ -43,7 +43,12 @@
 #     false (live) every socket is on the session's reactor, and 4
 #     connections still verify every byte;
 #   - the target with max_connections 1 (the default) refuses a second
-#     connection with 02/06.
+#     connection with 02/06;
+#   - the rings count against iscsi.max_buffer_memory_mib, of which they
+#     may take half: with an 8 MiB cap and the default rings 2 of a
+#     session's 3 joins spread, the third's
+#     socket moves with it (logged), the same in a second session (the
+#     first one's rings were freed), and 4 connections verify every byte.
 . "$(dirname "$0")/lib.sh"
 ut_init "$1"
 USAGE="usage: mcs.sh UTARGETD UTARGET MCS"
@@ -191,5 +196,37 @@ echo "ok: spread_connections=false: every socket on the session's reactor; 4 con
 ut_run_client "$UT_TMP/s.out" "$MCS" "$P" "$S" "$I" -n 2
 ut_has s "^FAIL join cid 1: .*status 02/06"
 echo "ok: a target with max_connections 1 refuses a second connection (02/06)"
+ut_stop
+
+# the split rings are buffer memory (iscsi.max_buffer_memory_mib): the
+# daemon again, with its default rings (512 KiB + 1 MiB a connection). They
+# may take half the cap: 8 MiB has room for two joins' rings, the third
+# join's socket moves with it. Twice in a row: the rings of the first
+# session were given back.
+ut_start "$UT_TMP/mcs.json" --threads 4
+P=127.0.0.1:$UT_PORT
+u settings set iscsi.max_buffer_memory_mib=8 >/dev/null || ut_fail "settings set failed"
+for k in 1 2; do
+	ut_hold cap$k 10 "$MCS" "$P" "$M" "$I" -C "$CHAP" -n 4
+	u --json session list >"$UT_TMP/cap$k.json" || ut_fail "session list: $(cat "$UT_TMP/cap$k.json")"
+	ut_release cap$k
+	(
+		cd "$UT_TMP" &&
+			python3 - "cap$k.json" <<'PY'
+import json, sys
+s = [x for x in json.load(open(sys.argv[1])) if x["type"] == "normal"]
+assert len(s) == 1, s
+c = s[0]["connections"]
+assert len(c) == 4, c
+spread = [x for x in c if x["socket_reactor"] != x["reactor"]]
+assert len(spread) == 2, c
+PY
+	) || ut_fail "cap 8 MiB, round $k: not 2 of 4 sockets spread: $(cat "$UT_TMP/cap$k.json")"
+done
+[ "$(grep -c "its socket moves with it (no room for its rings in half of" "$UT_LOG")" = 2 ] ||
+	ut_fail "no log line, once a session, for the join the cap left unspread"
+run capio -n 4 -i 64 -b 16
+ut_has capio "^verify conns 4 writes 64 reads 64 bytes [0-9]+ mismatches 0$"
+echo "ok: an 8 MiB buffer cap spreads 2 of 3 joins (1.5 MiB of rings each), twice; the 4 connections verify"
 
 ut_stop

@@ -433,6 +433,7 @@ static void conn_move_depart(struct reactor_msg *m)
 {
 	struct iscsi_conn *c = container_of(m, struct iscsi_conn, move_msg);
 	uint64_t now = reactor_now_ns();
+	int split_rc = 0;
 	bool go;
 
 	if (iscsi_conn_dead(c)) {
@@ -452,12 +453,18 @@ static void conn_move_depart(struct reactor_msg *m)
 			/* spread: the socket stays here (conn_split.c); else,
 			 * or when that fails, it moves with the connection */
 			if (iscsi_global.settings.spread_connections)
-				iscsi_split_start(c, c->move_to);
+				split_rc = iscsi_split_start(c, c->move_to);
 		}
 		c->out_armed = false;
 		c->r = c->move_to; /* read under the lock by drop_async, admin.c */
 	}
 	pthread_mutex_unlock(&iscsi_global.lock);
+	if (split_rc)
+		log_info("iscsi: %s: connection cid %u: its socket moves with it (%s)", c->peer,
+			 c->cid,
+			 split_rc == -ENOMEM ? "no room for its rings in half of "
+					       "iscsi.max_buffer_memory_mib"
+					     : strerror(-split_rc));
 	if (!go) {
 		iscsi_conn_put(c); /* the drop posted here ends it */
 		return;

@@ -364,7 +364,9 @@ ssize_t iscsi_conn_rx_bytes(struct iscsi_conn *c, const uint8_t *p, size_t len);
 /* ---- conn_split.c ---- */
 /* On c's reactor, its socket taken off it (conn_move_depart): keep the
  * socket on this reactor in a shell that reads and writes for c, which
- * goes on to reactor to. 0, or -errno (then c moves whole). */
+ * goes on to reactor to. 0, or -errno (then c moves whole): -ENOMEM when
+ * its rings would take buffer memory past half of
+ * iscsi.max_buffer_memory_mib. Called with iscsi_global.lock held. */
 int iscsi_split_start(struct iscsi_conn *c, struct reactor *to);
 /* conn_close: let the shell go; it sends what it holds and closes. */
 void iscsi_split_detach(struct iscsi_conn *c);

@@ -42,6 +42,7 @@
 #include "fabric/iscsi/conn.h"
 #include "fabric/iscsi/session.h"
 #include "fabric/iscsi/target.h"
+#include "lib/bufpool.h"
 #include "lib/log.h"
 #include "lib/compiler.h"
 
@@ -90,13 +91,24 @@ struct iscsi_split {
 
 /* ---- rings ---- */
 
+/* The rings are buffer memory like a command's data: charged against
+ * iscsi.max_buffer_memory_mib (lib/bufpool.h), of which they may take half
+ * (iscsi_split_start). When there is no room for them the connection does
+ * not spread; its socket moves with it. */
 static int ring_init(struct split_ring *r, uint32_t size)
 {
-	r->buf = malloc(size);
+	r->buf = buf_alloc(size);
 	r->size = size;
 	atomic_init(&r->head, 0);
 	atomic_init(&r->tail, 0);
 	return r->buf ? 0 : -ENOMEM;
+}
+
+static void ring_fini(struct split_ring *r)
+{
+	if (r->buf)
+		buf_free(r->buf, r->size);
+	r->buf = NULL;
 }
 
 /* len bytes of the ring from the free-running position pos, in up to two
@@ -162,8 +174,8 @@ static void split_put(struct iscsi_split *sh)
 {
 	if (atomic_fetch_sub_explicit(&sh->refs, 1, memory_order_acq_rel) != 1)
 		return;
-	free(sh->rx.buf);
-	free(sh->tx.buf);
+	ring_fini(&sh->rx);
+	ring_fini(&sh->tx);
 	iscsi_conn_put(sh->c);
 	free(sh);
 }
@@ -505,14 +517,23 @@ int iscsi_split_start(struct iscsi_conn *c, struct reactor *to)
 {
 	struct iscsi_split *sh = calloc(1, sizeof(*sh));
 	uint32_t rxs, txs;
+	uint64_t cap;
 	int rc;
 
 	if (!sh)
 		return -ENOMEM;
 	ring_sizes(&rxs, &txs);
+	/* rings take at most half of the cap, so that MC/S sessions alone
+	 * never bring it to the 7/8 where every session's window closes
+	 * (mempress.c); the caller holds iscsi_global.lock */
+	cap = (uint64_t)iscsi_global.settings.max_buffer_memory_mib << 20;
+	if (cap && buf_in_use() + rxs + txs > cap / 2) {
+		free(sh);
+		return -ENOMEM;
+	}
 	if (ring_init(&sh->rx, rxs) || ring_init(&sh->tx, txs)) {
-		free(sh->rx.buf);
-		free(sh->tx.buf);
+		ring_fini(&sh->rx);
+		ring_fini(&sh->tx);
 		free(sh);
 		return -ENOMEM;
 	}
@@ -531,8 +552,8 @@ int iscsi_split_start(struct iscsi_conn *c, struct reactor *to)
 	rc = reactor_fd_add(sh->xr, &sh->rfd, sh->fd, REACTOR_IN, x_io_cb);
 	sh->x_watched = !rc;
 	if (rc) {
-		free(sh->rx.buf);
-		free(sh->tx.buf);
+		ring_fini(&sh->rx);
+		ring_fini(&sh->tx);
 		free(sh);
 		return rc;
 	}
