@@ -17,6 +17,10 @@
 #   BENCH_CASES [all]        comma-separated case ids (see `BENCH_CASES=list`)
 #   BENCH_LUN_MB [1024]      LUN size in MiB
 #   BENCH_PREFILL [random]   random: pre-write pseudo-random data; zero: pre-write zeros;
+#                            random4k: random, written in 4 KiB writes, so that the page
+#                            cache holds the files in 4 KiB folios, as an initiator's 4K
+#                            writes leave it (docs/performance.md, section 15: a 4K write
+#                            into a larger folio costs ext4 more);
 #                            sparse: leave the files sparse (reads of holes)
 #   BENCH_BLOCK_SIZE [512]   logical block size of both LUNs (tgtd's default is 512)
 #   BENCH_TMPDIR [/var/tmp]  where the LUN files and logs live during the run
@@ -120,7 +124,7 @@ done
 [ "$LUN_MB" -ge 64 ] || die "BENCH_LUN_MB must be >= 64"
 [ -z "$TGT_THREADS" ] || [[ $TGT_THREADS =~ ^[0-9]+$ ]] || die "BENCH_TGT_THREADS: not an integer"
 case $BLOCK_SIZE in 512 | 4096) ;; *) die "BENCH_BLOCK_SIZE must be 512 or 4096" ;; esac
-case $PREFILL in random | zero | sparse) ;; *) die "BENCH_PREFILL must be random, zero or sparse" ;; esac
+case $PREFILL in random | random4k | zero | sparse) ;; *) die "BENCH_PREFILL must be random, random4k, zero or sparse" ;; esac
 case $TGT_BSTYPE in rdwr | aio) ;; *) die "BENCH_TGT_BSTYPE must be rdwr or aio" ;; esac
 for t in $TARGETS; do
 	case $t in utargetd | tgtd) ;; *) die "BENCH_TARGETS: unknown target '$t'" ;; esac
@@ -317,6 +321,18 @@ prefill() { # file
 		done >>"$f"
 		if [ $((LUN_MB % 16)) -ne 0 ]; then
 			head -c "$((LUN_MB % 16))M" "$WORK/random.blk" >>"$f"
+		fi
+		;;
+	random4k)
+		# the same bytes as random, each 4 KiB page written on its own: a buffered
+		# write of 4 KiB makes a 4 KiB folio (cat's 128 KiB writes make larger ones)
+		[ -f "$WORK/random.blk" ] || head -c 16M /dev/urandom >"$WORK/random.blk"
+		for ((i = 0; i < LUN_MB / 16; i++)); do
+			cat "$WORK/random.blk"
+		done | dd of="$f" bs=4k iflag=fullblock status=none
+		if [ $((LUN_MB % 16)) -ne 0 ]; then
+			head -c "$((LUN_MB % 16))M" "$WORK/random.blk" |
+				dd of="$f" bs=4k iflag=fullblock oflag=append conv=notrunc status=none
 		fi
 		;;
 	esac
@@ -842,6 +858,7 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 		"$BLOCK_SIZE" "$PREFILL"
 	case $PREFILL in
 	random) printf ' (every byte written with pseudo-random data, fsynced, in the page cache)\n' ;;
+	random4k) printf ' (pseudo-random data written 4 KiB a write: 4 KiB folios in the page cache; fsynced)\n' ;;
 	zero) printf ' (every byte written with zeros, fsynced, in the page cache)\n' ;;
 	sparse) printf ' (holes: reads return zeros without touching data pages)\n' ;;
 	esac
