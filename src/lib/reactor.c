@@ -106,6 +106,7 @@ struct reactor {
 	/* the current spin window, between 0 and the busy-poll budget: it
 	 * follows how long this reactor's waits actually are (reactor_run) */
 	uint64_t poll_ns;
+	unsigned poll_probe; /* waits since the last spin of the whole budget */
 };
 
 static __thread struct reactor *reactor_tls;
@@ -611,9 +612,20 @@ static int reactor_spin(struct reactor *r, struct epoll_event *evs, uint64_t unt
  * connection whose next command comes within the budget is polled, and a
  * reactor whose events come further apart (or that shares its CPU with
  * the initiator, whose next command then waits for the spin to end)
- * sleeps at once. Measured: docs/performance.md. */
-uint64_t reactor_poll_window(uint64_t cur, uint64_t waited, uint64_t max)
+ * sleeps at once. Measured: docs/performance.md.
+ *
+ * The waits that close the window are those of a reactor that slept, and
+ * on a VM sleeping makes them longer: a halted vCPU is woken by an
+ * interrupt, and the initiator's next command then comes later too. There
+ * every wait can exceed the budget while the reactor sleeps and fall within
+ * it while it spins, and the window, once 0, would never open again. So a
+ * window under the budget spins the whole budget once every
+ * REACTOR_POLL_PROBE waits (a probe), and a probe that caught its event
+ * opens the window to the budget (docs/performance.md, section 16). */
+uint64_t reactor_poll_window(uint64_t cur, uint64_t waited, uint64_t max, bool probe)
 {
+	if (probe && waited <= max)
+		return max;
 	if (waited <= cur)
 		return cur;
 	if (waited > max)
@@ -775,12 +787,22 @@ int reactor_run(struct reactor *r)
 			t0 = reactor_now_ns();
 		/* Spin only when the wait would sleep: up to the current window,
 		 * or to the next timer when that is sooner. */
-		if (t0 && r->poll_ns) {
+		/* A window under the budget spins the whole budget once every
+		 * REACTOR_POLL_PROBE waits (a probe), see reactor_poll_window. */
+		uint64_t w = r->poll_ns;
+		bool probe = false;
+
+		if (t0 && w < max && ++r->poll_probe >= REACTOR_POLL_PROBE) {
+			r->poll_probe = 0;
+			w = max;
+			probe = true;
+		}
+		if (t0 && w) {
 			uint64_t d =
 			    tmo ? (uint64_t)tmo->tv_sec * 1000000000ull + (uint64_t)tmo->tv_nsec
 				: UINT64_MAX;
 
-			n = reactor_spin(r, evs, t0 + UT_MIN(r->poll_ns, d));
+			n = reactor_spin(r, evs, t0 + UT_MIN(w, d));
 			if (n == 0)
 				tmo = reactor_timeout(r, &ts);
 		}
@@ -798,7 +820,8 @@ int reactor_run(struct reactor *r)
 				atomic_store_explicit(&r->sleeping, false, memory_order_relaxed);
 		}
 		if (t0 && n > 0)
-			r->poll_ns = reactor_poll_window(r->poll_ns, reactor_now_ns() - t0, max);
+			r->poll_ns =
+			    reactor_poll_window(r->poll_ns, reactor_now_ns() - t0, max, probe);
 		worked = n > 0;
 
 		if (n < 0) {

@@ -130,9 +130,12 @@ uint64_t reactor_busy_poll_ns(void);
  * wait (spin and sleep) took `waited`, for a budget `max` (all ns): kept
  * when the wait ended within it, doubled (from REACTOR_POLL_MIN_NS, up to
  * max) when it ended later but within max, halved (below the minimum: 0)
- * when it took longer than max. Pure; reactor_run() applies it. */
+ * when it took longer than max. A probe (the wait spun the whole budget,
+ * which a window under it does every REACTOR_POLL_PROBE waits) that ended
+ * within max opens it to max. Pure; reactor_run() applies it. */
 #define REACTOR_POLL_MIN_NS 2000u
-uint64_t reactor_poll_window(uint64_t cur, uint64_t waited, uint64_t max);
+#define REACTOR_POLL_PROBE  32u
+uint64_t reactor_poll_window(uint64_t cur, uint64_t waited, uint64_t max, bool probe);
 
 /* The daemon's reactor threads. reactor_pool_start creates n reactors and runs
  * reactors 1..n-1 on new threads; reactor 0 runs on the caller by

@@ -234,26 +234,33 @@ static void test_poll_window(void **state)
 
 	(void)state;
 	/* from 0: a wait within the budget opens it at the minimum, then doubles */
-	w = reactor_poll_window(w, 30000, max);
+	w = reactor_poll_window(w, 30000, max, false);
 	assert_int_equal(w, REACTOR_POLL_MIN_NS);
 	/* 30 us waits stop widening it once it covers them */
 	for (int i = 0; i < 6; i++)
-		w = reactor_poll_window(w, 30000, max);
+		w = reactor_poll_window(w, 30000, max, false);
 	assert_int_equal(w, 32000); /* 4, 8, 16, 32 us, then kept */
-	w = reactor_poll_window(w, 45000, max);
+	w = reactor_poll_window(w, 45000, max, false);
 	assert_int_equal(w, 50000); /* 64 us, capped at the budget */
 	/* a wait the window covered leaves it */
-	assert_int_equal(reactor_poll_window(w, 12000, max), 50000);
+	assert_int_equal(reactor_poll_window(w, 12000, max, false), 50000);
 	/* waits longer than the budget halve it down to 0 */
-	w = reactor_poll_window(w, 80000, max);
+	w = reactor_poll_window(w, 80000, max, false);
 	assert_int_equal(w, 25000);
 	for (int i = 0; i < 4; i++)
-		w = reactor_poll_window(w, 1000000, max);
+		w = reactor_poll_window(w, 1000000, max, false);
 	assert_int_equal(w, 0); /* 12.5, 6.25, 3.125, then below 2: 0 */
 	/* at 0 a long wait leaves it 0 */
-	assert_int_equal(reactor_poll_window(0, 1000000, max), 0);
+	assert_int_equal(reactor_poll_window(0, 1000000, max, false), 0);
 	/* a smaller budget caps a wider window at the next wait */
-	assert_int_equal(reactor_poll_window(40000, 45000, 20000), 20000);
+	assert_int_equal(reactor_poll_window(40000, 45000, 20000, false), 20000);
+	/* a probe (the whole budget spun) whose event came within it opens
+	 * the window to the budget, from 0 or from a narrower window; one
+	 * that did not follows the rule above */
+	assert_int_equal(reactor_poll_window(0, 30000, max, true), max);
+	assert_int_equal(reactor_poll_window(4000, 49000, max, true), max);
+	assert_int_equal(reactor_poll_window(0, 80000, max, true), 0);
+	assert_int_equal(reactor_poll_window(8000, 80000, max, true), 4000);
 }
 
 static uint64_t thread_cpu_ns(void)
