@@ -39,28 +39,10 @@ for ((i = 0; i < LUN_MB / 16; i++)); do
 done | dd of="$WORK/lun.img" bs=4k iflag=fullblock status=none
 rm -f "$WORK/random.blk"
 sync "$WORK/lun.img"
-mkdir -p "$WORK/state"
-cat >"$WORK/utargetd.json" <<EOF
-{
-  "version": 1,
-  "state_dir": "$WORK/state",
-  "log_level": "notice",
-  "rpc_socket": "$WORK/utargetd.sock",
-  "backstores": [
-    { "name": "f0", "type": "file", "path": "$WORK/lun.img", "write_cache": true },
-    { "name": "n0", "type": "null", "size": "256M" }
-  ],
-  "targets": [
-    { "name": "$IQN",
-      "portal_groups": [ { "tag": 1, "portals": [ "127.0.0.1:$PORT" ] } ],
-      "luns": [ { "lun": 0, "backstore": "f0" }, { "lun": 1, "backstore": "n0" } ],
-      "demo_mode": { "enabled": true, "read_only": false } }
-  ]
-}
-EOF
+bench_file_null_config "$WORK/utargetd.json" "$IQN" "$PORT" "$WORK/lun.img" '{}'
 
-run() { # build case round
-	local bin=$1 c=$2 r=$3 lun=0 mode=read qd=32 url out c0 c1
+run() { # label build case
+	local label=$1 bin=$2 c=$3 lun=0 mode=read qd=32 url out c0 c1
 	case $c in
 	qd1-null) lun=1 qd=1 ;;
 	qd1-file) qd=1 ;;
@@ -77,25 +59,28 @@ run() { # build case round
 	c1=$(cpu_ticks "$PID")
 	stop_pid "$PID" utargetd
 	PID=
-	echo "$out" | awk -v b="$bin" -v c="$c" -v r="$r" -v dt=$((c1 - c0)) -v hz="$CLK_TCK" '{
+	# "CASE LABEL iops mean p99 cpu", the lines bench_median_row reads
+	echo "$out" | awk -v l="$label" -v c="$c" -v dt=$((c1 - c0)) -v hz="$CLK_TCK" '{
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		printf "%s %s round %d: %d IOPS, latency mean %s us, p99 %s us, CPU/IO %.2f us\n",
-			b, c, r, v["iops"], v["lat_mean_us"], v["lat_p99_us"], dt / hz * 1e6 / v["ios"] }'
+		printf "%s %s %d %s %s %.2f\n", c, l, v["iops"], v["lat_mean_us"], v["lat_p99_us"],
+			dt / hz * 1e6 / v["ios"] }' | tee -a "$WORK/runs.txt"
 }
 
 echo "# ab_daemons, $(bench_stamp), $(nproc) CPUs; A=$A B=$B"
+echo "# each run: case build IOPS latency-mean-us p99-us CPU/IO-us"
+: >"$WORK/runs.txt"
 for ((r = 1; r <= ROUNDS; r++)); do
 	for c in $CASES; do
-		run "$A" "$c" "$r"
-		run "$B" "$c" "$r"
+		run A "$A" "$c"
+		run B "$B" "$c"
 	done
-done | tee "$WORK/runs.txt"
+done
 echo
 echo "## medians of $ROUNDS rounds"
-awk '{ k = $1 " " $2; n[k]++; iops[k, n[k]] = $5; lat[k, n[k]] = $9; cpu[k, n[k]] = $15 }
-	function med(a, k, m,   i, j, t, v) {
-		for (i = 1; i <= m; i++) v[i] = a[k, i]
-		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
-		return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2 }
-	END { for (k in n) printf "%s: %.0f IOPS, latency mean %.1f us, CPU/IO %.2f us\n", k,
-		med(iops, k, n[k]), med(lat, k, n[k]), med(cpu, k, n[k]) }' "$WORK/runs.txt" | sort
+echo
+echo "| build | case | IOPS | latency mean (us) | p99 (us) | CPU/IO (us) |"
+echo "|---|---|---:|---:|---:|---:|"
+for c in $CASES; do
+	bench_median_row "$WORK/runs.txt" A "$c"
+	bench_median_row "$WORK/runs.txt" B "$c"
+done

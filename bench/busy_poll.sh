@@ -46,26 +46,7 @@ bench_need_bins "$UTARGETD" "$UTARGET" "$UT_LOAD" "$RAW" "$RTT"
 ulimit -n $((NSESS * 2 + 256))
 bench_workdir utarget-poll
 head -c 256M /dev/urandom >"$WORK/lun.img"
-cat >"$WORK/utargetd.json" <<EOF
-{
-  "version": 1,
-  "state_dir": "$WORK/state",
-  "log_level": "notice",
-  "rpc_socket": "$WORK/utargetd.sock",
-  "iscsi": { "nop_in_interval": 30 },
-  "backstores": [
-    { "name": "f0", "type": "file", "path": "$WORK/lun.img", "write_cache": true },
-    { "name": "n0", "type": "null", "size": "256M" }
-  ],
-  "targets": [
-    { "name": "$IQN",
-      "portal_groups": [ { "tag": 1, "portals": [ "127.0.0.1:$PORT" ] } ],
-      "luns": [ { "lun": 0, "backstore": "f0" }, { "lun": 1, "backstore": "n0" } ],
-      "demo_mode": { "enabled": true, "read_only": false } }
-  ]
-}
-EOF
-mkdir -p "$WORK/state"
+bench_file_null_config "$WORK/utargetd.json" "$IQN" "$PORT" "$WORK/lun.img" '{ "nop_in_interval": 30 }'
 bench_start_utargetd "$WORK/utargetd.json"
 budget() { "$UTARGET" -s "$WORK/utargetd.sock" settings set "iscsi.busy_poll_us=$1" >/dev/null; }
 

@@ -29,6 +29,9 @@
 #                             a utargetd config into FILE: state and control socket in WORK
 #                             (WORK/state, WORK/utargetd.sock), the "iscsi" settings object
 #                             ISCSI, a 64 MiB ram LUN 0 of TARGET on 127.0.0.1:PORT, demo mode
+#   bench_file_null_config FILE TARGET PORT IMAGE ISCSI
+#                             the same with LUN 0 the file back-store IMAGE (write cache
+#                             on) and LUN 1 a 256 MiB null LUN, log level notice
 #   bench_held_run OUT TENTHS CMD...
 #                             CMD -H WORK/release in the background (a tests/tools initiator
 #                             that holds its session after its run), output in OUT; once it
@@ -132,6 +135,29 @@ bench_ram_config() {
     { "name": "$2",
       "portal_groups": [ { "tag": 1, "portals": [ "127.0.0.1:$3" ] } ],
       "luns": [ { "lun": 0, "backstore": "d" } ],
+      "demo_mode": { "enabled": true, "read_only": false } }
+  ]
+}
+JSON
+}
+
+bench_file_null_config() {
+	mkdir -p "$WORK/state"
+	cat >"$1" <<JSON
+{
+  "version": 1,
+  "state_dir": "$WORK/state",
+  "log_level": "notice",
+  "rpc_socket": "$WORK/utargetd.sock",
+  "iscsi": $5,
+  "backstores": [
+    { "name": "f0", "type": "file", "path": "$4", "write_cache": true },
+    { "name": "n0", "type": "null", "size": "256M" }
+  ],
+  "targets": [
+    { "name": "$2",
+      "portal_groups": [ { "tag": 1, "portals": [ "127.0.0.1:$3" ] } ],
+      "luns": [ { "lun": 0, "backstore": "f0" }, { "lun": 1, "backstore": "n0" } ],
       "demo_mode": { "enabled": true, "read_only": false } }
   ]
 }

@@ -29,25 +29,7 @@ IQN=iqn.2026-12.org.utarget:profile
 for c in perf strace; do command -v "$c" >/dev/null || { echo "profile: $c not found" >&2; exit 2; }; done
 bench_workdir utarget-profile /var/tmp
 head -c 256M /dev/urandom >"$WORK/lun.img"
-cat >"$WORK/utargetd.json" <<EOF
-{
-  "version": 1,
-  "state_dir": "$WORK/state",
-  "log_level": "notice",
-  "rpc_socket": "$WORK/utargetd.sock",
-  "backstores": [
-    { "name": "f0", "type": "file", "path": "$WORK/lun.img", "write_cache": true },
-    { "name": "n0", "type": "null", "size": "256M" }
-  ],
-  "targets": [
-    { "name": "$IQN",
-      "portal_groups": [ { "tag": 1, "portals": [ "127.0.0.1:$PORT" ] } ],
-      "luns": [ { "lun": 0, "backstore": "f0" }, { "lun": 1, "backstore": "n0" } ],
-      "demo_mode": { "enabled": true, "read_only": false } }
-  ]
-}
-EOF
-mkdir -p "$WORK/state"
+bench_file_null_config "$WORK/utargetd.json" "$IQN" "$PORT" "$WORK/lun.img" '{}'
 bench_start_utargetd "$WORK/utargetd.json"
 
 run_case() { # label lun mode qd [ut-load option]
