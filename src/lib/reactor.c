@@ -785,10 +785,10 @@ int reactor_run(struct reactor *r)
 			r->poll_ns = 0;
 		if (max && worked && sleeps)
 			t0 = reactor_now_ns();
-		/* Spin only when the wait would sleep: up to the current window,
-		 * or to the next timer when that is sooner. */
-		/* A window under the budget spins the whole budget once every
-		 * REACTOR_POLL_PROBE waits (a probe), see reactor_poll_window. */
+		/* Spin only when the wait would sleep: up to the current window
+		 * (the whole budget once every REACTOR_POLL_PROBE waits while the
+		 * window is under it: a probe, see reactor_poll_window), or to the
+		 * next timer when that is sooner. */
 		uint64_t w = r->poll_ns;
 		bool probe = false;
 
