@@ -9,11 +9,12 @@
 # /proc/PID/stat) and, at the end, each build's medians per case.
 #
 # The file LUN is AB_LUN_MB of pseudo-random data written 4 KiB a write (the page cache
-# then holds it in 4 KiB folios, in which a 4K write costs ext4 least: section 15).
+# then holds it in 4 KiB folios, in which a 4K write costs ext4 least: section 15), or
+# with AB_PREFILL=cat in cat's 128 KiB writes, as `make bench` writes it (large folios).
 # Environment:
 #   AB_CASES [qd1-null qd1-file qd32-read qd32-write]  4K random I/O: QD1 reads of the null
 #            LUN or the file, QD32 reads or writes of the file
-#   AB_ROUNDS [3]  AB_SECONDS [4]  AB_PORT [3590]  AB_LUN_MB [1024]
+#   AB_ROUNDS [3]  AB_SECONDS [4]  AB_PORT [3590]  AB_LUN_MB [1024]  AB_PREFILL [4k]
 #   UT_LOAD [BUILD/bench/ut-load, BUILD=build]
 set -euo pipefail
 export LC_ALL=C
@@ -30,13 +31,15 @@ ROUNDS=${AB_ROUNDS:-3}
 SECS=${AB_SECONDS:-4}
 PORT=${AB_PORT:-3590}
 LUN_MB=${AB_LUN_MB:-1024}
+PREFILL=${AB_PREFILL:-4k}
+case $PREFILL in 4k) BS=4k ;; cat) BS=128k ;; *) die "AB_PREFILL must be 4k or cat" ;; esac
 IQN=iqn.2026-12.org.utarget:ab
 bench_workdir utarget-ab /var/tmp
 
 head -c 16M /dev/urandom >"$WORK/random.blk"
 for ((i = 0; i < LUN_MB / 16; i++)); do
 	cat "$WORK/random.blk"
-done | dd of="$WORK/lun.img" bs=4k iflag=fullblock status=none
+done | dd of="$WORK/lun.img" bs="$BS" iflag=fullblock status=none
 rm -f "$WORK/random.blk"
 sync "$WORK/lun.img"
 bench_file_null_config "$WORK/utargetd.json" "$IQN" "$PORT" "$WORK/lun.img" '{}'
@@ -66,7 +69,7 @@ run() { # label build case
 			dt / hz * 1e6 / v["ios"] }' | tee -a "$WORK/runs.txt"
 }
 
-echo "# ab_daemons, $(bench_stamp), $(nproc) CPUs; A=$A B=$B"
+echo "# ab_daemons, $(bench_stamp), $(nproc) CPUs; A=$A B=$B; prefill $PREFILL"
 echo "# each run: case build IOPS latency-mean-us p99-us CPU/IO-us"
 : >"$WORK/runs.txt"
 for ((r = 1; r <= ROUNDS; r++)); do
