@@ -6,25 +6,20 @@
  * carried out synchronously and done() runs inside submit().
  *
  * Paths:
- *  - a READ on a reactor with io_uring goes on the ring, page-cache hits
- *    included: the reads of a reactor turn are submitted together with one
- *    io_uring_enter at its end, and io_uring completes a cached read inside
- *    that call (a miss waits on the page without a thread). Measured against
- *    one inline preadv2 per read, 4K QD32 random reads of a cached file cost
- *    about 0.9 us less CPU each (docs/performance.md, 2026-12-05). Writes
- *    are not sent there: ext4 has no asynchronous buffered writes, so
- *    io_uring hands each to an io-wq thread, which cost 3 us more CPU per
- *    4K write than the inline pwritev2 in the same measurement;
  *  - inline on the reactor thread first, for what the page cache can take
- *    at once (see file_try_inline): a READ, where the reactor has no ring,
- *    with preadv2(RWF_NOWAIT), which fails with EAGAIN instead of waiting
- *    for the disk; a WRITE of whole
+ *    at once (see file_try_inline): a READ with preadv2(RWF_NOWAIT), which
+ *    fails with EAGAIN instead of waiting for the disk.
+ *    One preadv2 per cached read costs less than the ring: 4K QD32 random
+ *    reads of a cached file, 0.24-0.36 us less CPU each, 7-9 % more IOPS
+ *    (docs/performance.md section 18; section 2's opposite result, taken on
+ *    a disturbed machine, had sent them to the ring). A WRITE of whole
  *    pages without FUA with pwritev2, which only copies into the page cache
  *    (ext4 refuses RWF_NOWAIT for buffered writes, so a write that would
  *    block, throttled by dirty page limits, cannot be told apart before it
  *    runs: a slow one turns inline writes off for FILE_INLINE_BACKOFF_NS).
  *    What is left (a cache miss, the rest of a short transfer) goes on:
- *  - io_uring of the submitting reactor when it has one: READV/WRITEV
+ *  - io_uring of the submitting reactor when it has one, where a read miss
+ *    waits on the page without a thread: READV/WRITEV
  *    (RWF_DSYNC for BS_IO_FUA), FSYNC with IORING_FSYNC_DATASYNC for FLUSH,
  *    FALLOCATE PUNCH_HOLE|KEEP_SIZE for DISCARD and ZERO_RANGE|KEEP_SIZE for
  *    WRITE_ZEROES;
@@ -586,10 +581,8 @@ void file_submit(struct bs_dev *dev, struct bs_io *io)
 
 	r = reactor_self();
 	/* O_DIRECT (block): nothing is in a page cache, an inline call waits
-	 * for the device. A READ goes inline only where there is no ring:
-	 * see the header. */
-	if (r && !f->direct &&
-	    (io->op == BS_OP_WRITE || (io->op == BS_OP_READ && !reactor_has_uring(r))) &&
+	 * for the device. */
+	if (r && !f->direct && (io->op == BS_OP_WRITE || io->op == BS_OP_READ) &&
 	    file_try_inline(f, io, rq))
 		return;
 	if (!r) { /* not on a reactor: do it here and now */

@@ -3,11 +3,9 @@
  * reactor with io_uring (when the machine has it) and on one without, where
  * requests go through the worker pool; a trace hook checks which path
  * carried each request and with which RWF flags. READs of cached data and
- * WRITEs of whole pages are first tried inline on the reactor thread ('i'),
- * and READs too on a reactor without io_uring (on one with it, every READ
- * goes on the ring: rd_path());
+ * WRITEs of whole pages are first tried inline on the reactor thread ('i');
  * the tests that check the queued paths use unaligned writes and data evicted
- * from the page cache. */
+ * from the page cache. The images live in /var/tmp, on disk (FHS). */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -58,13 +56,6 @@ struct fix {
 	char dir[64];
 	char path[128];
 };
-
-/* What carries a READ of cached data: the ring where the reactor has one,
- * else the inline path. */
-static char rd_path(const struct fix *fx)
-{
-	return fx->path_kind == 'u' ? 'u' : 'i';
-}
 
 static struct reactor *make_reactor(enum mode mode, char *kind)
 {
@@ -121,7 +112,7 @@ static int setup(void **state)
 	int rc;
 
 	fx->mode = *(enum mode *)*state;
-	setup_dir(fx, "/tmp");
+	setup_dir(fx, "/var/tmp");
 	fx->r = make_reactor(fx->mode, &fx->path_kind);
 	fx->dev = open_file(fx, fx->path, 8 * MiB, true, false, 512, &rc);
 	assert_int_equal(rc, 0);
@@ -218,7 +209,7 @@ static void test_create_and_caps(void **state)
 	assert_int_equal(st.st_blocks, 0); /* sparse */
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(fx->dev->size, 8 * MiB);
-	/* /tmp here punches holes (ext4/tmpfs/xfs/btrfs all do). */
+	/* /var/tmp here punches holes (ext4/tmpfs/xfs/btrfs all do). */
 	assert_int_equal(fx->dev->caps, BS_CAP_FLUSH | BS_CAP_WRITE_CACHE | BS_CAP_FUA |
 					    BS_CAP_WRITE_ZEROES | BS_CAP_MAP_STATUS |
 					    BS_CAP_DISCARD);
@@ -245,10 +236,9 @@ static void test_write_read(void **state)
 	assert_int_equal(pread(fx->f->fd, disk, LEN, MiB + 512), LEN);
 	assert_memory_equal(disk, src, LEN);
 
-	/* Without a ring: cached, read inline; evicted, tried inline first,
-	 * then queued unless the readahead that the RWF_NOWAIT miss started
-	 * was already done (a fast disk). With one: on the ring. Either way
-	 * the same data. */
+	/* Cached, read inline; evicted, tried inline first, then queued
+	 * unless the readahead that the RWF_NOWAIT miss started was already
+	 * done (a fast disk). Either way the same data. */
 	for (int pass = 0; pass < 2; pass++) {
 		int tried = trace.count['i'];
 
@@ -261,12 +251,11 @@ static void test_write_read(void **state)
 		h.iov[2] = (struct iovec){dst + 4096, LEN - 4096};
 		h.io.iovcnt = 3;
 		assert_int_equal(h_do(fx->r, fx->dev, &h), 0);
-		assert_int_equal(trace.count['i'], tried + (rd_path(fx) == 'i'));
+		assert_int_equal(trace.count['i'], tried + 1);
 		if (pass == 0)
-			assert_int_equal(trace.last_path, rd_path(fx));
+			assert_int_equal(trace.last_path, 'i');
 		else
-			assert_true(trace.last_path == rd_path(fx) ||
-				    trace.last_path == fx->path_kind);
+			assert_true(trace.last_path == 'i' || trace.last_path == fx->path_kind);
 		assert_memory_equal(dst, src, LEN);
 		assert_int_equal(h.io.bad_off, UINT64_MAX);
 	}
@@ -454,9 +443,8 @@ static void test_read_past_eof(void **state)
 	trace.count['i'] = 0;
 	assert_int_equal(h_do(fx->r, fx->dev, &h), -EIO);
 	assert_int_equal(h.io.bad_off, 512 * 1024 + 1000);
-	/* without a ring: 1000 bytes inline, the rest queued, where the end
-	 * of file shows; with one: all on the ring */
-	assert_int_equal(trace.count['i'], rd_path(fx) == 'i');
+	/* 1000 bytes inline, the rest queued, where the end of file shows */
+	assert_int_equal(trace.count['i'], 1);
 	assert_int_equal(trace.last_path, fx->path_kind);
 }
 
@@ -475,11 +463,11 @@ static void test_inline(void **state)
 	assert_int_equal(trace.last_path, 'i');
 	assert_int_equal(trace.count[(unsigned char)fx->path_kind], queued);
 	assert_int_equal(do_io(fx, BS_OP_READ, MiB, LEN, dst, 0), 0);
-	assert_int_equal(trace.last_path, rd_path(fx));
+	assert_int_equal(trace.last_path, 'i');
 	assert_memory_equal(dst, src, LEN);
 	/* A cached read needs no alignment. */
 	assert_int_equal(do_io(fx, BS_OP_READ, MiB + 512, 1024, dst, 0), 0);
-	assert_int_equal(trace.last_path, rd_path(fx));
+	assert_int_equal(trace.last_path, 'i');
 	assert_memory_equal(dst, src + 512, 1024);
 
 	/* Queued: part of a page, FUA, over FILE_INLINE_MAX. */
@@ -504,7 +492,7 @@ static void test_inline(void **state)
 		trace.count['i'] = 0;
 		queued = trace.count[(unsigned char)fx->path_kind];
 		assert_int_equal(do_io(fx, BS_OP_READ, 2 * MiB, LEN, dst, 0), 0);
-		assert_int_equal(trace.count['i'], rd_path(fx) == 'i');
+		assert_int_equal(trace.count['i'], 1);
 		assert_true(trace.count[(unsigned char)fx->path_kind] <= queued + 1);
 		assert_memory_equal(dst, src, LEN);
 	}
@@ -536,7 +524,7 @@ static void test_inline_slow_write(void **state)
 	assert_int_equal(do_io(fx, BS_OP_WRITE, 4096, 4096, src + 4096, 0), 0);
 	assert_int_equal(trace.last_path, fx->path_kind);
 	assert_int_equal(do_io(fx, BS_OP_READ, 0, 8192, dst, 0), 0);
-	assert_int_equal(trace.last_path, rd_path(fx));
+	assert_int_equal(trace.last_path, 'i');
 	assert_memory_equal(dst, src, sizeof(src));
 	/* The back-off over: inline again. */
 	atomic_store(&fx->f->inline_wr_off_until, reactor_now_ns() - 1);
