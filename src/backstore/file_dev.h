@@ -28,6 +28,9 @@ struct file_dev {
 	bool readonly;
 	atomic_bool no_zero_range; /* ZERO_RANGE refused: write zeroes instead */
 	atomic_bool no_nowait;	   /* RWF_NOWAIT reads refused: no inline reads */
+	/* a file of a memory file system (tmpfs, ramfs) that refuses
+	 * RWF_NOWAIT: reads are copied inline without it (file_try_inline) */
+	bool mem_reads;
 	/* reactor_now_ns() before which writes are not tried inline (a slow
 	 * inline write was seen); 0: tried */
 	_Atomic uint64_t inline_wr_off_until;

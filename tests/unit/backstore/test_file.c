@@ -5,7 +5,8 @@
  * carried each request and with which RWF flags. READs of cached data and
  * WRITEs of whole pages are first tried inline on the reactor thread ('i');
  * the tests that check the queued paths use unaligned writes and data evicted
- * from the page cache. The images live in /var/tmp, on disk (FHS). */
+ * from the page cache. The images live in /var/tmp, on disk (FHS): on a
+ * memory file system every READ is inline (test_mem_reads). */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -783,6 +784,75 @@ static void test_zero_range_refused(void **state)
 	reactor_destroy(fx.r);
 }
 
+/* A file on tmpfs, which refuses RWF_NOWAIT: its reads are copied inline
+ * without it (io_uring would hand each to an io-wq thread), the whole
+ * transfer, and a read past the end of the file still ends in -EIO. A file
+ * on disk is not such a file. */
+static void test_mem_reads(void **state)
+{
+	enum mode mode = *(enum mode *)*state;
+	struct fix fx = {.mode = mode};
+	struct statfs sfs;
+	enum { LEN = 128 * 1024 };
+	uint8_t *src = malloc(LEN), *dst = malloc(LEN);
+	struct iovec one = {.iov_base = dst, .iov_len = 1};
+	struct h_io h;
+	int rc, queued;
+
+	assert_int_equal(statfs("/dev/shm", &sfs), 0);
+	assert_int_equal(sfs.f_type, 0x01021994); /* TMPFS_MAGIC: this machine's /dev/shm */
+	setup_dir(&fx, "/dev/shm");
+	fx.r = make_reactor(mode, &fx.path_kind);
+	fx.dev = open_file(&fx, fx.path, 4 * MiB, true, false, 512, &rc);
+	assert_int_equal(rc, 0);
+	fx.f = container_of(fx.dev, struct file_dev, dev);
+	/* the premise: tmpfs refuses RWF_NOWAIT on this kernel */
+	assert_int_equal(preadv2(fx.f->fd, &one, 1, 0, RWF_NOWAIT), -1);
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_true(fx.f->mem_reads);
+
+	memset(&trace, 0, sizeof(trace));
+	h_pattern(src, LEN, 95);
+	assert_int_equal(do_io(&fx, BS_OP_WRITE, MiB, LEN, src, 0), 0);
+	queued = trace.count[(unsigned char)fx.path_kind];
+	/* one 4K read, then 128 KiB in three iovecs: inline, nothing queued */
+	assert_int_equal(do_io(&fx, BS_OP_READ, MiB, 4096, dst, 0), 0);
+	assert_int_equal(trace.last_path, 'i');
+	assert_memory_equal(dst, src, 4096);
+	memset(dst, 0xee, LEN);
+	h_init(&h, BS_OP_READ, MiB, LEN, NULL);
+	h.iov[0] = (struct iovec){dst, 100};
+	h.iov[1] = (struct iovec){dst + 100, 9000};
+	h.iov[2] = (struct iovec){dst + 9100, LEN - 9100};
+	h.io.iovcnt = 3;
+	assert_int_equal(h_do(fx.r, fx.dev, &h), 0);
+	assert_int_equal(trace.last_path, 'i');
+	assert_memory_equal(dst, src, LEN);
+	assert_int_equal(trace.count[(unsigned char)fx.path_kind], queued);
+	assert_false(atomic_load(&fx.f->no_nowait));
+	/* the file shrank under the back-store: -EIO where it ends */
+	assert_int_equal(ftruncate(fx.f->fd, MiB + 1000), 0);
+	h_init(&h, BS_OP_READ, MiB, 8192, dst);
+	assert_int_equal(h_do(fx.r, fx.dev, &h), -EIO);
+	assert_int_equal(h.io.bad_off, MiB + 1000);
+	assert_int_equal(trace.last_path, 'i');
+	bs_close(fx.dev);
+	unlink(fx.path);
+	rmdir(fx.dir);
+
+	/* the fixture's file, on disk: not one */
+	setup_dir(&fx, "/var/tmp");
+	fx.dev = open_file(&fx, fx.path, 4 * MiB, true, false, 512, &rc);
+	assert_int_equal(rc, 0);
+	assert_false(container_of(fx.dev, struct file_dev, dev)->mem_reads);
+	bs_close(fx.dev);
+	unlink(fx.path);
+	rmdir(fx.dir);
+	reactor_destroy(fx.r);
+	free(src);
+	free(dst);
+}
+
 static enum mode m_uring = MODE_URING, m_workq = MODE_WORKQ;
 
 #define BOTH(t)                                                                                    \
@@ -810,6 +880,8 @@ int main(void)
 	    cmocka_unit_test(test_iov_rest),
 	    cmocka_unit_test_prestate(test_zero_range_refused, &m_uring),
 	    cmocka_unit_test_prestate(test_zero_range_refused, &m_workq),
+	    cmocka_unit_test_prestate(test_mem_reads, &m_uring),
+	    cmocka_unit_test_prestate(test_mem_reads, &m_workq),
 	};
 	int rc;
 
