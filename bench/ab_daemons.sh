@@ -10,7 +10,8 @@
 #
 # The file LUN is AB_LUN_MB of pseudo-random data written 4 KiB a write (the page cache
 # then holds it in 4 KiB folios, in which a 4K write costs ext4 least: section 15), or
-# with AB_PREFILL=cat in cat's 128 KiB writes, as `make bench` writes it (large folios).
+# with AB_PREFILL=cat in cat's 128 KiB writes, as `make bench` writes it (large folios);
+# bench/pagelock keeps it in the page cache for the run.
 # Environment:
 #   AB_CASES [qd1-null qd1-file qd32-read qd32-write]  4K random I/O: QD1 reads of the null
 #            LUN or the file, QD32 reads or writes of the file
@@ -25,7 +26,7 @@ A=${1:?$USAGE}
 B=${2:?$USAGE}
 bench_build_dir "${AB_BUILD:-}"
 UT_LOAD=${UT_LOAD:-$BUILD/bench/ut-load}
-bench_need_bins "$A" "$B" "$UT_LOAD"
+bench_need_bins "$A" "$B" "$UT_LOAD" "$BUILD/bench/pagelock"
 CASES=${AB_CASES:-qd1-null qd1-file qd32-read qd32-write}
 ROUNDS=${AB_ROUNDS:-3}
 SECS=${AB_SECONDS:-4}
@@ -42,6 +43,8 @@ for ((i = 0; i < LUN_MB / 16; i++)); do
 done | dd of="$WORK/lun.img" bs="$BS" iflag=fullblock status=none
 rm -f "$WORK/random.blk"
 sync "$WORK/lun.img"
+bench_pagelock "$WORK/pagelock.log" "$WORK/lun.img" # (run.sh: DAMON pageout)
+BENCH_PIDS+=("$PAGELOCK_PID")
 bench_file_null_config "$WORK/utargetd.json" "$IQN" "$PORT" "$WORK/lun.img" '{}'
 
 run() { # label build case

@@ -46,6 +46,13 @@
 #   cpu_ticks PID             utime+stime of PID, all its threads live and
 #                             exited, in clock ticks
 #   bench_stamp               "YYYY-MM-DD hh:mm:ss TZ, commit HASH" for a report's header
+#   bench_pagelock OUT FILE...
+#                             BUILD/bench/pagelock FILE... in the background, its output in
+#                             OUT, PAGELOCK_PID its pid (stop it with stop_pid): the files'
+#                             pages are read into the page cache and kept there, which this
+#                             VM's DAMON pageout would otherwise drop from an idle LUN
+#                             (bench/pagelock.c); dies unless it said "locked" within 60 s
+#   bench_cached_pct FILE     the share of FILE's pages in the page cache, in percent
 #   bench_median_row FILE LABEL CASE
 #                             of the lines "CASE LABEL iops mean p99 cpu" of FILE, the
 #                             markdown row "| LABEL | CASE | iops | mean | p99 | cpu |" of
@@ -204,4 +211,24 @@ bench_median_row() {
 			return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
 		END { if (n) printf "| %s | %s | %d | %.1f | %.1f | %.2f |\n", b, c, med(iops),
 			med(mean), med(p99), med(cpu) }'
+}
+
+bench_pagelock() {
+	local out=$1 _
+	shift
+	"$BUILD/bench/pagelock" "$@" >"$out" 2>&1 &
+	PAGELOCK_PID=$!
+	for _ in $(seq 600); do
+		grep -q '^locked' "$out" && return 0
+		kill -0 "$PAGELOCK_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	die "bench/pagelock could not lock $*: $(cat "$out")"
+}
+
+bench_cached_pct() {
+	local res size
+	res=$(fincore --bytes --noheadings --output RES "$1") || return 1
+	size=$(stat -c %s "$1")
+	awk -v r="$res" -v s="$size" 'BEGIN { printf "%.1f", s ? 100 * r / s : 100 }'
 }

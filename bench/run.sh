@@ -45,6 +45,10 @@
 #   BENCH_TGT_THREADS []     tgtd -t (I/O threads); empty: tgtd's default
 #   BENCH_KEEP [0]           1: keep the temporary directory (logs, config) for inspection
 #   BENCH_FLOOR [1]          0: skip the kernel floor (bench/kernel_floor) after the cases
+#   BENCH_PAGELOCK [1]       1: keep the LUN files in the page cache for the whole run
+#                            (bench/pagelock: this VM's DAMON pageout drops page-cache pages
+#                            left idle for about a minute); 0: leave them to the kernel. The
+#                            report gives the share of each file cached at the end
 #   UTARGETD, UT_LOAD        binaries (default BUILD_DIR/src/daemon/utargetd, .../bench/ut-load)
 #   RAW_LOAD                 the raw initiator's load generator (BUILD_DIR/tests/tools/raw_load)
 set -euo pipefail
@@ -68,6 +72,8 @@ RESULTS_DIR=${BENCH_RESULTS:-$ROOT/bench/results}
 UT_PORT=${BENCH_UT_PORT:-3500}
 TGT_PORT=${BENCH_TGT_PORT:-3501}
 TGT_CTL=${BENCH_TGT_CONTROL_PORT:-3519}
+PAGELOCK=${BENCH_PAGELOCK:-1}
+PAGELOCK_PID=""
 TGT_BSTYPE=${BENCH_TGT_BSTYPE:-rdwr}
 UT_BACKSTORE=${BENCH_UT_BACKSTORE:-file}
 UT_LOOP=""
@@ -154,6 +160,10 @@ for row in "${SELECTED[@]}"; do
 		;;
 	esac
 done
+if [ "$PAGELOCK" = 1 ]; then
+	[ -x "$BUILD/bench/pagelock" ] || die "pagelock not built at $BUILD/bench/pagelock (ninja -C $BUILD)"
+	need fincore "apt-get install util-linux"
+fi
 for t in $TARGETS; do
 	case $t in
 	utargetd) [ -x "$UTARGETD" ] ||
@@ -217,6 +227,7 @@ cleanup() {
 	trap - EXIT INT TERM HUP
 	stop_utargetd
 	stop_tgtd
+	[ -z "$PAGELOCK_PID" ] || stop_pid "$PAGELOCK_PID" pagelock
 	[ -z "$UT_LOOP" ] || losetup -d "$UT_LOOP" || true
 	[ -z "$UT_CEPH" ] || "$ROOT/tests/ceph/cluster.sh" down "$UT_CEPH" || true
 	if [ -n "$WORK" ] && [ -d "$WORK" ]; then
@@ -345,8 +356,15 @@ done
 rm -f "$WORK/random.blk"
 sync "$WORK"/*.img
 # Both files were just written: their pages are in the page cache for both targets alike
-# (24 GiB RAM on the reference machine). Read them once more in case memory was tight.
-cat "$WORK"/*.img >/dev/null
+# (24 GiB RAM on the reference machine). There they stay only while they are used: this
+# VM's DAMON pageout drops pages idle for about a minute, so an idle LUN (while the other
+# target runs) or one read at random at QD1 would meet the disk (bench/pagelock.c).
+if [ "$PAGELOCK" = 1 ]; then
+	bench_pagelock "$WORK/pagelock.log" "$WORK"/*.img
+	log "$(cat "$WORK/pagelock.log") (bench/pagelock)"
+else
+	cat "$WORK"/*.img >/dev/null
+fi
 
 # ---------------------------------------------------------------- targets
 
@@ -832,6 +850,13 @@ PY
 	stop_utargetd
 fi
 
+# what is left of each LUN file in the page cache, for the report
+CACHED=""
+for f in "$WORK"/*.img; do
+	[ -f "$f" ] || continue
+	CACHED="$CACHED${CACHED:+, }${f##*/} $(bench_cached_pct "$f" || echo '?') %"
+done
+
 mkdir -p "$RESULTS_DIR"
 REPORT=$RESULTS_DIR/$STAMP.md
 cp "$RUNS" "$RESULTS_DIR/$STAMP.tsv"
@@ -862,6 +887,11 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 	zero) printf ' (every byte written with zeros, fsynced, in the page cache)\n' ;;
 	sparse) printf ' (holes: reads return zeros without touching data pages)\n' ;;
 	esac
+	if [ "$PAGELOCK" = 1 ]; then
+		printf -- '- page cache: the LUN files locked there for the run (bench/pagelock); cached at the end: %s\n' "$CACHED"
+	else
+		printf -- '- page cache: the LUN files left to the kernel (BENCH_PAGELOCK=0); cached at the end: %s\n' "$CACHED"
+	fi
 	printf -- '- clients: ut-load (bench/ut-load.c, libiscsi %s), iscsi-perf (libiscsi-bin %s), qemu-img %s\n' \
 		"$(ver libiscsi7)" "$(ver libiscsi-bin)" "$(ver qemu-utils)"
 	printf -- '- runs: %s s measured per run after %s s warm-up per target and case; %s rounds, order %s\n' \
