@@ -37,13 +37,15 @@ UTARGETD=$BUILD/src/daemon/utargetd
 UTARGET=$BUILD/src/cli/utarget
 UT_LOAD=$BUILD/bench/ut-load
 IQN=iqn.2026-12.org.utarget:socketio
-bench_need_bins "$UTARGETD" "$UTARGET" "$UT_LOAD"
+bench_need_bins "$UTARGETD" "$UTARGET" "$UT_LOAD" "$BUILD/bench/pagelock"
 if [ "$STRACE_S" -gt 0 ] && ! command -v strace >/dev/null; then
 	echo "socket_io: strace not found: system calls not counted" >&2
 	STRACE_S=0
 fi
 bench_workdir utarget-sockio
 head -c 256M /dev/urandom >"$WORK/lun.img"
+bench_pagelock "$WORK/pagelock.log" "$WORK/lun.img" # (run.sh: DAMON pageout)
+BENCH_PIDS+=("$PAGELOCK_PID")
 cat >"$WORK/utargetd.json" <<EOF
 {
   "version": 1,
