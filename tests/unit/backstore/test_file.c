@@ -741,24 +741,30 @@ static void test_iov_rest(void **state)
 	assert_ptr_equal(file_io_of(rq), &io);
 }
 
-/* tmpfs refuses FALLOC_FL_ZERO_RANGE: write zeroes falls back to writing
- * zeroes, once detected, on both paths. */
-static void test_zero_range_refused(void **state)
+/* fx: a reactor of fx->mode and a new 4 MiB file in /dev/shm (tmpfs) */
+static void open_on_shm(struct fix *fx)
 {
-	enum mode mode = *(enum mode *)*state;
-	struct fix fx = {.mode = mode};
 	struct statfs sfs;
-	uint8_t src[65536], dst[65536];
-	struct h_io h;
 	int rc;
 
 	assert_int_equal(statfs("/dev/shm", &sfs), 0);
 	assert_int_equal(sfs.f_type, 0x01021994); /* TMPFS_MAGIC: this machine's /dev/shm */
-	setup_dir(&fx, "/dev/shm");
-	fx.r = make_reactor(mode, &fx.path_kind);
-	fx.dev = open_file(&fx, fx.path, 4 * MiB, true, false, 512, &rc);
+	setup_dir(fx, "/dev/shm");
+	fx->r = make_reactor(fx->mode, &fx->path_kind);
+	fx->dev = open_file(fx, fx->path, 4 * MiB, true, false, 512, &rc);
 	assert_int_equal(rc, 0);
-	fx.f = container_of(fx.dev, struct file_dev, dev);
+	fx->f = container_of(fx->dev, struct file_dev, dev);
+}
+
+/* tmpfs refuses FALLOC_FL_ZERO_RANGE: write zeroes falls back to writing
+ * zeroes, once detected, on both paths. */
+static void test_zero_range_refused(void **state)
+{
+	struct fix fx = {.mode = *(enum mode *)*state};
+	uint8_t src[65536], dst[65536];
+	struct h_io h;
+
+	open_on_shm(&fx);
 	assert_true(fx.dev->caps & BS_CAP_DISCARD); /* tmpfs punches holes */
 	h_pattern(src, sizeof(src), 91);
 	h_init(&h, BS_OP_WRITE, 0, sizeof(src), src);
@@ -790,22 +796,14 @@ static void test_zero_range_refused(void **state)
  * on disk is not such a file. */
 static void test_mem_reads(void **state)
 {
-	enum mode mode = *(enum mode *)*state;
-	struct fix fx = {.mode = mode};
-	struct statfs sfs;
+	struct fix fx = {.mode = *(enum mode *)*state};
 	enum { LEN = 128 * 1024 };
 	uint8_t *src = malloc(LEN), *dst = malloc(LEN);
 	struct iovec one = {.iov_base = dst, .iov_len = 1};
 	struct h_io h;
 	int rc, queued;
 
-	assert_int_equal(statfs("/dev/shm", &sfs), 0);
-	assert_int_equal(sfs.f_type, 0x01021994); /* TMPFS_MAGIC: this machine's /dev/shm */
-	setup_dir(&fx, "/dev/shm");
-	fx.r = make_reactor(mode, &fx.path_kind);
-	fx.dev = open_file(&fx, fx.path, 4 * MiB, true, false, 512, &rc);
-	assert_int_equal(rc, 0);
-	fx.f = container_of(fx.dev, struct file_dev, dev);
+	open_on_shm(&fx);
 	/* the premise: tmpfs refuses RWF_NOWAIT on this kernel */
 	assert_int_equal(preadv2(fx.f->fd, &one, 1, 0, RWF_NOWAIT), -1);
 	assert_int_equal(errno, EOPNOTSUPP);
