@@ -26,7 +26,7 @@ A=${1:?$USAGE}
 B=${2:?$USAGE}
 bench_build_dir "${AB_BUILD:-}"
 UT_LOAD=${UT_LOAD:-$BUILD/bench/ut-load}
-bench_need_bins "$A" "$B" "$UT_LOAD" "$BUILD/bench/pagelock"
+bench_need_bins "$A" "$B" "$UT_LOAD"
 CASES=${AB_CASES:-qd1-null qd1-file qd32-read qd32-write}
 ROUNDS=${AB_ROUNDS:-3}
 SECS=${AB_SECONDS:-4}
@@ -44,7 +44,6 @@ done | dd of="$WORK/lun.img" bs="$BS" iflag=fullblock status=none
 rm -f "$WORK/random.blk"
 sync "$WORK/lun.img"
 bench_pagelock "$WORK/pagelock.log" "$WORK/lun.img" # (run.sh: DAMON pageout)
-BENCH_PIDS+=("$PAGELOCK_PID")
 bench_file_null_config "$WORK/utargetd.json" "$IQN" "$PORT" "$WORK/lun.img" '{}'
 
 run() { # label build case

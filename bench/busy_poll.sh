@@ -42,12 +42,11 @@ UT_LOAD=$BUILD/bench/ut-load
 RAW=$BUILD/tests/tools/rawlogin
 RTT=$BUILD/bench/rtt_floor
 IQN=iqn.2026-12.org.utarget:busypoll
-bench_need_bins "$UTARGETD" "$UTARGET" "$UT_LOAD" "$RAW" "$RTT" "$BUILD/bench/pagelock"
+bench_need_bins "$UTARGETD" "$UTARGET" "$UT_LOAD" "$RAW" "$RTT"
 ulimit -n $((NSESS * 2 + 256))
 bench_workdir utarget-poll
 head -c 256M /dev/urandom >"$WORK/lun.img"
 bench_pagelock "$WORK/pagelock.log" "$WORK/lun.img" # (run.sh: DAMON pageout)
-BENCH_PIDS+=("$PAGELOCK_PID")
 bench_file_null_config "$WORK/utargetd.json" "$IQN" "$PORT" "$WORK/lun.img" '{ "nop_in_interval": 30 }'
 bench_start_utargetd "$WORK/utargetd.json"
 budget() { "$UTARGET" -s "$WORK/utargetd.sock" settings set "iscsi.busy_poll_us=$1" >/dev/null; }

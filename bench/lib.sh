@@ -48,7 +48,8 @@
 #   bench_stamp               "YYYY-MM-DD hh:mm:ss TZ, commit HASH" for a report's header
 #   bench_pagelock OUT FILE...
 #                             BUILD/bench/pagelock FILE... in the background, its output in
-#                             OUT, PAGELOCK_PID its pid (stop it with stop_pid): the files'
+#                             OUT, its pid PAGELOCK_PID, also added to BENCH_PIDS (stopped
+#                             by bench_cleanup; run.sh stops it itself): the files'
 #                             pages are read into the page cache and kept there, which this
 #                             VM's DAMON pageout would otherwise drop from an idle LUN
 #                             (bench/pagelock.c); dies unless it said "locked" within 60 s
@@ -216,8 +217,10 @@ bench_median_row() {
 bench_pagelock() {
 	local out=$1 _
 	shift
+	bench_need_bins "$BUILD/bench/pagelock"
 	"$BUILD/bench/pagelock" "$@" >"$out" 2>&1 &
 	PAGELOCK_PID=$!
+	BENCH_PIDS+=("$PAGELOCK_PID")
 	for _ in $(seq 600); do
 		grep -q '^locked' "$out" && return 0
 		kill -0 "$PAGELOCK_PID" 2>/dev/null || break

@@ -27,11 +27,9 @@ UTARGETD=${UTARGETD:-$BUILD/src/daemon/utargetd}
 UT_LOAD=${UT_LOAD:-$BUILD/bench/ut-load}
 IQN=iqn.2026-12.org.utarget:profile
 for c in perf strace; do command -v "$c" >/dev/null || { echo "profile: $c not found" >&2; exit 2; }; done
-bench_need_bins "$BUILD/bench/pagelock"
 bench_workdir utarget-profile /var/tmp
 head -c 256M /dev/urandom >"$WORK/lun.img"
 bench_pagelock "$WORK/pagelock.log" "$WORK/lun.img" # (run.sh: DAMON pageout)
-BENCH_PIDS+=("$PAGELOCK_PID")
 bench_file_null_config "$WORK/utargetd.json" "$IQN" "$PORT" "$WORK/lun.img" '{}'
 bench_start_utargetd "$WORK/utargetd.json"
 

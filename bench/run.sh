@@ -160,10 +160,8 @@ for row in "${SELECTED[@]}"; do
 		;;
 	esac
 done
-if [ "$PAGELOCK" = 1 ]; then
-	[ -x "$BUILD/bench/pagelock" ] || die "pagelock not built at $BUILD/bench/pagelock (ninja -C $BUILD)"
-	need fincore "apt-get install util-linux"
-fi
+[ "$PAGELOCK" != 1 ] || bench_need_bins "$BUILD/bench/pagelock"
+need fincore "apt-get install util-linux"
 for t in $TARGETS; do
 	case $t in
 	utargetd) [ -x "$UTARGETD" ] ||
@@ -851,6 +849,8 @@ PY
 fi
 
 # what is left of each LUN file in the page cache, for the report
+HELD="left to the kernel (BENCH_PAGELOCK=0)"
+[ "$PAGELOCK" != 1 ] || HELD="locked there for the run (bench/pagelock)"
 CACHED=""
 for f in "$WORK"/*.img; do
 	[ -f "$f" ] || continue
@@ -887,11 +887,7 @@ ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 	zero) printf ' (every byte written with zeros, fsynced, in the page cache)\n' ;;
 	sparse) printf ' (holes: reads return zeros without touching data pages)\n' ;;
 	esac
-	if [ "$PAGELOCK" = 1 ]; then
-		printf -- '- page cache: the LUN files locked there for the run (bench/pagelock); cached at the end: %s\n' "$CACHED"
-	else
-		printf -- '- page cache: the LUN files left to the kernel (BENCH_PAGELOCK=0); cached at the end: %s\n' "$CACHED"
-	fi
+	printf -- '- page cache: the LUN files %s; cached at the end: %s\n' "$HELD" "$CACHED"
 	printf -- '- clients: ut-load (bench/ut-load.c, libiscsi %s), iscsi-perf (libiscsi-bin %s), qemu-img %s\n' \
 		"$(ver libiscsi7)" "$(ver libiscsi-bin)" "$(ver qemu-utils)"
 	printf -- '- runs: %s s measured per run after %s s warm-up per target and case; %s rounds, order %s\n' \

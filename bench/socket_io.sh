@@ -37,7 +37,7 @@ UTARGETD=$BUILD/src/daemon/utargetd
 UTARGET=$BUILD/src/cli/utarget
 UT_LOAD=$BUILD/bench/ut-load
 IQN=iqn.2026-12.org.utarget:socketio
-bench_need_bins "$UTARGETD" "$UTARGET" "$UT_LOAD" "$BUILD/bench/pagelock"
+bench_need_bins "$UTARGETD" "$UTARGET" "$UT_LOAD"
 if [ "$STRACE_S" -gt 0 ] && ! command -v strace >/dev/null; then
 	echo "socket_io: strace not found: system calls not counted" >&2
 	STRACE_S=0
@@ -45,7 +45,6 @@ fi
 bench_workdir utarget-sockio
 head -c 256M /dev/urandom >"$WORK/lun.img"
 bench_pagelock "$WORK/pagelock.log" "$WORK/lun.img" # (run.sh: DAMON pageout)
-BENCH_PIDS+=("$PAGELOCK_PID")
 cat >"$WORK/utargetd.json" <<EOF
 {
   "version": 1,
