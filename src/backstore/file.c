@@ -50,6 +50,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -65,6 +66,7 @@
 #include "lib/compiler.h"
 #include "lib/log.h"
 #include "lib/reactor.h"
+#include "lib/safe_copy.h"
 #include "lib/workq.h"
 
 /* Unit tests observe which path carried a request (see test_file.c). */
@@ -87,6 +89,12 @@
 #define FILE_INLINE_SLOW_NS	    2000000ull
 #define FILE_INLINE_SLOW_NS_PER_KIB 2000ull
 #define FILE_INLINE_BACKOFF_NS	    100000000ull
+
+/* READs with BS_IO_LEND of up to FILE_LEND_MAX bytes are lent from the
+ * image's mapping (file_lend); images larger than FILE_MAP_MAX are not
+ * mapped, to spare the address space. */
+#define FILE_LEND_MAX (1u << 20)
+#define FILE_MAP_MAX  (1ull << 40)
 
 /* The thresholds; unit tests lower them to see the back-off. */
 static uint64_t file_inline_slow_ns = FILE_INLINE_SLOW_NS;
@@ -468,11 +476,44 @@ static bool file_write_inline_ok(struct file_dev *f, const struct bs_io *io)
  * request is finished (done() called), false when the rest (from rq->xfer
  * on) is to be queued: nothing was tried, the data is not in the page cache
  * (EAGAIN), or the transfer came out short. */
+/* BS_IO_LEND (bs.h): a READ whose pages are all in the page cache is
+ * answered with a pointer into the image's mapping, and the fabric copies
+ * the data from there into its socket: one copy where preadv2 and the send
+ * made two. mincore() says whether the pages are there (on a mapping whose
+ * page table holds them, without a look-up in the page cache); a range
+ * that is not wholly cached goes the copying way, so that the reactor does
+ * not wait for the disk in a page fault. A page dropped after the check is
+ * read in by the send: the window is one reactor turn. */
+static bool file_lend(struct file_dev *f, struct bs_io *io)
+{
+	unsigned char vec[FILE_LEND_MAX / FILE_INLINE_PAGE + 1];
+	uintptr_t first, end;
+	size_t pages;
+
+	if (!f->map || io->len > FILE_LEND_MAX ||
+	    io->off + io->len > atomic_load_explicit(&f->map_lendable, memory_order_relaxed))
+		return false;
+	first = (uintptr_t)(f->map + io->off) & ~(uintptr_t)(FILE_INLINE_PAGE - 1);
+	end = (uintptr_t)(f->map + io->off + io->len);
+	pages = (end - first + FILE_INLINE_PAGE - 1) / FILE_INLINE_PAGE;
+	if (mincore((void *)first, end - first, vec) < 0)
+		return false;
+	for (size_t i = 0; i < pages; i++)
+		if (!(vec[i] & 1))
+			return false;
+	FILE_TRACE(io, 'l', 0);
+	io->lent = f->map + io->off;
+	file_finish(io, 0);
+	return true;
+}
+
 static bool file_try_inline(struct file_dev *f, struct bs_io *io, struct file_req *rq)
 {
 	bool rd = io->op == BS_OP_READ;
 	uint64_t t0 = 0;
 
+	if (rd && (io->flags & BS_IO_LEND) && file_lend(f, io))
+		return true;
 	if (io->len > FILE_INLINE_MAX)
 		return false;
 	if (rd) {
@@ -624,6 +665,10 @@ int file_resize(struct bs_dev *dev, uint64_t new_size)
 	} else if (ftruncate(f->fd, (off_t)new_size) < 0) {
 		return -errno;
 	}
+	/* a READ lent beyond the new end would fault in the fabric's send
+	 * (which then fails the connection): lend no more from there */
+	if (new_size < atomic_load(&f->map_lendable))
+		atomic_store(&f->map_lendable, new_size);
 	log_notice("backstore %s: resized from %" PRIu64 " to %" PRIu64 " bytes", dev->name,
 		   dev->size, new_size);
 	dev->size = new_size;
@@ -635,6 +680,8 @@ void file_close(struct bs_dev *dev)
 	struct file_dev *f = container_of(dev, struct file_dev, dev);
 
 	image_release(f);
+	if (f->map)
+		munmap((void *)f->map, f->map_len);
 	if (f->lock_fd >= 0)
 		close(f->lock_fd);
 	close(f->fd); /* and its flock */
@@ -769,6 +816,31 @@ static void file_probe_mem_reads(struct file_dev *f, const struct bs_params *p)
 		 p->name, p->path);
 }
 
+/* A regular file's image, read-only, for the READs that are lent its pages
+ * (file_lend). Without the mapping they are copied, as before. */
+static void file_map_image(struct file_dev *f, const struct bs_params *p, uint64_t bytes)
+{
+	void *m;
+
+	if (f->is_blk || f->direct || bytes > FILE_MAP_MAX)
+		return;
+	if (!safe_copy_works()) {
+		/* the fabric could not take back lent data safely (scsi.h
+		 * scsi_cmd_unlend): no lending */
+		log_info("backstore %s: process_vm_readv() refused: READs are copied", p->name);
+		return;
+	}
+	m = mmap(NULL, (size_t)bytes, PROT_READ, MAP_SHARED, f->fd, 0);
+	if (m == MAP_FAILED) {
+		log_info("backstore %s: cannot map %s (%s): READs are copied", p->name, p->path,
+			 strerror(errno));
+		return;
+	}
+	f->map = m;
+	f->map_len = (size_t)bytes;
+	atomic_store(&f->map_lendable, bytes);
+}
+
 static int file_open(const struct bs_params *p, struct bs_dev **out)
 {
 	struct file_dev *f;
@@ -886,6 +958,7 @@ static int file_open(const struct bs_params *p, struct bs_dev **out)
 			log_info("backstore %s: no hole punching on %s (%s): no DISCARD", p->name,
 				 p->path, strerror(errno));
 	}
+	file_map_image(f, p, bytes);
 	log_notice("backstore %s: %s %s, %" PRIu64 " bytes%s%s", p->name,
 		   f->is_blk ? "block device" : "file", p->path, bytes, created ? ", created" : "",
 		   p->readonly ? ", read-only" : "");

@@ -31,6 +31,11 @@ struct file_dev {
 	/* a file of a memory file system (tmpfs, ramfs) that refuses
 	 * RWF_NOWAIT: reads are copied inline without it (file_try_inline) */
 	bool mem_reads;
+	/* a regular file's image mapped read-only, whose pages READs with
+	 * BS_IO_LEND are lent from (file_lend); NULL: none */
+	const uint8_t *map;
+	size_t map_len;		       /* bytes mapped */
+	_Atomic uint64_t map_lendable; /* bytes of it lent from (shrinks) */
 	/* reactor_now_ns() before which writes are not tried inline (a slow
 	 * inline write was seen); 0: tried */
 	_Atomic uint64_t inline_wr_off_until;

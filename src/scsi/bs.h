@@ -67,7 +67,8 @@ enum bs_dir {
 };
 
 enum {
-	BS_IO_FUA = 1u << 0, /* WRITE: durable before done() */
+	BS_IO_FUA = 1u << 0,  /* WRITE: durable before done() */
+	BS_IO_LEND = 1u << 1, /* READ: the data may be lent (io->lent) */
 };
 
 enum {
@@ -110,6 +111,14 @@ struct bs_io {
 	uint64_t map_len; /* BS_OP_MAP_STATUS */
 	bool mapped;	  /* BS_OP_MAP_STATUS */
 	uint64_t bad_off; /* -EIO: first failing byte, UINT64_MAX if unknown */
+	/* READ with BS_IO_LEND (the caller sets it NULL): instead of copying
+	 * the len bytes into iov, the back-store may complete with lent
+	 * pointing at memory that holds them (the file back-store: its
+	 * mapping of the image, when every page of the range is in the page
+	 * cache). The memory stays mapped until the dev is closed and shows
+	 * the medium as it is when read: a later write shows through, so the
+	 * caller holds off what must not (sbc.c, order.c). */
+	const uint8_t *lent;
 	/* READ/WRITE of a back-store with BS_CAP_PI: the protection
 	 * information tuples of the blocks (len / block size * 8 bytes,
 	 * lib/t10pi.h), read into or written from here; NULL: data only (a

@@ -12,6 +12,7 @@
 
 #include "lib/bufpool.h"
 #include "lib/log.h"
+#include "lib/safe_copy.h"
 #include "scsi/alua.h"
 #include "scsi/cmd.h"
 #include "scsi/core.h"
@@ -25,6 +26,8 @@ void scsi_cmd_init(struct scsi_cmd *cmd)
 {
 	cmd->write_len = 0;
 	cmd->buf = NULL;
+	cmd->lend_ok = false;
+	cmd->data_in_src = NULL;
 	cmd->status = 0;
 	cmd->sense_len = 0;
 	cmd->resid_kind = SCSI_RESID_NONE;
@@ -806,6 +809,22 @@ void cmd_kick(struct reactor_msg *m)
 	default:
 		break;
 	}
+}
+
+int scsi_cmd_unlend(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+	int rc;
+
+	if (!cmd->data_in_src)
+		return 0;
+	/* a file's mapping past a shrunk end faults: EFAULT, not SIGBUS */
+	rc = safe_copy(cmd->buf, cmd->data_in_src, cmd->data_in_len);
+	if (p->op_free) /* the back-store's hold ends (sbc.c rw_lent_free) */
+		p->op_free(cmd);
+	p->op_free = NULL;
+	cmd->data_in_src = NULL;
+	return rc ? -EFAULT : 0;
 }
 
 void scsi_cmd_release(struct scsi_cmd *cmd)

@@ -18,8 +18,19 @@
  * must not wait behind them. Newer tasks treat it as a HEAD OF QUEUE task.
  * While an ACA is in effect no other task starts (aca_holds_locked()).
  *
+ * A SIMPLE READ whose data the back-store lent (bs.h BS_IO_LEND: the
+ * fabric sends it straight from the page cache) leaves the task set when it
+ * completes, but its data is read from the medium only when the fabric
+ * sends it. Until then (order_lent_put, at the command's release) a task
+ * that waits for older SIMPLE tasks -- an ORDERED WRITE, a FORMAT UNIT --
+ * waits for it too, so that it cannot change what the READ returns. No
+ * newer READ can lend meanwhile (SIMPLE tasks wait for the older ORDERED
+ * one), so the count drains.
+ *
  * Cost: entering counts the older tasks per kind (O(1)); ending walks the
- * task set only while some task waits. */
+ * task set only while some task waits. A lent READ costs two atomic
+ * operations, and the lock only when the last lent READ of the LU goes while
+ * a task that would wait for it is in the task set. */
 #include "scsi/order.h"
 
 #include "scsi/cdb.h"
@@ -67,6 +78,8 @@ void order_init(struct order_state *o)
 		o->count[k] = 0;
 	o->n_waiting = 0;
 	o->n_tasks = 0;
+	atomic_init(&o->lent, 0);
+	atomic_init(&o->lent_watch, 0);
 }
 
 enum order_kind order_kind_of(uint8_t attr, uint8_t order_class)
@@ -106,6 +119,12 @@ static bool blocked_by(unsigned k, const unsigned *older)
 	return false;
 }
 
+/* Does a task of kind k wait for older SIMPLE tasks, and so for lent READs? */
+static bool waits_for_lent(unsigned k)
+{
+	return order_matrix[k][ORDER_KIND_SIMPLE] == ORDER_BLOCK;
+}
+
 void order_enter_locked(struct scsi_lu *lu, struct scsi_cmd *cmd)
 {
 	struct order_state *o = &lu->core->order;
@@ -114,6 +133,14 @@ void order_enter_locked(struct scsi_lu *lu, struct scsi_cmd *cmd)
 
 	p->order_kind = (uint8_t)k;
 	p->waiting = o->n_tasks && blocked_by(k, o->count);
+	if (waits_for_lent(k)) {
+		/* watch, then look (sequentially consistent; order_lent_put
+		 * does the reverse): a lent READ that goes meanwhile sees the
+		 * watch and wakes this task */
+		atomic_fetch_add(&o->lent_watch, 1);
+		if (atomic_load(&o->lent))
+			p->waiting = true;
+	}
 	if (p->waiting)
 		o->n_waiting++;
 	o->count[k]++;
@@ -121,12 +148,12 @@ void order_enter_locked(struct scsi_lu *lu, struct scsi_cmd *cmd)
 	list_add_tail(&o->tasks, &p->task_node);
 }
 
+static void wake_waiting_locked(struct scsi_lu *lu, struct list_node *ready);
+
 void order_leave_locked(struct scsi_lu *lu, struct scsi_cmd *cmd, struct list_node *ready)
 {
 	struct order_state *o = &lu->core->order;
 	struct scsi_cmd_priv *p = &cmd->priv;
-	unsigned older[ORDER_KIND_COUNT] = {0};
-	struct list_node *node;
 
 	list_del(&p->task_node);
 	o->count[p->order_kind]--;
@@ -135,16 +162,28 @@ void order_leave_locked(struct scsi_lu *lu, struct scsi_cmd *cmd, struct list_no
 		p->waiting = false;
 		o->n_waiting--;
 	}
+	if (waits_for_lent(p->order_kind))
+		atomic_fetch_sub(&o->lent_watch, 1);
 	p->order_kind = ORDER_KIND_OUTSIDE;
-	if (!o->n_waiting)
-		return;
+	if (o->n_waiting)
+		wake_waiting_locked(lu, ready);
+}
+
+/* Start the waiting tasks that nothing holds any longer (lu->lock held). */
+static void wake_waiting_locked(struct scsi_lu *lu, struct list_node *ready)
+{
+	struct order_state *o = &lu->core->order;
+	unsigned older[ORDER_KIND_COUNT] = {0};
+	bool lent = atomic_load(&o->lent) != 0;
+	struct list_node *node;
 
 	/* node walk: struct scsi_cmd is over-aligned, so no container_of on
 	 * the list head (list_for_each_entry would compute one) */
 	for (node = o->tasks.next; node != &o->tasks; node = node->next) {
 		struct scsi_cmd_priv *tp = container_of(node, struct scsi_cmd_priv, task_node);
 
-		if (tp->waiting && !blocked_by(tp->order_kind, older)) {
+		if (tp->waiting && !blocked_by(tp->order_kind, older) &&
+		    !(lent && waits_for_lent(tp->order_kind))) {
 			tp->waiting = false;
 			o->n_waiting--;
 			if (tp->state == SCSI_CMD_BLOCKED && !atomic_load(&tp->aborted) &&
@@ -168,4 +207,25 @@ void order_post_ready(struct list_node *ready)
 		list_del(&c->priv.wait_node);
 		reactor_post(c->reactor, &c->priv.msg);
 	}
+}
+
+void order_lent_get(struct scsi_lu *lu)
+{
+	atomic_fetch_add_explicit(&lu->core->order.lent, 1, memory_order_relaxed);
+}
+
+void order_lent_put(struct scsi_lu *lu)
+{
+	struct order_state *o = &lu->core->order;
+	struct list_node ready;
+
+	/* drop, then look at the watch (see order_enter_locked) */
+	if (atomic_fetch_sub(&o->lent, 1) != 1 || !atomic_load(&o->lent_watch))
+		return;
+	list_init(&ready);
+	pthread_mutex_lock(&lu->lock);
+	if (o->n_waiting)
+		wake_waiting_locked(lu, &ready);
+	pthread_mutex_unlock(&lu->lock);
+	order_post_ready(&ready);
 }

@@ -6,6 +6,7 @@
 #ifndef UT_SCSI_ORDER_H
 #define UT_SCSI_ORDER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -38,6 +39,11 @@ struct order_state {
 	unsigned count[ORDER_KIND_COUNT];
 	unsigned n_waiting; /* tasks with priv.waiting set */
 	unsigned n_tasks;
+	/* SIMPLE READs that left the task set with their data lent (bs.h
+	 * BS_IO_LEND) and not yet sent: a task that waits for older SIMPLE
+	 * tasks waits for these too (order_lent_get/put) */
+	atomic_uint lent;
+	atomic_uint lent_watch; /* tasks in the set that would wait for them */
 };
 
 void order_init(struct order_state *o);
@@ -53,5 +59,12 @@ void order_enter_locked(struct scsi_lu *lu, struct scsi_cmd *cmd);
 void order_leave_locked(struct scsi_lu *lu, struct scsi_cmd *cmd, struct list_node *ready);
 /* Start the tasks of a `ready` list on their reactors (no lock held). */
 void order_post_ready(struct list_node *ready);
+/* A SIMPLE READ of lu completes with its data lent: count it, before it
+ * leaves the task set (no lock held). */
+void order_lent_get(struct scsi_lu *lu);
+/* Its data is sent (the command is released): the tasks that waited only
+ * for the lent READs start (takes lu->lock when the last one goes while a
+ * task may wait for it). */
+void order_lent_put(struct scsi_lu *lu);
 
 #endif

@@ -509,6 +509,17 @@ enum sense_reason sbc_parse_rw16(struct scsi_cmd *cmd)
 			CDB16_LENGTH_BYTE, sbc_io_flags(cmd->cdb));
 }
 
+/* Release of a READ whose data was lent (bs.h BS_IO_LEND): the fabric has
+ * sent it, or dropped it. */
+static void rw_lent_free(struct scsi_cmd *cmd)
+{
+	struct scsi_cmd_priv *p = &cmd->priv;
+
+	cmd->data_in_src = NULL;
+	sbc_range_unlock(&p->range);
+	order_lent_put(p->lu);
+}
+
 /* The data path of READ, WRITE and WRITE ATOMIC: one back-store request,
  * the command's embedded priv.io over cmd->buf, in the table's direction
  * (CDB_F_WRITES: BS_OP_WRITE, else BS_OP_READ), under an LBA range lock of
@@ -537,7 +548,8 @@ static void rw_done(struct bs_io *io, int err)
 		bs_submit(p->lu->bs, io);
 		return;
 	}
-	sbc_range_unlock(&p->range);
+	if (!io->lent)
+		sbc_range_unlock(&p->range);
 	if (err) {
 		scsi_cmd_complete_bs_error(cmd, err, io->bad_off, write);
 		return;
@@ -549,10 +561,20 @@ static void rw_done(struct bs_io *io, int err)
 
 		r = sbc_pi_finish_read(cmd, n, &bad_lba);
 		if (r != SENSE_OK) {
+			if (io->lent) /* not with tuples (rw_submit): never */
+				sbc_range_unlock(&p->range);
 			scsi_cmd_complete_info(cmd, r, bad_lba);
 			return;
 		}
 		cmd->data_in_len = n * sbc_xfer_unit(p);
+		if (io->lent) {
+			/* sent from where it lies: the range lock (COMPARE
+			 * AND WRITE, WRITE ATOMIC) and the task set's order
+			 * (ORDERED tasks) hold until it is (rw_lent_free) */
+			cmd->data_in_src = io->lent;
+			p->op_free = rw_lent_free;
+			order_lent_get(p->lu);
+		}
 	}
 	scsi_cmd_complete(cmd, SENSE_OK);
 }
@@ -593,6 +615,12 @@ static void rw_submit(struct scsi_cmd *cmd)
 	p->iov[0].iov_len = len;
 	io->iov = p->iov;
 	io->iovcnt = 1;
+	io->lent = NULL;
+	/* a SIMPLE READ without protection information may take its data
+	 * lent, when the fabric sends it as one copy (scsi.h lend_ok) */
+	if (io->op == BS_OP_READ && cmd->lend_ok && p->order_kind == ORDER_KIND_SIMPLE && !io->pi &&
+	    !p->op_free)
+		io->flags |= BS_IO_LEND;
 	io->done = rw_done;
 	sbc_rod_note_write(lu, io);
 	bs_submit(lu->bs, io);

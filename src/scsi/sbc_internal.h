@@ -154,7 +154,9 @@ static inline void sbc_rod_note_write(struct scsi_lu *lu, const struct bs_io *io
  * is granted when it conflicts with no held lock and no earlier waiter (FIFO
  * per range, so an exclusive request is not starved by a stream of shared
  * ones). A command holds at most one lock at a time and holds it only across
- * back-store I/O, so waiting cannot deadlock.
+ * back-store I/O -- a READ whose data was lent (bs.h BS_IO_LEND) until the
+ * fabric has sent or copied it, by the end of its reactor turn (iSCSI:
+ * conn.c conn_unlend) -- so waiting cannot deadlock.
  * Cost: while no exclusive lock is held or waiting (no COMPARE AND WRITE,
  * WRITE ATOMIC, ... in flight), a shared lock is one atomic increment and its
  * release one decrement: no lu->lock. The price is that an exclusive request

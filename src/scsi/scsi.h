@@ -18,7 +18,8 @@
  *        then discard whatever Data-Out the initiator sends)
  *   place the Data-Out at cmd->buf[0 .. write_len)
  *   scsi_cmd_exec(cmd)
- *   ... fops->cmd_done(cmd) on cmd->reactor: send buf[0 .. data_in_len)
+ *   ... fops->cmd_done(cmd) on cmd->reactor: send data_in_len bytes at
+ *       scsi_cmd_data_in(cmd) (buf, or memory lent: lend_ok)
  *       as Data-In, then status/sense/residual (unless suppress_response)
  *   scsi_cmd_release(cmd) once the fabric no longer needs buf.
  * scsi_cmd_setup() never fails: an error found there (bad LUN, bad CDB,
@@ -127,6 +128,12 @@ struct scsi_cmd {
 	 * applies -- in the order the initiator numbered them (RFC 7143
 	 * 3.2.2.1). */
 	bool enter_later;
+	/* The fabric sends the Data-In from the command's data source
+	 * (scsi_cmd_data_in()) as one copy into its transport, within the
+	 * command's life (before scsi_cmd_release()), and reads it nowhere
+	 * else: a READ may then take its data lent by the back-store (bs.h
+	 * BS_IO_LEND) rather than copied into buf. */
+	bool lend_ok;
 
 	/* ---- set by scsi_cmd_setup() ---- */
 	uint32_t write_len; /* bytes of Data-Out to place at buf before exec */
@@ -135,10 +142,11 @@ struct scsi_cmd {
 	/* ---- result, valid in fops->cmd_done() ---- */
 	uint8_t status; /* SAM status */
 	uint8_t sense_len;
-	uint8_t resid_kind;	/* enum scsi_resid */
-	bool suppress_response; /* aborted: the fabric sends nothing */
-	uint32_t resid;		/* residual count (bytes) */
-	uint32_t data_in_len;	/* bytes of buf to send as Data-In (<= exp_len) */
+	uint8_t resid_kind;	    /* enum scsi_resid */
+	bool suppress_response;	    /* aborted: the fabric sends nothing */
+	uint32_t resid;		    /* residual count (bytes) */
+	uint32_t data_in_len;	    /* bytes of buf to send as Data-In (<= exp_len) */
+	const uint8_t *data_in_src; /* lend_ok: where they are, when not at buf */
 	uint8_t sense[SCSI_SENSE_MAX];
 
 	/* ---- core private ---- */
@@ -147,6 +155,11 @@ struct scsi_cmd {
 
 /* Prepare a command structure for (re)use; clears results and core state. */
 void scsi_cmd_init(struct scsi_cmd *cmd);
+/* The Data-In bytes of a completed command (data_in_len of them). */
+static inline const uint8_t *scsi_cmd_data_in(const struct scsi_cmd *cmd)
+{
+	return cmd->data_in_src ? cmd->data_in_src : cmd->buf;
+}
 void scsi_cmd_setup(struct scsi_cmd *cmd);
 /* enter_later: the command may enter its LU's task set now (once its data
  * buffer is there; at once if it is). Only the first call does anything;
@@ -154,6 +167,11 @@ void scsi_cmd_setup(struct scsi_cmd *cmd);
 void scsi_cmd_enter(struct scsi_cmd *cmd);
 void scsi_cmd_exec(struct scsi_cmd *cmd);
 void scsi_cmd_release(struct scsi_cmd *cmd);
+/* lend_ok: the fabric cannot send the lent Data-In now. It is copied into
+ * buf (scsi_cmd_data_in() is buf from now on), and what the lent READ held
+ * is let go. 0, or -EFAULT when the lent memory is no longer readable (the
+ * image was cut short): the data cannot be sent. */
+int scsi_cmd_unlend(struct scsi_cmd *cmd);
 /* The fabric failed the command itself before exec (e.g. Data-Out digest
  * error, data offset error): exec completes it with this reason instead. */
 void scsi_cmd_set_fabric_error(struct scsi_cmd *cmd, enum sense_reason r);

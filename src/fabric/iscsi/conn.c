@@ -1096,6 +1096,8 @@ static void tx_sent(struct iscsi_conn *c, struct iscsi_tx *tx)
 	bool close_after = tx->flags & ISCSI_TX_F_CLOSE;
 
 	c->txq_bytes -= iscsi_tx_wire_len(tx);
+	if (tx->flags & ISCSI_TX_F_LENT)
+		c->txq_lent--;
 	iscsi_session_count(&c->stat_tx_pdus, 1);
 	iscsi_session_count(&c->stat_tx_bytes, iscsi_tx_wire_len(tx));
 	if (c->sess) {
@@ -1118,6 +1120,34 @@ static void tx_sent(struct iscsi_conn *c, struct iscsi_tx *tx)
 		c->close_after_flush = true;
 }
 
+/* The queue cannot go now (the socket is full, or a Response Fence holds
+ * it): Data-In still lent from the page cache (bs.h BS_IO_LEND) is copied
+ * into its task's buffer (scsi_cmd_unlend), so that what a lent READ holds
+ * back -- newer ORDERED tasks, COMPARE AND WRITE of its blocks, from every
+ * initiator -- waits for this reactor turn, never for as long as this
+ * initiator takes to read. */
+static void conn_unlend(struct iscsi_conn *c)
+{
+	struct iscsi_tx *tx;
+
+	list_for_each_entry(tx, &c->txq, node)
+	{
+		struct scsi_cmd *cmd;
+
+		if (!(tx->flags & ISCSI_TX_F_LENT))
+			continue;
+		tx->flags &= (uint8_t)~ISCSI_TX_F_LENT;
+		cmd = &tx->task->cmd;
+		if (scsi_cmd_unlend(cmd) < 0) {
+			/* the image was cut short under the mapping */
+			iscsi_conn_drop(c, "lent Data-In no longer readable");
+			return;
+		}
+		tx->data = cmd->buf + get_be32(tx->hdr.data_in.buffer_offset);
+	}
+	c->txq_lent = 0;
+}
+
 void iscsi_conn_flush(struct iscsi_conn *c)
 {
 	struct iovec iov[CONN_IOV_MAX];
@@ -1127,6 +1157,8 @@ void iscsi_conn_flush(struct iscsi_conn *c)
 	if (unlikely(c->fence_pre ||
 		     (c->sess && c->sess->fence_conn && c->sess->fence_conn != c))) {
 		conn_set_out(c, false); /* no wake-ups for a held queue */
+		if (c->txq_lent)
+			conn_unlend(c);
 		return;
 	}
 
@@ -1163,6 +1195,8 @@ void iscsi_conn_flush(struct iscsi_conn *c)
 		if (n < 0) {
 			if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR) {
 				conn_set_out(c, true);
+				if (c->txq_lent)
+					conn_unlend(c);
 				return;
 			}
 			iscsi_conn_drop(c, strerror((int)-n));

@@ -194,6 +194,7 @@ struct iscsi_conn {
 	struct list_node tx_free;
 	unsigned tx_free_n;
 	uint32_t txq_bytes;
+	uint32_t txq_lent; /* units with ISCSI_TX_F_LENT queued (conn_unlend) */
 	struct reactor_defer flush;
 	bool out_armed;
 	/* PDUs and wire bytes since accept (iscsi_conn_info): written by the

@@ -112,6 +112,9 @@ enum {
 	ISCSI_TX_F_FFP = 1u << 4,	/* final login response: enter full feature phase */
 	ISCSI_TX_F_SESSQ = 1u << 5,	/* counted in the session's txq_bytes (conn.c) */
 	ISCSI_TX_F_RETX = 1u << 6,	/* a retransmission (retain.c): not kept again */
+	/* Data-In lent from the back-store (scsi_cmd.data_in_src) of tx->task:
+	 * copied into the task's buffer if it cannot go now (conn.c) */
+	ISCSI_TX_F_LENT = 1u << 7,
 };
 
 #define ISCSI_TX_SMALL 112u /* inline data: sense (2 + 96), a rejected header (48) */
@@ -125,7 +128,7 @@ struct iscsi_tx {
 	const uint8_t *data; /* data segment (len bytes) */
 	uint32_t len;
 	uint8_t *heap;		 /* owned buffer freed with the unit (free()) */
-	struct iscsi_task *task; /* with ISCSI_TX_F_TASK_DONE */
+	struct iscsi_task *task; /* with ISCSI_TX_F_TASK_DONE or _LENT */
 	uint32_t sent;		 /* bytes of this unit already written */
 	uint8_t small[ISCSI_TX_SMALL];
 };

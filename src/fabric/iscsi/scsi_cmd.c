@@ -562,6 +562,13 @@ int iscsi_scsi_cmd_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 	cmd->buf_wait_ok = true; /* mempress.c */
 	cmd->buf_budget = iscsi_mem_budget(c);
 	cmd->buf_reserve = iscsi_mem_reserve(c);
+	/* Data-In straight from the page cache (bs.h BS_IO_LEND) where
+	 * sendmsg() copies it once, into the socket, while the task lives:
+	 * not with a data digest (computed before the copy), not where ERL 1
+	 * keeps a copy for a SNACK (retain.c), not through another writer
+	 * (c->io: a spread connection's ring, conn_split.c, copies in user
+	 * space, where a file cut short under the mapping would fault) */
+	cmd->lend_ok = !c->ddigest && !c->io && !iscsi_erl1(c);
 	/* Commands enter their LU's task set in CmdSN order (RFC 7143
 	 * 3.2.2.1), so that their task attributes (ORDERED, HEAD OF QUEUE)
 	 * hold across the session's connections. One ahead of ExpCmdSN --
@@ -713,8 +720,13 @@ static int send_data_in(struct iscsi_task *t, bool collapse, uint32_t off0)
 		}
 		put_be32(d->datasn, t->datasn++);
 		put_be32(d->buffer_offset, off);
-		tx->data = cmd->buf + off; /* straight from the command's buffer */
+		tx->data = scsi_cmd_data_in(cmd) + off; /* no copy: buffer or page cache */
 		tx->len = n;
+		if (cmd->data_in_src) {
+			tx->flags |= ISCSI_TX_F_LENT;
+			tx->task = t;
+			c->txq_lent++;
+		}
 		iscsi_tx_queue(c, tx);
 		off += n;
 	}

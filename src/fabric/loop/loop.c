@@ -34,9 +34,10 @@ struct loop_task {
 	uint8_t *data;
 	uint32_t len;
 	unsigned flags;
-	bool held;   /* set up, waiting for loop_send_data (reactor thread) */
-	bool set_up; /* lock */
-	bool done;   /* lock */
+	bool held;	 /* set up, waiting for loop_send_data (reactor thread) */
+	bool sent_later; /* LOOP_LEND: completed, the Data-In not yet taken */
+	bool set_up;	 /* lock */
+	bool done;	 /* lock */
 	struct loop_result res;
 };
 
@@ -74,6 +75,22 @@ static void task_signal(struct loop_task *t, bool *flag)
 
 /* ---- fabric hooks (port reactor) ---- */
 
+/* The Data-In into the caller's buffer; the command is released. */
+static void task_deliver(struct loop_task *t)
+{
+	struct scsi_cmd *cmd = &t->cmd;
+	struct loop_result *res = &t->res;
+
+	if (!cmd->suppress_response && cmd->fabric_dir == SCSI_DIR_READ && t->data) {
+		uint32_t n = cmd->data_in_len < t->len ? cmd->data_in_len : t->len;
+
+		if (n)
+			memcpy(t->data, scsi_cmd_data_in(cmd), n);
+		res->data_in_len = n;
+	}
+	scsi_cmd_release(cmd);
+}
+
 static void loop_cmd_done(struct scsi_cmd *cmd)
 {
 	struct loop_task *t = container_of(cmd, struct loop_task, cmd);
@@ -88,15 +105,13 @@ static void loop_cmd_done(struct scsi_cmd *cmd)
 		res->resid = cmd->resid;
 		res->sense_len = cmd->sense_len;
 		memcpy(res->sense, cmd->sense, cmd->sense_len);
-		if (cmd->fabric_dir == SCSI_DIR_READ && t->data) {
-			uint32_t n = cmd->data_in_len < t->len ? cmd->data_in_len : t->len;
-
-			if (n)
-				memcpy(t->data, cmd->buf, n);
-			res->data_in_len = n;
-		}
 	}
-	scsi_cmd_release(cmd);
+	if (t->flags & LOOP_LEND) {
+		t->sent_later = true; /* loop_send_data() delivers it */
+		task_signal(t, &t->set_up);
+		return;
+	}
+	task_deliver(t);
 	task_signal(t, &t->set_up);
 	task_signal(t, &t->done);
 	port_put(lp);
@@ -292,6 +307,13 @@ static void task_data(struct reactor_msg *m)
 		if (t->flags & LOOP_ENTER_LATER)
 			scsi_cmd_enter(&t->cmd);
 		scsi_cmd_exec(&t->cmd);
+	} else if (t->sent_later) {
+		struct loop_port *lp = t->lp;
+
+		t->sent_later = false;
+		task_deliver(t);
+		task_signal(t, &t->done);
+		port_put(lp);
 	}
 }
 
@@ -327,6 +349,7 @@ struct loop_task *loop_submit_async(struct loop_port *lp, uint64_t lun, const ui
 	cmd->buf_budget = lp->buf_budget;
 	cmd->buf_reserve = lp->buf_reserve;
 	cmd->enter_later = flags & LOOP_ENTER_LATER;
+	cmd->lend_ok = flags & LOOP_LEND;
 	t->start_msg.fn = task_start;
 	t->data_msg.fn = task_data;
 	port_get(lp);

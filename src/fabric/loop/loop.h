@@ -78,6 +78,11 @@ enum {
 	 * as iSCSI does for a command ahead of CmdSN order); loop_send_data()
 	 * enters it into the task set, then runs it */
 	LOOP_ENTER_LATER = 1u << 1,
+	/* the command may take its Data-In lent by the back-store
+	 * (scsi_cmd.lend_ok); when it completes, loop_wait_setup() returns and
+	 * the Data-In is copied and the command released only at
+	 * loop_send_data(), as a transport's later send would */
+	LOOP_LEND = 1u << 2,
 };
 
 /* Start a command; data must stay valid until loop_wait(). tag identifies
@@ -87,7 +92,8 @@ struct loop_task *loop_submit_async(struct loop_port *lp, uint64_t lun, const ui
 				    uint8_t attr, uint64_t tag, unsigned flags);
 /* LOOP_HOLD_DATA: wait until the task has been set up (or completed). */
 void loop_wait_setup(struct loop_task *t);
-/* LOOP_HOLD_DATA: deliver the Data-Out and execute. */
+/* LOOP_HOLD_DATA: deliver the Data-Out and execute. LOOP_LEND, once
+ * completed: deliver the Data-In and release the command. */
 void loop_send_data(struct loop_task *t);
 bool loop_task_done(struct loop_task *t);
 /* Wait for completion, copy the result, free the task. */

@@ -851,6 +851,91 @@ static void test_mem_reads(void **state)
 	free(dst);
 }
 
+/* BS_IO_LEND: a READ of cached pages is answered with a pointer into the
+ * image's mapping ('l'), and dst is not written; without the flag, over a
+ * range not wholly cached, longer than FILE_LEND_MAX or beyond what is
+ * still mapped after a shrink, the READ copies as before. */
+static void lend_read(struct fix *fx, uint64_t off, uint64_t len, uint8_t *dst, uint8_t fl,
+		      const uint8_t **lent)
+{
+	struct h_io h;
+
+	h_init(&h, BS_OP_READ, off, len, dst);
+	h.io.flags = fl;
+	assert_int_equal(h_do(fx->r, fx->dev, &h), 0);
+	*lent = h.io.lent;
+}
+
+static void test_lend(void **state)
+{
+	struct fix *fx = *state;
+	enum { LEN = 8192 };
+	uint8_t *src = malloc(2 * MiB), *dst = calloc(1, 2 * MiB);
+	const uint8_t *lent;
+
+	for (size_t i = 0; i < 2 * MiB; i++)
+		src[i] = (uint8_t)(i * 13 + 5);
+	assert_non_null(fx->f->map);
+	assert_int_equal(do_io(fx, BS_OP_WRITE, MiB, LEN, src, 0), 0);
+
+	/* cached: lent, nothing copied */
+	lend_read(fx, MiB, LEN, dst, BS_IO_LEND, &lent);
+	assert_int_equal(trace.last_path, 'l');
+	assert_ptr_equal(lent, fx->f->map + MiB);
+	assert_memory_equal(lent, src, LEN);
+	assert_int_equal(dst[0], 0);
+	assert_int_equal(dst[LEN - 1], 0);
+	/* a later write shows through the lent pointer (bs.h) */
+	assert_int_equal(do_io(fx, BS_OP_WRITE, MiB, 4096, src + 4096, 0), 0);
+	assert_memory_equal(lent, src + 4096, 4096);
+	assert_int_equal(do_io(fx, BS_OP_WRITE, MiB, 4096, src, 0), 0);
+
+	/* without the flag: copied inline */
+	lend_read(fx, MiB, LEN, dst, 0, &lent);
+	assert_int_equal(trace.last_path, 'i');
+	assert_null(lent);
+	assert_memory_equal(dst, src, LEN);
+
+	/* not cached: copied (inline tried, then queued), never lent; the
+	 * range was never touched through the mapping, so it can be dropped */
+	memset(dst, 0, 2 * MiB);
+	assert_int_equal(do_io(fx, BS_OP_WRITE, 4 * MiB, LEN, src, 0), 0);
+	if (evict(fx, 4 * MiB, LEN)) {
+		lend_read(fx, 4 * MiB, LEN, dst, BS_IO_LEND, &lent);
+		assert_int_equal(trace.last_path, fx->path_kind);
+		assert_null(lent);
+		assert_memory_equal(dst, src, LEN);
+	}
+
+	/* longer than FILE_LEND_MAX: copied, by the queued path */
+	assert_int_equal(do_io(fx, BS_OP_WRITE, 5 * MiB, FILE_LEND_MAX + 4096, src, 0), 0);
+	memset(dst, 0, 2 * MiB);
+	lend_read(fx, 5 * MiB, FILE_LEND_MAX + 4096, dst, BS_IO_LEND, &lent);
+	assert_true(trace.last_path != 'l');
+	assert_null(lent);
+	assert_memory_equal(dst, src, FILE_LEND_MAX + 4096);
+	/* FILE_LEND_MAX itself: lent */
+	lend_read(fx, 5 * MiB, FILE_LEND_MAX, dst, BS_IO_LEND, &lent);
+	assert_int_equal(trace.last_path, 'l');
+	assert_memory_equal(lent, src, FILE_LEND_MAX);
+
+	/* shrunk and grown again: what lies past the shrink is not lent (its
+	 * pages were cut from the mapping once) */
+	assert_int_equal(fx->dev->ops->resize(fx->dev, 4 * MiB), 0);
+	assert_int_equal(fx->dev->ops->resize(fx->dev, 8 * MiB), 0);
+	assert_int_equal(do_io(fx, BS_OP_WRITE, 6 * MiB, LEN, src, 0), 0);
+	memset(dst, 0, 2 * MiB);
+	lend_read(fx, 6 * MiB, LEN, dst, BS_IO_LEND, &lent);
+	assert_int_equal(trace.last_path, 'i');
+	assert_null(lent);
+	assert_memory_equal(dst, src, LEN);
+	lend_read(fx, MiB, LEN, dst, BS_IO_LEND, &lent); /* below it: still lent */
+	assert_int_equal(trace.last_path, 'l');
+	assert_memory_equal(lent, src, LEN);
+	free(src);
+	free(dst);
+}
+
 static enum mode m_uring = MODE_URING, m_workq = MODE_WORKQ;
 
 #define BOTH(t)                                                                                    \
@@ -874,6 +959,7 @@ int main(void)
 	    BOTH(test_bounds),
 	    BOTH(test_resize),
 	    BOTH(test_space),
+	    BOTH(test_lend),
 	    cmocka_unit_test(test_open_variants),
 	    cmocka_unit_test(test_iov_rest),
 	    cmocka_unit_test_prestate(test_zero_range_refused, &m_uring),

@@ -323,6 +323,18 @@ int scsi_cmd_buf_retry(struct scsi_cmd *cmd)
 	return 0;
 }
 
+/* The fake core lends nothing unless a test set data_in_src: copied, as
+ * the real one does. */
+int scsi_cmd_unlend(struct scsi_cmd *cmd)
+{
+	if (cmd->data_in_src) {
+		memcpy(cmd->buf, cmd->data_in_src, cmd->data_in_len);
+		cmd->data_in_src = NULL;
+		fake.unlent++;
+	}
+	return 0;
+}
+
 void scsi_cmd_set_fabric_error(struct scsi_cmd *cmd, enum sense_reason r)
 {
 	cmd->priv.reason = (uint16_t)r;
@@ -352,7 +364,10 @@ static void finish(struct scsi_cmd *cmd)
 	if (cmd->priv.data_dir == SCSI_DIR_WRITE)
 		memcpy(fake.disk + cmd->priv.lba * FAKE_BS, cmd->buf,
 		       len < cmd->exp_len ? len : cmd->exp_len);
-	if (cmd->priv.data_dir == SCSI_DIR_READ) {
+	if (cmd->priv.data_dir == SCSI_DIR_READ && fake.lend && cmd->lend_ok) {
+		cmd->data_in_src = fake.disk + cmd->priv.lba * FAKE_BS; /* lent */
+		cmd->data_in_len = len < cmd->exp_len ? len : cmd->exp_len;
+	} else if (cmd->priv.data_dir == SCSI_DIR_READ) {
 		memcpy(cmd->buf, fake.disk + cmd->priv.lba * FAKE_BS, len);
 		cmd->data_in_len = len < cmd->exp_len ? len : cmd->exp_len;
 	}
@@ -408,6 +423,7 @@ void scsi_cmd_release(struct scsi_cmd *cmd)
 	list_del(&cmd->priv.wait_node);
 	free(cmd->buf);
 	cmd->buf = NULL;
+	cmd->data_in_src = NULL;
 	cmd->priv.state = SCSI_CMD_FREE;
 	fake.live_cmds--;
 }

@@ -37,6 +37,8 @@ struct fake_core {
 	uint8_t tmf_response; /* answer for TMFs */
 	uint16_t last_fabric_error;
 	bool buf_short;		/* no data buffer for commands that can wait (buf_wait_ok) */
+	bool lend;		/* READs of lend_ok commands: data_in_src into disk */
+	unsigned unlent;	/* scsi_cmd_unlend() calls that copied */
 	bool last_target_reset; /* scsi_nexus_info.target_reset of the last nexus */
 	/* the tags (ITTs) of the commands in the order they entered the task
 	 * set: at set-up, or at scsi_cmd_enter() for enter_later ones */

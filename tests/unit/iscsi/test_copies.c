@@ -18,7 +18,13 @@
  *    segment is not yet there as the header is parsed, the next read goes
  *    straight into the command's buffer (conn.c, CONN_DIRECT_MIN): none.
  * The same counts hold with iscsi.socket_uring (a receive on the reactor's
- * io_uring into the same places: conn_uring.c); each test runs in both. */
+ * io_uring into the same places: conn_uring.c); each test runs in both.
+ *
+ * A READ whose data the back-store lends (bs.h BS_IO_LEND: the file
+ * back-store's page cache) is sent from there: the back-store's copy is
+ * gone too. When the socket cannot take it at once, the connection copies
+ * it into the command's buffer then (conn.c conn_unlend), so that the lent
+ * READ holds nothing back for as long as the initiator takes to read. */
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -27,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <cmocka.h>
 
 #include "harness.h"
@@ -155,6 +162,70 @@ static void test_write_4k_direct(void **state)
 	check_mode();
 }
 
+/* Lent, and the socket takes it at once: sent from the lent memory, never
+ * copied by the connection. */
+static void test_read_lent(void **state)
+{
+	union iscsi_hdr h;
+	uint32_t len;
+
+	(void)state;
+	fake.lend = true;
+	fake.unlent = 0;
+	h_read10(cdb, 8, IO / 512);
+	h_cmd(hc, F_R, IO, cdb, NULL, 0);
+	h_expect(hc, ISCSI_OP_DATA_IN, &h, got, sizeof(got), &len);
+	assert_int_equal(len, IO);
+	assert_true(h.data_in.flags & ISCSI_DATAIN_F_STATUS);
+	assert_memory_equal(got, fake.disk + 8 * 512, IO);
+	assert_int_equal(fake.unlent, 0);
+	assert_int_equal(hc->c->txq_lent, 0);
+	assert_int_equal(fake.live_cmds, 0);
+	fake.lend = false;
+}
+
+/* Lent, and the socket is full: the rest is copied into the command's
+ * buffer as the send stops (once per command), and a change of the medium
+ * after that does not reach the initiator. */
+static void test_read_lent_socket_full(void **state)
+{
+	enum { BIG = 96 * 1024 };
+	static uint8_t want[BIG], rcvd[BIG];
+	int small = 4096;
+	uint32_t seen = 0;
+	bool status = false;
+
+	(void)state;
+	assert_int_equal(setsockopt(hc->c->fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
+	fake.lend = true;
+	fake.unlent = 0;
+	memcpy(want, fake.disk, BIG);
+	h_read10(cdb, 0, BIG / 512);
+	h_cmd(hc, F_R, BIG, cdb, NULL, 0);
+	assert_int_equal(fake.unlent, 1);
+	assert_int_equal(hc->c->txq_lent, 0);
+	memset(fake.disk, 0xee, BIG); /* a later write */
+	for (int i = 0; i < 10000 && !status; i++) {
+		union iscsi_hdr h;
+		uint32_t len;
+
+		if (!h_recv(hc, &h, rcvd + seen, BIG - seen, &len)) {
+			h_pump();
+			continue;
+		}
+		assert_int_equal(h.bhs.opcode & ISCSI_OPCODE_MASK, ISCSI_OP_DATA_IN);
+		assert_int_equal(get_be32(h.data_in.buffer_offset), seen);
+		seen += len;
+		status = h.data_in.flags & ISCSI_DATAIN_F_STATUS;
+	}
+	assert_true(status);
+	assert_int_equal(seen, BIG);
+	assert_memory_equal(rcvd, want, BIG);
+	assert_int_equal(fake.unlent, 1);
+	assert_int_equal(fake.live_cmds, 0);
+	fake.lend = false;
+}
+
 int main(void)
 {
 	/* the same counts with readv on readiness and with the io_uring
@@ -166,6 +237,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_read_4k, setup_uring, teardown),
 	    cmocka_unit_test_setup_teardown(test_write_4k_one_read, setup_uring, teardown),
 	    cmocka_unit_test_setup_teardown(test_write_4k_direct, setup_uring, teardown),
+	    cmocka_unit_test_setup_teardown(test_read_lent, setup_epoll, teardown),
+	    cmocka_unit_test_setup_teardown(test_read_lent_socket_full, setup_epoll, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -166,6 +166,106 @@ static void test_barrier_class(void **state)
 	assert_int_equal(r.status, SAM_STAT_GOOD);
 }
 
+static struct loop_task *write_async(struct loop_port *p, uint8_t *buf, uint8_t attr, uint64_t tag)
+{
+	uint8_t cdb[10];
+
+	h_cdb_rw10(cdb, 0x2a, 0, 1);
+	return loop_submit_async(p, 0, cdb, 10, SCSI_DIR_WRITE, buf, H_BS, attr, tag, 0);
+}
+
+/* A SIMPLE READ whose data the back-store lent (bs.h BS_IO_LEND) has left
+ * the task set when it completes, but its data is read only when the fabric
+ * sends it (LOOP_LEND: at loop_send_data). An ORDERED WRITE of its block
+ * waits until then, and the READ returns the data from before it; a SIMPLE
+ * WRITE does not wait, and shows through (SAM-5 8.6.2: SIMPLE tasks may run
+ * in any order). */
+static void test_lent_read_holds_ordered(void **state)
+{
+	struct harness *h = *state;
+	uint8_t a[H_BS], b[H_BS], c[H_BS], got[H_BS];
+	struct loop_result r;
+	struct loop_task *rd, *wr;
+
+	memset(a, 0xa1, sizeof(a));
+	memset(b, 0xb2, sizeof(b));
+	memset(c, 0xc3, sizeof(c));
+	wr = write_async(h->p1, a, SCSI_ATTR_SIMPLE, 1);
+	loop_wait(wr, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+
+	/* lent and completed, not sent */
+	memset(got, 0, sizeof(got));
+	rd = loop_submit_async(h->p1, 0, (uint8_t[10]){0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, 10,
+			       SCSI_DIR_READ, got, H_BS, SCSI_ATTR_SIMPLE, 2, LOOP_LEND);
+	loop_wait_setup(rd);
+	assert_false(loop_task_done(rd));
+	/* an ORDERED WRITE from the other nexus waits for the send */
+	wr = write_async(h->p2, b, SCSI_ATTR_ORDERED, 3);
+	h_settle();
+	assert_false(loop_task_done(wr));
+	loop_send_data(rd);
+	loop_wait(rd, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	assert_int_equal(r.data_in_len, H_BS);
+	assert_memory_equal(got, a, H_BS);
+	loop_wait(wr, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+
+	/* a SIMPLE WRITE runs while a lent READ is unsent, and shows */
+	rd = loop_submit_async(h->p1, 0, (uint8_t[10]){0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, 10,
+			       SCSI_DIR_READ, got, H_BS, SCSI_ATTR_SIMPLE, 4, LOOP_LEND);
+	loop_wait_setup(rd);
+	wr = write_async(h->p2, c, SCSI_ATTR_SIMPLE, 5);
+	loop_wait(wr, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	loop_send_data(rd);
+	loop_wait(rd, &r);
+	assert_memory_equal(got, c, H_BS);
+
+	/* without LOOP_LEND the READ copies at completion: nothing waits */
+	assert_int_equal(loop_submit(h->p1, 0, (uint8_t[10]){0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, 10,
+				     SCSI_DIR_READ, got, H_BS, SCSI_ATTR_SIMPLE, &r),
+			 0);
+	assert_memory_equal(got, c, H_BS);
+}
+
+/* An ORDERED task that entered while a lent READ was unsent and nothing
+ * else held it starts when that READ is released: the watch and the count
+ * of order.c meet (order_lent_put). Also with a HEAD OF QUEUE READ, which
+ * is never lent, in between. */
+static void test_lent_read_release_starts_waiter(void **state)
+{
+	struct harness *h = *state;
+	uint8_t got1[H_BS], got2[H_BS], got3[H_BS];
+	struct loop_result r;
+	struct loop_task *rd1, *rd2, *tur, *hoq;
+
+	rd1 = loop_submit_async(h->p1, 0, (uint8_t[10]){0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, 10,
+				SCSI_DIR_READ, got1, H_BS, SCSI_ATTR_SIMPLE, 1, LOOP_LEND);
+	rd2 = loop_submit_async(h->p2, 0, (uint8_t[10]){0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, 10,
+				SCSI_DIR_READ, got2, H_BS, SCSI_ATTR_SIMPLE, 2, LOOP_LEND);
+	loop_wait_setup(rd1);
+	loop_wait_setup(rd2);
+	tur = tur_async(h->p1, SCSI_ATTR_ORDERED, 3);
+	hoq = loop_submit_async(h->p2, 0, (uint8_t[10]){0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, 10,
+				SCSI_DIR_READ, got3, H_BS, SCSI_ATTR_HEAD_OF_QUEUE, 4, LOOP_LEND);
+	loop_wait_setup(hoq); /* not lent: delivered at once on loop_send_data */
+	loop_send_data(hoq);
+	loop_wait(hoq, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+	h_settle();
+	assert_false(loop_task_done(tur));
+	loop_send_data(rd1);
+	loop_wait(rd1, &r);
+	h_settle();
+	assert_false(loop_task_done(tur)); /* one lent READ is still unsent */
+	loop_send_data(rd2);
+	loop_wait(rd2, &r);
+	loop_wait(tur, &r);
+	assert_int_equal(r.status, SAM_STAT_GOOD);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +273,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_ordered_waits_and_blocks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_simple_waits_for_hoq, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_barrier_class, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lent_read_holds_ordered, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lent_read_release_starts_waiter, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
