@@ -101,22 +101,29 @@ static void expect_good(void)
 	assert_int_equal(h.rsp.status, SAM_STAT_GOOD);
 }
 
-/* A 4 KiB READ: the Data-In carries the medium's bytes; the target copied
- * none on the receive side (and none on the send side by construction). */
-static void test_read_4k(void **state)
+/* A 4 KiB READ of LBA 8: one Data-In with the status and the medium's bytes. */
+static void read_4k_at_8(void)
 {
-	struct iscsi_rx *rx = &hc->c->rx;
-	uint64_t copied = rx->copied_bytes, direct = rx->direct_bytes;
 	union iscsi_hdr h;
 	uint32_t len;
 
-	(void)state;
 	h_read10(cdb, 8, IO / 512);
 	h_cmd(hc, F_R, IO, cdb, NULL, 0);
 	h_expect(hc, ISCSI_OP_DATA_IN, &h, got, sizeof(got), &len);
 	assert_int_equal(len, IO);
 	assert_true(h.data_in.flags & ISCSI_DATAIN_F_STATUS);
 	assert_memory_equal(got, fake.disk + 8 * 512, IO);
+}
+
+/* A 4 KiB READ: the Data-In carries the medium's bytes; the target copied
+ * none on the receive side (and none on the send side by construction). */
+static void test_read_4k(void **state)
+{
+	struct iscsi_rx *rx = &hc->c->rx;
+	uint64_t copied = rx->copied_bytes, direct = rx->direct_bytes;
+
+	(void)state;
+	read_4k_at_8();
 	assert_int_equal(rx->copied_bytes - copied, 0);
 	assert_int_equal(rx->direct_bytes - direct, 0);
 	check_mode();
@@ -166,18 +173,10 @@ static void test_write_4k_direct(void **state)
  * copied by the connection. */
 static void test_read_lent(void **state)
 {
-	union iscsi_hdr h;
-	uint32_t len;
-
 	(void)state;
 	fake.lend = true;
 	fake.unlent = 0;
-	h_read10(cdb, 8, IO / 512);
-	h_cmd(hc, F_R, IO, cdb, NULL, 0);
-	h_expect(hc, ISCSI_OP_DATA_IN, &h, got, sizeof(got), &len);
-	assert_int_equal(len, IO);
-	assert_true(h.data_in.flags & ISCSI_DATAIN_F_STATUS);
-	assert_memory_equal(got, fake.disk + 8 * 512, IO);
+	read_4k_at_8();
 	assert_int_equal(fake.unlent, 0);
 	assert_int_equal(hc->c->txq_lent, 0);
 	assert_int_equal(fake.live_cmds, 0);

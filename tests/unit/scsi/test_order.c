@@ -67,12 +67,20 @@ static void test_matrix(void **state)
 	assert_int_equal(order_kind_of(SCSI_ATTR_HEAD_OF_QUEUE, ORDER_BARRIER), ORDER_KIND_HOQ);
 }
 
-static struct loop_task *read_async(struct loop_port *p, uint8_t *buf, uint8_t attr, uint64_t tag)
+/* READ(10) 28h or WRITE(10) 2Ah of block 0 */
+static struct loop_task *rw_async(struct loop_port *p, uint8_t op, uint8_t *buf, uint8_t attr,
+				  uint64_t tag, unsigned flags)
 {
 	uint8_t cdb[10];
 
-	h_cdb_rw10(cdb, 0x28, 0, 1);
-	return loop_submit_async(p, 0, cdb, 10, SCSI_DIR_READ, buf, H_BS, attr, tag, 0);
+	h_cdb_rw10(cdb, op, 0, 1);
+	return loop_submit_async(p, 0, cdb, 10, op == 0x2a ? SCSI_DIR_WRITE : SCSI_DIR_READ, buf,
+				 H_BS, attr, tag, flags);
+}
+
+static struct loop_task *read_async(struct loop_port *p, uint8_t *buf, uint8_t attr, uint64_t tag)
+{
+	return rw_async(p, 0x28, buf, attr, tag, 0);
 }
 
 static struct loop_task *tur_async(struct loop_port *p, uint8_t attr, uint64_t tag)
@@ -166,14 +174,6 @@ static void test_barrier_class(void **state)
 	assert_int_equal(r.status, SAM_STAT_GOOD);
 }
 
-static struct loop_task *write_async(struct loop_port *p, uint8_t *buf, uint8_t attr, uint64_t tag)
-{
-	uint8_t cdb[10];
-
-	h_cdb_rw10(cdb, 0x2a, 0, 1);
-	return loop_submit_async(p, 0, cdb, 10, SCSI_DIR_WRITE, buf, H_BS, attr, tag, 0);
-}
-
 /* A SIMPLE READ whose data the back-store lent (bs.h BS_IO_LEND) has left
  * the task set when it completes, but its data is read only when the fabric
  * sends it (LOOP_LEND: at loop_send_data). An ORDERED WRITE of its block
@@ -190,18 +190,17 @@ static void test_lent_read_holds_ordered(void **state)
 	memset(a, 0xa1, sizeof(a));
 	memset(b, 0xb2, sizeof(b));
 	memset(c, 0xc3, sizeof(c));
-	wr = write_async(h->p1, a, SCSI_ATTR_SIMPLE, 1);
+	wr = rw_async(h->p1, 0x2a, a, SCSI_ATTR_SIMPLE, 1, 0);
 	loop_wait(wr, &r);
 	assert_int_equal(r.status, SAM_STAT_GOOD);
 
 	/* lent and completed, not sent */
 	memset(got, 0, sizeof(got));
-	rd = loop_submit_async(h->p1, 0, (uint8_t[10]){0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, 10,
-			       SCSI_DIR_READ, got, H_BS, SCSI_ATTR_SIMPLE, 2, LOOP_LEND);
+	rd = rw_async(h->p1, 0x28, got, SCSI_ATTR_SIMPLE, 2, LOOP_LEND);
 	loop_wait_setup(rd);
 	assert_false(loop_task_done(rd));
 	/* an ORDERED WRITE from the other nexus waits for the send */
-	wr = write_async(h->p2, b, SCSI_ATTR_ORDERED, 3);
+	wr = rw_async(h->p2, 0x2a, b, SCSI_ATTR_ORDERED, 3, 0);
 	h_settle();
 	assert_false(loop_task_done(wr));
 	loop_send_data(rd);
@@ -213,10 +212,9 @@ static void test_lent_read_holds_ordered(void **state)
 	assert_int_equal(r.status, SAM_STAT_GOOD);
 
 	/* a SIMPLE WRITE runs while a lent READ is unsent, and shows */
-	rd = loop_submit_async(h->p1, 0, (uint8_t[10]){0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, 10,
-			       SCSI_DIR_READ, got, H_BS, SCSI_ATTR_SIMPLE, 4, LOOP_LEND);
+	rd = rw_async(h->p1, 0x28, got, SCSI_ATTR_SIMPLE, 4, LOOP_LEND);
 	loop_wait_setup(rd);
-	wr = write_async(h->p2, c, SCSI_ATTR_SIMPLE, 5);
+	wr = rw_async(h->p2, 0x2a, c, SCSI_ATTR_SIMPLE, 5, 0);
 	loop_wait(wr, &r);
 	assert_int_equal(r.status, SAM_STAT_GOOD);
 	loop_send_data(rd);
@@ -224,9 +222,7 @@ static void test_lent_read_holds_ordered(void **state)
 	assert_memory_equal(got, c, H_BS);
 
 	/* without LOOP_LEND the READ copies at completion: nothing waits */
-	assert_int_equal(loop_submit(h->p1, 0, (uint8_t[10]){0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, 10,
-				     SCSI_DIR_READ, got, H_BS, SCSI_ATTR_SIMPLE, &r),
-			 0);
+	loop_wait(rw_async(h->p1, 0x28, got, SCSI_ATTR_SIMPLE, 6, 0), &r);
 	assert_memory_equal(got, c, H_BS);
 }
 
@@ -241,15 +237,12 @@ static void test_lent_read_release_starts_waiter(void **state)
 	struct loop_result r;
 	struct loop_task *rd1, *rd2, *tur, *hoq;
 
-	rd1 = loop_submit_async(h->p1, 0, (uint8_t[10]){0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, 10,
-				SCSI_DIR_READ, got1, H_BS, SCSI_ATTR_SIMPLE, 1, LOOP_LEND);
-	rd2 = loop_submit_async(h->p2, 0, (uint8_t[10]){0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, 10,
-				SCSI_DIR_READ, got2, H_BS, SCSI_ATTR_SIMPLE, 2, LOOP_LEND);
+	rd1 = rw_async(h->p1, 0x28, got1, SCSI_ATTR_SIMPLE, 1, LOOP_LEND);
+	rd2 = rw_async(h->p2, 0x28, got2, SCSI_ATTR_SIMPLE, 2, LOOP_LEND);
 	loop_wait_setup(rd1);
 	loop_wait_setup(rd2);
 	tur = tur_async(h->p1, SCSI_ATTR_ORDERED, 3);
-	hoq = loop_submit_async(h->p2, 0, (uint8_t[10]){0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, 10,
-				SCSI_DIR_READ, got3, H_BS, SCSI_ATTR_HEAD_OF_QUEUE, 4, LOOP_LEND);
+	hoq = rw_async(h->p2, 0x28, got3, SCSI_ATTR_HEAD_OF_QUEUE, 4, LOOP_LEND);
 	loop_wait_setup(hoq); /* not lent: delivered at once on loop_send_data */
 	loop_send_data(hoq);
 	loop_wait(hoq, &r);
