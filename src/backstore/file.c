@@ -472,10 +472,6 @@ static bool file_write_inline_ok(struct file_dev *f, const struct bs_io *io)
 	return true;
 }
 
-/* Try a READ or WRITE inline on the reactor thread. Returns true when the
- * request is finished (done() called), false when the rest (from rq->xfer
- * on) is to be queued: nothing was tried, the data is not in the page cache
- * (EAGAIN), or the transfer came out short. */
 /* BS_IO_LEND (bs.h): a READ whose pages are all in the page cache is
  * answered with a pointer into the image's mapping, and the fabric copies
  * the data from there into its socket: one copy where preadv2 and the send
@@ -507,6 +503,10 @@ static bool file_lend(struct file_dev *f, struct bs_io *io)
 	return true;
 }
 
+/* Try a READ or WRITE inline on the reactor thread. Returns true when the
+ * request is finished (done() called), false when the rest (from rq->xfer
+ * on) is to be queued: nothing was tried, the data is not in the page cache
+ * (EAGAIN), or the transfer came out short. */
 static bool file_try_inline(struct file_dev *f, struct bs_io *io, struct file_req *rq)
 {
 	bool rd = io->op == BS_OP_READ;

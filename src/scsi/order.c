@@ -148,27 +148,6 @@ void order_enter_locked(struct scsi_lu *lu, struct scsi_cmd *cmd)
 	list_add_tail(&o->tasks, &p->task_node);
 }
 
-static void wake_waiting_locked(struct scsi_lu *lu, struct list_node *ready);
-
-void order_leave_locked(struct scsi_lu *lu, struct scsi_cmd *cmd, struct list_node *ready)
-{
-	struct order_state *o = &lu->core->order;
-	struct scsi_cmd_priv *p = &cmd->priv;
-
-	list_del(&p->task_node);
-	o->count[p->order_kind]--;
-	o->n_tasks--;
-	if (p->waiting) {
-		p->waiting = false;
-		o->n_waiting--;
-	}
-	if (waits_for_lent(p->order_kind))
-		atomic_fetch_sub(&o->lent_watch, 1);
-	p->order_kind = ORDER_KIND_OUTSIDE;
-	if (o->n_waiting)
-		wake_waiting_locked(lu, ready);
-}
-
 /* Start the waiting tasks that nothing holds any longer (lu->lock held). */
 static void wake_waiting_locked(struct scsi_lu *lu, struct list_node *ready)
 {
@@ -197,6 +176,25 @@ static void wake_waiting_locked(struct scsi_lu *lu, struct list_node *ready)
 		if (!o->n_waiting)
 			break;
 	}
+}
+
+void order_leave_locked(struct scsi_lu *lu, struct scsi_cmd *cmd, struct list_node *ready)
+{
+	struct order_state *o = &lu->core->order;
+	struct scsi_cmd_priv *p = &cmd->priv;
+
+	list_del(&p->task_node);
+	o->count[p->order_kind]--;
+	o->n_tasks--;
+	if (p->waiting) {
+		p->waiting = false;
+		o->n_waiting--;
+	}
+	if (waits_for_lent(p->order_kind))
+		atomic_fetch_sub(&o->lent_watch, 1);
+	p->order_kind = ORDER_KIND_OUTSIDE;
+	if (o->n_waiting)
+		wake_waiting_locked(lu, ready);
 }
 
 void order_post_ready(struct list_node *ready)
