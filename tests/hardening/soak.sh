@@ -16,11 +16,13 @@ for ((p = 3950 + RANDOM % 50, i = 0; i < 50; i++, p = 3950 + (p - 3950 + 1) % 50
 done
 [ -n "${UT_PORT:-}" ] || ut_fail "no free port in 3950-3999"
 
-# target_reset: the suite sends target resets (conformance.sh)
+# target_reset: the suite sends target resets; nop_in_timeout: outlasts
+# the 60 s sleeps of Sanitize.Reset (both in conformance.sh)
 ut_write_config soak.json <<'JSON'
 {
   "version": 1,
   "state_dir": "@TMP@",
+  "iscsi": { "nop_in_timeout": 90 },
   "backstores": [ { "name": "lu0", "type": "file", "path": "thin.img", "size": "1G",
                     "create": true, "thin": true } ],
   "targets": [

@@ -166,11 +166,19 @@ esac
 # without the permission, docs/config.md). MaxConnections 4 (MC/S) and
 # ErrorRecoveryLevel 2 (the highest the target implements; issue 11) are
 # offered: libiscsi's sessions must be unaffected by the offers.
+# nop_in_timeout 90: Sanitize.Reset waits for the end of the sanitize with
+# "while (TEST UNIT READY fails) sleep(60)" and reads nothing while it
+# sleeps. With the defaults (a NOP-In after 30 s of silence, the connection
+# dropped 30 s later) the target drops the silent connection at the same
+# 60 s; libiscsi logs in again, the new session's first TEST UNIT READY
+# gets a unit attention (the new I_T nexus), and the loop
+# sleeps again, a race each minute that the drop could win until
+# CU_TIMEOUT. 30 + 90 s of silence outlasts the harness's sleep.
 ut_write_config cu.json <<JSON
 {
   "version": 1,
   "state_dir": "@TMP@", $top
-  "iscsi": { "max_connections": 4, "error_recovery_level": 2 },
+  "iscsi": { "max_connections": 4, "error_recovery_level": 2, "nop_in_timeout": 90 },
   "backstores": [ { "name": "lu0", "type": "$bstype", $bs } ],
   "targets": [
     { "name": "$UT_TARGET",
@@ -247,8 +255,11 @@ if [ "$(failed_names | tr '\n' ' ')" = "Sanitize.Reset " ] &&
 	echo "re-running Sanitize.Reset alone (libiscsi 1.19 leaves path 2's RESERVE(6) from Sanitize.Reservations)"
 	CU_FLAGS=-S CU_TESTS=ALL.Sanitize.Reset CU_LOG="$UT_TMP/cu-rerun.log" \
 		ut_run_client "$UT_TMP/cu-rerun.out" ut_cu_run "$url" "$url2"
-	[ "$(ut_cu_names "$UT_TMP/cu-rerun.log" passed)" = "Sanitize.Reset" ] ||
+	if [ "$(ut_cu_names "$UT_TMP/cu-rerun.log" passed)" != "Sanitize.Reset" ]; then
+		grep -F -e '[FAILED]' -e 'cu_count:' "$UT_TMP/cu-rerun.log" | head -20
+		tail -n 3 "$UT_TMP/cu-rerun.out"
 		ut_fail "Sanitize.Reset failed on its own too"
+	fi
 	harness_rerun="Sanitize.Reset"
 	echo "ok: Sanitize.Reset passed on fresh sessions"
 fi
