@@ -36,6 +36,13 @@
  * moves it to DISCARDING before releasing pages and to UNMAPPED only if no
  * writer marked it meanwhile. So a chunk left UNMAPPED never holds data of a
  * write that completed after the discard started.
+ *
+ * Lending (bs.h BS_IO_LEND): a READ whose chunks are all MAPPED completes
+ * with a pointer into the reservation instead of a copy (ram_lend()). The
+ * reservation stays until close, so the pointer stays readable; a later
+ * write shows through it, a later discard reads as zeroes through it, as
+ * the contract allows. A range with a chunk never written (or being
+ * discarded) is copied: its zeroes come without touching the mapping.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -47,6 +54,7 @@
 #include "backstore/backstore.h"
 #include "lib/compiler.h"
 #include "lib/log.h"
+#include "lib/safe_copy.h"
 
 #define RAM_CHUNK_SHIFT 16
 #define RAM_CHUNK	((uint64_t)1 << RAM_CHUNK_SHIFT)
@@ -94,6 +102,23 @@ static int ram_read(struct ram_dev *rd, struct bs_io *io)
 		pos = stop;
 	}
 	return 0;
+}
+
+/* BS_IO_LEND: lend [off, off + len) when every chunk of it is MAPPED. Not
+ * where the fabric could not copy lent data it cannot send at once
+ * (scsi_cmd_unlend() copies through safe_copy()). */
+static bool ram_lend(struct ram_dev *rd, struct bs_io *io)
+{
+	uint64_t first = io->off >> RAM_CHUNK_SHIFT;
+	uint64_t last = (io->off + io->len - 1) >> RAM_CHUNK_SHIFT;
+
+	if (!safe_copy_works())
+		return false;
+	for (uint64_t ci = first; ci <= last; ci++)
+		if (atomic_load_explicit(&rd->state[ci], memory_order_acquire) != RAM_MAPPED)
+			return false;
+	io->lent = rd->base + io->off;
+	return true;
 }
 
 static int ram_write(struct ram_dev *rd, struct bs_io *io)
@@ -187,7 +212,8 @@ static void ram_submit(struct bs_dev *dev, struct bs_io *io)
 	}
 	switch (io->op) {
 	case BS_OP_READ:
-		err = ram_read(rd, io);
+		if (!(io->flags & BS_IO_LEND) || !ram_lend(rd, io))
+			err = ram_read(rd, io);
 		break;
 	case BS_OP_WRITE:
 		err = ro ? -EROFS : ram_write(rd, io);

@@ -115,7 +115,8 @@ struct bs_io {
 	 * the len bytes into iov, the back-store may complete with lent
 	 * pointing at memory that holds them (the file back-store: its
 	 * mapping of the image, when every page of the range is in the page
-	 * cache). The memory stays mapped until the dev is closed and shows
+	 * cache; the ram back-store: its memory, when every chunk of the
+	 * range has been written). The memory stays mapped until the dev is closed and shows
 	 * the medium as it is when read: a later write shows through, so the
 	 * caller holds off what must not (sbc.c, order.c). */
 	const uint8_t *lent;

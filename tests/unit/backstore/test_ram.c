@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for backstore/ram.c, driven through a reactor: data, FUA and
  * flush, discard (zeroes, unmapped, memory released), write zeroes, map
- * status at chunk granularity, bounds, and concurrent writers on two
- * reactor threads. */
+ * status at chunk granularity, lent READs, bounds, and concurrent writers
+ * on two reactor threads. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -244,6 +244,73 @@ static void test_discard(void **state)
 	free(dst);
 }
 
+/* BS_IO_LEND: a READ of written chunks is answered with a pointer into the
+ * reservation and dst is not written; without the flag, or over a chunk
+ * never written or discarded, the READ copies. */
+static void test_lend(void **state)
+{
+	struct fix *f = *state;
+	enum { LEN = 256 * 1024 };
+	uint8_t *src = malloc(LEN), *dst = malloc(LEN);
+	const uint8_t *lent, *lent_all;
+	struct h_io h;
+
+	h_pattern(src, LEN, 3);
+	write_buf(f, MiB, src, LEN); /* chunks 16..19 */
+
+	/* written: lent, nothing copied */
+	memset(dst, 0xee, LEN);
+	h_init(&h, BS_OP_READ, MiB, LEN, dst);
+	h.io.flags = BS_IO_LEND;
+	assert_int_equal(h_do(f->r, f->dev, &h), 0);
+	lent_all = h.io.lent;
+	assert_ptr_equal(lent_all, f->rd->base + MiB);
+	assert_memory_equal(lent_all, src, LEN);
+	assert_int_equal(dst[0], 0xee);
+	assert_int_equal(dst[LEN - 1], 0xee);
+	/* a later write shows through the lent pointer (bs.h) */
+	write_buf(f, MiB + 4096, src, 4096);
+	assert_memory_equal(lent_all + 4096, src, 4096);
+	write_buf(f, MiB + 4096, src + 4096, 4096);
+
+	/* without the flag: copied */
+	memset(dst, 0xee, LEN);
+	h_init(&h, BS_OP_READ, MiB, LEN, dst);
+	assert_int_equal(h_do(f->r, f->dev, &h), 0);
+	assert_null(h.io.lent);
+	assert_memory_equal(dst, src, LEN);
+
+	/* over chunk 20, never written: copied, zeroes past the data */
+	memset(dst, 0xee, LEN);
+	h_init(&h, BS_OP_READ, MiB + LEN - 4096, 8192, dst);
+	h.io.flags = BS_IO_LEND;
+	assert_int_equal(h_do(f->r, f->dev, &h), 0);
+	lent = h.io.lent;
+	assert_null(lent);
+	assert_memory_equal(dst, src + LEN - 4096, 4096);
+	assert_true(h_all_zero(dst + 4096, 4096));
+
+	/* chunk 17 discarded: copied as zeroes; the pointer lent before it
+	 * still reads, as zeroes (the reservation stays until close) */
+	h_init(&h, BS_OP_DISCARD, MiB + 65536, 65536, NULL);
+	assert_int_equal(h_do(f->r, f->dev, &h), 0);
+	memset(dst, 0xee, LEN);
+	h_init(&h, BS_OP_READ, MiB + 65536, 4096, dst);
+	h.io.flags = BS_IO_LEND;
+	assert_int_equal(h_do(f->r, f->dev, &h), 0);
+	assert_null(h.io.lent);
+	assert_true(h_all_zero(dst, 4096));
+	assert_true(h_all_zero(lent_all + 65536, 65536));
+	assert_memory_equal(lent_all, src, 65536);
+	/* chunk 16 alone is still lent */
+	h_init(&h, BS_OP_READ, MiB, 4096, dst);
+	h.io.flags = BS_IO_LEND;
+	assert_int_equal(h_do(f->r, f->dev, &h), 0);
+	assert_ptr_equal(h.io.lent, f->rd->base + MiB);
+	free(src);
+	free(dst);
+}
+
 static void test_write_zeroes(void **state)
 {
 	struct fix *f = *state;
@@ -427,6 +494,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_fresh_reads_zero, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_write_read_iovecs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_discard, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lend, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_write_zeroes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bounds_and_sync, setup, teardown),
 	    cmocka_unit_test(test_readonly_and_odd_size),
