@@ -244,6 +244,19 @@ static void test_discard(void **state)
 	free(dst);
 }
 
+/* A READ with BS_IO_LEND into dst (set to 0xee first): the pointer lent,
+ * or NULL when the READ copied into dst. */
+static const uint8_t *lend_read(struct fix *f, uint64_t off, uint64_t len, uint8_t *dst)
+{
+	struct h_io h;
+
+	memset(dst, 0xee, len);
+	h_init(&h, BS_OP_READ, off, len, dst);
+	h.io.flags = BS_IO_LEND;
+	assert_int_equal(h_do(f->r, f->dev, &h), 0);
+	return h.io.lent;
+}
+
 /* BS_IO_LEND: a READ of written chunks is answered with a pointer into the
  * reservation and dst is not written; without the flag, or over a chunk
  * never written or discarded, the READ copies. */
@@ -252,18 +265,14 @@ static void test_lend(void **state)
 	struct fix *f = *state;
 	enum { LEN = 256 * 1024 };
 	uint8_t *src = malloc(LEN), *dst = malloc(LEN);
-	const uint8_t *lent, *lent_all;
+	const uint8_t *lent_all;
 	struct h_io h;
 
 	h_pattern(src, LEN, 3);
 	write_buf(f, MiB, src, LEN); /* chunks 16..19 */
 
 	/* written: lent, nothing copied */
-	memset(dst, 0xee, LEN);
-	h_init(&h, BS_OP_READ, MiB, LEN, dst);
-	h.io.flags = BS_IO_LEND;
-	assert_int_equal(h_do(f->r, f->dev, &h), 0);
-	lent_all = h.io.lent;
+	lent_all = lend_read(f, MiB, LEN, dst);
 	assert_ptr_equal(lent_all, f->rd->base + MiB);
 	assert_memory_equal(lent_all, src, LEN);
 	assert_int_equal(dst[0], 0xee);
@@ -281,12 +290,7 @@ static void test_lend(void **state)
 	assert_memory_equal(dst, src, LEN);
 
 	/* over chunk 20, never written: copied, zeroes past the data */
-	memset(dst, 0xee, LEN);
-	h_init(&h, BS_OP_READ, MiB + LEN - 4096, 8192, dst);
-	h.io.flags = BS_IO_LEND;
-	assert_int_equal(h_do(f->r, f->dev, &h), 0);
-	lent = h.io.lent;
-	assert_null(lent);
+	assert_null(lend_read(f, MiB + LEN - 4096, 8192, dst));
 	assert_memory_equal(dst, src + LEN - 4096, 4096);
 	assert_true(h_all_zero(dst + 4096, 4096));
 
@@ -294,19 +298,12 @@ static void test_lend(void **state)
 	 * still reads, as zeroes (the reservation stays until close) */
 	h_init(&h, BS_OP_DISCARD, MiB + 65536, 65536, NULL);
 	assert_int_equal(h_do(f->r, f->dev, &h), 0);
-	memset(dst, 0xee, LEN);
-	h_init(&h, BS_OP_READ, MiB + 65536, 4096, dst);
-	h.io.flags = BS_IO_LEND;
-	assert_int_equal(h_do(f->r, f->dev, &h), 0);
-	assert_null(h.io.lent);
+	assert_null(lend_read(f, MiB + 65536, 4096, dst));
 	assert_true(h_all_zero(dst, 4096));
 	assert_true(h_all_zero(lent_all + 65536, 65536));
 	assert_memory_equal(lent_all, src, 65536);
 	/* chunk 16 alone is still lent */
-	h_init(&h, BS_OP_READ, MiB, 4096, dst);
-	h.io.flags = BS_IO_LEND;
-	assert_int_equal(h_do(f->r, f->dev, &h), 0);
-	assert_ptr_equal(h.io.lent, f->rd->base + MiB);
+	assert_ptr_equal(lend_read(f, MiB, 4096, dst), f->rd->base + MiB);
 	free(src);
 	free(dst);
 }
