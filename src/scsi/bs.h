@@ -116,9 +116,9 @@ struct bs_io {
 	 * pointing at memory that holds them (the file back-store: its
 	 * mapping of the image, when every page of the range is in the page
 	 * cache; the ram back-store: its memory, when every chunk of the
-	 * range has been written). The memory stays mapped until the dev is closed and shows
-	 * the medium as it is when read: a later write shows through, so the
-	 * caller holds off what must not (sbc.c, order.c). */
+	 * range has been written). The memory stays mapped until the dev is
+	 * closed and shows the medium as it is when read: a later write shows
+	 * through, so the caller holds off what must not (sbc.c, order.c). */
 	const uint8_t *lent;
 	/* READ/WRITE of a back-store with BS_CAP_PI: the protection
 	 * information tuples of the blocks (len / block size * 8 bytes,

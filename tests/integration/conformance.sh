@@ -171,9 +171,9 @@ esac
 # sleeps. With the defaults (a NOP-In after 30 s of silence, the connection
 # dropped 30 s later) the target drops the silent connection at the same
 # 60 s; libiscsi logs in again, the new session's first TEST UNIT READY
-# gets a unit attention (the new I_T nexus), and the loop
-# sleeps again, a race each minute that the drop could win until
-# CU_TIMEOUT. 30 + 90 s of silence outlasts the harness's sleep.
+# gets a unit attention (the new I_T nexus), and the loop sleeps again: a
+# race each minute that the drop could win until CU_TIMEOUT. 30 + 90 s of
+# silence outlasts the harness's sleep.
 ut_write_config cu.json <<JSON
 {
   "version": 1,
