@@ -827,7 +827,8 @@ static void file_map_image(struct file_dev *f, const struct bs_params *p, uint64
 	if (!safe_copy_works()) {
 		/* the fabric could not take back lent data safely (scsi.h
 		 * scsi_cmd_unlend): no lending */
-		log_info("backstore %s: process_vm_readv() refused: READs are copied", p->name);
+		log_info("backstore %s: no SIGBUS guard (sigaction failed): READs are copied",
+			 p->name);
 		return;
 	}
 	m = mmap(NULL, (size_t)bytes, PROT_READ, MAP_SHARED, f->fd, 0);
