@@ -131,8 +131,9 @@ struct scsi_cmd {
 	/* The fabric sends the Data-In from the command's data source
 	 * (scsi_cmd_data_in()) as one copy into its transport, within the
 	 * command's life (before scsi_cmd_release()), and reads it nowhere
-	 * else: a READ may then take its data lent by the back-store (bs.h
-	 * BS_IO_LEND) rather than copied into buf. */
+	 * else -- or takes it back into buf (scsi_cmd_unlend) before it reads
+	 * it itself, for a digest: a READ may then take its data lent by the
+	 * back-store (bs.h BS_IO_LEND) rather than copied into buf. */
 	bool lend_ok;
 
 	/* ---- set by scsi_cmd_setup() ---- */
@@ -167,7 +168,8 @@ void scsi_cmd_setup(struct scsi_cmd *cmd);
 void scsi_cmd_enter(struct scsi_cmd *cmd);
 void scsi_cmd_exec(struct scsi_cmd *cmd);
 void scsi_cmd_release(struct scsi_cmd *cmd);
-/* lend_ok: the fabric cannot send the lent Data-In now. It is copied into
+/* lend_ok: the fabric cannot send the lent Data-In now, or must read it
+ * itself (a data digest over the bytes it will send). It is copied into
  * buf (scsi_cmd_data_in() is buf from now on), and what the lent READ held
  * is let go. 0, or -EFAULT when the lent memory is no longer readable (the
  * image was cut short): the data cannot be sent. */

@@ -564,11 +564,12 @@ int iscsi_scsi_cmd_rx_header(struct iscsi_conn *c, struct iscsi_rx *rx)
 	cmd->buf_reserve = iscsi_mem_reserve(c);
 	/* Data-In straight from the page cache (bs.h BS_IO_LEND) where
 	 * sendmsg() copies it once, into the socket, while the task lives:
-	 * not with a data digest (computed before the copy), not where ERL 1
-	 * keeps a copy for a SNACK (retain.c), not through another writer
-	 * (c->io: a spread connection's ring, conn_split.c, copies in user
-	 * space, where a file cut short under the mapping would fault) */
-	cmd->lend_ok = !c->ddigest && !c->io && !iscsi_erl1(c);
+	 * not where ERL 1 keeps a copy for a SNACK (retain.c), not through
+	 * another writer (c->io: a spread connection's ring, conn_split.c,
+	 * copies in user space, where a file cut short under the mapping
+	 * would fault). With a data digest the lent data is copied into the
+	 * buffer as the command completes (iscsi_core_cmd_done). */
+	cmd->lend_ok = !c->io && !iscsi_erl1(c);
 	/* Commands enter their LU's task set in CmdSN order (RFC 7143
 	 * 3.2.2.1), so that their task attributes (ORDERED, HEAD OF QUEUE)
 	 * hold across the session's connections. One ahead of ExpCmdSN --
@@ -809,6 +810,17 @@ static void iscsi_core_cmd_done(struct scsi_cmd *cmd)
 	}
 	if (cmd->data_in_len)
 		iscsi_session_count(&s->stat_read_bytes, UT_MIN(cmd->data_in_len, t->edtl));
+	/* DataDigest: the digest must be of the bytes sent, and sendmsg()
+	 * reads the page cache later than the CRC would, after a concurrent
+	 * write may have changed it. So lent data is copied into the buffer
+	 * now, once, and sent from there: in place of the back-store's
+	 * preadv2(), a memcpy() from the page cache (docs/performance.md
+	 * section 21) */
+	if (cmd->data_in_src && c->ddigest && scsi_cmd_unlend(cmd) < 0) {
+		iscsi_conn_drop(c, "lent Data-In no longer readable"); /* image cut short */
+		iscsi_task_put(t);
+		return;
+	}
 	collapse = cmd->data_in_len && !cmd->sense_len && good;
 	if (send_data_in(t, collapse, 0) || (!collapse && send_response(t))) {
 		iscsi_conn_drop(c, "out of memory for a response");

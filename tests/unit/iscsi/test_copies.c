@@ -24,7 +24,9 @@
  * back-store's page cache) is sent from there: the back-store's copy is
  * gone too. When the socket cannot take it at once, the connection copies
  * it into the command's buffer then (conn.c conn_unlend), so that the lent
- * READ holds nothing back for as long as the initiator takes to read. */
+ * READ holds nothing back for as long as the initiator takes to read. With
+ * DataDigest it is copied there as the command completes: the one copy the
+ * back-store would have made. */
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -45,11 +47,14 @@
 
 static struct h_conn *hc;
 static uint8_t cdb[16], buf[IO], got[IO];
-static bool uring; /* iscsi.socket_uring for the connection of the test */
+static bool uring;  /* iscsi.socket_uring for the connection of the test */
+static bool digest; /* HeaderDigest and DataDigest CRC32C */
 
 static int setup(void **state)
 {
-	const char *const keys[] = {"HeaderDigest=None", "DataDigest=None", NULL};
+	const char *const plain[] = {"HeaderDigest=None", "DataDigest=None", NULL};
+	const char *const crc[] = {"HeaderDigest=CRC32C", "DataDigest=CRC32C", NULL};
+	const char *const *keys = digest ? crc : plain;
 	struct iscsi_settings s = h_settings();
 
 	(void)state;
@@ -67,12 +72,21 @@ static int setup(void **state)
 static int setup_uring(void **state)
 {
 	uring = true;
+	digest = false;
 	return setup(state);
 }
 
 static int setup_epoll(void **state)
 {
 	uring = false;
+	digest = false;
+	return setup(state);
+}
+
+static int setup_digest(void **state)
+{
+	uring = false;
+	digest = true;
 	return setup(state);
 }
 
@@ -225,6 +239,23 @@ static void test_read_lent_socket_full(void **state)
 	fake.lend = false;
 }
 
+/* Lent, with DataDigest: the digest is of the bytes sent, so the lent data
+ * is copied into the command's buffer once as the command completes
+ * (iscsi_core_cmd_done), where the back-store would have copied it before;
+ * the harness checks both digests of the Data-In. */
+static void test_read_lent_digest(void **state)
+{
+	(void)state;
+	assert_true(hc->ddigest && hc->hdigest);
+	fake.lend = true;
+	fake.unlent = 0;
+	read_4k_at_8();
+	assert_int_equal(fake.unlent, 1);
+	assert_int_equal(hc->c->txq_lent, 0);
+	assert_int_equal(fake.live_cmds, 0);
+	fake.lend = false;
+}
+
 int main(void)
 {
 	/* the same counts with readv on readiness and with the io_uring
@@ -238,6 +269,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_write_4k_direct, setup_uring, teardown),
 	    cmocka_unit_test_setup_teardown(test_read_lent, setup_epoll, teardown),
 	    cmocka_unit_test_setup_teardown(test_read_lent_socket_full, setup_epoll, teardown),
+	    cmocka_unit_test_setup_teardown(test_read_lent_digest, setup_digest, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
