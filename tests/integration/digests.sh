@@ -4,7 +4,8 @@
 # with both digests at a queue depth.
 #   raw_load -H -D --> target a, ACL "strict" (DataDigest required) --> ram LUN
 #   32 READs/WRITEs of 4 KiB outstanding for 2 s each; every PDU's header and
-#   data digest checked by the initiator, every command GOOD
+#   data digest checked by the initiator, every command GOOD; then digested
+#   READs while a second session (no digests) writes the same blocks
 #   h: every session must use HeaderDigest=CRC32C (demo mode)
 #   a: ACL "strict" must use DataDigest=CRC32C too; ACL "plain" nothing
 # The raw initiator offers "None", or "CRC32C,None" with --header-digest /
@@ -84,5 +85,21 @@ for m in write read; do
 	[ "${ios:-0}" -ge 1000 ] || ut_fail "raw_load -H -D -m $m: only ${ios:-0} commands: $out"
 	echo "ok: $m at QD32 with HeaderDigest and DataDigest CRC32C: $ios commands, all GOOD"
 done
+
+# Digested READs while another session writes the same 8 MiB: the READs'
+# data is lent by the ram LUN, and the digest must be of the bytes sent even
+# when a write changes the medium between the READ's completion and the send
+# (iscsi_core_cmd_done copies lent data before the CRC). A digest over the
+# medium sent from the medium later fails here within a second.
+"$LOAD" "127.0.0.1:$UT_PORT" "$A" "$PLAIN" -m write -q 32 -t 3 >"$UT_TMP/w.out" 2>&1 &
+wpid=$!
+out=$("$LOAD" "127.0.0.1:$UT_PORT" "$A" "$STRICT" -H -D -m read -q 32 -t 2 2>&1) ||
+	ut_fail "raw_load -H -D -m read beside a writer: $out"
+wait "$wpid" || ut_fail "the writer beside the digested reads: $(cat "$UT_TMP/w.out")"
+grep -q " errors=0$" <<<"$out" || ut_fail "raw_load -H -D -m read beside a writer: $out"
+grep -q " errors=0$" "$UT_TMP/w.out" || ut_fail "the writer: $(cat "$UT_TMP/w.out")"
+ios=$(sed -n 's/^ios=\([0-9]*\) .*/\1/p' <<<"$out")
+[ "${ios:-0}" -ge 1000 ] || ut_fail "digested reads beside a writer: only ${ios:-0}: $out"
+echo "ok: $ios digested READs beside a writer of the same blocks, every digest right"
 ut_stop
 echo "digests: passed"

@@ -20,7 +20,9 @@
  * send() (header, data and digests together) and received through the raw
  * initiator's decoder, which checks both digests; a digest error ends the
  * run as a failure. Read data is not compared (the LUN's content is not
- * known here); its length and the status are.
+ * known here); its length and the status are. Write data is one buffer of
+ * pseudo-random bytes whose first 8 bytes count the writes, so that every
+ * write changes the blocks it overwrites.
  *
  * stdout (one line, the keys of bench/ut-load): ios=N seconds=S iops=..
  * mbps=.. lat_mean_us=.. errors=E. Exit 0 when every command completed
@@ -83,6 +85,12 @@ static int submit(struct ir_conn *c, struct slot *sl, unsigned s, uint32_t gen, 
 	put_be64(h->cdb + 2, lba);
 	put_be32(h->cdb + 10, blocks);
 	if (write) {
+		static uint64_t seq;
+
+		/* every write changes what it overwrites (integration/digests:
+		 * READs beside a writer): its first bytes are a count. The PDU
+		 * is sent before this returns, so wbuf is free again then. */
+		put_be64(wbuf, ++seq);
 		p.data = wbuf;
 		p.data_len = size;
 	}
