@@ -15,12 +15,12 @@
  *   lend      mincore() of the page, then the mapping into the socket: a lent READ (bs.h
  *             BS_IO_LEND, file_lend)
  *   copy+crc  preadv2, the CRC32C of the buffer, the buffer into the socket: a READ with
- *             DataDigest today
+ *             DataDigest before section 21
  *   lend+crc  mincore, the CRC32C of the mapping, the mapping into the socket: a lent READ
- *             with DataDigest (not built: section 21 says what it needs)
+ *             with DataDigest (not built: section 21 says why)
  *   snap+crc  mincore, the mapping into the buffer, the CRC32C of the buffer, the buffer
- *             into the socket: a lent READ copied into its buffer when it completes, so that
- *             its digest and the bytes sent are of the same copy
+ *             into the socket: a READ with DataDigest now, lent and copied into its buffer
+ *             as it completes, so that its digest and the bytes sent are of one copy
  *   pvr+crc   process_vm_readv() into the buffer (lib/safe_copy.c's copy before section 21),
  *             the CRC32C of the buffer, the buffer into the socket
  *
@@ -188,8 +188,9 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < r.pages; i++)
 			cached += vec[i] & 1;
 	free(vec);
-	printf("# %s: %zu pages, %zu cached; crc32c %s; %ld READs per path and round\n", file,
-	       r.pages, cached, crc32c_impl(), count);
+	printf("# %s: %zu pages, %zu cached; crc32c %s (ISA-L from 256 bytes); %ld READs per "
+	       "path and round\n",
+	       file, r.pages, cached, crc32c_impl(), count);
 	if (cached != r.pages) {
 		fprintf(stderr, "read_paths: not all of %s is cached\n", file);
 		return 1;
