@@ -183,18 +183,25 @@ static void test_write_4k_direct(void **state)
 	check_mode();
 }
 
+/* read_4k_at_8() with the data lent: copied into the command's buffer
+ * `copies` times by the connection, nothing left lent or live after. */
+static void lent_read_4k(unsigned copies)
+{
+	fake.lend = true;
+	fake.unlent = 0;
+	read_4k_at_8();
+	assert_int_equal(fake.unlent, copies);
+	assert_int_equal(hc->c->txq_lent, 0);
+	assert_int_equal(fake.live_cmds, 0);
+	fake.lend = false;
+}
+
 /* Lent, and the socket takes it at once: sent from the lent memory, never
  * copied by the connection. */
 static void test_read_lent(void **state)
 {
 	(void)state;
-	fake.lend = true;
-	fake.unlent = 0;
-	read_4k_at_8();
-	assert_int_equal(fake.unlent, 0);
-	assert_int_equal(hc->c->txq_lent, 0);
-	assert_int_equal(fake.live_cmds, 0);
-	fake.lend = false;
+	lent_read_4k(0);
 }
 
 /* Lent, and the socket is full: the rest is copied into the command's
@@ -247,13 +254,7 @@ static void test_read_lent_digest(void **state)
 {
 	(void)state;
 	assert_true(hc->ddigest && hc->hdigest);
-	fake.lend = true;
-	fake.unlent = 0;
-	read_4k_at_8();
-	assert_int_equal(fake.unlent, 1);
-	assert_int_equal(hc->c->txq_lent, 0);
-	assert_int_equal(fake.live_cmds, 0);
-	fake.lend = false;
+	lent_read_4k(1);
 }
 
 int main(void)
