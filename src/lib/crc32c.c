@@ -285,10 +285,18 @@ static uint32_t crc32c_resolve(uint32_t crc, const void *buf, size_t len)
 /* ISA-L's AVX-512 code returns with the upper halves of the vector registers
  * dirty; the next SSE instruction of the caller then waits for the state to
  * be saved (it took 3.9 % of the daemon's samples, on one instruction, in a
- * digested 4K READ). vzeroupper after it, as the ABI expects of AVX code. */
-__attribute__((target("avx"))) static void crc32c_isal_done(void)
+ * digested 4K READ). vzeroupper after it, as the ABI expects of AVX code --
+ * only where the CPU has AVX: elsewhere the instruction does not exist (and
+ * ISA-L ran SSE code, which leaves nothing dirty). */
+__attribute__((target("avx"))) static void crc32c_vzeroupper(void)
 {
 	_mm256_zeroupper();
+}
+
+static void crc32c_isal_done(void)
+{
+	if (__builtin_cpu_supports("avx"))
+		crc32c_vzeroupper();
 }
 #else
 static void crc32c_isal_done(void)
